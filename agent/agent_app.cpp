@@ -1,0 +1,275 @@
+#include "agent/agent_app.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <fmt/format.h>
+#include <random>
+#include <spdlog/spdlog.h>
+
+#include "agent/controller_link.hpp"
+#include "agent/inventory.hpp"
+#include "agent/lease_watchdog.hpp"
+#include "agent/record_outbox.hpp"
+#include "agent/test_runner.hpp"
+#include "common/clock.hpp"
+#include "common/logging.hpp"
+#include "common/tls.hpp"
+#include "common/version.hpp"
+
+namespace tusk {
+namespace asio = boost::asio;
+
+namespace {
+
+struct AgentOptions {
+  std::string name;
+  std::string controller = "127.0.0.1:7420";
+  bool insecure = false;
+  TlsFiles tls;
+  std::vector<std::string> dpdk_ports;
+  std::size_t outbox_capacity = 200'000;
+  std::string log_level = "info";
+};
+
+constexpr std::size_t kRecordsPerBatch = 256;
+constexpr std::chrono::milliseconds kDefaultLease{3000};
+
+// Everything one agent process does, on one io thread.
+class Agent {
+ public:
+  Agent(asio::io_context& io, AgentOptions options, EngineCatalog engines, asio::ssl::context* tls)
+      : io_(io),
+        options_(std::move(options)),
+        engines_(std::move(engines)),
+        inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_)),
+        instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
+        outbox_(options_.outbox_capacity),
+        runner_(io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); }),
+        lease_(io.get_executor(), kDefaultLease, [this] { on_lease_expired(); }),
+        heartbeat_timer_(io),
+        link_(io, parse_host_port(options_.controller), tls,
+              {[this] { on_connected(); }, [this](proto::Envelope& message) { on_message(message); },
+               [this](const std::string& reason) { on_disconnected(reason); }}) {
+    for (const auto& note : inventory_.notes()) spdlog::warn("{}", note);
+    spdlog::info("agent '{}' (Tusk {}), engines: {}", options_.name, kTuskVersion,
+                 inventory_.engines().empty() ? "none" : fmt::format("{}", fmt::join(inventory_.engines(), ", ")));
+  }
+
+  void start() { link_.start(); }
+
+  void shutdown() {
+    runner_.stop_now(proto::AgentEvent::NOTICE, "agent shutting down");
+    flush_records();
+    lease_.cancel();
+    heartbeat_timer_.cancel();
+    link_.shutdown();
+  }
+
+ private:
+  void on_connected() {
+    spdlog::info("connected to controller {}, saying hello", options_.controller);
+    proto::Envelope envelope;
+    auto* hello = envelope.mutable_hello();
+    hello->set_protocol_version(kProtocolVersion);
+    hello->set_agent_name(options_.name);
+    *hello->mutable_inventory() = inventory_;
+    *hello->mutable_state() = runner_.state();
+    hello->mutable_state()->set_last_record_seq(outbox_.last_seq());
+    hello->set_agent_instance(instance_);
+    link_.send(envelope);
+  }
+
+  void on_message(proto::Envelope& message) {
+    const std::int64_t received_ns = realtime_ns();
+    lease_.renew();
+    switch (message.body_case()) {
+      case proto::Envelope::kHelloAck: on_hello_ack(message.hello_ack()); break;
+      case proto::Envelope::kHeartbeat: break;
+      case proto::Envelope::kClockProbe: {
+        proto::Envelope reply;
+        auto* echo = reply.mutable_clock_echo();
+        echo->set_probe_id(message.clock_probe().probe_id());
+        echo->set_controller_send_ns(message.clock_probe().controller_send_ns());
+        echo->set_agent_receive_ns(received_ns);
+        echo->set_agent_send_ns(realtime_ns());
+        link_.send(reply);
+        break;
+      }
+      case proto::Envelope::kPlan: {
+        proto::Envelope reply;
+        *reply.mutable_plan_ack() = runner_.on_plan(message.plan());
+        if (!reply.plan_ack().ok()) spdlog::error("plan refused: {}", reply.plan_ack().error());
+        link_.send(reply);
+        break;
+      }
+      case proto::Envelope::kStartAt: runner_.on_start_at(message.start_at()); break;
+      case proto::Envelope::kStop: runner_.on_stop(message.stop()); break;
+      case proto::Envelope::kRecordAck:
+        outbox_.acknowledge(message.record_ack().acked_through());
+        flush_records();
+        break;
+      case proto::Envelope::kError:
+        spdlog::error("controller refused us: {}", message.error().message());
+        break;
+      default:
+        spdlog::warn("unexpected message {} from the controller, ignored", static_cast<int>(message.body_case()));
+    }
+  }
+
+  void on_hello_ack(const proto::HelloAck& ack) {
+    session_up_ = true;
+    link_.session_established();
+    if (ack.lease_ms() > 0) lease_.set_lease(std::chrono::milliseconds(ack.lease_ms()));
+    heartbeat_interval_ = std::chrono::milliseconds(ack.heartbeat_interval_ms() > 0 ? ack.heartbeat_interval_ms() : 1000);
+    lease_.renew();
+    spdlog::info("registered with controller '{}' (lease {} ms); {} records to resend", ack.controller_name(),
+                 lease_.lease().count(), outbox_.pending());
+    if (lost_at_ns_ != 0 && runner_.traffic_running()) {
+      emit_notice(proto::AgentEvent::CONTROLLER_BACK,
+                  fmt::format("controller connection restored after {} ms", (realtime_ns() - lost_at_ns_) / 1'000'000));
+    }
+    lost_at_ns_ = 0;
+    outbox_.rewind();
+    flush_records();
+    send_heartbeats();
+  }
+
+  void on_disconnected(const std::string& reason) {
+    const bool was_up = session_up_;
+    session_up_ = false;
+    heartbeat_timer_.cancel();
+    if (!was_up) {
+      spdlog::debug("connection to controller failed: {}", reason);
+      return;
+    }
+    spdlog::warn("lost the controller: {}", reason);
+    lost_at_ns_ = realtime_ns();
+    if (runner_.traffic_running()) {
+      emit_notice(proto::AgentEvent::CONTROLLER_LOST, fmt::format("controller connection lost: {}", reason));
+    }
+  }
+
+  void on_lease_expired() {
+    const auto message = fmt::format("no word from the controller for {} ms: traffic stopped", lease_.lease().count());
+    if (runner_.traffic_running()) spdlog::error("{}", message);
+    runner_.stop_now(proto::AgentEvent::LEASE_EXPIRED, message);
+    link_.drop("lease expired");
+  }
+
+  void send_heartbeats() {
+    if (!session_up_) return;
+    proto::Envelope envelope;
+    envelope.mutable_heartbeat()->set_sender_time_ns(realtime_ns());
+    link_.send(envelope);
+    heartbeat_timer_.expires_after(heartbeat_interval_);
+    heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
+      if (!ec) send_heartbeats();
+    });
+  }
+
+  void emit_notice(proto::AgentEvent::Kind kind, const std::string& message) {
+    proto::Record record;
+    auto* event = record.mutable_event();
+    const auto state = runner_.state();
+    event->set_run_id(state.run_id());
+    event->set_test_index(state.test_index());
+    event->set_agent_time_ns(realtime_ns());
+    event->set_kind(kind);
+    event->set_message(message);
+    add_record(std::move(record));
+  }
+
+  void add_record(proto::Record record) {
+    const auto dropped_before = outbox_.dropped();
+    outbox_.add(std::move(record));
+    if (outbox_.dropped() != dropped_before && !reported_overflow_) {
+      reported_overflow_ = true;  // one event per overflow episode, not one per dropped record
+      spdlog::error("telemetry buffer full ({} records unacknowledged): dropping the oldest", outbox_.pending());
+    }
+    flush_records();
+  }
+
+  void flush_records() {
+    if (!session_up_) return;
+    proto::Envelope envelope;
+    while (outbox_.take_unsent(*envelope.mutable_records(), kRecordsPerBatch)) link_.send(envelope);
+    if (reported_overflow_ && outbox_.pending() < options_.outbox_capacity / 2) {
+      reported_overflow_ = false;
+      emit_notice(proto::AgentEvent::TELEMETRY_OVERFLOW,
+                  fmt::format("{} telemetry records were dropped while the controller was unreachable", outbox_.dropped()));
+    }
+  }
+
+  asio::io_context& io_;
+  AgentOptions options_;
+  EngineCatalog engines_;
+  proto::Inventory inventory_;
+  std::uint64_t instance_;
+  RecordOutbox outbox_;
+  TestRunner runner_;
+  LeaseWatchdog lease_;
+  asio::steady_timer heartbeat_timer_;
+  std::chrono::milliseconds heartbeat_interval_{1000};
+  ControllerLink link_;
+  bool session_up_ = false;
+  bool reported_overflow_ = false;
+  std::int64_t lost_at_ns_ = 0;
+};
+
+std::string default_agent_name() {
+  char host[256] = {};
+  return gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string("agent");
+}
+
+}  // namespace
+
+int run_agent(int argc, char** argv, EngineCatalog engines) {
+  AgentOptions options;
+  options.name = default_agent_name();
+  CLI::App app{"tusk-agent: runs Tusk's traffic engines on this host for a tusk-controller"};
+  app.add_option("--controller", options.controller, "controller address, host:port")->capture_default_str();
+  app.add_option("--name", options.name, "agent name; must equal the CN of its certificate")->capture_default_str();
+  app.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signed the controller's certificate");
+  app.add_option("--cert", options.tls.cert_file, "this agent's certificate (PEM)");
+  app.add_option("--key", options.tls.key_file, "this agent's private key (PEM)");
+  app.add_flag("--insecure", options.insecure, "plaintext control connection, no authentication (labs only)");
+  app.add_option("--dpdk-port", options.dpdk_ports, "DPDK port (PCI address or vdev) this agent may use; repeatable");
+  app.add_option("--outbox", options.outbox_capacity, "records kept while the controller is unreachable")->capture_default_str();
+  app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  try {
+    init_logging("tusk-agent", options.log_level);
+    std::optional<asio::ssl::context> tls;
+    if (options.insecure) {
+      spdlog::warn("--insecure: the control connection is plaintext and unauthenticated");
+    } else {
+      tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
+    }
+    asio::io_context io;
+    Agent agent(io, options, std::move(engines), tls ? &*tls : nullptr);
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&](boost::system::error_code ec, int signal) {
+      if (ec) return;
+      spdlog::info("signal {}: stopping", signal);
+      agent.shutdown();
+      io.stop();
+    });
+    agent.start();
+    io.run();
+    return 0;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+}
+
+}  // namespace tusk

@@ -1,0 +1,88 @@
+#include "agent/controller_link.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace tusk {
+namespace asio = boost::asio;
+using boost::system::error_code;
+
+ControllerLink::ControllerLink(asio::io_context& io, HostPort controller, asio::ssl::context* tls,
+                               Handlers handlers)
+    : io_(io),
+      controller_(std::move(controller)),
+      tls_(tls),
+      handlers_(std::move(handlers)),
+      resolver_(io),
+      redial_timer_(io) {}
+
+void ControllerLink::start() { dial(); }
+
+void ControllerLink::dial() {
+  if (stopped_) return;
+  resolver_.async_resolve(
+      controller_.host, std::to_string(controller_.port),
+      [this](error_code ec, asio::ip::tcp::resolver::results_type results) {
+        if (stopped_) return;
+        if (ec) {
+          spdlog::warn("cannot resolve controller {}: {}", controller_.host, ec.message());
+          schedule_dial();
+          return;
+        }
+        dialling_.emplace(io_);
+        asio::async_connect(*dialling_, results, [this](error_code connect_ec, const asio::ip::tcp::endpoint&) {
+          if (stopped_) return;
+          if (connect_ec) {
+            spdlog::debug("controller {}:{} not reachable: {}", controller_.host, controller_.port,
+                          connect_ec.message());
+            dialling_.reset();
+            schedule_dial();
+            return;
+          }
+          auto connection = Connection::create(std::move(*dialling_), tls_, Connection::Limits{});
+          dialling_.reset();
+          connection_ = connection;
+          std::weak_ptr<Connection> weak = connection;
+          connection->start_as_client(
+              controller_.host,
+              [this](proto::Envelope& message) { handlers_.on_message(message); },
+              [this, weak](const std::string& reason) {
+                if (connection_ == weak.lock()) connection_.reset();
+                handlers_.on_disconnected(reason);
+                schedule_dial();
+              });
+          handlers_.on_connected();
+        });
+      });
+}
+
+void ControllerLink::schedule_dial() {
+  if (stopped_) return;
+  const auto delay = backoff_.next_delay();
+  redial_timer_.expires_after(delay);
+  redial_timer_.async_wait([this](error_code ec) {
+    if (!ec) dial();
+  });
+}
+
+void ControllerLink::send(const proto::Envelope& message) {
+  if (connection_) connection_->send(message);
+}
+
+void ControllerLink::drop(const std::string& reason) {
+  if (connection_) connection_->close(reason);
+}
+
+void ControllerLink::shutdown() {
+  stopped_ = true;
+  redial_timer_.cancel();
+  resolver_.cancel();
+  if (dialling_) {
+    error_code ec;
+    dialling_->close(ec);
+  }
+  if (connection_) connection_->close("agent shutting down");
+}
+
+}  // namespace tusk

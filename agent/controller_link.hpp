@@ -1,0 +1,58 @@
+// The agent's connection to its controller: dials, runs the TLS handshake, and after any loss
+// dials again with backoff, for as long as the agent runs.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/backoff.hpp"
+#include "common/connection.hpp"
+#include "common/endpoint.hpp"
+
+namespace tusk {
+
+class ControllerLink {
+ public:
+  struct Handlers {
+    std::function<void()> on_connected;  // TCP is up; frames sent now go after the TLS handshake
+    std::function<void(proto::Envelope&)> on_message;
+    std::function<void(const std::string& reason)> on_disconnected;
+  };
+
+  // `tls` null means plaintext (--insecure). It must outlive the link.
+  ControllerLink(boost::asio::io_context& io, HostPort controller, boost::asio::ssl::context* tls, Handlers handlers);
+
+  void start();
+  // Sends if a connection is open; otherwise the frame is dropped (records live in the outbox).
+  void send(const proto::Envelope& message);
+  // Drops the current connection (if any); a new one is dialled after backoff.
+  void drop(const std::string& reason);
+  void shutdown();
+  bool connected() const { return connection_ && connection_->is_open(); }
+  // Resets the backoff once a session is established, so the next loss redials quickly.
+  void session_established() { backoff_.reset(); }
+
+ private:
+  void dial();
+  void schedule_dial();
+
+  boost::asio::io_context& io_;
+  HostPort controller_;
+  boost::asio::ssl::context* tls_;
+  Handlers handlers_;
+  boost::asio::ip::tcp::resolver resolver_;
+  boost::asio::steady_timer redial_timer_;
+  Backoff backoff_{std::chrono::milliseconds(100), std::chrono::seconds(5)};
+  std::shared_ptr<Connection> connection_;
+  std::optional<boost::asio::ip::tcp::socket> dialling_;
+  bool stopped_ = false;
+};
+
+}  // namespace tusk

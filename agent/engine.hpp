@@ -1,0 +1,49 @@
+// The small interface the agent drives. An engine runs one test at a time:
+// prepare → start → sample()* → stop. All four are called from the agent's io thread; the
+// datapath runs on the engine's own threads and must contain no virtual calls in its hot loop.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tusk.pb.h"
+
+namespace tusk {
+
+class EngineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Events the engine reports as they happen (link down, stall, ...). Thread-safe: an engine may
+// call it from its datapath threads.
+using EngineEventSink = std::function<void(proto::AgentEvent::Kind kind, const std::string& message)>;
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // Builds every resource the test needs. Throws EngineError saying which device, port or call failed.
+  virtual void prepare(const proto::Plan& plan, EngineEventSink events) = 0;
+  // Starts traffic at `start_ns` (realtime clock) and returns at once.
+  virtual void start(std::int64_t start_ns) = 0;
+  // Cumulative counters of every stream since start; cheap, and safe while traffic runs.
+  virtual std::vector<proto::StreamCounters> sample() = 0;
+  // Stops traffic and joins the datapath threads. Idempotent; never throws.
+  virtual void stop() noexcept = 0;
+};
+
+using EngineFactory = std::function<std::unique_ptr<Engine>()>;
+
+// Engines this agent binary can run, by profile engine name ("rdma", "dpdk").
+struct EngineCatalog {
+  std::map<std::string, EngineFactory> factories;
+  std::vector<std::string> notes;  // why an engine is missing, for the registration message
+};
+
+}  // namespace tusk

@@ -1,0 +1,224 @@
+#include "agent/test_runner.hpp"
+
+#include <boost/asio/post.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/clock.hpp"
+
+namespace tusk {
+namespace asio = boost::asio;
+
+namespace {
+
+// The bit rate a plan asks for, or 0 for "as fast as the engine can".
+double requested_bit_rate(const proto::Plan& plan) {
+  if (plan.has_rdma()) return plan.rdma().rate_bps();
+  if (plan.has_dpdk()) {
+    const auto& dpdk = plan.dpdk();
+    if (dpdk.rate_bps() > 0) return dpdk.rate_bps();
+    return dpdk.rate_pps() * dpdk.frame_size() * 8.0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink)
+    : executor_(executor),
+      engines_(engines),
+      sink_(std::move(sink)),
+      start_timer_(executor),
+      sample_timer_(executor),
+      end_timer_(executor) {}
+
+TestRunner::~TestRunner() {
+  *alive_ = false;
+  if (engine_) engine_->stop();
+}
+
+proto::AgentState TestRunner::state() const {
+  proto::AgentState state;
+  state.set_run_id(plan_.run_id());
+  state.set_test_index(phase_ == proto::AgentState::IDLE ? -1 : plan_.test_index());
+  state.set_phase(phase_);
+  return state;
+}
+
+proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
+  proto::PlanAck ack;
+  ack.set_run_id(plan.run_id());
+  ack.set_test_index(plan.test_index());
+  const bool same_test = plan.run_id() == plan_.run_id() && plan.test_index() == plan_.test_index();
+  if (same_test && phase_ != proto::AgentState::IDLE) {
+    ack.set_ok(true);
+    return ack;
+  }
+  if (phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::RUNNING) {
+    ack.set_error(fmt::format("busy with run {} test {}", plan_.run_id(), plan_.test_index()));
+    return ack;
+  }
+  // Safety caps are enforced here too, so a wrong controller cannot exceed them.
+  const double rate = requested_bit_rate(plan);
+  if (plan.max_rate_bps() > 0 && (rate == 0 || rate > plan.max_rate_bps())) {
+    ack.set_error(fmt::format("requested rate {} bit/s is over the safety cap {} bit/s", rate,
+                              plan.max_rate_bps()));
+    return ack;
+  }
+  if (plan.max_duration_ms() > 0 && plan.duration_ms() > plan.max_duration_ms()) {
+    ack.set_error(fmt::format("duration {} ms is over the safety cap {} ms", plan.duration_ms(),
+                              plan.max_duration_ms()));
+    return ack;
+  }
+  auto factory = engines_.factories.find(plan.engine());
+  if (factory == engines_.factories.end()) {
+    ack.set_error(fmt::format("this agent has no '{}' engine", plan.engine()));
+    return ack;
+  }
+  if (engine_) engine_->stop();
+  engine_.reset();
+  phase_ = proto::AgentState::IDLE;
+  plan_ = plan;
+  samples_taken_ = 0;
+  try {
+    auto engine = factory->second();
+    std::weak_ptr<bool> alive = alive_;
+    engine->prepare(plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message) {
+      asio::post(executor_, [this, alive, kind, message] {
+        if (auto guard = alive.lock(); guard && *guard) emit_event(kind, message);
+      });
+    });
+    engine_ = std::move(engine);
+  } catch (const std::exception& e) {
+    ack.set_error(fmt::format("{} engine could not prepare: {}", plan.engine(), e.what()));
+    return ack;
+  }
+  phase_ = proto::AgentState::PREPARED;
+  ack.set_ok(true);
+  spdlog::info("prepared test {} '{}' ({} engine, {} ms)", plan.test_index(), plan.test_name(),
+               plan.engine(), plan.duration_ms());
+  return ack;
+}
+
+void TestRunner::on_start_at(const proto::StartAt& start) {
+  if (start.run_id() != plan_.run_id() || start.test_index() != plan_.test_index()) {
+    spdlog::warn("start for run {} test {} ignored: prepared is run {} test {}", start.run_id(),
+                 start.test_index(), plan_.run_id(), plan_.test_index());
+    return;
+  }
+  if (phase_ != proto::AgentState::PREPARED) return;  // a resend of a start already taken
+  start_ns_ = start.agent_start_ns();
+  phase_ = proto::AgentState::ARMED;
+  spdlog::info("test {} armed to start in {:.3f} s", plan_.test_index(), (start_ns_ - realtime_ns()) / 1e9);
+  start_timer_.expires_at(steady_from_realtime_ns(start_ns_));
+  start_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec && phase_ == proto::AgentState::ARMED) begin();
+  });
+}
+
+void TestRunner::begin() {
+  actual_start_ns_ = realtime_ns();
+  try {
+    engine_->start(start_ns_);
+  } catch (const std::exception& e) {
+    phase_ = proto::AgentState::RUNNING;  // so finish() records a result for this test
+    emit_event(proto::AgentEvent::ENGINE_FAULT, e.what());
+    finish(false, fmt::format("engine_fault: {}", e.what()));
+    return;
+  }
+  phase_ = proto::AgentState::RUNNING;
+  spdlog::info("test {} started (late by {} us)", plan_.test_index(), (actual_start_ns_ - start_ns_) / 1000);
+  schedule_sample();
+  end_timer_.expires_at(steady_from_realtime_ns(start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000));
+  end_timer_.async_wait([this](boost::system::error_code ec) {
+    if (!ec && phase_ == proto::AgentState::RUNNING) finish(true, "duration");
+  });
+}
+
+std::int64_t TestRunner::start_ns_for_sample(std::uint32_t index) const {
+  return start_ns_ + std::int64_t{index} * plan_.sample_interval_ms() * 1'000'000;
+}
+
+void TestRunner::schedule_sample() {
+  const std::uint32_t next = samples_taken_ + 1;
+  // The last interval's sample is taken by finish(), at the end of the duration.
+  if (std::uint64_t{next} * plan_.sample_interval_ms() >= plan_.duration_ms()) return;
+  sample_timer_.expires_at(steady_from_realtime_ns(start_ns_for_sample(next)));
+  sample_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || phase_ != proto::AgentState::RUNNING) return;
+    take_sample();
+    schedule_sample();
+  });
+}
+
+void TestRunner::take_sample() {
+  proto::Record record;
+  auto* sample = record.mutable_sample();
+  sample->set_run_id(plan_.run_id());
+  sample->set_test_index(plan_.test_index());
+  sample->set_index(++samples_taken_);
+  const auto now = realtime_ns();
+  sample->set_agent_time_ns(now);
+  sample->set_elapsed_ms(static_cast<std::uint64_t>(std::max<std::int64_t>(0, now - start_ns_) / 1'000'000));
+  for (auto& stream : engine_->sample()) *sample->add_streams() = std::move(stream);
+  sink_(std::move(record));
+}
+
+void TestRunner::finish(bool completed, const std::string& reason) {
+  if (phase_ != proto::AgentState::RUNNING) return;
+  sample_timer_.cancel();
+  end_timer_.cancel();
+  take_sample();
+  engine_->stop();
+  phase_ = proto::AgentState::FINISHED;
+
+  proto::Record record;
+  auto* result = record.mutable_result();
+  result->set_run_id(plan_.run_id());
+  result->set_test_index(plan_.test_index());
+  result->set_completed(completed);
+  result->set_stop_reason(reason);
+  result->set_actual_start_agent_ns(actual_start_ns_);
+  result->set_actual_stop_agent_ns(realtime_ns());
+  result->set_samples(samples_taken_);
+  for (auto& stream : engine_->sample()) *result->add_streams() = std::move(stream);
+  sink_(std::move(record));
+  spdlog::info("test {} finished: {} ({} samples)", plan_.test_index(), reason, samples_taken_);
+}
+
+void TestRunner::on_stop(const proto::Stop& stop) {
+  if (stop.run_id() != plan_.run_id() || stop.test_index() != plan_.test_index()) return;
+  if (phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::PREPARED) {
+    start_timer_.cancel();
+    if (engine_) engine_->stop();
+    phase_ = proto::AgentState::FINISHED;
+    return;
+  }
+  finish(false, stop.reason().empty() ? "stop" : "stop: " + stop.reason());
+}
+
+void TestRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reason) {
+  if (phase_ == proto::AgentState::ARMED) {
+    start_timer_.cancel();
+    if (engine_) engine_->stop();
+    phase_ = proto::AgentState::FINISHED;
+    emit_event(kind, reason + " (before the test started)");
+    return;
+  }
+  if (phase_ != proto::AgentState::RUNNING) return;
+  emit_event(kind, reason);
+  finish(false, reason);
+}
+
+void TestRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& message) {
+  proto::Record record;
+  auto* event = record.mutable_event();
+  event->set_run_id(plan_.run_id());
+  event->set_test_index(plan_.test_index());
+  event->set_agent_time_ns(realtime_ns());
+  event->set_kind(kind);
+  event->set_message(message);
+  sink_(std::move(record));
+}
+
+}  // namespace tusk

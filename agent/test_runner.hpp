@@ -1,0 +1,62 @@
+// Runs the controller's plans on this agent's engines, one test at a time, on the io thread:
+// prepares the engine, starts it at the agreed instant, samples it every interval, stops it at the
+// end of its duration (or earlier: Stop, lease expiry, engine fault), and turns all of it into
+// Records for the outbox.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "agent/engine.hpp"
+#include "tusk.pb.h"
+
+namespace tusk {
+
+class TestRunner {
+ public:
+  using RecordSink = std::function<void(proto::Record record)>;
+
+  TestRunner(boost::asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink);
+  ~TestRunner();
+
+  // Prepares the plan's engine; the ack says whether it can run. A repeat of the plan in hand
+  // (the controller resending after a reconnect) is acknowledged again without re-preparing.
+  proto::PlanAck on_plan(const proto::Plan& plan);
+  void on_start_at(const proto::StartAt& start);
+  void on_stop(const proto::Stop& stop);
+  // Stops any traffic now, e.g. because the lease ran out; records an event and the result.
+  void stop_now(proto::AgentEvent::Kind kind, const std::string& reason);
+
+  proto::AgentState state() const;
+  bool traffic_running() const { return phase_ == proto::AgentState::RUNNING; }
+
+ private:
+  void begin();
+  void take_sample();
+  void finish(bool completed, const std::string& reason);
+  void emit_event(proto::AgentEvent::Kind kind, const std::string& message);
+  void schedule_sample();
+  std::int64_t start_ns_for_sample(std::uint32_t index) const;
+
+  boost::asio::any_io_executor executor_;
+  const EngineCatalog& engines_;
+  RecordSink sink_;
+  boost::asio::steady_timer start_timer_;
+  boost::asio::steady_timer sample_timer_;
+  boost::asio::steady_timer end_timer_;
+
+  proto::Plan plan_;
+  std::unique_ptr<Engine> engine_;
+  proto::AgentState::Phase phase_ = proto::AgentState::IDLE;
+  std::int64_t start_ns_ = 0;
+  std::int64_t actual_start_ns_ = 0;
+  std::uint32_t samples_taken_ = 0;
+  // Lives as long as the runner; engine threads post events through it.
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace tusk

@@ -1,0 +1,25 @@
+// Canonical names of the counters engines report per stream. Engines map their driver's names to
+// these; the verdict and the reports only ever read these.
+#pragma once
+
+#include <string_view>
+
+namespace tusk::counters {
+
+inline constexpr std::string_view kTxBytes = "tx_bytes";
+inline constexpr std::string_view kRxBytes = "rx_bytes";
+inline constexpr std::string_view kTxFrames = "tx_frames";
+inline constexpr std::string_view kRxFrames = "rx_frames";
+inline constexpr std::string_view kBitErrors = "bit_errors";
+inline constexpr std::string_view kBitsCompared = "bits_compared";
+inline constexpr std::string_view kErroredFrames = "errored_frames";
+inline constexpr std::string_view kLostFrames = "lost_frames";
+inline constexpr std::string_view kLinkFlaps = "link_flaps";
+inline constexpr std::string_view kCompletionErrors = "completion_errors";
+inline constexpr std::string_view kIntegrityErrors = "integrity_errors";
+inline constexpr std::string_view kRetransmits = "retransmits";
+inline constexpr std::string_view kHostDrops = "host_drops";
+// Gauges (not cumulative).
+inline constexpr std::string_view kLatencyP99Ns = "latency_p99_ns";
+
+}  // namespace tusk::counters

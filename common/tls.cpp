@@ -1,0 +1,68 @@
+#include "common/tls.hpp"
+
+#include <fmt/format.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <boost/system/system_error.hpp>
+#include <filesystem>
+#include <memory>
+
+namespace tusk {
+namespace ssl = boost::asio::ssl;
+
+namespace {
+
+void require_readable(const std::string& path, const char* what) {
+  if (path.empty()) throw TlsError(fmt::format("TLS: no {} file given", what));
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw TlsError(fmt::format("TLS: {} file '{}' does not exist or is not a file", what, path));
+  }
+}
+
+template <typename Call>
+void load(const std::string& path, const char* what, Call&& call) {
+  try {
+    call();
+  } catch (const boost::system::system_error& e) {
+    throw TlsError(fmt::format("TLS: cannot load {} '{}': {}", what, path, e.code().message()));
+  }
+}
+
+}  // namespace
+
+ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
+  require_readable(files.ca_file, "CA certificate");
+  require_readable(files.cert_file, "certificate");
+  require_readable(files.key_file, "private key");
+
+  ssl::context context(role == TlsRole::Controller ? ssl::context::tls_server : ssl::context::tls_client);
+  // TLS 1.2 is the oldest version we allow; 1.0/1.1 and SSL are off.
+  context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                      ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                      ssl::context::single_dh_use);
+  load(files.ca_file, "CA certificate", [&] { context.load_verify_file(files.ca_file); });
+  load(files.cert_file, "certificate", [&] { context.use_certificate_chain_file(files.cert_file); });
+  load(files.key_file, "private key", [&] { context.use_private_key_file(files.key_file, ssl::context::pem); });
+  if (SSL_CTX_check_private_key(context.native_handle()) != 1) {
+    throw TlsError(fmt::format("TLS: private key '{}' does not match certificate '{}'", files.key_file,
+                               files.cert_file));
+  }
+  // Mutual authentication: a peer without a certificate from our CA is refused on both sides.
+  context.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
+  return context;
+}
+
+std::optional<std::string> peer_common_name(ssl_st* ssl) {
+  if (ssl == nullptr) return std::nullopt;
+  std::unique_ptr<X509, decltype(&X509_free)> cert(SSL_get_peer_certificate(ssl), &X509_free);
+  if (!cert) return std::nullopt;
+  X509_NAME* subject = X509_get_subject_name(cert.get());
+  char name[256] = {};
+  if (X509_NAME_get_text_by_NID(subject, NID_commonName, name, sizeof(name)) <= 0) return std::nullopt;
+  return std::string(name);
+}
+
+}  // namespace tusk

@@ -1,0 +1,35 @@
+// TLS set-up for the control plane. Both sides authenticate: the controller accepts only agents
+// whose certificate the lab CA signed, and an agent accepts only a controller signed by that CA
+// whose certificate names the address the agent dialled.
+#pragma once
+
+#include <boost/asio/ssl/context.hpp>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+struct ssl_st;
+
+namespace tusk {
+
+struct TlsFiles {
+  std::string ca_file;    // PEM CA certificate that signs the peer's certificate
+  std::string cert_file;  // PEM certificate of this side
+  std::string key_file;   // PEM private key of this side
+};
+
+enum class TlsRole { Controller, Agent };
+
+class TlsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws TlsError naming the file and OpenSSL's reason when a file is missing or does not match.
+boost::asio::ssl::context make_tls_context(const TlsFiles& files, TlsRole role);
+
+// The subject common name of the peer's verified certificate, or nullopt when there is none.
+std::optional<std::string> peer_common_name(ssl_st* ssl);
+
+}  // namespace tusk

@@ -1,0 +1,280 @@
+#include "controller/commands.hpp"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "common/logging.hpp"
+#include "common/units.hpp"
+#include "common/version.hpp"
+#include "controller/plan_printer.hpp"
+#include "controller/profile_loader.hpp"
+#include "controller/reports.hpp"
+#include "controller/run_orchestrator.hpp"
+
+namespace tusk {
+
+namespace {
+
+// Options every command that talks to agents shares.
+struct ControlPlaneFlags {
+  std::string listen = "0.0.0.0:7420";
+  std::string lease = "3s";
+  ControlPlaneOptions options;
+
+  void add_to(CLI::App& command) {
+    command.add_option("--listen", listen, "address to accept agents on, host:port")->capture_default_str();
+    command.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signs agent certificates");
+    command.add_option("--cert", options.tls.cert_file, "controller certificate (PEM)");
+    command.add_option("--key", options.tls.key_file, "controller private key (PEM)");
+    command.add_flag("--insecure", options.insecure, "plaintext, unauthenticated control plane (labs only)");
+    command.add_option("--lease", lease, "agents stop traffic after this long without hearing from us")
+        ->capture_default_str();
+  }
+
+  // Throws std::invalid_argument with the flag's name.
+  ControlPlaneOptions resolve() {
+    ControlPlaneOptions resolved = options;
+    resolved.listen = parse_host_port(listen);
+    try {
+      resolved.lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(lease));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("--lease: {}", e.what()));
+    }
+    if (resolved.lease < std::chrono::milliseconds(300)) throw std::invalid_argument("--lease: must be at least 300ms");
+    return resolved;
+  }
+};
+
+std::optional<Profile> load_or_report(const std::string& path) {
+  try {
+    return load_profile_file(path);
+  } catch (const ProfileInvalid& invalid) {
+    for (const auto& error : invalid.errors()) std::cerr << error.to_string() << "\n";
+    std::cerr << fmt::format("{}: {} error(s); nothing was started\n", path, invalid.errors().size());
+    return std::nullopt;
+  }
+}
+
+int command_validate(const std::vector<std::string>& files) {
+  int status = kExitPass;
+  for (const auto& file : files) {
+    auto profile = load_or_report(file);
+    if (!profile) {
+      status = kExitUsage;
+      continue;
+    }
+    std::cout << fmt::format("{}: valid profile '{}' with {} test(s)\n", file, profile->name, profile->tests.size());
+  }
+  return status;
+}
+
+// Agent names for `plan` without live agents: the profile's hosts, else --agents, else
+// "agent-1".."agent-N" for a count.
+std::vector<std::string> offline_agents(const Profile& profile, const std::vector<std::string>& given) {
+  std::vector<std::string> names = given;
+  if (names.empty()) names = profile.agents.hosts;
+  if (names.empty() && profile.agents.count && profile.agents.patterns.empty()) {
+    for (std::uint32_t i = 1; i <= *profile.agents.count; ++i) names.push_back(fmt::format("agent-{}", i));
+  }
+  if (names.empty()) {
+    throw PlanError("the profile selects agents by pattern: name them with --agents a,b,c to expand the plan");
+  }
+  auto selection = select_agents(profile.agents, names);
+  if (!selection.complete) throw PlanError(fmt::format("cannot select agents: {}", selection.shortfall));
+  return selection.chosen;
+}
+
+int command_plan(const std::string& file, const std::vector<std::string>& agents, bool as_json) {
+  auto profile = load_or_report(file);
+  if (!profile) return kExitUsage;
+  try {
+    const auto plan = expand_plan(*profile, offline_agents(*profile, agents), "plan-only");
+    if (as_json) {
+      std::cout << plan_json(*profile, plan).dump(2) << "\n";
+    } else {
+      std::cout << plan_text(*profile, plan);
+    }
+    return kExitPass;
+  } catch (const PlanError& e) {
+    std::cerr << fmt::format("{}: {}\n", file, e.what());
+    return kExitUsage;
+  }
+}
+
+struct RunFlags {
+  std::string out;
+  std::string wait;
+  bool no_progress = false;
+};
+
+int command_run(const std::string& file, ControlPlaneFlags& control, const RunFlags& flags) {
+  auto profile = load_or_report(file);
+  if (!profile) return kExitUsage;
+  RunOptions options;
+  try {
+    options.control = control.resolve();
+    if (!flags.wait.empty()) {
+      options.wait_override = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.wait));
+    }
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return kExitUsage;
+  }
+  options.lost_after = 2 * options.control.lease + std::chrono::seconds(4);
+  options.progress_line = !flags.no_progress && isatty(STDOUT_FILENO) == 1;
+
+  RunOutcome outcome;
+  try {
+    outcome = run_profile(*profile, options);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitUsage;
+  }
+  const std::string directory = flags.out.empty() ? fmt::format("tusk-reports/{}", outcome.run_id) : flags.out;
+  std::cout << summary_table(outcome);
+  try {
+    write_reports(outcome, directory);
+    std::cout << fmt::format("report: {}/report.json, {}/junit.xml\n", directory, directory);
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitUsage;
+  }
+  return outcome.exit_code;
+}
+
+// Waits for agents and shows what they have: a check of the control plane and of each host's
+// NICs before anything runs.
+int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const std::string& wait_text,
+                      const std::string& json_path) {
+  ControlPlaneOptions options;
+  std::chrono::milliseconds wait{};
+  try {
+    options = control.resolve();
+    wait = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(wait_text));
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return kExitUsage;
+  }
+  try {
+    ControlPlane plane(options, {});
+    auto& registry = plane.registry();
+    const auto deadline = std::chrono::steady_clock::now() + wait;
+    std::vector<std::string> names;
+    while (std::chrono::steady_clock::now() < deadline) {
+      names.clear();
+      for (const auto& view : registry.agents()) {
+        if (view.connected) names.push_back(view.name);
+      }
+      if (names.size() >= expect) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    registry.sync_clocks(names, 8);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    nlohmann::json agents = nlohmann::json::array();
+    std::cout << fmt::format("{} agent(s) registered (expected {}):\n", names.size(), expect);
+    for (const auto& view : registry.agents()) {
+      if (!view.connected) continue;
+      const auto& inventory = view.inventory;
+      std::cout << fmt::format("  {:<16} {:<22} clock offset {:>9.3f} ms  rtt {:>8.3f} ms  engines [{}]  RDMA devices {}\n",
+                               view.name, view.remote, view.clock ? view.clock->offset_ns / 1e6 : 0.0,
+                               view.clock ? view.clock->rtt_ns / 1e6 : 0.0, fmt::join(inventory.engines(), ","),
+                               inventory.rdma_devices_size());
+      for (const auto& device : inventory.rdma_devices()) {
+        for (const auto& port : device.ports()) {
+          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", device.name(), port.port_num(),
+                                   port.state(), port.link_layer(), port.active_mtu(), port.speed_gbps(), port.gids_size());
+        }
+      }
+      for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", note);
+      agents.push_back({{"name", view.name},
+                        {"hostname", inventory.hostname()},
+                        {"version", inventory.agent_version()},
+                        {"remote", view.remote},
+                        {"clock_offset_ns", view.clock ? view.clock->offset_ns : 0},
+                        {"clock_rtt_ns", view.clock ? view.clock->rtt_ns : 0},
+                        {"rdma_devices", inventory.rdma_devices_size()},
+                        {"engines", std::vector<std::string>(inventory.engines().begin(), inventory.engines().end())},
+                        {"notes", std::vector<std::string>(inventory.notes().begin(), inventory.notes().end())}});
+    }
+    if (!json_path.empty()) {
+      std::ofstream file(json_path);
+      file << nlohmann::json{{"agents", agents}}.dump(2) << "\n";
+      if (!file) {
+        spdlog::error("cannot write '{}'", json_path);
+        return kExitUsage;
+      }
+    }
+    return names.size() >= expect ? kExitPass : kExitAgentsMissing;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return kExitUsage;
+  }
+}
+
+}  // namespace
+
+int controller_main(int argc, char** argv) {
+  CLI::App app{fmt::format("tusk-controller {}: drives Tusk agents through a profile and judges the fabric", kTuskVersion)};
+  app.require_subcommand(1);
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn or error")->capture_default_str();
+
+  std::vector<std::string> validate_files;
+  auto* validate = app.add_subcommand("validate", "check profiles; exit 0 when valid, 2 otherwise");
+  validate->add_option("files", validate_files, "profile YAML files")->required();
+
+  std::string plan_file;
+  std::vector<std::string> plan_agents;
+  bool plan_as_json = false;
+  auto* plan = app.add_subcommand("plan", "print the expanded per-agent plan");
+  plan->add_option("file", plan_file, "profile YAML file")->required();
+  plan->add_option("--agents", plan_agents, "agent names to plan for (default: the profile's hosts)")->delimiter(',');
+  plan->add_flag("--json", plan_as_json, "machine-readable output");
+
+  std::string run_file;
+  RunFlags run_flags;
+  ControlPlaneFlags run_control;
+  auto* run = app.add_subcommand("run", "run a profile on its agents and write report.json and junit.xml");
+  run->add_option("file", run_file, "profile YAML file")->required();
+  run_control.add_to(*run);
+  run->add_option("--out", run_flags.out, "report directory (default tusk-reports/<run id>)");
+  run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
+  run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
+
+  ControlPlaneFlags inventory_control;
+  std::uint32_t expect = 1;
+  std::string inventory_wait = "30s";
+  std::string inventory_json;
+  auto* inventory = app.add_subcommand("inventory", "wait for agents and list their hosts, NICs and clocks");
+  inventory_control.add_to(*inventory);
+  inventory->add_option("--expect", expect, "how many agents to wait for")->capture_default_str();
+  inventory->add_option("--wait", inventory_wait, "how long to wait")->capture_default_str();
+  inventory->add_option("--json", inventory_json, "also write the inventory to this file");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitPass : kExitUsage;
+  }
+  try {
+    init_logging("tusk-controller", log_level);
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return kExitUsage;
+  }
+  if (*validate) return command_validate(validate_files);
+  if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
+  if (*run) return command_run(run_file, run_control, run_flags);
+  if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);
+  return kExitUsage;
+}
+
+}  // namespace tusk

@@ -1,0 +1,3 @@
+#include "controller/commands.hpp"
+
+int main(int argc, char** argv) { return tusk::controller_main(argc, argv); }

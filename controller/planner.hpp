@@ -1,0 +1,46 @@
+// From a validated profile and the agents at hand to what each agent must do: which agents a run
+// uses, and each one's share of each test (its Plan, with its peers and the safety caps).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "controller/profile.hpp"
+#include "tusk.pb.h"
+
+namespace tusk {
+
+// A profile that cannot be planned on these agents (odd count for pairs, missing engine, ...).
+class PlanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct AgentSelection {
+  std::vector<std::string> chosen;   // sorted by name
+  std::vector<std::string> missing;  // named hosts not (yet) registered
+  bool complete = false;             // every named host is present and the count is met
+  std::string shortfall;             // why it is not complete, for the error message
+};
+
+// `available` is every registered agent's name. Hosts and patterns are unioned, then `count`
+// takes the first that many (sorted by name); without hosts or patterns, count takes any agents.
+AgentSelection select_agents(const AgentSelector& selector, std::vector<std::string> available);
+
+struct AgentPlan {
+  std::string agent;
+  proto::Plan plan;
+};
+
+// One Plan per agent for test `test_index`. Throws PlanError when the topology does not fit.
+std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
+                                 const std::vector<std::string>& agents, const std::string& run_id);
+
+// Agents that lack the engine a test needs, as "agent: reason" lines (empty when all have it).
+std::vector<std::string> missing_engines(const Profile& profile, const std::vector<proto::Inventory>& inventories,
+                                         const std::vector<std::string>& names);
+
+std::string make_run_id();
+
+}  // namespace tusk

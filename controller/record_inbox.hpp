@@ -1,0 +1,38 @@
+// The controller's side of "counted once": records from one agent process arrive in sequence
+// order per connection, and after a reconnect the agent resends everything not yet acknowledged.
+// Anything at or below the highest sequence number already stored is a duplicate; a jump past the
+// next number is a gap (records the agent had to drop), which is reported, never ignored.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "tusk.pb.h"
+
+namespace tusk {
+
+class RecordInbox {
+ public:
+  struct Accepted {
+    std::vector<proto::Record> fresh;
+    std::uint64_t duplicates = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;  // inclusive ranges of missing seqs
+  };
+
+  Accepted accept(const proto::RecordBatch& batch);
+  // Every record up to this sequence number is stored (what we acknowledge).
+  std::uint64_t acked_through() const { return highest_; }
+  // The agent process restarted: its numbering begins again at 1.
+  void restart() { highest_ = 0; }
+
+  std::uint64_t duplicates_total() const { return duplicates_total_; }
+  std::uint64_t missing_total() const { return missing_total_; }
+
+ private:
+  std::uint64_t highest_ = 0;
+  std::uint64_t duplicates_total_ = 0;
+  std::uint64_t missing_total_ = 0;
+};
+
+}  // namespace tusk

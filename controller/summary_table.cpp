@@ -1,0 +1,68 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/units.hpp"
+#include "controller/reports.hpp"
+
+namespace tusk {
+
+namespace {
+
+// Left-aligned columns sized to their widest cell.
+std::string render(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += fmt::format("{:<{}}", row[i], i + 1 < row.size() ? widths[i] + 2 : 0);
+    }
+    out += "  " + line + "\n";
+  }
+  return out;
+}
+
+std::string metric_text(const StreamVerdict& verdict, const std::string& name) {
+  auto it = verdict.metrics.find(name);
+  if (it == verdict.metrics.end()) return "-";
+  if (name == "throughput_bps") return units::format_bit_rate(it->second);
+  if (name == "ber" || name == "loss_ratio") return units::format_ratio(it->second);
+  return fmt::format("{:.0f}", it->second);
+}
+
+}  // namespace
+
+std::string summary_table(const RunOutcome& outcome) {
+  std::string out = fmt::format("Tusk run {} — profile '{}'\n", outcome.run_id, outcome.profile.name);
+  for (const auto& test : outcome.tests) {
+    out += fmt::format("\ntest {} '{}' ({} engine, {}): {}", test.index, test.spec.name, test.spec.engine,
+                       units::format_duration(test.spec.duration), to_string(test.verdict));
+    if (test.start_skew_ns) out += fmt::format(", start skew {:.3f} ms", *test.start_skew_ns / 1e6);
+    out += "\n";
+    std::vector<std::vector<std::string>> rows{{"agent", "stream", "peer", "throughput", "ber", "loss", "verdict"}};
+    for (const auto& verdict : test.streams) {
+      std::string result = verdict.passed() ? "pass" : "FAIL";
+      for (const auto& check : verdict.checks) {
+        if (!check.passed) result += " (" + check.describe() + ")";
+      }
+      rows.push_back({verdict.agent, verdict.stream.stream_id(), verdict.stream.peer(),
+                      metric_text(verdict, "throughput_bps"), metric_text(verdict, "ber"),
+                      metric_text(verdict, "loss_ratio"), result});
+    }
+    out += render(rows);
+    for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
+  }
+  if (!outcome.faults.empty()) {
+    out += fmt::format("\n{} fault(s) during the run:\n", outcome.faults.size());
+    for (const auto& fault : outcome.faults) out += fmt::format("  {}: {}\n", fault.agent, fault.message);
+  }
+  out += fmt::format("\nresult: {} (exit {})\n", outcome.conclusion, outcome.exit_code);
+  return out;
+}
+
+}  // namespace tusk

@@ -1,0 +1,71 @@
+#include "controller/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/counter_names.hpp"
+
+namespace tusk {
+
+namespace {
+
+std::optional<double> counter(const proto::StreamCounters& stream, std::string_view name) {
+  auto it = stream.counters().find(std::string(name));
+  if (it == stream.counters().end()) return std::nullopt;
+  return static_cast<double>(it->second);
+}
+
+}  // namespace
+
+std::map<std::string, double> compute_metrics(const proto::StreamCounters& stream, double duration_s) {
+  namespace c = counters;
+  std::map<std::string, double> metrics;
+  // Throughput is what arrived where the receiver counts it, else what was sent.
+  const auto bytes = counter(stream, c::kRxBytes) ? counter(stream, c::kRxBytes) : counter(stream, c::kTxBytes);
+  if (bytes && duration_s > 0) metrics["throughput_bps"] = *bytes * 8.0 / duration_s;
+  const auto bits = counter(stream, c::kBitsCompared);
+  if (bits && *bits > 0) metrics["ber"] = counter(stream, c::kBitErrors).value_or(0) / *bits;
+  const auto lost = counter(stream, c::kLostFrames);
+  const auto received = counter(stream, c::kRxFrames);
+  if (lost && received && *lost + *received > 0) metrics["loss_ratio"] = *lost / (*lost + *received);
+  for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
+                    c::kRetransmits, c::kHostDrops, c::kBitErrors}) {
+    if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;
+  }
+  if (auto it = stream.gauges().find(std::string(c::kLatencyP99Ns)); it != stream.gauges().end()) {
+    metrics[it->first] = it->second;
+  }
+  return metrics;
+}
+
+std::string ThresholdCheck::describe() const {
+  const char* relation = threshold.bound == Bound::Max ? "max" : "min";
+  if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
+  const char* sign = passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
+  return fmt::format("{} {:.4g} {} {} {:.4g}", threshold.metric, *measured, sign, relation, threshold.value);
+}
+
+bool StreamVerdict::passed() const {
+  return std::all_of(checks.begin(), checks.end(), [](const ThresholdCheck& check) { return check.passed; });
+}
+
+StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
+                           double duration_s) {
+  StreamVerdict verdict;
+  verdict.agent = agent;
+  verdict.stream = stream;
+  verdict.metrics = compute_metrics(stream, duration_s);
+  for (const auto& threshold : test.thresholds) {
+    ThresholdCheck check;
+    check.threshold = threshold;
+    if (auto it = verdict.metrics.find(threshold.metric); it != verdict.metrics.end()) {
+      check.measured = it->second;
+      check.passed = threshold.bound == Bound::Max ? it->second <= threshold.value : it->second >= threshold.value;
+    }
+    verdict.checks.push_back(std::move(check));
+  }
+  return verdict;
+}
+
+}  // namespace tusk

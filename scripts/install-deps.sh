@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs everything Tusk's build, tests, benchmarks and labs need, from Debian packages only.
+# Idempotent: packages already present are left alone; safe to run on every CI start.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libboost-dev libboost-program-options-dev
+  libyaml-cpp-dev libprotobuf-dev protobuf-compiler
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libgmock-dev libssl-dev openssl
+  libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
+  libdpdk-dev dpdk-dev
+  iproute2 procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Makes a lab CA and certificates for Tusk's mutually authenticated control plane.
+#
+#   scripts/make-certs.sh DIR [--controller-name NAME]... AGENT_NAME...
+#
+# DIR/ca.pem, DIR/ca.key          the lab CA (keep ca.key off the hosts)
+# DIR/controller.pem, .key        for tusk-controller; names localhost, 127.0.0.1, ::1 and every
+#                                 --controller-name (the address agents dial must be among them)
+# DIR/<agent>.pem, .key           one per agent; its CN is the agent's name, which the controller checks
+# An existing CA is reused, so certificates for new agents can be added later.
+set -euo pipefail
+
+usage() { echo "usage: $0 DIR [--controller-name NAME]... AGENT_NAME..." >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+dir=$1; shift
+controller_names=(localhost)
+agents=()
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --controller-name) [[ $# -ge 2 ]] || usage; controller_names+=("$2"); shift 2 ;;
+    -*) usage ;;
+    *) agents+=("$1"); shift ;;
+  esac
+done
+
+mkdir -p "$dir"
+umask 077
+days=825
+
+if [[ ! -f $dir/ca.pem || ! -f $dir/ca.key ]]; then
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
+    -subj "/O=Tusk lab/CN=Tusk lab CA" -keyout "$dir/ca.key" -out "$dir/ca.pem" 2>/dev/null
+  echo "made lab CA: $dir/ca.pem"
+fi
+
+# issue NAME EXTENSIONS
+issue() {
+  local name=$1 extensions=$2
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/O=Tusk lab/CN=$name" \
+    -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null
+  openssl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
+    -days "$days" -extfile <(printf '%s\n' "$extensions") -out "$dir/$name.pem" 2>/dev/null
+  rm -f "$dir/$name.csr"
+  echo "made certificate: $dir/$name.pem"
+}
+
+sans="DNS:localhost,IP:127.0.0.1,IP:::1"
+for name in "${controller_names[@]}"; do
+  if [[ $name =~ ^[0-9.]+$ || $name == *:* ]]; then sans+=",IP:$name"; else sans+=",DNS:$name"; fi
+done
+issue controller "basicConstraints=CA:FALSE
+keyUsage=digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=$sans"
+
+for agent in "${agents[@]}"; do
+  issue "$agent" "basicConstraints=CA:FALSE
+keyUsage=digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth
+subjectAltName=DNS:$agent"
+done
+chmod 0644 "$dir"/*.pem
