@@ -79,6 +79,7 @@ class Agent {
     *hello->mutable_inventory() = inventory_;
     *hello->mutable_state() = runner_.state();
     hello->mutable_state()->set_last_record_seq(outbox_.last_seq());
+    hello->mutable_state()->set_first_unacked_seq(outbox_.first_unacked_seq());
     hello->set_agent_instance(instance_);
     link_.send(envelope);
   }

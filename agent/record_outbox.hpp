@@ -29,6 +29,7 @@ class RecordOutbox {
 
   std::size_t pending() const { return records_.size(); }
   std::uint64_t last_seq() const { return next_seq_ - 1; }
+  std::uint64_t first_unacked_seq() const { return records_.empty() ? next_seq_ : records_.front().seq(); }
   std::uint64_t acked_through() const { return acked_through_; }
   std::uint64_t dropped() const { return dropped_; }
 

@@ -153,9 +153,9 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
       return "";
     }
     if (session.connection && session.connection != connection) session.connection->close("replaced by a new connection");
-    if (!inserted && session.instance != hello.agent_instance()) {
-      session.inbox.restart();
-      fault_text = "agent process restarted; its earlier unacknowledged records are lost";
+    if (inserted || session.instance != hello.agent_instance()) {
+      if (!inserted) fault_text = "agent process restarted; records it had not delivered are lost";
+      session.inbox.start_at(hello.state().first_unacked_seq());
     }
     session.name = name;
     session.instance = hello.agent_instance();

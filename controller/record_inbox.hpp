@@ -23,8 +23,9 @@ class RecordInbox {
   Accepted accept(const proto::RecordBatch& batch);
   // Every record up to this sequence number is stored (what we acknowledge).
   std::uint64_t acked_through() const { return highest_; }
-  // The agent process restarted: its numbering begins again at 1.
-  void restart() { highest_ = 0; }
+  // A new agent process, or one this controller has not met: everything before `first_seq` was
+  // settled elsewhere (acknowledged to a previous controller), so it is neither expected nor a gap.
+  void start_at(std::uint64_t first_seq) { highest_ = first_seq > 0 ? first_seq - 1 : 0; }
 
   std::uint64_t duplicates_total() const { return duplicates_total_; }
   std::uint64_t missing_total() const { return missing_total_; }

@@ -8,7 +8,7 @@
 #include "controller/reports.hpp"
 
 namespace tusk {
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
 

@@ -12,7 +12,7 @@ namespace tusk {
 inline constexpr const char* kReportSchema = "tusk.report/1";
 
 // report.json: versioned; every test, stream, counter, per-second series, start skew and fault.
-nlohmann::json report_json(const RunOutcome& outcome);
+nlohmann::ordered_json report_json(const RunOutcome& outcome);
 // junit.xml: one testcase per stream (link or flow), for burn-in pipelines.
 std::string report_junit(const RunOutcome& outcome);
 // The table printed at the end of a run.

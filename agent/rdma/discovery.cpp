@@ -97,7 +97,9 @@ std::vector<proto::RdmaDevice> discover_devices(std::vector<std::string>& notes)
   int count = 0;
   std::unique_ptr<ibv_device*, DeviceListDeleter> list(ibv_get_device_list(&count));
   if (!list) {
-    notes.push_back(fmt::format("ibv_get_device_list failed: {}", std::strerror(errno)));
+    const int error = errno;
+    notes.push_back(error == ENOSYS ? std::string("this kernel has no RDMA support (ibv_get_device_list: ENOSYS)")
+                                    : fmt::format("ibv_get_device_list failed: {}", std::strerror(error)));
     return devices;
   }
   for (int i = 0; i < count; ++i) {

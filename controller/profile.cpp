@@ -1,0 +1,19 @@
+#include "controller/profile.hpp"
+
+namespace tusk {
+
+std::string_view to_string(Topology topology) {
+  switch (topology) {
+    case Topology::Loopback:
+      return "loopback";
+    case Topology::Pairs:
+      return "pairs";
+    case Topology::Ring:
+      return "ring";
+    case Topology::Mesh:
+      return "mesh";
+  }
+  return "unknown";
+}
+
+}  // namespace tusk

@@ -1,0 +1,1217 @@
+#include "controller/profile_loader.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include "common/did_you_mean.hpp"
+#include "common/units.hpp"
+#include "controller/threshold_catalog.hpp"
+
+namespace tusk {
+namespace {
+
+using std::chrono::milliseconds;
+using namespace std::chrono_literals;
+
+// ---- errors ------------------------------------------------------------------------------------
+
+class ErrorList {
+ public:
+  explicit ErrorList(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+
+  // 1-based position of `node`, or `fallback` when yaml-cpp has none for it.
+  SourcePos pos_of(const YAML::Node& node, const SourcePos& fallback) const {
+    const YAML::Mark mark = node.Mark();
+    if (mark.line < 0 || mark.column < 0) return fallback;
+    return {file_, mark.line + 1, mark.column + 1};
+  }
+
+  void add(const SourcePos& pos, std::string path, std::string message) {
+    ProfileError error{pos, std::move(path), std::move(message)};
+    // A value in `defaults` is read again for every test that inherits it; say it once.
+    const bool seen = std::any_of(errors_.begin(), errors_.end(), [&](const ProfileError& e) {
+      return e.pos.line == error.pos.line && e.pos.column == error.pos.column &&
+             e.field_path == error.field_path && e.message == error.message;
+    });
+    if (!seen) errors_.push_back(std::move(error));
+  }
+
+  bool empty() const { return errors_.empty(); }
+
+  // In file order, which is the order an engineer fixes them in.
+  std::vector<ProfileError> take_sorted() {
+    std::stable_sort(errors_.begin(), errors_.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.pos.line, a.pos.column) < std::pair(b.pos.line, b.pos.column);
+    });
+    return std::move(errors_);
+  }
+
+ private:
+  std::string file_;
+  std::vector<ProfileError> errors_;
+};
+
+// ---- values and mappings -----------------------------------------------------------------------
+
+// One value to read (a mapping's value or a list's element) and where to report problems with it.
+struct Value {
+  YAML::Node node;
+  std::string path;  // "tests[0].rate"
+  std::string name;  // the last part of the path, for messages: "rate", "frame_sizes[1]"
+  SourcePos pos;     // of the value
+  SourcePos key_pos;
+
+  std::string text() const { return node.IsScalar() ? node.Scalar() : std::string(); }
+};
+
+struct Entry {
+  std::string key;
+  Value value;
+};
+
+std::string join_path(std::string_view parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+}
+
+std::string_view describe(const YAML::Node& node) {
+  if (node.IsSequence()) return "a list";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsScalar()) return "a single value";
+  return "nothing";
+}
+
+std::string join_words(const std::vector<std::string_view>& words, std::string_view separator) {
+  return fmt::format("{}", fmt::join(words, separator));
+}
+
+// "an rdma key", "a dpdk key".
+std::string with_article(std::string_view engine) {
+  return fmt::format("{} {}", engine == "rdma" ? "an" : "a", engine);
+}
+
+// Reads values of every kind the schema uses, reporting each problem to the ErrorList and
+// returning nothing for a value that cannot be used.
+class FieldReader {
+ public:
+  explicit FieldReader(ErrorList& errors) : errors_(errors) {}
+
+  ErrorList& errors() { return errors_; }
+
+  Value root(const YAML::Node& node) const {
+    const SourcePos start{errors_.file(), 1, 1};
+    return {node, "", "", errors_.pos_of(node, start), start};
+  }
+
+  Value element(const Value& list, const YAML::Node& node, std::size_t index) const {
+    const std::string name = fmt::format("{}[{}]", list.name, index);
+    const std::string path = fmt::format("{}[{}]", list.path, index);
+    const SourcePos pos = errors_.pos_of(node, list.pos);
+    return {node, path, name, pos, pos};
+  }
+
+  // The entries of a mapping in file order. Keys that are not plain names and repeated keys are
+  // reported and left out (yaml-cpp keeps both copies of a repeated key).
+  std::optional<std::vector<Entry>> mapping(const Value& value, std::string_view expected) {
+    if (!value.node.IsMap()) {
+      mismatch(value, expected);
+      return std::nullopt;
+    }
+    std::vector<Entry> entries;
+    for (const auto& pair : value.node) {
+      const SourcePos key_pos = errors_.pos_of(pair.first, value.pos);
+      if (!pair.first.IsScalar()) {
+        errors_.add(key_pos, value.path,
+                    fmt::format("expected a key name, got {}", describe(pair.first)));
+        continue;
+      }
+      const std::string& key = pair.first.Scalar();
+      const std::string path = join_path(value.path, key);
+      const auto first = std::find_if(entries.begin(), entries.end(),
+                                      [&](const Entry& entry) { return entry.key == key; });
+      if (first != entries.end()) {
+        errors_.add(key_pos, path,
+                    fmt::format("duplicate key (first set at line {})", first->value.key_pos.line));
+        continue;
+      }
+      // An empty value (`rate:`) has no position of its own; yaml-cpp points at the next token.
+      const SourcePos pos = pair.second.IsNull() ? key_pos : errors_.pos_of(pair.second, key_pos);
+      entries.push_back({key, Value{pair.second, path, key, pos, key_pos}});
+    }
+    return entries;
+  }
+
+  void unknown_key(const Entry& entry, const std::vector<std::string_view>& valid_keys) {
+    std::string message = "unknown key";
+    if (const auto suggestion = closest_match(entry.key, valid_keys)) {
+      message += fmt::format(" (did you mean '{}'?)", *suggestion);
+    } else if (valid_keys.size() <= 12) {  // longer lists (test keys) would bury the message
+      message += fmt::format("; expected one of: {}", join_words(valid_keys, ", "));
+    }
+    errors_.add(entry.value.key_pos, entry.value.path, message);
+  }
+
+  void missing(const Value& parent, std::string_view key) {
+    errors_.add(parent.pos, parent.path, fmt::format("missing required field '{}'", key));
+  }
+
+  void fail(const Value& value, std::string message) {
+    errors_.add(value.pos, value.path, std::move(message));
+  }
+
+  void mismatch(const Value& value, std::string_view expected) {
+    fail(value, fmt::format("expected {}, got {}", expected, describe(value.node)));
+  }
+
+  const std::string* scalar(const Value& value, std::string_view expected) {
+    if (value.node.IsScalar()) return &value.node.Scalar();
+    mismatch(value, expected);
+    return nullptr;
+  }
+
+  std::optional<std::string> string(const Value& value) {
+    const std::string* text = scalar(value, "a string");
+    if (!text) return std::nullopt;
+    return *text;
+  }
+
+  std::optional<std::string> non_empty_string(const Value& value) {
+    auto text = string(value);
+    if (text && text->empty()) {
+      fail(value, fmt::format("{} must not be empty", value.name));
+      return std::nullopt;
+    }
+    return text;
+  }
+
+  std::optional<std::string> choice(const Value& value,
+                                    const std::vector<std::string_view>& choices) {
+    const std::string expected = fmt::format("one of {}", join_words(choices, ", "));
+    const std::string* text = scalar(value, expected);
+    if (!text) return std::nullopt;
+    if (std::find(choices.begin(), choices.end(), *text) != choices.end()) return *text;
+    std::string message = fmt::format("'{}' is not {}", *text, expected);
+    if (const auto suggestion = closest_match(*text, choices)) {
+      message += fmt::format(" (did you mean '{}'?)", *suggestion);
+    }
+    fail(value, message);
+    return std::nullopt;
+  }
+
+  // Only YAML's own booleans: a quoted "true" or a 1 is a mistake worth pointing out.
+  std::optional<bool> boolean(const Value& value) {
+    const std::string* text = scalar(value, "true or false");
+    if (!text) return std::nullopt;
+    bool result = false;
+    if (value.node.Tag() == "!") {
+      fail(value, fmt::format("expected true or false, got the string '{}'", *text));
+      return std::nullopt;
+    }
+    if (!YAML::convert<bool>::decode(value.node, result)) {
+      fail(value, fmt::format("expected true or false, got '{}'", *text));
+      return std::nullopt;
+    }
+    return result;
+  }
+
+  template <typename T>
+  struct Range {
+    T min;
+    T max;
+    std::string_view min_text;  // as the message shows it: "64", "2GiB", "100ms"
+    std::string_view max_text;
+  };
+
+  template <typename T>
+  bool in_range(const Value& value, T number, const Range<T>& range) {
+    if (number < range.min) {
+      fail(value,
+           fmt::format("{} {} is below the minimum {}", value.name, value.text(), range.min_text));
+      return false;
+    }
+    if (number > range.max) {
+      fail(value,
+           fmt::format("{} {} is above the maximum {}", value.name, value.text(), range.max_text));
+      return false;
+    }
+    return true;
+  }
+
+  // Decimal, or hexadecimal with 0x; no fractions, exponents or units.
+  std::optional<std::int64_t> integer(const Value& value, const Range<std::int64_t>& range) {
+    const std::string* text = scalar(value, "an integer");
+    if (!text) return std::nullopt;
+    std::string_view digits = *text;
+    int base = 10;
+    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+      digits.remove_prefix(2);
+      base = 16;
+    } else if (!digits.empty() && digits.front() == '+') {
+      digits.remove_prefix(1);
+    }
+    std::int64_t number = 0;
+    const auto [end, error] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
+    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+      fail(value, fmt::format("expected an integer, got '{}'", *text));
+      return std::nullopt;
+    }
+    if (!in_range(value, number, range)) return std::nullopt;
+    return number;
+  }
+
+  std::optional<std::uint32_t> uint32(const Value& value, const Range<std::int64_t>& range) {
+    const auto number = integer(value, range);
+    if (!number) return std::nullopt;
+    return static_cast<std::uint32_t>(*number);
+  }
+
+  // Parses with one of the units:: parsers; their messages already say what was expected.
+  template <typename Parse>
+  auto with_units(const Value& value, std::string_view expected, Parse parse)
+      -> std::optional<decltype(parse(std::string_view()))> {
+    const std::string* text = scalar(value, expected);
+    if (!text) return std::nullopt;
+    try {
+      return parse(*text);
+    } catch (const units::UnitError& error) {
+      fail(value, error.what());
+      return std::nullopt;
+    }
+  }
+
+  std::optional<std::uint64_t> size(const Value& value, const Range<std::uint64_t>& range) {
+    const auto bytes = with_units(value, "a size like 4KiB", units::parse_size);
+    if (!bytes || !in_range(value, *bytes, range)) return std::nullopt;
+    return bytes;
+  }
+
+  // Profiles store durations in milliseconds, which is what the plans carry.
+  std::optional<milliseconds> duration(const Value& value, const Range<milliseconds>& range) {
+    const auto ns = with_units(value, "a duration like 30s", units::parse_duration);
+    if (!ns) return std::nullopt;
+    if (*ns % 1ms != 0ns) {
+      fail(value,
+           fmt::format("{} {} is not a whole number of milliseconds", value.name, value.text()));
+      return std::nullopt;
+    }
+    const auto ms = std::chrono::duration_cast<milliseconds>(*ns);
+    if (!in_range(value, ms, range)) return std::nullopt;
+    return ms;
+  }
+
+  std::optional<double> ratio(const Value& value) {
+    return with_units(value, "a ratio like 1e-12 or 0.1%", units::parse_ratio);
+  }
+
+  std::optional<units::Rate> rate(const Value& value) {
+    return with_units(value, "a rate like 100Gbps, 1Mpps or max", units::parse_rate);
+  }
+
+  // A list whose elements `read` parses; nothing if any element is bad.
+  template <typename Read>
+  auto list(const Value& value, Read read)
+      -> std::optional<std::vector<typename decltype(read(value))::value_type>> {
+    if (!value.node.IsSequence()) {
+      mismatch(value, "a list");
+      return std::nullopt;
+    }
+    std::vector<typename decltype(read(value))::value_type> result;
+    bool all_good = true;
+    for (std::size_t i = 0; i < value.node.size(); ++i) {
+      const auto item = read(element(value, value.node[i], i));
+      if (item) {
+        result.push_back(*item);
+      } else {
+        all_good = false;
+      }
+    }
+    if (!all_good) return std::nullopt;
+    return result;
+  }
+
+ private:
+  ErrorList& errors_;
+};
+
+template <typename T>
+using Range = FieldReader::Range<T>;
+
+// ---- tests -------------------------------------------------------------------------------------
+
+// Where a test's value came from: the test itself or `defaults`.
+struct Origin {
+  SourcePos pos;
+  std::string text;
+  bool from_defaults = false;
+};
+
+// A test while its keys are being read: the spec plus what the cross-field checks need.
+struct TestDraft {
+  TestSpec spec;
+  std::optional<units::Rate> rate;
+  std::map<std::string, Origin, std::less<>> origins;  // keys that were read successfully
+  std::set<std::string, std::less<>> written;          // keys set, whether readable or not
+
+  const Origin* origin(std::string_view key) const {
+    const auto found = origins.find(key);
+    return found == origins.end() ? nullptr : &found->second;
+  }
+};
+
+struct ReadContext {
+  FieldReader& read;
+  std::optional<std::string> engine;  // the test's engine, when known
+  bool from_defaults = false;
+};
+
+using ApplyKey = bool (*)(ReadContext&, const Value&, TestDraft&);
+
+// A key a test may set: which engine it belongs to ("" for both) and how to read it.
+struct TestKey {
+  std::string_view name;
+  std::string_view engine;
+  ApplyKey apply;
+};
+
+const std::vector<std::string_view> kEngines{"rdma", "dpdk"};
+
+const Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
+const Range<std::uint64_t> kMessageRange{1, 2ULL << 30, "1", "2GiB"};
+
+// IMIX by the classic 7:4:1 mix of 64-, 576- and 1500-byte frames, expanded so an agent sends the
+// list round-robin.
+std::vector<std::uint32_t> imix_frame_sizes() {
+  std::vector<std::uint32_t> sizes(7, 64);
+  sizes.insert(sizes.end(), 4, 576);
+  sizes.push_back(1500);
+  return sizes;
+}
+
+bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft) {
+  FieldReader& read = context.read;
+  const auto entries = read.mapping(value, "a mapping of thresholds (e.g. max_ber: 1e-12)");
+  if (!entries) return false;
+  std::vector<std::string_view> known;
+  for (const auto& kind : threshold_catalog()) known.push_back(kind.key);
+  for (const auto& entry : *entries) {
+    const ThresholdKind* kind = find_threshold(entry.key);
+    if (!kind) {
+      read.unknown_key(entry, known);
+      continue;
+    }
+    const bool engine_fits =
+        !context.engine || std::find(kind->engines.begin(), kind->engines.end(), *context.engine) !=
+                               kind->engines.end();
+    if (!engine_fits) {
+      // A default threshold simply does not apply to tests of another engine.
+      if (!context.from_defaults) {
+        read.errors().add(entry.value.key_pos, entry.value.path,
+                          fmt::format("{} is {} threshold; this test's engine is {}", entry.key,
+                                      with_article(kind->engines.front()), *context.engine));
+      }
+      continue;
+    }
+    std::optional<double> number;
+    switch (kind->value) {
+      case ThresholdKind::Value::Ratio:
+        number = read.ratio(entry.value);
+        break;
+      case ThresholdKind::Value::Count:
+        if (const auto count =
+                read.with_units(entry.value, "a count like 1000", units::parse_count)) {
+          number = static_cast<double>(*count);
+        }
+        break;
+      case ThresholdKind::Value::BitRate:
+        number = read.with_units(entry.value, "a bit rate like 90Gbps", units::parse_bit_rate);
+        break;
+      case ThresholdKind::Value::Duration:
+        if (const auto ns =
+                read.with_units(entry.value, "a duration like 10us", units::parse_duration)) {
+          number = static_cast<double>(ns->count());
+        }
+        break;
+    }
+    if (!number) continue;
+    Threshold threshold{entry.key, std::string(kind->metric), kind->bound, *number,
+                        entry.value.key_pos};
+    // The test's own threshold replaces a default one with the same key.
+    auto& thresholds = draft.spec.thresholds;
+    const auto same = std::find_if(thresholds.begin(), thresholds.end(),
+                                   [&](const Threshold& t) { return t.key == entry.key; });
+    if (same != thresholds.end()) {
+      *same = std::move(threshold);
+    } else {
+      thresholds.push_back(std::move(threshold));
+    }
+  }
+  return true;
+}
+
+// Stores the result of reading into the draft when there is one.
+template <typename T, typename Store>
+bool store(const std::optional<T>& value, TestDraft& draft, Store store_value) {
+  if (!value) return false;
+  store_value(draft, *value);
+  return true;
+}
+
+const std::vector<TestKey>& test_keys() {
+  using R = ReadContext;
+  using V = Value;
+  using D = TestDraft;
+  static const std::vector<TestKey> keys{
+      // ---- every engine
+      {"name", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.non_empty_string(v), d, [](D& t, auto s) { t.spec.name = s; });
+       }},
+      {"engine", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, kEngines), d, [](D& t, auto s) { t.spec.engine = s; });
+       }},
+      {"duration", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 1000h, "1ms", "1000h"}), d,
+                      [](D& t, auto ms) { t.spec.duration = ms; });
+       }},
+      {"sample_interval", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {100ms, 60s, "100ms", "60s"}), d,
+                      [](D& t, auto ms) { t.spec.sample_interval = ms; });
+       }},
+      {"topology", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"loopback", "pairs", "ring", "mesh"}), d,
+                      [](D& t, const std::string& s) {
+                        t.spec.topology = s == "loopback" ? Topology::Loopback
+                                          : s == "pairs"  ? Topology::Pairs
+                                          : s == "ring"   ? Topology::Ring
+                                                          : Topology::Mesh;
+                      });
+       }},
+      // Both engines take a rate; which kinds each accepts is checked once the engine is known.
+      {"rate", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.rate(v), d, [](D& t, auto rate) { t.rate = rate; });
+       }},
+      {"thresholds", "", read_thresholds},
+      // ---- dpdk
+      {"port", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.non_empty_string(v), d, [](D& t, auto s) { t.spec.dpdk.set_port(s); });
+       }},
+      {"frame_size", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, kFrameRange), d, [](D& t, auto bytes) {
+           t.spec.dpdk.set_frame_size(static_cast<std::uint32_t>(bytes));
+         });
+       }},
+      {"frame_sizes", "dpdk",
+       [](R& c, const V& v, D& d) {
+         std::optional<std::vector<std::uint32_t>> sizes;
+         if (v.node.IsScalar() && v.node.Scalar() == "imix") {
+           sizes = imix_frame_sizes();
+         } else if (v.node.IsScalar()) {
+           c.read.fail(v,
+                       fmt::format("expected a list of frame sizes or imix, got '{}'", v.text()));
+         } else {
+           sizes = c.read.list(v, [&](const V& item) -> std::optional<std::uint32_t> {
+             const auto bytes = c.read.size(item, kFrameRange);
+             if (!bytes) return std::nullopt;
+             return static_cast<std::uint32_t>(*bytes);
+           });
+           if (sizes && sizes->empty()) {
+             c.read.fail(v, "frame_sizes is empty: list at least one size, or leave it out");
+             sizes.reset();
+           }
+         }
+         return store(sizes, d, [](D& t, const auto& list) {
+           t.spec.dpdk.mutable_frame_sizes()->Assign(list.begin(), list.end());
+         });
+       }},
+      {"pattern", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"prbs7", "prbs9", "prbs11", "prbs15", "prbs23", "prbs31",
+                                        "zeros", "ones", "alternating"}),
+                      d, [](D& t, auto s) { t.spec.dpdk.set_pattern(s); });
+       }},
+      {"invert", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.boolean(v), d, [](D& t, bool b) { t.spec.dpdk.set_invert(b); });
+       }},
+      {"vlan", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 4094, "0", "4094"}), d,
+                      [](D& t, auto n) { t.spec.dpdk.set_vlan(n); });
+       }},
+      {"pcp", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 7, "0", "7"}), d,
+                      [](D& t, auto n) { t.spec.dpdk.set_pcp(n); });
+       }},
+      // Below 0x0600 the field is an 802.3 length, not an EtherType.
+      {"ethertype", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0x0600, 0xFFFF, "0x0600", "0xFFFF"}), d,
+                      [](D& t, auto n) { t.spec.dpdk.set_ethertype(n); });
+       }},
+      {"mode", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"loopback", "peer", "bidirectional"}), d,
+                      [](D& t, auto s) { t.spec.dpdk.set_mode(s); });
+       }},
+      {"confidence", "dpdk",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && (*ratio <= 0 || *ratio >= 1)) {
+           c.read.fail(
+               v, fmt::format("confidence {} must be above 0 and below 1 (e.g. 95%)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.spec.dpdk.set_confidence(r); });
+       }},
+      {"target_ber", "dpdk",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && *ratio <= 0) {
+           c.read.fail(v, "target_ber must be above 0: no test can show a BER of exactly 0");
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.spec.dpdk.set_target_ber(r); });
+       }},
+      // ---- rdma
+      {"device", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.non_empty_string(v), d,
+                      [](D& t, auto s) { t.spec.rdma.set_device(s); });
+       }},
+      {"ib_port", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 255, "1", "255"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_port(n); });
+       }},
+      // ibv_global_route.sgid_index is 8 bits.
+      {"gid_index", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_gid_index(n); });
+       }},
+      {"operation", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"write", "write_imm", "send", "read"}), d,
+                      [](D& t, auto s) { t.spec.rdma.set_operation(s); });
+       }},
+      {"message_size", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, kMessageRange), d,
+                      [](D& t, auto bytes) { t.spec.rdma.set_message_size(bytes); });
+       }},
+      {"message_sizes", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto sizes =
+             c.read.list(v, [&](const V& item) { return c.read.size(item, kMessageRange); });
+         if (sizes && sizes->empty()) {
+           c.read.fail(v, "message_sizes is empty: list at least one size, or leave it out");
+           sizes.reset();
+         }
+         return store(sizes, d, [](D& t, const auto& list) {
+           t.spec.rdma.mutable_message_sizes()->Assign(list.begin(), list.end());
+         });
+       }},
+      {"qps_per_peer", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 1024, "1", "1024"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_qps_per_peer(n); });
+       }},
+      {"outstanding", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_outstanding(n); });
+       }},
+      {"signal_every", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_signal_every(n); });
+       }},
+      {"inline_threshold", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, {0, 1024, "0", "1024"}), d, [](D& t, auto bytes) {
+           t.spec.rdma.set_inline_threshold(static_cast<std::uint32_t>(bytes));
+         });
+       }},
+      {"path_mtu", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto mtu = c.read.uint32(v, {256, 4096, "256", "4096"});
+         if (mtu && (*mtu & (*mtu - 1)) != 0) {
+           c.read.fail(
+               v, fmt::format("path_mtu {} is not one of 256, 512, 1024, 2048, 4096", v.text()));
+           mtu.reset();
+         }
+         return store(mtu, d, [](D& t, auto n) { t.spec.rdma.set_path_mtu(n); });
+       }},
+      {"traffic_class", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_traffic_class(n); });
+       }},
+      {"burst_period", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 60s, "1ms", "60s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_burst_period_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"burst_duty", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && *ratio <= 0) {
+           c.read.fail(v, fmt::format("burst_duty {} must be above 0 (e.g. 50%)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.spec.rdma.set_burst_duty(r); });
+       }},
+      {"data_check", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.boolean(v), d, [](D& t, bool b) { t.spec.rdma.set_data_check(b); });
+       }},
+  };
+  return keys;
+}
+
+const TestKey* find_test_key(std::string_view name) {
+  const auto& keys = test_keys();
+  const auto found = std::find_if(keys.begin(), keys.end(),
+                                  [name](const TestKey& key) { return key.name == name; });
+  return found == keys.end() ? nullptr : &*found;
+}
+
+std::vector<std::string_view> test_key_names() {
+  std::vector<std::string_view> names;
+  for (const auto& key : test_keys()) names.push_back(key.name);
+  return names;
+}
+
+// Keys of which a test (or `defaults`) may set only one. A test that sets either inherits neither.
+struct Alternatives {
+  std::string_view single;
+  std::string_view sweep;
+};
+
+const std::vector<Alternatives> kAlternatives{
+    {"frame_size", "frame_sizes"},
+    {"message_size", "message_sizes"},
+};
+
+const Alternatives* alternatives_of(std::string_view key) {
+  for (const auto& pair : kAlternatives) {
+    if (key == pair.single || key == pair.sweep) return &pair;
+  }
+  return nullptr;
+}
+
+std::optional<std::string_view> alternative_of(std::string_view key) {
+  const Alternatives* pair = alternatives_of(key);
+  if (!pair) return std::nullopt;
+  return key == pair->single ? pair->sweep : pair->single;
+}
+
+bool has_key(const std::vector<Entry>& entries, std::string_view key) {
+  return std::any_of(entries.begin(), entries.end(),
+                     [key](const Entry& entry) { return entry.key == key; });
+}
+
+// A TestSpec holding every default the schema promises, before any key is read.
+TestSpec default_test_spec() {
+  TestSpec spec;
+  spec.dpdk.set_frame_size(1500);
+  spec.dpdk.set_pattern("prbs31");
+  spec.dpdk.set_ethertype(0x88B5);
+  spec.dpdk.set_mode("peer");
+  spec.dpdk.set_confidence(0.95);
+  spec.dpdk.set_target_ber(1e-12);
+  spec.rdma.set_port(1);
+  spec.rdma.set_operation("write");
+  spec.rdma.set_message_size(64 * 1024);
+  spec.rdma.set_qps_per_peer(1);
+  spec.rdma.set_outstanding(16);
+  spec.rdma.set_signal_every(1);
+  spec.rdma.set_data_check(true);
+  return spec;
+}
+
+// ---- the profile -------------------------------------------------------------------------------
+
+// What the cross-field checks of tests need from the rest of the profile.
+struct ProfileContext {
+  SafetyCaps safety;
+  std::string max_rate_text = "0";
+  std::string max_duration_text = "24h";
+  std::optional<std::uint32_t> agent_count;  // when the selection fixes it
+};
+
+class ProfileReader {
+ public:
+  explicit ProfileReader(ErrorList& errors) : read_(errors) {}
+
+  Profile read(const YAML::Node& node) {
+    Profile profile;
+    profile.file = read_.errors().file();
+    const Value root = read_.root(node);
+    if (node.IsNull()) {
+      read_.fail(root, "the profile is empty: expected a mapping with name, agents and tests");
+      return profile;
+    }
+    const auto entries =
+        read_.mapping(root, "a mapping of profile keys (name, agents, safety, defaults, tests)");
+    if (!entries) return profile;
+
+    const Value* agents = nullptr;
+    const Value* safety = nullptr;
+    const Value* defaults = nullptr;
+    const Value* tests = nullptr;
+    for (const auto& entry : *entries) {
+      if (entry.key == "name") {
+        if (auto name = read_.non_empty_string(entry.value)) profile.name = std::move(*name);
+      } else if (entry.key == "description") {
+        if (auto text = read_.string(entry.value)) profile.description = std::move(*text);
+      } else if (entry.key == "agents") {
+        agents = &entry.value;
+      } else if (entry.key == "safety") {
+        safety = &entry.value;
+      } else if (entry.key == "defaults") {
+        defaults = &entry.value;
+      } else if (entry.key == "tests") {
+        tests = &entry.value;
+      } else {
+        read_.unknown_key(entry, {"name", "description", "agents", "safety", "defaults", "tests"});
+      }
+    }
+    if (!has_key(*entries, "name")) read_.missing(root, "name");
+    if (!has_key(*entries, "agents")) read_.missing(root, "agents");
+    if (!has_key(*entries, "tests")) read_.missing(root, "tests");
+
+    ProfileContext context;
+    if (agents) read_agents(*agents, profile.agents, context);
+    if (safety) read_safety(*safety, context);
+    profile.safety = context.safety;
+    std::vector<Entry> default_entries;
+    if (defaults) default_entries = read_defaults(*defaults);
+    if (tests) profile.tests = read_tests(*tests, default_entries, context);
+    return profile;
+  }
+
+ private:
+  void read_agents(const Value& value, AgentSelector& agents, ProfileContext& context) {
+    const auto entries = read_.mapping(value, "a mapping with hosts, patterns, count or wait");
+    if (!entries) return;
+    const Value* count_value = nullptr;
+    bool unreadable = false;  // a selection key that is already reported as wrong
+    for (const auto& entry : *entries) {
+      const Value& v = entry.value;
+      if (entry.key == "hosts") {
+        auto hosts = read_unique_names(v);
+        unreadable |= !hosts;
+        if (hosts) agents.hosts = std::move(*hosts);
+      } else if (entry.key == "patterns") {
+        auto patterns = read_unique_names(v);
+        unreadable |= !patterns;
+        if (patterns) agents.patterns = std::move(*patterns);
+      } else if (entry.key == "count") {
+        count_value = &v;
+        const auto count = read_.uint32(v, {1, 100'000, "1", "100000"});
+        unreadable |= !count;
+        if (count) agents.count = *count;
+      } else if (entry.key == "wait") {
+        if (auto wait = read_.duration(v, {0ms, 24h, "0s", "24h"})) agents.wait = *wait;
+      } else {
+        read_.unknown_key(entry, {"hosts", "patterns", "count", "wait"});
+      }
+    }
+    // An empty selection would mean every agent that happens to be connected: never guess that
+    // for a traffic generator.
+    if (!unreadable && agents.hosts.empty() && agents.patterns.empty() && !agents.count) {
+      read_.fail(value, "needs at least one of hosts, patterns or count");
+    }
+    if (agents.count && agents.patterns.empty() && !agents.hosts.empty() &&
+        *agents.count > agents.hosts.size()) {
+      read_.fail(*count_value, fmt::format("count {} is more than the {} hosts listed",
+                                           *agents.count, agents.hosts.size()));
+    }
+    if (agents.count) {
+      context.agent_count = agents.count;
+    } else if (agents.patterns.empty() && !agents.hosts.empty()) {
+      context.agent_count = static_cast<std::uint32_t>(agents.hosts.size());
+    }
+  }
+
+  std::optional<std::vector<std::string>> read_unique_names(const Value& value) {
+    auto names =
+        read_.list(value, [this](const Value& item) { return read_.non_empty_string(item); });
+    if (!names) return std::nullopt;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      for (std::size_t first = 0; first < i; ++first) {
+        if ((*names)[first] != (*names)[i]) continue;
+        read_.fail(read_.element(value, value.node[i], i),
+                   fmt::format("'{}' is already listed as {}[{}]", (*names)[i], value.name, first));
+        break;
+      }
+    }
+    return names;
+  }
+
+  void read_safety(const Value& value, ProfileContext& context) {
+    const auto entries = read_.mapping(value, "a mapping with max_rate or max_duration");
+    if (!entries) return;
+    for (const auto& entry : *entries) {
+      const Value& v = entry.value;
+      if (entry.key == "max_rate") {
+        // A bare 0 reads naturally as "no cap" and needs no unit.
+        const auto rate =
+            v.node.IsScalar() && v.node.Scalar() == "0"
+                ? std::optional<double>(0)
+                : read_.with_units(v, "a bit rate like 100Gbps", units::parse_bit_rate);
+        if (rate) {
+          context.safety.max_rate_bps = *rate;
+          context.max_rate_text = v.text();
+        }
+      } else if (entry.key == "max_duration") {
+        if (auto duration = read_.duration(v, {1ms, 1000h, "1ms", "1000h"})) {
+          context.safety.max_duration = *duration;
+          context.max_duration_text = v.text();
+        }
+      } else {
+        read_.unknown_key(entry, {"max_rate", "max_duration"});
+      }
+    }
+  }
+
+  // Checks `defaults` on its own, so a bad default is reported even when no test inherits it,
+  // and returns its entries for the tests to inherit.
+  std::vector<Entry> read_defaults(const Value& value) {
+    const auto entries = read_.mapping(value, "a mapping of test keys (e.g. duration: 30s)");
+    if (!entries) return {};
+    std::vector<Entry> usable;
+    TestDraft scratch{default_test_spec(), std::nullopt, {}, {}};
+    ReadContext context{read_, std::nullopt, true};
+    for (const auto& entry : *entries) {
+      if (entry.key == "name") {
+        read_.errors().add(entry.value.key_pos, entry.value.path,
+                           "name cannot have a default: every test needs its own name");
+        continue;
+      }
+      const TestKey* key = find_test_key(entry.key);
+      if (!key) {
+        read_.unknown_key(entry, test_key_names());
+        continue;
+      }
+      check_alternatives(entry, *entries);
+      key->apply(context, entry.value, scratch);
+      usable.push_back(entry);
+    }
+    return usable;
+  }
+
+  // `entry` must be an element of `entries`.
+  void check_alternatives(const Entry& entry, const std::vector<Entry>& entries) {
+    const Alternatives* pair = alternatives_of(entry.key);
+    if (!pair) return;
+    const std::string_view other = *alternative_of(entry.key);
+    const auto other_entry = std::find_if(entries.begin(), entries.end(),
+                                          [&](const Entry& e) { return e.key == other; });
+    // Report the clash once, at whichever of the two comes second.
+    if (other_entry == entries.end() || &*other_entry > &entry) return;
+    read_.errors().add(entry.value.key_pos, entry.value.path,
+                       fmt::format("{} and {} cannot both be set: {} is one size, {} a sweep",
+                                   pair->single, pair->sweep, pair->single, pair->sweep));
+  }
+
+  std::vector<TestSpec> read_tests(const Value& value, const std::vector<Entry>& defaults,
+                                   const ProfileContext& context) {
+    std::vector<TestSpec> tests;
+    if (!value.node.IsSequence()) {
+      read_.mismatch(value, "a list of tests");
+      return tests;
+    }
+    if (value.node.size() == 0) {
+      read_.fail(value, "tests is empty: a profile needs at least one test");
+      return tests;
+    }
+    std::map<std::string, std::string, std::less<>> name_paths;  // test name → tests[i]
+    for (std::size_t i = 0; i < value.node.size(); ++i) {
+      const Value item = read_.element(value, value.node[i], i);
+      auto test = read_test(item, defaults, context);
+      if (!test) continue;
+      const std::string& name = test->spec.name;
+      if (const Origin* name_origin = test->origin("name")) {
+        const auto [first, inserted] = name_paths.emplace(name, item.path);
+        if (!inserted) {
+          read_.errors().add(
+              name_origin->pos, join_path(item.path, "name"),
+              fmt::format("test name '{}' is already used by {}", name, first->second));
+        }
+      }
+      tests.push_back(std::move(test->spec));
+    }
+    return tests;
+  }
+
+  std::optional<TestDraft> read_test(const Value& value, const std::vector<Entry>& defaults,
+                                     const ProfileContext& profile) {
+    const auto entries = read_.mapping(value, "a mapping of test keys (name, engine, ...)");
+    if (!entries) return std::nullopt;
+
+    ReadContext context{read_, find_engine(*entries, defaults), false};
+    TestDraft draft{default_test_spec(), std::nullopt, {}, {}};
+    draft.spec.pos = value.pos;
+
+    // Defaults first, so that the test's own keys overwrite them.
+    context.from_defaults = true;
+    for (const auto& entry : defaults) {
+      const TestKey* key = find_test_key(entry.key);
+      const auto other = alternative_of(entry.key);
+      const bool overridden = has_key(*entries, entry.key) && entry.key != "thresholds";
+      const bool replaced = other && has_key(*entries, *other);
+      if (overridden || replaced || !applies(*key, context.engine)) continue;
+      apply(*key, context, entry, draft);
+    }
+    context.from_defaults = false;
+    for (const auto& entry : *entries) {
+      const TestKey* key = find_test_key(entry.key);
+      if (!key) {
+        read_.unknown_key(entry, test_key_names());
+        continue;
+      }
+      if (!applies(*key, context.engine)) {
+        read_.errors().add(entry.value.key_pos, entry.value.path,
+                           fmt::format("{} is {} key; this test's engine is {}", entry.key,
+                                       with_article(key->engine), *context.engine));
+        continue;
+      }
+      check_alternatives(entry, *entries);
+      apply(*key, context, entry, draft);
+    }
+
+    if (!has_key(*entries, "name")) read_.missing(value, "name");
+    if (!has_key(*entries, "engine") && !has_key(defaults, "engine")) {
+      read_.missing(value, "engine");
+    }
+    if (!has_key(*entries, "duration") && !has_key(defaults, "duration")) {
+      read_.missing(value, "duration");
+    }
+    check_test(value, draft, profile);
+    return draft;
+  }
+
+  // The engine as the test (or defaults) names it, when that is a valid engine; other keys are
+  // checked against it.
+  static std::optional<std::string> find_engine(const std::vector<Entry>& entries,
+                                                const std::vector<Entry>& defaults) {
+    for (const auto* list : {&entries, &defaults}) {
+      for (const auto& entry : *list) {
+        if (entry.key != "engine") continue;
+        if (!entry.value.node.IsScalar()) return std::nullopt;
+        const std::string& engine = entry.value.node.Scalar();
+        if (std::find(kEngines.begin(), kEngines.end(), engine) == kEngines.end()) {
+          return std::nullopt;
+        }
+        return engine;
+      }
+    }
+    return std::nullopt;
+  }
+
+  static bool applies(const TestKey& key, const std::optional<std::string>& engine) {
+    return key.engine.empty() || !engine || key.engine == *engine;
+  }
+
+  void apply(const TestKey& key, ReadContext& context, const Entry& entry, TestDraft& draft) {
+    draft.written.insert(entry.key);
+    if (key.apply(context, entry.value, draft)) {
+      draft.origins[entry.key] = Origin{entry.value.pos, entry.value.text(), context.from_defaults};
+    }
+  }
+
+  // ---- checks that involve more than one key
+
+  // Errors about a value the test inherited name the test's field and point at the default.
+  void fail_at(const Value& test, std::string_view key, const Origin* origin, std::string message) {
+    if (origin && origin->from_defaults) message += " (set in defaults)";
+    read_.errors().add(origin ? origin->pos : test.pos, join_path(test.path, key),
+                       std::move(message));
+  }
+
+  void check_test(const Value& test, TestDraft& draft, const ProfileContext& profile) {
+    TestSpec& spec = draft.spec;
+    const SafetyCaps& safety = profile.safety;
+
+    if (const Origin* duration = draft.origin("duration")) {
+      if (spec.duration > safety.max_duration) {
+        fail_at(test, "duration", duration,
+                fmt::format("duration {} is above safety.max_duration {}", duration->text,
+                            profile.max_duration_text));
+      }
+      const Origin* interval = draft.origin("sample_interval");
+      if (spec.sample_interval > spec.duration) {
+        fail_at(test, "sample_interval", interval ? interval : duration,
+                fmt::format("sample_interval {} is longer than the test's duration {}",
+                            interval ? interval->text : "1s (the default)", duration->text));
+      }
+    }
+
+    check_rate(test, draft, profile);
+    check_topology(test, draft, profile);
+
+    if (spec.engine == "rdma") {
+      const Origin* signal = draft.origin("signal_every");
+      if (signal && spec.rdma.signal_every() > spec.rdma.outstanding()) {
+        fail_at(test, "signal_every", signal,
+                fmt::format("signal_every {} is above outstanding {}", signal->text,
+                            spec.rdma.outstanding()));
+      }
+      // Presence, not validity: a malformed burst_duty has been reported already.
+      const bool period = draft.written.contains("burst_period");
+      const bool duty = draft.written.contains("burst_duty");
+      if (period && !duty) {
+        fail_at(test, "burst_period", draft.origin("burst_period"),
+                "burst_period needs burst_duty (e.g. 50%)");
+      }
+      if (duty && !period) {
+        fail_at(test, "burst_duty", draft.origin("burst_duty"),
+                "burst_duty needs burst_period (e.g. 100ms)");
+      }
+    }
+  }
+
+  void check_rate(const Value& test, TestDraft& draft, const ProfileContext& profile) {
+    TestSpec& spec = draft.spec;
+    const Origin* origin = draft.origin("rate");
+    // Which rates are allowed depends on the engine; without a valid one there is nothing to say.
+    if (!draft.rate || !origin || spec.engine.empty()) return;
+    const units::Rate& rate = *draft.rate;
+    const double cap = profile.safety.max_rate_bps;
+    using Kind = units::Rate::Kind;
+
+    if (spec.engine == "rdma") {
+      if (rate.kind == Kind::PacketsPerSecond) {
+        fail_at(
+            test, "rate", origin,
+            fmt::format("rdma rates are bit rates (e.g. 100Gbps) or max, got '{}'", origin->text));
+        return;
+      }
+      spec.rdma.set_rate_bps(rate.value);
+    } else if (rate.kind == Kind::PacketsPerSecond) {
+      spec.dpdk.set_rate_pps(rate.value);
+    } else if (rate.kind == Kind::BitsPerSecond) {
+      spec.dpdk.set_rate_bps(rate.value);
+    }
+
+    if (cap <= 0 || rate.kind == Kind::Max) return;
+    if (rate.kind == Kind::BitsPerSecond && rate.value > cap) {
+      fail_at(
+          test, "rate", origin,
+          fmt::format("rate {} is above safety.max_rate {}", origin->text, profile.max_rate_text));
+    }
+    if (rate.kind == Kind::PacketsPerSecond) {
+      // A sweep runs every size at this packet rate, so the largest frame sets the bit rate.
+      std::uint32_t frame = spec.dpdk.frame_size();
+      for (const auto size : spec.dpdk.frame_sizes()) frame = std::max(frame, size);
+      const double bps = rate.value * frame * 8;
+      if (bps > cap) {
+        fail_at(
+            test, "rate", origin,
+            fmt::format("rate {} with {}-byte frames is {}, above safety.max_rate {}", origin->text,
+                        frame, units::format_bit_rate(bps), profile.max_rate_text));
+      }
+    }
+  }
+
+  void check_topology(const Value& test, const TestDraft& draft, const ProfileContext& profile) {
+    if (!profile.agent_count) return;
+    const std::uint32_t agents = *profile.agent_count;
+    const Topology topology = draft.spec.topology;
+    const Origin* origin = draft.origin("topology");
+    const std::string name =
+        fmt::format("{} topology{}", to_string(topology), origin ? "" : " (the default)");
+    if (topology == Topology::Pairs && agents % 2 != 0) {
+      fail_at(test, "topology", origin,
+              fmt::format("{} needs an even number of agents; agents selects {}", name, agents));
+    } else if ((topology == Topology::Ring || topology == Topology::Mesh) && agents < 2) {
+      fail_at(test, "topology", origin,
+              fmt::format("{} needs at least 2 agents; agents selects {}", name, agents));
+    }
+  }
+
+  FieldReader read_;
+};
+
+std::string join_errors(const std::vector<ProfileError>& errors) {
+  std::string text;
+  for (const auto& error : errors) {
+    if (!text.empty()) text += '\n';
+    text += error.to_string();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string ProfileError::to_string() const {
+  std::string text = pos.file;
+  if (pos.line > 0) text += fmt::format(":{}:{}", pos.line, pos.column);
+  text += ": ";
+  if (!field_path.empty()) text += field_path + ": ";
+  return text + message;
+}
+
+ProfileInvalid::ProfileInvalid(std::vector<ProfileError> errors)
+    : std::runtime_error(join_errors(errors)), errors_(std::move(errors)) {}
+
+Profile load_profile_text(std::string_view yaml_text, const std::string& file_name) {
+  ErrorList errors(file_name);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml_text));
+  } catch (const YAML::Exception& error) {
+    const bool has_mark = error.mark.line >= 0;
+    errors.add(
+        {file_name, has_mark ? error.mark.line + 1 : 0, has_mark ? error.mark.column + 1 : 0}, "",
+        fmt::format("YAML syntax error: {}", error.msg));
+    throw ProfileInvalid(errors.take_sorted());
+  }
+  ProfileReader reader(errors);
+  Profile profile = reader.read(root);
+  if (!errors.empty()) throw ProfileInvalid(errors.take_sorted());
+  return profile;
+}
+
+Profile load_profile_file(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  auto cannot_read = [&path](int error) {
+    return ProfileInvalid({ProfileError{
+        {path, 0, 0}, "", fmt::format("cannot read the profile: {}", std::strerror(error))}});
+  };
+  if (!file) throw cannot_read(errno);
+  std::string text;
+  char buffer[65536];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  const int read_error = std::ferror(file) ? errno : 0;
+  std::fclose(file);
+  if (read_error != 0) throw cannot_read(read_error);
+  return load_profile_text(text, path);
+}
+
+}  // namespace tusk

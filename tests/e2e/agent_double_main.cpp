@@ -1,0 +1,13 @@
+// TEST ONLY: tusk-agent with the engine double in place of real engines, for the control-plane
+// end-to-end tests. Never installed.
+#include "agent/agent_app.hpp"
+#include "tests/e2e/engine_double.hpp"
+
+int main(int argc, char** argv) {
+  tusk::EngineCatalog engines;
+  for (const char* name : {"dpdk", "rdma"}) {
+    engines.factories[name] = [] { return std::make_unique<tusk::testing::EngineDouble>(); };
+  }
+  engines.notes.push_back("TEST BUILD: engines are doubles that move no traffic");
+  return tusk::run_agent(argc, argv, std::move(engines));
+}

@@ -1,0 +1,57 @@
+#include "tests/e2e/engine_double.hpp"
+
+#include <cstdlib>
+#include <string>
+
+#include "common/clock.hpp"
+#include "common/counter_names.hpp"
+
+namespace tusk::testing {
+
+void EngineDouble::prepare(const proto::Plan& plan, EngineEventSink) {
+  std::lock_guard lock(mutex_);
+  if (plan.has_dpdk() && plan.dpdk().port() == "missing-port") {
+    throw EngineError("port 'missing-port' does not exist (engine double)");
+  }
+  plan_ = plan;
+  frames_per_s_ = plan.has_dpdk() && plan.dpdk().rate_pps() > 0 ? plan.dpdk().rate_pps() : 1000;
+  const char* errors = std::getenv("TUSK_DOUBLE_BIT_ERRORS_PER_S");
+  bit_errors_per_s_ = errors ? std::atof(errors) : 0;
+  start_ns_ = stop_ns_ = 0;
+}
+
+void EngineDouble::start(std::int64_t start_ns) {
+  std::lock_guard lock(mutex_);
+  start_ns_ = start_ns;
+}
+
+std::vector<proto::StreamCounters> EngineDouble::sample() {
+  std::lock_guard lock(mutex_);
+  const std::int64_t until = stop_ns_ != 0 ? stop_ns_ : realtime_ns();
+  const double seconds = start_ns_ == 0 ? 0 : std::max<std::int64_t>(0, until - start_ns_) / 1e9;
+  const auto frames = static_cast<std::uint64_t>(frames_per_s_ * seconds);
+  const std::uint64_t frame_size = plan_.has_dpdk() && plan_.dpdk().frame_size() > 0 ? plan_.dpdk().frame_size() : 1000;
+  std::vector<proto::StreamCounters> streams;
+  for (const auto& peer : plan_.peers()) {
+    proto::StreamCounters stream;
+    stream.set_stream_id("to-" + peer.agent_name());
+    stream.set_peer(peer.agent_name());
+    auto& counters = *stream.mutable_counters();
+    counters[std::string(counters::kTxFrames)] = frames;
+    counters[std::string(counters::kTxBytes)] = frames * frame_size;
+    counters[std::string(counters::kRxFrames)] = frames;
+    counters[std::string(counters::kRxBytes)] = frames * frame_size;
+    counters[std::string(counters::kLostFrames)] = 0;
+    counters[std::string(counters::kBitsCompared)] = frames * frame_size * 8;
+    counters[std::string(counters::kBitErrors)] = static_cast<std::uint64_t>(bit_errors_per_s_ * seconds);
+    streams.push_back(std::move(stream));
+  }
+  return streams;
+}
+
+void EngineDouble::stop() noexcept {
+  std::lock_guard lock(mutex_);
+  if (start_ns_ != 0 && stop_ns_ == 0) stop_ns_ = realtime_ns();
+}
+
+}  // namespace tusk::testing

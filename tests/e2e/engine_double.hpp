@@ -1,0 +1,34 @@
+// TEST ONLY. An engine double for the control-plane end-to-end tests: it moves no traffic and
+// derives its counters from elapsed time at the plan's rate. It lives under tests/ and is linked
+// only into tusk-agent-double, never into the shipped tusk-agent.
+//
+// TUSK_DOUBLE_BIT_ERRORS_PER_S (environment) makes every stream report that many bit errors per
+// second, so a test can breach a threshold.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "agent/engine.hpp"
+
+namespace tusk::testing {
+
+class EngineDouble final : public Engine {
+ public:
+  void prepare(const proto::Plan& plan, EngineEventSink events) override;
+  void start(std::int64_t start_ns) override;
+  std::vector<proto::StreamCounters> sample() override;
+  void stop() noexcept override;
+
+ private:
+  std::mutex mutex_;
+  proto::Plan plan_;
+  std::string self_;
+  double frames_per_s_ = 0;
+  double bit_errors_per_s_ = 0;
+  std::int64_t start_ns_ = 0;
+  std::int64_t stop_ns_ = 0;
+};
+
+}  // namespace tusk::testing

@@ -1,0 +1,42 @@
+// A child process for end-to-end tests: started with posix_spawn, output to a log file, killed
+// (SIGKILL) in the destructor if still running so a failing test leaves nothing behind.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tusk::testing {
+
+class Process {
+ public:
+  Process(const std::vector<std::string>& argv, const std::string& log_path,
+          const std::map<std::string, std::string>& extra_env = {});
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  // The exit code, or nullopt if it did not exit in time (or died by a signal: -signal).
+  std::optional<int> wait(std::chrono::milliseconds timeout);
+  void signal(int signal_number);
+  bool running();
+  const std::string& log_path() const { return log_path_; }
+  std::string log() const;
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> status_;
+  std::string log_path_;
+};
+
+// Polls `path` until it contains `needle` or the timeout passes.
+bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout);
+std::string read_file(const std::string& path);
+// A TCP port on 127.0.0.1 that was free a moment ago.
+int free_port();
+
+}  // namespace tusk::testing
