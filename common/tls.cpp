@@ -45,10 +45,12 @@ ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
                       ssl::context::single_dh_use);
   load(files.ca_file, "CA certificate", [&] { context.load_verify_file(files.ca_file); });
   load(files.cert_file, "certificate", [&] { context.use_certificate_chain_file(files.cert_file); });
-  load(files.key_file, "private key", [&] { context.use_private_key_file(files.key_file, ssl::context::pem); });
-  if (SSL_CTX_check_private_key(context.native_handle()) != 1) {
-    throw TlsError(fmt::format("TLS: private key '{}' does not match certificate '{}'", files.key_file,
-                               files.cert_file));
+  // OpenSSL checks the key against the certificate as it loads it; name both files when it fails.
+  try {
+    context.use_private_key_file(files.key_file, ssl::context::pem);
+  } catch (const boost::system::system_error& e) {
+    throw TlsError(fmt::format("TLS: cannot use private key '{}' with certificate '{}': {}", files.key_file,
+                               files.cert_file, e.code().message()));
   }
   // Mutual authentication: a peer without a certificate from our CA is refused on both sides.
   context.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
