@@ -239,7 +239,9 @@ int run_agent(int argc, char** argv, EngineCatalog engines) {
   app.add_option("--key", options.tls.key_file, "this agent's private key (PEM)");
   app.add_flag("--insecure", options.insecure, "plaintext control connection, no authentication (labs only)");
   app.add_option("--dpdk-port", options.dpdk_ports, "DPDK port (PCI address or vdev) this agent may use; repeatable");
-  app.add_option("--outbox", options.outbox_capacity, "records kept while the controller is unreachable")->capture_default_str();
+  app.add_option("--outbox", options.outbox_capacity, "records kept while the controller is unreachable")
+      ->check(CLI::Range(std::size_t{1000}, std::size_t{100'000'000}))
+      ->capture_default_str();
   app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")->capture_default_str();
   try {
     app.parse(argc, argv);

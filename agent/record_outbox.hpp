@@ -15,7 +15,8 @@ namespace tusk {
 
 class RecordOutbox {
  public:
-  explicit RecordOutbox(std::size_t capacity) : capacity_(capacity) {}
+  // A capacity below 1 is taken as 1: the newest record is always kept.
+  explicit RecordOutbox(std::size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
 
   // Assigns the next sequence number and keeps the record; returns that number.
   std::uint64_t add(proto::Record record);

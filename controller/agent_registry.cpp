@@ -275,33 +275,52 @@ void AgentRegistry::tick() {
   });
 }
 
+AgentView AgentRegistry::view_of(const AgentSession& session, Clock::time_point now) const {
+  AgentView view;
+  view.name = session.name;
+  view.inventory = session.inventory;
+  view.connected = session.connected();
+  view.remote = session.remote;
+  view.clock = session.clock.best();
+  view.clock_samples = session.clock.count();
+  if (!view.connected) view.away_for = now - session.disconnected_since;
+  view.connects = session.connects;
+  view.duplicate_records = session.inbox.duplicates_total();
+  view.missing_records = session.inbox.missing_total();
+  return view;
+}
+
 std::vector<AgentView> AgentRegistry::agents() const {
   std::lock_guard lock(mutex_);
   std::vector<AgentView> views;
   views.reserve(sessions_.size());
   const auto now = Clock::now();
-  for (const auto& [name, session] : sessions_) {
-    AgentView view;
-    view.name = name;
-    view.inventory = session.inventory;
-    view.connected = session.connected();
-    view.remote = session.remote;
-    view.clock = session.clock.best();
-    view.clock_samples = session.clock.count();
-    if (!view.connected) view.away_for = now - session.disconnected_since;
-    view.connects = session.connects;
-    view.duplicate_records = session.inbox.duplicates_total();
-    view.missing_records = session.inbox.missing_total();
-    views.push_back(std::move(view));
-  }
+  for (const auto& [name, session] : sessions_) views.push_back(view_of(session, now));
   return views;
 }
 
 std::optional<AgentView> AgentRegistry::agent(const std::string& name) const {
-  for (auto& view : agents()) {
-    if (view.name == name) return view;
+  std::lock_guard lock(mutex_);
+  auto it = sessions_.find(name);
+  if (it == sessions_.end()) return std::nullopt;
+  return view_of(it->second, Clock::now());
+}
+
+std::vector<AgentLink> AgentRegistry::links() const {
+  std::lock_guard lock(mutex_);
+  std::vector<AgentLink> links;
+  links.reserve(sessions_.size());
+  const auto now = Clock::now();
+  for (const auto& [name, session] : sessions_) {
+    AgentLink link;
+    link.name = name;
+    link.connected = session.connected();
+    if (!link.connected) link.away_for = now - session.disconnected_since;
+    link.clock = session.clock.best();
+    link.clock_samples = session.clock.count();
+    links.push_back(std::move(link));
   }
-  return std::nullopt;
+  return links;
 }
 
 void AgentRegistry::send(const std::string& agent, const proto::Envelope& message) {

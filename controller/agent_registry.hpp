@@ -45,9 +45,11 @@ class AgentRegistry {
   void start();
   std::uint16_t port() const { return bound_port_; }
 
-  // Thread-safe.
+  // Thread-safe. Everything about every agent (copies inventories: for reports, not for polling).
   std::vector<AgentView> agents() const;
   std::optional<AgentView> agent(const std::string& name) const;
+  // Thread-safe. Connection state and clock of every agent, sorted by name: cheap enough to poll.
+  std::vector<AgentLink> links() const;
   // Thread-safe. Sends now if connected, else drops the message.
   void send(const std::string& agent, const proto::Envelope& message);
   // Thread-safe. Replaces what is resent to `agent` after every reconnect (and sends it now).
@@ -67,6 +69,7 @@ class AgentRegistry {
   void tick();
   void send_probe(const std::string& agent, std::uint32_t probe_id, int remaining);
   void fault(const std::string& agent, const std::string& what);
+  AgentView view_of(const AgentSession& session, std::chrono::steady_clock::time_point now) const;
 
   boost::asio::io_context& io_;
   Options options_;

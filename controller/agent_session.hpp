@@ -35,6 +35,15 @@ struct AgentSession {
   bool connected() const { return connection && connection->is_open(); }
 };
 
+// The small, frequently polled part of an agent's state: cheap to copy for thousands of agents.
+struct AgentLink {
+  std::string name;
+  bool connected = false;
+  std::chrono::steady_clock::duration away_for{};  // how long it has been disconnected
+  std::optional<ClockSample> clock;
+  std::size_t clock_samples = 0;
+};
+
 // A copy of what the orchestrator may read about an agent, taken under the registry's lock.
 struct AgentView {
   std::string name;

@@ -170,8 +170,8 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
     std::vector<std::string> names;
     while (std::chrono::steady_clock::now() < deadline) {
       names.clear();
-      for (const auto& view : registry.agents()) {
-        if (view.connected) names.push_back(view.name);
+      for (const auto& link : registry.links()) {
+        if (link.connected) names.push_back(link.name);
       }
       if (names.size() >= expect) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));

@@ -109,8 +109,8 @@ class Orchestrator {
     spdlog::info("waiting up to {} for the profile's agents", units::format_duration(wait));
     while (true) {
       std::vector<std::string> connected;
-      for (const auto& view : registry_->agents()) {
-        if (view.connected) connected.push_back(view.name);
+      for (const auto& link : registry_->links()) {
+        if (link.connected) connected.push_back(link.name);
       }
       auto selection = select_agents(profile_.agents, connected);
       const auto now = SteadyClock::now();
@@ -145,16 +145,18 @@ class Orchestrator {
     std::map<std::string, ClockSample> clocks;
     while (true) {
       clocks.clear();
-      for (const auto& view : registry_->agents()) {
-        if (view.clock && view.clock_samples >= kClockProbes) clocks[view.name] = *view.clock;
+      for (const auto& link : registry_->links()) {
+        if (link.clock && link.clock_samples >= kClockProbes) clocks[link.name] = *link.clock;
       }
       std::size_t ready = 0;
       for (const auto& name : agents_) ready += clocks.count(name);
       if (ready == agents_.size() || SteadyClock::now() >= deadline) break;
       std::this_thread::sleep_for(kPollInterval);
     }
+    for (const auto& link : registry_->links()) {
+      if (link.clock) clocks.try_emplace(link.name, *link.clock);
+    }
     for (const auto& name : agents_) {
-      if (auto view = registry_->agent(name); view && view->clock) clocks.try_emplace(name, *view->clock);
       if (!clocks.count(name)) data_.on_fault(name, "no clock estimate: start time assumes its clock is ours");
     }
     return clocks;
@@ -238,14 +240,15 @@ class Orchestrator {
     // Results follow the end at once; allow for an agent that reconnects just then.
     const std::int64_t deadline = end + 2 * to_ns(options_.control.lease) + 5'000'000'000;
     while (true) {
-      const auto views = registry_->agents();
+      std::map<std::string, AgentLink> links;
+      for (auto& link : registry_->links()) links.emplace(link.name, std::move(link));
       std::vector<std::string> pending;
       data_.with([&](RunState& s) {
         for (const auto& name : agents_) {
           auto& agent = s.tests[{index, name}];
           if (agent.result || agent.lost) continue;
-          auto view = std::find_if(views.begin(), views.end(), [&](const AgentView& v) { return v.name == name; });
-          if (view != views.end() && !view->connected && view->away_for > options_.lost_after) {
+          auto link = links.find(name);
+          if (link != links.end() && !link->second.connected && link->second.away_for > options_.lost_after) {
             agent.lost = true;
             s.faults.push_back({realtime_ns(), name, index,
                                 fmt::format("agent lost: disconnected for more than {}",
@@ -266,13 +269,13 @@ class Orchestrator {
         });
         return;
       }
-      progress_.update(progress_text(index, spec, planned_start, views));
+      if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
       std::this_thread::sleep_for(kPollInterval);
     }
   }
 
   std::string progress_text(int index, const TestSpec& spec, std::int64_t planned_start,
-                            const std::vector<AgentView>& views) {
+                            const std::map<std::string, AgentLink>& links) {
     const double elapsed = std::max<std::int64_t>(0, realtime_ns() - planned_start) / 1e9;
     const double total = spec.duration.count() / 1e3;
     double rate_bps = 0;
@@ -299,8 +302,9 @@ class Orchestrator {
         }
       }
     });
-    const auto connected = std::count_if(views.begin(), views.end(), [&](const AgentView& v) {
-      return v.connected && std::find(agents_.begin(), agents_.end(), v.name) != agents_.end();
+    const auto connected = std::count_if(agents_.begin(), agents_.end(), [&](const std::string& name) {
+      auto link = links.find(name);
+      return link != links.end() && link->second.connected;
     });
     return fmt::format("[{}/{} {}] {:.1f}/{:.1f} s  {}  errors {}  agents {}/{}", index + 1, profile_.tests.size(),
                        spec.name, std::min(elapsed, total), total, units::format_bit_rate(rate_bps), errors, connected,

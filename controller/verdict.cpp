@@ -43,7 +43,7 @@ std::string ThresholdCheck::describe() const {
   const char* relation = threshold.bound == Bound::Max ? "max" : "min";
   if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
   const char* sign = passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
-  return fmt::format("{} {:.4g} {} {} {:.4g}", threshold.metric, *measured, sign, relation, threshold.value);
+  return fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
 }
 
 bool StreamVerdict::passed() const {

@@ -1,0 +1,403 @@
+#include "controller/planner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace tusk {
+namespace {
+
+using namespace std::chrono_literals;
+using Names = std::vector<std::string>;
+
+// ---- helpers ---------------------------------------------------------------------------------
+
+AgentSelector hosts(Names names) {
+  AgentSelector selector;
+  selector.hosts = std::move(names);
+  return selector;
+}
+
+AgentSelector patterns(Names globs) {
+  AgentSelector selector;
+  selector.patterns = std::move(globs);
+  return selector;
+}
+
+TestSpec rdma_test(std::string name, Topology topology) {
+  TestSpec test;
+  test.name = std::move(name);
+  test.engine = "rdma";
+  test.duration = 10s;
+  test.topology = topology;
+  test.rdma.set_device("mlx5_0");
+  test.rdma.set_operation("write");
+  return test;
+}
+
+TestSpec dpdk_test(std::string name, Topology topology) {
+  TestSpec test;
+  test.name = std::move(name);
+  test.engine = "dpdk";
+  test.duration = 10s;
+  test.topology = topology;
+  test.dpdk.set_port("0000:3b:00.0");
+  test.dpdk.set_frame_size(1514);
+  return test;
+}
+
+Profile profile_with(TestSpec test) {
+  Profile profile;
+  profile.name = "unit";
+  profile.tests.push_back(std::move(test));
+  return profile;
+}
+
+// Peer names of one plan, in the order the planner wrote them.
+Names peers_of(const AgentPlan& agent_plan) {
+  Names names;
+  for (const auto& peer : agent_plan.plan.peers()) names.push_back(peer.agent_name());
+  return names;
+}
+
+Names agents_of(const std::vector<AgentPlan>& plans) {
+  Names names;
+  for (const auto& plan : plans) names.push_back(plan.agent);
+  return names;
+}
+
+proto::Inventory inventory(Names engines, Names notes = {}) {
+  proto::Inventory inv;
+  for (const auto& engine : engines) inv.add_engines(engine);
+  for (const auto& note : notes) inv.add_notes(note);
+  return inv;
+}
+
+// ---- select_agents: which agents -------------------------------------------------------------
+
+TEST(Planner, HostsAreMatchedExactly) {
+  const auto selection = select_agents(hosts({"b"}), {"c", "a", "b", "bb"});
+  EXPECT_EQ(selection.chosen, (Names{"b"}));
+  EXPECT_TRUE(selection.missing.empty());
+  EXPECT_TRUE(selection.complete);
+  EXPECT_EQ(selection.shortfall, "");
+}
+
+TEST(Planner, AHostIsNotAPrefixOrPattern) {
+  // "gpu1" must not pick "gpu10", and "gpu*" as a host is a literal name, not a glob.
+  const auto selection = select_agents(hosts({"gpu1", "gpu*"}), {"gpu10", "gpu11"});
+  EXPECT_TRUE(selection.chosen.empty());
+  EXPECT_EQ(selection.missing, (Names{"gpu1", "gpu*"}));
+  EXPECT_FALSE(selection.complete);
+}
+
+TEST(Planner, PatternsAreShellGlobs) {
+  const Names available{"rack2-a", "rack1-b", "rack1-a", "rack10-a", "xrack1-c"};
+  EXPECT_EQ(select_agents(patterns({"rack1-*"}), available).chosen, (Names{"rack1-a", "rack1-b"}));
+  // '?' is exactly one character: rack1-a, rack1-b, rack2-a but not rack10-a.
+  EXPECT_EQ(select_agents(patterns({"rack?-a"}), available).chosen, (Names{"rack1-a", "rack2-a"}));
+  // Bracket expressions.
+  EXPECT_EQ(select_agents(patterns({"rack[2-9]-*"}), available).chosen, (Names{"rack2-a"}));
+  // A glob must match the whole name, not a substring.
+  EXPECT_EQ(select_agents(patterns({"rack1"}), available).chosen, Names{});
+}
+
+TEST(Planner, HostsAndPatternsAreUnionedSortedAndWithoutDuplicates) {
+  AgentSelector selector;
+  selector.hosts = {"zeta", "rack1-a"};  // rack1-a is matched by the pattern too
+  selector.patterns = {"rack1-*", "rack1-?"};
+  const auto selection = select_agents(selector, {"rack1-b", "zeta", "rack2-a", "rack1-a", "alpha"});
+  EXPECT_EQ(selection.chosen, (Names{"rack1-a", "rack1-b", "zeta"}));
+  EXPECT_TRUE(selection.complete);
+}
+
+TEST(Planner, CountTakesTheFirstMatchesByName) {
+  AgentSelector selector = patterns({"n*"});
+  selector.count = 2;
+  // Matches sorted: n1 n2 n3 n4 -> first two.
+  const auto selection = select_agents(selector, {"n3", "n1", "m0", "n4", "n2"});
+  EXPECT_EQ(selection.chosen, (Names{"n1", "n2"}));
+  EXPECT_TRUE(selection.complete);
+}
+
+TEST(Planner, CountWithoutHostsOrPatternsTakesAnyAgents) {
+  AgentSelector selector;
+  selector.count = 3;
+  const auto selection = select_agents(selector, {"d", "c", "b", "a"});
+  EXPECT_EQ(selection.chosen, (Names{"a", "b", "c"}));
+  EXPECT_TRUE(selection.complete);
+  EXPECT_EQ(selection.shortfall, "");
+}
+
+TEST(Planner, NoSelectorAtAllTakesEveryAgentSorted) {
+  const auto selection = select_agents(AgentSelector{}, {"c", "a", "b"});
+  EXPECT_EQ(selection.chosen, (Names{"a", "b", "c"}));
+  EXPECT_TRUE(selection.complete);
+}
+
+TEST(Planner, MissingHostsAreListedAndMakeTheSelectionIncomplete) {
+  const auto selection = select_agents(hosts({"a", "x", "y"}), {"a", "b"});
+  EXPECT_EQ(selection.chosen, (Names{"a"}));
+  EXPECT_EQ(selection.missing, (Names{"x", "y"}));
+  EXPECT_FALSE(selection.complete);
+  EXPECT_EQ(selection.shortfall, "not registered: x, y");
+}
+
+TEST(Planner, CountNotMetIsIncomplete) {
+  AgentSelector selector = patterns({"n*"});
+  selector.count = 3;
+  // Only n1 and n2 match: 2 of 3.
+  const auto selection = select_agents(selector, {"n1", "m1", "n2"});
+  EXPECT_EQ(selection.chosen, (Names{"n1", "n2"}));
+  EXPECT_TRUE(selection.missing.empty());
+  EXPECT_FALSE(selection.complete);
+  EXPECT_EQ(selection.shortfall, "2 of 3 agents registered");
+}
+
+TEST(Planner, CountOfAnyAgentsNotMetIsIncomplete) {
+  AgentSelector selector;
+  selector.count = 2;
+  const auto selection = select_agents(selector, {"only"});
+  EXPECT_EQ(selection.chosen, (Names{"only"}));
+  EXPECT_FALSE(selection.complete);
+  EXPECT_EQ(selection.shortfall, "1 of 2 agents registered");
+}
+
+TEST(Planner, NothingMatchingIsIncomplete) {
+  const auto selection = select_agents(patterns({"zzz*"}), {"a", "b"});
+  EXPECT_TRUE(selection.chosen.empty());
+  EXPECT_FALSE(selection.complete);
+  EXPECT_EQ(selection.shortfall, "no agent matches the profile's selection");
+}
+
+TEST(Planner, NoAgentsRegisteredIsIncomplete) {
+  const auto selection = select_agents(AgentSelector{}, {});
+  EXPECT_TRUE(selection.chosen.empty());
+  EXPECT_FALSE(selection.complete);
+  EXPECT_FALSE(selection.shortfall.empty());
+}
+
+// ---- plan_test: topologies -------------------------------------------------------------------
+
+TEST(Planner, LoopbackGivesEachAgentAPlanWithNoPeers) {
+  const auto plans = plan_test(profile_with(rdma_test("lb", Topology::Loopback)), 0, {"a", "b", "c"}, "run");
+  ASSERT_EQ(plans.size(), 3u);
+  EXPECT_EQ(agents_of(plans), (Names{"a", "b", "c"}));
+  for (const auto& plan : plans) EXPECT_EQ(plan.plan.peers_size(), 0) << plan.agent;
+}
+
+TEST(Planner, LoopbackWorksWithASingleAgent) {
+  const auto plans = plan_test(profile_with(rdma_test("lb", Topology::Loopback)), 0, {"solo"}, "run");
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].plan.peers_size(), 0);
+}
+
+TEST(Planner, PairsTopologyPairsNeighboursInOrder) {
+  // 0<->1, 2<->3.
+  const auto plans = plan_test(profile_with(rdma_test("p", Topology::Pairs)), 0, {"a", "b", "c", "d"}, "run");
+  ASSERT_EQ(plans.size(), 4u);
+  EXPECT_EQ(agents_of(plans), (Names{"a", "b", "c", "d"}));
+  EXPECT_EQ(peers_of(plans[0]), (Names{"b"}));
+  EXPECT_EQ(peers_of(plans[1]), (Names{"a"}));
+  EXPECT_EQ(peers_of(plans[2]), (Names{"d"}));
+  EXPECT_EQ(peers_of(plans[3]), (Names{"c"}));
+}
+
+TEST(Planner, PairsTopologyNeedsAnEvenNumberOfAgents) {
+  const auto profile = profile_with(rdma_test("pairs-test", Topology::Pairs));
+  EXPECT_THROW(plan_test(profile, 0, {"a", "b", "c"}, "run"), PlanError);
+  EXPECT_THROW(plan_test(profile, 0, {"a"}, "run"), PlanError);
+  try {
+    plan_test(profile, 0, {"a", "b", "c"}, "run");
+  } catch (const PlanError& error) {
+    const std::string what = error.what();
+    EXPECT_NE(what.find("pairs-test"), std::string::npos) << what;
+    EXPECT_NE(what.find("even"), std::string::npos) << what;
+    EXPECT_NE(what.find("3 selected"), std::string::npos) << what;
+  }
+}
+
+TEST(Planner, RingSendsEachAgentToTheNextModuloN) {
+  // n = 3: 0->1, 1->2, 2->(3 mod 3 = 0).
+  const auto plans = plan_test(profile_with(rdma_test("r", Topology::Ring)), 0, {"a", "b", "c"}, "run");
+  ASSERT_EQ(plans.size(), 3u);
+  EXPECT_EQ(peers_of(plans[0]), (Names{"b"}));
+  EXPECT_EQ(peers_of(plans[1]), (Names{"c"}));
+  EXPECT_EQ(peers_of(plans[2]), (Names{"a"}));
+}
+
+TEST(Planner, RingOfTwoSendsBothWays) {
+  // n = 2: 0->1, 1->(2 mod 2 = 0).
+  const auto plans = plan_test(profile_with(rdma_test("r", Topology::Ring)), 0, {"a", "b"}, "run");
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(peers_of(plans[0]), (Names{"b"}));
+  EXPECT_EQ(peers_of(plans[1]), (Names{"a"}));
+}
+
+TEST(Planner, RingNeedsAtLeastTwoAgents) {
+  const auto profile = profile_with(rdma_test("ring-test", Topology::Ring));
+  EXPECT_THROW(plan_test(profile, 0, {"a"}, "run"), PlanError);
+  EXPECT_THROW(plan_test(profile, 0, {}, "run"), PlanError);
+}
+
+TEST(Planner, MeshSendsEachAgentToEveryOtherAgent) {
+  // n = 4: each has n - 1 = 3 peers, itself excluded, in name order.
+  const auto plans = plan_test(profile_with(rdma_test("m", Topology::Mesh)), 0, {"a", "b", "c", "d"}, "run");
+  ASSERT_EQ(plans.size(), 4u);
+  EXPECT_EQ(peers_of(plans[0]), (Names{"b", "c", "d"}));
+  EXPECT_EQ(peers_of(plans[1]), (Names{"a", "c", "d"}));
+  EXPECT_EQ(peers_of(plans[2]), (Names{"a", "b", "d"}));
+  EXPECT_EQ(peers_of(plans[3]), (Names{"a", "b", "c"}));
+}
+
+TEST(Planner, MeshNeedsAtLeastTwoAgents) {
+  EXPECT_THROW(plan_test(profile_with(rdma_test("m", Topology::Mesh)), 0, {"a"}, "run"), PlanError);
+}
+
+// ---- plan_test: what each plan carries -------------------------------------------------------
+
+TEST(Planner, PlansCarryRunTestTimingAndSafetyCaps) {
+  Profile profile;
+  profile.safety.max_rate_bps = 100e9;
+  profile.safety.max_duration = 2h;
+  profile.tests.push_back(rdma_test("first", Topology::Pairs));
+  TestSpec second = rdma_test("second", Topology::Pairs);
+  second.duration = 30s;
+  second.sample_interval = 250ms;
+  second.rdma.set_rate_bps(25e9);
+  profile.tests.push_back(second);
+
+  const auto plans = plan_test(profile, 1, {"a", "b"}, "20240102T030405Z-beef");
+  ASSERT_EQ(plans.size(), 2u);
+  for (const auto& [agent, plan] : plans) {
+    SCOPED_TRACE(agent);
+    EXPECT_EQ(plan.run_id(), "20240102T030405Z-beef");
+    EXPECT_EQ(plan.test_index(), 1);
+    EXPECT_EQ(plan.test_name(), "second");
+    EXPECT_EQ(plan.engine(), "rdma");
+    EXPECT_EQ(plan.duration_ms(), 30000u);        // 30 s
+    EXPECT_EQ(plan.sample_interval_ms(), 250u);   // 250 ms
+    EXPECT_EQ(plan.max_rate_bps(), 100e9);
+    EXPECT_EQ(plan.max_duration_ms(), 7200000u);  // 2 h = 2 * 3600 * 1000 ms
+    ASSERT_TRUE(plan.has_rdma());
+    EXPECT_FALSE(plan.has_dpdk());
+    EXPECT_EQ(plan.rdma().device(), "mlx5_0");
+    EXPECT_EQ(plan.rdma().operation(), "write");
+    EXPECT_EQ(plan.rdma().rate_bps(), 25e9);  // below the cap: kept as written
+  }
+}
+
+TEST(Planner, DpdkPlansCarryTheDpdkParameters) {
+  auto test = dpdk_test("d", Topology::Pairs);
+  test.dpdk.set_rate_pps(1e6);
+  const auto plans = plan_test(profile_with(test), 0, {"a", "b"}, "run");
+  ASSERT_EQ(plans.size(), 2u);
+  const auto& plan = plans[0].plan;
+  EXPECT_EQ(plan.engine(), "dpdk");
+  ASSERT_TRUE(plan.has_dpdk());
+  EXPECT_FALSE(plan.has_rdma());
+  EXPECT_EQ(plan.dpdk().port(), "0000:3b:00.0");
+  EXPECT_EQ(plan.dpdk().frame_size(), 1514u);
+  EXPECT_EQ(plan.dpdk().rate_pps(), 1e6);
+}
+
+TEST(Planner, WithoutASafetyCapPlansHaveNoRateLimit) {
+  const auto plans = plan_test(profile_with(dpdk_test("d", Topology::Loopback)), 0, {"a"}, "run");
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].plan.max_rate_bps(), 0.0);
+  EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 0.0);  // line rate stays line rate
+  EXPECT_EQ(plans[0].plan.max_duration_ms(), 86400000u);  // default 24 h = 24 * 3600 * 1000 ms
+}
+
+TEST(Planner, DpdkLineRateUnderASafetyCapRunsAtTheCap) {
+  auto profile = profile_with(dpdk_test("d", Topology::Loopback));  // rate_bps 0, rate_pps 0
+  profile.safety.max_rate_bps = 40e9;
+  const auto plans = plan_test(profile, 0, {"a"}, "run");
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 40e9);
+  EXPECT_EQ(plans[0].plan.dpdk().rate_pps(), 0.0);
+}
+
+TEST(Planner, DpdkExplicitRatesAreKeptUnderASafetyCap) {
+  auto by_pps = dpdk_test("pps", Topology::Loopback);
+  by_pps.dpdk.set_rate_pps(1e6);
+  auto profile = profile_with(by_pps);
+  profile.safety.max_rate_bps = 40e9;
+  auto plans = plan_test(profile, 0, {"a"}, "run");
+  // A packet rate is a rate: no bps is added on top of it.
+  EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 0.0);
+  EXPECT_EQ(plans[0].plan.dpdk().rate_pps(), 1e6);
+
+  profile.tests[0].dpdk.set_rate_pps(0);
+  profile.tests[0].dpdk.set_rate_bps(10e9);
+  plans = plan_test(profile, 0, {"a"}, "run");
+  EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 10e9);
+}
+
+TEST(Planner, RdmaAsFastAsPossibleUnderASafetyCapRunsAtTheCap) {
+  auto profile = profile_with(rdma_test("r", Topology::Pairs));  // rate_bps 0
+  profile.safety.max_rate_bps = 200e9;
+  const auto plans = plan_test(profile, 0, {"a", "b"}, "run");
+  ASSERT_EQ(plans.size(), 2u);
+  for (const auto& plan : plans) EXPECT_EQ(plan.plan.rdma().rate_bps(), 200e9) << plan.agent;
+}
+
+TEST(Planner, PlanningDoesNotChangeTheProfile) {
+  auto profile = profile_with(rdma_test("r", Topology::Pairs));
+  profile.safety.max_rate_bps = 200e9;
+  plan_test(profile, 0, {"a", "b"}, "run");
+  EXPECT_EQ(profile.tests[0].rdma.rate_bps(), 0.0);
+}
+
+TEST(Planner, UnknownTestIndexThrows) {
+  EXPECT_ANY_THROW(plan_test(profile_with(rdma_test("r", Topology::Pairs)), 1, {"a", "b"}, "run"));
+}
+
+// ---- missing_engines -------------------------------------------------------------------------
+
+TEST(Planner, NoMissingEnginesWhenEveryAgentHasThem) {
+  Profile profile;
+  profile.tests = {rdma_test("r", Topology::Pairs), dpdk_test("d", Topology::Pairs)};
+  const auto problems = missing_engines(profile, {inventory({"rdma", "dpdk"}), inventory({"dpdk", "rdma"})}, {"a", "b"});
+  EXPECT_TRUE(problems.empty());
+}
+
+TEST(Planner, MissingEnginesNameTheAgentTheEngineAndItsNotes) {
+  Profile profile;
+  profile.tests = {rdma_test("r", Topology::Pairs), dpdk_test("d", Topology::Pairs)};
+  const std::vector<proto::Inventory> inventories{
+      inventory({"rdma", "dpdk"}),
+      inventory({"rdma"}, {"no DPDK port bound", "hugepages: 0"}),
+      inventory({}),
+  };
+  const auto problems = missing_engines(profile, inventories, {"a", "b", "c"});
+  // Engines are checked in name order: dpdk before rdma.
+  EXPECT_EQ(problems, (Names{
+                          "b: has no dpdk engine (no DPDK port bound; hugepages: 0)",
+                          "c: has no dpdk engine",
+                          "c: has no rdma engine",
+                      }));
+}
+
+TEST(Planner, OnlyEnginesTheProfileUsesAreRequired) {
+  const auto profile = profile_with(rdma_test("r", Topology::Loopback));
+  EXPECT_TRUE(missing_engines(profile, {inventory({"rdma"}, {"no DPDK port bound"})}, {"a"}).empty());
+  EXPECT_EQ(missing_engines(profile, {inventory({"dpdk"}, {"no RDMA device found"})}, {"a"}),
+            (Names{"a: has no rdma engine (no RDMA device found)"}));
+}
+
+// ---- make_run_id -----------------------------------------------------------------------------
+
+TEST(Planner, RunIdIsAUtcTimestampAndFourHexDigits) {
+  const std::regex form(R"(^(\d{4})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3])[0-5]\d[0-6]\dZ-[0-9a-f]{4}$)");
+  for (int i = 0; i < 20; ++i) {
+    const std::string id = make_run_id();
+    EXPECT_TRUE(std::regex_match(id, form)) << id;
+    EXPECT_EQ(id.size(), 21u) << id;  // 8 + 1 + 6 + 1 + 1 + 4
+  }
+}
+
+}  // namespace
+}  // namespace tusk
