@@ -8,16 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "common/source_pos.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
-
-// Where a value came from in the profile file (1-based, as editors count).
-struct SourcePos {
-  std::string file;
-  int line = 0;
-  int column = 0;
-};
 
 // Which registered agents a run uses. Hosts and patterns are unioned; count then takes that many
 // of the matches (sorted by name), or that many of all agents when no hosts/patterns are given.

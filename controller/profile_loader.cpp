@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -14,8 +13,8 @@
 #include <set>
 #include <utility>
 
-#include "common/did_you_mean.hpp"
 #include "common/units.hpp"
+#include "common/yaml_reader.hpp"
 #include "controller/threshold_catalog.hpp"
 
 namespace tusk {
@@ -24,336 +23,22 @@ namespace {
 using std::chrono::milliseconds;
 using namespace std::chrono_literals;
 
-// ---- errors ------------------------------------------------------------------------------------
-
-class ErrorList {
- public:
-  explicit ErrorList(std::string file) : file_(std::move(file)) {}
-
-  const std::string& file() const { return file_; }
-
-  // 1-based position of `node`, or `fallback` when yaml-cpp has none for it.
-  SourcePos pos_of(const YAML::Node& node, const SourcePos& fallback) const {
-    const YAML::Mark mark = node.Mark();
-    if (mark.line < 0 || mark.column < 0) return fallback;
-    return {file_, mark.line + 1, mark.column + 1};
-  }
-
-  void add(const SourcePos& pos, std::string path, std::string message) {
-    ProfileError error{pos, std::move(path), std::move(message)};
-    // A value in `defaults` is read again for every test that inherits it; say it once.
-    const bool seen = std::any_of(errors_.begin(), errors_.end(), [&](const ProfileError& e) {
-      return e.pos.line == error.pos.line && e.pos.column == error.pos.column &&
-             e.field_path == error.field_path && e.message == error.message;
-    });
-    if (!seen) errors_.push_back(std::move(error));
-  }
-
-  bool empty() const { return errors_.empty(); }
-
-  // In file order, which is the order an engineer fixes them in.
-  std::vector<ProfileError> take_sorted() {
-    std::stable_sort(errors_.begin(), errors_.end(), [](const auto& a, const auto& b) {
-      return std::pair(a.pos.line, a.pos.column) < std::pair(b.pos.line, b.pos.column);
-    });
-    return std::move(errors_);
-  }
-
- private:
-  std::string file_;
-  std::vector<ProfileError> errors_;
-};
-
-// ---- values and mappings -----------------------------------------------------------------------
-
-// One value to read (a mapping's value or a list's element) and where to report problems with it.
-struct Value {
-  YAML::Node node;
-  std::string path;  // "tests[0].rate"
-  std::string name;  // the last part of the path, for messages: "rate", "frame_sizes[1]"
-  SourcePos pos;     // of the value
-  SourcePos key_pos;
-
-  std::string text() const { return node.IsScalar() ? node.Scalar() : std::string(); }
-};
-
-struct Entry {
-  std::string key;
-  Value value;
-};
-
-std::string join_path(std::string_view parent, std::string_view key) {
-  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
-}
-
-std::string_view describe(const YAML::Node& node) {
-  if (node.IsSequence()) return "a list";
-  if (node.IsMap()) return "a mapping";
-  if (node.IsScalar()) return "a single value";
-  return "nothing";
-}
-
-std::string join_words(const std::vector<std::string_view>& words, std::string_view separator) {
-  return fmt::format("{}", fmt::join(words, separator));
-}
+// The reader's names, short for the schema tables below.
+using Value = YamlValue;
+using Entry = YamlEntry;
+template <typename T>
+using Range = YamlReader::Range<T>;
 
 // "an rdma key", "a dpdk key".
 std::string with_article(std::string_view engine) {
   return fmt::format("{} {}", engine == "rdma" ? "an" : "a", engine);
 }
 
-// Reads values of every kind the schema uses, reporting each problem to the ErrorList and
-// returning nothing for a value that cannot be used.
-class FieldReader {
- public:
-  explicit FieldReader(ErrorList& errors) : errors_(errors) {}
-
-  ErrorList& errors() { return errors_; }
-
-  Value root(const YAML::Node& node) const {
-    const SourcePos start{errors_.file(), 1, 1};
-    return {node, "", "", errors_.pos_of(node, start), start};
-  }
-
-  Value element(const Value& list, const YAML::Node& node, std::size_t index) const {
-    const std::string name = fmt::format("{}[{}]", list.name, index);
-    const std::string path = fmt::format("{}[{}]", list.path, index);
-    const SourcePos pos = errors_.pos_of(node, list.pos);
-    return {node, path, name, pos, pos};
-  }
-
-  // The entries of a mapping in file order. Keys that are not plain names and repeated keys are
-  // reported and left out (yaml-cpp keeps both copies of a repeated key).
-  std::optional<std::vector<Entry>> mapping(const Value& value, std::string_view expected) {
-    if (!value.node.IsMap()) {
-      mismatch(value, expected);
-      return std::nullopt;
-    }
-    std::vector<Entry> entries;
-    for (const auto& pair : value.node) {
-      const SourcePos key_pos = errors_.pos_of(pair.first, value.pos);
-      if (!pair.first.IsScalar()) {
-        errors_.add(key_pos, value.path,
-                    fmt::format("expected a key name, got {}", describe(pair.first)));
-        continue;
-      }
-      const std::string& key = pair.first.Scalar();
-      const std::string path = join_path(value.path, key);
-      const auto first = std::find_if(entries.begin(), entries.end(),
-                                      [&](const Entry& entry) { return entry.key == key; });
-      if (first != entries.end()) {
-        errors_.add(key_pos, path,
-                    fmt::format("duplicate key (first set at line {})", first->value.key_pos.line));
-        continue;
-      }
-      // An empty value (`rate:`) has no position of its own; yaml-cpp points at the next token.
-      const SourcePos pos = pair.second.IsNull() ? key_pos : errors_.pos_of(pair.second, key_pos);
-      entries.push_back({key, Value{pair.second, path, key, pos, key_pos}});
-    }
-    return entries;
-  }
-
-  void unknown_key(const Entry& entry, const std::vector<std::string_view>& valid_keys) {
-    std::string message = "unknown key";
-    if (const auto suggestion = closest_match(entry.key, valid_keys)) {
-      message += fmt::format(" (did you mean '{}'?)", *suggestion);
-    } else if (valid_keys.size() <= 12) {  // longer lists (test keys) would bury the message
-      message += fmt::format("; expected one of: {}", join_words(valid_keys, ", "));
-    }
-    errors_.add(entry.value.key_pos, entry.value.path, message);
-  }
-
-  void missing(const Value& parent, std::string_view key) {
-    errors_.add(parent.pos, parent.path, fmt::format("missing required field '{}'", key));
-  }
-
-  void fail(const Value& value, std::string message) {
-    errors_.add(value.pos, value.path, std::move(message));
-  }
-
-  void mismatch(const Value& value, std::string_view expected) {
-    fail(value, fmt::format("expected {}, got {}", expected, describe(value.node)));
-  }
-
-  const std::string* scalar(const Value& value, std::string_view expected) {
-    if (value.node.IsScalar()) return &value.node.Scalar();
-    mismatch(value, expected);
-    return nullptr;
-  }
-
-  std::optional<std::string> string(const Value& value) {
-    const std::string* text = scalar(value, "a string");
-    if (!text) return std::nullopt;
-    return *text;
-  }
-
-  std::optional<std::string> non_empty_string(const Value& value) {
-    auto text = string(value);
-    if (text && text->empty()) {
-      fail(value, fmt::format("{} must not be empty", value.name));
-      return std::nullopt;
-    }
-    return text;
-  }
-
-  std::optional<std::string> choice(const Value& value,
-                                    const std::vector<std::string_view>& choices) {
-    const std::string expected = fmt::format("one of {}", join_words(choices, ", "));
-    const std::string* text = scalar(value, expected);
-    if (!text) return std::nullopt;
-    if (std::find(choices.begin(), choices.end(), *text) != choices.end()) return *text;
-    std::string message = fmt::format("'{}' is not {}", *text, expected);
-    if (const auto suggestion = closest_match(*text, choices)) {
-      message += fmt::format(" (did you mean '{}'?)", *suggestion);
-    }
-    fail(value, message);
-    return std::nullopt;
-  }
-
-  // Only YAML's own booleans: a quoted "true" or a 1 is a mistake worth pointing out.
-  std::optional<bool> boolean(const Value& value) {
-    const std::string* text = scalar(value, "true or false");
-    if (!text) return std::nullopt;
-    bool result = false;
-    if (value.node.Tag() == "!") {
-      fail(value, fmt::format("expected true or false, got the string '{}'", *text));
-      return std::nullopt;
-    }
-    if (!YAML::convert<bool>::decode(value.node, result)) {
-      fail(value, fmt::format("expected true or false, got '{}'", *text));
-      return std::nullopt;
-    }
-    return result;
-  }
-
-  template <typename T>
-  struct Range {
-    T min;
-    T max;
-    std::string_view min_text;  // as the message shows it: "64", "2GiB", "100ms"
-    std::string_view max_text;
-  };
-
-  template <typename T>
-  bool in_range(const Value& value, T number, const Range<T>& range) {
-    if (number < range.min) {
-      fail(value,
-           fmt::format("{} {} is below the minimum {}", value.name, value.text(), range.min_text));
-      return false;
-    }
-    if (number > range.max) {
-      fail(value,
-           fmt::format("{} {} is above the maximum {}", value.name, value.text(), range.max_text));
-      return false;
-    }
-    return true;
-  }
-
-  // Decimal, or hexadecimal with 0x; no fractions, exponents or units.
-  std::optional<std::int64_t> integer(const Value& value, const Range<std::int64_t>& range) {
-    const std::string* text = scalar(value, "an integer");
-    if (!text) return std::nullopt;
-    std::string_view digits = *text;
-    int base = 10;
-    if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-      digits.remove_prefix(2);
-      base = 16;
-    } else if (!digits.empty() && digits.front() == '+') {
-      digits.remove_prefix(1);
-    }
-    std::int64_t number = 0;
-    const auto [end, error] =
-        std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
-    if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
-      fail(value, fmt::format("expected an integer, got '{}'", *text));
-      return std::nullopt;
-    }
-    if (!in_range(value, number, range)) return std::nullopt;
-    return number;
-  }
-
-  std::optional<std::uint32_t> uint32(const Value& value, const Range<std::int64_t>& range) {
-    const auto number = integer(value, range);
-    if (!number) return std::nullopt;
-    return static_cast<std::uint32_t>(*number);
-  }
-
-  // Parses with one of the units:: parsers; their messages already say what was expected.
-  template <typename Parse>
-  auto with_units(const Value& value, std::string_view expected, Parse parse)
-      -> std::optional<decltype(parse(std::string_view()))> {
-    const std::string* text = scalar(value, expected);
-    if (!text) return std::nullopt;
-    try {
-      return parse(*text);
-    } catch (const units::UnitError& error) {
-      fail(value, error.what());
-      return std::nullopt;
-    }
-  }
-
-  std::optional<std::uint64_t> size(const Value& value, const Range<std::uint64_t>& range) {
-    const auto bytes = with_units(value, "a size like 4KiB", units::parse_size);
-    if (!bytes || !in_range(value, *bytes, range)) return std::nullopt;
-    return bytes;
-  }
-
-  // Profiles store durations in milliseconds, which is what the plans carry.
-  std::optional<milliseconds> duration(const Value& value, const Range<milliseconds>& range) {
-    const auto ns = with_units(value, "a duration like 30s", units::parse_duration);
-    if (!ns) return std::nullopt;
-    if (*ns % 1ms != 0ns) {
-      fail(value,
-           fmt::format("{} {} is not a whole number of milliseconds", value.name, value.text()));
-      return std::nullopt;
-    }
-    const auto ms = std::chrono::duration_cast<milliseconds>(*ns);
-    if (!in_range(value, ms, range)) return std::nullopt;
-    return ms;
-  }
-
-  std::optional<double> ratio(const Value& value) {
-    return with_units(value, "a ratio like 1e-12 or 0.1%", units::parse_ratio);
-  }
-
-  std::optional<units::Rate> rate(const Value& value) {
-    return with_units(value, "a rate like 100Gbps, 1Mpps or max", units::parse_rate);
-  }
-
-  // A list whose elements `read` parses; nothing if any element is bad.
-  template <typename Read>
-  auto list(const Value& value, Read read)
-      -> std::optional<std::vector<typename decltype(read(value))::value_type>> {
-    if (!value.node.IsSequence()) {
-      mismatch(value, "a list");
-      return std::nullopt;
-    }
-    std::vector<typename decltype(read(value))::value_type> result;
-    bool all_good = true;
-    for (std::size_t i = 0; i < value.node.size(); ++i) {
-      const auto item = read(element(value, value.node[i], i));
-      if (item) {
-        result.push_back(*item);
-      } else {
-        all_good = false;
-      }
-    }
-    if (!all_good) return std::nullopt;
-    return result;
-  }
-
- private:
-  ErrorList& errors_;
-};
-
-template <typename T>
-using Range = FieldReader::Range<T>;
-
 // ---- tests -------------------------------------------------------------------------------------
 
 // Where a test's value came from: the test itself or `defaults`.
 struct Origin {
-  SourcePos pos;
+  YamlPos pos;
   std::string text;
   bool from_defaults = false;
 };
@@ -372,7 +57,7 @@ struct TestDraft {
 };
 
 struct ReadContext {
-  FieldReader& read;
+  YamlReader& read;
   std::optional<std::string> engine;  // the test's engine, when known
   bool from_defaults = false;
 };
@@ -401,7 +86,7 @@ std::vector<std::uint32_t> imix_frame_sizes() {
 }
 
 bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft) {
-  FieldReader& read = context.read;
+  YamlReader& read = context.read;
   const auto entries = read.mapping(value, "a mapping of thresholds (e.g. max_ber: 1e-12)");
   if (!entries) return false;
   std::vector<std::string_view> known;
@@ -728,11 +413,6 @@ std::optional<std::string_view> alternative_of(std::string_view key) {
   return key == pair->single ? pair->sweep : pair->single;
 }
 
-bool has_key(const std::vector<Entry>& entries, std::string_view key) {
-  return std::any_of(entries.begin(), entries.end(),
-                     [key](const Entry& entry) { return entry.key == key; });
-}
-
 // A TestSpec holding every default the schema promises, before any key is read.
 TestSpec default_test_spec() {
   TestSpec spec;
@@ -764,7 +444,7 @@ struct ProfileContext {
 
 class ProfileReader {
  public:
-  explicit ProfileReader(ErrorList& errors) : read_(errors) {}
+  explicit ProfileReader(YamlErrors& errors) : read_(errors) {}
 
   Profile read(const YAML::Node& node) {
     Profile profile;
@@ -1154,45 +834,20 @@ class ProfileReader {
     }
   }
 
-  FieldReader read_;
+  YamlReader read_;
 };
 
-std::string join_errors(const std::vector<ProfileError>& errors) {
-  std::string text;
-  for (const auto& error : errors) {
-    if (!text.empty()) text += '\n';
-    text += error.to_string();
-  }
-  return text;
-}
-
 }  // namespace
-
-std::string ProfileError::to_string() const {
-  std::string text = pos.file;
-  if (pos.line > 0) text += fmt::format(":{}:{}", pos.line, pos.column);
-  text += ": ";
-  if (!field_path.empty()) text += field_path + ": ";
-  return text + message;
-}
 
 ProfileInvalid::ProfileInvalid(std::vector<ProfileError> errors)
     : std::runtime_error(join_errors(errors)), errors_(std::move(errors)) {}
 
 Profile load_profile_text(std::string_view yaml_text, const std::string& file_name) {
-  ErrorList errors(file_name);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(yaml_text));
-  } catch (const YAML::Exception& error) {
-    const bool has_mark = error.mark.line >= 0;
-    errors.add(
-        {file_name, has_mark ? error.mark.line + 1 : 0, has_mark ? error.mark.column + 1 : 0}, "",
-        fmt::format("YAML syntax error: {}", error.msg));
-    throw ProfileInvalid(errors.take_sorted());
-  }
+  YamlErrors errors(file_name);
+  const std::optional<YAML::Node> root = parse_yaml(yaml_text, errors);
+  if (!root) throw ProfileInvalid(errors.take_sorted());
   ProfileReader reader(errors);
-  Profile profile = reader.read(root);
+  Profile profile = reader.read(*root);
   if (!errors.empty()) throw ProfileInvalid(errors.take_sorted());
   return profile;
 }

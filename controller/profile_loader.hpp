@@ -10,18 +10,14 @@
 #include <string_view>
 #include <vector>
 
+#include "common/yaml_reader.hpp"
 #include "controller/profile.hpp"
 
 namespace tusk {
 
-struct ProfileError {
-  SourcePos pos;           // line 0: no position (e.g. the file could not be read)
-  std::string field_path;  // e.g. "tests[0].rate"; empty for file-level errors
-  std::string message;
-
-  // "rack.yaml:12:5: tests[0].mesage_size: unknown key (did you mean 'message_size'?)"
-  std::string to_string() const;
-};
+// One problem in a profile: its position, field path and message. to_string() gives
+// "rack.yaml:12:5: tests[0].mesage_size: unknown key (did you mean 'message_size'?)".
+using ProfileError = YamlError;
 
 class ProfileInvalid : public std::runtime_error {
  public:

@@ -308,11 +308,11 @@ TEST(Verdict, DescribeMinChecks) {
   EXPECT_EQ(passing.describe(), "throughput_bps 2e+09 >= min 1e+09");
 }
 
-TEST(Verdict, DescribeRoundsToFourSignificantDigits) {
-  // 1 errored bit in 3e9 compared: 1 / 3e9 = 3.333...e-10, shown as 3.333e-10.
+TEST(Verdict, DescribeRoundsToSixSignificantDigits) {
+  // 1 errored bit in 3e9 compared: 1 / 3e9 = 3.33333...e-10, shown as 3.33333e-10.
   const auto check =
       check_of(max_of("ber", 1e-12), stream({{c::kBitErrors, 1}, {c::kBitsCompared, 3'000'000'000}}));
-  EXPECT_EQ(check.describe(), "ber 3.333e-10 > max 1e-12");
+  EXPECT_EQ(check.describe(), "ber 3.33333e-10 > max 1e-12");
 }
 
 }  // namespace
