@@ -1,11 +1,13 @@
 #include "controller/commands.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -219,6 +221,15 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
   }
 }
 
+// One socket per agent: a fabric of thousands of hosts needs more descriptors than the usual
+// soft limit of 1024, so take what the hard limit allows.
+void raise_descriptor_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  limit.rlim_cur = limit.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) spdlog::warn("cannot raise the open-file limit: {}", std::strerror(errno));
+}
+
 }  // namespace
 
 int controller_main(int argc, char** argv) {
@@ -272,6 +283,7 @@ int controller_main(int argc, char** argv) {
   }
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
+  raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);
   return kExitUsage;
