@@ -27,7 +27,7 @@ std::string engine_text(const proto::Plan& plan) {
   if (plan.has_dpdk()) {
     const auto& d = plan.dpdk();
     return fmt::format("port {} | {} frames | {} | {}{} | mode {}", d.port().empty() ? "(agent default)" : d.port(),
-                       d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : units::format_size(d.frame_size()),
+                       d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
                        rate_text(d.rate_bps(), d.rate_pps(), d.frame_size()), d.pattern(), d.invert() ? " inverted" : "",
                        d.mode());
   }
