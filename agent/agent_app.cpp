@@ -130,7 +130,7 @@ class Agent {
     spdlog::info("registered with controller '{}' (lease {} ms); {} records to resend", ack.controller_name(),
                  lease_.lease().count(), outbox_.pending());
     if (lost_at_ns_ != 0 && runner_.traffic_running()) {
-      emit_notice(proto::AgentEvent::CONTROLLER_BACK,
+      runner_.emit_event(proto::AgentEvent::CONTROLLER_BACK,
                   fmt::format("controller connection restored after {} ms", (realtime_ns() - lost_at_ns_) / 1'000'000));
     }
     lost_at_ns_ = 0;
@@ -150,7 +150,7 @@ class Agent {
     spdlog::warn("lost the controller: {}", reason);
     lost_at_ns_ = realtime_ns();
     if (runner_.traffic_running()) {
-      emit_notice(proto::AgentEvent::CONTROLLER_LOST, fmt::format("controller connection lost: {}", reason));
+      runner_.emit_event(proto::AgentEvent::CONTROLLER_LOST, fmt::format("controller connection lost: {}", reason));
     }
   }
 
@@ -172,18 +172,6 @@ class Agent {
     });
   }
 
-  void emit_notice(proto::AgentEvent::Kind kind, const std::string& message) {
-    proto::Record record;
-    auto* event = record.mutable_event();
-    const auto state = runner_.state();
-    event->set_run_id(state.run_id());
-    event->set_test_index(state.test_index());
-    event->set_agent_time_ns(realtime_ns());
-    event->set_kind(kind);
-    event->set_message(message);
-    add_record(std::move(record));
-  }
-
   void add_record(proto::Record record) {
     const auto dropped_before = outbox_.dropped();
     outbox_.add(std::move(record));
@@ -200,7 +188,7 @@ class Agent {
     while (outbox_.take_unsent(*envelope.mutable_records(), kRecordsPerBatch)) link_.send(envelope);
     if (reported_overflow_ && outbox_.pending() < options_.outbox_capacity / 2) {
       reported_overflow_ = false;
-      emit_notice(proto::AgentEvent::TELEMETRY_OVERFLOW,
+      runner_.emit_event(proto::AgentEvent::TELEMETRY_OVERFLOW,
                   fmt::format("{} telemetry records were dropped while the controller was unreachable", outbox_.dropped()));
     }
   }

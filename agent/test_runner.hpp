@@ -31,6 +31,9 @@ class TestRunner {
   // Stops any traffic now, e.g. because the lease ran out; records an event and the result.
   void stop_now(proto::AgentEvent::Kind kind, const std::string& reason);
 
+  // Records an event against the test in hand (or the last one), e.g. a lost controller.
+  void emit_event(proto::AgentEvent::Kind kind, const std::string& message);
+
   proto::AgentState state() const;
   bool traffic_running() const { return phase_ == proto::AgentState::RUNNING; }
 
@@ -38,7 +41,6 @@ class TestRunner {
   void begin();
   void take_sample();
   void finish(bool completed, const std::string& reason);
-  void emit_event(proto::AgentEvent::Kind kind, const std::string& message);
   void schedule_sample();
   std::int64_t start_ns_for_sample(std::uint32_t index) const;
 
