@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libssl-dev openssl
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
   libdpdk-dev dpdk-dev
-  iproute2 procps
+  iproute2 procps ethtool iputils-ping
 )
 
 missing=()
