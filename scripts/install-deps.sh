@@ -9,6 +9,7 @@ packages=(
   libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libssl-dev openssl
+  clang libbpf-dev
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping

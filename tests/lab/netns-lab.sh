@@ -5,7 +5,10 @@
 #
 #   netns-lab.sh up [--switch]        make the lab; prints the names to use
 #   netns-lab.sh fault HOST ARGS...   netem on HOST's lab port, e.g.: fault a loss 2%
-#   netns-lab.sh clear HOST           remove HOST's netem
+#   netns-lab.sh impair HOST [loss=P] [corrupt=P] [duplicate=P]
+#                                     impair frames arriving at HOST with a tc BPF program (for
+#                                     kernels without netem); P in percent, e.g. impair b loss=2
+#   netns-lab.sh clear HOST           remove HOST's netem and impairment
 #   netns-lab.sh flap HOST MS         take HOST's lab port down for MS milliseconds, then up
 #   netns-lab.sh exec HOST CMD...     run CMD inside HOST's namespace
 #   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
@@ -86,7 +89,28 @@ case ${1:-} in
     ip netns exec "$probe" ip link add p0 type veth peer name p1
     ip netns exec "$probe" tc qdisc add dev p0 root netem delay 1ms 2>/dev/null
     ;;
-  clear) ns=$(ns_of "$2"); ip netns exec "$ns" tc qdisc del dev lab0 root 2>/dev/null || true ;;
+  impair)
+    ns=$(ns_of "$2"); shift 2
+    defines=()
+    for setting in "$@"; do
+      key=${setting%%=*}; percent=${setting#*=}
+      case $key in loss|corrupt|duplicate) ;; *) echo "netns-lab: unknown impairment '$key'" >&2; exit 2 ;; esac
+      ppm=$(awk -v p="$percent" 'BEGIN { if (p !~ /^[0-9.]+$/ || p > 100) exit 1; printf "%d", p * 10000 }') ||
+        { echo "netns-lab: '$setting': expected a percentage 0..100" >&2; exit 2; }
+      defines+=("-D${key^^}_PPM=$ppm")
+    done
+    object=$(mktemp /tmp/tusk-impair-XXXXXX.o)
+    clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" \
+      -c "$(dirname "$0")/impair.bpf.c" -o "$object"
+    ip netns exec "$ns" tc qdisc replace dev lab0 clsact
+    ip netns exec "$ns" tc filter replace dev lab0 ingress pref 1 bpf direct-action obj "$object" sec tc
+    rm -f "$object"
+    ;;
+  clear)
+    ns=$(ns_of "$2")
+    ip netns exec "$ns" tc qdisc del dev lab0 root 2>/dev/null || true
+    ip netns exec "$ns" tc qdisc del dev lab0 clsact 2>/dev/null || true
+    ;;
   flap)
     ns=$(ns_of "$2")
     ip netns exec "$ns" ip link set lab0 down
@@ -94,5 +118,5 @@ case ${1:-} in
     ip netns exec "$ns" ip link set lab0 up
     ;;
   exec) ns=$(ns_of "$2"); shift 2; ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

@@ -29,9 +29,19 @@ for mode in "" --switch; do
     lab clear a
     lab exec a ping -6 -c 2 -W 2 -i 0.2 fe80::b%lab0 >/dev/null || fail "clear did not remove the fault"
   else
-    echo "note: this kernel has no netem (CONFIG_NET_SCH_NETEM): fault injection checks skipped"
+    echo "note: this kernel has no netem (CONFIG_NET_SCH_NETEM): netem checks skipped"
     if lab fault a loss 1% 2>/dev/null; then fail "fault claimed success without netem"; fi
   fi
+  # The BPF impairment works on every kernel with clsact and BPF.
+  lab impair b loss=100
+  if lab exec a ping -6 -c 2 -W 1 -i 0.2 fe80::b%lab0 >/dev/null 2>&1; then fail "impair loss=100 let pings through"; fi
+  lab impair b duplicate=100
+  replies=$(lab exec a ping -6 -c 3 -W 2 -i 0.2 fe80::b%lab0 || true)
+  grep -q "DUP!" <<<"$replies" || fail "impair duplicate=100 made no duplicates"
+  lab clear b
+  replies=$(lab exec a ping -6 -c 2 -W 2 -i 0.2 fe80::b%lab0 || true)
+  grep -q "DUP!" <<<"$replies" && fail "clear left the impairment in place"
+  if lab impair b loss=150 2>/dev/null; then fail "impair accepted 150%"; fi
 
   lab flap a 300 &
   sleep 0.1

@@ -1,0 +1,51 @@
+// Link impairment for the DPDK lab where the kernel has no netem: a tc (clsact ingress) BPF
+// program that drops, corrupts or duplicates frames arriving at a lab port, each with a
+// probability in parts per million fixed at compile time (netns-lab.sh compiles it per fault).
+// Acting on arrival keeps the sender unaware, as on a real faulty link.
+// Corruption flips exactly one bit at a random position after the Ethernet header, as netem's
+// corrupt does within a frame, so a BERT must count one bit error per corrupted frame.
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+
+#ifndef LOSS_PPM
+#define LOSS_PPM 0
+#endif
+#ifndef CORRUPT_PPM
+#define CORRUPT_PPM 0
+#endif
+#ifndef DUPLICATE_PPM
+#define DUPLICATE_PPM 0
+#endif
+
+#define ETH_HEADER 14
+// Marks our own duplicate, which comes through this program again and must pass untouched.
+#define DUPLICATE_MARK 0x7475736b
+
+static __always_inline int chance(__u32 ppm) { return ppm > 0 && bpf_get_prandom_u32() % 1000000 < ppm; }
+
+SEC("tc")
+int impair(struct __sk_buff *skb) {
+  if (skb->mark == DUPLICATE_MARK) {
+    skb->mark = 0;
+    return TC_ACT_OK;
+  }
+  if (chance(LOSS_PPM)) return TC_ACT_SHOT;
+  if (chance(CORRUPT_PPM) && skb->len > ETH_HEADER) {
+    __u32 offset = ETH_HEADER + bpf_get_prandom_u32() % (skb->len - ETH_HEADER);
+    __u8 byte;
+    if (bpf_skb_load_bytes(skb, offset, &byte, 1) == 0) {
+      byte ^= (__u8)(1u << (bpf_get_prandom_u32() & 7));
+      bpf_skb_store_bytes(skb, offset, &byte, 1, 0);
+    }
+  }
+  // The clone is received first; the original follows.
+  if (chance(DUPLICATE_PPM)) {
+    skb->mark = DUPLICATE_MARK;
+    bpf_clone_redirect(skb, skb->ifindex, BPF_F_INGRESS);
+    skb->mark = 0;
+  }
+  return TC_ACT_OK;
+}
+
+char _license[] SEC("license") = "GPL";
