@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/counter_names.hpp"
 #include "common/version.hpp"
+#include "controller/ber_bound.hpp"
 #include "controller/reports.hpp"
 
 namespace tusk {
@@ -74,6 +76,29 @@ json stream_series(const AgentTestData& agent, const std::string& stream_id) {
   return series;
 }
 
+// What the bits compared prove: the measured BER, the bound at the profile's confidence, and how
+// much longer the test must run at its rate to claim the profile's target BER.
+json ber_json(const TestSpec& spec, const proto::StreamCounters& stream) {
+  const auto& counters = stream.counters();
+  auto bits = counters.find(std::string(counters::kBitsCompared));
+  if (bits == counters.end()) return nullptr;
+  auto errors_it = counters.find(std::string(counters::kBitErrors));
+  const std::uint64_t errors = errors_it == counters.end() ? 0 : errors_it->second;
+  const double confidence = spec.dpdk.confidence() > 0 ? spec.dpdk.confidence() : 0.95;
+  const double target = spec.dpdk.target_ber() > 0 ? spec.dpdk.target_ber() : 1e-12;
+  const BerEstimate estimate = estimate_ber(errors, bits->second, confidence);
+  const double seconds = spec.duration.count() / 1e3;
+  const double rate = seconds > 0 ? bits->second / seconds : 0;
+  return {{"bits_compared", bits->second},
+          {"bit_errors", errors},
+          {"measured", estimate.has_data() ? json(estimate.measured) : json(nullptr)},
+          {"upper_bound", estimate.has_data() ? json(estimate.upper_bound) : json(nullptr)},
+          {"confidence", confidence},
+          {"target", target},
+          {"bits_needed_for_target", bits_needed(target, confidence, errors)},
+          {"seconds_more_for_target", seconds_needed(target, confidence, bits->second, rate, errors)}};
+}
+
 json test_json(const TestOutcome& test) {
   json out;
   out["index"] = test.index;
@@ -116,6 +141,7 @@ json test_json(const TestOutcome& test) {
     stream["counters"] = counters_json(verdict.stream);
     stream["gauges"] = gauges_json(verdict.stream);
     stream["metrics"] = verdict.metrics;
+    stream["ber"] = ber_json(test.spec, verdict.stream);
     json checks = json::array();
     for (const auto& check : verdict.checks) {
       checks.push_back({{"key", check.threshold.key},

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/units.hpp"
+#include "controller/ber_bound.hpp"
 #include "controller/reports.hpp"
 
 namespace tusk {
@@ -35,6 +36,17 @@ std::string metric_text(const StreamVerdict& verdict, const std::string& name) {
   return fmt::format("{:.0f}", it->second);
 }
 
+// A clean stream shows what it proved ("< 9.4e-08 @95%"), not a bare 0.
+std::string ber_text(const TestSpec& spec, const StreamVerdict& verdict) {
+  auto ber = verdict.metrics.find("ber");
+  if (ber == verdict.metrics.end()) return "-";
+  if (ber->second > 0) return units::format_ratio(ber->second);
+  const auto& counters = verdict.stream.counters();
+  const double confidence = spec.dpdk.confidence() > 0 ? spec.dpdk.confidence() : 0.95;
+  const auto bound = estimate_ber(0, counters.at("bits_compared"), confidence).upper_bound;
+  return fmt::format("< {:.2g} @{:g}%", bound, confidence * 100);
+}
+
 }  // namespace
 
 std::string summary_table(const RunOutcome& outcome) {
@@ -51,7 +63,7 @@ std::string summary_table(const RunOutcome& outcome) {
         if (!check.passed) result += " (" + check.describe() + ")";
       }
       rows.push_back({verdict.agent, verdict.stream.stream_id(), verdict.stream.peer(),
-                      metric_text(verdict, "throughput_bps"), metric_text(verdict, "ber"),
+                      metric_text(verdict, "throughput_bps"), ber_text(test.spec, verdict),
                       metric_text(verdict, "loss_ratio"), result});
     }
     out += render(rows);

@@ -127,6 +127,10 @@ TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
     EXPECT_TRUE(stream["passed"].get<bool>());
     EXPECT_EQ(stream["series"].size(), 4u) << "one point per second of a 4 s test";
     EXPECT_GT(stream["counters"]["tx_frames"].get<double>(), 0);
+    // Zero errors: the report claims BER <= -ln(1 - 0.95) / bits at the profile's 95 % (2.995732 / N).
+    const double bits = stream["counters"]["bits_compared"].get<double>();
+    EXPECT_EQ(stream["ber"]["bit_errors"], 0);
+    EXPECT_NEAR(stream["ber"]["upper_bound"].get<double>(), 2.995732 / bits, 1e-6 * 2.995732 / bits);
   }
   for (const std::string name : {"lab-a", "lab-b"}) {
     const json& agent = agent_entry(test, name);

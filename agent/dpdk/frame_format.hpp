@@ -1,0 +1,116 @@
+// The on-the-wire layout of a DPDK test frame: Ethernet header, optional 802.1Q tag, EtherType, the
+// CRC-protected Tusk header, then the PRBS payload (written separately by the PRBS generator).
+//
+// Layout, all multi-byte fields big-endian:
+//
+//   offset  size  field
+//        0     6  destination MAC
+//        6     6  source MAC
+//       12     4  802.1Q tag (TPID 0x8100, PCP:3 DEI:1 VID:12), only when tagged
+//   12/16      2  EtherType (default 0x88B5, IEEE local experimental)
+//   14/18     34  Tusk header:
+//                   +0  u32 magic 0x54534B31 ("TSK1")
+//                   +4  u8  version (1)
+//                   +5  u8  flags (bit 0: payload inverted)
+//                   +6  u16 stream id
+//                   +8  u64 sequence number
+//                  +16  u64 TX timestamp, ns
+//                  +24  u32 PRBS state at the first payload bit
+//                  +28  u16 payload length, bytes
+//                  +30  u32 CRC-32C over bytes +0..+29
+//   48/52      n  payload
+//
+// The CRC covers only the Tusk header, not the MACs or the VLAN tag: switches may legitimately rewrite
+// the tag (PCP remarking, VLAN translation) and the Ethernet FCS already guards the rest. Its job is
+// to stop a corrupted sequence number or stream id from being booked against the wrong stream.
+//
+// Pure functions on caller-owned buffers; any thread may call them. write_headers and parse_headers
+// are datapath calls: they never throw or allocate.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace tusk::dpdk {
+
+inline constexpr std::uint16_t kDefaultEtherType = 0x88B5;
+inline constexpr std::uint16_t kVlanTpid = 0x8100;
+inline constexpr std::uint32_t kTuskMagic = 0x54534B31;  // "TSK1"
+inline constexpr std::uint8_t kTuskVersion = 1;
+inline constexpr std::uint8_t kFlagPayloadInverted = 0x01;
+
+inline constexpr std::size_t kEthernetHeaderLength = 14;
+inline constexpr std::size_t kVlanTagLength = 4;
+inline constexpr std::size_t kTuskHeaderLength = 34;
+// Ethernet's minimum frame is 64 bytes with the 4-byte FCS; frame sizes here never include the FCS.
+inline constexpr std::size_t kMinFrameLength = 60;
+inline constexpr std::uint16_t kMaxVlanId = 4094;  // 4095 is reserved by 802.1Q
+inline constexpr std::uint8_t kMaxPcp = 7;
+
+using MacAddress = std::array<std::uint8_t, 6>;
+
+struct FrameSpec {
+  MacAddress dst{};
+  MacAddress src{};
+  std::uint16_t vlan = 0;  // 0..4094; VLAN 0 with tagged=true is a priority-tagged frame
+  std::uint8_t pcp = 0;    // 0..7
+  bool tagged = false;
+  std::uint16_t ethertype = kDefaultEtherType;
+};
+
+// Magic and CRC are not fields here: the codec writes and checks them.
+struct TuskHeader {
+  std::uint8_t version = kTuskVersion;
+  std::uint8_t flags = 0;
+  std::uint16_t stream_id = 0;
+  std::uint64_t seq = 0;
+  std::uint64_t tx_timestamp_ns = 0;
+  std::uint32_t prbs_state = 0;
+  std::uint16_t payload_length = 0;
+
+  bool operator==(const TuskHeader&) const = default;
+};
+
+struct ParsedFrame {
+  TuskHeader header;
+  bool tagged = false;
+  std::uint16_t vlan = 0;
+  std::uint8_t pcp = 0;
+  std::size_t payload_offset = 0;
+  const std::uint8_t* payload = nullptr;  // points into the parsed frame
+  std::size_t payload_length = 0;         // header.payload_length, already checked against the frame
+};
+
+enum class ParseStatus {
+  Ok,
+  NotTusk,    // wrong EtherType or magic: someone else's frame, ignore it
+  BadHeader,  // our magic, but the CRC or version is wrong: count the frame as errored-header
+  Truncated,  // too short for the headers it claims, or for the payload length it declares
+};
+
+const char* to_string(ParseStatus status);
+
+// Throws std::invalid_argument naming the bad field; call once at set-up, not per frame.
+void validate(const FrameSpec& spec);
+
+std::size_t header_length(const FrameSpec& spec);
+
+// Payload bytes that fill a frame of frame_size bytes (without FCS). Throws std::invalid_argument when
+// the frame is below the Ethernet minimum, cannot hold the headers, or its payload overflows the u16
+// length field.
+std::size_t payload_length_for(const FrameSpec& spec, std::size_t frame_size);
+
+// Writes header_length(spec) bytes at frame. spec must have passed validate().
+void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t* frame);
+
+// One 802.1Q tag is skipped before the EtherType is compared. Bytes after the declared payload (a
+// kept FCS, padding) are allowed and ignored.
+ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out,
+                          std::uint16_t ethertype = kDefaultEtherType);
+
+// CRC-32C (Castagnoli, reflected, init and final XOR 0xFFFFFFFF): check value 0xE3069283 for
+// "123456789". Chosen over CRC-16 because it detects every burst up to 32 bits in the 30-byte header.
+std::uint32_t crc32c(const std::uint8_t* data, std::size_t length);
+
+}  // namespace tusk::dpdk
