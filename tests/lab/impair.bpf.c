@@ -1,7 +1,8 @@
-// Link impairment for the DPDK lab where the kernel has no netem: a tc (clsact ingress) BPF
-// program that drops, corrupts or duplicates frames arriving at a lab port, each with a
-// probability in parts per million fixed at compile time (netns-lab.sh compiles it per fault).
-// Acting on arrival keeps the sender unaware, as on a real faulty link.
+// Link impairment for the DPDK lab where the kernel has no netem: a tc (clsact egress) BPF
+// program on the device that carries frames to a host (a switch port, or the peer's port), which
+// drops, corrupts or duplicates them, each with a probability in parts per million fixed at
+// compile time (netns-lab.sh compiles it per fault). Egress, because a receiver's packet socket
+// (DPDK net_af_packet) sees frames before any ingress hook could touch them.
 // Corruption flips exactly one bit at a random position after the Ethernet header, as netem's
 // corrupt does within a frame, so a BERT must count one bit error per corrupted frame.
 #include <linux/bpf.h>
@@ -39,10 +40,10 @@ int impair(struct __sk_buff *skb) {
       bpf_skb_store_bytes(skb, offset, &byte, 1, 0);
     }
   }
-  // The clone is received first; the original follows.
+  // The clone leaves first; the original follows.
   if (chance(DUPLICATE_PPM)) {
     skb->mark = DUPLICATE_MARK;
-    bpf_clone_redirect(skb, skb->ifindex, BPF_F_INGRESS);
+    bpf_clone_redirect(skb, skb->ifindex, 0);
     skb->mark = 0;
   }
   return TC_ACT_OK;

@@ -1,96 +1,102 @@
 #!/usr/bin/env bash
-# The DPDK lab: two "hosts" as network namespaces joined by a veth pair, optionally through a
-# third namespace acting as the switch (a Linux bridge), with faults injected for real by netem
-# and by taking links down. Traffic never leaves the namespaces this script made.
+# The DPDK lab: two "hosts" whose lab ports are the ends of veth links, either cabled directly or
+# through a third network namespace acting as the switch (a Linux bridge). The host ports stay in
+# the root namespace, so agents there reach a controller on 127.0.0.1 and open the ports with
+# DPDK's net_af_packet. Faults are real: frames are dropped, corrupted or duplicated in the kernel
+# on their way to a host, and links go down. Traffic never leaves the links this script made.
 #
-#   netns-lab.sh up [--switch]        make the lab; prints the names to use
-#   netns-lab.sh fault HOST ARGS...   netem on HOST's lab port, e.g.: fault a loss 2%
+#   netns-lab.sh up [--switch]        make the lab; host ports are $ID-a and $ID-b
+#   netns-lab.sh port HOST            print HOST's port name
 #   netns-lab.sh impair HOST [loss=P] [corrupt=P] [duplicate=P]
-#                                     impair frames arriving at HOST with a tc BPF program (for
-#                                     kernels without netem); P in percent, e.g. impair b loss=2
-#   netns-lab.sh clear HOST           remove HOST's netem and impairment
-#   netns-lab.sh flap HOST MS         take HOST's lab port down for MS milliseconds, then up
-#   netns-lab.sh exec HOST CMD...     run CMD inside HOST's namespace
-#   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
+#                                     impair frames on their way to HOST (P in percent), with a tc
+#                                     BPF program; works on kernels without netem
+#   netns-lab.sh fault HOST ARGS...   netem on the way to HOST, e.g. fault b reorder 25% delay 1ms
+#                                     (needs a kernel with sch_netem)
+#   netns-lab.sh clear HOST           remove impairments and netem on the way to HOST
+#   netns-lab.sh flap HOST MS         take HOST's port down for MS milliseconds, then up
 #   netns-lab.sh has-netem            exit 0 when this kernel has netem (some, e.g. Firecracker's, do not)
+#   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
 #
-# TUSK_LAB_ID (default "tusk") prefixes every name, so parallel labs do not collide.
-# Hosts are "a" and "b"; each has one lab port named "lab0" inside its namespace.
+# TUSK_LAB_ID (default "tusk", at most 10 characters) prefixes every name.
+# Without --switch, the way to HOST is the other host's port: a DPDK sender there must not bypass
+# the qdisc layer (net_af_packet devarg qdisc_bypass=0), or impairments never see its frames.
 set -euo pipefail
 
 id=${TUSK_LAB_ID:-tusk}
-ns_a="$id-a"; ns_b="$id-b"; ns_sw="$id-sw"
+switch_ns="$id-sw"
+here=$(cd "$(dirname "$0")" && pwd)
 
-ns_of() {
+port_of() {
   case $1 in
-    a) echo "$ns_a" ;;
-    b) echo "$ns_b" ;;
+    a|b) echo "$id-$1" ;;
     *) echo "netns-lab: unknown host '$1' (expected a or b)" >&2; exit 2 ;;
   esac
 }
 
-# Offloads would let the kernel merge or split frames behind DPDK's af_packet port; a BERT must see
-# every frame as sent.
-quiet_offloads() {
-  local ns=$1 dev=$2
-  if command -v ethtool >/dev/null; then
-    ip netns exec "$ns" ethtool -K "$dev" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
+# The device whose egress carries frames to HOST, as "namespace device" (namespace "-" = root).
+way_to() {
+  local host=$1 other
+  if ip netns list 2>/dev/null | grep -q "^$switch_ns\b"; then
+    echo "$switch_ns sw-$host"
+  else
+    [[ $host == a ]] && other=b || other=a
+    echo "- $(port_of "$other")"
   fi
+}
+
+in_ns() {
+  local ns=$1; shift
+  if [[ $ns == - ]]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+# Offloads would let the kernel merge or split frames behind DPDK's back; a BERT must see every
+# frame as sent. IPv6 off: no router solicitations or MLD reports on a test link.
+quiet() {
+  local ns=$1 dev=$2
+  in_ns "$ns" sysctl -qw "net.ipv6.conf.$dev.disable_ipv6=1" 2>/dev/null || true
+  in_ns "$ns" ethtool -K "$dev" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
 }
 
 up() {
-  down >/dev/null 2>&1 || true
-  ip netns add "$ns_a"
-  ip netns add "$ns_b"
+  down
+  local a b
+  a=$(port_of a); b=$(port_of b)
   if [[ ${1:-} == --switch ]]; then
-    ip netns add "$ns_sw"
-    ip link add lab0 netns "$ns_a" type veth peer name p-a netns "$ns_sw"
-    ip link add lab0 netns "$ns_b" type veth peer name p-b netns "$ns_sw"
-    ip netns exec "$ns_sw" ip link add br0 type bridge
-    for port in p-a p-b; do
-      ip netns exec "$ns_sw" ip link set "$port" master br0
-      ip netns exec "$ns_sw" ip link set "$port" up
-      quiet_offloads "$ns_sw" "$port"
+    ip netns add "$switch_ns"
+    ip link add "$a" type veth peer name sw-a netns "$switch_ns"
+    ip link add "$b" type veth peer name sw-b netns "$switch_ns"
+    ip netns exec "$switch_ns" ip link add br0 type bridge
+    for port in sw-a sw-b; do
+      ip netns exec "$switch_ns" ip link set "$port" master br0
+      quiet "$switch_ns" "$port"
+      ip netns exec "$switch_ns" ip link set "$port" up
     done
-    ip netns exec "$ns_sw" ip link set br0 up
+    # Forward at once: no learning delay, and no ageing surprises mid-test.
+    ip netns exec "$switch_ns" ip link set br0 type bridge forward_delay 0 ageing_time 0
+    quiet "$switch_ns" br0
+    ip netns exec "$switch_ns" ip link set br0 up
   else
-    ip link add lab0 netns "$ns_a" type veth peer name lab0 netns "$ns_b"
+    ip link add "$a" type veth peer name "$b"
   fi
-  for ns in "$ns_a" "$ns_b"; do
-    ip netns exec "$ns" ip link set lo up
-    ip netns exec "$ns" ip link set lab0 up
-    quiet_offloads "$ns" lab0
+  for port in "$a" "$b"; do
+    quiet - "$port"
+    ip link set "$port" up
   done
-  echo "lab up: hosts $ns_a and $ns_b, port lab0 in each${1:+ (through bridge in $ns_sw)}"
+  echo "lab up: host ports $a and $b${1:+ (through a bridge in namespace $switch_ns)}"
 }
 
 down() {
-  for ns in "$ns_a" "$ns_b" "$ns_sw"; do
-    ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
-    ip netns del "$ns" 2>/dev/null || true
-  done
+  ip link del "$(port_of a)" 2>/dev/null || true
+  ip link del "$(port_of b)" 2>/dev/null || true
+  ip netns del "$switch_ns" 2>/dev/null || true
 }
 
 case ${1:-} in
   up) shift; up "$@" ;;
   down) down ;;
-  fault)
-    ns=$(ns_of "$2"); shift 2
-    if ! ip netns exec "$ns" tc qdisc replace dev lab0 root netem "$@"; then
-      echo "netns-lab: netem failed; if tc said 'qdisc kind is unknown', this kernel lacks CONFIG_NET_SCH_NETEM" >&2
-      exit 3
-    fi
-    ;;
-  has-netem)
-    # Exit 0 when this kernel can run netem (checked on a throwaway veth pair in a scratch namespace).
-    probe="$id-netem-probe"
-    ip netns add "$probe"
-    trap 'ip netns del "$probe" 2>/dev/null || true' EXIT
-    ip netns exec "$probe" ip link add p0 type veth peer name p1
-    ip netns exec "$probe" tc qdisc add dev p0 root netem delay 1ms 2>/dev/null
-    ;;
+  port) port_of "$2" ;;
   impair)
-    ns=$(ns_of "$2"); shift 2
+    read -r ns dev < <(way_to "$2"); shift 2
     defines=()
     for setting in "$@"; do
       key=${setting%%=*}; percent=${setting#*=}
@@ -100,23 +106,34 @@ case ${1:-} in
       defines+=("-D${key^^}_PPM=$ppm")
     done
     object=$(mktemp /tmp/tusk-impair-XXXXXX.o)
-    clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" \
-      -c "$(dirname "$0")/impair.bpf.c" -o "$object"
-    ip netns exec "$ns" tc qdisc replace dev lab0 clsact
-    ip netns exec "$ns" tc filter replace dev lab0 ingress pref 1 bpf direct-action obj "$object" sec tc
-    rm -f "$object"
+    trap 'rm -f "$object"' EXIT
+    clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" -c "$here/impair.bpf.c" -o "$object"
+    in_ns "$ns" tc qdisc replace dev "$dev" clsact
+    in_ns "$ns" tc filter replace dev "$dev" egress pref 1 bpf direct-action obj "$object" sec tc
+    ;;
+  fault)
+    read -r ns dev < <(way_to "$2"); shift 2
+    if ! in_ns "$ns" tc qdisc replace dev "$dev" root netem "$@"; then
+      echo "netns-lab: netem failed; if tc said 'qdisc kind is unknown', this kernel lacks CONFIG_NET_SCH_NETEM" >&2
+      exit 3
+    fi
     ;;
   clear)
-    ns=$(ns_of "$2")
-    ip netns exec "$ns" tc qdisc del dev lab0 root 2>/dev/null || true
-    ip netns exec "$ns" tc qdisc del dev lab0 clsact 2>/dev/null || true
+    read -r ns dev < <(way_to "$2")
+    in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
+    in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
     ;;
   flap)
-    ns=$(ns_of "$2")
-    ip netns exec "$ns" ip link set lab0 down
+    port=$(port_of "$2")
+    ip link set "$port" down
     sleep "$(awk "BEGIN { print $3 / 1000 }")"
-    ip netns exec "$ns" ip link set lab0 up
+    ip link set "$port" up
     ;;
-  exec) ns=$(ns_of "$2"); shift 2; ip netns exec "$ns" "$@" ;;
-  *) sed -n '2,20p' "$0" >&2; exit 2 ;;
+  has-netem)
+    probe="$id-netem-probe"
+    ip link add "$probe" type veth peer name "$probe-p"
+    trap 'ip link del "$probe" 2>/dev/null || true' EXIT
+    tc qdisc add dev "$probe" root netem delay 1ms 2>/dev/null
+    ;;
+  *) sed -n '2,24p' "$0" >&2; exit 2 ;;
 esac

@@ -1,0 +1,85 @@
+#include "agent/dpdk/port.hpp"
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+#include "agent/engine.hpp"
+
+namespace tusk::dpdk {
+
+void MempoolDeleter::operator()(rte_mempool* pool) const { rte_mempool_free(pool); }
+
+namespace {
+
+void check(int rc, const std::string& port, const char* call) {
+  if (rc < 0) throw EngineError(fmt::format("DPDK port {}: {} failed: {}", port, call, rte_strerror(-rc)));
+}
+
+}  // namespace
+
+Port::Port(const std::string& name, const PortOptions& options) : name_(name) {
+  check(rte_eth_dev_get_port_by_name(name.c_str(), &id_), name, "rte_eth_dev_get_port_by_name");
+  const int socket = rte_eth_dev_socket_id(id_);
+  mempool_.reset(rte_pktmbuf_pool_create(fmt::format("tusk_{}", id_).c_str(), options.mbufs, 256, 0,
+                                         RTE_MBUF_DEFAULT_BUF_SIZE, socket < 0 ? SOCKET_ID_ANY : socket));
+  if (!mempool_) {
+    throw EngineError(fmt::format("DPDK port {}: rte_pktmbuf_pool_create({} mbufs) failed: {}", name, options.mbufs,
+                                  rte_strerror(rte_errno)));
+  }
+  rte_eth_conf config{};
+  check(rte_eth_dev_configure(id_, 1, 1, &config), name, "rte_eth_dev_configure");
+  std::uint16_t rx = options.rx_descriptors, tx = options.tx_descriptors;
+  check(rte_eth_dev_adjust_nb_rx_tx_desc(id_, &rx, &tx), name, "rte_eth_dev_adjust_nb_rx_tx_desc");
+  check(rte_eth_rx_queue_setup(id_, 0, rx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr, mempool_.get()), name,
+        "rte_eth_rx_queue_setup");
+  check(rte_eth_tx_queue_setup(id_, 0, tx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr), name,
+        "rte_eth_tx_queue_setup");
+  check(rte_eth_dev_start(id_), name, "rte_eth_dev_start");
+  started_ = true;
+  if (options.promiscuous) check(rte_eth_promiscuous_enable(id_), name, "rte_eth_promiscuous_enable");
+}
+
+Port::~Port() {
+  if (started_) {
+    if (int rc = rte_eth_dev_stop(id_); rc < 0) spdlog::warn("DPDK port {}: stop failed: {}", name_, rte_strerror(-rc));
+  }
+  if (int rc = rte_eth_dev_close(id_); rc < 0) spdlog::warn("DPDK port {}: close failed: {}", name_, rte_strerror(-rc));
+}
+
+std::array<std::uint8_t, 6> Port::mac() const {
+  rte_ether_addr address{};
+  std::array<std::uint8_t, 6> out{};
+  if (rte_eth_macaddr_get(id_, &address) == 0) std::copy(address.addr_bytes, address.addr_bytes + 6, out.begin());
+  return out;
+}
+
+LinkState Port::link() const {
+  rte_eth_link link{};
+  LinkState state;
+  if (rte_eth_link_get_nowait(id_, &link) == 0) {
+    state.up = link.link_status == RTE_ETH_LINK_UP;
+    state.speed_mbps = link.link_speed;
+  }
+  return state;
+}
+
+std::map<std::string, std::uint64_t> Port::xstats() const {
+  std::map<std::string, std::uint64_t> out;
+  const int count = rte_eth_xstats_get_names(id_, nullptr, 0);
+  if (count <= 0) return out;
+  std::vector<rte_eth_xstat_name> names(static_cast<std::size_t>(count));
+  std::vector<rte_eth_xstat> values(static_cast<std::size_t>(count));
+  if (rte_eth_xstats_get_names(id_, names.data(), count) != count || rte_eth_xstats_get(id_, values.data(), count) != count) {
+    return out;
+  }
+  for (const auto& value : values) out[names[value.id].name] = value.value;
+  return out;
+}
+
+}  // namespace tusk::dpdk

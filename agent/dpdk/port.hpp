@@ -1,0 +1,57 @@
+// One DPDK Ethernet port with its packet mempool: configured with one RX and one TX queue,
+// started on construction, stopped and closed on destruction (after the mempool's users are
+// done: the port is destroyed before its mempool, which it owns and declares first).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+struct rte_mempool;
+
+namespace tusk::dpdk {
+
+struct MempoolDeleter {
+  void operator()(rte_mempool* pool) const;
+};
+using Mempool = std::unique_ptr<rte_mempool, MempoolDeleter>;
+
+struct PortOptions {
+  std::uint16_t rx_descriptors = 1024;
+  std::uint16_t tx_descriptors = 1024;
+  unsigned mbufs = 8191;
+  bool promiscuous = true;  // a BERT port receives test frames whatever their destination MAC
+};
+
+struct LinkState {
+  bool up = false;
+  std::uint32_t speed_mbps = 0;
+};
+
+class Port {
+ public:
+  // `name` is the device name DPDK knows (a vdev name such as "net_af_packet0", or a PCI address).
+  // Throws EngineError naming the port and the failing call.
+  Port(const std::string& name, const PortOptions& options);
+  ~Port();
+  Port(const Port&) = delete;
+  Port& operator=(const Port&) = delete;
+
+  std::uint16_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+  rte_mempool* mempool() const { return mempool_.get(); }
+  std::array<std::uint8_t, 6> mac() const;
+  LinkState link() const;
+  // Every extended statistic the driver exposes (CRC errors, missed, FEC ... where it has them).
+  std::map<std::string, std::uint64_t> xstats() const;
+
+ private:
+  std::string name_;
+  std::uint16_t id_ = 0;
+  Mempool mempool_;
+  bool started_ = false;
+};
+
+}  // namespace tusk::dpdk
