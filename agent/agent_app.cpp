@@ -216,7 +216,7 @@ std::string default_agent_name() {
 
 }  // namespace
 
-int run_agent(int argc, char** argv, EngineCatalog engines) {
+int run_agent(int argc, char** argv, const EngineSetup& setup) {
   AgentOptions options;
   options.name = default_agent_name();
   CLI::App app{"tusk-agent: runs Tusk's traffic engines on this host for a tusk-controller"};
@@ -231,6 +231,7 @@ int run_agent(int argc, char** argv, EngineCatalog engines) {
       ->check(CLI::Range(std::size_t{1000}, std::size_t{100'000'000}))
       ->capture_default_str();
   app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")->capture_default_str();
+  if (setup.add_options) setup.add_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -245,6 +246,7 @@ int run_agent(int argc, char** argv, EngineCatalog engines) {
     } else {
       tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
     }
+    EngineCatalog engines = setup.make_engines ? setup.make_engines() : EngineCatalog{};
     asio::io_context io;
     Agent agent(io, options, std::move(engines), tls ? &*tls : nullptr);
     asio::signal_set signals(io, SIGINT, SIGTERM);

@@ -2,11 +2,23 @@
 // The engines are passed in, so the shipped binary and test binaries share every other line.
 #pragma once
 
+#include <functional>
+
 #include "agent/engine.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace tusk {
 
+// The engines a binary brings: their command-line flags, and how to build them once parsed.
+struct EngineSetup {
+  std::function<void(CLI::App&)> add_options;
+  std::function<EngineCatalog()> make_engines;
+};
+
 // Returns the process exit code.
-int run_agent(int argc, char** argv, EngineCatalog engines);
+int run_agent(int argc, char** argv, const EngineSetup& setup);
 
 }  // namespace tusk

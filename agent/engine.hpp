@@ -44,6 +44,7 @@ using EngineFactory = std::function<std::unique_ptr<Engine>()>;
 struct EngineCatalog {
   std::map<std::string, EngineFactory> factories;
   std::vector<std::string> notes;  // why an engine is missing, for the registration message
+  std::vector<proto::DpdkPort> dpdk_ports;  // the ports the dpdk engine opened
 };
 
 }  // namespace tusk

@@ -17,7 +17,10 @@ proto::Inventory collect_inventory(const std::string& agent_name, const std::vec
   std::vector<std::string> notes;
   for (auto& device : rdma::discover_devices(notes)) *inventory.add_rdma_devices() = std::move(device);
   if (inventory.rdma_devices_size() == 0) notes.push_back("no RDMA device found on this host");
-  for (const auto& port : dpdk_ports) inventory.add_dpdk_ports()->set_name(port);
+  for (const auto& port : engines.dpdk_ports) *inventory.add_dpdk_ports() = port;
+  if (engines.dpdk_ports.empty()) {
+    for (const auto& port : dpdk_ports) inventory.add_dpdk_ports()->set_name(port);
+  }
   for (const auto& [name, factory] : engines.factories) inventory.add_engines(name);
   notes.insert(notes.end(), engines.notes.begin(), engines.notes.end());
   for (auto& note : notes) inventory.add_notes(std::move(note));

@@ -1,9 +1,48 @@
-// The shipped tusk-agent. Engines are added here as they are built (issues: DPDK, RDMA).
+// The shipped tusk-agent, with the engines this version has.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
 #include "agent/agent_app.hpp"
+#include "agent/dpdk/dpdk_engine.hpp"
+
+namespace {
+
+struct DpdkFlags {
+  std::vector<std::string> vdevs;
+  std::vector<std::string> pci;
+  tusk::dpdk::DpdkAgentOptions options;
+};
+
+// The device name DPDK gives a vdev is its text before the first comma ("net_af_packet0,iface=x").
+std::string device_name(const std::string& vdev) { return vdev.substr(0, vdev.find(',')); }
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  tusk::EngineCatalog engines;
-  engines.notes.push_back("dpdk engine: not built into this version yet");
-  engines.notes.push_back("rdma engine: not built into this version yet");
-  return tusk::run_agent(argc, argv, std::move(engines));
+  DpdkFlags dpdk;
+  dpdk.options.eal.file_prefix = "tusk-" + std::to_string(getpid());
+  tusk::EngineSetup setup;
+  setup.add_options = [&](CLI::App& app) {
+    app.add_option("--dpdk-vdev", dpdk.vdevs, "DPDK virtual device, e.g. net_af_packet0,iface=eth1; repeatable");
+    app.add_option("--dpdk-pci", dpdk.pci, "DPDK PCI device, e.g. 0000:3b:00.0 (mlx5 bifurcated); repeatable");
+    app.add_option("--dpdk-lcores", dpdk.options.eal.lcores, "EAL lcore list")->capture_default_str();
+    app.add_flag("--dpdk-hugepages", dpdk.options.eal.use_hugepages, "use reserved hugepages (default: --no-huge)");
+    app.add_option("--dpdk-memory-mb", dpdk.options.eal.memory_mb, "memory without hugepages")->capture_default_str();
+    app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix, "EAL file prefix, unique per DPDK process on a host");
+    app.add_option("--idle-sleep-us", dpdk.options.idle_sleep_us,
+                   "sleep when a poll finds nothing (labs on few cores); 0 busy-polls")
+        ->capture_default_str();
+  };
+  setup.make_engines = [&] {
+    tusk::EngineCatalog engines;
+    dpdk.options.eal.vdevs = dpdk.vdevs;
+    dpdk.options.eal.allow_pci = dpdk.pci;
+    for (const auto& vdev : dpdk.vdevs) dpdk.options.ports.push_back(device_name(vdev));
+    for (const auto& pci : dpdk.pci) dpdk.options.ports.push_back(pci);
+    tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
+    engines.notes.push_back("rdma engine: not built into this version yet");
+    return engines;
+  };
+  return tusk::run_agent(argc, argv, setup);
 }

@@ -78,7 +78,11 @@ class Orchestrator {
   void run_tests() {
     if (!wait_for_agents()) return;
     std::vector<proto::Inventory> inventories;
-    for (const auto& name : agents_) inventories.push_back(registry_->agent(name)->inventory);
+    for (const auto& name : agents_) {
+      inventories.push_back(registry_->agent(name)->inventory);
+      // A peer's data-plane address, for engines that address frames (DPDK: its port's MAC).
+      if (inventories.back().dpdk_ports_size() > 0) data_plane_address_[name] = inventories.back().dpdk_ports(0).mac();
+    }
     if (auto problems = missing_engines(profile_, inventories, agents_); !problems.empty()) {
       fail_run(kExitUsage, fmt::format("agents cannot run this profile: {}", fmt::join(problems, "; ")));
       return;
@@ -91,6 +95,13 @@ class Orchestrator {
       std::vector<AgentPlan> plans;
       try {
         plans = plan_test(profile_, i, agents_, outcome_.run_id);
+        for (auto& plan : plans) {
+          for (auto& peer : *plan.plan.mutable_peers()) {
+            if (auto it = data_plane_address_.find(peer.agent_name()); it != data_plane_address_.end()) {
+              peer.set_address(it->second);
+            }
+          }
+        }
       } catch (const PlanError& e) {
         fail_run(kExitUsage, e.what());
         return;
@@ -416,6 +427,7 @@ class Orchestrator {
   std::optional<ControlPlane> control_plane_;
   AgentRegistry* registry_ = nullptr;
   std::vector<std::string> agents_;
+  std::map<std::string, std::string> data_plane_address_;
 };
 
 }  // namespace

@@ -4,10 +4,14 @@
 #include "tests/e2e/engine_double.hpp"
 
 int main(int argc, char** argv) {
-  tusk::EngineCatalog engines;
-  for (const char* name : {"dpdk", "rdma"}) {
-    engines.factories[name] = [] { return std::make_unique<tusk::testing::EngineDouble>(); };
-  }
-  engines.notes.push_back("TEST BUILD: engines are doubles that move no traffic");
-  return tusk::run_agent(argc, argv, std::move(engines));
+  tusk::EngineSetup setup;
+  setup.make_engines = [] {
+    tusk::EngineCatalog engines;
+    for (const char* name : {"dpdk", "rdma"}) {
+      engines.factories[name] = [] { return std::make_unique<tusk::testing::EngineDouble>(); };
+    }
+    engines.notes.push_back("TEST BUILD: engines are doubles that move no traffic");
+    return engines;
+  };
+  return tusk::run_agent(argc, argv, setup);
 }

@@ -1,0 +1,322 @@
+#include "agent/dpdk/dpdk_engine.hpp"
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "agent/dpdk/frame_format.hpp"
+#include "agent/dpdk/prbs.hpp"
+#include "agent/dpdk/stream_tracker.hpp"
+#include "common/clock.hpp"
+#include "common/counter_names.hpp"
+
+namespace tusk::dpdk {
+
+namespace {
+
+constexpr std::uint16_t kBurst = 32;
+// No frame from a stream for this long while the test runs is a traffic gap (a flap on ports
+// whose driver cannot report link state, such as af_packet).
+constexpr std::int64_t kGapThresholdNs = 50'000'000;
+
+std::string mac_text(const std::array<std::uint8_t, 6>& mac) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+}
+
+bool parse_mac(const std::string& text, std::array<std::uint8_t, 6>& out) {
+  unsigned bytes[6];
+  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &bytes[0], &bytes[1], &bytes[2], &bytes[3], &bytes[4], &bytes[5]) != 6) {
+    return false;
+  }
+  for (int i = 0; i < 6; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(bytes[i]);
+  return true;
+}
+
+void sleep_us(unsigned us) {
+  if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
+}
+
+}  // namespace
+
+DpdkContext::DpdkContext(const DpdkAgentOptions& options) : eal_(options.eal), idle_sleep_us_(options.idle_sleep_us) {
+  for (const auto& name : options.ports) ports_.push_back(std::make_unique<Port>(name, PortOptions{}));
+}
+
+Port& DpdkContext::port(const std::string& name) {
+  if (ports_.empty()) throw EngineError("this agent has no DPDK port");
+  if (name.empty()) return *ports_.front();
+  for (auto& port : ports_) {
+    if (port->name() == name) return *port;
+  }
+  throw EngineError(fmt::format("DPDK port '{}' is not one of this agent's ports", name));
+}
+
+void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
+  if (!plan.has_dpdk()) throw EngineError("plan has no dpdk parameters");
+  const auto& test = plan.dpdk();
+  if (!pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern())) {
+    throw EngineError(fmt::format("unknown pattern '{}'", test.pattern()));
+  }
+  if (test.frame_sizes_size() > 0) throw EngineError("frame size sweeps and IMIX are not built yet; use frame_size");
+  if (test.vlan() != 0) throw EngineError("VLAN tagging is not built yet");
+  port_ = &context_.port(test.port());
+  FrameSpec spec;
+  spec.src = port_->mac();
+  payload_length_for(spec, test.frame_size() > 0 ? test.frame_size() : 1500);  // throws when too small
+  plan_ = plan;
+  events_ = std::move(events);
+  targets_.clear();
+  peer_by_mac_.clear();
+  std::uint16_t stream_id = 1;
+  for (const auto& peer : plan.peers()) {
+    auto target = std::make_unique<TxTarget>();
+    target->peer = peer.agent_name();
+    target->stream_id = stream_id++;
+    if (!parse_mac(peer.address(), target->mac)) target->mac.fill(0xff);  // unknown: broadcast
+    peer_by_mac_[target->mac] = target->peer;
+    targets_.push_back(std::move(target));
+  }
+  if (plan.peers().empty()) {  // loopback: this port to itself through the cable under test
+    auto target = std::make_unique<TxTarget>();
+    target->peer = "self";
+    target->stream_id = 1;
+    target->mac = port_->mac();
+    targets_.push_back(std::move(target));
+  }
+  rx_stream_count_ = 0;
+}
+
+void DpdkEngine::start(std::int64_t start_ns) {
+  start_ns_ = start_ns;
+  rte_eth_stats stats{};
+  if (rte_eth_stats_get(port_->id(), &stats) == 0) {
+    start_missed_ = stats.imissed;
+    start_nombuf_ = stats.rx_nombuf;
+  }
+  running_ = true;
+  rx_done_ = false;
+  rx_thread_ = std::thread([this] { rx_loop(); });
+  tx_thread_ = std::thread([this] { tx_loop(); });
+}
+
+void DpdkEngine::stop() noexcept {
+  if (!running_.exchange(false)) return;
+  if (tx_thread_.joinable()) tx_thread_.join();
+  // Let frames still in flight arrive before the receiver stops counting.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  rx_done_ = true;
+  if (rx_thread_.joinable()) rx_thread_.join();
+  rte_eth_stats stats{};
+  if (port_ && rte_eth_stats_get(port_->id(), &stats) == 0) {
+    host_drops_ = (stats.imissed - start_missed_) + (stats.rx_nombuf - start_nombuf_);
+  }
+}
+
+void DpdkEngine::tx_loop() {
+  if (rte_thread_register() != 0) spdlog::warn("DPDK TX thread not registered with EAL: mempool caches unused");
+  const auto& test = plan_.dpdk();
+  const std::size_t frame_size = test.frame_size() > 0 ? test.frame_size() : 1500;
+  FrameSpec spec;
+  spec.src = port_->mac();
+  spec.ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
+  const std::size_t header = header_length(spec);
+  const std::size_t payload = payload_length_for(spec, frame_size);
+  const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
+  // Frames per second for the whole port, shared out over the targets in turn; 0 = as fast as possible.
+  double pps = test.rate_pps();
+  if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (frame_size * 8.0);
+  const double ns_per_frame = pps > 0 ? 1e9 / pps : 0;
+
+  std::vector<PrbsGenerator> generators;
+  std::vector<std::uint64_t> sequence(targets_.size(), 0);
+  for (std::size_t i = 0; i < targets_.size(); ++i) generators.emplace_back(pattern, test.invert(), default_state(pattern));
+
+  while (running_ && realtime_ns() < start_ns_) sleep_us(100);
+  const std::int64_t begin = realtime_ns();
+  std::uint64_t sent_total = 0;
+  std::size_t next_target = 0;
+  rte_mbuf* burst[kBurst];
+  while (running_) {
+    std::uint16_t count = kBurst;
+    if (ns_per_frame > 0) {
+      // Paced: send what the clock allows, in bursts of at most kBurst.
+      const auto due = static_cast<std::uint64_t>((realtime_ns() - begin) / ns_per_frame) + 1;
+      if (due <= sent_total) {
+        sleep_us(std::max(context_.idle_sleep_us(), 10u));
+        continue;
+      }
+      count = static_cast<std::uint16_t>(std::min<std::uint64_t>(kBurst, due - sent_total));
+    }
+    if (rte_pktmbuf_alloc_bulk(port_->mempool(), burst, count) != 0) {
+      sleep_us(10);  // the driver has not returned sent mbufs yet
+      continue;
+    }
+    const std::int64_t now = realtime_ns();
+    for (std::uint16_t i = 0; i < count; ++i) {
+      const std::size_t t = next_target;
+      next_target = (next_target + 1) % targets_.size();
+      auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(burst[i], static_cast<std::uint16_t>(frame_size)));
+      spec.dst = targets_[t]->mac;
+      TuskHeader tusk;
+      tusk.flags = test.invert() ? kFlagPayloadInverted : 0;
+      tusk.stream_id = targets_[t]->stream_id;
+      tusk.seq = sequence[t]++;
+      tusk.tx_timestamp_ns = static_cast<std::uint64_t>(now);
+      tusk.prbs_state = generators[t].state();
+      tusk.payload_length = static_cast<std::uint16_t>(payload);
+      write_headers(spec, tusk, frame);
+      generators[t].fill(frame + header, payload);
+      targets_[t]->frames.fetch_add(1, std::memory_order_relaxed);
+      targets_[t]->bytes.fetch_add(frame_size, std::memory_order_relaxed);
+    }
+    std::uint16_t done = 0;
+    while (done < count && running_) {
+      done += rte_eth_tx_burst(port_->id(), 0, burst + done, static_cast<std::uint16_t>(count - done));
+      if (done < count) sleep_us(context_.idle_sleep_us());
+    }
+    if (done < count) rte_pktmbuf_free_bulk(burst + done, count - done);
+    sent_total += done;
+  }
+}
+
+void DpdkEngine::rx_loop() {
+  if (rte_thread_register() != 0) spdlog::warn("DPDK RX thread not registered with EAL: mempool caches unused");
+  const auto& test = plan_.dpdk();
+  const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
+  const std::uint16_t ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
+  // Trackers and per-stream receive state belong to this thread alone.
+  struct RxState {
+    StreamTracker tracker;
+    std::int64_t last_arrival_ns = 0;
+  };
+  std::vector<std::unique_ptr<RxState>> state;
+  rte_mbuf* burst[kBurst];
+  while (!rx_done_) {
+    const std::uint16_t got = rte_eth_rx_burst(port_->id(), 0, burst, kBurst);
+    const std::int64_t now = realtime_ns();
+    for (std::uint16_t i = 0; i < got; ++i) {
+      ParsedFrame parsed;
+      const auto* data = rte_pktmbuf_mtod(burst[i], const std::uint8_t*);
+      const auto status = parse_headers(data, rte_pktmbuf_pkt_len(burst[i]), parsed, ethertype);
+      if (status == ParseStatus::NotTusk) {
+        foreign_frames_.fetch_add(1, std::memory_order_relaxed);
+      } else if (status != ParseStatus::Ok) {
+        bad_headers_.fetch_add(1, std::memory_order_relaxed);
+      } else {
+        std::array<std::uint8_t, 6> source;
+        std::copy(data + 6, data + 12, source.begin());
+        std::size_t index = 0;
+        const std::size_t streams = rx_stream_count_.load(std::memory_order_relaxed);
+        while (index < streams && !(rx_streams_[index].source == source && rx_streams_[index].stream_id == parsed.header.stream_id)) {
+          ++index;
+        }
+        if (index == streams) {
+          if (streams == kMaxRxStreams) {
+            rte_pktmbuf_free(burst[i]);
+            continue;
+          }
+          rx_streams_[index].source = source;
+          rx_streams_[index].stream_id = parsed.header.stream_id;
+          state.push_back(std::make_unique<RxState>());
+          rx_stream_count_.store(streams + 1, std::memory_order_release);
+        }
+        RxState& rx = *state[index];
+        RxStreamCounters& counters = rx_streams_[index];
+        const bool inverted = parsed.header.flags & kFlagPayloadInverted;
+        const std::uint64_t errors =
+            count_bit_errors(pattern, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
+        if (rx.last_arrival_ns != 0 && now - rx.last_arrival_ns > kGapThresholdNs) {
+          counters.traffic_gaps.fetch_add(1, std::memory_order_relaxed);
+          if (events_) {
+            events_(proto::AgentEvent::LINK_DOWN,
+                    fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed", mac_text(source),
+                                parsed.header.stream_id, (now - rx.last_arrival_ns) / 1'000'000));
+          }
+        }
+        rx.last_arrival_ns = now;
+        rx.tracker.on_frame(parsed.header.seq, errors > 0, errors);
+        const auto counts = rx.tracker.counts();
+        counters.frames.store(counts.received, std::memory_order_relaxed);
+        counters.bytes.fetch_add(rte_pktmbuf_pkt_len(burst[i]), std::memory_order_relaxed);
+        counters.bits_compared.fetch_add(std::uint64_t{parsed.payload_length} * 8, std::memory_order_relaxed);
+        counters.bit_errors.store(counts.bit_errors, std::memory_order_relaxed);
+        counters.errored_frames.store(counts.errored_frames, std::memory_order_relaxed);
+        counters.lost.store(counts.lost, std::memory_order_relaxed);
+        counters.duplicates.store(counts.duplicates, std::memory_order_relaxed);
+        counters.reordered.store(counts.reordered, std::memory_order_relaxed);
+        counters.error_bursts.store(counts.error_bursts, std::memory_order_relaxed);
+      }
+      rte_pktmbuf_free(burst[i]);
+    }
+    if (got == 0) sleep_us(context_.idle_sleep_us());
+  }
+}
+
+std::vector<proto::StreamCounters> DpdkEngine::sample() {
+  namespace c = counters;
+  std::vector<proto::StreamCounters> out;
+  for (const auto& target : targets_) {
+    proto::StreamCounters stream;
+    stream.set_stream_id(fmt::format("tx:{}", target->peer));
+    stream.set_peer(target->peer);
+    stream.set_kind("tx");
+    auto& map = *stream.mutable_counters();
+    map[std::string(c::kTxFrames)] = target->frames.load(std::memory_order_relaxed);
+    map[std::string(c::kTxBytes)] = target->bytes.load(std::memory_order_relaxed);
+    out.push_back(std::move(stream));
+  }
+  const std::size_t streams = rx_stream_count_.load(std::memory_order_acquire);
+  for (std::size_t i = 0; i < streams; ++i) {
+    const auto& rx = rx_streams_[i];
+    proto::StreamCounters stream;
+    auto peer = peer_by_mac_.find(rx.source);
+    stream.set_peer(peer != peer_by_mac_.end() ? peer->second : mac_text(rx.source));
+    stream.set_stream_id(fmt::format("rx:{}/{}", stream.peer(), rx.stream_id));
+    stream.set_kind("rx");
+    auto& map = *stream.mutable_counters();
+    map[std::string(c::kRxFrames)] = rx.frames.load(std::memory_order_relaxed);
+    map[std::string(c::kRxBytes)] = rx.bytes.load(std::memory_order_relaxed);
+    map[std::string(c::kBitsCompared)] = rx.bits_compared.load(std::memory_order_relaxed);
+    map[std::string(c::kBitErrors)] = rx.bit_errors.load(std::memory_order_relaxed);
+    map[std::string(c::kErroredFrames)] = rx.errored_frames.load(std::memory_order_relaxed);
+    map[std::string(c::kLostFrames)] = rx.lost.load(std::memory_order_relaxed);
+    map["duplicates"] = rx.duplicates.load(std::memory_order_relaxed);
+    map["reordered"] = rx.reordered.load(std::memory_order_relaxed);
+    map["error_bursts"] = rx.error_bursts.load(std::memory_order_relaxed);
+    map["traffic_gaps"] = rx.traffic_gaps.load(std::memory_order_relaxed);
+    map[std::string(c::kLinkFlaps)] = rx.traffic_gaps.load(std::memory_order_relaxed);
+    map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
+    map["bad_headers"] = bad_headers_.load(std::memory_order_relaxed);
+    out.push_back(std::move(stream));
+  }
+  return out;
+}
+
+void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
+  if (options.ports.empty()) {
+    catalog.notes.push_back("dpdk engine: no DPDK port configured (--dpdk-vdev or --dpdk-pci)");
+    return;
+  }
+  std::shared_ptr<DpdkContext> context;
+  try {
+    context = std::make_shared<DpdkContext>(options);
+  } catch (const std::exception& e) {
+    catalog.notes.push_back(fmt::format("dpdk engine unavailable: {}", e.what()));
+    return;
+  }
+  for (const auto& port : context->ports()) {
+    proto::DpdkPort entry;
+    entry.set_name(port->name());
+    entry.set_mac(mac_text(port->mac()));
+    catalog.dpdk_ports.push_back(entry);
+  }
+  catalog.factories["dpdk"] = [context] { return std::make_unique<DpdkEngine>(*context); };
+}
+
+}  // namespace tusk::dpdk

@@ -1,0 +1,98 @@
+// The DPDK engine: sends Tusk frames with PRBS payloads to each peer at the planned rate and
+// checks every frame and bit that arrives, per stream (a sender and its stream id), with
+// sequence accounting, traffic-gap detection and the port's host-side drops.
+//
+// Ownership: a DpdkContext (EAL plus the agent's ports) lives as long as the agent; each test's
+// DpdkEngine borrows it and owns only its TX and RX threads, which it joins in stop().
+// Hot loops hold no locks and make no virtual calls; sample() reads what they publish in atomics.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/dpdk/eal.hpp"
+#include "agent/dpdk/port.hpp"
+#include "agent/engine.hpp"
+
+namespace tusk::dpdk {
+
+struct DpdkAgentOptions {
+  EalOptions eal;
+  std::vector<std::string> ports;  // DPDK device names, e.g. "net_af_packet0"
+  // Sleep this long when a poll finds nothing. 0 busy-polls (real hosts); labs on few cores need
+  // a pause so agents and the kernel path between them do not starve each other.
+  unsigned idle_sleep_us = 0;
+};
+
+class DpdkContext {
+ public:
+  explicit DpdkContext(const DpdkAgentOptions& options);
+  Port& port(const std::string& name);  // "" = the first port; throws EngineError
+  const std::vector<std::unique_ptr<Port>>& ports() const { return ports_; }
+  unsigned idle_sleep_us() const { return idle_sleep_us_; }
+
+ private:
+  Eal eal_;  // first: ports are destroyed before the EAL
+  std::vector<std::unique_ptr<Port>> ports_;
+  unsigned idle_sleep_us_;
+};
+
+// Counters one RX stream publishes for sample(); written only by the RX thread.
+struct RxStreamCounters {
+  std::array<std::uint8_t, 6> source{};
+  std::uint16_t stream_id = 0;
+  std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0},
+      lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0};
+};
+
+class DpdkEngine final : public Engine {
+ public:
+  explicit DpdkEngine(DpdkContext& context) : context_(context) {}
+  ~DpdkEngine() override { stop(); }
+
+  void prepare(const proto::Plan& plan, EngineEventSink events) override;
+  void start(std::int64_t start_ns) override;
+  std::vector<proto::StreamCounters> sample() override;
+  void stop() noexcept override;
+
+  static constexpr std::size_t kMaxRxStreams = 256;
+
+ private:
+  struct TxTarget {
+    std::string peer;
+    std::array<std::uint8_t, 6> mac{};
+    std::uint16_t stream_id = 0;
+    std::atomic<std::uint64_t> frames{0}, bytes{0};
+  };
+
+  void tx_loop();
+  void rx_loop();
+
+  DpdkContext& context_;
+  Port* port_ = nullptr;
+  proto::Plan plan_;
+  EngineEventSink events_;
+  std::vector<std::unique_ptr<TxTarget>> targets_;
+  std::map<std::array<std::uint8_t, 6>, std::string> peer_by_mac_;
+  std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
+  std::atomic<std::size_t> rx_stream_count_{0};
+  std::atomic<std::uint64_t> bad_headers_{0}, foreign_frames_{0};
+  std::uint64_t start_missed_ = 0, start_nombuf_ = 0;
+  std::atomic<std::uint64_t> host_drops_{0};
+  std::int64_t start_ns_ = 0;
+  std::atomic<bool> running_{false};
+  std::atomic<bool> rx_done_{false};
+  std::thread tx_thread_;
+  std::thread rx_thread_;
+};
+
+// Registers the "dpdk" engine when the agent was given DPDK ports; otherwise notes why not.
+void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options);
+
+}  // namespace tusk::dpdk

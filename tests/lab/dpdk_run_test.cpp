@@ -1,0 +1,155 @@
+// The DPDK engine driven end to end in the lab: tusk-controller runs a profile over mutual TLS on
+// 127.0.0.1; two real tusk-agent processes send and check PRBS frames through net_af_packet on
+// the lab's links (through the bridge namespace). Needs root; skips otherwise.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/e2e/process.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+constexpr auto kProfile = R"(name: lab-dpdk-run
+agents:
+  hosts: [lab-a, lab-b]
+  wait: 20s
+tests:
+  - name: cable
+    engine: dpdk
+    duration: 12s
+    topology: pairs
+    rate: 10kpps
+    frame_size: 1000B
+    pattern: prbs31
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+      min_throughput: 70Mbps
+)";
+
+class DpdkRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "needs root to make the lab's links";
+    char pattern[] = "/tmp/tusk-dpdk-run-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    lab_id_ = "tr" + std::to_string(getpid() % 100000);
+    ASSERT_EQ(lab("up --switch >/dev/null"), 0);
+    ASSERT_EQ(std::system(("bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir_ + "/certs lab-a lab-b >/dev/null").c_str()), 0);
+    std::ofstream(dir_ + "/profile.yaml") << kProfile;
+    port_ = free_port();
+  }
+  void TearDown() override {
+    if (lab_id_.empty()) return;
+    agents_.clear();
+    lab("down");
+    if (HasFailure()) {
+      std::cerr << "logs and reports kept in " << dir_ << "\n";
+    } else {
+      fs::remove_all(dir_);
+    }
+  }
+
+  int lab(const std::string& arguments) {
+    return std::system(("TUSK_LAB_ID=" + lab_id_ + " bash " TUSK_SOURCE_DIR "/tests/lab/netns-lab.sh " + arguments).c_str());
+  }
+
+  // DPDK 22.11's af_packet PMD names its PACKET_FANOUT group (getpid() ^ ifindex) & 0xffff, and
+  // groups are per network namespace: two agents on one host can draw the same number, and then
+  // the second port fails to open (EINVAL). Start the agents one at a time and give an agent that
+  // drew a taken number a new pid.
+  void start_agents() {
+    for (const std::string host : {"a", "b"}) {
+      const std::string name = "lab-" + host;
+      const std::string log = dir_ + "/agent-" + name + ".log";
+      for (int attempt = 1;; ++attempt) {
+        auto agent = std::make_unique<Process>(
+            std::vector<std::string>{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
+                                     "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
+                                     dir_ + "/certs/" + name + ".key", "--dpdk-vdev",
+                                     "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50"},
+            log);
+        ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
+        if (read_file(log).find("engines: dpdk") != std::string::npos) {
+          agents_.push_back(std::move(agent));
+          break;
+        }
+        ASSERT_LT(attempt, 5) << "DPDK port would not open: " << read_file(log);
+        fs::remove(log);
+      }
+    }
+  }
+
+  int run_controller() {
+    Process controller({TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
+                        "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
+                        dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress"},
+                       dir_ + "/controller.log");
+    return controller.wait(90s).value_or(-100);
+  }
+
+  json report() {
+    std::ifstream file(dir_ + "/report/report.json");
+    return file.good() ? json::parse(file) : json();
+  }
+
+  std::vector<json> received_streams(const json& report) {
+    std::vector<json> streams;
+    for (const auto& stream : report["tests"][0]["streams"]) {
+      if (stream["stream_id"].get<std::string>().rfind("rx:", 0) == 0) streams.push_back(stream);
+    }
+    return streams;
+  }
+
+  std::string dir_, lab_id_;
+  int port_ = 0;
+  std::vector<std::unique_ptr<Process>> agents_;
+};
+
+TEST_F(DpdkRun, CleanCableCarriesOverOneHundredThousandFramesEachWayWithNoErrorAndPasses) {
+  start_agents();
+  ASSERT_EQ(run_controller(), 0) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  const auto streams = received_streams(result);
+  ASSERT_EQ(streams.size(), 2u) << result["tests"][0]["streams"].dump(2);
+  for (const auto& stream : streams) {
+    EXPECT_GE(stream["counters"]["rx_frames"].get<std::uint64_t>(), 100'000u);
+    EXPECT_EQ(stream["counters"]["bit_errors"], 0);
+    EXPECT_EQ(stream["counters"]["lost_frames"], 0);
+    // No error in N bits: BER <= 2.995732 / N at 95 %, and the report says how long 1e-12 would take.
+    const double bits = stream["ber"]["bits_compared"].get<double>();
+    EXPECT_NEAR(stream["ber"]["upper_bound"].get<double>(), 2.995732 / bits, 1e-6 * 2.995732 / bits);
+    EXPECT_GT(stream["ber"]["seconds_more_for_target"].get<double>(), 0);
+  }
+}
+
+TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
+  ASSERT_EQ(lab("impair b corrupt=1"), 0);
+  start_agents();
+  ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  for (const auto& stream : received_streams(result)) {
+    const bool into_b = stream["agent"] == "lab-b";
+    EXPECT_EQ(stream["passed"].get<bool>(), !into_b) << stream.dump(2);
+    if (into_b) {
+      // ~1 % of ~120,000 frames; each corrupted payload carries one flipped bit.
+      EXPECT_GT(stream["counters"]["errored_frames"].get<std::uint64_t>(), 500u);
+      EXPECT_EQ(stream["counters"]["bit_errors"], stream["counters"]["errored_frames"]);
+    }
+  }
+  const std::string junit = read_file(dir_ + "/report/junit.xml");
+  EXPECT_NE(junit.find("type=\"max_ber\""), std::string::npos) << junit;
+}
+
+}  // namespace
+}  // namespace tusk::testing
