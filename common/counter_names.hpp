@@ -19,6 +19,11 @@ inline constexpr std::string_view kCompletionErrors = "completion_errors";
 inline constexpr std::string_view kIntegrityErrors = "integrity_errors";
 inline constexpr std::string_view kRetransmits = "retransmits";
 inline constexpr std::string_view kHostDrops = "host_drops";
+inline constexpr std::string_view kDuplicates = "duplicates";
+inline constexpr std::string_view kReordered = "reordered";
+inline constexpr std::string_view kErrorBursts = "error_bursts";
+inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing received for a while
+inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames whose header was hit
 // Gauges (not cumulative).
 inline constexpr std::string_view kLatencyP99Ns = "latency_p99_ns";
 

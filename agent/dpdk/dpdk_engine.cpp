@@ -286,13 +286,14 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kBitErrors)] = rx.bit_errors.load(std::memory_order_relaxed);
     map[std::string(c::kErroredFrames)] = rx.errored_frames.load(std::memory_order_relaxed);
     map[std::string(c::kLostFrames)] = rx.lost.load(std::memory_order_relaxed);
-    map["duplicates"] = rx.duplicates.load(std::memory_order_relaxed);
-    map["reordered"] = rx.reordered.load(std::memory_order_relaxed);
-    map["error_bursts"] = rx.error_bursts.load(std::memory_order_relaxed);
-    map["traffic_gaps"] = rx.traffic_gaps.load(std::memory_order_relaxed);
+    map[std::string(c::kDuplicates)] = rx.duplicates.load(std::memory_order_relaxed);
+    map[std::string(c::kReordered)] = rx.reordered.load(std::memory_order_relaxed);
+    map[std::string(c::kErrorBursts)] = rx.error_bursts.load(std::memory_order_relaxed);
+    map[std::string(c::kTrafficGaps)] = rx.traffic_gaps.load(std::memory_order_relaxed);
+    // af_packet ports report no link state: a flap shows as a traffic gap, counted as one.
     map[std::string(c::kLinkFlaps)] = rx.traffic_gaps.load(std::memory_order_relaxed);
     map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
-    map["bad_headers"] = bad_headers_.load(std::memory_order_relaxed);
+    map[std::string(c::kBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);
     out.push_back(std::move(stream));
   }
   return out;

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <thread>
 
 #include "tests/e2e/process.hpp"
 
@@ -90,12 +92,13 @@ class DpdkRun : public ::testing::Test {
     }
   }
 
-  int run_controller() {
-    Process controller({TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
+  int run_controller() { return start_controller()->wait(90s).value_or(-100); }
+
+  std::unique_ptr<Process> start_controller() {
+    return std::make_unique<Process>(std::vector<std::string>{TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
                         "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
                         dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress"},
                        dir_ + "/controller.log");
-    return controller.wait(90s).value_or(-100);
   }
 
   json report() {
@@ -149,6 +152,36 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
   }
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_NE(junit.find("type=\"max_ber\""), std::string::npos) << junit;
+}
+
+TEST_F(DpdkRun, TwoFlapsOf300msAnd1sAreTwoTrafficGapsOfThoseLengthsAndCountingResumes) {
+  start_agents();
+  auto controller = start_controller();
+  ASSERT_TRUE(wait_for_text(agents_[0]->log_path(), "test 0 started", 30s)) << agents_[0]->log();
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(lab("flap a 300"), 0);
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(lab("flap a 1000"), 0);
+  // The flaps lose frames, so max_lost_frames fails: exit 1.
+  ASSERT_EQ(controller->wait(90s), 1) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  for (const auto& stream : received_streams(result)) {
+    EXPECT_EQ(stream["counters"]["traffic_gaps"], 2) << stream.dump(2);
+    // Counting resumed after each flap: frames arrived in the last seconds of the test.
+    EXPECT_GT(stream["series"].back()["counters"]["rx_frames"].get<std::uint64_t>(), 0u);
+  }
+  const std::regex gap("nothing for ([0-9]+) ms");
+  for (const auto& agent : result["tests"][0]["agents"]) {
+    std::vector<long> durations;
+    for (const auto& event : agent["events"]) {
+      std::smatch match;
+      const std::string message = event["message"];
+      if (std::regex_search(message, match, gap)) durations.push_back(std::stol(match[1]));
+    }
+    ASSERT_EQ(durations.size(), 2u) << agent.dump(2);
+    EXPECT_NEAR(durations[0], 300, 100) << agent["agent"];
+    EXPECT_NEAR(durations[1], 1000, 100) << agent["agent"];
+  }
 }
 
 }  // namespace
