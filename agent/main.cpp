@@ -17,6 +17,15 @@ struct DpdkFlags {
 // The device name DPDK gives a vdev is its text before the first comma ("net_af_packet0,iface=x").
 std::string device_name(const std::string& vdev) { return vdev.substr(0, vdev.find(',')); }
 
+// "net_af_packet0,iface=eth1,..." → "eth1"; "" for other drivers.
+std::string af_packet_interface(const std::string& vdev) {
+  if (vdev.rfind("net_af_packet", 0) != 0) return "";
+  const auto start = vdev.find("iface=");
+  if (start == std::string::npos) return "";
+  const auto value = vdev.substr(start + 6);
+  return value.substr(0, value.find(','));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,8 +47,14 @@ int main(int argc, char** argv) {
     tusk::EngineCatalog engines;
     dpdk.options.eal.vdevs = dpdk.vdevs;
     dpdk.options.eal.allow_pci = dpdk.pci;
-    for (const auto& vdev : dpdk.vdevs) dpdk.options.ports.push_back(device_name(vdev));
-    for (const auto& pci : dpdk.pci) dpdk.options.ports.push_back(pci);
+    for (const auto& vdev : dpdk.vdevs) {
+      dpdk.options.ports.push_back(device_name(vdev));
+      dpdk.options.kernel_interfaces.push_back(af_packet_interface(vdev));
+    }
+    for (const auto& pci : dpdk.pci) {
+      dpdk.options.ports.push_back(pci);
+      dpdk.options.kernel_interfaces.emplace_back();
+    }
     tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
     engines.notes.push_back("rdma engine: not built into this version yet");
     return engines;

@@ -40,6 +40,7 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
 }
 
 std::string ThresholdCheck::describe() const {
+  if (!caveat.empty()) return caveat;
   const char* relation = threshold.bound == Bound::Max ? "max" : "min";
   if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
   const char* sign = passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
@@ -63,6 +64,17 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
     if (auto it = verdict.metrics.find(threshold.metric); it != verdict.metrics.end()) {
       check.measured = it->second;
       check.passed = threshold.bound == Bound::Max ? it->second <= threshold.value : it->second >= threshold.value;
+    }
+    // A BERT that blames the cable for a slow receiver is worse than none: loss on a host that
+    // dropped frames itself judges nothing about the link, so it cannot pass, and says why.
+    const auto host_drops = verdict.metrics.find(std::string(counters::kHostDrops));
+    const bool loss_metric = threshold.metric == "loss_ratio" || threshold.metric == counters::kLostFrames;
+    if (loss_metric && host_drops != verdict.metrics.end() && host_drops->second > 0) {
+      check.passed = false;
+      check.caveat = fmt::format(
+          "{} not judged: the receiving host dropped {:.0f} frames itself (socket/ring/NIC drops), so its loss "
+          "is not a verdict on the link; lower the rate or give the receiver more cores",
+          threshold.metric, host_drops->second);
     }
     verdict.checks.push_back(std::move(check));
   }

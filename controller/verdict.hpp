@@ -20,6 +20,8 @@ struct ThresholdCheck {
   Threshold threshold;
   std::optional<double> measured;
   bool passed = false;
+  // Why the measurement cannot judge the link, e.g. loss on a receiver that dropped frames itself.
+  std::string caveat;
   // e.g. "ber 3.2e-09 > max 1e-12" or "ber not measured"
   std::string describe() const;
 };

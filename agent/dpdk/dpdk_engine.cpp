@@ -45,7 +45,10 @@ void sleep_us(unsigned us) {
 }  // namespace
 
 DpdkContext::DpdkContext(const DpdkAgentOptions& options) : eal_(options.eal), idle_sleep_us_(options.idle_sleep_us) {
-  for (const auto& name : options.ports) ports_.push_back(std::make_unique<Port>(name, PortOptions{}));
+  for (std::size_t i = 0; i < options.ports.size(); ++i) {
+    const std::string interface = i < options.kernel_interfaces.size() ? options.kernel_interfaces[i] : "";
+    ports_.push_back(std::make_unique<Port>(options.ports[i], PortOptions{}, interface));
+  }
 }
 
 Port& DpdkContext::port(const std::string& name) {
@@ -94,11 +97,7 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
 
 void DpdkEngine::start(std::int64_t start_ns) {
   start_ns_ = start_ns;
-  rte_eth_stats stats{};
-  if (rte_eth_stats_get(port_->id(), &stats) == 0) {
-    start_missed_ = stats.imissed;
-    start_nombuf_ = stats.rx_nombuf;
-  }
+  start_host_drops_ = port_->host_drops();
   running_ = true;
   rx_done_ = false;
   rx_thread_ = std::thread([this] { rx_loop(); });
@@ -112,10 +111,7 @@ void DpdkEngine::stop() noexcept {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   rx_done_ = true;
   if (rx_thread_.joinable()) rx_thread_.join();
-  rte_eth_stats stats{};
-  if (port_ && rte_eth_stats_get(port_->id(), &stats) == 0) {
-    host_drops_ = (stats.imissed - start_missed_) + (stats.rx_nombuf - start_nombuf_);
-  }
+  if (port_) host_drops_ = port_->host_drops() - start_host_drops_;
 }
 
 void DpdkEngine::tx_loop() {

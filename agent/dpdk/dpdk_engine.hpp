@@ -25,6 +25,7 @@ namespace tusk::dpdk {
 struct DpdkAgentOptions {
   EalOptions eal;
   std::vector<std::string> ports;  // DPDK device names, e.g. "net_af_packet0"
+  std::vector<std::string> kernel_interfaces;  // per port: af_packet's iface=, else ""
   // Sleep this long when a poll finds nothing. 0 busy-polls (real hosts); labs on few cores need
   // a pause so agents and the kernel path between them do not starve each other.
   unsigned idle_sleep_us = 0;
@@ -83,7 +84,7 @@ class DpdkEngine final : public Engine {
   std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
   std::atomic<std::size_t> rx_stream_count_{0};
   std::atomic<std::uint64_t> bad_headers_{0}, foreign_frames_{0};
-  std::uint64_t start_missed_ = 0, start_nombuf_ = 0;
+  std::uint64_t start_host_drops_ = 0;
   std::atomic<std::uint64_t> host_drops_{0};
   std::int64_t start_ns_ = 0;
   std::atomic<bool> running_{false};

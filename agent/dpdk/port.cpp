@@ -7,6 +7,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <dirent.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+
+#include <cstdlib>
 #include <vector>
 
 #include "agent/engine.hpp"
@@ -23,7 +29,8 @@ void check(int rc, const std::string& port, const char* call) {
 
 }  // namespace
 
-Port::Port(const std::string& name, const PortOptions& options) : name_(name) {
+Port::Port(const std::string& name, const PortOptions& options, const std::string& kernel_interface)
+    : name_(name), kernel_interface_(kernel_interface) {
   check(rte_eth_dev_get_port_by_name(name.c_str(), &id_), name, "rte_eth_dev_get_port_by_name");
   const int socket = rte_eth_dev_socket_id(id_);
   mempool_.reset(rte_pktmbuf_pool_create(fmt::format("tusk_{}", id_).c_str(), options.mbufs, 256, 0,
@@ -80,6 +87,45 @@ std::map<std::string, std::uint64_t> Port::xstats() const {
   }
   for (const auto& value : values) out[names[value.id].name] = value.value;
   return out;
+}
+
+namespace {
+
+// The af_packet driver keeps its sockets to itself; find this process's packet sockets bound to
+// `ifindex` through /proc/self/fd and read (and so reset) their kernel drop counters.
+std::uint64_t read_packet_socket_drops(unsigned ifindex) {
+  std::uint64_t drops = 0;
+  DIR* fds = opendir("/proc/self/fd");
+  if (fds == nullptr) return 0;
+  while (dirent* entry = readdir(fds)) {
+    const int fd = std::atoi(entry->d_name);
+    if (fd <= 2 || fd == dirfd(fds)) continue;
+    sockaddr_ll address{};
+    socklen_t length = sizeof(address);
+    if (getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0 || address.sll_family != AF_PACKET ||
+        static_cast<unsigned>(address.sll_ifindex) != ifindex) {
+      continue;
+    }
+    tpacket_stats statistics{};
+    socklen_t size = sizeof(statistics);
+    if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &statistics, &size) == 0) drops += statistics.tp_drops;
+  }
+  closedir(fds);
+  return drops;
+}
+
+}  // namespace
+
+std::uint64_t Port::host_drops() {
+  rte_eth_stats stats{};
+  std::uint64_t drops = 0;
+  if (rte_eth_stats_get(id_, &stats) == 0) drops = stats.imissed + stats.rx_nombuf;
+  if (!kernel_interface_.empty()) {
+    if (const unsigned ifindex = if_nametoindex(kernel_interface_.c_str()); ifindex != 0) {
+      socket_drops_seen_ += read_packet_socket_drops(ifindex);
+    }
+  }
+  return drops + socket_drops_seen_;
 }
 
 }  // namespace tusk::dpdk

@@ -34,7 +34,9 @@ class Port {
  public:
   // `name` is the device name DPDK knows (a vdev name such as "net_af_packet0", or a PCI address).
   // Throws EngineError naming the port and the failing call.
-  Port(const std::string& name, const PortOptions& options);
+  // `kernel_interface`: for net_af_packet ports, the interface it opened (iface=), so the kernel's
+  // socket drops can be read; empty for other drivers.
+  Port(const std::string& name, const PortOptions& options, const std::string& kernel_interface = "");
   ~Port();
   Port(const Port&) = delete;
   Port& operator=(const Port&) = delete;
@@ -46,12 +48,18 @@ class Port {
   LinkState link() const;
   // Every extended statistic the driver exposes (CRC errors, missed, FEC ... where it has them).
   std::map<std::string, std::uint64_t> xstats() const;
+  // Frames the host dropped before the application saw them: the driver's imissed and rx_nombuf,
+  // plus, for net_af_packet ports (whose driver reports neither), the kernel's drops on this
+  // process's packet sockets bound to the port's interface. Cumulative since the port opened.
+  std::uint64_t host_drops();
 
  private:
   std::string name_;
   std::uint16_t id_ = 0;
   Mempool mempool_;
   bool started_ = false;
+  std::string kernel_interface_;        // af_packet ports: the interface under the driver
+  std::uint64_t socket_drops_seen_ = 0;  // PACKET_STATISTICS resets on read: keep the sum
 };
 
 }  // namespace tusk::dpdk

@@ -317,3 +317,31 @@ TEST(Verdict, DescribeRoundsToSixSignificantDigits) {
 
 }  // namespace
 }  // namespace tusk
+
+namespace tusk {
+namespace {
+
+TEST(Verdict, LossOnAReceiverThatDroppedFramesItselfIsNotJudgedAsTheLinks) {
+  // 100 frames lost by sequence, and the receiving host's own sockets dropped 100: that loss
+  // says nothing about the cable, so max_lost_frames cannot pass and the text says why.
+  TestSpec test;
+  test.thresholds.push_back({"max_lost_frames", "lost_frames", Bound::Max, 1e9, {}});
+  test.thresholds.push_back({"max_ber", "ber", Bound::Max, 1e-12, {}});
+  proto::StreamCounters stream;
+  (*stream.mutable_counters())["lost_frames"] = 100;
+  (*stream.mutable_counters())["rx_frames"] = 900;
+  (*stream.mutable_counters())["host_drops"] = 100;
+  (*stream.mutable_counters())["bits_compared"] = 7'200'000;
+  (*stream.mutable_counters())["bit_errors"] = 0;
+  const auto verdict = judge_stream(test, "lab-b", stream, 1.0);
+  ASSERT_EQ(verdict.checks.size(), 2u);
+  EXPECT_FALSE(verdict.checks[0].passed);
+  EXPECT_NE(verdict.checks[0].describe().find("not a verdict on the link"), std::string::npos)
+      << verdict.checks[0].describe();
+  EXPECT_TRUE(verdict.checks[1].passed) << "bit errors are still judged: every received bit was checked";
+  (*stream.mutable_counters())["host_drops"] = 0;
+  EXPECT_TRUE(judge_stream(test, "lab-b", stream, 1.0).checks[0].passed);
+}
+
+}  // namespace
+}  // namespace tusk

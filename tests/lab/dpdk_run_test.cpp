@@ -154,6 +154,29 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
   EXPECT_NE(junit.find("type=\"max_ber\""), std::string::npos) << junit;
 }
 
+TEST_F(DpdkRun, AReceiverThatCannotKeepUpReportsHostDropsNotLinkLoss) {
+  // As fast as the senders can go: on this lab's two cores the receivers fall far behind.
+  std::string profile = read_file(dir_ + "/profile.yaml");
+  profile.replace(profile.find("rate: 10kpps"), 12, "rate: max");
+  profile.replace(profile.find("duration: 12s"), 13, "duration: 4s");
+  std::ofstream(dir_ + "/profile.yaml") << profile;
+  start_agents();
+  ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log");
+  for (const auto& stream : received_streams(report())) {
+    const auto lost = stream["counters"]["lost_frames"].get<std::uint64_t>();
+    const auto host_drops = stream["counters"]["host_drops"].get<std::uint64_t>();
+    ASSERT_GT(lost, 0u) << "the flood was not fast enough to overrun the receiver";
+    EXPECT_GT(host_drops, lost / 2) << "most of the loss must be attributed to the receiving host";
+    bool said_so = false;
+    for (const auto& check : stream["checks"]) {
+      if (check["key"] == "max_lost_frames") {
+        said_so = check["text"].get<std::string>().find("not a verdict on the link") != std::string::npos;
+      }
+    }
+    EXPECT_TRUE(said_so) << stream["checks"].dump(2);
+  }
+}
+
 TEST_F(DpdkRun, TwoFlapsOf300msAnd1sAreTwoTrafficGapsOfThoseLengthsAndCountingResumes) {
   start_agents();
   auto controller = start_controller();
