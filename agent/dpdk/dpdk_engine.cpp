@@ -131,6 +131,7 @@ void DpdkEngine::tx_loop() {
 
   std::vector<PrbsGenerator> generators;
   std::vector<std::uint64_t> sequence(targets_.size(), 0);
+  std::vector<std::uint64_t> sent_by_target(targets_.size(), 0);
   for (std::size_t i = 0; i < targets_.size(); ++i) generators.emplace_back(pattern, test.invert(), default_state(pattern));
 
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
@@ -154,6 +155,7 @@ void DpdkEngine::tx_loop() {
       continue;
     }
     const std::int64_t now = realtime_ns();
+    const std::size_t first_target = next_target;
     for (std::uint16_t i = 0; i < count; ++i) {
       const std::size_t t = next_target;
       next_target = (next_target + 1) % targets_.size();
@@ -168,8 +170,6 @@ void DpdkEngine::tx_loop() {
       tusk.payload_length = static_cast<std::uint16_t>(payload);
       write_headers(spec, tusk, frame);
       generators[t].fill(frame + header, payload);
-      targets_[t]->frames.fetch_add(1, std::memory_order_relaxed);
-      targets_[t]->bytes.fetch_add(frame_size, std::memory_order_relaxed);
     }
     std::uint16_t done = 0;
     while (done < count && running_) {
@@ -177,6 +177,12 @@ void DpdkEngine::tx_loop() {
       if (done < count) sleep_us(context_.idle_sleep_us());
     }
     if (done < count) rte_pktmbuf_free_bulk(burst + done, count - done);
+    // Count what the driver took, per target, and publish once per burst, not once per frame.
+    for (std::uint16_t i = 0; i < done; ++i) ++sent_by_target[(first_target + i) % targets_.size()];
+    for (std::size_t t = 0; t < targets_.size(); ++t) {
+      targets_[t]->frames.store(sent_by_target[t], std::memory_order_relaxed);
+      targets_[t]->bytes.store(sent_by_target[t] * frame_size, std::memory_order_relaxed);
+    }
     sent_total += done;
   }
 }
