@@ -72,7 +72,6 @@ class Orchestrator {
     listener.on_fault = [this](const std::string& agent, const std::string& what) { data_.on_fault(agent, what); };
     control_plane_.emplace(options_.control, std::move(listener));
     registry_ = &control_plane_->registry();
-    if (options_.on_listening) options_.on_listening(registry_->port());
   }
 
   void run_tests() {

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -22,8 +21,6 @@ struct RunOptions {
   std::chrono::milliseconds lost_after{std::chrono::seconds(10)};
   std::chrono::milliseconds plan_ack_timeout{std::chrono::seconds(30)};
   bool progress_line = false;
-  // Called once the control plane listens (the port is known); for tests that pick port 0.
-  std::function<void(std::uint16_t port)> on_listening;
 };
 
 // Never throws for agent or network trouble: that ends up in the outcome and its exit code.

@@ -207,7 +207,7 @@ void DpdkEngine::rx_loop() {
       const auto* data = rte_pktmbuf_mtod(burst[i], const std::uint8_t*);
       const auto status = parse_headers(data, rte_pktmbuf_pkt_len(burst[i]), parsed, ethertype);
       if (status == ParseStatus::NotTusk) {
-        foreign_frames_.fetch_add(1, std::memory_order_relaxed);
+        // Someone else's frame (not our EtherType or magic): not test traffic, not counted.
       } else if (status != ParseStatus::Ok) {
         bad_headers_.fetch_add(1, std::memory_order_relaxed);
       } else {

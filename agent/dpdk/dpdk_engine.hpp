@@ -83,7 +83,7 @@ class DpdkEngine final : public Engine {
   std::map<std::array<std::uint8_t, 6>, std::string> peer_by_mac_;
   std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
   std::atomic<std::size_t> rx_stream_count_{0};
-  std::atomic<std::uint64_t> bad_headers_{0}, foreign_frames_{0};
+  std::atomic<std::uint64_t> bad_headers_{0};
   std::uint64_t start_host_drops_ = 0;
   std::atomic<std::uint64_t> host_drops_{0};
   std::int64_t start_ns_ = 0;

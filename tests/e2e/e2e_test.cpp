@@ -39,11 +39,8 @@ tests:
 class ControlPlaneE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    char pattern[] = "/tmp/tusk-e2e-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
-    const std::string certs = "bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir_ + "/certs lab-a lab-b >/dev/null";
-    ASSERT_EQ(std::system(certs.c_str()), 0) << "make-certs.sh failed";
+    dir_ = make_scratch_dir("tusk-e2e");
+    ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-a", "lab-b"})) << "make-certs.sh failed";
     port_ = free_port();
   }
 

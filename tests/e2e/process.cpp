@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -87,6 +88,18 @@ bool wait_for_text(const std::string& path, const std::string& needle, std::chro
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return false;
+}
+
+std::string make_scratch_dir(const std::string& prefix) {
+  std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp " + pattern + ": " + std::strerror(errno));
+  return pattern;
+}
+
+bool make_certs(const std::string& dir, const std::vector<std::string>& agents) {
+  std::string command = "bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir;
+  for (const auto& agent : agents) command += " " + agent;
+  return std::system((command + " >/dev/null").c_str()) == 0;
 }
 
 int free_port() {

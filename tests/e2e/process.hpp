@@ -38,5 +38,9 @@ bool wait_for_text(const std::string& path, const std::string& needle, std::chro
 std::string read_file(const std::string& path);
 // A TCP port on 127.0.0.1 that was free a moment ago.
 int free_port();
+// A new directory /tmp/<prefix>-XXXXXX, for one test's logs, certificates and reports.
+std::string make_scratch_dir(const std::string& prefix);
+// A lab CA, a controller certificate and one per agent name, in `dir`, by scripts/make-certs.sh.
+bool make_certs(const std::string& dir, const std::vector<std::string>& agents);
 
 }  // namespace tusk::testing

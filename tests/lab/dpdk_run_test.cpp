@@ -42,12 +42,10 @@ class DpdkRun : public ::testing::Test {
  protected:
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to make the lab's links";
-    char pattern[] = "/tmp/tusk-dpdk-run-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    dir_ = pattern;
+    dir_ = make_scratch_dir("tusk-dpdk-run");
     lab_id_ = "tr" + std::to_string(getpid() % 100000);
     ASSERT_EQ(lab("up --switch >/dev/null"), 0);
-    ASSERT_EQ(std::system(("bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir_ + "/certs lab-a lab-b >/dev/null").c_str()), 0);
+    ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-a", "lab-b"})) << "make-certs.sh failed";
     std::ofstream(dir_ + "/profile.yaml") << kProfile;
     port_ = free_port();
   }
