@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/crc32c.hpp"
+
 namespace tusk::dpdk {
 namespace {
 
@@ -50,18 +52,6 @@ std::uint64_t get64(const std::uint8_t* p) {
   return v;
 }
 
-constexpr std::array<std::uint32_t, 256> make_crc32c_table() {
-  std::array<std::uint32_t, 256> table{};
-  for (std::uint32_t i = 0; i < 256; ++i) {
-    std::uint32_t c = i;
-    for (int bit = 0; bit < 8; ++bit) c = (c & 1u) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
-
-constexpr std::array<std::uint32_t, 256> kCrc32cTable = make_crc32c_table();
-
 bool is_vlan_tpid(std::uint16_t ethertype) {
   // 802.1ad and the pre-standard QinQ TPID too: using one as the test EtherType would confuse every
   // switch on the path.
@@ -82,12 +72,6 @@ const char* to_string(ParseStatus status) {
       return "truncated";
   }
   return "unknown";
-}
-
-std::uint32_t crc32c(const std::uint8_t* data, std::size_t length) {
-  std::uint32_t crc = 0xFFFFFFFFu;
-  for (std::size_t i = 0; i < length; ++i) crc = kCrc32cTable[(crc ^ data[i]) & 0xFFu] ^ (crc >> 8);
-  return crc ^ 0xFFFFFFFFu;
 }
 
 void validate(const FrameSpec& spec) {

@@ -17,7 +17,7 @@
 //                  +16  u64 TX timestamp, ns
 //                  +24  u32 PRBS state at the first payload bit
 //                  +28  u16 payload length, bytes
-//                  +30  u32 CRC-32C over bytes +0..+29
+//                  +30  u32 CRC-32C over bytes +0..+29 (detects every burst up to 32 bits)
 //   48/52      n  payload
 //
 // The CRC covers only the Tusk header, not the MACs or the VLAN tag: switches may legitimately rewrite
@@ -109,8 +109,5 @@ void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t
 ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out,
                           std::uint16_t ethertype = kDefaultEtherType);
 
-// CRC-32C (Castagnoli, reflected, init and final XOR 0xFFFFFFFF): check value 0xE3069283 for
-// "123456789". Chosen over CRC-16 because it detects every burst up to 32 bits in the 30-byte header.
-std::uint32_t crc32c(const std::uint8_t* data, std::size_t length);
 
 }  // namespace tusk::dpdk
