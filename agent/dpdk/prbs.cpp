@@ -77,6 +77,8 @@ struct Prbs {
   static_assert(0 < K && K < N && N < 32);
 
   static constexpr std::uint32_t kMask = (std::uint32_t{1} << N) - 1;
+  static constexpr unsigned kDegree = N;
+  static constexpr unsigned kTap = K;
 
   // ---- start-up: one block per step from register-held history ----
 
@@ -493,12 +495,76 @@ std::uint32_t advance_state(Pattern pattern, std::uint32_t state, std::uint64_t 
   return state;
 }
 
+namespace {
+
+constexpr std::size_t kGeneratorBlocks = 1024;  // 16 KiB of sequence per refill: stays in L1/L2
+
+}  // namespace
+
 PrbsGenerator::PrbsGenerator(Pattern pattern, bool invert, std::uint32_t state)
-    : pattern_(pattern), invert_(invert), state_(state) {
+    : pattern_(pattern), invert_(invert), fixed_state_(state), degree_(degree(pattern)) {
   if (!is_valid_state(pattern, state)) {
     throw std::invalid_argument(fmt::format("PRBS state {:#x} is not valid for {}: it must be nonzero and below 2^{}",
                                             state, name_of(pattern), degree(pattern)));
   }
+  if (degree_ == 0) return;
+  blocks_.resize(1 + kGeneratorBlocks);
+  // The register is the n bits just before the sequence: big-endian in the lead block's last bytes.
+  auto* lead = reinterpret_cast<std::uint8_t*>(blocks_.data());
+  for (int i = 0; i < 4; ++i) lead[12 + i] = static_cast<std::uint8_t>(state >> (24 - 8 * i));
+  fill_pattern(pattern_, false, state, lead + 16, kGeneratorBlocks * 16);
+}
+
+const std::uint8_t* PrbsGenerator::stream() const {
+  return reinterpret_cast<const std::uint8_t*>(blocks_.data()) + 16;
+}
+
+void PrbsGenerator::make_more() {
+  // Keep the last n blocks as the taps of the next ones; B[m] = B[m-n] ^ B[m-k] (see Prbs above).
+  Block* b = reinterpret_cast<Block*>(blocks_.data() + 1);
+  const std::size_t n = degree_;
+  std::memmove(b, b + kGeneratorBlocks - n, n * sizeof(Block));
+  // Constant taps, so the loop unrolls and needs no index arithmetic.
+  with_prbs(pattern_, [b](auto prbs) {
+    constexpr std::size_t kN = decltype(prbs)::kDegree;
+    constexpr std::size_t kK = decltype(prbs)::kTap;
+#pragma GCC unroll 8
+    for (std::size_t m = kN; m < kGeneratorBlocks; ++m) b[m] = b[m - kN] ^ b[m - kK];
+    return 0;
+  });
+  position_ = n * 16;
+}
+
+void PrbsGenerator::fill(std::uint8_t* out, std::size_t bytes) {
+  if (degree_ == 0) {
+    fill_pattern(pattern_, invert_, fixed_state_, out, bytes);
+    return;
+  }
+  const Block invert = invert_mask(invert_);
+  while (bytes > 0) {
+    if (position_ == kGeneratorBlocks * 16) make_more();
+    const std::size_t count = std::min(bytes, kGeneratorBlocks * 16 - position_);
+    const std::uint8_t* from = stream() + position_;
+    if (!invert_) {
+      std::memcpy(out, from, count);
+    } else {
+      std::size_t i = 0;
+      for (; i + 16 <= count; i += 16) store_block(out + i, load_block(from + i) ^ invert);
+      for (; i < count; ++i) out[i] = static_cast<std::uint8_t>(~from[i]);
+    }
+    out += count;
+    bytes -= count;
+    position_ += count;
+  }
+}
+
+std::uint32_t PrbsGenerator::state() const {
+  if (degree_ == 0) return fixed_state_;
+  // The lead block guarantees four bytes before every position.
+  const std::uint8_t* end = stream() + position_;
+  const std::uint32_t last32 = std::uint32_t{end[-4]} << 24 | std::uint32_t{end[-3]} << 16 |
+                               std::uint32_t{end[-2]} << 8 | std::uint32_t{end[-1]};
+  return last32 & ((std::uint32_t{1} << degree_) - 1);
 }
 
 }  // namespace tusk::dpdk

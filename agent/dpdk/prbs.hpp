@@ -10,14 +10,17 @@
 // would emit zeros forever, so PRBS states must be nonzero. The fixed patterns have no register:
 // their state passes through unchanged.
 //
-// No allocation; any thread. fill_pattern, count_bit_errors and advance_state are datapath calls and
-// never throw: they use the state masked to n bits, as is.
+// No allocation (except a PrbsGenerator's buffer, once, when it is made); any thread. fill_pattern,
+// count_bit_errors and advance_state are datapath calls and never throw: they use the state masked
+// to n bits, as is.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace tusk::dpdk {
 
@@ -59,21 +62,33 @@ std::uint32_t advance_state(Pattern pattern, std::uint32_t state, std::uint64_t 
 
 // A sender's running sequence: each fill continues where the previous one stopped, and state()
 // is what to put in the next frame's header so that its checker can start there.
+//
+// Why a buffer: starting the sequence from a register costs about as much as making 1500 bytes of
+// it, so a sender that restarted it for every frame spent half its PRBS time on start-ups. This one
+// makes the sequence 16 KiB at a time, each block from the blocks n and k back in the same buffer,
+// and copies frames out of it.
 class PrbsGenerator {
  public:
   // Throws std::invalid_argument when !is_valid_state(pattern, state).
   PrbsGenerator(Pattern pattern, bool invert, std::uint32_t state);
 
-  void fill(std::uint8_t* out, std::size_t bytes) { state_ = fill_pattern(pattern_, invert_, state_, out, bytes); }
+  void fill(std::uint8_t* out, std::size_t bytes);
   // The register at the next bit to be generated.
-  std::uint32_t state() const { return state_; }
+  std::uint32_t state() const;
   Pattern pattern() const { return pattern_; }
   bool inverted() const { return invert_; }
 
  private:
+  void make_more();
+  const std::uint8_t* stream() const;
+
   Pattern pattern_;
   bool invert_;
-  std::uint32_t state_;
+  std::uint32_t fixed_state_;  // the fixed patterns' pass-through state
+  unsigned degree_;
+  // One 16-byte lead block holding the register before the sequence, then the sequence itself
+  // (non-inverted); 16-byte elements keep it aligned.
+  std::vector<std::array<std::uint64_t, 2>> blocks_;
+  std::size_t position_ = 0;  // next stream byte, counted from the end of the lead block
 };
-
 }  // namespace tusk::dpdk

@@ -187,7 +187,8 @@ TEST(Prbs, OddFillSizesContinueTheSequence) {
     for (bool invert : {false, true}) {
       const std::uint32_t seed = default_state(t.pattern) ^ 0x5;
       ReferenceLfsr ref(t.n, t.k, seed);
-      const auto expected = ref.bytes(12000, invert);
+      // 40,000 bytes: more than twice the generator's 16 KiB buffer, so its refills are crossed too.
+      const auto expected = ref.bytes(40000, invert);
       // Every size from 0 to 70 covers each remainder modulo the 8- and 16-byte steps; then random
       // sizes up to a frame and beyond.
       std::vector<std::size_t> sizes;
@@ -204,6 +205,7 @@ TEST(Prbs, OddFillSizesContinueTheSequence) {
       for (std::size_t s : sizes) {
         gen.fill(got.data() + at, s);
         at += s;
+        ASSERT_EQ(gen.state(), advance_state(t.pattern, seed, 8 * at)) << label(t) << " after " << at << " bytes";
       }
       EXPECT_EQ(got, expected) << label(t) << (invert ? " inverted" : "");
       EXPECT_EQ(gen.state(), ref.reg()) << label(t);
