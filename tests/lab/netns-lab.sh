@@ -12,7 +12,10 @@
 #                                     BPF program; works on kernels without netem
 #   netns-lab.sh fault HOST ARGS...   netem on the way to HOST, e.g. fault b reorder 25% delay 1ms
 #                                     (needs a kernel with sch_netem)
-#   netns-lab.sh clear HOST           remove impairments and netem on the way to HOST
+#   netns-lab.sh reorder HOST P DEPTH frames on their way to HOST (P in percent) held back until DEPTH
+#                                     later frames have passed; needs --switch, and TUSK_LAB_RELAY set
+#                                     to the tusk-lab-relay binary, which takes the bridge's place
+#   netns-lab.sh clear HOST           remove impairments, netem and reordering on the way to HOST
 #   netns-lab.sh flap HOST MS         take HOST's port down for MS milliseconds, then up
 #   netns-lab.sh has-netem            exit 0 when this kernel has netem (some, e.g. Firecracker's, do not)
 #   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
@@ -85,7 +88,38 @@ up() {
   echo "lab up: host ports $a and $b${1:+ (through a bridge in namespace $switch_ns)}"
 }
 
+relay_pidfile() { echo "/run/tusk-lab-$id-relay.pid"; }
+relay_log() { echo "/tmp/tusk-lab-$id-relay.log"; }
+
+# The relay forwards frames between the switch ports in place of the bridge, holding some back.
+start_relay() {
+  local host=$1 percent=$2 depth=$3 other
+  [[ -x ${TUSK_LAB_RELAY:-} ]] || { echo "netns-lab: reorder needs TUSK_LAB_RELAY=<tusk-lab-relay binary>" >&2; exit 2; }
+  ip netns list 2>/dev/null | grep -q "^$switch_ns\b" || { echo "netns-lab: reorder needs 'up --switch'" >&2; exit 2; }
+  [[ $host == a ]] && other=b || other=a
+  stop_relay
+  for port in sw-a sw-b; do ip netns exec "$switch_ns" ip link set "$port" nomaster; done
+  ip netns exec "$switch_ns" "$TUSK_LAB_RELAY" "sw-$other" "sw-$host" "$percent" "$depth" >"$(relay_log)" 2>&1 &
+  echo $! >"$(relay_pidfile)"
+  sleep 0.2
+  kill -0 "$(cat "$(relay_pidfile)")" 2>/dev/null || { cat "$(relay_log)" >&2; exit 1; }
+}
+
+# Stops the relay (its counts go to the log, shown here) and gives the ports back to the bridge.
+stop_relay() {
+  local pidfile pid
+  pidfile=$(relay_pidfile)
+  [[ -f $pidfile ]] || return 0
+  pid=$(cat "$pidfile")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+  rm -f "$pidfile"
+  cat "$(relay_log)" 2>/dev/null || true
+  for port in sw-a sw-b; do ip netns exec "$switch_ns" ip link set "$port" master br0 2>/dev/null || true; done
+}
+
 down() {
+  stop_relay >/dev/null
   ip link del "$(port_of a)" 2>/dev/null || true
   ip link del "$(port_of b)" 2>/dev/null || true
   ip netns del "$switch_ns" 2>/dev/null || true
@@ -118,7 +152,9 @@ case ${1:-} in
       exit 3
     fi
     ;;
+  reorder) start_relay "$2" "$3" "$4" ;;
   clear)
+    stop_relay
     read -r ns dev < <(way_to "$2")
     in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
     in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
@@ -135,5 +171,5 @@ case ${1:-} in
     trap 'ip link del "$probe" 2>/dev/null || true' EXIT
     tc qdisc add dev "$probe" root netem delay 1ms 2>/dev/null
     ;;
-  *) sed -n '2,24p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,27p' "$0" >&2; exit 2 ;;
 esac
