@@ -246,7 +246,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
     } else {
       tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
     }
-    EngineCatalog engines = setup.make_engines ? setup.make_engines() : EngineCatalog{};
+    EngineCatalog engines = setup.make_engines ? setup.make_engines(options.name) : EngineCatalog{};
     asio::io_context io;
     Agent agent(io, options, std::move(engines), tls ? &*tls : nullptr);
     asio::signal_set signals(io, SIGINT, SIGTERM);

@@ -15,7 +15,7 @@ namespace tusk {
 // The engines a binary brings: their command-line flags, and how to build them once parsed.
 struct EngineSetup {
   std::function<void(CLI::App&)> add_options;
-  std::function<EngineCatalog()> make_engines;
+  std::function<EngineCatalog(const std::string& agent_name)> make_engines;
 };
 
 // Returns the process exit code.

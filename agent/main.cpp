@@ -5,6 +5,7 @@
 
 #include "agent/agent_app.hpp"
 #include "agent/dpdk/dpdk_engine.hpp"
+#include "agent/rdma/rdma_engine.hpp"
 
 namespace {
 
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
                    "sleep when a poll finds nothing (labs on few cores); 0 busy-polls")
         ->capture_default_str();
   };
-  setup.make_engines = [&] {
+  setup.make_engines = [&](const std::string& agent_name) {
     tusk::EngineCatalog engines;
     dpdk.options.eal.vdevs = dpdk.vdevs;
     dpdk.options.eal.allow_pci = dpdk.pci;
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
       dpdk.options.kernel_interfaces.emplace_back();
     }
     tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
-    engines.notes.push_back("rdma engine: not built into this version yet");
+    tusk::rdma::add_rdma_engine(engines, agent_name);
     return engines;
   };
   return tusk::run_agent(argc, argv, setup);

@@ -1,5 +1,10 @@
 #include "controller/planner.hpp"
 
+#include <arpa/inet.h>
+
+#include <bit>
+#include <optional>
+
 #include <fnmatch.h>
 #include <fmt/format.h>
 
@@ -128,6 +133,49 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
     }
   }
   return problems;
+}
+
+namespace {
+
+struct GidAddress {
+  std::uint32_t ip = 0;  // host order
+  bool v2 = false;
+};
+
+std::vector<GidAddress> roce_ipv4_addresses(const proto::Inventory& inventory) {
+  std::vector<GidAddress> addresses;
+  for (const auto& device : inventory.rdma_devices()) {
+    for (const auto& port : device.ports()) {
+      for (const auto& gid : port.gids()) {
+        in_addr parsed{};
+        if (gid.ip().empty() || inet_pton(AF_INET, gid.ip().c_str(), &parsed) != 1) continue;
+        addresses.push_back({ntohl(parsed.s_addr), gid.type() == "RoCE v2"});
+      }
+    }
+  }
+  return addresses;
+}
+
+}  // namespace
+
+std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to) {
+  if (engine == "dpdk") return to.dpdk_ports_size() > 0 ? to.dpdk_ports(0).mac() : "";
+  const auto mine = roce_ipv4_addresses(from);
+  std::optional<GidAddress> best;
+  int best_score = -1;
+  for (const auto& theirs : roce_ipv4_addresses(to)) {
+    int common = 0;
+    for (const auto& own : mine) common = std::max(common, std::countl_zero(own.ip ^ theirs.ip));
+    const int score = common * 2 + (theirs.v2 ? 1 : 0);  // a shared prefix first, then RoCE v2
+    if (score > best_score) {
+      best_score = score;
+      best = theirs;
+    }
+  }
+  if (!best) return "";
+  in_addr out{htonl(best->ip)};
+  char text[INET_ADDRSTRLEN];
+  return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
 }
 
 std::string make_run_id() {

@@ -43,4 +43,10 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
 
 std::string make_run_id();
 
+// The data-plane address an agent with inventory `from` should use to reach `to` with `engine`:
+// DPDK, the MAC of `to`'s first port; RDMA, the IPv4 address behind one of `to`'s RoCE v2 GIDs (v1
+// if none), the one sharing the longest prefix with an address of `from`, so that hosts with one
+// NIC per link (a rail, or the lab's point-to-point links) talk over the link they share. "" if none.
+std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to);
+
 }  // namespace tusk

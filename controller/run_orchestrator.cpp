@@ -79,8 +79,7 @@ class Orchestrator {
     std::vector<proto::Inventory> inventories;
     for (const auto& name : agents_) {
       inventories.push_back(registry_->agent(name)->inventory);
-      // A peer's data-plane address, for engines that address frames (DPDK: its port's MAC).
-      if (inventories.back().dpdk_ports_size() > 0) data_plane_address_[name] = inventories.back().dpdk_ports(0).mac();
+      inventory_by_name_[name] = inventories.back();
     }
     if (auto problems = missing_engines(profile_, inventories, agents_); !problems.empty()) {
       fail_run(kExitUsage, fmt::format("agents cannot run this profile: {}", fmt::join(problems, "; ")));
@@ -96,9 +95,8 @@ class Orchestrator {
         plans = plan_test(profile_, i, agents_, outcome_.run_id);
         for (auto& plan : plans) {
           for (auto& peer : *plan.plan.mutable_peers()) {
-            if (auto it = data_plane_address_.find(peer.agent_name()); it != data_plane_address_.end()) {
-              peer.set_address(it->second);
-            }
+            peer.set_address(data_plane_address(plan.plan.engine(), inventory_by_name_.at(plan.agent),
+                                                inventory_by_name_.at(peer.agent_name())));
           }
         }
       } catch (const PlanError& e) {
@@ -377,6 +375,7 @@ class Orchestrator {
                                     : spec.duration.count() / 1e3;
       for (const auto& stream : result.streams()) test.streams.push_back(judge_stream(spec, name, stream, duration_s));
     }
+    for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
     if (actual_starts.size() >= 1) {
       auto [low, high] = std::minmax_element(actual_starts.begin(), actual_starts.end());
       test.start_skew_ns = *high - *low;
@@ -426,7 +425,7 @@ class Orchestrator {
   std::optional<ControlPlane> control_plane_;
   AgentRegistry* registry_ = nullptr;
   std::vector<std::string> agents_;
-  std::map<std::string, std::string> data_plane_address_;
+  std::map<std::string, proto::Inventory> inventory_by_name_;
 };
 
 }  // namespace

@@ -57,8 +57,8 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
   verdict.agent = agent;
   verdict.stream = stream;
   verdict.metrics = compute_metrics(stream, duration_s);
-  if (stream.kind() == "tx") return verdict;  // the receiver's stream of the same link is judged
   for (const auto& threshold : test.thresholds) {
+    if (!kind_judges(stream.kind(), threshold.metric)) continue;
     ThresholdCheck check;
     check.threshold = threshold;
     if (auto it = verdict.metrics.find(threshold.metric); it != verdict.metrics.end()) {
@@ -79,6 +79,30 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
     verdict.checks.push_back(std::move(check));
   }
   return verdict;
+}
+
+bool kind_judges(const std::string& kind, const std::string& metric) {
+  namespace c = counters;
+  const auto in = [&](std::initializer_list<std::string_view> metrics) {
+    return std::find(metrics.begin(), metrics.end(), metric) != metrics.end();
+  };
+  if (kind == "rx" || kind.empty()) return true;  // the strict default: judged on everything
+  if (kind == "flow") return in({"throughput_bps", c::kCompletionErrors, c::kLatencyP99Ns});
+  if (kind == "sink") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors});
+  if (kind == "nic") return in({c::kRetransmits, c::kLinkFlaps});
+  return false;  // "tx" and anything unknown: informational
+}
+
+std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams) {
+  std::vector<std::string> problems;
+  for (const auto& threshold : test.thresholds) {
+    const bool judged = std::any_of(streams.begin(), streams.end(), [&](const StreamVerdict& verdict) {
+      return std::any_of(verdict.checks.begin(), verdict.checks.end(),
+                         [&](const ThresholdCheck& check) { return check.threshold.metric == threshold.metric; });
+    });
+    if (!judged) problems.push_back(fmt::format("threshold on {} was judged on no stream", threshold.metric));
+  }
+  return problems;
 }
 
 }  // namespace tusk

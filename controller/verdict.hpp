@@ -1,6 +1,14 @@
 // Pass/fail per stream: derive metrics from a stream's final counters, then hold each against the
-// test's thresholds. A threshold whose metric the stream cannot measure fails: a burn-in that
-// asked for a BER and got none must not pass quietly.
+// test's thresholds. A threshold whose metric the stream should measure but did not fails: a
+// burn-in that asked for a BER and got none must not pass quietly.
+//
+// Stream kinds and what they are judged on:
+//   "rx"   DPDK receiver (and a stream that names no kind): every threshold.
+//   "tx"   DPDK sender: nothing (its receiver's stream is judged).
+//   "flow" RDMA sender QP: throughput, completion errors, latency.
+//   "sink" RDMA receiver QP: throughput, integrity errors, completion errors.
+//   "nic"  an RDMA port's own counters: retransmits, link flaps.
+// A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds).
 #pragma once
 
 #include <map>
@@ -36,5 +44,11 @@ struct StreamVerdict {
 
 StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
                            double duration_s);
+
+// Whether streams of `kind` are judged on `metric`.
+bool kind_judges(const std::string& kind, const std::string& metric);
+
+// One line per threshold of `test` that none of `streams` was judged on.
+std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams);
 
 }  // namespace tusk

@@ -401,3 +401,43 @@ TEST(Planner, RunIdIsAUtcTimestampAndFourHexDigits) {
 
 }  // namespace
 }  // namespace tusk
+
+namespace {
+
+tusk::proto::Inventory with_gids(std::initializer_list<std::pair<const char*, const char*>> ip_and_type) {
+  tusk::proto::Inventory inventory;
+  auto* port = inventory.add_rdma_devices()->add_ports();
+  for (const auto& [ip, type] : ip_and_type) {
+    auto* gid = port->add_gids();
+    gid->set_ip(ip);
+    gid->set_type(type);
+  }
+  return inventory;
+}
+
+TEST(DataPlaneAddress, RdmaPicksThePeersAddressOnTheLinkBothShare) {
+  // Three hosts joined pairwise by point-to-point links, one NIC per link, as in the VM lab.
+  const auto a = with_gids({{"10.99.1.1", "RoCE v2"}, {"10.99.2.1", "RoCE v2"}});
+  const auto b = with_gids({{"10.99.1.2", "RoCE v2"}, {"10.99.3.2", "RoCE v2"}});
+  const auto c = with_gids({{"10.99.2.3", "RoCE v2"}, {"10.99.3.3", "RoCE v2"}});
+  EXPECT_EQ(tusk::data_plane_address("rdma", a, b), "10.99.1.2");
+  EXPECT_EQ(tusk::data_plane_address("rdma", a, c), "10.99.2.3");
+  EXPECT_EQ(tusk::data_plane_address("rdma", b, c), "10.99.3.3");
+  EXPECT_EQ(tusk::data_plane_address("rdma", c, a), "10.99.2.1");
+}
+
+TEST(DataPlaneAddress, RdmaPrefersRoceV2AndSkipsGidsWithoutIpv4) {
+  const auto from = with_gids({{"192.168.5.1", "RoCE v2"}});
+  const auto to = with_gids({{"", "IB/RoCE v1"}, {"192.168.5.2", "IB/RoCE v1"}, {"192.168.5.2", "RoCE v2"}});
+  EXPECT_EQ(tusk::data_plane_address("rdma", from, to), "192.168.5.2");
+  EXPECT_EQ(tusk::data_plane_address("rdma", from, tusk::proto::Inventory{}), "");
+}
+
+TEST(DataPlaneAddress, DpdkIsThePeersPortMac) {
+  tusk::proto::Inventory to;
+  to.add_dpdk_ports()->set_mac("02:00:00:00:00:02");
+  EXPECT_EQ(tusk::data_plane_address("dpdk", tusk::proto::Inventory{}, to), "02:00:00:00:00:02");
+  EXPECT_EQ(tusk::data_plane_address("dpdk", tusk::proto::Inventory{}, tusk::proto::Inventory{}), "");
+}
+
+}  // namespace

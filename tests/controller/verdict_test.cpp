@@ -345,3 +345,46 @@ TEST(Verdict, LossOnAReceiverThatDroppedFramesItselfIsNotJudgedAsTheLinks) {
 
 }  // namespace
 }  // namespace tusk
+
+namespace {
+
+tusk::TestSpec spec_with(std::initializer_list<std::pair<const char*, double>> maxima) {
+  tusk::TestSpec spec;
+  for (const auto& [metric, value] : maxima) {
+    tusk::Threshold threshold;
+    threshold.metric = metric;
+    threshold.bound = tusk::Bound::Max;
+    threshold.value = value;
+    spec.thresholds.push_back(threshold);
+  }
+  return spec;
+}
+
+TEST(VerdictKinds, RdmaStreamsAreJudgedOnlyOnWhatTheyCarry) {
+  const auto spec = spec_with({{"integrity_errors", 0}, {"retransmits", 0}});
+  tusk::proto::StreamCounters flow;
+  flow.set_kind("flow");
+  (*flow.mutable_counters())["tx_bytes"] = 1000;
+  tusk::proto::StreamCounters nic;
+  nic.set_kind("nic");
+  (*nic.mutable_counters())["retransmits"] = 12;
+  const auto flow_verdict = tusk::judge_stream(spec, "a", flow, 1.0);
+  const auto nic_verdict = tusk::judge_stream(spec, "a", nic, 1.0);
+  EXPECT_TRUE(flow_verdict.checks.empty()) << "a sender carries neither integrity errors nor NIC counters";
+  ASSERT_EQ(nic_verdict.checks.size(), 1u);
+  EXPECT_FALSE(nic_verdict.passed()) << "12 retransmits > max 0";
+  // integrity_errors was judged on no stream: the test must say so rather than pass.
+  const auto problems = tusk::unjudged_thresholds(spec, {flow_verdict, nic_verdict});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("integrity_errors"), std::string::npos);
+}
+
+TEST(VerdictKinds, DpdkSendersAreNotJudgedAndReceiversOnEverything) {
+  EXPECT_FALSE(tusk::kind_judges("tx", "ber"));
+  EXPECT_TRUE(tusk::kind_judges("rx", "ber"));
+  EXPECT_TRUE(tusk::kind_judges("", "retransmits"));
+  EXPECT_TRUE(tusk::kind_judges("sink", "integrity_errors"));
+  EXPECT_FALSE(tusk::kind_judges("sink", "retransmits"));
+}
+
+}  // namespace

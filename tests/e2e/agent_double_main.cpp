@@ -5,7 +5,7 @@
 
 int main(int argc, char** argv) {
   tusk::EngineSetup setup;
-  setup.make_engines = [] {
+  setup.make_engines = [](const std::string&) {
     tusk::EngineCatalog engines;
     for (const char* name : {"dpdk", "rdma"}) {
       engines.factories[name] = [] { return std::make_unique<tusk::testing::EngineDouble>(); };

@@ -1,0 +1,133 @@
+// The RDMA engine: RC queue pairs through librdmacm, posting RDMA WRITEs (with immediate data when
+// the data is checked) to every peer the plan names, `qps_per_peer` QPs each, and receiving the
+// writes of whoever connects to this agent, with every message's flow, sequence, length and payload
+// CRC checked. Also reads the NIC's counters of every port it used.
+//
+// Threads: prepare() starts a connection-manager thread (listener, connects with retries while the
+// peers come up, accepts); start() starts one datapath thread that polls every connection's CQ
+// and posts work requests. sample() reads atomics and sysfs. stop() joins both and tears the
+// connections down in reverse creation order.
+//
+// Flow control when data is checked: the receiver has `slots` message buffers and returns credits
+// (SEND with immediate = messages verified) so a sender never overwrites a buffer not yet checked.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agent/engine.hpp"
+#include "agent/rdma/port_counters.hpp"
+#include "agent/rdma/verbs_owners.hpp"
+
+namespace tusk::rdma {
+
+// Completion statuses (ibv_wc_status) counted one by one; the rest go under "other".
+inline constexpr std::size_t kCountedStatuses = 32;
+
+// One RC connection: this agent's side of a QP, as sender or receiver. Members in creation order.
+struct Connection {
+  enum class Role { Sender, Receiver };
+  enum class State { Connecting, RetryWait, Established, Failed, Closed };
+
+  Role role = Role::Sender;
+  std::string peer;      // the other agent's name
+  std::string address;   // its IP (senders)
+  std::uint32_t flow_id = 0;  // QP index within the peer pair
+  std::uint32_t qp_num = 0;
+  std::string device;
+  std::uint8_t port_num = 0;
+
+  CmId id;
+  ProtectionDomain pd;
+  std::unique_ptr<std::uint8_t, void (*)(void*)> buffer{nullptr, &std::free};
+  MemoryRegion mr;
+  CompletionQueue cq;
+  QueuePair qp;
+
+  // Set up by the CM thread before Established; read-only afterwards.
+  std::uint64_t remote_address = 0;
+  std::uint32_t remote_key = 0;
+  std::uint32_t slots = 0;
+  std::uint32_t message_size = 0;
+  std::uint32_t payload_crc = 0;
+
+  std::atomic<State> state{State::Connecting};
+  std::int64_t retry_at_ns = 0;
+  unsigned attempts = 0;
+  std::int64_t established_ns = 0;
+
+  // Datapath thread only.
+  std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;
+  std::int64_t last_progress_ns = 0;
+  bool stall_reported = false;
+
+  // Published for sample().
+  std::atomic<std::uint64_t> bytes{0}, messages{0}, integrity_errors{0}, completion_errors{0}, stalls{0};
+  std::array<std::atomic<std::uint64_t>, kCountedStatuses + 1> errors_by_status{};
+
+  void release_resources() noexcept;  // QP, CQ, MR, buffer, PD, then the id
+};
+
+class RdmaEngine final : public Engine {
+ public:
+  explicit RdmaEngine(std::string agent_name) : agent_name_(std::move(agent_name)) {}
+  ~RdmaEngine() override { stop(); }
+
+  void prepare(const proto::Plan& plan, EngineEventSink events) override;
+  void start(std::int64_t start_ns) override;
+  std::vector<proto::StreamCounters> sample() override;
+  void stop() noexcept override;
+
+ private:
+  struct NicPort {
+    std::unique_ptr<PortCounterReader> reader;
+    PortCounterSnapshot baseline;
+    std::vector<std::string> peers;
+  };
+
+  void cm_loop();
+  void handle_cm_event(rdma_cm_event& event);
+  void begin_connect(Connection& connection);
+  void on_route_resolved(Connection& connection);
+  void on_connect_request(rdma_cm_event& event);
+  void build_resources(Connection& connection, rdma_cm_id* id, std::uint32_t slots, bool receiver);
+  void retry_or_fail(Connection& connection, const std::string& why);
+  void note_nic_port(const Connection& connection);
+  void set_id_options(rdma_cm_id* id);
+
+  void datapath_loop();
+  void serve_sender(Connection& connection, std::int64_t now, bool may_send, double byte_budget);
+  void serve_receiver(Connection& connection, std::int64_t now);
+  void on_completion_error(Connection& connection, const ibv_wc& completion);
+  void emit(proto::AgentEvent::Kind kind, const std::string& message);
+
+  std::string agent_name_;
+  proto::Plan plan_;
+  EngineEventSink events_;
+  std::int64_t prepared_ns_ = 0;
+  std::int64_t start_ns_ = 0;
+
+  EventChannel channel_;
+  CmId listener_;
+  std::mutex mutex_;  // guards connections_ (the vector, not the connections) and nic_ports_
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::map<std::string, NicPort> nic_ports_;  // "device/port"
+  std::atomic<unsigned> connections_version_{0};  // bumped when a connection is established
+
+  std::atomic<bool> cm_running_{false};
+  std::atomic<bool> running_{false};
+  std::thread cm_thread_;
+  std::thread data_thread_;
+};
+
+// Registers the "rdma" engine when this host has an RDMA device; otherwise notes clearly why not.
+void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name);
+
+}  // namespace tusk::rdma
