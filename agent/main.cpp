@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
       dpdk.options.kernel_interfaces.emplace_back();
     }
     tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
-    tusk::rdma::add_rdma_engine(engines, agent_name);
+    tusk::rdma::add_rdma_engine(engines, agent_name, dpdk.options.idle_sleep_us);
     return engines;
   };
   return tusk::run_agent(argc, argv, setup);

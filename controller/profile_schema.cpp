@@ -318,6 +318,27 @@ const std::vector<TestKey>& test_keys() {
        [](R& c, const V& v, D& d) {
          return store(c.read.boolean(v), d, [](D& t, bool b) { t.spec.rdma.set_data_check(b); });
        }},
+      // The QP's local ACK timeout is 4.096 us * 2^n; profiles give a time and get the smallest n
+      // that covers it (a VM lab needs about 1 s, or a descheduled guest looks like a lost packet).
+      {"ack_timeout", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 8000s, "1ms", "8000s"}), d, [](D& t, auto ms) {
+           std::uint32_t exponent = 1;
+           while (exponent < 31 && 4.096e-3 * static_cast<double>(std::uint64_t{1} << exponent) < ms.count()) ++exponent;
+           t.spec.rdma.set_ack_timeout(exponent);
+         });
+       }},
+      {"stall_timeout", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {100ms, 3600s, "100ms", "3600s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_stall_timeout_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"cm_port", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_cm_port(n); });
+       }},
   };
   return keys;
 }

@@ -13,6 +13,7 @@ packages=(
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping
+  qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils
 )
 
 missing=()

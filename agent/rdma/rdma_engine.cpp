@@ -239,6 +239,16 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
 }
 
 void RdmaEngine::on_route_resolved(Connection& connection) {
+  // rdma_cm picks the device from the route to the peer's address; a profile that names a device
+  // must get that one, or the test would load a NIC nobody asked for.
+  const std::string device = ibv_get_device_name(connection.id->verbs->device);
+  if (!plan_.rdma().device().empty() && device != plan_.rdma().device()) {
+    connection.state = Connection::State::Failed;
+    emit(proto::AgentEvent::ENGINE_FAULT,
+         fmt::format("flow to {} QP {}: the route to {} goes through {}, not the profile's device {}", connection.peer,
+                     connection.flow_id, connection.address, device, plan_.rdma().device()));
+    return;
+  }
   build_resources(connection, connection.id.get(), slots_for(plan_.rdma()), false);
   ConnectRequestData request{};
   request.flow_id = connection.flow_id;
@@ -279,6 +289,7 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
     parameters.private_data_len = sizeof answer;
     parameters.responder_resources = 1;
     parameters.initiator_depth = 1;
+    parameters.retry_count = 7;  // the credits this side sends must survive a lost packet too
     parameters.rnr_retry_count = 7;
     if (rdma_accept(event.id, &parameters) != 0) {
       throw EngineError(fmt::format("rdma_accept from {}: {}", connection->peer, std::strerror(errno)));
@@ -433,7 +444,7 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
   }
 }
 
-void RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, double byte_budget) {
+bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, double byte_budget) {
   const auto& test = plan_.rdma();
   ibv_wc completions[kPollBatch];
   const int got = ibv_poll_cq(c.cq.get(), kPollBatch, completions);
@@ -454,7 +465,7 @@ void RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
       c.completed = wc.wr_id + 1;  // RC completes in order: everything before a signaled WR is done
     }
   }
-  if (!may_send || c.state != Connection::State::Established) return;
+  if (!may_send || c.state != Connection::State::Established) return got > 0;
   const bool checked = test.data_check();
   const bool with_immediate = checked || test.operation() == "write_imm";
   ibv_send_wr wrs[kPostBatch];
@@ -486,7 +497,7 @@ void RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     if (count > 0) wrs[count - 1].next = &wr;
     ++count;
   }
-  if (count == 0) return;
+  if (count == 0) return got > 0;
   ibv_send_wr* bad = nullptr;
   if (const int error = ibv_post_send(c.qp.get(), wrs, &bad); error != 0) {
     // Count only what was posted; the rest is tried again.
@@ -503,9 +514,10 @@ void RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
   c.bytes.fetch_add(std::uint64_t{c.message_size} * static_cast<std::uint64_t>(count), std::memory_order_relaxed);
   c.messages.fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+  return true;
 }
 
-void RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
+bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
   ibv_wc completions[kPollBatch];
   const int got = ibv_poll_cq(c.cq.get(), kPollBatch, completions);
   for (int i = 0; i < got; ++i) {
@@ -551,6 +563,7 @@ void RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
       ++c.credit_sends;
     }
   }
+  return got > 0;
 }
 
 void RdmaEngine::datapath_loop() {
@@ -563,6 +576,7 @@ void RdmaEngine::datapath_loop() {
   const double rate = test.rate_bps();
   const double period_ns = test.burst_period_ms() * 1e6;
   const double duty = test.burst_duty() > 0 ? test.burst_duty() : 1.0;
+  const bool with_immediate = test.data_check() || test.operation() == "write_imm";
   while (running_) {
     if (const unsigned version = connections_version_.load(std::memory_order_acquire); version != seen_version) {
       // A connection came up (accepted ones appear during the run): take the list again.
@@ -582,27 +596,31 @@ void RdmaEngine::datapath_loop() {
     const bool on = period_ns <= 0 || std::fmod(elapsed_ns, period_ns) < duty * period_ns;
     // Each sender's share of the agent's rate, in bytes allowed so far (0 = no limit).
     const double budget = rate > 0 && senders > 0 ? rate / 8.0 / static_cast<double>(senders) * elapsed_ns / 1e9 : 0;
+    bool progress = false;
     for (Connection* c : active) {
-      if (c->role == Connection::Role::Sender) {
-        serve_sender(*c, now, on, budget);
-      } else {
-        serve_receiver(*c, now);
-      }
-      const bool waiting = c->role == Connection::Role::Sender ? c->posted > c->completed : false;
+      progress |= c->role == Connection::Role::Sender ? serve_sender(*c, now, on, budget) : serve_receiver(*c, now);
+      // A sender waits on its completions, or on credits when the receiver checks the data.
+      const bool waiting = c->role == Connection::Role::Sender &&
+                           (c->posted > c->completed || (with_immediate && c->posted - c->credited >= c->slots));
       if (waiting && c->state == Connection::State::Established && !c->stall_reported &&
           now - c->last_progress_ns > stall_ns) {
         c->stall_reported = true;
         c->stalls.fetch_add(1, std::memory_order_relaxed);
         emit(proto::AgentEvent::ENGINE_FAULT,
-             fmt::format("flow to {} QP {} ({} qpn {}): no completion for {} ms with {} WRs outstanding (stalled)",
+             fmt::format("flow to {} QP {} ({} qpn {}): stalled, nothing completed for {} ms ({} WRs outstanding, "
+                         "{} messages not yet credited by the receiver)",
                          c->peer, c->flow_id, c->device, c->qp_num, (now - c->last_progress_ns) / 1'000'000,
-                         c->posted - c->completed));
+                         c->posted - c->completed, c->posted - c->credited));
       } else if (c->stall_reported && now - c->last_progress_ns < stall_ns) {
         c->stall_reported = false;
         emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id));
       }
     }
-    if (active.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (active.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    } else if (!progress && idle_sleep_us_ > 0) {
+      std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));
+    }
   }
 }
 
@@ -625,7 +643,8 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     map[std::string(c::kCompletionErrors)] = connection->completion_errors.load(std::memory_order_relaxed);
     if (!sender) map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
     map["stalls"] = connection->stalls.load(std::memory_order_relaxed);
-    map["connected"] = connection->established_ns > 0 && connection->state != Connection::State::Failed ? 1 : 0;
+    (*stream.mutable_gauges())["connected"] =
+        connection->established_ns > 0 && connection->state != Connection::State::Failed ? 1 : 0;
     for (std::size_t s = 0; s <= kCountedStatuses; ++s) {
       if (const auto n = connection->errors_by_status[s].load(std::memory_order_relaxed); n > 0) {
         map[s < kCountedStatuses ? status_counter_name(static_cast<int>(s)) : "wc_other"] = n;
@@ -666,20 +685,22 @@ void RdmaEngine::stop() noexcept {
   for (auto& connection : connections_) {
     if (connection->id && connection->state == Connection::State::Established) rdma_disconnect(connection->id.get());
   }
+  // The connections' counters stay for the final sample(); only their verbs resources go.
   for (auto& connection : connections_) connection->release_resources();
-  connections_.clear();
   listener_.reset();
   channel_.reset();
 }
 
-void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name) {
+void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us) {
   std::vector<std::string> notes;
   const auto devices = discover_devices(notes);
   if (devices.empty()) {
     catalog.notes.push_back(notes.empty() ? "rdma engine: no RDMA device found" : "rdma engine: no RDMA device found (" + notes.front() + ")");
     return;
   }
-  catalog.factories["rdma"] = [agent_name] { return std::make_unique<RdmaEngine>(agent_name); };
+  catalog.factories["rdma"] = [agent_name, idle_sleep_us] {
+    return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us);
+  };
 }
 
 }  // namespace tusk::rdma

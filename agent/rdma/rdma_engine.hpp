@@ -77,7 +77,9 @@ struct Connection {
 
 class RdmaEngine final : public Engine {
  public:
-  explicit RdmaEngine(std::string agent_name) : agent_name_(std::move(agent_name)) {}
+  // idle_sleep_us: sleep when a pass over the connections found nothing to do (labs on few cores).
+  RdmaEngine(std::string agent_name, unsigned idle_sleep_us)
+      : agent_name_(std::move(agent_name)), idle_sleep_us_(idle_sleep_us) {}
   ~RdmaEngine() override { stop(); }
 
   void prepare(const proto::Plan& plan, EngineEventSink events) override;
@@ -103,12 +105,14 @@ class RdmaEngine final : public Engine {
   void set_id_options(rdma_cm_id* id);
 
   void datapath_loop();
-  void serve_sender(Connection& connection, std::int64_t now, bool may_send, double byte_budget);
-  void serve_receiver(Connection& connection, std::int64_t now);
+  // Both return whether anything completed or was posted.
+  bool serve_sender(Connection& connection, std::int64_t now, bool may_send, double byte_budget);
+  bool serve_receiver(Connection& connection, std::int64_t now);
   void on_completion_error(Connection& connection, const ibv_wc& completion);
   void emit(proto::AgentEvent::Kind kind, const std::string& message);
 
   std::string agent_name_;
+  unsigned idle_sleep_us_;
   proto::Plan plan_;
   EngineEventSink events_;
   std::int64_t prepared_ns_ = 0;
@@ -128,6 +132,6 @@ class RdmaEngine final : public Engine {
 };
 
 // Registers the "rdma" engine when this host has an RDMA device; otherwise notes clearly why not.
-void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name);
+void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us);
 
 }  // namespace tusk::rdma

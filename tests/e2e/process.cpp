@@ -96,8 +96,10 @@ std::string make_scratch_dir(const std::string& prefix) {
   return pattern;
 }
 
-bool make_certs(const std::string& dir, const std::vector<std::string>& agents) {
+bool make_certs(const std::string& dir, const std::vector<std::string>& agents,
+                const std::vector<std::string>& controller_names) {
   std::string command = "bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir;
+  for (const auto& name : controller_names) command += " --controller-name " + name;
   for (const auto& agent : agents) command += " " + agent;
   return std::system((command + " >/dev/null").c_str()) == 0;
 }

@@ -40,7 +40,9 @@ std::string read_file(const std::string& path);
 int free_port();
 // A new directory /tmp/<prefix>-XXXXXX, for one test's logs, certificates and reports.
 std::string make_scratch_dir(const std::string& prefix);
-// A lab CA, a controller certificate and one per agent name, in `dir`, by scripts/make-certs.sh.
-bool make_certs(const std::string& dir, const std::vector<std::string>& agents);
+// A lab CA, a controller certificate (for `controller_names`, the addresses agents dial; the
+// script's defaults when empty) and one per agent name, in `dir`, by scripts/make-certs.sh.
+bool make_certs(const std::string& dir, const std::vector<std::string>& agents,
+                const std::vector<std::string>& controller_names = {});
 
 }  // namespace tusk::testing

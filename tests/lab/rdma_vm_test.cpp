@@ -1,0 +1,233 @@
+// The RDMA engine on real verbs: two qemu VMs of tests/lab/rxe-vm-lab.sh, each with a Soft-RoCE
+// device on a point-to-point link and a tusk-agent, driven by tusk-controller on the host over
+// mutual TLS (guests reach the host's 127.0.0.1 at 10.0.2.2). Faults are netem and link down/up
+// inside a guest, on its data NIC. Needs root and qemu; skips otherwise, saying which.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "tests/e2e/process.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kLab = "bash " TUSK_SOURCE_DIR "/tests/lab/rxe-vm-lab.sh ";
+
+int lab(const std::string& arguments) { return std::system((kLab + arguments).c_str()); }
+
+// A profile like profiles/lab-rdma-write.yaml with another duration and thresholds.
+std::string profile(const std::string& duration, const std::string& thresholds) {
+  return R"(name: lab-rdma-fault
+agents:
+  hosts: [vm1, vm2]
+  wait: 60s
+tests:
+  - name: checked-write
+    engine: rdma
+    topology: pairs
+    duration: )" + duration + R"(
+    message_size: 64KiB
+    outstanding: 8
+    signal_every: 1
+    ack_timeout: 1s
+    data_check: true
+    thresholds:
+)" + thresholds;
+}
+
+class RdmaVmLab : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0) {
+      skip_reason_ = "needs root to run the Soft-RoCE VM lab";
+    } else if (lab("has-qemu") != 0) {
+      skip_reason_ = "qemu-system-x86_64 or busybox-static is not installed (scripts/install-deps.sh installs them)";
+    } else {
+      id_ = "rv" + std::to_string(getpid() % 100000);
+      if (lab("up " + id_ + " 2") != 0) boot_failed_ = true;
+    }
+  }
+  static void TearDownTestSuite() {
+    if (!id_.empty()) lab("down " + id_);
+  }
+
+  void SetUp() override {
+    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    ASSERT_FALSE(boot_failed_) << "the VM lab did not come up (see its output above)";
+    dir_ = make_scratch_dir("tusk-rdma-vm");  // under the host's /tmp, which the guests see read-only
+    ASSERT_TRUE(make_certs(dir_ + "/certs", {"vm1", "vm2"}, {"10.0.2.2"})) << "make-certs.sh failed";
+    port_ = free_port();
+    ++run_;
+    for (const std::string vm : {"1", "2"}) {
+      const std::string name = "vm" + vm;
+      const std::string job = "agent" + std::to_string(run_);
+      // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
+      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + TUSK_AGENT_BIN + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
+                    name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
+                    "/certs/" + name + ".key --idle-sleep-us 100 >/dev/null"),
+                0);
+      agent_jobs_.push_back(vm + " " + job);
+    }
+  }
+  void TearDown() override {
+    for (const auto& job : agent_jobs_) lab("stop " + id_ + " " + job + " >/dev/null");
+    for (const auto& nic : {"1 peer2", "2 peer1"}) {
+      lab("clear " + id_ + " " + nic + " 2>/dev/null");
+      lab("link " + id_ + " " + nic + " up 2>/dev/null");
+    }
+    if (dir_.empty()) return;
+    if (HasFailure()) {
+      std::cerr << "controller log and report kept in " << dir_ << "; agent logs in the lab's state directory ("
+                << kLab << "dir " << id_ << ")/vmN/jobs/agent" << run_ << ".log until the suite ends\n";
+    } else {
+      fs::remove_all(dir_);
+    }
+  }
+
+  std::unique_ptr<Process> start_controller(const std::string& profile_path) {
+    return std::make_unique<Process>(
+        std::vector<std::string>{TUSK_CONTROLLER_BIN, "run", profile_path, "--listen",
+                                 "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
+                                 dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
+                                 dir_ + "/report", "--no-progress"},
+        dir_ + "/controller.log");
+  }
+
+  int run_profile(const std::string& text) {
+    std::ofstream(dir_ + "/profile.yaml") << text;
+    return start_controller(dir_ + "/profile.yaml")->wait(240s).value_or(-100);
+  }
+
+  json report() {
+    std::ifstream file(dir_ + "/report/report.json");
+    return file.good() ? json::parse(file) : json();
+  }
+
+  static std::vector<json> streams_of(const json& report, const std::string& prefix) {
+    std::vector<json> streams;
+    for (const auto& stream : report["tests"][0]["streams"]) {
+      if (stream["stream_id"].get<std::string>().rfind(prefix, 0) == 0) streams.push_back(stream);
+    }
+    return streams;
+  }
+
+  static std::uint64_t counter(const json& stream, const std::string& name) {
+    return stream["counters"].contains(name) ? stream["counters"][name].get<std::uint64_t>() : 0;
+  }
+
+  std::string logs() { return read_file(dir_ + "/controller.log"); }
+
+  static inline std::string skip_reason_;
+  static inline std::string id_;
+  static inline bool boot_failed_ = false;
+  static inline int run_ = 0;
+  std::string dir_;
+  int port_ = 0;
+  std::vector<std::string> agent_jobs_;
+};
+
+TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
+  ASSERT_EQ(start_controller(TUSK_SOURCE_DIR "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0) << logs();
+  const json result = report();
+  const auto flows = streams_of(result, "flow:");
+  const auto sinks = streams_of(result, "sink:");
+  ASSERT_EQ(flows.size(), 2u) << result.dump(2);
+  ASSERT_EQ(sinks.size(), 2u) << result.dump(2);
+  for (const auto& sink : sinks) {
+    EXPECT_GT(counter(sink, "rx_messages"), 100u) << sink.dump(2);
+    EXPECT_EQ(counter(sink, "integrity_errors"), 0u);
+    EXPECT_EQ(counter(sink, "completion_errors"), 0u);
+  }
+  for (const auto& flow : flows) {
+    EXPECT_EQ(counter(flow, "completion_errors"), 0u);
+    // Throughput per second: one point a second over the 20 s, each with bytes moving.
+    const auto& series = flow["series"];
+    EXPECT_GE(series.size(), 18u) << flow.dump(2);
+    std::size_t moving = 0;
+    for (const auto& point : series) moving += point["throughput_bps"].get<double>() > 0;
+    EXPECT_GE(moving, series.size() - 2) << flow.dump(2);
+  }
+}
+
+TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFails) {
+  ASSERT_EQ(lab("impair " + id_ + " 2 peer1 loss 1%"), 0);
+  const int exit_code = run_profile(profile("10s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
+  EXPECT_EQ(exit_code, 1) << logs();
+  const json result = report();
+  const auto nics = streams_of(result, "nic:");
+  ASSERT_EQ(nics.size(), 2u) << result.dump(2);
+  std::uint64_t out_of_sequence = 0;
+  for (const auto& nic : nics) {
+    // Each host's port is named with the peer at the other end of its link: the fault's link.
+    EXPECT_EQ(nic["peer"], nic["agent"] == "vm1" ? "vm2" : "vm1");
+    out_of_sequence += counter(nic, "out_of_sequence");
+    if (nic["agent"] == "vm2") {
+      // vm2's own writes lose packets on its way out: its requester times out and sends again.
+      EXPECT_GT(counter(nic, "retransmits"), 0u) << nic.dump(2);
+    }
+  }
+  EXPECT_GT(out_of_sequence, 0u) << "a responder saw the gaps the loss left";
+  for (const auto& sink : streams_of(result, "sink:")) EXPECT_EQ(counter(sink, "integrity_errors"), 0u);
+}
+
+TEST_F(RdmaVmLab, OnePercentCorruptionIsDroppedByTheNicAndShowsAsRetransmitsNotBadData) {
+  ASSERT_EQ(lab("impair " + id_ + " 1 peer2 corrupt 1%"), 0);
+  const int exit_code = run_profile(profile("10s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
+  EXPECT_EQ(exit_code, 1) << logs();
+  const json result = report();
+  std::uint64_t retransmits = 0;
+  for (const auto& nic : streams_of(result, "nic:")) retransmits += counter(nic, "retransmits");
+  EXPECT_GT(retransmits, 0u) << result.dump(2);
+  // The ICRC caught every corrupted packet: no corrupted byte reached a checked message.
+  for (const auto& sink : streams_of(result, "sink:")) {
+    EXPECT_GT(counter(sink, "rx_messages"), 0u);
+    EXPECT_EQ(counter(sink, "integrity_errors"), 0u);
+  }
+}
+
+TEST_F(RdmaVmLab, DataNicDownForTwoSecondsIsReportedAndTheFlowsCarryOnOrFailWithoutHanging) {
+  std::ofstream(dir_ + "/profile.yaml") << profile("20s", "      max_completion_errors: 0\n");
+  auto controller = start_controller(dir_ + "/profile.yaml");
+  // Down 2 s, about 8 s into the test (the run starts once both agents registered and synced).
+  ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "rdma engine, 20 s", 120s)) << logs();
+  std::this_thread::sleep_for(8s);
+  ASSERT_EQ(lab("link " + id_ + " 1 peer2 down"), 0);
+  std::this_thread::sleep_for(2s);
+  ASSERT_EQ(lab("link " + id_ + " 1 peer2 up"), 0);
+  const auto exit_code = controller->wait(120s);
+  ASSERT_TRUE(exit_code.has_value()) << "the run hung after the link came back:\n" << logs();
+  const json result = report();
+  const auto flows = streams_of(result, "flow:");
+  ASSERT_EQ(flows.size(), 2u) << result.dump(2);
+  for (const auto& flow : flows) {
+    // Policy "stop the flow": a completion error stops it; a flow left waiting (its credits went
+    // with the peer's failed QP) is reported as stalled.
+    const bool failed = counter(flow, "completion_errors") > 0 || counter(flow, "stalls") > 0;
+    // Either the flow failed and says so (exit 1), or it resumed: bytes moved after the outage.
+    const auto& series = flow["series"];
+    ASSERT_GE(series.size(), 3u) << flow.dump(2);
+    const bool resumed = series[series.size() - 2]["throughput_bps"].get<double>() > 0;
+    EXPECT_TRUE(failed || resumed) << flow.dump(2);
+    if (failed) {
+      EXPECT_EQ(*exit_code, 1);
+    }
+  }
+  // The outage shows in the NIC counters or as completion errors: it is never silent.
+  std::uint64_t evidence = 0;
+  for (const auto& nic : streams_of(result, "nic:")) evidence += counter(nic, "retransmits") + counter(nic, "link_flaps");
+  for (const auto& flow : flows) evidence += counter(flow, "completion_errors");
+  EXPECT_GT(evidence, 0u) << result.dump(2);
+}
+
+}  // namespace
+}  // namespace tusk::testing
