@@ -616,7 +616,9 @@ void RdmaEngine::datapath_loop() {
         emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id));
       }
     }
-    if (active.empty()) {
+    // Plain WRITEs complete nothing on the receiving side: a host that only receives them has
+    // nothing to poll for but errors, and must leave the CPU to the NIC (or rxe's kernel work).
+    if (active.empty() || (senders == 0 && !with_immediate)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     } else if (!progress && idle_sleep_us_ > 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));

@@ -1,0 +1,83 @@
+// RDMA WRITE throughput of Tusk's RDMA engine between two hosts, without the controller:
+// bench/rdma_vs_perftest.sh runs it back to back with ib_write_bw on the same pair (the
+// Soft-RoCE VM lab) and prints the ratio. Prints only; asserts nothing.
+//
+//   rdma_write_bench receive SECONDS                     listen and take writes for SECONDS
+//   rdma_write_bench send PEER_IP SECONDS SIZE QPS DEPTH write to PEER_IP; prints the steady rate
+//
+// Settings follow ib_write_bw's defaults where it has one: DEPTH writes in flight per QP (its
+// --tx-depth, 128), a completion every 100 (its --cq-mod), no data check, ACK timeout 2^18 x
+// 4.096 us (run perftest with -u 18 to match).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "agent/rdma/rdma_engine.hpp"
+#include "common/clock.hpp"
+
+namespace {
+
+std::uint64_t sent_bytes(tusk::rdma::RdmaEngine& engine) {
+  std::uint64_t bytes = 0;
+  for (const auto& stream : engine.sample()) {
+    if (stream.kind() == "flow") bytes += stream.counters().at("tx_bytes");
+  }
+  return bytes;
+}
+
+int usage(const char* self) {
+  std::fprintf(stderr, "usage: %s receive SECONDS | send PEER_IP SECONDS SIZE QPS DEPTH\n", self);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return usage(argv[0]);
+  const std::string role = argv[1];
+  tusk::proto::Plan plan;
+  plan.set_engine("rdma");
+  auto& test = *plan.mutable_rdma();
+  test.set_operation("write");
+  test.set_ack_timeout(18);
+  test.set_data_check(false);
+  tusk::rdma::RdmaEngine engine(role, 0);
+  if (role == "receive" && argc == 3) {
+    test.set_message_size(65536);
+    engine.prepare(plan, nullptr);
+    engine.start(tusk::realtime_ns());
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
+    engine.stop();
+    return 0;
+  }
+  if (role != "send" || argc != 7) return usage(argv[0]);
+  const double seconds = std::atof(argv[3]);
+  test.set_message_size(std::strtoull(argv[4], nullptr, 10));
+  test.set_qps_per_peer(static_cast<std::uint32_t>(std::atoi(argv[5])));
+  test.set_outstanding(static_cast<std::uint32_t>(std::atoi(argv[6])));
+  test.set_signal_every(std::min<std::uint32_t>(100, test.outstanding()));
+  auto* peer = plan.add_peers();
+  peer->set_agent_name("receiver");
+  peer->set_address(argv[2]);
+  engine.prepare(plan, [](tusk::proto::AgentEvent::Kind, const std::string& message) {
+    std::fprintf(stderr, "event: %s\n", message.c_str());
+  });
+  engine.start(tusk::realtime_ns());
+  // Steady state only: wait until bytes move, skip one more second, then measure.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (sent_bytes(engine) == 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const std::uint64_t before = sent_bytes(engine);
+  const std::int64_t begin = tusk::realtime_ns();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  const std::uint64_t after = sent_bytes(engine);
+  const double elapsed = (tusk::realtime_ns() - begin) / 1e9;
+  engine.stop();
+  std::printf("tusk rdma write: %llu bytes in %.2f s = %.4f Gbit/s\n", static_cast<unsigned long long>(after - before),
+              elapsed, (after - before) * 8 / elapsed / 1e9);
+  return after > before ? 0 : 1;
+}
