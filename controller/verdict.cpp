@@ -89,6 +89,8 @@ bool kind_judges(const std::string& kind, const std::string& metric) {
   if (kind == "rx" || kind.empty()) return true;  // the strict default: judged on everything
   if (kind == "flow") return in({"throughput_bps", c::kCompletionErrors, c::kLatencyP99Ns});
   if (kind == "sink") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors});
+  if (kind == "read") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors, c::kLatencyP99Ns});
+  if (kind == "source") return in({c::kCompletionErrors});
   if (kind == "nic") return in({c::kRetransmits, c::kLinkFlaps});
   return false;  // "tx" and anything unknown: informational
 }

@@ -7,6 +7,9 @@
 //   "tx"   DPDK sender: nothing (its receiver's stream is judged).
 //   "flow" RDMA sender QP: throughput, completion errors, latency.
 //   "sink" RDMA receiver QP: throughput, integrity errors, completion errors.
+//   "read" RDMA READ initiator QP (it receives and checks the data): throughput, integrity and
+//          completion errors, latency.
+//   "source" RDMA READ target QP: completion errors.
 //   "nic"  an RDMA port's own counters: retransmits, link flaps.
 // A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds).
 #pragma once

@@ -66,6 +66,13 @@ std::uint64_t unwrap32(std::uint64_t previous, std::uint32_t low) {
   return previous + static_cast<std::uint32_t>(low - static_cast<std::uint32_t>(previous));
 }
 
+// RDMA READs a QP may have in flight, as initiator and as target: what the device allows, up to 16.
+std::uint8_t read_depth(ibv_context* context) {
+  ibv_device_attr attributes{};
+  if (ibv_query_device(context, &attributes) != 0) return 1;
+  return static_cast<std::uint8_t>(std::clamp(std::min(attributes.max_qp_init_rd_atom, attributes.max_qp_rd_atom), 1, 16));
+}
+
 std::uint32_t slots_for(const proto::RdmaTest& test) {
   return std::max<std::uint32_t>(2 * test.outstanding(), test.outstanding() + test.signal_every());
 }
@@ -87,8 +94,17 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   if (!plan.has_rdma()) throw EngineError("plan has no rdma parameters");
   proto::RdmaTest test = plan.rdma();
   const std::string operation = test.operation().empty() ? "write" : test.operation();
-  if (operation != "write" && operation != "write_imm") {
-    throw EngineError(fmt::format("RDMA operation '{}' is not built yet (write and write_imm are)", operation));
+  if (operation == "write") {
+    // A checked WRITE tells the receiver about every message: it becomes a WRITE with immediate.
+    operation_ = test.data_check() ? Operation::WriteImm : Operation::Write;
+  } else if (operation == "write_imm") {
+    operation_ = Operation::WriteImm;
+  } else if (operation == "send") {
+    operation_ = Operation::Send;
+  } else if (operation == "read") {
+    operation_ = Operation::Read;
+  } else {
+    throw EngineError(fmt::format("unknown RDMA operation '{}' (write, write_imm, send, read)", operation));
   }
   test.set_operation(operation);
   if (test.message_sizes_size() > 0) throw EngineError("RDMA message size sweeps are not built yet; use message_size");
@@ -203,17 +219,26 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   }
   connection.buffer.reset(static_cast<std::uint8_t*>(memory));
   std::memset(memory, 0, bytes);
-  if (!receiver && test.data_check()) {
-    // Every slot holds the same PRBS payload; only the header changes from message to message.
+  // The side whose memory is the source holds the messages: the sender, or for READs the acceptor,
+  // whose slot s always holds message number s. Every slot has the same PRBS payload; only the
+  // header changes from message to message.
+  const bool source = receiver == (operation_ == Operation::Read);
+  if (source && test.data_check()) {
     for (std::uint32_t s = 0; s < slots; ++s) {
-      connection.payload_crc =
-          fill_message_payload(connection.buffer.get() + std::size_t{s} * connection.message_size, connection.message_size);
+      std::uint8_t* message = connection.buffer.get() + std::size_t{s} * connection.message_size;
+      connection.payload_crc = fill_message_payload(message, connection.message_size);
+      if (operation_ == Operation::Read) {
+        write_message_header(message, {connection.flow_id, s, connection.message_size, connection.payload_crc});
+      }
     }
   }
-  const int access = receiver ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE : IBV_ACCESS_LOCAL_WRITE;
+  const int access = !receiver                      ? IBV_ACCESS_LOCAL_WRITE
+                     : operation_ == Operation::Read ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ
+                                                     : IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
   connection.mr = register_memory(connection.pd.get(), memory, std::max<std::size_t>(bytes, 4096), access);
+  const bool credits = consumes_receives();
   const std::uint32_t send_depth = receiver ? kReceiverSendQueue : test.outstanding() + test.signal_every();
-  const std::uint32_t receive_depth = receiver ? slots : kSenderCreditReceives;
+  const std::uint32_t receive_depth = !credits ? 1 : receiver ? slots : kSenderCreditReceives;
   connection.cq = create_cq(id->verbs, static_cast<int>(send_depth + receive_depth), nullptr, 0);
   ibv_qp_init_attr attributes{};
   attributes.send_cq = connection.cq.get();
@@ -226,12 +251,10 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   attributes.cap.max_inline_data = receiver ? 0 : test.inline_threshold();
   connection.qp = create_qp(id, connection.pd.get(), attributes);
   connection.qp_num = connection.qp.get()->qp_num;
-  // Receive WRs before the connection is up, so no write with immediate ever finds none (RNR).
-  for (std::uint32_t i = 0; i < receive_depth; ++i) {
-    ibv_recv_wr wr{};
-    ibv_recv_wr* bad = nullptr;
-    wr.wr_id = kReceiveTag | i;
-    if (ibv_post_recv(connection.qp.get(), &wr, &bad) != 0) {
+  // Receive WRs before the connection is up, so no message ever finds none (RNR). A SEND lands in
+  // the buffer its receive WR names: slot i.
+  for (std::uint32_t i = 0; credits && i < receive_depth; ++i) {
+    if (!post_receive(connection, i)) {
       throw EngineError(fmt::format("{}: QP {}: ibv_post_recv: {}", connection.device, connection.qp_num,
                                     std::strerror(errno)));
     }
@@ -256,8 +279,8 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
   rdma_conn_param parameters{};
   parameters.private_data = &request;
   parameters.private_data_len = sizeof request;
-  parameters.responder_resources = 1;
-  parameters.initiator_depth = 1;
+  parameters.responder_resources = read_depth(connection.id->verbs);
+  parameters.initiator_depth = read_depth(connection.id->verbs);
   parameters.retry_count = 7;
   parameters.rnr_retry_count = 7;
   if (rdma_connect(connection.id.get(), &parameters) != 0) {
@@ -287,8 +310,8 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
     rdma_conn_param parameters{};
     parameters.private_data = &answer;
     parameters.private_data_len = sizeof answer;
-    parameters.responder_resources = 1;
-    parameters.initiator_depth = 1;
+    parameters.responder_resources = read_depth(event.id->verbs);
+    parameters.initiator_depth = read_depth(event.id->verbs);
     parameters.retry_count = 7;  // the credits this side sends must survive a lost packet too
     parameters.rnr_retry_count = 7;
     if (rdma_accept(event.id, &parameters) != 0) {
@@ -457,27 +480,37 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     c.last_progress_ns = now;
     if (wc.wr_id & kReceiveTag) {  // a credit: the receiver has checked this many messages
       c.credited = unwrap32(c.credited, ntohl(wc.imm_data));
-      ibv_recv_wr wr{};
-      ibv_recv_wr* bad = nullptr;
-      wr.wr_id = wc.wr_id;
-      ibv_post_recv(c.qp.get(), &wr, &bad);
-    } else {
-      c.completed = wc.wr_id + 1;  // RC completes in order: everything before a signaled WR is done
+      post_receive(c, static_cast<std::uint32_t>(wc.wr_id & ~kReceiveTag));
+      continue;
     }
+    // RC completes in order: everything before a signaled WR is done. READs are checked here, where
+    // their data has landed.
+    const std::uint64_t done = wc.wr_id + 1;
+    if (operation_ == Operation::Read) {
+      for (std::uint64_t seq = c.completed; seq < done; ++seq) {
+        if (test.data_check()) verify(c, c.buffer.get() + (seq % c.slots) * c.message_size, c.message_size, seq % c.slots, seq);
+        c.bytes.fetch_add(c.message_size, std::memory_order_relaxed);
+        c.messages.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    c.completed = done;
   }
   if (!may_send || c.state != Connection::State::Established) return got > 0;
-  const bool checked = test.data_check();
-  const bool with_immediate = checked || test.operation() == "write_imm";
+  const bool credits = consumes_receives();
   ibv_send_wr wrs[kPostBatch];
   ibv_sge sges[kPostBatch];
   int count = 0;
+  // A READ counts its bytes when they have arrived; the rest when posted.
+  const std::uint64_t counted = operation_ == Operation::Read ? c.posted * c.message_size : c.bytes.load(std::memory_order_relaxed);
   while (count < kPostBatch && c.posted - c.completed < test.outstanding() &&
-         (!with_immediate || c.posted - c.credited < c.slots) &&
-         (byte_budget <= 0 || static_cast<double>(c.bytes.load(std::memory_order_relaxed) + (count + 1) * c.message_size) <= byte_budget)) {
+         (!credits || c.posted - c.credited < c.slots) &&
+         (byte_budget <= 0 || static_cast<double>(counted + (count + 1) * c.message_size) <= byte_budget)) {
     const std::uint64_t seq = c.posted++;
     const std::size_t slot = seq % c.slots;
     std::uint8_t* message = c.buffer.get() + slot * c.message_size;
-    if (checked) write_message_header(message, {c.flow_id, seq, c.message_size, c.payload_crc});
+    if (test.data_check() && operation_ != Operation::Read) {
+      write_message_header(message, {c.flow_id, seq, c.message_size, c.payload_crc});
+    }
     ibv_sge& sge = sges[count];
     sge.addr = reinterpret_cast<std::uintptr_t>(message);
     sge.length = c.message_size;
@@ -487,11 +520,16 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     wr.wr_id = seq;
     wr.sg_list = &sge;
     wr.num_sge = 1;
-    wr.opcode = with_immediate ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_WRITE;
-    if (with_immediate) wr.imm_data = htonl(static_cast<std::uint32_t>(seq));
+    switch (operation_) {
+      case Operation::Write: wr.opcode = IBV_WR_RDMA_WRITE; break;
+      case Operation::WriteImm: wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM; break;
+      case Operation::Send: wr.opcode = IBV_WR_SEND_WITH_IMM; break;
+      case Operation::Read: wr.opcode = IBV_WR_RDMA_READ; break;
+    }
+    wr.imm_data = htonl(static_cast<std::uint32_t>(seq));
     const bool signaled = (seq + 1) % test.signal_every() == 0;
-    wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
-                    (c.message_size <= test.inline_threshold() ? IBV_SEND_INLINE : 0);
+    const bool inline_data = operation_ != Operation::Read && c.message_size <= test.inline_threshold();
+    wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) | (inline_data ? IBV_SEND_INLINE : 0);
     wr.wr.rdma.remote_addr = c.remote_address + slot * c.message_size;
     wr.wr.rdma.rkey = c.remote_key;
     if (count > 0) wrs[count - 1].next = &wr;
@@ -512,9 +550,40 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     }
   }
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
-  c.bytes.fetch_add(std::uint64_t{c.message_size} * static_cast<std::uint64_t>(count), std::memory_order_relaxed);
-  c.messages.fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+  if (operation_ != Operation::Read) {
+    c.bytes.fetch_add(std::uint64_t{c.message_size} * static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+    c.messages.fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+  }
   return true;
+}
+
+void RdmaEngine::verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
+                        std::uint64_t count) {
+  const auto check = check_message(message, length, c.flow_id, expected_seq);
+  if (check != MessageCheck::Ok && c.integrity_errors.fetch_add(1, std::memory_order_relaxed) == 0) {
+    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow {} {} QP {}: message {} failed its check: {}",
+                                                      c.role == Connection::Role::Sender ? "to" : "from", c.peer,
+                                                      c.flow_id, count, to_string(check)));
+  }
+}
+
+bool RdmaEngine::post_receive(Connection& c, std::uint32_t slot) {
+  ibv_sge sge{};
+  ibv_recv_wr wr{};
+  ibv_recv_wr* bad = nullptr;
+  wr.wr_id = kReceiveTag | slot;
+  if (operation_ == Operation::Send && c.role == Connection::Role::Receiver) {
+    sge.addr = reinterpret_cast<std::uintptr_t>(c.buffer.get() + std::size_t{slot} * c.message_size);
+    sge.length = c.message_size;
+    sge.lkey = c.mr->lkey;
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+  }
+  return ibv_post_recv(c.qp.get(), &wr, &bad) == 0;
+}
+
+bool RdmaEngine::consumes_receives() const {
+  return operation_ == Operation::WriteImm || operation_ == Operation::Send;
 }
 
 bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
@@ -529,25 +598,20 @@ bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
     if (!(wc.wr_id & kReceiveTag)) continue;  // one of our credit SENDs completed
     c.last_progress_ns = now;
     const std::uint64_t seq = c.verified;
+    const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kReceiveTag);
     if (plan_.rdma().data_check()) {
-      const std::uint8_t* message = c.buffer.get() + (seq % c.slots) * c.message_size;
-      const auto check = ntohl(wc.imm_data) != static_cast<std::uint32_t>(seq)
-                             ? MessageCheck::WrongSequence
-                             : check_message(message, wc.byte_len, c.flow_id, seq);
-      if (check != MessageCheck::Ok) {
-        if (c.integrity_errors.fetch_add(1, std::memory_order_relaxed) == 0) {
-          emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow from {} QP {}: message {} failed its check: {}",
-                                                            c.peer, c.flow_id, seq, to_string(check)));
-        }
+      // A WRITE landed where its sequence number puts it; a SEND where its receive WR pointed.
+      const std::size_t at = operation_ == Operation::Send ? slot : seq % c.slots;
+      if (ntohl(wc.imm_data) != static_cast<std::uint32_t>(seq)) {
+        verify(c, nullptr, 0, seq, seq);  // out of order: counted as an integrity error
+      } else {
+        verify(c, c.buffer.get() + at * c.message_size, wc.byte_len, seq, seq);
       }
     }
     ++c.verified;
     c.bytes.fetch_add(wc.byte_len, std::memory_order_relaxed);
     c.messages.fetch_add(1, std::memory_order_relaxed);
-    ibv_recv_wr wr{};
-    ibv_recv_wr* bad = nullptr;
-    wr.wr_id = wc.wr_id;
-    ibv_post_recv(c.qp.get(), &wr, &bad);
+    post_receive(c, slot);
   }
   // Credits go back in batches: a quarter of the slots at a time.
   const std::uint64_t batch = std::max<std::uint64_t>(1, c.slots / 4);
@@ -576,7 +640,7 @@ void RdmaEngine::datapath_loop() {
   const double rate = test.rate_bps();
   const double period_ns = test.burst_period_ms() * 1e6;
   const double duty = test.burst_duty() > 0 ? test.burst_duty() : 1.0;
-  const bool with_immediate = test.data_check() || test.operation() == "write_imm";
+  const bool credits = consumes_receives();
   while (running_) {
     if (const unsigned version = connections_version_.load(std::memory_order_acquire); version != seen_version) {
       // A connection came up (accepted ones appear during the run): take the list again.
@@ -601,7 +665,7 @@ void RdmaEngine::datapath_loop() {
       progress |= c->role == Connection::Role::Sender ? serve_sender(*c, now, on, budget) : serve_receiver(*c, now);
       // A sender waits on its completions, or on credits when the receiver checks the data.
       const bool waiting = c->role == Connection::Role::Sender &&
-                           (c->posted > c->completed || (with_immediate && c->posted - c->credited >= c->slots));
+                           (c->posted > c->completed || (credits && c->posted - c->credited >= c->slots));
       if (waiting && c->state == Connection::State::Established && !c->stall_reported &&
           now - c->last_progress_ns > stall_ns) {
         c->stall_reported = true;
@@ -616,9 +680,9 @@ void RdmaEngine::datapath_loop() {
         emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id));
       }
     }
-    // Plain WRITEs complete nothing on the receiving side: a host that only receives them has
-    // nothing to poll for but errors, and must leave the CPU to the NIC (or rxe's kernel work).
-    if (active.empty() || (senders == 0 && !with_immediate)) {
+    // Plain WRITEs and READs complete nothing on the target's side: a host that is only a target
+    // has nothing to poll for but errors, and must leave the CPU to the NIC (or rxe's kernel work).
+    if (active.empty() || (senders == 0 && !credits)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     } else if (!progress && idle_sleep_us_ > 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));
@@ -636,14 +700,20 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     const bool sender = connection->role == Connection::Role::Sender;
     proto::StreamCounters stream;
     stream.set_peer(connection->peer);
-    stream.set_stream_id(fmt::format("{}:{}/qp{}", sender ? "flow" : "sink", connection->peer, connection->flow_id));
-    // Senders are judged too: their completions are where transport errors show.
-    stream.set_kind(sender ? "flow" : "sink");
+    // The initiator's QP is a "flow" (a "read" when it pulls the data and checks it itself); the
+    // target's a "sink", or for READs a "source" with nothing to count but errors.
+    const bool reads = operation_ == Operation::Read;
+    const char* kind = sender ? (reads ? "read" : "flow") : (reads ? "source" : "sink");
+    const bool receives_data = sender == reads;
+    stream.set_stream_id(fmt::format("{}:{}/qp{}", kind, connection->peer, connection->flow_id));
+    stream.set_kind(kind);
     auto& map = *stream.mutable_counters();
-    map[std::string(sender ? c::kTxBytes : c::kRxBytes)] = connection->bytes.load(std::memory_order_relaxed);
-    map[sender ? "tx_messages" : "rx_messages"] = connection->messages.load(std::memory_order_relaxed);
+    map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
+    map[receives_data ? "rx_messages" : "tx_messages"] = connection->messages.load(std::memory_order_relaxed);
     map[std::string(c::kCompletionErrors)] = connection->completion_errors.load(std::memory_order_relaxed);
-    if (!sender) map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
+    if (receives_data && plan_.rdma().data_check()) {
+      map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
+    }
     map["stalls"] = connection->stalls.load(std::memory_order_relaxed);
     (*stream.mutable_gauges())["connected"] =
         connection->established_ns > 0 && connection->state != Connection::State::Failed ? 1 : 0;

@@ -104,6 +104,13 @@ class RdmaEngine final : public Engine {
   void note_nic_port(const Connection& connection);
   void set_id_options(rdma_cm_id* id);
 
+  // Counts an integrity error (and reports the first) unless the message checks out.
+  void verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
+              std::uint64_t count);
+  bool post_receive(Connection& c, std::uint32_t slot);
+  // WRITE with immediate and SEND use up a receive WR per message: the receiver returns credits.
+  bool consumes_receives() const;
+
   void datapath_loop();
   // Both return whether anything completed or was posted.
   bool serve_sender(Connection& connection, std::int64_t now, bool may_send, double byte_budget);
@@ -111,8 +118,11 @@ class RdmaEngine final : public Engine {
   void on_completion_error(Connection& connection, const ibv_wc& completion);
   void emit(proto::AgentEvent::Kind kind, const std::string& message);
 
+  enum class Operation { Write, WriteImm, Send, Read };
+
   std::string agent_name_;
   unsigned idle_sleep_us_;
+  Operation operation_ = Operation::Write;
   proto::Plan plan_;
   EngineEventSink events_;
   std::int64_t prepared_ns_ = 0;

@@ -385,6 +385,8 @@ TEST(VerdictKinds, DpdkSendersAreNotJudgedAndReceiversOnEverything) {
   EXPECT_TRUE(tusk::kind_judges("", "retransmits"));
   EXPECT_TRUE(tusk::kind_judges("sink", "integrity_errors"));
   EXPECT_FALSE(tusk::kind_judges("sink", "retransmits"));
+  EXPECT_TRUE(tusk::kind_judges("read", "integrity_errors")) << "a READ initiator checks the data it pulled";
+  EXPECT_FALSE(tusk::kind_judges("source", "throughput_bps")) << "a READ target only serves";
 }
 
 }  // namespace

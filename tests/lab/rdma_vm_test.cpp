@@ -229,5 +229,51 @@ TEST_F(RdmaVmLab, DataNicDownForTwoSecondsIsReportedAndTheFlowsCarryOnOrFailWith
   EXPECT_GT(evidence, 0u) << result.dump(2);
 }
 
+TEST_F(RdmaVmLab, CheckedSendsAndReadsPassOnACleanLink) {
+  const int exit_code = run_profile(R"(name: lab-rdma-send-read
+agents:
+  hosts: [vm1, vm2]
+  wait: 60s
+defaults:
+  duration: 8s
+  topology: pairs
+  message_size: 16KiB
+  outstanding: 8
+  ack_timeout: 1s
+  data_check: true
+  thresholds:
+    max_integrity_errors: 0
+    max_completion_errors: 0
+tests:
+  - name: send
+    engine: rdma
+    operation: send
+  - name: read
+    engine: rdma
+    operation: read
+)");
+  ASSERT_EQ(exit_code, 0) << logs();
+  const json result = report();
+  ASSERT_EQ(result["tests"].size(), 2u);
+  // SEND: the receiver checks each message where its receive WR put it.
+  std::size_t sinks = 0;
+  for (const auto& stream : result["tests"][0]["streams"]) {
+    if (stream["stream_id"].get<std::string>().rfind("sink:", 0) != 0) continue;
+    ++sinks;
+    EXPECT_GT(counter(stream, "rx_messages"), 50u) << stream.dump(2);
+    EXPECT_TRUE(stream["counters"].contains("integrity_errors"));
+  }
+  EXPECT_EQ(sinks, 2u);
+  // READ: the initiator pulls the target's messages and checks them itself.
+  std::size_t reads = 0;
+  for (const auto& stream : result["tests"][1]["streams"]) {
+    if (stream["stream_id"].get<std::string>().rfind("read:", 0) != 0) continue;
+    ++reads;
+    EXPECT_GT(counter(stream, "rx_messages"), 50u) << stream.dump(2);
+    EXPECT_TRUE(stream["counters"].contains("integrity_errors"));
+  }
+  EXPECT_EQ(reads, 2u);
+}
+
 }  // namespace
 }  // namespace tusk::testing
