@@ -26,5 +26,16 @@ inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing rec
 inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames whose header was hit
 // Gauges (not cumulative).
 inline constexpr std::string_view kLatencyP99Ns = "latency_p99_ns";
+// One-way latency per received stream (common/latency_histogram.hpp), since the test started.
+inline constexpr std::string_view kLatencyMinNs = "latency_min_ns";
+inline constexpr std::string_view kLatencyP50Ns = "latency_p50_ns";
+inline constexpr std::string_view kLatencyP999Ns = "latency_p999_ns";
+inline constexpr std::string_view kLatencyMaxNs = "latency_max_ns";
+inline constexpr std::string_view kLatencyMeanNs = "latency_mean_ns";
+// Counters of the DPDK engine's VLAN and latency checks.
+inline constexpr std::string_view kNegativeLatencies = "negative_latencies";  // RX before TX stamp: clocks apart
+inline constexpr std::string_view kVlanTaggedFrames = "vlan_tagged_frames";   // arrived with an 802.1Q tag
+inline constexpr std::string_view kVlanMismatches = "vlan_mismatches";        // tag (or none) not the test's
+inline constexpr std::string_view kPcpChanges = "pcp_changes";                // PCP not the one sent
 
 }  // namespace tusk::counters

@@ -197,8 +197,14 @@ const std::vector<TestKey>& test_keys() {
       // Below 0x0600 the field is an 802.3 length, not an EtherType.
       {"ethertype", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0x0600, 0xFFFF, "0x0600", "0xFFFF"}), d,
-                      [](D& t, auto n) { t.spec.dpdk.set_ethertype(n); });
+         auto type = c.read.uint32(v, {0x0600, 0xFFFF, "0x0600", "0xFFFF"});
+         // A tag type would make every switch on the path read the Tusk header as a VLAN tag.
+         if (type && (*type == 0x8100 || *type == 0x88A8 || *type == 0x9100)) {
+           c.read.fail(v, fmt::format("ethertype 0x{:04X} is a VLAN tag type; tag frames with vlan: and pcp:",
+                                      *type));
+           type.reset();
+         }
+         return store(type, d, [](D& t, auto n) { t.spec.dpdk.set_ethertype(n); });
        }},
       {"mode", "dpdk",
        [](R& c, const V& v, D& d) {

@@ -9,8 +9,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
-#include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/prbs.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
 #include "common/clock.hpp"
@@ -66,12 +67,29 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   if (!pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern())) {
     throw EngineError(fmt::format("unknown pattern '{}'", test.pattern()));
   }
-  if (test.frame_sizes_size() > 0) throw EngineError("frame size sweeps and IMIX are not built yet; use frame_size");
-  if (test.vlan() != 0) throw EngineError("VLAN tagging is not built yet");
+  if (test.vlan() > kMaxVlanId) throw EngineError(fmt::format("VLAN id {} is out of range 0..{}", test.vlan(), kMaxVlanId));
+  if (test.pcp() > kMaxPcp) throw EngineError(fmt::format("PCP {} is out of range 0..{}", test.pcp(), kMaxPcp));
   port_ = &context_.port(test.port());
   FrameSpec spec;
   spec.src = port_->mac();
-  payload_length_for(spec, test.frame_size() > 0 ? test.frame_size() : 1500);  // throws when too small
+  // A PCP without a VLAN id is an 802.1p priority-tagged frame: VLAN 0 carrying the priority.
+  spec.tagged = test.vlan() != 0 || test.pcp() != 0;
+  spec.vlan = static_cast<std::uint16_t>(test.vlan());
+  spec.pcp = static_cast<std::uint8_t>(test.pcp());
+  spec.ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
+  const std::vector<std::uint32_t> sizes(test.frame_sizes().begin(), test.frame_sizes().end());
+  std::optional<FrameSizeCycle> cycle;
+  try {
+    cycle.emplace(spec, test.frame_size() > 0 ? test.frame_size() : 1500, sizes);  // validates spec too
+  } catch (const std::invalid_argument& e) {
+    throw EngineError(fmt::format("DPDK port {}: {}", port_->name(), e.what()));
+  }
+  const std::size_t room = rte_pktmbuf_data_room_size(port_->mempool()) - RTE_PKTMBUF_HEADROOM;
+  if (cycle->largest_frame_bytes() > room) {
+    throw EngineError(fmt::format("DPDK port {}: {} B frames do not fit its {} B mbufs (jumbo frames are not built yet)",
+                                  port_->name(), cycle->largest_frame_bytes(), room));
+  }
+  frame_spec_ = spec;
   plan_ = plan;
   events_ = std::move(events);
   targets_.clear();
@@ -92,6 +110,7 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     target->mac = port_->mac();
     targets_.push_back(std::move(target));
   }
+  tx_sizes_.assign(targets_.size(), *cycle);
   rx_stream_count_ = 0;
 }
 
@@ -117,21 +136,19 @@ void DpdkEngine::stop() noexcept {
 void DpdkEngine::tx_loop() {
   if (rte_thread_register() != 0) spdlog::warn("DPDK TX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
-  const std::size_t frame_size = test.frame_size() > 0 ? test.frame_size() : 1500;
-  FrameSpec spec;
-  spec.src = port_->mac();
-  spec.ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
+  FrameSpec spec = frame_spec_;
   const std::size_t header = header_length(spec);
-  const std::size_t payload = payload_length_for(spec, frame_size);
   const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
-  // Frames per second for the whole port, shared out over the targets in turn; 0 = as fast as possible.
+  // Frames per second for the whole port, shared out over the targets in turn; 0 = as fast as
+  // possible. Every target cycles the same sizes, so a bit rate over a mix uses the mean size.
   double pps = test.rate_pps();
-  if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (frame_size * 8.0);
+  if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (tx_sizes_.front().mean_frame_bytes() * 8.0);
   const double ns_per_frame = pps > 0 ? 1e9 / pps : 0;
 
   std::vector<PrbsGenerator> generators;
   std::vector<std::uint64_t> sequence(targets_.size(), 0);
   std::vector<std::uint64_t> sent_by_target(targets_.size(), 0);
+  std::vector<std::uint64_t> bytes_by_target(targets_.size(), 0);
   for (std::size_t i = 0; i < targets_.size(); ++i) generators.emplace_back(pattern, test.invert(), default_state(pattern));
 
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
@@ -139,6 +156,7 @@ void DpdkEngine::tx_loop() {
   std::uint64_t sent_total = 0;
   std::size_t next_target = 0;
   rte_mbuf* burst[kBurst];
+  std::uint16_t burst_frame_bytes[kBurst];
   while (running_) {
     std::uint16_t count = kBurst;
     if (ns_per_frame > 0) {
@@ -154,12 +172,15 @@ void DpdkEngine::tx_loop() {
       sleep_us(10);  // the driver has not returned sent mbufs yet
       continue;
     }
+    // One timestamp per burst: the frames of a burst leave together.
     const std::int64_t now = realtime_ns();
     const std::size_t first_target = next_target;
     for (std::uint16_t i = 0; i < count; ++i) {
       const std::size_t t = next_target;
       next_target = (next_target + 1) % targets_.size();
-      auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(burst[i], static_cast<std::uint16_t>(frame_size)));
+      const FrameSize& size = tx_sizes_[t].next();
+      // prepare() checked that the largest size fits an mbuf, so the append cannot fail.
+      auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(burst[i], size.frame));
       spec.dst = targets_[t]->mac;
       TuskHeader tusk;
       tusk.flags = test.invert() ? kFlagPayloadInverted : 0;
@@ -167,9 +188,10 @@ void DpdkEngine::tx_loop() {
       tusk.seq = sequence[t]++;
       tusk.tx_timestamp_ns = static_cast<std::uint64_t>(now);
       tusk.prbs_state = generators[t].state();
-      tusk.payload_length = static_cast<std::uint16_t>(payload);
+      tusk.payload_length = size.payload;
       write_headers(spec, tusk, frame);
-      generators[t].fill(frame + header, payload);
+      generators[t].fill(frame + header, size.payload);
+      burst_frame_bytes[i] = size.frame;
     }
     std::uint16_t done = 0;
     while (done < count && running_) {
@@ -178,10 +200,14 @@ void DpdkEngine::tx_loop() {
     }
     if (done < count) rte_pktmbuf_free_bulk(burst + done, count - done);
     // Count what the driver took, per target, and publish once per burst, not once per frame.
-    for (std::uint16_t i = 0; i < done; ++i) ++sent_by_target[(first_target + i) % targets_.size()];
+    for (std::uint16_t i = 0; i < done; ++i) {
+      const std::size_t t = (first_target + i) % targets_.size();
+      ++sent_by_target[t];
+      bytes_by_target[t] += burst_frame_bytes[i];
+    }
     for (std::size_t t = 0; t < targets_.size(); ++t) {
       targets_[t]->frames.store(sent_by_target[t], std::memory_order_relaxed);
-      targets_[t]->bytes.store(sent_by_target[t] * frame_size, std::memory_order_relaxed);
+      targets_[t]->bytes.store(bytes_by_target[t], std::memory_order_relaxed);
     }
     sent_total += done;
   }
@@ -191,21 +217,36 @@ void DpdkEngine::rx_loop() {
   if (rte_thread_register() != 0) spdlog::warn("DPDK RX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
   const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
-  const std::uint16_t ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
-  // Trackers and per-stream receive state belong to this thread alone.
+  const std::uint16_t ethertype = frame_spec_.ethertype;
+  // Trackers, histograms and per-stream receive state belong to this thread alone; counts that
+  // sample() reads are kept here and stored (not read-modify-written) into the atomics.
   struct RxState {
     StreamTracker tracker;
+    LatencyHistogram latency;
     std::int64_t last_arrival_ns = 0;
+    std::uint64_t bytes = 0, bits_compared = 0, negative_latencies = 0, vlan_tagged = 0, vlan_mismatches = 0,
+                  pcp_changes = 0;
+    bool latency_changed = false;
+    bool vlan_reported = false;
   };
   std::vector<std::unique_ptr<RxState>> state;
+  std::int64_t last_publish_ns = realtime_ns();
+  const auto publish_latency = [&] {
+    for (std::size_t i = 0; i < state.size(); ++i) {
+      if (!state[i]->latency_changed) continue;
+      rx_streams_[i].latency.publish(state[i]->latency.summary());
+      state[i]->latency_changed = false;
+    }
+  };
   rte_mbuf* burst[kBurst];
   while (!rx_done_) {
     const std::uint16_t got = rte_eth_rx_burst(port_->id(), 0, burst, kBurst);
     const std::int64_t now = realtime_ns();
     for (std::uint16_t i = 0; i < got; ++i) {
+      const rte_mbuf* mbuf = burst[i];
       ParsedFrame parsed;
-      const auto* data = rte_pktmbuf_mtod(burst[i], const std::uint8_t*);
-      const auto status = parse_headers(data, rte_pktmbuf_pkt_len(burst[i]), parsed, ethertype);
+      const auto* data = rte_pktmbuf_mtod(mbuf, const std::uint8_t*);
+      const auto status = parse_headers(data, rte_pktmbuf_pkt_len(mbuf), parsed, ethertype);
       if (status == ParseStatus::NotTusk) {
         // Someone else's frame (not our EtherType or magic): not test traffic, not counted.
       } else if (status != ParseStatus::Ok) {
@@ -225,7 +266,7 @@ void DpdkEngine::rx_loop() {
           }
           rx_streams_[index].source = source;
           rx_streams_[index].stream_id = parsed.header.stream_id;
-          state.push_back(std::make_unique<RxState>());
+          state.push_back(std::make_unique<RxState>());  // once per new stream, not per frame
           rx_stream_count_.store(streams + 1, std::memory_order_release);
         }
         RxState& rx = *state[index];
@@ -242,22 +283,61 @@ void DpdkEngine::rx_loop() {
           }
         }
         rx.last_arrival_ns = now;
+
+        // One-way latency on the realtime clock of both ends. Between hosts it includes their clock
+        // offset, which the controller measures at start (report.json starts[].clock_offset_ns) and
+        // does not correct here; an RX time before the TX stamp is that offset showing, kept as 0 ns.
+        rx.negative_latencies += rx.latency.record_clamped(now - static_cast<std::int64_t>(parsed.header.tx_timestamp_ns));
+        rx.latency_changed = true;
+
+        // The kernel under af_packet always moves a received tag into packet metadata; DPDK's
+        // af_packet PMD reads it from the ring and puts it back in the frame (setting
+        // RTE_MBUF_F_RX_VLAN) unless VLAN stripping was asked for, which Port does not. Drivers that
+        // strip anyway report the tag in the mbuf: either way the tag is seen.
+        const bool stripped = mbuf->ol_flags & RTE_MBUF_F_RX_VLAN_STRIPPED;
+        const ArrivedTag tag = arrived_tag(parsed, stripped, mbuf->vlan_tci);
+        rx.vlan_tagged += tag.tagged;
+        const TagCheck tag_check = check_tag(frame_spec_, tag);
+        if (tag_check == TagCheck::VlanMismatch) {
+          ++rx.vlan_mismatches;
+          if (!rx.vlan_reported && events_) {
+            rx.vlan_reported = true;
+            events_(proto::AgentEvent::NOTICE,
+                    fmt::format("{} stream {} arrives {}, expected {}", mac_text(source), parsed.header.stream_id,
+                                tag.tagged ? fmt::format("on VLAN {}", tag.vlan) : std::string("untagged"),
+                                frame_spec_.tagged ? fmt::format("VLAN {}", frame_spec_.vlan) : std::string("untagged")));
+          }
+        } else if (tag_check == TagCheck::PcpChanged) {
+          ++rx.pcp_changes;
+        }
+
         rx.tracker.on_frame(parsed.header.seq, errors > 0, errors);
+        rx.bytes += rte_pktmbuf_pkt_len(mbuf) + (stripped ? kVlanTagLength : 0);  // as on the wire
+        rx.bits_compared += std::uint64_t{parsed.payload_length} * 8;
         const auto counts = rx.tracker.counts();
         counters.frames.store(counts.received, std::memory_order_relaxed);
-        counters.bytes.fetch_add(rte_pktmbuf_pkt_len(burst[i]), std::memory_order_relaxed);
-        counters.bits_compared.fetch_add(std::uint64_t{parsed.payload_length} * 8, std::memory_order_relaxed);
+        counters.bytes.store(rx.bytes, std::memory_order_relaxed);
+        counters.bits_compared.store(rx.bits_compared, std::memory_order_relaxed);
         counters.bit_errors.store(counts.bit_errors, std::memory_order_relaxed);
         counters.errored_frames.store(counts.errored_frames, std::memory_order_relaxed);
         counters.lost.store(counts.lost, std::memory_order_relaxed);
         counters.duplicates.store(counts.duplicates, std::memory_order_relaxed);
         counters.reordered.store(counts.reordered, std::memory_order_relaxed);
         counters.error_bursts.store(counts.error_bursts, std::memory_order_relaxed);
+        counters.negative_latencies.store(rx.negative_latencies, std::memory_order_relaxed);
+        counters.vlan_tagged.store(rx.vlan_tagged, std::memory_order_relaxed);
+        counters.vlan_mismatches.store(rx.vlan_mismatches, std::memory_order_relaxed);
+        counters.pcp_changes.store(rx.pcp_changes, std::memory_order_relaxed);
       }
       rte_pktmbuf_free(burst[i]);
     }
+    if (now - last_publish_ns >= kLatencyPublishNs) {
+      publish_latency();
+      last_publish_ns = now;
+    }
     if (got == 0) sleep_us(context_.idle_sleep_us());
   }
+  publish_latency();  // stop() joins this thread before the final sample: that one is exact
 }
 
 std::vector<proto::StreamCounters> DpdkEngine::sample() {
@@ -296,6 +376,19 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kLinkFlaps)] = rx.traffic_gaps.load(std::memory_order_relaxed);
     map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
     map[std::string(c::kBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);
+    map[std::string(c::kNegativeLatencies)] = rx.negative_latencies.load(std::memory_order_relaxed);
+    map[std::string(c::kVlanTaggedFrames)] = rx.vlan_tagged.load(std::memory_order_relaxed);
+    map[std::string(c::kVlanMismatches)] = rx.vlan_mismatches.load(std::memory_order_relaxed);
+    map[std::string(c::kPcpChanges)] = rx.pcp_changes.load(std::memory_order_relaxed);
+    if (const LatencySummary latency = rx.latency.read(); latency.count > 0) {
+      auto& gauges = *stream.mutable_gauges();
+      gauges[std::string(c::kLatencyMinNs)] = static_cast<double>(latency.min_ns);
+      gauges[std::string(c::kLatencyP50Ns)] = static_cast<double>(latency.p50_ns);
+      gauges[std::string(c::kLatencyP99Ns)] = static_cast<double>(latency.p99_ns);
+      gauges[std::string(c::kLatencyP999Ns)] = static_cast<double>(latency.p999_ns);
+      gauges[std::string(c::kLatencyMaxNs)] = static_cast<double>(latency.max_ns);
+      gauges[std::string(c::kLatencyMeanNs)] = latency.mean_ns;
+    }
     out.push_back(std::move(stream));
   }
   return out;

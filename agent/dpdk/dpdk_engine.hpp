@@ -1,6 +1,8 @@
-// The DPDK engine: sends Tusk frames with PRBS payloads to each peer at the planned rate and
-// checks every frame and bit that arrives, per stream (a sender and its stream id), with
-// sequence accounting, traffic-gap detection and the port's host-side drops.
+// The DPDK engine: sends Tusk frames with PRBS payloads to each peer at the planned rate (one
+// frame size, or a mix such as IMIX cycled frame by frame; optionally 802.1Q-tagged) and checks
+// every frame and bit that arrives, per stream (a sender and its stream id), with sequence
+// accounting, one-way latency, the VLAN tag seen, traffic-gap detection and the port's host-side
+// drops.
 //
 // Ownership: a DpdkContext (EAL plus the agent's ports) lives as long as the agent; each test's
 // DpdkEngine borrows it and owns only its TX and RX threads, which it joins in stop().
@@ -17,8 +19,11 @@
 #include <vector>
 
 #include "agent/dpdk/eal.hpp"
+#include "agent/dpdk/frame_format.hpp"
+#include "agent/dpdk/frame_size_cycle.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/engine.hpp"
+#include "common/latency_histogram.hpp"
 
 namespace tusk::dpdk {
 
@@ -49,7 +54,9 @@ struct RxStreamCounters {
   std::array<std::uint8_t, 6> source{};
   std::uint16_t stream_id = 0;
   std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0},
-      lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0};
+      lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0},
+      vlan_tagged{0}, vlan_mismatches{0}, pcp_changes{0};
+  PublishedLatency latency;  // the RX thread's histogram, summarised every kLatencyPublishNs
 };
 
 class DpdkEngine final : public Engine {
@@ -63,6 +70,8 @@ class DpdkEngine final : public Engine {
   void stop() noexcept override;
 
   static constexpr std::size_t kMaxRxStreams = 256;
+  // How stale the latency gauges of a running test may be; the final sample is exact.
+  static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
 
  private:
   struct TxTarget {
@@ -79,7 +88,9 @@ class DpdkEngine final : public Engine {
   Port* port_ = nullptr;
   proto::Plan plan_;
   EngineEventSink events_;
+  FrameSpec frame_spec_;  // this port's frames: source MAC, VLAN tag, EtherType
   std::vector<std::unique_ptr<TxTarget>> targets_;
+  std::vector<FrameSizeCycle> tx_sizes_;  // one per target, in targets_ order; the TX thread's once started
   std::map<std::array<std::uint8_t, 6>, std::string> peer_by_mac_;
   std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
   std::atomic<std::size_t> rx_stream_count_{0};

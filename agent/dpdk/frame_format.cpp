@@ -143,6 +143,12 @@ void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t
   put32(p + kCrcAt, crc32c(p, kCrcAt));
 }
 
+TagCheck check_tag(const FrameSpec& sent, const ArrivedTag& arrived) noexcept {
+  if (arrived.tagged != sent.tagged || (arrived.tagged && arrived.vlan != sent.vlan)) return TagCheck::VlanMismatch;
+  if (arrived.tagged && arrived.pcp != sent.pcp) return TagCheck::PcpChanged;
+  return TagCheck::AsSent;
+}
+
 ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out, std::uint16_t ethertype) {
   if (length < kEthernetHeaderLength) return ParseStatus::Truncated;
   std::size_t offset = 12;

@@ -104,6 +104,27 @@ std::size_t payload_length_for(const FrameSpec& spec, std::size_t frame_size);
 // Writes header_length(spec) bytes at frame. spec must have passed validate().
 void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t* frame);
 
+// The 802.1Q tag a frame arrived with: the one in its bytes, or, where the driver stripped it into
+// packet metadata (VLAN offload; DPDK: RTE_MBUF_F_RX_VLAN_STRIPPED and mbuf->vlan_tci), that one.
+struct ArrivedTag {
+  bool tagged = false;
+  std::uint16_t vlan = 0;
+  std::uint8_t pcp = 0;
+};
+
+inline ArrivedTag arrived_tag(const ParsedFrame& parsed, bool stripped, std::uint16_t stripped_tci) noexcept {
+  if (stripped) return {true, static_cast<std::uint16_t>(stripped_tci & 0x0FFFu), static_cast<std::uint8_t>(stripped_tci >> 13)};
+  return {parsed.tagged, parsed.vlan, parsed.pcp};
+}
+
+enum class TagCheck {
+  AsSent,
+  VlanMismatch,  // another VLAN id, a tag where none was sent, or none where one was
+  PcpChanged,    // the VLAN sent, another priority: switches may remark, so not an error
+};
+
+TagCheck check_tag(const FrameSpec& sent, const ArrivedTag& arrived) noexcept;
+
 // One 802.1Q tag is skipped before the EtherType is compared. Bytes after the declared payload (a
 // kept FCS, padding) are allowed and ignored.
 ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out,

@@ -377,5 +377,40 @@ TEST(FrameFormat, ParseStatusNames) {
   EXPECT_STREQ(to_string(ParseStatus::Truncated), "truncated");
 }
 
+TEST(FrameFormat, ArrivedTagIsTheFramesOrTheOneTheDriverStripped) {
+  ParsedFrame in_frame;
+  in_frame.tagged = true;
+  in_frame.vlan = 100;
+  in_frame.pcp = 5;
+  const ArrivedTag from_frame = arrived_tag(in_frame, false, 0);
+  EXPECT_TRUE(from_frame.tagged);
+  EXPECT_EQ(from_frame.vlan, 100u);
+  EXPECT_EQ(from_frame.pcp, 5u);
+  // Stripped by the driver: the frame bytes are untagged, the TCI (PCP 3, DEI 1, VID 4094) is beside it.
+  const ArrivedTag stripped = arrived_tag(ParsedFrame{}, true, static_cast<std::uint16_t>(3 << 13 | 1 << 12 | 4094));
+  EXPECT_TRUE(stripped.tagged);
+  EXPECT_EQ(stripped.vlan, 4094u);
+  EXPECT_EQ(stripped.pcp, 3u);
+  EXPECT_FALSE(arrived_tag(ParsedFrame{}, false, 0).tagged);
+}
+
+TEST(FrameFormat, CheckTagTellsAMismatchedVlanFromARemarkedPriority) {
+  FrameSpec sent;
+  sent.tagged = true;
+  sent.vlan = 100;
+  sent.pcp = 5;
+  EXPECT_EQ(check_tag(sent, {true, 100, 5}), TagCheck::AsSent);
+  EXPECT_EQ(check_tag(sent, {true, 100, 0}), TagCheck::PcpChanged);
+  EXPECT_EQ(check_tag(sent, {true, 200, 5}), TagCheck::VlanMismatch);
+  EXPECT_EQ(check_tag(sent, {false, 0, 0}), TagCheck::VlanMismatch);
+  const FrameSpec untagged;
+  EXPECT_EQ(check_tag(untagged, {false, 0, 0}), TagCheck::AsSent);
+  EXPECT_EQ(check_tag(untagged, {true, 0, 3}), TagCheck::VlanMismatch) << "a priority tag where none was sent";
+  FrameSpec priority;  // VLAN 0 carrying PCP 3
+  priority.tagged = true;
+  priority.pcp = 3;
+  EXPECT_EQ(check_tag(priority, {true, 0, 3}), TagCheck::AsSent);
+}
+
 }  // namespace
 }  // namespace tusk::dpdk

@@ -1425,5 +1425,19 @@ TEST(ProfileError, ToStringLeavesOutWhatItDoesNotHave) {
   EXPECT_EQ((ProfileError{{"p.yaml", 0, 0}, "", "bad"}).to_string(), "p.yaml: bad");
 }
 
+TEST(ProfileErrors, EthertypeThatIsAVlanTagType) {
+  EXPECT_EQ(error_of(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: dpdk
+    duration: 1s
+    ethertype: 0x8100
+)"),
+            "bad.yaml:7:16: tests[0].ethertype: ethertype 0x8100 is a VLAN tag type; tag frames with "
+            "vlan: and pcp:");
+}
+
 }  // namespace
 }  // namespace tusk

@@ -205,5 +205,64 @@ TEST_F(DpdkRun, TwoFlapsOf300msAnd1sAreTwoTrafficGapsOfThoseLengthsAndCountingRe
   }
 }
 
+TEST_F(DpdkRun, VlanTaggedImixAtABitRateArrivesCleanWithItsTagAndLatencyGauges) {
+  // 20 Mbit/s of IMIX (mean 4252 / 12 = 354.3 B) is about 7,055 frames/s; at 1500 B it would be
+  // 1,667 frames/s and 4.7 Mbit/s of IMIX, far below min_throughput.
+  std::ofstream(dir_ + "/profile.yaml") << R"(name: lab-dpdk-vlan-imix
+agents:
+  hosts: [lab-a, lab-b]
+  wait: 20s
+tests:
+  - name: tagged-imix
+    engine: dpdk
+    duration: 6s
+    sample_interval: 1s
+    topology: pairs
+    rate: 20Mbps
+    frame_sizes: imix
+    vlan: 100
+    pcp: 5
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+      min_throughput: 16Mbps
+      max_latency_p99: 1s
+)";
+  start_agents();
+  ASSERT_EQ(run_controller(), 0) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  const auto streams = received_streams(result);
+  ASSERT_EQ(streams.size(), 2u) << result["tests"][0]["streams"].dump(2);
+  for (const auto& stream : streams) {
+    const auto& counters = stream["counters"];
+    const auto frames = counters["rx_frames"].get<std::uint64_t>();
+    EXPECT_GT(frames, 30'000u);
+    EXPECT_EQ(counters["bit_errors"], 0);
+    EXPECT_EQ(counters["lost_frames"], 0);
+    EXPECT_EQ(counters["bad_headers"], 0);
+    EXPECT_EQ(counters["vlan_tagged_frames"].get<std::uint64_t>(), frames) << "every frame arrived tagged";
+    EXPECT_EQ(counters["vlan_mismatches"], 0);
+    EXPECT_EQ(counters["pcp_changes"], 0);
+    EXPECT_EQ(counters["negative_latencies"], 0) << "one host, one clock";
+    // The mix, whole: mean frame size 354.3 B, to within a part of one 12-frame cycle per stream.
+    EXPECT_NEAR(counters["rx_bytes"].get<double>() / frames, 4252.0 / 12, 1.0);
+    // Latency gauges, per stream, in the report and in each second of its series.
+    const auto& gauges = stream["gauges"];
+    for (const char* name : {"latency_min_ns", "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"}) {
+      ASSERT_TRUE(gauges.contains(name)) << name << " missing: " << stream.dump(2);
+    }
+    EXPECT_LE(gauges["latency_min_ns"].get<double>(), gauges["latency_p50_ns"].get<double>());
+    EXPECT_LE(gauges["latency_p50_ns"].get<double>(), gauges["latency_p99_ns"].get<double>());
+    EXPECT_LE(gauges["latency_p99_ns"].get<double>(), gauges["latency_p999_ns"].get<double>());
+    EXPECT_LE(gauges["latency_p999_ns"].get<double>(), gauges["latency_max_ns"].get<double>());
+    EXPECT_GT(gauges["latency_max_ns"].get<double>(), 0);
+    EXPECT_EQ(stream["metrics"]["latency_p99_ns"], gauges["latency_p99_ns"]);
+    ASSERT_GE(stream["series"].size(), 5u);
+    for (const auto& point : stream["series"]) {
+      EXPECT_TRUE(point.contains("gauges") && point["gauges"].contains("latency_p99_ns")) << point.dump(2);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tusk::testing
