@@ -327,6 +327,20 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   connections_.push_back(std::move(connection));
 }
 
+void RdmaEngine::note_path_mtu(Connection& connection) {
+  ibv_qp_attr attributes{};
+  ibv_qp_init_attr init{};
+  if (ibv_query_qp(connection.qp.get(), &attributes, IBV_QP_PATH_MTU, &init) != 0) return;
+  connection.path_mtu = static_cast<std::uint32_t>(128) << attributes.path_mtu;  // IBV_MTU_256 is 1
+  // rdma_cm sets the path MTU from the port's active MTU; a profile asking for another is told.
+  if (const auto wanted = plan_.rdma().path_mtu(); wanted != 0 && wanted != connection.path_mtu) {
+    emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {}: path MTU is {} (rdma_cm's, from {} port {}), not the "
+                                                "profile's {}", connection.role == Connection::Role::Sender ? "to" : "from",
+                                                connection.peer, connection.flow_id, connection.path_mtu,
+                                                connection.device, connection.port_num, wanted));
+  }
+}
+
 void RdmaEngine::note_nic_port(const Connection& connection) {
   const std::string key = fmt::format("{}/{}", connection.device, connection.port_num);
   std::lock_guard lock(mutex_);
@@ -372,6 +386,7 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
           connection->slots = std::min(connection->slots, answer.slots);
         }
         connection->established_ns = realtime_ns();
+        note_path_mtu(*connection);
         note_nic_port(*connection);
         connection->state = Connection::State::Established;
         connections_version_.fetch_add(1, std::memory_order_release);
@@ -723,6 +738,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
       }
     }
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num;
+    (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu;
     out.push_back(std::move(stream));
   }
   for (auto& [key, port] : nic_ports_) {

@@ -41,6 +41,7 @@ struct Connection {
   std::string address;   // its IP (senders)
   std::uint32_t flow_id = 0;  // QP index within the peer pair
   std::uint32_t qp_num = 0;
+  std::uint32_t path_mtu = 0;  // bytes, as the QP has it
   std::string device;
   std::uint8_t port_num = 0;
 
@@ -102,6 +103,7 @@ class RdmaEngine final : public Engine {
   void build_resources(Connection& connection, rdma_cm_id* id, std::uint32_t slots, bool receiver);
   void retry_or_fail(Connection& connection, const std::string& why);
   void note_nic_port(const Connection& connection);
+  void note_path_mtu(Connection& connection);
   void set_id_options(rdma_cm_id* id);
 
   // Counts an integrity error (and reports the first) unless the message checks out.
