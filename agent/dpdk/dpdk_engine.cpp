@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "agent/dpdk/prbs.hpp"
+#include "agent/latency_gauges.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
@@ -380,15 +381,7 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kVlanTaggedFrames)] = rx.vlan_tagged.load(std::memory_order_relaxed);
     map[std::string(c::kVlanMismatches)] = rx.vlan_mismatches.load(std::memory_order_relaxed);
     map[std::string(c::kPcpChanges)] = rx.pcp_changes.load(std::memory_order_relaxed);
-    if (const LatencySummary latency = rx.latency.read(); latency.count > 0) {
-      auto& gauges = *stream.mutable_gauges();
-      gauges[std::string(c::kLatencyMinNs)] = static_cast<double>(latency.min_ns);
-      gauges[std::string(c::kLatencyP50Ns)] = static_cast<double>(latency.p50_ns);
-      gauges[std::string(c::kLatencyP99Ns)] = static_cast<double>(latency.p99_ns);
-      gauges[std::string(c::kLatencyP999Ns)] = static_cast<double>(latency.p999_ns);
-      gauges[std::string(c::kLatencyMaxNs)] = static_cast<double>(latency.max_ns);
-      gauges[std::string(c::kLatencyMeanNs)] = latency.mean_ns;
-    }
+    put_latency_gauges(rx.latency.read(), stream);
     out.push_back(std::move(stream));
   }
   return out;

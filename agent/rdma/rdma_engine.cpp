@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "agent/latency_gauges.hpp"
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "common/clock.hpp"
@@ -210,6 +211,7 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   connection.device = ibv_get_device_name(id->verbs->device);
   connection.port_num = id->port_num;
   connection.slots = slots;
+  connection.posted_ns.assign(slots, 0);
   connection.message_size = static_cast<std::uint32_t>(test.message_size());
   connection.pd = alloc_pd(id->verbs);
   const std::size_t bytes = std::size_t{slots} * connection.message_size;
@@ -501,6 +503,7 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     // RC completes in order: everything before a signaled WR is done. READs are checked here, where
     // their data has landed.
     const std::uint64_t done = wc.wr_id + 1;
+    c.completion_latency.record_clamped(now - c.posted_ns[wc.wr_id % c.slots]);
     if (operation_ == Operation::Read) {
       for (std::uint64_t seq = c.completed; seq < done; ++seq) {
         if (test.data_check()) verify(c, c.buffer.get() + (seq % c.slots) * c.message_size, c.message_size, seq % c.slots, seq);
@@ -522,6 +525,7 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
          (byte_budget <= 0 || static_cast<double>(counted + (count + 1) * c.message_size) <= byte_budget)) {
     const std::uint64_t seq = c.posted++;
     const std::size_t slot = seq % c.slots;
+    c.posted_ns[slot] = now;
     std::uint8_t* message = c.buffer.get() + slot * c.message_size;
     if (test.data_check() && operation_ != Operation::Read) {
       write_message_header(message, {c.flow_id, seq, c.message_size, c.payload_crc});
@@ -656,6 +660,10 @@ void RdmaEngine::datapath_loop() {
   const double period_ns = test.burst_period_ms() * 1e6;
   const double duty = test.burst_duty() > 0 ? test.burst_duty() : 1.0;
   const bool credits = consumes_receives();
+  std::int64_t last_publish_ns = 0;
+  const auto publish_latency = [&] {
+    for (Connection* c : active) c->latency.publish(c->completion_latency.summary());
+  };
   while (running_) {
     if (const unsigned version = connections_version_.load(std::memory_order_acquire); version != seen_version) {
       // A connection came up (accepted ones appear during the run): take the list again.
@@ -695,6 +703,10 @@ void RdmaEngine::datapath_loop() {
         emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id));
       }
     }
+    if (now - last_publish_ns >= 100'000'000) {
+      publish_latency();
+      last_publish_ns = now;
+    }
     // Plain WRITEs and READs complete nothing on the target's side: a host that is only a target
     // has nothing to poll for but errors, and must leave the CPU to the NIC (or rxe's kernel work).
     if (active.empty() || (senders == 0 && !credits)) {
@@ -703,6 +715,7 @@ void RdmaEngine::datapath_loop() {
       std::this_thread::sleep_for(std::chrono::microseconds(idle_sleep_us_));
     }
   }
+  publish_latency();  // stop() joins this thread before the final sample: that one is exact
 }
 
 // ---- sample and stop --------------------------------------------------------------------------
@@ -737,6 +750,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
         map[s < kCountedStatuses ? status_counter_name(static_cast<int>(s)) : "wc_other"] = n;
       }
     }
+    put_latency_gauges(connection->latency.read(), stream);
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num;
     (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu;
     out.push_back(std::move(stream));

@@ -25,6 +25,7 @@
 #include "agent/engine.hpp"
 #include "agent/rdma/port_counters.hpp"
 #include "agent/rdma/verbs_owners.hpp"
+#include "common/latency_histogram.hpp"
 
 namespace tusk::rdma {
 
@@ -68,10 +69,13 @@ struct Connection {
   std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;
   std::int64_t last_progress_ns = 0;
   bool stall_reported = false;
+  std::vector<std::int64_t> posted_ns;  // per slot: when its last WR was posted
+  LatencyHistogram completion_latency;  // post to completion of each signaled WR
 
   // Published for sample().
   std::atomic<std::uint64_t> bytes{0}, messages{0}, integrity_errors{0}, completion_errors{0}, stalls{0};
   std::array<std::atomic<std::uint64_t>, kCountedStatuses + 1> errors_by_status{};
+  PublishedLatency latency;
 
   void release_resources() noexcept;  // QP, CQ, MR, buffer, PD, then the id
 };

@@ -150,6 +150,9 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
   }
   for (const auto& flow : flows) {
     EXPECT_EQ(counter(flow, "completion_errors"), 0u);
+    // Completion latency of the writes, post to completion: milliseconds in emulated VMs.
+    EXPECT_GT(flow["gauges"].value("latency_p50_ns", 0.0), 0.0) << flow.dump(2);
+    EXPECT_GE(flow["gauges"].value("latency_p99_ns", 0.0), flow["gauges"].value("latency_p50_ns", 0.0));
     // Throughput per second: one point a second over the 20 s, each with bytes moving.
     const auto& series = flow["series"];
     EXPECT_GE(series.size(), 18u) << flow.dump(2);
