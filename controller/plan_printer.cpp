@@ -32,10 +32,20 @@ std::string engine_text(const proto::Plan& plan) {
                        d.mode());
   }
   const auto& r = plan.rdma();
-  return fmt::format("device {} port {} | {} {} messages | {} QPs/peer, {} outstanding | {}{}",
-                     r.device().empty() ? "(agent default)" : r.device(), r.port(), r.operation(),
-                     units::format_size(r.message_size()), r.qps_per_peer(), r.outstanding(),
-                     rate_text(r.rate_bps(), 0, 0), r.data_check() ? " | data check" : "");
+  std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer, {} outstanding | {}{}",
+                                 r.device().empty() ? "(the route's)" : r.device(), r.operation(),
+                                 units::format_size(r.message_size()), r.qps_per_peer(), r.outstanding(),
+                                 rate_text(r.rate_bps(), 0, 0), r.data_check() ? " | data check" : "");
+  if (!r.collective().empty()) {
+    // The step rhythm: silence, then exactly these bytes to every peer, step after step.
+    const std::uint64_t per_step = r.peer_bytes_per_step() * static_cast<std::uint64_t>(plan.peers_size());
+    text += fmt::format(
+        "\n      {} of {} per rank: {} to each peer per step ({} in all); {} steps every {}: {} compute, then send",
+        r.collective(), units::format_size(r.collective_bytes()), units::format_size(r.peer_bytes_per_step()),
+        units::format_size(per_step), r.steps(), units::format_duration(std::chrono::milliseconds(r.step_period_ms())),
+        units::format_duration(std::chrono::milliseconds(r.compute_ms())));
+  }
+  return text;
 }
 
 }  // namespace

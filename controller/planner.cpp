@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <ctime>
 #include <random>
@@ -110,6 +111,12 @@ std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
       }
     } else {
       *plan.mutable_rdma() = test.rdma;
+      if (!test.rdma.collective().empty()) {
+        const double scale = test.rdma.scale() > 0 ? test.rdma.scale() : 1.0;
+        const auto bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(test.rdma.collective_bytes()) * scale));
+        plan.mutable_rdma()->set_collective_bytes(bytes);
+        plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.rdma.collective(), bytes, agents.size()));
+      }
       if (profile.safety.max_rate_bps > 0 && test.rdma.rate_bps() == 0) {
         plan.mutable_rdma()->set_rate_bps(profile.safety.max_rate_bps);
       }
@@ -176,6 +183,27 @@ std::string data_plane_address(const std::string& engine, const proto::Inventory
   in_addr out{htonl(best->ip)};
   char text[INET_ADDRSTRLEN];
   return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
+}
+
+std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t collective_bytes, std::size_t ranks) {
+  if (ranks < 2) return 0;
+  const double s = static_cast<double>(collective_bytes);
+  const double g = static_cast<double>(ranks);
+  double bytes = 0;
+  if (collective == "all_reduce") {
+    bytes = 2 * (g - 1) / g * s;
+  } else if (collective == "all_gather" || collective == "reduce_scatter") {
+    bytes = (g - 1) / g * s;
+  } else if (collective == "all_to_all") {
+    bytes = s / g;
+  }
+  return static_cast<std::uint64_t>(std::llround(bytes));
+}
+
+double bus_bandwidth_factor(const std::string& collective, std::size_t ranks) {
+  if (ranks < 2) return 0;
+  const double n = static_cast<double>(ranks);
+  return collective == "all_reduce" ? 2 * (n - 1) / n : (n - 1) / n;
 }
 
 std::string make_run_id() {

@@ -294,7 +294,9 @@ class ProfileReader {
     if (!has_key(*entries, "engine") && !has_key(defaults, "engine")) {
       read_.missing(value, "engine");
     }
-    if (!has_key(*entries, "duration") && !has_key(defaults, "duration")) {
+    // A training-step replay's duration is its steps times its period.
+    if (!has_key(*entries, "duration") && !has_key(defaults, "duration") && !has_key(*entries, "collective") &&
+        !has_key(defaults, "collective")) {
       read_.missing(value, "duration");
     }
     check_test(value, draft, profile);
@@ -357,6 +359,8 @@ class ProfileReader {
       }
     }
 
+    // A collective sets the topology (and maybe the duration) that the checks below look at.
+    if (spec.engine == "rdma") check_collective(test, draft);
     check_rate(test, draft, profile);
     check_topology(test, draft, profile);
 
@@ -378,6 +382,50 @@ class ProfileReader {
         fail_at(test, "burst_duty", draft.origin("burst_duty"),
                 "burst_duty needs burst_period (e.g. 100ms)");
       }
+    }
+  }
+
+  // A training-step replay needs its bytes, steps and period; it sets the topology and fills the
+  // duration, which must hold every step.
+  void check_collective(const Value& test, TestDraft& draft) {
+    TestSpec& spec = draft.spec;
+    const Origin* collective = draft.origin("collective");
+    const std::string_view keys[] = {"collective_bytes", "steps", "step_period", "compute_time", "scale"};
+    if (!collective) {
+      for (auto key : keys) {
+        if (const Origin* origin = draft.origin(key)) {
+          fail_at(test, key, origin, fmt::format("{} is for training-step replay: it needs collective", key));
+        }
+      }
+      return;
+    }
+    for (auto key : {"collective_bytes", "steps", "step_period"}) {
+      if (!draft.written.contains(key)) {
+        fail_at(test, "collective", collective, fmt::format("collective {} needs {}", collective->text, key));
+      }
+    }
+    const auto& rdma = spec.rdma;
+    if (const Origin* compute = draft.origin("compute_time"); compute && rdma.compute_ms() >= rdma.step_period_ms()) {
+      fail_at(test, "compute_time", compute,
+              fmt::format("compute_time {} leaves no time to communicate in a step_period of {} ms", compute->text,
+                          rdma.step_period_ms()));
+    }
+    const Topology wanted = rdma.collective() == "all_to_all" ? Topology::Mesh : Topology::Ring;
+    if (const Origin* topology = draft.origin("topology"); topology && spec.topology != wanted) {
+      fail_at(test, "topology", topology,
+              fmt::format("collective {} runs on a {}; remove topology or set it to {}", collective->text,
+                          to_string(wanted), to_string(wanted)));
+    }
+    spec.topology = wanted;
+    const auto steps_ms = std::chrono::milliseconds(std::uint64_t{rdma.steps()} * rdma.step_period_ms());
+    if (const Origin* duration = draft.origin("duration")) {
+      if (spec.duration < steps_ms) {
+        fail_at(test, "duration", duration,
+                fmt::format("duration {} is shorter than {} steps of {} ms", duration->text, rdma.steps(),
+                            rdma.step_period_ms()));
+      }
+    } else {
+      spec.duration = steps_ms;
     }
   }
 

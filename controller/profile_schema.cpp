@@ -340,6 +340,43 @@ const std::vector<TestKey>& test_keys() {
            t.spec.rdma.set_stall_timeout_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
+      // ---- rdma: training-step replay
+      {"collective", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}), d,
+                      [](D& t, auto s) { t.spec.rdma.set_collective(std::string(s)); });
+       }},
+      {"collective_bytes", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, {1, std::uint64_t{1} << 40, "1", "1TiB"}), d,
+                      [](D& t, auto bytes) { t.spec.rdma.set_collective_bytes(bytes); });
+       }},
+      {"steps", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 1'000'000, "1", "1000000"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_steps(n); });
+       }},
+      {"step_period", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 3600s, "1ms", "3600s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_step_period_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"compute_time", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {0ms, 3600s, "0s", "3600s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_compute_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"scale", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && *ratio <= 0) {
+           c.read.fail(v, fmt::format("scale {} must be above 0 (e.g. 1% to replay a job's pattern at a hundredth of its bytes)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.spec.rdma.set_scale(r); });
+       }},
       {"cm_port", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,

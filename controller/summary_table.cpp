@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/units.hpp"
+#include "controller/collective_report.hpp"
 #include "controller/ber_bound.hpp"
 #include "controller/reports.hpp"
 
@@ -67,6 +68,19 @@ std::string summary_table(const RunOutcome& outcome) {
                       metric_text(verdict, "loss_ratio"), result});
     }
     out += render(rows);
+    if (const auto collective = collective_result(test)) {
+      out += fmt::format(
+          "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
+          collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
+          units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(collective->time_per_step_s * 1e9))),
+          collective->slowest_rank, units::format_bit_rate(collective->algbw_bytes_per_s * 8),
+          units::format_bit_rate(collective->busbw_bytes_per_s * 8));
+      for (const auto& rank : collective->per_rank) {
+        out += fmt::format("    {} sent {} per step (model {}), {} steps\n", rank.agent,
+                           units::format_size(static_cast<std::uint64_t>(rank.bytes_per_step)),
+                           units::format_size(static_cast<std::uint64_t>(rank.model_bytes_per_step)), rank.steps_done);
+      }
+    }
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
   }
   if (!outcome.faults.empty()) {

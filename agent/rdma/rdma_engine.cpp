@@ -10,11 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "agent/latency_gauges.hpp"
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "common/clock.hpp"
+#include "common/crc32c.hpp"
 #include "common/counter_names.hpp"
 #include "common/rdma_counter_names.hpp"
 
@@ -108,6 +110,14 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     throw EngineError(fmt::format("unknown RDMA operation '{}' (write, write_imm, send, read)", operation));
   }
   test.set_operation(operation);
+  if (!test.collective().empty()) {
+    if (operation_ == Operation::Read) {
+      throw EngineError("a collective replay sends its bytes: use write, write_imm or send, not read");
+    }
+    if (test.steps() == 0 || test.step_period_ms() == 0) {
+      throw EngineError(fmt::format("collective {} needs steps and a step period", test.collective()));
+    }
+  }
   if (test.message_sizes_size() > 0) throw EngineError("RDMA message size sweeps are not built yet; use message_size");
   if (test.message_size() < kMessageHeaderBytes && test.data_check()) {
     throw EngineError(fmt::format("message_size {} B cannot hold the {} B header the data check needs",
@@ -504,6 +514,9 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     // their data has landed.
     const std::uint64_t done = wc.wr_id + 1;
     c.completion_latency.record_clamped(now - c.posted_ns[wc.wr_id % c.slots]);
+    if (c.step_last_seq != 0 && done >= c.step_last_seq) {  // the step's last write has landed
+      record_step(c, now);
+    }
     if (operation_ == Operation::Read) {
       for (std::uint64_t seq = c.completed; seq < done; ++seq) {
         if (test.data_check()) verify(c, c.buffer.get() + (seq % c.slots) * c.message_size, c.message_size, seq % c.slots, seq);
@@ -514,25 +527,46 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     c.completed = done;
   }
   if (!may_send || c.state != Connection::State::Established) return got > 0;
+  // Bytes this flow may still post now: a step's remainder once its compute phase is over, or
+  // what the rate allows (unlimited when neither applies).
+  std::uint64_t allowance = std::numeric_limits<std::uint64_t>::max();
+  if (!test.collective().empty()) {
+    allowance = step_allowance(c, now, byte_budget);
+  } else if (byte_budget > 0) {
+    // A READ counts its bytes when they have arrived; the rest when posted.
+    const double counted = static_cast<double>(operation_ == Operation::Read ? c.posted * c.message_size
+                                                                             : c.bytes.load(std::memory_order_relaxed));
+    allowance = byte_budget > counted ? static_cast<std::uint64_t>(byte_budget - counted) : 0;
+    allowance -= allowance % c.message_size;  // whole messages only
+  }
   const bool credits = consumes_receives();
   ibv_send_wr wrs[kPostBatch];
   ibv_sge sges[kPostBatch];
   int count = 0;
-  // A READ counts its bytes when they have arrived; the rest when posted.
-  const std::uint64_t counted = operation_ == Operation::Read ? c.posted * c.message_size : c.bytes.load(std::memory_order_relaxed);
-  while (count < kPostBatch && c.posted - c.completed < test.outstanding() &&
-         (!credits || c.posted - c.credited < c.slots) &&
-         (byte_budget <= 0 || static_cast<double>(counted + (count + 1) * c.message_size) <= byte_budget)) {
+  std::uint64_t posted_bytes = 0;
+  while (count < kPostBatch && allowance > 0 && c.posted - c.completed < test.outstanding() &&
+         (!credits || c.posted - c.credited < c.slots)) {
+    std::uint64_t length = std::min<std::uint64_t>(c.message_size, allowance);
+    if (!test.collective().empty() && test.data_check()) {
+      // Every checked message must hold its header: never leave a step a tail shorter than that.
+      const std::uint64_t remainder = step_target(c) - c.step_sent - posted_bytes;
+      if (remainder > length && remainder - length < kMessageHeaderBytes) length = remainder - kMessageHeaderBytes;
+      if (length < kMessageHeaderBytes && length < remainder) break;  // wait until the rate allows more
+    }
+    allowance -= length;
+    posted_bytes += length;
     const std::uint64_t seq = c.posted++;
     const std::size_t slot = seq % c.slots;
     c.posted_ns[slot] = now;
     std::uint8_t* message = c.buffer.get() + slot * c.message_size;
     if (test.data_check() && operation_ != Operation::Read) {
-      write_message_header(message, {c.flow_id, seq, c.message_size, c.payload_crc});
+      // A step's last message may be shorter: its CRC covers what is sent.
+      const std::uint32_t crc = length == c.message_size ? c.payload_crc : payload_crc_of(message, static_cast<std::uint32_t>(length));
+      write_message_header(message, {c.flow_id, seq, static_cast<std::uint32_t>(length), crc});
     }
     ibv_sge& sge = sges[count];
     sge.addr = reinterpret_cast<std::uintptr_t>(message);
-    sge.length = c.message_size;
+    sge.length = static_cast<std::uint32_t>(length);
     sge.lkey = c.mr->lkey;
     ibv_send_wr& wr = wrs[count];
     wr = {};
@@ -546,8 +580,11 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
       case Operation::Read: wr.opcode = IBV_WR_RDMA_READ; break;
     }
     wr.imm_data = htonl(static_cast<std::uint32_t>(seq));
-    const bool signaled = (seq + 1) % test.signal_every() == 0;
-    const bool inline_data = operation_ != Operation::Read && c.message_size <= test.inline_threshold();
+    // The last write of a step is always signaled: its completion ends the step.
+    const bool last_of_step = !test.collective().empty() && c.step_sent + posted_bytes >= step_target(c);
+    if (last_of_step) c.step_last_seq = seq + 1;
+    const bool signaled = (seq + 1) % test.signal_every() == 0 || last_of_step;
+    const bool inline_data = operation_ != Operation::Read && length <= test.inline_threshold();
     wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) | (inline_data ? IBV_SEND_INLINE : 0);
     wr.wr.rdma.remote_addr = c.remote_address + slot * c.message_size;
     wr.wr.rdma.rkey = c.remote_key;
@@ -560,7 +597,9 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     // Count only what was posted; the rest is tried again.
     int posted = 0;
     for (ibv_send_wr* wr = wrs; wr != bad && wr != nullptr; wr = wr->next) ++posted;
+    for (ibv_send_wr* wr = bad; wr != nullptr; wr = wr->next) posted_bytes -= wr->sg_list->length;
     c.posted -= static_cast<std::uint64_t>(count - posted);
+    if (c.step_last_seq > c.posted) c.step_last_seq = 0;  // the step's last write was not posted after all
     count = posted;
     if (error != ENOMEM) {
       c.state = Connection::State::Failed;
@@ -569,11 +608,55 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     }
   }
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
+  c.step_sent += posted_bytes;
   if (operation_ != Operation::Read) {
-    c.bytes.fetch_add(std::uint64_t{c.message_size} * static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+    c.bytes.fetch_add(posted_bytes, std::memory_order_relaxed);
     c.messages.fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
   }
   return true;
+}
+
+std::uint64_t RdmaEngine::step_target(const Connection& c) const {
+  // The peer's bytes spread over its QPs; the last QP takes the remainder.
+  const auto& test = plan_.rdma();
+  const std::uint64_t share = test.peer_bytes_per_step() / test.qps_per_peer();
+  return c.flow_id + 1 == test.qps_per_peer() ? test.peer_bytes_per_step() - share * (test.qps_per_peer() - 1) : share;
+}
+
+std::uint64_t RdmaEngine::step_allowance(Connection& c, std::int64_t now, double rate_bytes_per_ns) {
+  const auto& test = plan_.rdma();
+  if (c.step_sent >= step_target(c)) {
+    // This step is posted; the next one starts at its scheduled time, or now if this one overran.
+    if (c.step_last_seq != 0) return 0;  // still waiting for the step's last completion
+    if (c.step + 1 >= test.steps()) return 0;
+    ++c.step;
+    c.step_sent = 0;
+  }
+  const std::int64_t comm_start = start_ns_ + static_cast<std::int64_t>(c.step) * test.step_period_ms() * 1'000'000 +
+                                  std::int64_t{test.compute_ms()} * 1'000'000;
+  if (now < comm_start) return 0;
+  if (c.step_comm_start_ns == 0) c.step_comm_start_ns = comm_start;
+  std::uint64_t remaining = step_target(c) - c.step_sent;
+  if (rate_bytes_per_ns > 0) {  // a set rate applies from the start of the communication phase
+    const double allowed = rate_bytes_per_ns * static_cast<double>(now - c.step_comm_start_ns) - static_cast<double>(c.step_sent);
+    remaining = std::min<std::uint64_t>(remaining, allowed > 0 ? static_cast<std::uint64_t>(allowed) : 0);
+  }
+  return remaining;
+}
+
+void RdmaEngine::record_step(Connection& c, std::int64_t now) {
+  const std::int64_t took = now - c.step_comm_start_ns;
+  c.step_last_seq = 0;
+  c.step_comm_start_ns = 0;
+  c.steps_done.fetch_add(1, std::memory_order_relaxed);
+  c.step_time_sum_ns.fetch_add(static_cast<std::uint64_t>(std::max<std::int64_t>(took, 0)), std::memory_order_relaxed);
+  if (static_cast<std::uint64_t>(took) > c.step_time_max_ns.load(std::memory_order_relaxed)) {
+    c.step_time_max_ns.store(static_cast<std::uint64_t>(took), std::memory_order_relaxed);
+  }
+}
+
+std::uint32_t RdmaEngine::payload_crc_of(const std::uint8_t* message, std::uint32_t length) {
+  return length <= kMessageHeaderBytes ? crc32c(nullptr, 0) : crc32c(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
 }
 
 void RdmaEngine::verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
@@ -682,7 +765,10 @@ void RdmaEngine::datapath_loop() {
     // On/off bursts: the communication phase of a training step, then silence.
     const bool on = period_ns <= 0 || std::fmod(elapsed_ns, period_ns) < duty * period_ns;
     // Each sender's share of the agent's rate, in bytes allowed so far (0 = no limit).
-    const double budget = rate > 0 && senders > 0 ? rate / 8.0 / static_cast<double>(senders) * elapsed_ns / 1e9 : 0;
+    // Each sender's share of the agent's rate: bytes allowed so far, or for a collective bytes per
+    // nanosecond of its communication phase (0 = no limit).
+    const double share = rate > 0 && senders > 0 ? rate / 8.0 / static_cast<double>(senders) / 1e9 : 0;
+    const double budget = test.collective().empty() ? share * elapsed_ns : share;
     bool progress = false;
     for (Connection* c : active) {
       progress |= c->role == Connection::Role::Sender ? serve_sender(*c, now, on, budget) : serve_receiver(*c, now);
@@ -751,6 +837,16 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
       }
     }
     put_latency_gauges(connection->latency.read(), stream);
+    if (sender && !plan_.rdma().collective().empty()) {
+      const auto steps = connection->steps_done.load(std::memory_order_relaxed);
+      map["steps_done"] = steps;
+      if (steps > 0) {
+        (*stream.mutable_gauges())["step_time_mean_ns"] =
+            static_cast<double>(connection->step_time_sum_ns.load(std::memory_order_relaxed)) / static_cast<double>(steps);
+        (*stream.mutable_gauges())["step_time_max_ns"] =
+            static_cast<double>(connection->step_time_max_ns.load(std::memory_order_relaxed));
+      }
+    }
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num;
     (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu;
     out.push_back(std::move(stream));

@@ -70,12 +70,19 @@ struct Connection {
   std::int64_t last_progress_ns = 0;
   bool stall_reported = false;
   std::vector<std::int64_t> posted_ns;  // per slot: when its last WR was posted
+  // Training-step replay: the step being sent, its bytes posted so far, when its communication
+  // phase began, and 1 + the sequence number of its last write once all of it is posted.
+  std::uint32_t step = 0;
+  std::uint64_t step_sent = 0;
+  std::int64_t step_comm_start_ns = 0;
+  std::uint64_t step_last_seq = 0;
   LatencyHistogram completion_latency;  // post to completion of each signaled WR
 
   // Published for sample().
   std::atomic<std::uint64_t> bytes{0}, messages{0}, integrity_errors{0}, completion_errors{0}, stalls{0};
   std::array<std::atomic<std::uint64_t>, kCountedStatuses + 1> errors_by_status{};
   PublishedLatency latency;
+  std::atomic<std::uint64_t> steps_done{0}, step_time_sum_ns{0}, step_time_max_ns{0};
 
   void release_resources() noexcept;  // QP, CQ, MR, buffer, PD, then the id
 };
@@ -114,6 +121,12 @@ class RdmaEngine final : public Engine {
   void verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
               std::uint64_t count);
   bool post_receive(Connection& c, std::uint32_t slot);
+  // Training-step replay (plan.rdma().collective set): what one QP sends per step, how much may
+  // be posted now, and the step's end.
+  std::uint64_t step_target(const Connection& c) const;
+  std::uint64_t step_allowance(Connection& c, std::int64_t now, double rate_bytes_per_ns);
+  void record_step(Connection& c, std::int64_t now);
+  static std::uint32_t payload_crc_of(const std::uint8_t* message, std::uint32_t length);
   // WRITE with immediate and SEND use up a receive WR per message: the receiver returns credits.
   bool consumes_receives() const;
 

@@ -441,3 +441,20 @@ TEST(DataPlaneAddress, DpdkIsThePeersPortMac) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CollectiveBytes, EachAlgorithmPutsItsShareOnTheWire) {
+  // S = 3 MB over G = 3 ranks: ring all-reduce 2(G-1)/G*S = 4 MB to the next rank; all-gather and
+  // reduce-scatter (G-1)/G*S = 2 MB; all-to-all S/G = 1 MB to each other rank.
+  EXPECT_EQ(tusk::peer_bytes_per_step("all_reduce", 3'000'000, 3), 4'000'000u);
+  EXPECT_EQ(tusk::peer_bytes_per_step("all_gather", 3'000'000, 3), 2'000'000u);
+  EXPECT_EQ(tusk::peer_bytes_per_step("reduce_scatter", 3'000'000, 3), 2'000'000u);
+  EXPECT_EQ(tusk::peer_bytes_per_step("all_to_all", 3'000'000, 3), 1'000'000u);
+  EXPECT_EQ(tusk::peer_bytes_per_step("all_reduce", 3'000'000, 1), 0u) << "one rank sends nothing";
+  // nccl-tests: busbw = algbw * 2(n-1)/n for all-reduce, (n-1)/n for the others.
+  EXPECT_DOUBLE_EQ(tusk::bus_bandwidth_factor("all_reduce", 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(tusk::bus_bandwidth_factor("all_to_all", 8), 7.0 / 8);
+}
+
+}  // namespace

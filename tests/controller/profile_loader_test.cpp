@@ -1441,3 +1441,71 @@ tests:
 
 }  // namespace
 }  // namespace tusk
+
+// ---- training-step replay ----------------------------------------------------------------------
+
+namespace tusk {
+namespace {
+
+constexpr std::string_view kCollective = R"(
+name: ring
+agents:
+  hosts: [a, b, c]
+tests:
+  - name: all-reduce
+    engine: rdma
+    collective: all_reduce
+    collective_bytes: 3MB
+    steps: 5
+    step_period: 3s
+    compute_time: 1s
+    scale: 50%
+)";
+
+TEST(ProfileCollective, SetsTheRingAndADurationOfStepsTimesPeriod) {
+  const Profile profile = load(kCollective);
+  const TestSpec& test = profile.tests.at(0);
+  EXPECT_EQ(test.topology, Topology::Ring);
+  EXPECT_EQ(test.duration, std::chrono::seconds(15));
+  EXPECT_EQ(test.rdma.collective(), "all_reduce");
+  EXPECT_EQ(test.rdma.collective_bytes(), 3'000'000u);
+  EXPECT_EQ(test.rdma.compute_ms(), 1000u);
+  EXPECT_DOUBLE_EQ(test.rdma.scale(), 0.5);
+}
+
+TEST(ProfileCollective, AllToAllRunsOnAMeshAndRefusesAnotherTopology) {
+  std::string yaml(kCollective);
+  yaml.replace(yaml.find("all_reduce\n"), 10, "all_to_all");
+  EXPECT_EQ(load(yaml).tests.at(0).topology, Topology::Mesh);
+  yaml += "    topology: ring\n";
+  EXPECT_EQ(error_of(yaml), "bad.yaml:13:15: tests[0].topology: collective all_to_all runs on a mesh; remove "
+                            "topology or set it to mesh");
+}
+
+TEST(ProfileCollective, NeedsItsStepsAndLeavesTimeToCommunicate) {
+  std::string yaml(kCollective);
+  yaml.replace(yaml.find("    steps: 5\n"), 13, "");
+  yaml.replace(yaml.find("compute_time: 1s"), 16, "compute_time: 3s");
+  const auto errors = errors_of(yaml);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], "bad.yaml:7:17: tests[0].collective: collective all_reduce needs steps");
+  EXPECT_EQ(errors[1], "bad.yaml:10:19: tests[0].compute_time: compute_time 3s leaves no time to communicate in a "
+                       "step_period of 3000 ms");
+}
+
+TEST(ProfileCollective, StepKeysWithoutACollectiveAreRefused) {
+  EXPECT_EQ(error_of(R"(
+name: p
+agents:
+  hosts: [a, b]
+tests:
+  - name: t
+    engine: rdma
+    duration: 5s
+    steps: 5
+)"),
+            "bad.yaml:8:12: tests[0].steps: steps is for training-step replay: it needs collective");
+}
+
+}  // namespace
+}  // namespace tusk

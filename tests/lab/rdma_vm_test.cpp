@@ -1,13 +1,15 @@
-// The RDMA engine on real verbs: two qemu VMs of tests/lab/rxe-vm-lab.sh, each with a Soft-RoCE
-// device on a point-to-point link and a tusk-agent, driven by tusk-controller on the host over
-// mutual TLS (guests reach the host's 127.0.0.1 at 10.0.2.2). Faults are netem and link down/up
-// inside a guest, on its data NIC. Needs root and qemu; skips otherwise, saying which.
+// The RDMA engine on real verbs: qemu VMs of tests/lab/rxe-vm-lab.sh, each with a Soft-RoCE
+// device per point-to-point link and a tusk-agent, driven by tusk-controller on the host over
+// mutual TLS (guests reach the host's 127.0.0.1 at 10.0.2.2). Two VMs for the engine and its
+// faults (netem and link down/up inside a guest, on its data NIC); three for the training-step
+// replays (ring all-reduce, all-to-all). Needs root and qemu; skips otherwise, saying which.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -45,7 +47,9 @@ tests:
 )" + thresholds;
 }
 
-class RdmaVmLab : public ::testing::Test {
+// One lab of `kVms` VMs per test suite (booting takes half a minute); one agent per VM per test.
+template <int kVms>
+class VmLabTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (geteuid() != 0) {
@@ -53,8 +57,8 @@ class RdmaVmLab : public ::testing::Test {
     } else if (lab("has-qemu") != 0) {
       skip_reason_ = "qemu-system-x86_64 or busybox-static is not installed (scripts/install-deps.sh installs them)";
     } else {
-      id_ = "rv" + std::to_string(getpid() % 100000);
-      if (lab("up " + id_ + " 2") != 0) boot_failed_ = true;
+      id_ = "rv" + std::to_string(kVms) + "-" + std::to_string(getpid() % 100000);
+      if (lab("up " + id_ + " " + std::to_string(kVms)) != 0) boot_failed_ = true;
     }
   }
   static void TearDownTestSuite() {
@@ -65,10 +69,13 @@ class RdmaVmLab : public ::testing::Test {
     if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
     ASSERT_FALSE(boot_failed_) << "the VM lab did not come up (see its output above)";
     dir_ = make_scratch_dir("tusk-rdma-vm");  // under the host's /tmp, which the guests see read-only
-    ASSERT_TRUE(make_certs(dir_ + "/certs", {"vm1", "vm2"}, {"10.0.2.2"})) << "make-certs.sh failed";
+    std::vector<std::string> names;
+    for (int vm = 1; vm <= kVms; ++vm) names.push_back("vm" + std::to_string(vm));
+    ASSERT_TRUE(make_certs(dir_ + "/certs", names, {"10.0.2.2"})) << "make-certs.sh failed";
     port_ = free_port();
     ++run_;
-    for (const std::string vm : {"1", "2"}) {
+    for (int number = 1; number <= kVms; ++number) {
+      const std::string vm = std::to_string(number);
       const std::string name = "vm" + vm;
       const std::string job = "agent" + std::to_string(run_);
       // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
@@ -81,7 +88,7 @@ class RdmaVmLab : public ::testing::Test {
   }
   void TearDown() override {
     for (const auto& job : agent_jobs_) lab("stop " + id_ + " " + job + " >/dev/null");
-    for (const auto& nic : {"1 peer2", "2 peer1"}) {
+    for (const auto& nic : faulted_nics_) {
       lab("clear " + id_ + " " + nic + " 2>/dev/null");
       lab("link " + id_ + " " + nic + " up 2>/dev/null");
     }
@@ -113,9 +120,19 @@ class RdmaVmLab : public ::testing::Test {
     return file.good() ? json::parse(file) : json();
   }
 
-  static std::vector<json> streams_of(const json& report, const std::string& prefix) {
+  // Sets netem on a VM's data NIC ("VM NIC", e.g. "2 peer1"); TearDown clears it.
+  int impair(const std::string& nic, const std::string& netem) {
+    faulted_nics_.push_back(nic);
+    return lab("impair " + id_ + " " + nic + " " + netem);
+  }
+  int set_link(const std::string& nic, const std::string& state) {
+    faulted_nics_.push_back(nic);
+    return lab("link " + id_ + " " + nic + " " + state);
+  }
+
+  static std::vector<json> streams_of(const json& report, const std::string& prefix, std::size_t test = 0) {
     std::vector<json> streams;
-    for (const auto& stream : report["tests"][0]["streams"]) {
+    for (const auto& stream : report["tests"][test]["streams"]) {
       if (stream["stream_id"].get<std::string>().rfind(prefix, 0) == 0) streams.push_back(stream);
     }
     return streams;
@@ -134,7 +151,11 @@ class RdmaVmLab : public ::testing::Test {
   std::string dir_;
   int port_ = 0;
   std::vector<std::string> agent_jobs_;
+  std::vector<std::string> faulted_nics_;
 };
+
+using RdmaVmLab = VmLabTest<2>;
+using TrainingVmLab = VmLabTest<3>;
 
 TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
   ASSERT_EQ(start_controller(TUSK_SOURCE_DIR "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0) << logs();
@@ -163,7 +184,7 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
 }
 
 TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFails) {
-  ASSERT_EQ(lab("impair " + id_ + " 2 peer1 loss 1%"), 0);
+  ASSERT_EQ(impair("2 peer1", "loss 1%"), 0);
   const int exit_code = run_profile(profile("10s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
   EXPECT_EQ(exit_code, 1) << logs();
   const json result = report();
@@ -184,7 +205,7 @@ TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFai
 }
 
 TEST_F(RdmaVmLab, OnePercentCorruptionIsDroppedByTheNicAndShowsAsRetransmitsNotBadData) {
-  ASSERT_EQ(lab("impair " + id_ + " 1 peer2 corrupt 1%"), 0);
+  ASSERT_EQ(impair("1 peer2", "corrupt 1%"), 0);
   const int exit_code = run_profile(profile("10s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
   EXPECT_EQ(exit_code, 1) << logs();
   const json result = report();
@@ -204,9 +225,9 @@ TEST_F(RdmaVmLab, DataNicDownForTwoSecondsIsReportedAndTheFlowsCarryOnOrFailWith
   // Down 2 s, about 8 s into the test (the run starts once both agents registered and synced).
   ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "rdma engine, 20 s", 120s)) << logs();
   std::this_thread::sleep_for(8s);
-  ASSERT_EQ(lab("link " + id_ + " 1 peer2 down"), 0);
+  ASSERT_EQ(set_link("1 peer2", "down"), 0);
   std::this_thread::sleep_for(2s);
-  ASSERT_EQ(lab("link " + id_ + " 1 peer2 up"), 0);
+  ASSERT_EQ(set_link("1 peer2", "up"), 0);
   const auto exit_code = controller->wait(120s);
   ASSERT_TRUE(exit_code.has_value()) << "the run hung after the link came back:\n" << logs();
   const json result = report();
@@ -276,6 +297,87 @@ tests:
     EXPECT_TRUE(stream["counters"].contains("integrity_errors"));
   }
   EXPECT_EQ(reads, 2u);
+}
+
+// A collective of S bytes per step over G = 3 ranks, 5 steps of 3 s (1 s of compute, then send).
+std::string collective_profile(const std::string& collective, const std::string& bytes) {
+  return R"(name: lab-collective
+agents:
+  hosts: [vm1, vm2, vm3]
+  wait: 90s
+tests:
+  - name: replay
+    engine: rdma
+    collective: )" + collective + R"(
+    collective_bytes: )" + bytes + R"(
+    steps: 5
+    step_period: 3s
+    compute_time: 1s
+    message_size: 64KiB
+    outstanding: 8
+    ack_timeout: 1s
+    data_check: true
+    thresholds:
+      max_integrity_errors: 0
+      max_completion_errors: 0
+)";
+}
+
+// Per agent, the bytes its flows sent, by peer.
+std::map<std::string, std::map<std::string, double>> sent_by_link(const std::vector<json>& flows) {
+  std::map<std::string, std::map<std::string, double>> sent;
+  for (const auto& flow : flows) {
+    sent[flow["agent"]][flow["peer"]] += static_cast<double>(flow["counters"]["tx_bytes"].get<std::uint64_t>());
+  }
+  return sent;
+}
+
+TEST_F(TrainingVmLab, RingAllReduceSendsTwoGMinusOneOverGOfSEachStepInTheStepsRhythm) {
+  ASSERT_EQ(run_profile(collective_profile("all_reduce", "3MB")), 0) << logs();
+  const json result = report();
+  const auto flows = streams_of(result, "flow:");
+  ASSERT_EQ(flows.size(), 3u) << result.dump(2);
+  // Ring: each rank sends 2(G-1)/G * S = 4/3 * 3 MB = 4 MB per step to the next rank only.
+  const double model = 2.0 * (3 - 1) / 3 * 3e6;
+  const auto sent = sent_by_link(flows);
+  const std::map<std::string, std::string> next{{"vm1", "vm2"}, {"vm2", "vm3"}, {"vm3", "vm1"}};
+  for (const auto& [agent, peer] : next) {
+    ASSERT_EQ(sent.at(agent).size(), 1u) << agent << " talks to its ring neighbour only";
+    EXPECT_NEAR(sent.at(agent).at(peer) / 5, model, 0.02 * model) << agent << " -> " << peer;
+  }
+  for (const auto& flow : flows) {
+    EXPECT_EQ(counter(flow, "steps_done"), 5u) << flow.dump(2);
+    // The rhythm: seconds with traffic and silent seconds (compute) alternate in the series.
+    std::size_t busy = 0, silent = 0;
+    for (const auto& point : flow["series"]) (point["throughput_bps"].get<double>() > 0 ? busy : silent) += 1;
+    EXPECT_GE(busy, 4u) << flow.dump(2);
+    EXPECT_GE(silent, 4u) << flow.dump(2);
+  }
+  const auto& collective = result["tests"][0]["collective"];
+  EXPECT_EQ(collective["ranks"], 3);
+  EXPECT_GT(collective["busbw_bytes_per_s"].get<double>(), 0);
+  EXPECT_NEAR(collective["busbw_bytes_per_s"].get<double>(), collective["algbw_bytes_per_s"].get<double>() * 4 / 3, 1);
+  EXPECT_FALSE(collective["slowest_rank"].get<std::string>().empty());
+  EXPECT_FALSE(result["tests"][0]["start_skew_ns"].is_null());
+}
+
+TEST_F(TrainingVmLab, AllToAllSendsSOverGToEveryOtherRankEachStep) {
+  ASSERT_EQ(run_profile(collective_profile("all_to_all", "3MB")), 0) << logs();
+  const json result = report();
+  const auto flows = streams_of(result, "flow:");
+  ASSERT_EQ(flows.size(), 6u) << "every rank to every other rank";
+  // All-to-all: S/G = 1 MB to each of the G-1 others, (G-1)/G * S = 2 MB per rank and step.
+  const double per_peer = 3e6 / 3;
+  for (const auto& [agent, peers] : sent_by_link(flows)) {
+    ASSERT_EQ(peers.size(), 2u) << agent;
+    double total = 0;
+    for (const auto& [peer, bytes] : peers) {
+      EXPECT_NEAR(bytes / 5, per_peer, 0.02 * per_peer) << agent << " -> " << peer;
+      total += bytes / 5;
+    }
+    EXPECT_NEAR(total, 2.0 / 3 * 3e6, 0.02 * 2e6) << agent;
+  }
+  EXPECT_GT(result["tests"][0]["collective"]["busbw_bytes_per_s"].get<double>(), 0);
 }
 
 }  // namespace
