@@ -20,6 +20,8 @@
 #include "controller/profile_loader.hpp"
 #include "controller/reports.hpp"
 #include "controller/run_orchestrator.hpp"
+#include "controller/training_model_loader.hpp"
+#include "controller/training_model_printer.hpp"
 
 namespace tusk {
 
@@ -109,6 +111,25 @@ int command_plan(const std::string& file, const std::vector<std::string>& agents
     std::cerr << fmt::format("{}: {}\n", file, e.what());
     return kExitUsage;
   }
+}
+
+// The communication of a training job described by a model file; nothing is run.
+int command_model(const std::string& file, bool as_json, bool binary_units) {
+  traffic::TrainingSpec spec;
+  try {
+    spec = load_model_file(file);
+  } catch (const ModelFileInvalid& invalid) {
+    for (const auto& error : invalid.errors()) std::cerr << error.to_string() << "\n";
+    std::cerr << fmt::format("{}: {} error(s)\n", file, invalid.errors().size());
+    return kExitUsage;
+  }
+  const auto report = traffic::analyse(spec);
+  if (as_json) {
+    std::cout << traffic::model_json(spec, report).dump(2) << "\n";
+  } else {
+    std::cout << traffic::model_text(spec, report, binary_units);
+  }
+  return kExitPass;
 }
 
 struct RunFlags {
@@ -250,6 +271,14 @@ int controller_main(int argc, char** argv) {
   plan->add_option("--agents", plan_agents, "agent names to plan for (default: the profile's hosts)")->delimiter(',');
   plan->add_flag("--json", plan_as_json, "machine-readable output");
 
+  std::string model_file;
+  bool model_as_json = false;
+  bool model_binary_units = false;
+  auto* model = app.add_subcommand("model", "the network traffic of an AI training job described by a model file");
+  model->add_option("file", model_file, "model YAML file (see models/)")->required();
+  model->add_flag("--json", model_as_json, "machine-readable output");
+  model->add_flag("--binary-units", model_binary_units, "GiB, TiB, PiB, EiB instead of GB, TB, PB, EB");
+
   std::string run_file;
   RunFlags run_flags;
   ControlPlaneFlags run_control;
@@ -283,6 +312,7 @@ int controller_main(int argc, char** argv) {
   }
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
+  if (*model) return command_model(model_file, model_as_json, model_binary_units);
   raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);
