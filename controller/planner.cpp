@@ -1,5 +1,7 @@
 #include "controller/planner.hpp"
 
+#include "controller/training_model.hpp"
+
 #include <arpa/inet.h>
 
 #include <bit>
@@ -69,6 +71,20 @@ std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::
     case Topology::Ring:
       if (n < 2) throw PlanError(fmt::format("test '{}': topology 'ring' needs at least 2 agents", test));
       for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + 1) % n);
+      break;
+    case Topology::Pipeline:
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'pipeline' needs at least 2 agents", test));
+      for (std::size_t i = 0; i + 1 < n; ++i) peers[i].push_back(i + 1);
+      break;
+    case Topology::Incast:
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'incast' needs at least 2 agents", test));
+      for (std::size_t i = 1; i < n; ++i) peers[i].push_back(0);
+      break;
+    case Topology::Permutation:
+      if (n < 2 || n % 2 != 0) {
+        throw PlanError(fmt::format("test '{}': topology 'permutation' needs an even number of agents, {} selected", test, n));
+      }
+      for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + n / 2) % n);
       break;
     case Topology::Mesh:
       if (n < 2) throw PlanError(fmt::format("test '{}': topology 'mesh' needs at least 2 agents", test));
@@ -189,13 +205,15 @@ std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t c
   if (ranks < 2) return 0;
   const double s = static_cast<double>(collective_bytes);
   const double g = static_cast<double>(ranks);
-  double bytes = 0;
+  double bytes = 0;  // the model's wire bytes per rank, sent to one peer (ring) or spread over all
   if (collective == "all_reduce") {
-    bytes = 2 * (g - 1) / g * s;
-  } else if (collective == "all_gather" || collective == "reduce_scatter") {
-    bytes = (g - 1) / g * s;
+    bytes = traffic::algorithm::ring_all_reduce(s, g);
+  } else if (collective == "all_gather") {
+    bytes = traffic::algorithm::all_gather(s, g);
+  } else if (collective == "reduce_scatter") {
+    bytes = traffic::algorithm::reduce_scatter(s, g);
   } else if (collective == "all_to_all") {
-    bytes = s / g;
+    bytes = traffic::algorithm::all_to_all(s, g) / (g - 1);
   }
   return static_cast<std::uint64_t>(std::llround(bytes));
 }

@@ -12,6 +12,12 @@ std::string_view to_string(Topology topology) {
       return "ring";
     case Topology::Mesh:
       return "mesh";
+    case Topology::Pipeline:
+      return "pipeline";
+    case Topology::Incast:
+      return "incast";
+    case Topology::Permutation:
+      return "permutation";
   }
   return "unknown";
 }

@@ -45,6 +45,9 @@ enum class Topology {
   Pairs,     // agents in name order, 0↔1, 2↔3, ...
   Ring,      // agent i sends to agent i+1 (mod n)
   Mesh,      // every agent to every other agent
+  Pipeline,  // a chain: agent i sends to agent i+1, the last to nobody (pipeline stages)
+  Incast,    // every other agent sends to agent 0 (checkpoint writes to a storage host)
+  Permutation,  // agent i sends to agent i + n/2 (mod n): every flow crosses the bisection
 };
 
 struct TestSpec {

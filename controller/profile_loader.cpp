@@ -482,7 +482,11 @@ class ProfileReader {
     if (topology == Topology::Pairs && agents % 2 != 0) {
       fail_at(test, "topology", origin,
               fmt::format("{} needs an even number of agents; agents selects {}", name, agents));
-    } else if ((topology == Topology::Ring || topology == Topology::Mesh) && agents < 2) {
+    } else if (topology == Topology::Permutation && agents % 2 != 0) {
+      fail_at(test, "topology", origin,
+              fmt::format("{} pairs each agent with the one n/2 away: it needs an even number of agents; agents "
+                          "selects {}", name, agents));
+    } else if (topology != Topology::Loopback && topology != Topology::Pairs && agents < 2) {
       fail_at(test, "topology", origin,
               fmt::format("{} needs at least 2 agents; agents selects {}", name, agents));
     }

@@ -126,12 +126,15 @@ const std::vector<TestKey>& test_keys() {
        }},
       {"topology", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.choice(v, {"loopback", "pairs", "ring", "mesh"}), d,
+         return store(c.read.choice(v, {"loopback", "pairs", "ring", "mesh", "pipeline", "incast", "permutation"}), d,
                       [](D& t, const std::string& s) {
-                        t.spec.topology = s == "loopback" ? Topology::Loopback
-                                          : s == "pairs"  ? Topology::Pairs
-                                          : s == "ring"   ? Topology::Ring
-                                                          : Topology::Mesh;
+                        t.spec.topology = s == "loopback"   ? Topology::Loopback
+                                          : s == "pairs"    ? Topology::Pairs
+                                          : s == "ring"     ? Topology::Ring
+                                          : s == "mesh"     ? Topology::Mesh
+                                          : s == "pipeline" ? Topology::Pipeline
+                                          : s == "incast"   ? Topology::Incast
+                                                            : Topology::Permutation;
                       });
        }},
       // Both engines take a rate; which kinds each accepts is checked once the engine is known.

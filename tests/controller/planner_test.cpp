@@ -242,6 +242,29 @@ TEST(Planner, RingNeedsAtLeastTwoAgents) {
   EXPECT_THROW(plan_test(profile, 0, {}, "run"), PlanError);
 }
 
+TEST(Planner, PipelineIsAChainWhoseLastStageSendsNothing) {
+  const auto plans = plan_test(profile_with(rdma_test("p", Topology::Pipeline)), 0, {"a", "b", "c"}, "run");
+  EXPECT_EQ(peers_of(plans[0]), (Names{"b"}));
+  EXPECT_EQ(peers_of(plans[1]), (Names{"c"}));
+  EXPECT_EQ(peers_of(plans[2]), (Names{}));
+}
+
+TEST(Planner, IncastSendsEveryOtherAgentToTheFirst) {
+  const auto plans = plan_test(profile_with(rdma_test("i", Topology::Incast)), 0, {"a", "b", "c", "d"}, "run");
+  EXPECT_EQ(peers_of(plans[0]), (Names{}));
+  for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(peers_of(plans[i]), (Names{"a"})) << i;
+}
+
+TEST(Planner, PermutationCrossesTheBisectionAndNeedsAnEvenCount) {
+  // n = 4: i -> i + 2 (mod 4).
+  const auto plans = plan_test(profile_with(rdma_test("x", Topology::Permutation)), 0, {"a", "b", "c", "d"}, "run");
+  EXPECT_EQ(peers_of(plans[0]), (Names{"c"}));
+  EXPECT_EQ(peers_of(plans[1]), (Names{"d"}));
+  EXPECT_EQ(peers_of(plans[2]), (Names{"a"}));
+  EXPECT_EQ(peers_of(plans[3]), (Names{"b"}));
+  EXPECT_THROW(plan_test(profile_with(rdma_test("x", Topology::Permutation)), 0, {"a", "b", "c"}, "run"), PlanError);
+}
+
 TEST(Planner, MeshSendsEachAgentToEveryOtherAgent) {
   // n = 4: each has n - 1 = 3 peers, itself excluded, in name order.
   const auto plans = plan_test(profile_with(rdma_test("m", Topology::Mesh)), 0, {"a", "b", "c", "d"}, "run");

@@ -634,7 +634,7 @@ tests:
 )"),
             (std::vector<std::string>{
                 "bad.yaml:7:15: tests[0].topology: 'star' is not one of loopback, pairs, ring, "
-                "mesh",
+                "mesh, pipeline, incast, permutation",
                 "bad.yaml:8:14: tests[0].pattern: 'prbs-31' is not one of prbs7, prbs9, prbs11, "
                 "prbs15, prbs23, prbs31, zeros, ones, alternating (did you mean 'prbs31'?)",
                 "bad.yaml:9:11: tests[0].mode: 'peers' is not one of loopback, peer, bidirectional "
