@@ -360,7 +360,10 @@ class ProfileReader {
     }
 
     // A collective sets the topology (and maybe the duration) that the checks below look at.
-    if (spec.engine == "rdma") check_collective(test, draft);
+    if (spec.engine == "rdma") {
+      check_collective(test, draft);
+      check_collective_duration(test, draft, profile);
+    }
     check_rate(test, draft, profile);
     check_topology(test, draft, profile);
 
@@ -427,6 +430,14 @@ class ProfileReader {
     } else {
       spec.duration = steps_ms;
     }
+  }
+
+  void check_collective_duration(const Value& test, TestDraft& draft, const ProfileContext& profile) {
+    const TestSpec& spec = draft.spec;
+    if (spec.rdma.collective().empty() || draft.origin("duration") || spec.duration <= profile.safety.max_duration) return;
+    fail_at(test, "steps", draft.origin("steps"),
+            fmt::format("{} steps of {} ms last longer than safety.max_duration {}", spec.rdma.steps(),
+                        spec.rdma.step_period_ms(), profile.max_duration_text));
   }
 
   void check_rate(const Value& test, TestDraft& draft, const ProfileContext& profile) {

@@ -1493,6 +1493,13 @@ TEST(ProfileCollective, NeedsItsStepsAndLeavesTimeToCommunicate) {
                        "step_period of 3000 ms");
 }
 
+TEST(ProfileCollective, ItsStepsMustFitTheSafetyCap) {
+  std::string yaml(kCollective);
+  yaml.replace(yaml.find("agents:"), 7, "safety:\n  max_duration: 10s\nagents:");
+  EXPECT_EQ(error_of(yaml), "bad.yaml:11:12: tests[0].steps: 5 steps of 3000 ms last longer than "
+                            "safety.max_duration 10s");
+}
+
 TEST(ProfileCollective, StepKeysWithoutACollectiveAreRefused) {
   EXPECT_EQ(error_of(R"(
 name: p

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/plan_printer.hpp"
 #include "controller/profile_loader.hpp"
 
 #ifndef TUSK_SOURCE_DIR
@@ -38,6 +39,27 @@ TEST(ShippedProfiles, EveryOneValidates) {
       EXPECT_FALSE(profile.tests.empty());
     } catch (const ProfileInvalid& error) {
       ADD_FAILURE() << error.what();
+    }
+  }
+}
+
+// `plan` on every shipped profile, with as many agents as it selects (named as its hosts, or made
+// up for its patterns): a line per agent and its peers, and for a training replay the bytes per
+// step and the step rhythm.
+TEST(ShippedProfiles, EveryOnePlansAndATrainingReplayShowsItsStepRhythm) {
+  for (const auto& path : shipped_profiles()) {
+    SCOPED_TRACE(path.string());
+    const Profile profile = load_profile_file(path.string());
+    std::vector<std::string> agents = profile.agents.hosts;
+    const std::size_t count = profile.agents.count ? *profile.agents.count : std::max<std::size_t>(agents.size(), 2);
+    for (std::size_t i = agents.size(); i < count; ++i) agents.push_back("host-" + std::to_string(100 + i));
+    const std::string text = plan_text(profile, expand_plan(profile, agents, "run"));
+    for (const auto& agent : agents) EXPECT_NE(text.find("  " + agent + " -> "), std::string::npos) << agent << "\n" << text;
+    for (const auto& test : profile.tests) {
+      if (test.rdma.collective().empty()) continue;
+      EXPECT_NE(text.find(test.rdma.collective() + " of "), std::string::npos) << text;
+      EXPECT_NE(text.find("to each peer per step"), std::string::npos) << text;
+      EXPECT_NE(text.find(" compute, then send"), std::string::npos) << text;
     }
   }
 }
