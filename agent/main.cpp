@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   setup.add_options = [&](CLI::App& app) {
     app.add_option("--dpdk-vdev", dpdk.vdevs, "DPDK virtual device, e.g. net_af_packet0,iface=eth1; repeatable");
     app.add_option("--dpdk-pci", dpdk.pci, "DPDK PCI device, e.g. 0000:3b:00.0 (mlx5 bifurcated); repeatable");
-    app.add_option("--dpdk-lcores", dpdk.options.eal.lcores, "EAL lcore list")->capture_default_str();
+    app.add_option("--dpdk-lcores", dpdk.options.eal.lcores, "EAL lcore list; with two or more CPUs the TX thread is pinned to the last and RX to the first")->capture_default_str();
     app.add_flag("--dpdk-hugepages", dpdk.options.eal.use_hugepages, "use reserved hugepages (default: --no-huge)");
     app.add_option("--dpdk-memory-mb", dpdk.options.eal.memory_mb, "memory without hugepages")->capture_default_str();
     app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix, "EAL file prefix, unique per DPDK process on a host");

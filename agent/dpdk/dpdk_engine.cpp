@@ -9,9 +9,11 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 
+#include "agent/dpdk/cpu_list.hpp"
 #include "agent/dpdk/prbs.hpp"
 #include "agent/latency_gauges.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
@@ -44,9 +46,16 @@ void sleep_us(unsigned us) {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
 
+void pin_to(std::optional<int> cpu, const char* thread) {
+  if (cpu && !pin_current_thread(*cpu)) {
+    spdlog::warn("DPDK {} thread: cannot pin to CPU {}: {}; it runs unpinned", thread, *cpu, std::strerror(errno));
+  }
+}
+
 }  // namespace
 
-DpdkContext::DpdkContext(const DpdkAgentOptions& options) : eal_(options.eal), idle_sleep_us_(options.idle_sleep_us) {
+DpdkContext::DpdkContext(const DpdkAgentOptions& options)
+    : eal_(options.eal), idle_sleep_us_(options.idle_sleep_us), cpus_(parse_cpu_list(options.eal.lcores)) {
   for (std::size_t i = 0; i < options.ports.size(); ++i) {
     const std::string interface = i < options.kernel_interfaces.size() ? options.kernel_interfaces[i] : "";
     ports_.push_back(std::make_unique<Port>(options.ports[i], PortOptions{}, interface));
@@ -135,6 +144,7 @@ void DpdkEngine::stop() noexcept {
 }
 
 void DpdkEngine::tx_loop() {
+  pin_to(context_.tx_cpu(), "TX");
   if (rte_thread_register() != 0) spdlog::warn("DPDK TX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
   FrameSpec spec = frame_spec_;
@@ -215,6 +225,7 @@ void DpdkEngine::tx_loop() {
 }
 
 void DpdkEngine::rx_loop() {
+  pin_to(context_.rx_cpu(), "RX");
   if (rte_thread_register() != 0) spdlog::warn("DPDK RX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
   const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
