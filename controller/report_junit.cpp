@@ -40,7 +40,7 @@ std::string report_junit(const RunOutcome& outcome) {
     const std::string classname = xml_escape(outcome.profile.name + "." + test.spec.name);
     std::size_t judged = 0;
     for (const auto& verdict : test.streams) {
-      if (verdict.stream.kind() == "tx") continue;  // informational: the receiver's stream is the testcase
+      if (informational_kind(verdict.stream.kind())) continue;  // the receiver's stream is the testcase
       ++judged;
       cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
                            xml_escape(testcase_name(verdict)), seconds);

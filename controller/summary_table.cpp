@@ -59,7 +59,10 @@ std::string summary_table(const RunOutcome& outcome) {
     out += "\n";
     std::vector<std::vector<std::string>> rows{{"agent", "stream", "peer", "throughput", "ber", "loss", "verdict"}};
     for (const auto& verdict : test.streams) {
-      std::string result = verdict.stream.kind() == "tx" ? "(sent)" : verdict.passed() ? "pass" : "FAIL";
+      std::string result = verdict.stream.kind() == "tx"               ? "(sent)"
+                           : informational_kind(verdict.stream.kind()) ? "(info)"
+                           : verdict.passed()                          ? "pass"
+                                                                       : "FAIL";
       for (const auto& check : verdict.checks) {
         if (!check.passed) result += " (" + check.describe() + ")";
       }

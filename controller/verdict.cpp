@@ -95,6 +95,8 @@ bool kind_judges(const std::string& kind, const std::string& metric) {
   return false;  // "tx" and anything unknown: informational
 }
 
+bool informational_kind(const std::string& kind) { return kind == "tx" || kind == "port"; }
+
 std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams) {
   std::vector<std::string> problems;
   for (const auto& threshold : test.thresholds) {

@@ -11,6 +11,7 @@
 //          completion errors, latency.
 //   "source" RDMA READ target QP: completion errors.
 //   "nic"  an RDMA port's own counters: retransmits, link flaps.
+//   "port" a DPDK port's extended statistics: nothing (informational, like "tx").
 // A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds).
 #pragma once
 
@@ -50,6 +51,8 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
 
 // Whether streams of `kind` are judged on `metric`.
 bool kind_judges(const std::string& kind, const std::string& metric);
+// Streams judged on nothing at all ("tx", "port"): reports show them, junit leaves them out.
+bool informational_kind(const std::string& kind);
 
 // One line per threshold of `test` that none of `streams` was judged on.
 std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams);

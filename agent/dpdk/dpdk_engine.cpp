@@ -127,6 +127,7 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
 void DpdkEngine::start(std::int64_t start_ns) {
   start_ns_ = start_ns;
   start_host_drops_ = port_->host_drops();
+  start_xstats_ = port_->xstats();
   running_ = true;
   rx_done_ = false;
   rx_thread_ = std::thread([this] { rx_loop(); });
@@ -393,6 +394,20 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kVlanMismatches)] = rx.vlan_mismatches.load(std::memory_order_relaxed);
     map[std::string(c::kPcpChanges)] = rx.pcp_changes.load(std::memory_order_relaxed);
     put_latency_gauges(rx.latency.read(), stream);
+    out.push_back(std::move(stream));
+  }
+  // The port's own extended statistics (CRC errors, missed, FEC where the driver has them) as
+  // deltas over the test; informational, so no threshold judges this stream.
+  if (port_) {
+    proto::StreamCounters stream;
+    stream.set_stream_id("port:" + port_->name());
+    stream.set_kind("port");
+    auto& map = *stream.mutable_counters();
+    for (const auto& [name, value] : port_->xstats()) {
+      const auto before = start_xstats_.find(name);
+      const std::uint64_t base = before == start_xstats_.end() ? 0 : before->second;
+      map[name] = value >= base ? value - base : value;  // a reset counter counts from zero
+    }
     out.push_back(std::move(stream));
   }
   return out;

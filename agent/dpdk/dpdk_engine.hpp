@@ -104,6 +104,7 @@ class DpdkEngine final : public Engine {
   std::atomic<std::size_t> rx_stream_count_{0};
   std::atomic<std::uint64_t> bad_headers_{0};
   std::uint64_t start_host_drops_ = 0;
+  std::map<std::string, std::uint64_t> start_xstats_;
   std::atomic<std::uint64_t> host_drops_{0};
   std::int64_t start_ns_ = 0;
   std::atomic<bool> running_{false};

@@ -387,6 +387,9 @@ TEST(VerdictKinds, DpdkSendersAreNotJudgedAndReceiversOnEverything) {
   EXPECT_FALSE(tusk::kind_judges("sink", "retransmits"));
   EXPECT_TRUE(tusk::kind_judges("read", "integrity_errors")) << "a READ initiator checks the data it pulled";
   EXPECT_FALSE(tusk::kind_judges("source", "throughput_bps")) << "a READ target only serves";
+  EXPECT_TRUE(tusk::informational_kind("port"));
+  EXPECT_FALSE(tusk::kind_judges("port", "ber"));
+  EXPECT_FALSE(tusk::informational_kind("nic")) << "an RDMA port's counters are judged on retransmits";
 }
 
 }  // namespace

@@ -141,6 +141,15 @@ TEST_F(DpdkRun, CleanCableCarriesOverOneHundredThousandFramesEachWayWithNoErrorA
     EXPECT_NEAR(stream["ber"]["upper_bound"].get<double>(), 2.995732 / bits, 1e-6 * 2.995732 / bits);
     EXPECT_GT(stream["ber"]["seconds_more_for_target"].get<double>(), 0);
   }
+  // Each agent's port statistics (DPDK xstats) as deltas over the test, next to the streams.
+  std::size_t ports = 0;
+  for (const auto& stream : result["tests"][0]["streams"]) {
+    if (stream["stream_id"].get<std::string>().rfind("port:", 0) != 0) continue;
+    ++ports;
+    EXPECT_GE(stream["counters"].value("rx_good_packets", 0), 100'000) << stream.dump(2);
+    EXPECT_GE(stream["counters"].value("tx_good_packets", 0), 100'000) << stream.dump(2);
+  }
+  EXPECT_EQ(ports, 2u);
 }
 
 TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
