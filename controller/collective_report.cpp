@@ -29,8 +29,7 @@ std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
   CollectiveResult result;
   result.collective = rdma.collective();
   result.ranks = test.agents.size();
-  result.bytes_per_step = static_cast<std::uint64_t>(
-      std::llround(static_cast<double>(rdma.collective_bytes()) * (rdma.scale() > 0 ? rdma.scale() : 1.0)));
+  result.bytes_per_step = scaled_collective_bytes(rdma);
   result.steps = rdma.steps();
   const std::uint64_t per_peer = peer_bytes_per_step(result.collective, result.bytes_per_step, result.ranks);
   const std::size_t peers = result.collective == "all_to_all" ? result.ranks - 1 : 1;

@@ -128,8 +128,7 @@ std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
     } else {
       *plan.mutable_rdma() = test.rdma;
       if (!test.rdma.collective().empty()) {
-        const double scale = test.rdma.scale() > 0 ? test.rdma.scale() : 1.0;
-        const auto bytes = static_cast<std::uint64_t>(std::llround(static_cast<double>(test.rdma.collective_bytes()) * scale));
+        const std::uint64_t bytes = scaled_collective_bytes(test.rdma);
         plan.mutable_rdma()->set_collective_bytes(bytes);
         plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.rdma.collective(), bytes, agents.size()));
       }
@@ -199,6 +198,11 @@ std::string data_plane_address(const std::string& engine, const proto::Inventory
   in_addr out{htonl(best->ip)};
   char text[INET_ADDRSTRLEN];
   return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
+}
+
+std::uint64_t scaled_collective_bytes(const proto::RdmaTest& test) {
+  const double scale = test.scale() > 0 ? test.scale() : 1.0;
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(test.collective_bytes()) * scale));
 }
 
 std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t collective_bytes, std::size_t ranks) {

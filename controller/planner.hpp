@@ -43,6 +43,9 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
 
 std::string make_run_id();
 
+// S of a training-step replay: collective_bytes times scale (0 = 1), in whole bytes.
+std::uint64_t scaled_collective_bytes(const proto::RdmaTest& test);
+
 // What each rank sends to each of its peers per step, for a collective of S bytes over G ranks, as
 // the ring and pairwise algorithms put it on the wire: all_reduce (ring, to the next rank)
 // 2(G-1)/G*S; all_gather and reduce_scatter (ring) (G-1)/G*S; all_to_all S/G to every other rank,
