@@ -8,41 +8,27 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/yaml_errors.hpp"
+
 namespace tusk {
 namespace {
+
+using testing::text_of;
 
 using namespace std::chrono_literals;
 
 // Profiles below are raw strings that start with a newline so that their first key is on line 1
 // as written; positions in the expected messages can be counted by eye.
-std::string text_of(std::string_view yaml) {
-  if (!yaml.empty() && yaml.front() == '\n') yaml.remove_prefix(1);
-  return std::string(yaml);
-}
 
 Profile load(std::string_view yaml) { return load_profile_text(text_of(yaml), "bad.yaml"); }
 
 // Every error for `yaml` as the user sees it, or nothing if it loads.
 std::vector<std::string> errors_of(std::string_view yaml) {
-  try {
-    load(yaml);
-  } catch (const ProfileInvalid& invalid) {
-    std::vector<std::string> lines;
-    for (const auto& error : invalid.errors()) lines.push_back(error.to_string());
-    return lines;
-  }
-  return {};
+  return testing::errors_thrown<ProfileInvalid>([&] { load(yaml); });
 }
 
 // The one error for `yaml`; anything else fails the test.
-std::string error_of(std::string_view yaml) {
-  const auto errors = errors_of(yaml);
-  if (errors.size() == 1) return errors.front();
-  std::string all;
-  for (const auto& error : errors) all += "\n  " + error;
-  ADD_FAILURE() << "expected exactly one error, got " << errors.size() << ":" << all;
-  return "";
-}
+std::string error_of(std::string_view yaml) { return testing::only_error(errors_of(yaml)); }
 
 // ---- a valid profile ---------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/units.hpp"
+#include "tests/support/yaml_errors.hpp"
 
 #ifndef TUSK_SOURCE_DIR
 #error "controller_test needs TUSK_SOURCE_DIR, the repository root, to find models/"
@@ -18,32 +19,16 @@
 namespace tusk {
 namespace {
 
+using testing::text_of;
+
 // Files below are raw strings that start with a newline so that their first key is on line 1 as
 // written; positions in the expected messages can be counted by eye.
-std::string text_of(std::string_view yaml) {
-  if (!yaml.empty() && yaml.front() == '\n') yaml.remove_prefix(1);
-  return std::string(yaml);
-}
 
 std::vector<std::string> errors_of(std::string_view yaml) {
-  try {
-    load_model_text(text_of(yaml), "m.yaml");
-  } catch (const ModelFileInvalid& invalid) {
-    std::vector<std::string> lines;
-    for (const auto& error : invalid.errors()) lines.push_back(error.to_string());
-    return lines;
-  }
-  return {};
+  return testing::errors_thrown<ModelFileInvalid>([&] { load_model_text(text_of(yaml), "m.yaml"); });
 }
 
-std::string error_of(std::string_view yaml) {
-  const auto errors = errors_of(yaml);
-  if (errors.size() == 1) return errors.front();
-  std::string all;
-  for (const auto& error : errors) all += "\n  " + error;
-  ADD_FAILURE() << "expected exactly one error, got " << errors.size() << ":" << all;
-  return "";
-}
+std::string error_of(std::string_view yaml) { return testing::only_error(errors_of(yaml)); }
 
 constexpr std::string_view kValid = R"(
 name: small
