@@ -31,11 +31,17 @@ void write_message_header(std::uint8_t* message, const MessageHeader& header) {
   put<std::uint32_t>(message + 20, header.payload_crc);
 }
 
+std::uint32_t payload_crc(const std::uint8_t* message, std::size_t length) {
+  return length <= kMessageHeaderBytes ? crc32c(nullptr, 0)
+                                       : crc32c(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
+}
+
 std::uint32_t fill_message_payload(std::uint8_t* message, std::size_t length) {
-  if (length <= kMessageHeaderBytes) return crc32c(nullptr, 0);
-  dpdk::PrbsGenerator prbs(dpdk::Pattern::Prbs31, false, dpdk::default_state(dpdk::Pattern::Prbs31));
-  prbs.fill(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
-  return crc32c(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
+  if (length > kMessageHeaderBytes) {
+    dpdk::PrbsGenerator prbs(dpdk::Pattern::Prbs31, false, dpdk::default_state(dpdk::Pattern::Prbs31));
+    prbs.fill(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
+  }
+  return payload_crc(message, length);
 }
 
 const char* to_string(MessageCheck check) {
@@ -57,8 +63,7 @@ MessageCheck check_message(const std::uint8_t* message, std::size_t length, std:
   if (get<std::uint32_t>(message + 4) != flow_id) return MessageCheck::WrongFlow;
   if (get<std::uint64_t>(message + 8) != seq) return MessageCheck::WrongSequence;
   if (get<std::uint32_t>(message + 16) != length) return MessageCheck::WrongLength;
-  const std::uint32_t crc = crc32c(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
-  return crc == get<std::uint32_t>(message + 20) ? MessageCheck::Ok : MessageCheck::BadPayload;
+  return payload_crc(message, length) == get<std::uint32_t>(message + 20) ? MessageCheck::Ok : MessageCheck::BadPayload;
 }
 
 }  // namespace tusk::rdma

@@ -25,6 +25,9 @@ struct MessageHeader {
 // Writes the header at `message`.
 void write_message_header(std::uint8_t* message, const MessageHeader& header);
 
+// CRC-32C of the payload of a `length`-byte message: bytes [kMessageHeaderBytes, length).
+std::uint32_t payload_crc(const std::uint8_t* message, std::size_t length);
+
 // Fills `message[kMessageHeaderBytes, length)` with PRBS-31 and returns its CRC-32C.
 std::uint32_t fill_message_payload(std::uint8_t* message, std::size_t length);
 

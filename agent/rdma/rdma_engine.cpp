@@ -16,7 +16,6 @@
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "common/clock.hpp"
-#include "common/crc32c.hpp"
 #include "common/counter_names.hpp"
 #include "common/rdma_counter_names.hpp"
 
@@ -561,7 +560,7 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     std::uint8_t* message = c.buffer.get() + slot * c.message_size;
     if (test.data_check() && operation_ != Operation::Read) {
       // A step's last message may be shorter: its CRC covers what is sent.
-      const std::uint32_t crc = length == c.message_size ? c.payload_crc : payload_crc_of(message, static_cast<std::uint32_t>(length));
+      const std::uint32_t crc = length == c.message_size ? c.payload_crc : payload_crc(message, length);
       write_message_header(message, {c.flow_id, seq, static_cast<std::uint32_t>(length), crc});
     }
     ibv_sge& sge = sges[count];
@@ -655,9 +654,6 @@ void RdmaEngine::record_step(Connection& c, std::int64_t now) {
   }
 }
 
-std::uint32_t RdmaEngine::payload_crc_of(const std::uint8_t* message, std::uint32_t length) {
-  return length <= kMessageHeaderBytes ? crc32c(nullptr, 0) : crc32c(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
-}
 
 void RdmaEngine::verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
                         std::uint64_t count) {

@@ -126,7 +126,6 @@ class RdmaEngine final : public Engine {
   std::uint64_t step_target(const Connection& c) const;
   std::uint64_t step_allowance(Connection& c, std::int64_t now, double rate_bytes_per_ns);
   void record_step(Connection& c, std::int64_t now);
-  static std::uint32_t payload_crc_of(const std::uint8_t* message, std::uint32_t length);
   // WRITE with immediate and SEND use up a receive WR per message: the receiver returns credits.
   bool consumes_receives() const;
 
