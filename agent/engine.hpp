@@ -20,9 +20,11 @@ class EngineError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Events the engine reports as they happen (link down, stall, ...). Thread-safe: an engine may
+// Events the engine reports as they happen (link down, stall, ...), with the stream they happened
+// to (its StreamCounters.stream_id; empty for the engine as a whole). Thread-safe: an engine may
 // call it from its datapath threads.
-using EngineEventSink = std::function<void(proto::AgentEvent::Kind kind, const std::string& message)>;
+using EngineEventSink =
+    std::function<void(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id)>;
 
 class Engine {
  public:

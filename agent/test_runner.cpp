@@ -83,9 +83,10 @@ proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
   try {
     auto engine = factory->second();
     std::weak_ptr<bool> alive = alive_;
-    engine->prepare(plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message) {
-      asio::post(executor_, [this, alive, kind, message] {
-        if (auto guard = alive.lock(); guard && *guard) emit_event(kind, message);
+    engine->prepare(plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message,
+                                        const std::string& stream_id) {
+      asio::post(executor_, [this, alive, kind, message, stream_id] {
+        if (auto guard = alive.lock(); guard && *guard) emit_event(kind, message, stream_id);
       });
     });
     engine_ = std::move(engine);
@@ -210,7 +211,7 @@ void TestRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reaso
   finish(false, reason);
 }
 
-void TestRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& message) {
+void TestRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
   proto::Record record;
   auto* event = record.mutable_event();
   event->set_run_id(plan_.run_id());
@@ -218,6 +219,7 @@ void TestRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& mes
   event->set_agent_time_ns(realtime_ns());
   event->set_kind(kind);
   event->set_message(message);
+  event->set_stream_id(stream_id);
   sink_(std::move(record));
 }
 

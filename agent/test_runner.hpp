@@ -32,7 +32,7 @@ class TestRunner {
   void stop_now(proto::AgentEvent::Kind kind, const std::string& reason);
 
   // Records an event against the test in hand (or the last one), e.g. a lost controller.
-  void emit_event(proto::AgentEvent::Kind kind, const std::string& message);
+  void emit_event(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id = {});
 
   proto::AgentState state() const;
   bool traffic_running() const { return phase_ == proto::AgentState::RUNNING; }

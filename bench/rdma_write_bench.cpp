@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   auto* peer = plan.add_peers();
   peer->set_agent_name("receiver");
   peer->set_address(argv[2]);
-  engine.prepare(plan, [](tusk::proto::AgentEvent::Kind, const std::string& message) {
+  engine.prepare(plan, [](tusk::proto::AgentEvent::Kind, const std::string& message, const std::string&) {
     std::fprintf(stderr, "event: %s\n", message.c_str());
   });
   engine.start(tusk::realtime_ns());

@@ -13,17 +13,25 @@ inline constexpr std::string_view kRxFrames = "rx_frames";
 inline constexpr std::string_view kBitErrors = "bit_errors";
 inline constexpr std::string_view kBitsCompared = "bits_compared";
 inline constexpr std::string_view kErroredFrames = "errored_frames";
+// Frames sent but never received, outside traffic gaps (the controller adds those lost at the end of
+// the test, which only the sender's count shows: kTailLostFrames of them).
 inline constexpr std::string_view kLostFrames = "lost_frames";
+// Frames lost inside traffic gaps: the flap's loss, judged with the flap (max_flaps).
+inline constexpr std::string_view kGapLostFrames = "gap_lost_frames";
+inline constexpr std::string_view kTailLostFrames = "tail_lost_frames";
 inline constexpr std::string_view kLinkFlaps = "link_flaps";
 inline constexpr std::string_view kCompletionErrors = "completion_errors";
 inline constexpr std::string_view kIntegrityErrors = "integrity_errors";
 inline constexpr std::string_view kRetransmits = "retransmits";
 inline constexpr std::string_view kHostDrops = "host_drops";
+inline constexpr std::string_view kStalls = "stalls";  // an RDMA flow waited stall_timeout with nothing completing
 inline constexpr std::string_view kDuplicates = "duplicates";
 inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";
 inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing received for a while
 inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames whose header was hit
+// A test's, not a stream's: agents that gave no result.
+inline constexpr std::string_view kAgentsLost = "agents_lost";
 // Gauges (not cumulative).
 inline constexpr std::string_view kLatencyP99Ns = "latency_p99_ns";
 // One-way latency per received stream (common/latency_histogram.hpp), since the test started.

@@ -136,12 +136,12 @@ std::optional<std::vector<YamlEntry>> YamlReader::mapping(const YamlValue& value
   return entries;
 }
 
-void YamlReader::unknown_key(const YamlEntry& entry,
-                             const std::vector<std::string_view>& valid_keys) {
+void YamlReader::unknown_key(const YamlEntry& entry, const std::vector<std::string_view>& valid_keys,
+                             std::size_t max_listed) {
   std::string message = "unknown key";
   if (const auto suggestion = closest_match(entry.key, valid_keys)) {
     message += fmt::format(" (did you mean '{}'?)", *suggestion);
-  } else if (valid_keys.size() <= 12) {  // longer lists would bury the message
+  } else if (valid_keys.size() <= max_listed) {
     message += fmt::format("; expected one of: {}", join_words(valid_keys, ", "));
   }
   errors_.add(entry.value.key_pos, entry.value.path, message);

@@ -113,7 +113,9 @@ class YamlReader {
 
   // Reports `entry` as an unknown key, suggesting the nearest of `valid_keys` or, when none is
   // near and the list is short, listing them all.
-  void unknown_key(const YamlEntry& entry, const std::vector<std::string_view>& valid_keys);
+  // Lists the valid keys when there are at most `max_listed` (longer lists would bury the message).
+  void unknown_key(const YamlEntry& entry, const std::vector<std::string_view>& valid_keys,
+                   std::size_t max_listed = 12);
 
   // Reports that the mapping `parent` lacks `key`.
   void missing(const YamlValue& parent, std::string_view key);

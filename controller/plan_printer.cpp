@@ -69,13 +69,18 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
       out += fmt::format("  {} -> {}\n      {}\n", agent_plan.agent, peers.empty() ? "(itself)" : fmt::format("{}", fmt::join(peers, ", ")),
                          engine_text(agent_plan.plan));
     }
-    if (!test.thresholds.empty()) {
-      out += "  pass when:";
-      for (const auto& threshold : test.thresholds) {
-        out += fmt::format(" {} {} {:g};", threshold.metric, threshold.bound == Bound::Max ? "<=" : ">=", threshold.value);
+    std::string explicit_rules, safe_defaults;
+    for (const auto& threshold : test.thresholds) {
+      const std::string rule =
+          fmt::format(" {} {} {:g}", threshold.metric, threshold.bound == Bound::Max ? "<=" : ">=", threshold.value);
+      if (threshold.implicit) {
+        safe_defaults += fmt::format("{} ({});", rule, threshold.key);
+      } else {
+        explicit_rules += rule + ";";
       }
-      out += "\n";
     }
+    if (!explicit_rules.empty()) out += "  pass when:" + explicit_rules + "\n";
+    if (!safe_defaults.empty()) out += "  safe defaults (a threshold with that key relaxes one):" + safe_defaults + "\n";
   }
   return out;
 }

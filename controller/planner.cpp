@@ -138,6 +138,9 @@ std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
     }
     plans.push_back(std::move(agent_plan));
   }
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    for (std::size_t peer : peers[i]) plans[peer].plan.add_senders()->set_agent_name(agents[i]);
+  }
   return plans;
 }
 

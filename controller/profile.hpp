@@ -37,6 +37,7 @@ struct Threshold {
   Bound bound = Bound::Max;
   double value = 0;
   SourcePos pos;
+  bool implicit = false;  // a safe default (threshold_catalog), not written in the profile
 };
 
 // How the selected agents are paired for a test.

@@ -15,6 +15,7 @@
 #include "common/units.hpp"
 #include "common/yaml_reader.hpp"
 #include "controller/profile_schema.hpp"
+#include "controller/threshold_catalog.hpp"
 
 namespace tusk {
 namespace {
@@ -300,6 +301,10 @@ class ProfileReader {
       read_.missing(value, "duration");
     }
     check_test(value, draft, profile);
+    auto& thresholds = draft.spec.thresholds;
+    for (auto& threshold : safe_default_thresholds(draft.spec.engine, thresholds, draft.spec.pos)) {
+      thresholds.push_back(std::move(threshold));
+    }
     return draft;
   }
 

@@ -40,7 +40,7 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
   for (const auto& entry : *entries) {
     const ThresholdKind* kind = find_threshold(entry.key);
     if (!kind) {
-      read.unknown_key(entry, known);
+      read.unknown_key(entry, known, known.size());  // the whole catalog: a reader picks from it
       continue;
     }
     const bool engine_fits =

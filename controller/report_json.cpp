@@ -111,6 +111,13 @@ json test_json(const TestOutcome& test) {
   out["agents"] = test.agents;
   out["verdict"] = std::string(to_string(test.verdict));
   out["problems"] = test.problems;
+  json warnings = test.warnings;
+  for (const auto& verdict : test.streams) {
+    for (const auto& warning : verdict.warnings()) {
+      warnings.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), warning));
+    }
+  }
+  out["warnings"] = warnings;
   out["planned_start"] = iso_time(test.planned_start_ns);
   out["start_skew_ns"] = test.start_skew_ns ? json(*test.start_skew_ns) : json(nullptr);
   if (const auto collective = collective_result(test)) {
@@ -148,7 +155,8 @@ json test_json(const TestOutcome& test) {
     thresholds.push_back({{"key", threshold.key},
                           {"metric", threshold.metric},
                           {"bound", threshold.bound == Bound::Max ? "max" : "min"},
-                          {"value", threshold.value}});
+                          {"value", threshold.value},
+                          {"safe_default", threshold.implicit}});
   }
   out["thresholds"] = thresholds;
 
@@ -209,6 +217,7 @@ json test_json(const TestOutcome& test) {
     for (const auto& event : agent.events) {
       events.push_back({{"time", iso_time(event.agent_time_ns())},
                         {"kind", proto::AgentEvent::Kind_Name(event.kind())},
+                        {"stream_id", event.stream_id()},
                         {"message", event.message()}});
     }
     entry["events"] = events;

@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "controller/reports.hpp"
 
 namespace tusk {
@@ -20,6 +22,21 @@ std::string xml_escape(std::string_view text) {
     }
   }
   return out;
+}
+
+// The events an agent reported for one stream (or, with an empty id, for none in particular).
+std::string event_lines(const TestOutcome& test, const std::string& agent, const std::string& stream_id) {
+  std::string text;
+  const auto data = test.per_agent.find(agent);
+  if (data == test.per_agent.end()) return text;
+  for (const auto& event : data->second.events) {
+    if (event.stream_id() == stream_id) text += fmt::format("{}: {}\n", agent, event.message());
+  }
+  return text;
+}
+
+std::string system_out(const std::string& text, const char* indent) {
+  return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_escape(text));
 }
 
 std::string testcase_name(const StreamVerdict& verdict) {
@@ -50,6 +67,10 @@ std::string report_junit(const RunOutcome& outcome) {
         cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_escape(check.threshold.key),
                              xml_escape(check.describe()));
       }
+      std::string out;
+      for (const auto& warning : verdict.warnings()) out += "warning: " + warning + "\n";
+      out += event_lines(test, verdict.agent, verdict.stream.stream_id());
+      cases += system_out(out, "      ");
       cases += "    </testcase>\n";
     }
     // Agents that produced no streams (lost, refused, no result) still get a testcase: a burn-in
@@ -60,6 +81,20 @@ std::string report_junit(const RunOutcome& outcome) {
                            xml_escape("run: " + problem));
       cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_escape(problem));
     }
+    // The test's own warnings and the events that belong to no judged stream.
+    std::string out;
+    for (const auto& warning : test.warnings) out += "warning: " + warning + "\n";
+    for (const auto& name : test.agents) {
+      const auto data = test.per_agent.find(name);
+      if (data == test.per_agent.end()) continue;
+      for (const auto& event : data->second.events) {
+        const bool in_a_case = std::any_of(test.streams.begin(), test.streams.end(), [&](const StreamVerdict& v) {
+          return v.agent == name && v.stream.stream_id() == event.stream_id() && !informational_kind(v.stream.kind());
+        });
+        if (!in_a_case) out += fmt::format("{}: {}\n", name, event.message());
+      }
+    }
+    cases += system_out(out, "    ");
     const std::size_t suite_tests = judged + test.problems.size();
     total += suite_tests;
     failures += suite_failures;

@@ -15,6 +15,7 @@
 #include "controller/agent_registry.hpp"
 #include "controller/planner.hpp"
 #include "controller/progress_line.hpp"
+#include "controller/unreceived_frames.hpp"
 
 namespace tusk {
 using namespace std::chrono_literals;
@@ -94,9 +95,11 @@ class Orchestrator {
       try {
         plans = plan_test(profile_, i, agents_, outcome_.run_id);
         for (auto& plan : plans) {
-          for (auto& peer : *plan.plan.mutable_peers()) {
-            peer.set_address(data_plane_address(plan.plan.engine(), inventory_by_name_.at(plan.agent),
-                                                inventory_by_name_.at(peer.agent_name())));
+          for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
+            for (auto& peer : *endpoints) {
+              peer.set_address(data_plane_address(plan.plan.engine(), inventory_by_name_.at(plan.agent),
+                                                  inventory_by_name_.at(peer.agent_name())));
+            }
           }
         }
       } catch (const PlanError& e) {
@@ -341,6 +344,9 @@ class Orchestrator {
     });
 
     std::vector<std::int64_t> actual_starts;
+    std::vector<AgentStream> streams;
+    std::set<std::string> reporting;
+    std::vector<std::string> lost_agents;
     for (const auto& name : agents_) {
       const AgentTestData& agent = test.per_agent[name];
       AgentStart start;
@@ -355,12 +361,11 @@ class Orchestrator {
       test.starts.push_back(start);
 
       if (agent.plan_ack && !agent.plan_ack->ok()) test.problems.push_back(fmt::format("{}: plan refused: {}", name, agent.plan_ack->error()));
-      if (agent.lost) test.agents_lost = true;
       if (!agent.result) {
-        test.problems.push_back(fmt::format("{}: no result", name));
-        test.agents_lost = true;
+        lost_agents.push_back(fmt::format("{}: no result{}", name, agent.lost ? " (agent lost)" : ""));
         continue;
       }
+      if (agent.lost) lost_agents.push_back(fmt::format("{}: lost during the test", name));
       const auto& result = *agent.result;
       if (!result.completed()) test.problems.push_back(fmt::format("{}: stopped early: {}", name, result.stop_reason()));
       std::vector<std::uint32_t> missing;
@@ -370,12 +375,24 @@ class Orchestrator {
       if (!missing.empty()) {
         test.problems.push_back(fmt::format("{}: samples missing: {}", name, fmt::join(missing, ",")));
       }
+      reporting.insert(name);
+      for (const auto& stream : result.streams()) streams.push_back({name, stream});
+    }
+    for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));
+    for (const auto& [name, stream] : streams) {
+      const auto& result = *test.per_agent[name].result;
       const double duration_s = result.actual_stop_agent_ns() > result.actual_start_agent_ns()
                                     ? (result.actual_stop_agent_ns() - result.actual_start_agent_ns()) / 1e9
                                     : spec.duration.count() / 1e3;
-      for (const auto& stream : result.streams()) test.streams.push_back(judge_stream(spec, name, stream, duration_s));
+      test.streams.push_back(judge_stream(spec, name, stream, duration_s));
     }
     for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
+    // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
+    // then the rest are judged and the losses are warnings.
+    const bool too_many_lost = static_cast<double>(lost_agents.size()) > agents_lost_allowed(spec);
+    if (too_many_lost) test.agents_lost = true;
+    for (auto& line : lost_agents) (too_many_lost ? test.problems : test.warnings).push_back(std::move(line));
+    for (auto& line : unmeasured_defaults(spec, test.streams)) test.warnings.push_back(std::move(line));
     if (actual_starts.size() >= 1) {
       auto [low, high] = std::minmax_element(actual_starts.begin(), actual_starts.end());
       test.start_skew_ns = *high - *low;

@@ -40,7 +40,10 @@ struct TestOutcome {
   std::map<std::string, AgentTestData> per_agent;
   std::vector<StreamVerdict> streams;
   std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
-  bool agents_lost = false;
+  // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
+  // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.
+  std::vector<std::string> warnings;
+  bool agents_lost = false;  // more agents lost than the test allows
   TestVerdict verdict = TestVerdict::Incomplete;
 };
 

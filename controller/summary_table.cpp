@@ -48,6 +48,28 @@ std::string ber_text(const TestSpec& spec, const StreamVerdict& verdict) {
   return fmt::format("< {:.2g} @{:g}%", bound, confidence * 100);
 }
 
+// What passed but must be seen: the test's warnings, faults within relaxed thresholds, then the
+// agents' events (a flap, a stall, a late connection), at most kMaxEventLines of those.
+std::vector<std::string> warning_lines(const TestOutcome& test) {
+  constexpr std::size_t kMaxEventLines = 20;
+  std::vector<std::string> lines = test.warnings;
+  for (const auto& verdict : test.streams) {
+    for (const auto& warning : verdict.warnings()) {
+      lines.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), warning));
+    }
+  }
+  std::size_t events = 0, shown = 0;
+  for (const auto& name : test.agents) {
+    for (const auto& event : test.per_agent.at(name).events) {
+      if (++events > kMaxEventLines) continue;
+      ++shown;
+      lines.push_back(fmt::format("{}: {}", name, event.message()));
+    }
+  }
+  if (events > shown) lines.push_back(fmt::format("... and {} more events in report.json", events - shown));
+  return lines;
+}
+
 }  // namespace
 
 std::string summary_table(const RunOutcome& outcome) {
@@ -85,6 +107,7 @@ std::string summary_table(const RunOutcome& outcome) {
       }
     }
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
+    for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }
   if (!outcome.faults.empty()) {
     out += fmt::format("\n{} fault(s) during the run:\n", outcome.faults.size());

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/counter_names.hpp"
+#include "controller/threshold_catalog.hpp"
 
 namespace tusk {
 
@@ -26,12 +27,22 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   if (bytes && duration_s > 0) metrics["throughput_bps"] = *bytes * 8.0 / duration_s;
   const auto bits = counter(stream, c::kBitsCompared);
   if (bits && *bits > 0) metrics["ber"] = counter(stream, c::kBitErrors).value_or(0) / *bits;
+  // Frames lost in traffic gaps belong to the flap (max_flaps judges it); loss is what the link
+  // lost while it carried traffic, over everything that was sent.
   const auto lost = counter(stream, c::kLostFrames);
   const auto received = counter(stream, c::kRxFrames);
-  if (lost && received && *lost + *received > 0) metrics["loss_ratio"] = *lost / (*lost + *received);
+  const double gap_lost = counter(stream, c::kGapLostFrames).value_or(0);
+  if (lost && received && *lost + *received + gap_lost > 0) {
+    metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
+  }
   for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
-                    c::kRetransmits, c::kHostDrops, c::kBitErrors}) {
+                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls}) {
     if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;
+  }
+  // A gap is judged as a flap where the port counts it as one (ports without link state do);
+  // only the gaps that no flap accounts for are traffic gaps of their own.
+  if (auto gaps = counter(stream, c::kTrafficGaps)) {
+    metrics[std::string(c::kTrafficGaps)] = std::max(0.0, *gaps - counter(stream, c::kLinkFlaps).value_or(0));
   }
   if (auto it = stream.gauges().find(std::string(c::kLatencyP99Ns)); it != stream.gauges().end()) {
     metrics[it->first] = it->second;
@@ -44,11 +55,47 @@ std::string ThresholdCheck::describe() const {
   const char* relation = threshold.bound == Bound::Max ? "max" : "min";
   if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
   const char* sign = passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
-  return fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
+  std::string text = fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
+  if (threshold.implicit && !passed) {
+    text += fmt::format(" (a safe default: set {} in the test's thresholds to allow some)", threshold.key);
+  }
+  return text;
+}
+
+namespace {
+
+// Whether `key` is a safe default or sets how much of one's fault is accepted (max_ber).
+bool judges_a_safe_default(std::string_view key) {
+  const auto& catalog = threshold_catalog();
+  return std::any_of(catalog.begin(), catalog.end(), [key](const ThresholdKind& kind) {
+    return kind.safe_default && (kind.key == key || std::find(kind.relaxed_by.begin(), kind.relaxed_by.end(), key) !=
+                                                        kind.relaxed_by.end());
+  });
+}
+
+bool judges_the_whole_test(const Threshold& threshold) {
+  const ThresholdKind* kind = find_threshold(threshold.key);
+  return kind && kind->scope == ThresholdKind::Scope::Test;
+}
+
+}  // namespace
+
+bool ThresholdCheck::tolerated_fault() const {
+  return passed && measured && *measured > 0 && threshold.bound == Bound::Max && judges_a_safe_default(threshold.key);
 }
 
 bool StreamVerdict::passed() const {
   return std::all_of(checks.begin(), checks.end(), [](const ThresholdCheck& check) { return check.passed; });
+}
+
+std::vector<std::string> StreamVerdict::warnings() const {
+  std::vector<std::string> lines;
+  for (const auto& check : checks) {
+    if (!check.tolerated_fault()) continue;
+    lines.push_back(fmt::format("{} {:.6g} (allowed: {} {:g})", check.threshold.metric, *check.measured,
+                                check.threshold.key, check.threshold.value));
+  }
+  return lines;
 }
 
 StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
@@ -58,12 +105,14 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
   verdict.stream = stream;
   verdict.metrics = compute_metrics(stream, duration_s);
   for (const auto& threshold : test.thresholds) {
-    if (!kind_judges(stream.kind(), threshold.metric)) continue;
+    if (judges_the_whole_test(threshold) || !kind_judges(stream.kind(), threshold.metric)) continue;
     ThresholdCheck check;
     check.threshold = threshold;
     if (auto it = verdict.metrics.find(threshold.metric); it != verdict.metrics.end()) {
       check.measured = it->second;
       check.passed = threshold.bound == Bound::Max ? it->second <= threshold.value : it->second >= threshold.value;
+    } else if (threshold.implicit) {
+      continue;  // a safe default judges what a stream measures (no integrity errors without data_check)
     }
     // A BERT that blames the cable for a slow receiver is worse than none: loss on a host that
     // dropped frames itself judges nothing about the link, so it cannot pass, and says why.
@@ -87,9 +136,11 @@ bool kind_judges(const std::string& kind, const std::string& metric) {
     return std::find(metrics.begin(), metrics.end(), metric) != metrics.end();
   };
   if (kind == "rx" || kind.empty()) return true;  // the strict default: judged on everything
-  if (kind == "flow") return in({"throughput_bps", c::kCompletionErrors, c::kLatencyP99Ns});
+  if (kind == "flow") return in({"throughput_bps", c::kCompletionErrors, c::kStalls, c::kLatencyP99Ns});
   if (kind == "sink") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors});
-  if (kind == "read") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors, c::kLatencyP99Ns});
+  if (kind == "read") {
+    return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors, c::kStalls, c::kLatencyP99Ns});
+  }
   if (kind == "source") return in({c::kCompletionErrors});
   if (kind == "nic") return in({c::kRetransmits, c::kLinkFlaps});
   return false;  // "tx" and anything unknown: informational
@@ -97,16 +148,40 @@ bool kind_judges(const std::string& kind, const std::string& metric) {
 
 bool informational_kind(const std::string& kind) { return kind == "tx" || kind == "port"; }
 
+namespace {
+
+bool judged_on_some_stream(const Threshold& threshold, const std::vector<StreamVerdict>& streams) {
+  return std::any_of(streams.begin(), streams.end(), [&](const StreamVerdict& verdict) {
+    return std::any_of(verdict.checks.begin(), verdict.checks.end(),
+                       [&](const ThresholdCheck& check) { return check.threshold.metric == threshold.metric; });
+  });
+}
+
+}  // namespace
+
 std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams) {
   std::vector<std::string> problems;
   for (const auto& threshold : test.thresholds) {
-    const bool judged = std::any_of(streams.begin(), streams.end(), [&](const StreamVerdict& verdict) {
-      return std::any_of(verdict.checks.begin(), verdict.checks.end(),
-                         [&](const ThresholdCheck& check) { return check.threshold.metric == threshold.metric; });
-    });
-    if (!judged) problems.push_back(fmt::format("threshold on {} was judged on no stream", threshold.metric));
+    if (threshold.implicit || judges_the_whole_test(threshold) || judged_on_some_stream(threshold, streams)) continue;
+    problems.push_back(fmt::format("threshold on {} was judged on no stream", threshold.metric));
   }
   return problems;
+}
+
+std::vector<std::string> unmeasured_defaults(const TestSpec& test, const std::vector<StreamVerdict>& streams) {
+  std::vector<std::string> warnings;
+  for (const auto& threshold : test.thresholds) {
+    if (!threshold.implicit || judges_the_whole_test(threshold) || judged_on_some_stream(threshold, streams)) continue;
+    warnings.push_back(fmt::format("{} not measured: no stream of this test reports it", threshold.metric));
+  }
+  return warnings;
+}
+
+double agents_lost_allowed(const TestSpec& test) {
+  for (const auto& threshold : test.thresholds) {
+    if (threshold.metric == counters::kAgentsLost) return threshold.value;
+  }
+  return 0;
 }
 
 }  // namespace tusk

@@ -5,14 +5,15 @@
 // Stream kinds and what they are judged on:
 //   "rx"   DPDK receiver (and a stream that names no kind): every threshold.
 //   "tx"   DPDK sender: nothing (its receiver's stream is judged).
-//   "flow" RDMA sender QP: throughput, completion errors, latency.
+//   "flow" RDMA sender QP: throughput, completion errors, stalls, latency.
 //   "sink" RDMA receiver QP: throughput, integrity errors, completion errors.
 //   "read" RDMA READ initiator QP (it receives and checks the data): throughput, integrity and
-//          completion errors, latency.
+//          completion errors, stalls, latency.
 //   "source" RDMA READ target QP: completion errors.
 //   "nic"  an RDMA port's own counters: retransmits, link flaps.
 //   "port" a DPDK port's extended statistics: nothing (informational, like "tx").
-// A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds).
+// A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds);
+// a safe default that nothing measured is only a warning: it was not asked for.
 #pragma once
 
 #include <map>
@@ -36,6 +37,8 @@ struct ThresholdCheck {
   std::string caveat;
   // e.g. "ber 3.2e-09 > max 1e-12" or "ber not measured"
   std::string describe() const;
+  // Passed, but the fault it judges happened: a relaxed safe default (max_flaps: 1 with one flap).
+  bool tolerated_fault() const;
 };
 
 struct StreamVerdict {
@@ -44,6 +47,8 @@ struct StreamVerdict {
   std::map<std::string, double> metrics;
   std::vector<ThresholdCheck> checks;
   bool passed() const;
+  // One line per tolerated fault, e.g. "link_flaps 1 (allowed: max_flaps 1)".
+  std::vector<std::string> warnings() const;
 };
 
 StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
@@ -54,7 +59,12 @@ bool kind_judges(const std::string& kind, const std::string& metric);
 // Streams judged on nothing at all ("tx", "port"): reports show them, junit leaves them out.
 bool informational_kind(const std::string& kind);
 
-// One line per threshold of `test` that none of `streams` was judged on.
+// One line per threshold the profile set on `test` that none of `streams` was judged on.
 std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams);
+// One line per safe default of `test` that none of `streams` measured (nothing here reports it).
+std::vector<std::string> unmeasured_defaults(const TestSpec& test, const std::vector<StreamVerdict>& streams);
+
+// The allowed number of lost agents of `test` (its max_agents_lost, explicit or the safe default 0).
+double agents_lost_allowed(const TestSpec& test);
 
 }  // namespace tusk

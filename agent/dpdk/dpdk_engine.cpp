@@ -7,9 +7,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -26,8 +28,12 @@ namespace {
 
 constexpr std::uint16_t kBurst = 32;
 // No frame from a stream for this long while the test runs is a traffic gap (a flap on ports
-// whose driver cannot report link state, such as af_packet).
+// whose driver cannot report link state, such as af_packet), unless its frames come further apart.
 constexpr std::int64_t kGapThresholdNs = 50'000'000;
+constexpr double kGapFrameIntervals = 20;
+// A poll that comes later than this after the one before means the RX thread was not running (a
+// busy host descheduled it): frames waited in the ring meanwhile, so that time is no link's gap.
+constexpr std::int64_t kPollSlackNs = 1'000'000;
 
 std::string mac_text(const std::array<std::uint8_t, 6>& mac) {
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
@@ -113,6 +119,11 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     peer_by_mac_[target->mac] = target->peer;
     targets_.push_back(std::move(target));
   }
+  // Streams from agents that send here but get nothing back (ring, incast) are named too.
+  for (const auto& sender : plan.senders()) {
+    std::array<std::uint8_t, 6> mac;
+    if (parse_mac(sender.address(), mac)) peer_by_mac_.emplace(mac, sender.agent_name());
+  }
   if (plan.peers().empty()) {  // loopback: this port to itself through the cable under test
     auto target = std::make_unique<TxTarget>();
     target->peer = "self";
@@ -122,10 +133,26 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   }
   tx_sizes_.assign(targets_.size(), *cycle);
   rx_stream_count_ = 0;
+  // Each stream's frames come every (sender's targets / port rate); a sender has as many targets
+  // as this agent in every topology but incast and a pipeline's end, where it has one.
+  double pps = test.rate_pps();
+  if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (cycle->mean_frame_bytes() * 8.0);
+  const double stream_interval_ns = pps > 0 ? 1e9 * std::max(1, plan.peers_size()) / pps : 0;
+  gap_threshold_ns_ = std::max(kGapThresholdNs, static_cast<std::int64_t>(kGapFrameIntervals * stream_interval_ns));
+}
+
+std::string DpdkEngine::peer_name(const std::array<std::uint8_t, 6>& mac) const {
+  const auto peer = peer_by_mac_.find(mac);
+  return peer != peer_by_mac_.end() ? peer->second : mac_text(mac);
+}
+
+std::string DpdkEngine::rx_stream_id(std::size_t index) const {
+  return fmt::format("rx:{}/{}", peer_name(rx_streams_[index].source), rx_streams_[index].stream_id);
 }
 
 void DpdkEngine::start(std::int64_t start_ns) {
   start_ns_ = start_ns;
+  stop_requested_ns_ = std::numeric_limits<std::int64_t>::max();
   start_host_drops_ = port_->host_drops();
   start_xstats_ = port_->xstats();
   running_ = true;
@@ -136,6 +163,7 @@ void DpdkEngine::start(std::int64_t start_ns) {
 
 void DpdkEngine::stop() noexcept {
   if (!running_.exchange(false)) return;
+  stop_requested_ns_ = realtime_ns();
   if (tx_thread_.joinable()) tx_thread_.join();
   // Let frames still in flight arrive before the receiver stops counting.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -237,6 +265,8 @@ void DpdkEngine::rx_loop() {
     StreamTracker tracker;
     LatencyHistogram latency;
     std::int64_t last_arrival_ns = 0;
+    std::int64_t unpolled_at_last_arrival_ns = 0;
+    std::uint64_t last_tx_ns = 0, gap_lost = 0;
     std::uint64_t bytes = 0, bits_compared = 0, negative_latencies = 0, vlan_tagged = 0, vlan_mismatches = 0,
                   pcp_changes = 0;
     bool latency_changed = false;
@@ -252,9 +282,12 @@ void DpdkEngine::rx_loop() {
     }
   };
   rte_mbuf* burst[kBurst];
+  std::int64_t last_poll_ns = 0, unpolled_ns = 0;  // time this thread was not polling, summed
   while (!rx_done_) {
     const std::uint16_t got = rte_eth_rx_burst(port_->id(), 0, burst, kBurst);
     const std::int64_t now = realtime_ns();
+    if (last_poll_ns != 0 && now - last_poll_ns > kPollSlackNs) unpolled_ns += now - last_poll_ns - kPollSlackNs;
+    last_poll_ns = now;
     for (std::uint16_t i = 0; i < got; ++i) {
       const rte_mbuf* mbuf = burst[i];
       ParsedFrame parsed;
@@ -287,15 +320,17 @@ void DpdkEngine::rx_loop() {
         const bool inverted = parsed.header.flags & kFlagPayloadInverted;
         const std::uint64_t errors =
             count_bit_errors(pattern, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
-        if (rx.last_arrival_ns != 0 && now - rx.last_arrival_ns > kGapThresholdNs) {
-          counters.traffic_gaps.fetch_add(1, std::memory_order_relaxed);
-          if (events_) {
-            events_(proto::AgentEvent::LINK_DOWN,
-                    fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed", mac_text(source),
-                                parsed.header.stream_id, (now - rx.last_arrival_ns) / 1'000'000));
-          }
-        }
+        // Nothing arrived for a while, and not because this thread was descheduled: a gap, unless
+        // the sender paused (the frames on both sides of it are consecutive, sent that far apart).
+        const std::uint64_t lost_before = rx.tracker.counts().lost;
+        const std::int64_t silent_ns = rx.last_arrival_ns == 0
+                                           ? 0
+                                           : (now - rx.last_arrival_ns) - (unpolled_ns - rx.unpolled_at_last_arrival_ns);
+        const auto sent_apart_ns = static_cast<std::int64_t>(parsed.header.tx_timestamp_ns - rx.last_tx_ns);
         rx.last_arrival_ns = now;
+        rx.unpolled_at_last_arrival_ns = unpolled_ns;
+        rx.last_tx_ns = parsed.header.tx_timestamp_ns;
+        bool gap = silent_ns > gap_threshold_ns_;
 
         // One-way latency on the realtime clock of both ends. Between hosts it includes their clock
         // offset, which the controller measures at start (report.json starts[].clock_offset_ns) and
@@ -316,24 +351,49 @@ void DpdkEngine::rx_loop() {
           if (!rx.vlan_reported && events_) {
             rx.vlan_reported = true;
             events_(proto::AgentEvent::NOTICE,
-                    fmt::format("{} stream {} arrives {}, expected {}", mac_text(source), parsed.header.stream_id,
+                    fmt::format("{} stream {} arrives {}, expected {}", peer_name(source), parsed.header.stream_id,
                                 tag.tagged ? fmt::format("on VLAN {}", tag.vlan) : std::string("untagged"),
-                                frame_spec_.tagged ? fmt::format("VLAN {}", frame_spec_.vlan) : std::string("untagged")));
+                                frame_spec_.tagged ? fmt::format("VLAN {}", frame_spec_.vlan) : std::string("untagged")),
+                    rx_stream_id(index));
           }
         } else if (tag_check == TagCheck::PcpChanged) {
           ++rx.pcp_changes;
         }
 
         rx.tracker.on_frame(parsed.header.seq, errors > 0, errors);
+        const auto counts = rx.tracker.counts();
+        if (gap) {
+          const std::uint64_t lost_in_gap = counts.lost > lost_before ? counts.lost - lost_before : 0;
+          if (lost_in_gap == 0 && sent_apart_ns > gap_threshold_ns_) {
+            gap = false;  // the sender sent nothing meanwhile: its host paused, the link did not fail
+            if (events_) {
+              events_(proto::AgentEvent::NOTICE,
+                      fmt::format("{} stream {}: the sender sent nothing for {} ms (its host paused; no frame lost)",
+                                  peer_name(source), parsed.header.stream_id, sent_apart_ns / 1'000'000),
+                      rx_stream_id(index));
+            }
+          }
+          if (gap) {
+            rx.gap_lost += lost_in_gap;
+            counters.traffic_gaps.fetch_add(1, std::memory_order_relaxed);
+            counters.gap_lost.store(rx.gap_lost, std::memory_order_relaxed);
+            if (events_) {
+              events_(proto::AgentEvent::LINK_DOWN,
+                      fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed ({} frames lost in it)",
+                                  peer_name(source), parsed.header.stream_id, silent_ns / 1'000'000, lost_in_gap),
+                      rx_stream_id(index));
+            }
+          }
+        }
         rx.bytes += rte_pktmbuf_pkt_len(mbuf) + (stripped ? kVlanTagLength : 0);  // as on the wire
         rx.bits_compared += std::uint64_t{parsed.payload_length} * 8;
-        const auto counts = rx.tracker.counts();
         counters.frames.store(counts.received, std::memory_order_relaxed);
         counters.bytes.store(rx.bytes, std::memory_order_relaxed);
         counters.bits_compared.store(rx.bits_compared, std::memory_order_relaxed);
         counters.bit_errors.store(counts.bit_errors, std::memory_order_relaxed);
         counters.errored_frames.store(counts.errored_frames, std::memory_order_relaxed);
-        counters.lost.store(counts.lost, std::memory_order_relaxed);
+        // A late frame can fill a hole counted in a gap: never report less than zero outside gaps.
+        counters.lost.store(counts.lost > rx.gap_lost ? counts.lost - rx.gap_lost : 0, std::memory_order_relaxed);
         counters.duplicates.store(counts.duplicates, std::memory_order_relaxed);
         counters.reordered.store(counts.reordered, std::memory_order_relaxed);
         counters.error_bursts.store(counts.error_bursts, std::memory_order_relaxed);
@@ -351,6 +411,25 @@ void DpdkEngine::rx_loop() {
     if (got == 0) sleep_us(context_.idle_sleep_us());
   }
   publish_latency();  // stop() joins this thread before the final sample: that one is exact
+
+  // A stream silent since well before the test's end never resumed: a gap that did not close.
+  const std::int64_t end_ns = start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000;
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    const RxState& rx = *state[i];
+    const std::int64_t until_ns = std::min({end_ns, last_poll_ns, stop_requested_ns_.load()});
+    const std::int64_t silent_ns =
+        (until_ns - rx.last_arrival_ns) - (unpolled_ns - rx.unpolled_at_last_arrival_ns);
+    if (silent_ns > gap_threshold_ns_) {
+      rx_streams_[i].open_gap.store(1, std::memory_order_relaxed);
+      if (events_) {
+        events_(proto::AgentEvent::LINK_DOWN,
+                fmt::format("nothing from {} stream {} in the last {} ms of the test: its traffic stopped and did not "
+                            "resume (a link that went down and stayed down, or a sender that stopped)",
+                            peer_name(rx_streams_[i].source), rx_streams_[i].stream_id, silent_ns / 1'000'000),
+                rx_stream_id(i));
+      }
+    }
+  }
 }
 
 std::vector<proto::StreamCounters> DpdkEngine::sample() {
@@ -370,9 +449,8 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
   for (std::size_t i = 0; i < streams; ++i) {
     const auto& rx = rx_streams_[i];
     proto::StreamCounters stream;
-    auto peer = peer_by_mac_.find(rx.source);
-    stream.set_peer(peer != peer_by_mac_.end() ? peer->second : mac_text(rx.source));
-    stream.set_stream_id(fmt::format("rx:{}/{}", stream.peer(), rx.stream_id));
+    stream.set_peer(peer_name(rx.source));
+    stream.set_stream_id(rx_stream_id(i));
     stream.set_kind("rx");
     auto& map = *stream.mutable_counters();
     map[std::string(c::kRxFrames)] = rx.frames.load(std::memory_order_relaxed);
@@ -381,12 +459,15 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kBitErrors)] = rx.bit_errors.load(std::memory_order_relaxed);
     map[std::string(c::kErroredFrames)] = rx.errored_frames.load(std::memory_order_relaxed);
     map[std::string(c::kLostFrames)] = rx.lost.load(std::memory_order_relaxed);
+    map[std::string(c::kGapLostFrames)] = rx.gap_lost.load(std::memory_order_relaxed);
     map[std::string(c::kDuplicates)] = rx.duplicates.load(std::memory_order_relaxed);
     map[std::string(c::kReordered)] = rx.reordered.load(std::memory_order_relaxed);
     map[std::string(c::kErrorBursts)] = rx.error_bursts.load(std::memory_order_relaxed);
-    map[std::string(c::kTrafficGaps)] = rx.traffic_gaps.load(std::memory_order_relaxed);
-    // af_packet ports report no link state: a flap shows as a traffic gap, counted as one.
-    map[std::string(c::kLinkFlaps)] = rx.traffic_gaps.load(std::memory_order_relaxed);
+    // af_packet ports report no link state: a gap that closed (down, then up) is counted as a flap;
+    // one still open at the end is a traffic gap of its own.
+    const std::uint64_t flaps = rx.traffic_gaps.load(std::memory_order_relaxed);
+    map[std::string(c::kTrafficGaps)] = flaps + rx.open_gap.load(std::memory_order_relaxed);
+    map[std::string(c::kLinkFlaps)] = flaps;
     map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
     map[std::string(c::kBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);
     map[std::string(c::kNegativeLatencies)] = rx.negative_latencies.load(std::memory_order_relaxed);

@@ -62,8 +62,11 @@ struct RxStreamCounters {
   std::array<std::uint8_t, 6> source{};
   std::uint16_t stream_id = 0;
   std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0},
-      lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0},
+      lost{0}, gap_lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0},
       vlan_tagged{0}, vlan_mismatches{0}, pcp_changes{0};
+  // Set once the test is over when nothing arrived in its last gap_threshold: a gap that never
+  // closed, so no flap (down then up) but a link that stayed down or a sender that stopped.
+  std::atomic<std::uint64_t> open_gap{0};
   PublishedLatency latency;  // the RX thread's histogram, summarised every kLatencyPublishNs
 };
 
@@ -91,6 +94,9 @@ class DpdkEngine final : public Engine {
 
   void tx_loop();
   void rx_loop();
+  // The agent a MAC belongs to (a peer or a sender of the plan), else the MAC as text.
+  std::string peer_name(const std::array<std::uint8_t, 6>& mac) const;
+  std::string rx_stream_id(std::size_t index) const;
 
   DpdkContext& context_;
   Port* port_ = nullptr;
@@ -107,6 +113,9 @@ class DpdkEngine final : public Engine {
   std::map<std::string, std::uint64_t> start_xstats_;
   std::atomic<std::uint64_t> host_drops_{0};
   std::int64_t start_ns_ = 0;
+  // No frame from a stream for this long is a gap: 50 ms, or 20 of its frame intervals at low rates.
+  std::int64_t gap_threshold_ns_ = 0;
+  std::atomic<std::int64_t> stop_requested_ns_{0};  // a test stopped early ends there, not at its duration
   std::atomic<bool> running_{false};
   std::atomic<bool> rx_done_{false};
   std::thread tx_thread_;

@@ -212,7 +212,8 @@ void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
   connection.state = Connection::State::Failed;
   emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} ({}) QP {}: cannot connect after {} attempts: {}",
                                                     connection.peer, connection.address, connection.flow_id,
-                                                    connection.attempts, why));
+                                                    connection.attempts, why),
+       &connection);
 }
 
 void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::uint32_t slots, bool receiver) {
@@ -280,7 +281,8 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
     connection.state = Connection::State::Failed;
     emit(proto::AgentEvent::ENGINE_FAULT,
          fmt::format("flow to {} QP {}: the route to {} goes through {}, not the profile's device {}", connection.peer,
-                     connection.flow_id, connection.address, device, plan_.rdma().device()));
+                     connection.flow_id, connection.address, device, plan_.rdma().device()),
+         &connection);
     return;
   }
   build_resources(connection, connection.id.get(), slots_for(plan_.rdma()), false);
@@ -329,7 +331,8 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
       throw EngineError(fmt::format("rdma_accept from {}: {}", connection->peer, std::strerror(errno)));
     }
   } catch (const std::exception& e) {
-    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow from {} QP {}: {}", connection->peer, connection->flow_id, e.what()));
+    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow from {} QP {}: {}", connection->peer, connection->flow_id, e.what()),
+         connection.get());
     rdma_reject(event.id, nullptr, 0);
     connection->state = Connection::State::Failed;
     // The id goes with the other connections at stop(), after this event has been acked.
@@ -348,7 +351,8 @@ void RdmaEngine::note_path_mtu(Connection& connection) {
     emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {}: path MTU is {} (rdma_cm's, from {} port {}), not the "
                                                 "profile's {}", connection.role == Connection::Role::Sender ? "to" : "from",
                                                 connection.peer, connection.flow_id, connection.path_mtu,
-                                                connection.device, connection.port_num, wanted));
+                                                connection.device, connection.port_num, wanted),
+         &connection);
   }
 }
 
@@ -407,7 +411,8 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
           emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {} connected {} ms after the start",
                                                       connection->role == Connection::Role::Sender ? "to" : "from",
                                                       connection->peer, connection->flow_id,
-                                                      (connection->established_ns - start_ns_) / 1'000'000));
+                                                      (connection->established_ns - start_ns_) / 1'000'000),
+               connection);
         }
         break;
       case RDMA_CM_EVENT_ADDR_ERROR:
@@ -423,7 +428,8 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
         if (connection->state == Connection::State::Established && running_) {
           emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow {} {} QP {}: peer disconnected",
                                                             connection->role == Connection::Role::Sender ? "to" : "from",
-                                                            connection->peer, connection->flow_id));
+                                                            connection->peer, connection->flow_id),
+               connection);
         }
         connection->state = Connection::State::Closed;
         break;
@@ -473,9 +479,15 @@ void RdmaEngine::start(std::int64_t start_ns) {
   data_thread_ = std::thread([this] { datapath_loop(); });
 }
 
-void RdmaEngine::emit(proto::AgentEvent::Kind kind, const std::string& message) {
+void RdmaEngine::emit(proto::AgentEvent::Kind kind, const std::string& message, const Connection* connection) {
   spdlog::warn("{}", message);
-  if (events_) events_(kind, message);
+  if (events_) events_(kind, message, connection ? stream_id(*connection) : std::string());
+}
+
+std::string RdmaEngine::stream_id(const Connection& connection) const {
+  const bool sender = connection.role == Connection::Role::Sender;
+  const bool reads = operation_ == Operation::Read;
+  return fmt::format("{}:{}/qp{}", stream_kind(sender, reads), connection.peer, connection.flow_id);
 }
 
 void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& completion) {
@@ -489,7 +501,8 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
          fmt::format("flow {} {} QP {} ({} qpn {}): completion error '{}' ({}); flow stopped",
                      connection.role == Connection::Role::Sender ? "to" : "from", connection.peer, connection.flow_id,
                      connection.device, connection.qp_num, ibv_wc_status_str(completion.status),
-                     status_counter_name(completion.status)));
+                     status_counter_name(completion.status)),
+         &connection);
   }
 }
 
@@ -603,7 +616,8 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     if (error != ENOMEM) {
       c.state = Connection::State::Failed;
       emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
-                                                        c.peer, c.flow_id, c.device, c.qp_num, std::strerror(error)));
+                                                        c.peer, c.flow_id, c.device, c.qp_num, std::strerror(error)),
+           &c);
     }
   }
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
@@ -661,7 +675,8 @@ void RdmaEngine::verify(Connection& c, const std::uint8_t* message, std::size_t 
   if (check != MessageCheck::Ok && c.integrity_errors.fetch_add(1, std::memory_order_relaxed) == 0) {
     emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow {} {} QP {}: message {} failed its check: {}",
                                                       c.role == Connection::Role::Sender ? "to" : "from", c.peer,
-                                                      c.flow_id, count, to_string(check)));
+                                                      c.flow_id, count, to_string(check)),
+         &c);
   }
 }
 
@@ -779,10 +794,11 @@ void RdmaEngine::datapath_loop() {
              fmt::format("flow to {} QP {} ({} qpn {}): stalled, nothing completed for {} ms ({} WRs outstanding, "
                          "{} messages not yet credited by the receiver)",
                          c->peer, c->flow_id, c->device, c->qp_num, (now - c->last_progress_ns) / 1'000'000,
-                         c->posted - c->completed, c->posted - c->credited));
+                         c->posted - c->completed, c->posted - c->credited),
+             c);
       } else if (c->stall_reported && now - c->last_progress_ns < stall_ns) {
         c->stall_reported = false;
-        emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id));
+        emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id), c);
       }
     }
     if (now - last_publish_ns >= 100'000'000) {
@@ -813,10 +829,9 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     // The initiator's QP is a "flow" (a "read" when it pulls the data and checks it itself); the
     // target's a "sink", or for READs a "source" with nothing to count but errors.
     const bool reads = operation_ == Operation::Read;
-    const char* kind = sender ? (reads ? "read" : "flow") : (reads ? "source" : "sink");
     const bool receives_data = sender == reads;
-    stream.set_stream_id(fmt::format("{}:{}/qp{}", kind, connection->peer, connection->flow_id));
-    stream.set_kind(kind);
+    stream.set_stream_id(stream_id(*connection));
+    stream.set_kind(stream_kind(sender, reads));
     auto& map = *stream.mutable_counters();
     map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
     map[receives_data ? "rx_messages" : "tx_messages"] = connection->messages.load(std::memory_order_relaxed);
@@ -824,7 +839,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     if (receives_data && plan_.rdma().data_check()) {
       map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
     }
-    map["stalls"] = connection->stalls.load(std::memory_order_relaxed);
+    map[std::string(c::kStalls)] = connection->stalls.load(std::memory_order_relaxed);
     (*stream.mutable_gauges())["connected"] =
         connection->established_ns > 0 && connection->state != Connection::State::Failed ? 1 : 0;
     for (std::size_t s = 0; s <= kCountedStatuses; ++s) {

@@ -134,7 +134,13 @@ class RdmaEngine final : public Engine {
   bool serve_sender(Connection& connection, std::int64_t now, bool may_send, double byte_budget);
   bool serve_receiver(Connection& connection, std::int64_t now);
   void on_completion_error(Connection& connection, const ibv_wc& completion);
-  void emit(proto::AgentEvent::Kind kind, const std::string& message);
+  // `connection`: the flow it happened to, whose stream the event belongs to.
+  void emit(proto::AgentEvent::Kind kind, const std::string& message, const Connection* connection = nullptr);
+  // The stream a connection reports as: "flow:vm2/qp0" (sender), "sink:", "read:", "source:".
+  std::string stream_id(const Connection& connection) const;
+  static const char* stream_kind(bool sender, bool reads) {
+    return sender ? (reads ? "read" : "flow") : (reads ? "source" : "sink");
+  }
 
   enum class Operation { Write, WriteImm, Send, Read };
 

@@ -228,6 +228,23 @@ TEST(Planner, RingSendsEachAgentToTheNextModuloN) {
   EXPECT_EQ(peers_of(plans[2]), (Names{"a"}));
 }
 
+TEST(Planner, EachReceiverIsToldWhoSendsToIt) {
+  // A ring's receivers send nowhere near their senders, an incast's hub sends to nobody: a
+  // receiver names the streams that arrive by these senders.
+  const auto ring = plan_test(profile_with(dpdk_test("r", Topology::Ring)), 0, {"a", "b", "c"}, "run");
+  const auto senders_of = [](const AgentPlan& plan) {
+    Names names;
+    for (const auto& sender : plan.plan.senders()) names.push_back(sender.agent_name());
+    return names;
+  };
+  EXPECT_EQ(senders_of(ring[0]), (Names{"c"}));
+  EXPECT_EQ(senders_of(ring[1]), (Names{"a"}));
+  EXPECT_EQ(senders_of(ring[2]), (Names{"b"}));
+  const auto incast = plan_test(profile_with(dpdk_test("i", Topology::Incast)), 0, {"s", "x", "y"}, "run");
+  EXPECT_EQ(senders_of(incast[0]), (Names{"x", "y"}));
+  EXPECT_TRUE(senders_of(incast[1]).empty());
+}
+
 TEST(Planner, RingOfTwoSendsBothWays) {
   // n = 2: 0->1, 1->(2 mod 2 = 0).
   const auto plans = plan_test(profile_with(rdma_test("r", Topology::Ring)), 0, {"a", "b"}, "run");

@@ -161,6 +161,9 @@ TEST(ProfileLoader, FullProfileDpdkThresholdsMergeWithDefaults) {
       {"max_latency_p99", "latency_p99_ns", Bound::Max, 20000, 37},
       {"max_host_drops", "host_drops", Bound::Max, 0, 38},
       {"min_throughput", "throughput_bps", Bound::Min, 1e9, 39},
+      // Safe defaults the profile did not relax, judged at zero, at the test's own position (-1).
+      {"max_traffic_gaps", "traffic_gaps", Bound::Max, 0, -1},
+      {"max_agents_lost", "agents_lost", Bound::Max, 0, -1},
   };
   ASSERT_EQ(test.thresholds.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -170,7 +173,8 @@ TEST(ProfileLoader, FullProfileDpdkThresholdsMergeWithDefaults) {
     EXPECT_EQ(test.thresholds[i].bound, expected[i].bound);
     EXPECT_DOUBLE_EQ(test.thresholds[i].value, expected[i].value);
     EXPECT_EQ(test.thresholds[i].pos.file, "bad.yaml");
-    EXPECT_EQ(test.thresholds[i].pos.line, expected[i].line);
+    EXPECT_EQ(test.thresholds[i].pos.line, expected[i].line < 0 ? test.pos.line : expected[i].line);
+    EXPECT_EQ(test.thresholds[i].implicit, expected[i].line < 0);
   }
 }
 
@@ -203,7 +207,7 @@ TEST(ProfileLoader, FullProfileRdmaTest) {
   for (const auto& threshold : test.thresholds) keys.push_back(threshold.key);
   EXPECT_EQ(keys,
             (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors",
-                                      "max_retransmits", "min_throughput"}));
+                                      "max_retransmits", "min_throughput", "max_stalls", "max_agents_lost"}));
 }
 
 TEST(ProfileLoader, UnsetKeysTakeTheirDefaults) {
@@ -244,7 +248,15 @@ tests:
   EXPECT_TRUE(test.rdma.data_check());
   EXPECT_DOUBLE_EQ(test.rdma.rate_bps(), 0);
   EXPECT_EQ(test.rdma.burst_period_ms(), 0u);
-  EXPECT_TRUE(test.thresholds.empty());
+  // No thresholds written: the safe defaults judge every fault an rdma test measures at zero.
+  std::vector<std::string> keys;
+  for (const auto& threshold : test.thresholds) {
+    EXPECT_TRUE(threshold.implicit) << threshold.key;
+    EXPECT_DOUBLE_EQ(threshold.value, 0) << threshold.key;
+    keys.push_back(threshold.key);
+  }
+  EXPECT_EQ(keys, (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors", "max_stalls",
+                                            "max_agents_lost"}));
 }
 
 TEST(ProfileLoader, BitRateAndZeroCap) {
@@ -415,9 +427,9 @@ tests:
     thresholds: {jitter: 1us}
 )"),
             "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: max_ber, "
-            "max_loss, max_errored_frames, max_lost_frames, max_flaps, max_latency_p99, "
-            "max_completion_errors, max_integrity_errors, max_retransmits, min_throughput, "
-            "max_host_drops");
+            "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
+            "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_retransmits, "
+            "min_throughput, max_host_drops, max_agents_lost");
 }
 
 TEST(ProfileErrors, NameCannotBeADefault) {

@@ -136,6 +136,9 @@ TEST_F(DpdkRun, CleanCableCarriesOverOneHundredThousandFramesEachWayWithNoErrorA
     EXPECT_GE(stream["counters"]["rx_frames"].get<std::uint64_t>(), 100'000u);
     EXPECT_EQ(stream["counters"]["bit_errors"], 0);
     EXPECT_EQ(stream["counters"]["lost_frames"], 0);
+    // Every frame the sender counted arrived: none lost after the last one received either.
+    EXPECT_EQ(stream["counters"]["tail_lost_frames"], 0);
+    EXPECT_EQ(stream["counters"]["traffic_gaps"], 0);
     // No error in N bits: BER <= 2.995732 / N at 95 %, and the report says how long 1e-12 would take.
     const double bits = stream["ber"]["bits_compared"].get<double>();
     EXPECT_NEAR(stream["ber"]["upper_bound"].get<double>(), 2.995732 / bits, 1e-6 * 2.995732 / bits);
@@ -201,11 +204,13 @@ TEST_F(DpdkRun, TwoFlapsOf300msAnd1sAreTwoTrafficGapsOfThoseLengthsAndCountingRe
   ASSERT_EQ(lab("flap a 300"), 0);
   std::this_thread::sleep_for(3s);
   ASSERT_EQ(lab("flap a 1000"), 0);
-  // The flaps lose frames, so max_lost_frames fails: exit 1.
+  // The profile allows no flap (the safe default): exit 1, on the flaps.
   ASSERT_EQ(controller->wait(90s), 1) << read_file(dir_ + "/controller.log");
   const json result = report();
   for (const auto& stream : received_streams(result)) {
     EXPECT_EQ(stream["counters"]["traffic_gaps"], 2) << stream.dump(2);
+    EXPECT_EQ(stream["counters"]["link_flaps"], 2) << stream.dump(2);
+    EXPECT_FALSE(stream["passed"].get<bool>());
     // Counting resumed after each flap: frames arrived in the last seconds of the test.
     EXPECT_GT(stream["series"].back()["counters"]["rx_frames"].get<std::uint64_t>(), 0u);
   }
@@ -220,6 +225,81 @@ TEST_F(DpdkRun, TwoFlapsOf300msAnd1sAreTwoTrafficGapsOfThoseLengthsAndCountingRe
     ASSERT_EQ(durations.size(), 2u) << agent.dump(2);
     EXPECT_NEAR(durations[0], 300, 100) << agent["agent"];
     EXPECT_NEAR(durations[1], 1000, 100) << agent["agent"];
+  }
+}
+
+// A profile that says nothing about flaps fails on one and names it; allowing one flap passes the
+// same run and still shows the flap, as a warning.
+TEST_F(DpdkRun, AFlapFailsAProfileWithoutThresholdsAndPassesWithAWarningUnderMaxFlapsOne) {
+  start_agents();
+  for (const std::string thresholds : {"", "    thresholds:\n      max_flaps: 1\n"}) {
+    SCOPED_TRACE(thresholds.empty() ? "no thresholds" : "max_flaps: 1");
+    std::ofstream(dir_ + "/profile.yaml") << R"(name: lab-dpdk-flap
+agents:
+  hosts: [lab-a, lab-b]
+  wait: 20s
+tests:
+  - name: cable
+    engine: dpdk
+    duration: 8s
+    topology: pairs
+    rate: 5kpps
+    frame_size: 1000B
+)" + thresholds;
+    const std::size_t started = read_file(agents_[0]->log_path()).size();
+    auto controller = start_controller();
+    for (auto deadline = std::chrono::steady_clock::now() + 30s;
+         read_file(agents_[0]->log_path()).find("started (late", started) == std::string::npos;) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << agents_[0]->log();
+      std::this_thread::sleep_for(50ms);
+    }
+    std::this_thread::sleep_for(3s);
+    ASSERT_EQ(lab("flap b 300"), 0);
+    const auto exit_code = controller->wait(60s);
+    const std::string summary = read_file(dir_ + "/controller.log");
+    if (thresholds.empty()) {
+      EXPECT_EQ(exit_code, 1) << summary;
+      EXPECT_NE(summary.find("link_flaps 1 > max 0 (a safe default: set max_flaps"), std::string::npos) << summary;
+    } else {
+      EXPECT_EQ(exit_code, 0) << summary;
+      EXPECT_NE(summary.find("link_flaps 1 (allowed: max_flaps 1)"), std::string::npos) << summary;
+      EXPECT_NE(summary.find("warning: lab-a: traffic gap on lab-b"), std::string::npos) << summary;
+      const std::string junit = read_file(dir_ + "/report/junit.xml");
+      EXPECT_NE(junit.find("<system-out>warning: link_flaps 1 (allowed: max_flaps 1)"), std::string::npos) << junit;
+    }
+    // Both directions were cut once; the frames lost in the flap are the flap's, none outside it.
+    for (const auto& stream : received_streams(report())) {
+      EXPECT_EQ(stream["counters"]["link_flaps"], 1) << stream.dump(2);
+      EXPECT_EQ(stream["counters"]["lost_frames"], 0) << stream.dump(2);
+    }
+  }
+}
+
+// A link that goes down and stays down loses the rest of the test's frames. The receiver sees no
+// frame after them, so only the sender's count can tell: the run still fails, on lost frames.
+TEST_F(DpdkRun, ALinkThatGoesDownAndStaysDownFailsOnTheFramesSentAfterIt) {
+  start_agents();
+  std::string profile = read_file(dir_ + "/profile.yaml");
+  profile.replace(profile.find("duration: 12s"), 13, "duration: 6s");
+  profile = profile.substr(0, profile.find("    thresholds:"));  // the safe defaults alone
+  std::ofstream(dir_ + "/profile.yaml") << profile;
+  auto controller = start_controller();
+  ASSERT_TRUE(wait_for_text(agents_[0]->log_path(), "test 0 started", 30s)) << agents_[0]->log();
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(lab("link b down"), 0);
+  ASSERT_EQ(controller->wait(60s), 1) << read_file(dir_ + "/controller.log");
+  ASSERT_EQ(lab("link b up"), 0);
+  for (const auto& stream : received_streams(report())) {
+    // Neither direction resumed: a gap still open at the end, no flap (it never came back up).
+    EXPECT_EQ(stream["counters"]["traffic_gaps"], 1) << stream.dump(2);
+    EXPECT_EQ(stream["counters"]["link_flaps"], 0) << stream.dump(2);
+    EXPECT_FALSE(stream["passed"].get<bool>()) << stream.dump(2);
+    if (stream["agent"] == "lab-b") {
+      // lab-a sent on for about 3 s at 10 kpps into the dead link; the frames a clean test
+      // leaves in flight at its end are a handful, not thousands. (lab-b's own sender could not
+      // send through its downed port, so little was lost the other way.)
+      EXPECT_GT(stream["counters"]["tail_lost_frames"].get<std::uint64_t>(), 10'000u) << stream.dump(2);
+    }
   }
 }
 

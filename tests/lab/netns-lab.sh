@@ -17,6 +17,7 @@
 #                                     to the tusk-lab-relay binary, which takes the bridge's place
 #   netns-lab.sh clear HOST           remove impairments, netem and reordering on the way to HOST
 #   netns-lab.sh flap HOST MS         take HOST's port down for MS milliseconds, then up
+#   netns-lab.sh link HOST up|down    take HOST's port down (it stays down) or bring it up
 #   netns-lab.sh has-netem            exit 0 when this kernel has netem (some, e.g. Firecracker's, do not)
 #   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
 #
@@ -165,11 +166,15 @@ case ${1:-} in
     sleep "$(awk "BEGIN { print $3 / 1000 }")"
     ip link set "$port" up
     ;;
+  link)
+    [[ ${3:-} == up || ${3:-} == down ]] || { echo "netns-lab.sh: link HOST up|down" >&2; exit 2; }
+    ip link set "$(port_of "$2")" "$3"
+    ;;
   has-netem)
     probe="$id-netem-probe"
     ip link add "$probe" type veth peer name "$probe-p"
     trap 'ip link del "$probe" 2>/dev/null || true' EXIT
     tc qdisc add dev "$probe" root netem delay 1ms 2>/dev/null
     ;;
-  *) sed -n '2,27p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
 esac
