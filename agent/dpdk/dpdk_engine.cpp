@@ -194,18 +194,24 @@ void DpdkEngine::tx_loop() {
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
   const std::int64_t begin = realtime_ns();
   std::uint64_t sent_total = 0;
+  std::uint64_t slots_skipped = 0;  // frame slots that passed while the port took nothing
+  // Behind by more than a millisecond of frames (two bursts at least) is a stall, not jitter.
+  const auto max_lag = std::max<std::uint64_t>(2 * kBurst, ns_per_frame > 0 ? static_cast<std::uint64_t>(1e6 / ns_per_frame) : 0);
   std::size_t next_target = 0;
   rte_mbuf* burst[kBurst];
   std::uint16_t burst_frame_bytes[kBurst];
   while (running_) {
     std::uint16_t count = kBurst;
     if (ns_per_frame > 0) {
-      // Paced: send what the clock allows, in bursts of at most kBurst.
-      const auto due = static_cast<std::uint64_t>((realtime_ns() - begin) / ns_per_frame) + 1;
+      // Paced: send what the clock allows, in bursts of at most kBurst. After a stall (the port
+      // refused frames while its link was down, or this thread was descheduled) the missed slots
+      // are skipped, not sent at once: a burst at line rate would overrun the receiver.
+      const auto due = static_cast<std::uint64_t>((realtime_ns() - begin) / ns_per_frame) + 1 - slots_skipped;
       if (due <= sent_total) {
         sleep_us(std::max(context_.idle_sleep_us(), 10u));
         continue;
       }
+      if (due - sent_total > max_lag) slots_skipped += due - sent_total - kBurst;
       count = static_cast<std::uint16_t>(std::min<std::uint64_t>(kBurst, due - sent_total));
     }
     if (rte_pktmbuf_alloc_bulk(port_->mempool(), burst, count) != 0) {
@@ -322,7 +328,6 @@ void DpdkEngine::rx_loop() {
             count_bit_errors(pattern, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
         // Nothing arrived for a while, and not because this thread was descheduled: a gap, unless
         // the sender paused (the frames on both sides of it are consecutive, sent that far apart).
-        const std::uint64_t lost_before = rx.tracker.counts().lost;
         const std::int64_t silent_ns = rx.last_arrival_ns == 0
                                            ? 0
                                            : (now - rx.last_arrival_ns) - (unpolled_ns - rx.unpolled_at_last_arrival_ns);
@@ -331,6 +336,7 @@ void DpdkEngine::rx_loop() {
         rx.unpolled_at_last_arrival_ns = unpolled_ns;
         rx.last_tx_ns = parsed.header.tx_timestamp_ns;
         bool gap = silent_ns > gap_threshold_ns_;
+        const std::uint64_t lost_before = gap ? rx.tracker.counts().lost : 0;  // rare: off the per-frame path
 
         // One-way latency on the realtime clock of both ends. Between hosts it includes their clock
         // offset, which the controller measures at start (report.json starts[].clock_offset_ns) and
