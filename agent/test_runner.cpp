@@ -2,6 +2,8 @@
 
 #include <boost/asio/post.hpp>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <spdlog/spdlog.h>
 
 #include "common/clock.hpp"
@@ -12,12 +14,17 @@ namespace asio = boost::asio;
 namespace {
 
 // The bit rate a plan asks for, or 0 for "as fast as the engine can".
+// The bit rate the engine will really send, from the plan alone. A DPDK size list replaces
+// frame_size (the engine sends the list and nothing else), and a packet rate is held to the cap
+// with the largest frame the stream sends.
 double requested_bit_rate(const proto::Plan& plan) {
   if (plan.has_rdma()) return plan.rdma().rate_bps();
   if (plan.has_dpdk()) {
     const auto& dpdk = plan.dpdk();
     if (dpdk.rate_bps() > 0) return dpdk.rate_bps();
-    return dpdk.rate_pps() * dpdk.frame_size() * 8.0;
+    std::uint32_t largest = dpdk.frame_sizes().empty() ? (dpdk.frame_size() > 0 ? dpdk.frame_size() : 1500) : 0;
+    for (const auto size : dpdk.frame_sizes()) largest = std::max(largest, size);
+    return dpdk.rate_pps() * largest * 8.0;
   }
   return 0;
 }

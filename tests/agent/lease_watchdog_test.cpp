@@ -128,5 +128,26 @@ TEST_F(LeaseTest, ExpiryWhileIdleStopsNothingAndRecordsNothing) {
   EXPECT_TRUE(records_.empty());
 }
 
+// The agent holds a plan to the safety cap on what the engine will really send, whatever the
+// controller worked out: a size list replaces frame_size, and a packet rate counts its largest frame.
+TEST_F(LeaseTest, APlanOverTheSafetyCapIsRefusedOnTheFramesTheEngineWouldSend) {
+  proto::Plan plan;
+  plan.set_run_id("run");
+  plan.set_test_index(0);
+  plan.set_engine("dpdk");
+  plan.set_duration_ms(1000);
+  plan.set_sample_interval_ms(1000);
+  plan.set_max_rate_bps(1e9);
+  auto& dpdk = *plan.mutable_dpdk();
+  dpdk.set_frame_size(64);
+  dpdk.add_frame_sizes(1500);
+  dpdk.set_rate_pps(100'000);  // 100 kpps of 1500 B is 1.2 Gbit/s; of 64 B it would be 51 Mbit/s
+  const auto refused = runner_.on_plan(plan);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("over the safety cap"), std::string::npos) << refused.error();
+  dpdk.set_rate_pps(80'000);  // 960 Mbit/s of 1500 B frames
+  EXPECT_TRUE(runner_.on_plan(plan).ok());
+}
+
 }  // namespace
 }  // namespace tusk

@@ -1282,6 +1282,25 @@ tests:
             "above safety.max_rate 10Gbps");
 }
 
+TEST(ProfileErrors, ASizeListInheritedBesideADefaultFrameSizeIsCheckedOnTheList) {
+  // defaults say 64 B, the test sends 1500 B frames: 1 Mpps of those is 12 Gbit/s.
+  EXPECT_EQ(error_of(R"(
+name: x
+agents: {count: 2}
+safety: {max_rate: 10Gbps}
+defaults:
+  frame_size: 64
+tests:
+  - name: t
+    engine: dpdk
+    duration: 1s
+    rate: 1Mpps
+    frame_sizes: [1500]
+)"),
+            "bad.yaml:10:11: tests[0].rate: rate 1Mpps with 1500-byte frames is 12.0 Gbit/s, "
+            "above safety.max_rate 10Gbps");
+}
+
 TEST(ProfileErrors, DurationAboveTheSafetyMaximum) {
   EXPECT_EQ(error_of(R"(
 name: x
