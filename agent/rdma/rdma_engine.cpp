@@ -267,7 +267,7 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   // the buffer its receive WR names: slot i.
   for (std::uint32_t i = 0; credits && i < receive_depth; ++i) {
     if (!post_receive(connection, i)) {
-      throw EngineError(fmt::format("{}: QP {}: ibv_post_recv: {}", connection.device, connection.qp_num,
+      throw EngineError(fmt::format("{}: QP {}: ibv_post_recv: {}", connection.device, connection.qp_num.load(),
                                     std::strerror(errno)));
     }
   }
@@ -350,7 +350,7 @@ void RdmaEngine::note_path_mtu(Connection& connection) {
   if (const auto wanted = plan_.rdma().path_mtu(); wanted != 0 && wanted != connection.path_mtu) {
     emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {}: path MTU is {} (rdma_cm's, from {} port {}), not the "
                                                 "profile's {}", connection.role == Connection::Role::Sender ? "to" : "from",
-                                                connection.peer, connection.flow_id, connection.path_mtu,
+                                                connection.peer, connection.flow_id, connection.path_mtu.load(),
                                                 connection.device, connection.port_num, wanted),
          &connection);
   }
@@ -358,16 +358,24 @@ void RdmaEngine::note_path_mtu(Connection& connection) {
 
 void RdmaEngine::note_nic_port(const Connection& connection) {
   const std::string key = fmt::format("{}/{}", connection.device, connection.port_num);
-  std::lock_guard lock(mutex_);
-  auto [it, added] = nic_ports_.try_emplace(key);
-  if (added) {
+  bool known = false;
+  {
+    std::lock_guard lock(mutex_);
+    known = nic_ports_.contains(key);
+  }
+  // Only this (the CM) thread adds ports, so the entry cannot appear meanwhile; the sysfs reads
+  // that make it happen outside the lock the datapath takes.
+  NicPort port;
+  if (!known) {
     try {
-      it->second.reader = std::make_unique<PortCounterReader>(connection.device, connection.port_num);
-      it->second.baseline = it->second.reader->read();
+      port.reader = std::make_unique<PortCounterReader>(connection.device, connection.port_num);
+      port.baseline = port.reader->read();
     } catch (const std::exception& e) {
       emit(proto::AgentEvent::NOTICE, fmt::format("NIC counters of {} unavailable: {}", key, e.what()));
     }
   }
+  std::lock_guard lock(mutex_);
+  const auto it = nic_ports_.try_emplace(key, std::move(port)).first;
   if (std::find(it->second.peers.begin(), it->second.peers.end(), connection.peer) == it->second.peers.end()) {
     it->second.peers.push_back(connection.peer);
   }
@@ -406,12 +414,12 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
         connection->state = Connection::State::Established;
         connections_version_.fetch_add(1, std::memory_order_release);
         spdlog::info("RDMA {} {} QP {} ({} port {}, qpn {}) established", connection->role == Connection::Role::Sender ? "flow to" : "flow from",
-                     connection->peer, connection->flow_id, connection->device, connection->port_num, connection->qp_num);
+                     connection->peer, connection->flow_id, connection->device, connection->port_num, connection->qp_num.load());
         if (start_ns_ > 0 && connection->established_ns > start_ns_) {
           emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {} connected {} ms after the start",
                                                       connection->role == Connection::Role::Sender ? "to" : "from",
                                                       connection->peer, connection->flow_id,
-                                                      (connection->established_ns - start_ns_) / 1'000'000),
+                                                      (connection->established_ns.load() - start_ns_) / 1'000'000),
                connection);
         }
         break;
@@ -500,7 +508,7 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
     emit(proto::AgentEvent::ENGINE_FAULT,
          fmt::format("flow {} {} QP {} ({} qpn {}): completion error '{}' ({}); flow stopped",
                      connection.role == Connection::Role::Sender ? "to" : "from", connection.peer, connection.flow_id,
-                     connection.device, connection.qp_num, ibv_wc_status_str(completion.status),
+                     connection.device, connection.qp_num.load(), ibv_wc_status_str(completion.status),
                      status_counter_name(completion.status)),
          &connection);
   }
@@ -616,7 +624,7 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     if (error != ENOMEM) {
       c.state = Connection::State::Failed;
       emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
-                                                        c.peer, c.flow_id, c.device, c.qp_num, std::strerror(error)),
+                                                        c.peer, c.flow_id, c.device, c.qp_num.load(), std::strerror(error)),
            &c);
     }
   }
@@ -793,7 +801,7 @@ void RdmaEngine::datapath_loop() {
         emit(proto::AgentEvent::ENGINE_FAULT,
              fmt::format("flow to {} QP {} ({} qpn {}): stalled, nothing completed for {} ms ({} WRs outstanding, "
                          "{} messages not yet credited by the receiver)",
-                         c->peer, c->flow_id, c->device, c->qp_num, (now - c->last_progress_ns) / 1'000'000,
+                         c->peer, c->flow_id, c->device, c->qp_num.load(), (now - c->last_progress_ns) / 1'000'000,
                          c->posted - c->completed, c->posted - c->credited),
              c);
       } else if (c->stall_reported && now - c->last_progress_ns < stall_ns) {
@@ -821,7 +829,20 @@ void RdmaEngine::datapath_loop() {
 std::vector<proto::StreamCounters> RdmaEngine::sample() {
   namespace c = counters;
   std::vector<proto::StreamCounters> out;
-  std::lock_guard lock(mutex_);
+  // What the NIC ports' streams need, copied under the lock; their sysfs reads happen after it,
+  // so a slow read never holds up the CM thread or the datapath's list of connections. A port's
+  // reader and baseline never change once its entry exists, and map entries are never removed.
+  struct NicPortView {
+    std::string key;
+    PortCounterReader* reader;
+    const PortCounterSnapshot* baseline;
+    std::vector<std::string> peers;
+  };
+  std::vector<NicPortView> nic_ports;
+  std::unique_lock lock(mutex_);
+  for (auto& [key, port] : nic_ports_) {
+    if (port.reader) nic_ports.push_back({key, port.reader.get(), &port.baseline, port.peers});
+  }
   for (const auto& connection : connections_) {
     const bool sender = connection->role == Connection::Role::Sender;
     proto::StreamCounters stream;
@@ -858,15 +879,15 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
             static_cast<double>(connection->step_time_max_ns.load(std::memory_order_relaxed));
       }
     }
-    (*stream.mutable_gauges())["qp_num"] = connection->qp_num;
-    (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu;
+    (*stream.mutable_gauges())["qp_num"] = connection->qp_num.load();
+    (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu.load();
     out.push_back(std::move(stream));
   }
-  for (auto& [key, port] : nic_ports_) {
-    if (!port.reader) continue;
-    const auto delta = counter_delta(port.baseline, port.reader->read());
+  lock.unlock();
+  for (const auto& port : nic_ports) {
+    const auto delta = counter_delta(*port.baseline, port.reader->read());
     proto::StreamCounters stream;
-    stream.set_stream_id("nic:" + key);
+    stream.set_stream_id("nic:" + port.key);
     stream.set_kind("nic");
     std::string peers;
     for (const auto& peer : port.peers) peers += (peers.empty() ? "" : ",") + peer;

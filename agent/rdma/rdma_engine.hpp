@@ -41,8 +41,9 @@ struct Connection {
   std::string peer;      // the other agent's name
   std::string address;   // its IP (senders)
   std::uint32_t flow_id = 0;  // QP index within the peer pair
-  std::uint32_t qp_num = 0;
-  std::uint32_t path_mtu = 0;  // bytes, as the QP has it
+  // Written by the CM thread while sample() may read them: atomics.
+  std::atomic<std::uint32_t> qp_num{0};
+  std::atomic<std::uint32_t> path_mtu{0};  // bytes, as the QP has it
   std::string device;
   std::uint8_t port_num = 0;
 
@@ -63,7 +64,7 @@ struct Connection {
   std::atomic<State> state{State::Connecting};
   std::int64_t retry_at_ns = 0;
   unsigned attempts = 0;
-  std::int64_t established_ns = 0;
+  std::atomic<std::int64_t> established_ns{0};
 
   // Datapath thread only.
   std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;
