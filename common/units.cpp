@@ -304,7 +304,8 @@ std::string format_metric(double value, const std::array<std::string_view, N>& u
     return unit.empty() ? number : fmt::format("{} {}", number, unit);
   };
   if (!std::isfinite(value)) return with_unit(fmt::format("{}", value), units[0]);
-  if (value < 0) return "-" + format_metric(-value, units);
+  // fmt, not "-" + string: GCC 12's -Wrestrict misreads the inlined insert at -O3.
+  if (value < 0) return fmt::format("-{}", format_metric(-value, units));
   std::size_t i = 0;
   double scaled = value;
   while (i + 1 < N && scaled >= 1000) {
@@ -511,7 +512,7 @@ std::string format_duration(std::chrono::nanoseconds duration) {
     const std::int64_t magnitude = ns == std::numeric_limits<std::int64_t>::min()
                                        ? std::numeric_limits<std::int64_t>::max()
                                        : -ns;
-    return "-" + format_duration(std::chrono::nanoseconds(magnitude));
+    return fmt::format("-{}", format_duration(std::chrono::nanoseconds(magnitude)));
   }
   const auto count = static_cast<std::uint64_t>(ns);
   constexpr std::uint64_t kUs = 1'000, kMs = 1'000'000, kS = 1'000'000'000;

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "common/did_you_mean.hpp"
@@ -68,6 +71,23 @@ std::vector<YamlError> YamlErrors::take_sorted() {
     return std::pair(a.pos.line, a.pos.column) < std::pair(b.pos.line, b.pos.column);
   });
   return std::move(errors_);
+}
+
+std::optional<std::string> read_input_file(YamlErrors& errors, std::string_view what) {
+  std::FILE* file = std::fopen(errors.file().c_str(), "rb");
+  const auto cannot_read = [&](int error) {
+    errors.add(YamlPos{errors.file(), 0, 0}, "", fmt::format("cannot read {}: {}", what, std::strerror(error)));
+    return std::nullopt;
+  };
+  if (!file) return cannot_read(errno);
+  std::string text;
+  char buffer[65536];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
+  const int read_error = std::ferror(file) ? errno : 0;
+  std::fclose(file);
+  if (read_error != 0) return cannot_read(read_error);
+  return text;
 }
 
 std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors) {

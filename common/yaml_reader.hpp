@@ -64,6 +64,10 @@ class YamlErrors {
   std::vector<YamlError> errors_;
 };
 
+// The whole of the file `errors` is for, or nothing, with "cannot read <what>: <reason>" added to
+// `errors` (at no position: the file itself).
+std::optional<std::string> read_input_file(YamlErrors& errors, std::string_view what);
+
 // Parses `text` as one YAML document. A syntax error is added to `errors` (with its position when
 // yaml-cpp knows it) and gives nothing.
 std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors);

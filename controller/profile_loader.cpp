@@ -4,9 +4,6 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -527,20 +524,10 @@ Profile load_profile_text(std::string_view yaml_text, const std::string& file_na
 }
 
 Profile load_profile_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  auto cannot_read = [&path](int error) {
-    return ProfileInvalid({ProfileError{
-        {path, 0, 0}, "", fmt::format("cannot read the profile: {}", std::strerror(error))}});
-  };
-  if (!file) throw cannot_read(errno);
-  std::string text;
-  char buffer[65536];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
-  const int read_error = std::ferror(file) ? errno : 0;
-  std::fclose(file);
-  if (read_error != 0) throw cannot_read(read_error);
-  return load_profile_text(text, path);
+  YamlErrors errors(path);
+  const auto text = read_input_file(errors, "the profile");
+  if (!text) throw ProfileInvalid(errors.take_sorted());
+  return load_profile_text(*text, path);
 }
 
 }  // namespace tusk

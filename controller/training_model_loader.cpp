@@ -4,11 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <utility>
@@ -436,20 +433,10 @@ traffic::TrainingSpec load_model_text(std::string_view yaml_text, const std::str
 }
 
 traffic::TrainingSpec load_model_file(const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  auto cannot_read = [&path](int error) {
-    return ModelFileInvalid(
-        {YamlError{{path, 0, 0}, "", fmt::format("cannot read the model file: {}", std::strerror(error))}});
-  };
-  if (!file) throw cannot_read(errno);
-  std::string text;
-  char buffer[65536];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, file)) > 0) text.append(buffer, got);
-  const int read_error = std::ferror(file) ? errno : 0;
-  std::fclose(file);
-  if (read_error != 0) throw cannot_read(read_error);
-  return load_model_text(text, path);
+  YamlErrors errors(path);
+  const auto text = read_input_file(errors, "the model file");
+  if (!text) throw ModelFileInvalid(errors.take_sorted());
+  return load_model_text(*text, path);
 }
 
 }  // namespace tusk

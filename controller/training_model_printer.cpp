@@ -100,7 +100,7 @@ std::string format_bytes(double bytes, bool binary) {
   const auto& names = binary ? kBinary : kDecimal;
   const double base = binary ? 1024 : 1000;
   if (!std::isfinite(bytes)) return fmt::format("{} B", bytes);
-  if (bytes < 0) return "-" + format_bytes(-bytes, binary);
+  if (bytes < 0) return fmt::format("-{}", format_bytes(-bytes, binary));
   std::size_t i = 0;
   double scaled = bytes;
   while (i + 1 < names.size() && scaled >= base) {
