@@ -16,8 +16,11 @@
 #                                     later frames have passed; needs --switch, and TUSK_LAB_RELAY set
 #                                     to the tusk-lab-relay binary, which takes the bridge's place
 #   netns-lab.sh clear HOST           remove impairments, netem and reordering on the way to HOST
-#   netns-lab.sh flap HOST MS         take HOST's port down for MS milliseconds, then up
-#   netns-lab.sh link HOST up|down    take HOST's port down (it stays down) or bring it up
+#   netns-lab.sh flap HOST MS         cut HOST's cable for MS milliseconds, then restore it: the
+#                                     switch's port to HOST goes down, so HOST loses carrier and
+#                                     frames either way are lost, as when an optic fails (without
+#                                     --switch, HOST's own port goes down instead)
+#   netns-lab.sh link HOST up|down    cut HOST's cable (it stays cut) or restore it
 #   netns-lab.sh has-netem            exit 0 when this kernel has netem (some, e.g. Firecracker's, do not)
 #   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
 #
@@ -45,6 +48,16 @@ way_to() {
   else
     [[ $host == a ]] && other=b || other=a
     echo "- $(port_of "$other")"
+  fi
+}
+
+# The far end of HOST's cable, as "namespace device": the switch's port to HOST, or HOST's own
+# port when the hosts are cabled directly.
+cable_end() {
+  if ip netns list 2>/dev/null | grep -q "^$switch_ns\b"; then
+    echo "$switch_ns sw-$1"
+  else
+    echo "- $(port_of "$1")"
   fi
 }
 
@@ -161,14 +174,17 @@ case ${1:-} in
     in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
     ;;
   flap)
-    port=$(port_of "$2")
-    ip link set "$port" down
+    port_of "$2" >/dev/null
+    read -r ns dev <<<"$(cable_end "$2")"
+    in_ns "$ns" ip link set "$dev" down
     sleep "$(awk "BEGIN { print $3 / 1000 }")"
-    ip link set "$port" up
+    in_ns "$ns" ip link set "$dev" up
     ;;
   link)
     [[ ${3:-} == up || ${3:-} == down ]] || { echo "netns-lab.sh: link HOST up|down" >&2; exit 2; }
-    ip link set "$(port_of "$2")" "$3"
+    port_of "$2" >/dev/null
+    read -r ns dev <<<"$(cable_end "$2")"
+    in_ns "$ns" ip link set "$dev" "$3"
     ;;
   has-netem)
     probe="$id-netem-probe"
@@ -176,5 +192,5 @@ case ${1:-} in
     trap 'ip link del "$probe" 2>/dev/null || true' EXIT
     tc qdisc add dev "$probe" root netem delay 1ms 2>/dev/null
     ;;
-  *) sed -n '2,28p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,29p' "$0" >&2; exit 2 ;;
 esac
