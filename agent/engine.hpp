@@ -47,6 +47,7 @@ struct EngineCatalog {
   std::map<std::string, EngineFactory> factories;
   std::vector<std::string> notes;  // why an engine is missing, for the registration message
   std::vector<proto::DpdkPort> dpdk_ports;  // the ports the dpdk engine opened
+  std::vector<proto::RdmaDevice> rdma_devices;  // what the rdma engine found, discovered once
 };
 
 }  // namespace tusk

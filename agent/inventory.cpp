@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include "agent/rdma/discovery.hpp"
 #include "common/version.hpp"
 
 namespace tusk {
@@ -15,7 +14,7 @@ proto::Inventory collect_inventory(const std::string& agent_name, const std::vec
   inventory.set_agent_version(kTuskVersion);
 
   std::vector<std::string> notes;
-  for (auto& device : rdma::discover_devices(notes)) *inventory.add_rdma_devices() = std::move(device);
+  for (const auto& device : engines.rdma_devices) *inventory.add_rdma_devices() = device;
   if (inventory.rdma_devices_size() == 0) notes.push_back("no RDMA device found on this host");
   for (const auto& port : engines.dpdk_ports) *inventory.add_dpdk_ports() = port;
   if (engines.dpdk_ports.empty()) {

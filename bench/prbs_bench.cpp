@@ -4,7 +4,7 @@
 //
 //   prbs_bench [--seconds N]   (N seconds per row, default 1)
 
-#include "agent/dpdk/prbs.hpp"
+#include "agent/payload/prbs.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,7 @@
 
 namespace {
 
-using tusk::dpdk::Pattern;
+using tusk::payload::Pattern;
 
 constexpr std::size_t kBufferBytes = 8 << 20;
 // One standard-MTU payload per call: frame by frame, each call pays its own set-up.
@@ -106,10 +106,10 @@ int main(int argc, char** argv) {
   rows.push_back({"memcmp (equal buffers)", memcmp_gbps, ""});
 
   for (Pattern pattern : {Pattern::Prbs31, Pattern::Prbs23, Pattern::Prbs7}) {
-    const auto name = tusk::dpdk::name_of(pattern);
-    const std::uint32_t start = tusk::dpdk::default_state(pattern);
+    const auto name = tusk::payload::name_of(pattern);
+    const std::uint32_t start = tusk::payload::default_state(pattern);
 
-    tusk::dpdk::PrbsGenerator gen(pattern, false, start);
+    tusk::payload::PrbsGenerator gen(pattern, false, start);
     const double fill_gbps = rate(seconds, kBufferBytes, [&] {
       gen.fill(dst.data(), kBufferBytes);
       escape(dst.data());
@@ -117,10 +117,10 @@ int main(int argc, char** argv) {
     });
     rows.push_back({fmt::format("{} fill", name), fill_gbps, fmt::format("{:.2f}x memcpy", fill_gbps / memcpy_gbps)});
 
-    tusk::dpdk::fill_pattern(pattern, false, start, dst.data(), kBufferBytes);
+    tusk::payload::fill_pattern(pattern, false, start, dst.data(), kBufferBytes);
     const double check_gbps = rate(seconds, kBufferBytes, [&] {
       escape(dst.data());
-      const std::uint64_t errors = tusk::dpdk::count_bit_errors(pattern, false, start, dst.data(), kBufferBytes);
+      const std::uint64_t errors = tusk::payload::count_bit_errors(pattern, false, start, dst.data(), kBufferBytes);
       check_errors += errors;
       return errors;
     });
@@ -134,14 +134,14 @@ int main(int argc, char** argv) {
     const std::size_t frames = kBufferBytes / kFrameBytes;
     const std::size_t bytes = frames * kFrameBytes;
     std::vector<std::uint32_t> states(frames);
-    tusk::dpdk::PrbsGenerator gen(pattern, true, tusk::dpdk::default_state(pattern));
+    tusk::payload::PrbsGenerator gen(pattern, true, tusk::payload::default_state(pattern));
     for (std::size_t f = 0; f < frames; ++f) {
       states[f] = gen.state();
       gen.fill(dst.data() + f * kFrameBytes, kFrameBytes);
     }
     const double fill_gbps = rate(seconds, bytes, [&] {
       for (std::size_t f = 0; f < frames; ++f) {
-        tusk::dpdk::fill_pattern(pattern, true, states[f], dst.data() + f * kFrameBytes, kFrameBytes);
+        tusk::payload::fill_pattern(pattern, true, states[f], dst.data() + f * kFrameBytes, kFrameBytes);
       }
       escape(dst.data());
       return std::uint64_t{dst[0]};
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
       escape(dst.data());
       std::uint64_t errors = 0;
       for (std::size_t f = 0; f < frames; ++f) {
-        errors += tusk::dpdk::count_bit_errors(pattern, true, states[f], dst.data() + f * kFrameBytes, kFrameBytes);
+        errors += tusk::payload::count_bit_errors(pattern, true, states[f], dst.data() + f * kFrameBytes, kFrameBytes);
       }
       check_errors += errors;
       return errors;

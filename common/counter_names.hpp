@@ -30,6 +30,10 @@ inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";
 inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing received for a while
 inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames whose header was hit
+// Training-step replay, per sending RDMA flow: steps finished, and the time per step (gauges).
+inline constexpr std::string_view kStepsDone = "steps_done";
+inline constexpr std::string_view kStepTimeMeanNs = "step_time_mean_ns";
+inline constexpr std::string_view kStepTimeMaxNs = "step_time_max_ns";
 // A test's, not a stream's: agents that gave no result.
 inline constexpr std::string_view kAgentsLost = "agents_lost";
 // Gauges (not cumulative).

@@ -16,7 +16,7 @@
 #include <stdexcept>
 
 #include "agent/dpdk/cpu_list.hpp"
-#include "agent/dpdk/prbs.hpp"
+#include "agent/payload/prbs.hpp"
 #include "agent/latency_gauges.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
 #include "common/clock.hpp"
@@ -80,7 +80,7 @@ Port& DpdkContext::port(const std::string& name) {
 void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   if (!plan.has_dpdk()) throw EngineError("plan has no dpdk parameters");
   const auto& test = plan.dpdk();
-  if (!pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern())) {
+  if (!payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern())) {
     throw EngineError(fmt::format("unknown pattern '{}'", test.pattern()));
   }
   if (test.vlan() > kMaxVlanId) throw EngineError(fmt::format("VLAN id {} is out of range 0..{}", test.vlan(), kMaxVlanId));
@@ -178,18 +178,18 @@ void DpdkEngine::tx_loop() {
   const auto& test = plan_.dpdk();
   FrameSpec spec = frame_spec_;
   const std::size_t header = header_length(spec);
-  const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
+  const payload::Pattern pattern = *payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
   // Frames per second for the whole port, shared out over the targets in turn; 0 = as fast as
   // possible. Every target cycles the same sizes, so a bit rate over a mix uses the mean size.
   double pps = test.rate_pps();
   if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (tx_sizes_.front().mean_frame_bytes() * 8.0);
   const double ns_per_frame = pps > 0 ? 1e9 / pps : 0;
 
-  std::vector<PrbsGenerator> generators;
+  std::vector<payload::PrbsGenerator> generators;
   std::vector<std::uint64_t> sequence(targets_.size(), 0);
   std::vector<std::uint64_t> sent_by_target(targets_.size(), 0);
   std::vector<std::uint64_t> bytes_by_target(targets_.size(), 0);
-  for (std::size_t i = 0; i < targets_.size(); ++i) generators.emplace_back(pattern, test.invert(), default_state(pattern));
+  for (std::size_t i = 0; i < targets_.size(); ++i) generators.emplace_back(pattern, test.invert(), payload::default_state(pattern));
 
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
   const std::int64_t begin = realtime_ns();
@@ -263,7 +263,7 @@ void DpdkEngine::rx_loop() {
   pin_to(context_.rx_cpu(), "RX");
   if (rte_thread_register() != 0) spdlog::warn("DPDK RX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
-  const Pattern pattern = *pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
+  const payload::Pattern pattern = *payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
   const std::uint16_t ethertype = frame_spec_.ethertype;
   // Trackers, histograms and per-stream receive state belong to this thread alone; counts that
   // sample() reads are kept here and stored (not read-modify-written) into the atomics.
@@ -325,7 +325,7 @@ void DpdkEngine::rx_loop() {
         RxStreamCounters& counters = rx_streams_[index];
         const bool inverted = parsed.header.flags & kFlagPayloadInverted;
         const std::uint64_t errors =
-            count_bit_errors(pattern, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
+            payload::count_bit_errors(pattern, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
         // Nothing arrived for a while, and not because this thread was descheduled: a gap, unless
         // the sender paused (the frames on both sides of it are consecutive, sent that far apart).
         const std::int64_t silent_ns = rx.last_arrival_ns == 0

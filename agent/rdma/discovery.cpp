@@ -10,15 +10,10 @@
 #include <cstring>
 #include <memory>
 
+#include "agent/rdma/verbs_owners.hpp"
+
 namespace tusk::rdma {
 namespace {
-
-struct DeviceListDeleter {
-  void operator()(ibv_device** list) const { ibv_free_device_list(list); }
-};
-struct ContextDeleter {
-  void operator()(ibv_context* context) const { ibv_close_device(context); }
-};
 
 std::string port_state_name(ibv_port_state state) { return ibv_port_state_str(state); }
 
@@ -95,7 +90,7 @@ void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& 
 std::vector<proto::RdmaDevice> discover_devices(std::vector<std::string>& notes) {
   std::vector<proto::RdmaDevice> devices;
   int count = 0;
-  std::unique_ptr<ibv_device*, DeviceListDeleter> list(ibv_get_device_list(&count));
+  DeviceList list(ibv_get_device_list(&count));
   if (!list) {
     const int error = errno;
     notes.push_back(error == ENOSYS ? std::string("this kernel has no RDMA support (ibv_get_device_list: ENOSYS)")
@@ -105,7 +100,7 @@ std::vector<proto::RdmaDevice> discover_devices(std::vector<std::string>& notes)
   for (int i = 0; i < count; ++i) {
     ibv_device* device = list.get()[i];
     const std::string name = ibv_get_device_name(device);
-    std::unique_ptr<ibv_context, ContextDeleter> context(ibv_open_device(device));
+    DeviceContext context(ibv_open_device(device));
     if (!context) {
       notes.push_back(fmt::format("{}: ibv_open_device failed: {}", name, std::strerror(errno)));
       continue;

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "agent/dpdk/prbs.hpp"
+#include "agent/payload/prbs.hpp"
 #include "common/crc32c.hpp"
 
 namespace tusk::rdma {
@@ -38,7 +38,7 @@ std::uint32_t payload_crc(const std::uint8_t* message, std::size_t length) {
 
 std::uint32_t fill_message_payload(std::uint8_t* message, std::size_t length) {
   if (length > kMessageHeaderBytes) {
-    dpdk::PrbsGenerator prbs(dpdk::Pattern::Prbs31, false, dpdk::default_state(dpdk::Pattern::Prbs31));
+    payload::PrbsGenerator prbs(payload::Pattern::Prbs31, false, payload::default_state(payload::Pattern::Prbs31));
     prbs.fill(message + kMessageHeaderBytes, length - kMessageHeaderBytes);
   }
   return payload_crc(message, length);

@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "agent/engine.hpp"
-#include "common/rdma_counter_names.hpp"
+#include "agent/rdma/rdma_counter_names.hpp"
 
 namespace tusk::rdma {
 namespace fs = std::filesystem;

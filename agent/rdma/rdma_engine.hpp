@@ -8,6 +8,9 @@
 // and posts work requests. sample() reads atomics and sysfs. stop() joins both and tears the
 // connections down in reverse creation order.
 //
+// Files: rdma_engine.cpp (set-up: checks, listener, connecting, stop), rdma_datapath.cpp (the
+// datapath thread), rdma_sampling.cpp (counters).
+//
 // Flow control when data is checked: the receiver has `slots` message buffers and returns credits
 // (SEND with immediate = messages verified) so a sender never overwrites a buffer not yet checked.
 #pragma once

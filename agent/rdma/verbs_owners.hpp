@@ -85,6 +85,10 @@ struct CmIdDeleter {
   }
 };
 
+struct DeviceListDeleter {
+  void operator()(ibv_device** list) const noexcept { ibv_free_device_list(list); }
+};
+
 struct DeviceContextDeleter {
   void operator()(ibv_context* context) const noexcept {
     const auto device = detail::device_name_of(context);
@@ -132,6 +136,7 @@ struct CmEventDeleter {
   }
 };
 
+using DeviceList = std::unique_ptr<ibv_device*, DeviceListDeleter>;  // from ibv_get_device_list
 using EventChannel = std::unique_ptr<rdma_event_channel, EventChannelDeleter>;
 using CmId = std::unique_ptr<rdma_cm_id, CmIdDeleter>;
 using DeviceContext = std::unique_ptr<ibv_context, DeviceContextDeleter>;
@@ -201,8 +206,7 @@ inline CmEvent get_cm_event(rdma_event_channel* channel) {
 // Opens the device called `device_name` (e.g. "mlx5_0", "rxe0"). The error lists the devices there are.
 inline DeviceContext open_device(std::string_view device_name) {
   int count = 0;
-  std::unique_ptr<ibv_device*, decltype(&ibv_free_device_list)> list(ibv_get_device_list(&count),
-                                                                     &ibv_free_device_list);
+  DeviceList list(ibv_get_device_list(&count));
   if (!list) {
     const int error = errno;
     throw EngineError(fmt::format(

@@ -1,4 +1,4 @@
-#include "agent/dpdk/prbs.hpp"
+#include "agent/payload/prbs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tusk::dpdk {
+namespace tusk::payload {
 namespace {
 
 struct Taps {
@@ -448,4 +448,4 @@ TEST(Prbs, ZeroLengthCallsChangeNothing) {
 }
 
 }  // namespace
-}  // namespace tusk::dpdk
+}  // namespace tusk::payload

@@ -19,13 +19,17 @@
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
 #include "agent/dpdk/port.hpp"
-#include "agent/dpdk/prbs.hpp"
+#include "agent/payload/prbs.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
 
 namespace tusk::dpdk {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using payload::count_bit_errors;
+using payload::default_state;
+using payload::Pattern;
+using payload::PrbsGenerator;
 
 class Lab {
  public:

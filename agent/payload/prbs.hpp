@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace tusk::dpdk {
+namespace tusk::payload {
 
 enum class Pattern {
   Prbs7,   // x^7 + x^6 + 1
@@ -91,4 +91,4 @@ class PrbsGenerator {
   std::vector<std::array<std::uint64_t, 2>> blocks_;
   std::size_t position_ = 0;  // next stream byte, counted from the end of the lead block
 };
-}  // namespace tusk::dpdk
+}  // namespace tusk::payload

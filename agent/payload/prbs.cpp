@@ -1,4 +1,4 @@
-#include "agent/dpdk/prbs.hpp"
+#include "agent/payload/prbs.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace tusk::dpdk {
+namespace tusk::payload {
 namespace {
 
 // All the shift distances used below are whole bytes, so words are kept in native byte order
@@ -567,4 +567,4 @@ std::uint32_t PrbsGenerator::state() const {
   return last32 & ((std::uint32_t{1} << degree_) - 1);
 }
 
-}  // namespace tusk::dpdk
+}  // namespace tusk::payload

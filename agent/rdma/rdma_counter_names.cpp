@@ -1,4 +1,4 @@
-#include "common/rdma_counter_names.hpp"
+#include "agent/rdma/rdma_counter_names.hpp"
 
 #include <array>
 

@@ -1,0 +1,97 @@
+#include "agent/rdma/rdma_engine.hpp"
+
+#include <fmt/format.h>
+
+#include "agent/latency_gauges.hpp"
+#include "agent/rdma/rdma_counter_names.hpp"
+#include "agent/rdma/rdma_engine_internal.hpp"
+#include "common/counter_names.hpp"
+
+// The RDMA engine's counters: each connection's published atomics and each NIC port's counters.
+namespace tusk::rdma {
+
+
+
+std::vector<proto::StreamCounters> RdmaEngine::sample() {
+  namespace c = counters;
+  std::vector<proto::StreamCounters> out;
+  // What the NIC ports' streams need, copied under the lock; their sysfs reads happen after it,
+  // so a slow read never holds up the CM thread or the datapath's list of connections. A port's
+  // reader and baseline never change once its entry exists, and map entries are never removed.
+  struct NicPortView {
+    std::string key;
+    PortCounterReader* reader;
+    const PortCounterSnapshot* baseline;
+    std::vector<std::string> peers;
+  };
+  std::vector<NicPortView> nic_ports;
+  std::unique_lock lock(mutex_);
+  for (auto& [key, port] : nic_ports_) {
+    if (port.reader) nic_ports.push_back({key, port.reader.get(), &port.baseline, port.peers});
+  }
+  for (const auto& connection : connections_) {
+    const bool sender = connection->role == Connection::Role::Sender;
+    proto::StreamCounters stream;
+    stream.set_peer(connection->peer);
+    // The initiator's QP is a "flow" (a "read" when it pulls the data and checks it itself); the
+    // target's a "sink", or for READs a "source" with nothing to count but errors.
+    const bool reads = operation_ == Operation::Read;
+    const bool receives_data = sender == reads;
+    stream.set_stream_id(stream_id(*connection));
+    stream.set_kind(stream_kind(sender, reads));
+    auto& map = *stream.mutable_counters();
+    map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
+    map[receives_data ? "rx_messages" : "tx_messages"] = connection->messages.load(std::memory_order_relaxed);
+    map[std::string(c::kCompletionErrors)] = connection->completion_errors.load(std::memory_order_relaxed);
+    if (receives_data && plan_.rdma().data_check()) {
+      map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
+    }
+    map[std::string(c::kStalls)] = connection->stalls.load(std::memory_order_relaxed);
+    (*stream.mutable_gauges())["connected"] =
+        connection->established_ns > 0 && connection->state != Connection::State::Failed ? 1 : 0;
+    for (std::size_t s = 0; s <= kCountedStatuses; ++s) {
+      if (const auto n = connection->errors_by_status[s].load(std::memory_order_relaxed); n > 0) {
+        map[s < kCountedStatuses ? detail::status_counter_name(static_cast<int>(s)) : "wc_other"] = n;
+      }
+    }
+    put_latency_gauges(connection->latency.read(), stream);
+    if (sender && !plan_.rdma().collective().empty()) {
+      const auto steps = connection->steps_done.load(std::memory_order_relaxed);
+      map[std::string(c::kStepsDone)] = steps;
+      if (steps > 0) {
+        (*stream.mutable_gauges())[std::string(c::kStepTimeMeanNs)] =
+            static_cast<double>(connection->step_time_sum_ns.load(std::memory_order_relaxed)) / static_cast<double>(steps);
+        (*stream.mutable_gauges())[std::string(c::kStepTimeMaxNs)] =
+            static_cast<double>(connection->step_time_max_ns.load(std::memory_order_relaxed));
+      }
+    }
+    (*stream.mutable_gauges())["qp_num"] = connection->qp_num.load();
+    (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu.load();
+    out.push_back(std::move(stream));
+  }
+  lock.unlock();
+  for (const auto& port : nic_ports) {
+    const auto delta = counter_delta(*port.baseline, port.reader->read());
+    proto::StreamCounters stream;
+    stream.set_stream_id("nic:" + port.key);
+    stream.set_kind("nic");
+    std::string peers;
+    for (const auto& peer : port.peers) peers += (peers.empty() ? "" : ",") + peer;
+    stream.set_peer(peers);
+    auto& map = *stream.mutable_counters();
+    for (const auto& [name, value] : delta.values) map[name] = value;
+    // One number for "the transport had to send again": ACK timeouts and sequence-error NAKs.
+    std::uint64_t retransmits = 0;
+    for (auto name : {counters::rdma::kLocalAckTimeoutErr, counters::rdma::kPacketSeqErr, counters::rdma::kRoceAdpRetrans}) {
+      if (auto it = delta.values.find(name); it != delta.values.end()) retransmits += it->second;
+    }
+    map[std::string(c::kRetransmits)] = retransmits;
+    if (auto it = delta.values.find(counters::rdma::kLinkDowned); it != delta.values.end()) {
+      map[std::string(c::kLinkFlaps)] = it->second;
+    }
+    out.push_back(std::move(stream));
+  }
+  return out;
+}
+
+}  // namespace tusk::rdma
