@@ -16,12 +16,12 @@
 #include "common/logging.hpp"
 #include "common/units.hpp"
 #include "common/version.hpp"
-#include "controller/plan_printer.hpp"
-#include "controller/profile_loader.hpp"
-#include "controller/reports.hpp"
-#include "controller/run_orchestrator.hpp"
-#include "controller/training_model_loader.hpp"
-#include "controller/training_model_printer.hpp"
+#include "controller/plan/plan_printer.hpp"
+#include "controller/profile/profile_loader.hpp"
+#include "controller/report/reports.hpp"
+#include "controller/run/run_orchestrator.hpp"
+#include "controller/model/training_model_loader.hpp"
+#include "controller/model/training_model_printer.hpp"
 
 namespace tusk {
 

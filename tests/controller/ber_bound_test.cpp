@@ -1,4 +1,4 @@
-#include "controller/ber_bound.hpp"
+#include "controller/verdict/ber_bound.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "controller/clock_sync.hpp"
+#include "controller/run/clock_sync.hpp"
 
 #include <gtest/gtest.h>
 

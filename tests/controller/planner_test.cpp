@@ -1,4 +1,4 @@
-#include "controller/planner.hpp"
+#include "controller/plan/planner.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "controller/profile_loader.hpp"
+#include "controller/profile/profile_loader.hpp"
 
 #include <gtest/gtest.h>
 

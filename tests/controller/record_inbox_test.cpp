@@ -1,4 +1,4 @@
-#include "controller/record_inbox.hpp"
+#include "controller/run/record_inbox.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "common/counter_names.hpp"
-#include "controller/plan_printer.hpp"
-#include "controller/profile_loader.hpp"
-#include "controller/reports.hpp"
-#include "controller/threshold_catalog.hpp"
-#include "controller/unreceived_frames.hpp"
-#include "controller/verdict.hpp"
+#include "controller/plan/plan_printer.hpp"
+#include "controller/profile/profile_loader.hpp"
+#include "controller/report/reports.hpp"
+#include "controller/profile/threshold_catalog.hpp"
+#include "controller/verdict/unreceived_frames.hpp"
+#include "controller/verdict/verdict.hpp"
 
 namespace tusk {
 namespace {

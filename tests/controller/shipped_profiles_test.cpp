@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/plan_printer.hpp"
-#include "controller/profile_loader.hpp"
+#include "controller/plan/plan_printer.hpp"
+#include "controller/profile/profile_loader.hpp"
 
 #ifndef TUSK_SOURCE_DIR
 #error "controller_test needs TUSK_SOURCE_DIR, the repository root, to find profiles/"

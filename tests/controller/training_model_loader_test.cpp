@@ -1,6 +1,6 @@
 // Model files: what a valid one gives, what each mistake says and where, and that every file
 // shipped in models/ loads.
-#include "controller/training_model_loader.hpp"
+#include "controller/model/training_model_loader.hpp"
 
 #include <gtest/gtest.h>
 

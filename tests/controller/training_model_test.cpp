@@ -1,12 +1,12 @@
 // The traffic model's formulas against numbers worked by hand; the arithmetic is in the comments.
-#include "controller/training_model.hpp"
+#include "controller/model/training_model.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "controller/training_model_printer.hpp"
+#include "controller/model/training_model_printer.hpp"
 
 namespace tusk::traffic {
 namespace {

@@ -1,4 +1,4 @@
-#include "controller/verdict.hpp"
+#include "controller/verdict/verdict.hpp"
 
 #include <gtest/gtest.h>
 

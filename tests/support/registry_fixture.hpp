@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "controller/agent_registry.hpp"
+#include "controller/run/agent_registry.hpp"
 
 namespace tusk::testing {
 

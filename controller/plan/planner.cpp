@@ -1,0 +1,244 @@
+#include "controller/plan/planner.hpp"
+
+#include "controller/model/training_model.hpp"
+
+#include <arpa/inet.h>
+
+#include <bit>
+#include <optional>
+
+#include <fnmatch.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <ctime>
+#include <random>
+#include <set>
+
+namespace tusk {
+
+AgentSelection select_agents(const AgentSelector& selector, std::vector<std::string> available) {
+  std::sort(available.begin(), available.end());
+  AgentSelection selection;
+  const bool by_name = !selector.hosts.empty() || !selector.patterns.empty();
+  std::set<std::string> matched;
+  for (const auto& host : selector.hosts) {
+    if (std::binary_search(available.begin(), available.end(), host)) {
+      matched.insert(host);
+    } else {
+      selection.missing.push_back(host);
+    }
+  }
+  for (const auto& name : available) {
+    for (const auto& pattern : selector.patterns) {
+      if (fnmatch(pattern.c_str(), name.c_str(), 0) == 0) matched.insert(name);
+    }
+  }
+  std::vector<std::string> candidates = by_name ? std::vector<std::string>(matched.begin(), matched.end()) : available;
+  if (selector.count && candidates.size() > *selector.count) candidates.resize(*selector.count);
+  selection.chosen = std::move(candidates);
+
+  if (!selection.missing.empty()) {
+    selection.shortfall = fmt::format("not registered: {}", fmt::join(selection.missing, ", "));
+  } else if (selector.count && selection.chosen.size() < *selector.count) {
+    selection.shortfall = fmt::format("{} of {} agents registered", selection.chosen.size(), *selector.count);
+  } else if (selection.chosen.empty()) {
+    selection.shortfall = "no agent matches the profile's selection";
+  }
+  selection.complete = selection.shortfall.empty();
+  return selection;
+}
+
+namespace {
+
+// Who each agent exchanges traffic with, by topology.
+std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::size_t n, const std::string& test) {
+  std::vector<std::vector<std::size_t>> peers(n);
+  switch (topology) {
+    case Topology::Loopback:
+      break;
+    case Topology::Pairs:
+      if (n % 2 != 0) {
+        throw PlanError(fmt::format("test '{}': topology 'pairs' needs an even number of agents, {} selected", test, n));
+      }
+      for (std::size_t i = 0; i < n; i += 2) {
+        peers[i].push_back(i + 1);
+        peers[i + 1].push_back(i);
+      }
+      break;
+    case Topology::Ring:
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'ring' needs at least 2 agents", test));
+      for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + 1) % n);
+      break;
+    case Topology::Pipeline:
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'pipeline' needs at least 2 agents", test));
+      for (std::size_t i = 0; i + 1 < n; ++i) peers[i].push_back(i + 1);
+      break;
+    case Topology::Incast:
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'incast' needs at least 2 agents", test));
+      for (std::size_t i = 1; i < n; ++i) peers[i].push_back(0);
+      break;
+    case Topology::Permutation:
+      if (n < 2 || n % 2 != 0) {
+        throw PlanError(fmt::format("test '{}': topology 'permutation' needs an even number of agents, {} selected", test, n));
+      }
+      for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + n / 2) % n);
+      break;
+    case Topology::Mesh:
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'mesh' needs at least 2 agents", test));
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          if (i != j) peers[i].push_back(j);
+        }
+      }
+      break;
+  }
+  return peers;
+}
+
+}  // namespace
+
+std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index, const std::vector<std::string>& agents,
+                                 const std::string& run_id) {
+  const TestSpec& test = profile.tests.at(test_index);
+  const auto peers = peers_by_topology(test.topology, agents.size(), test.name);
+  std::vector<AgentPlan> plans;
+  plans.reserve(agents.size());
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    AgentPlan agent_plan;
+    agent_plan.agent = agents[i];
+    proto::Plan& plan = agent_plan.plan;
+    plan.set_run_id(run_id);
+    plan.set_test_index(static_cast<std::int32_t>(test_index));
+    plan.set_test_name(test.name);
+    plan.set_engine(test.engine);
+    plan.set_duration_ms(static_cast<std::uint32_t>(test.duration.count()));
+    plan.set_sample_interval_ms(static_cast<std::uint32_t>(test.sample_interval.count()));
+    plan.set_max_rate_bps(profile.safety.max_rate_bps);
+    plan.set_max_duration_ms(static_cast<std::uint32_t>(profile.safety.max_duration.count()));
+    for (std::size_t peer : peers[i]) plan.add_peers()->set_agent_name(agents[peer]);
+    if (test.engine == "dpdk") {
+      *plan.mutable_dpdk() = test.dpdk;
+      // "As fast as possible" under a safety cap means "at the cap".
+      if (profile.safety.max_rate_bps > 0 && test.dpdk.rate_bps() == 0 && test.dpdk.rate_pps() == 0) {
+        plan.mutable_dpdk()->set_rate_bps(profile.safety.max_rate_bps);
+      }
+    } else {
+      *plan.mutable_rdma() = test.rdma;
+      if (!test.rdma.collective().empty()) {
+        const std::uint64_t bytes = scaled_collective_bytes(test.rdma);
+        plan.mutable_rdma()->set_collective_bytes(bytes);
+        plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.rdma.collective(), bytes, agents.size()));
+      }
+      if (profile.safety.max_rate_bps > 0 && test.rdma.rate_bps() == 0) {
+        plan.mutable_rdma()->set_rate_bps(profile.safety.max_rate_bps);
+      }
+    }
+    plans.push_back(std::move(agent_plan));
+  }
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    for (std::size_t peer : peers[i]) plans[peer].plan.add_senders()->set_agent_name(agents[i]);
+  }
+  return plans;
+}
+
+std::vector<std::string> missing_engines(const Profile& profile, const std::vector<proto::Inventory>& inventories,
+                                         const std::vector<std::string>& names) {
+  std::vector<std::string> problems;
+  std::set<std::string> needed;
+  for (const auto& test : profile.tests) needed.insert(test.engine);
+  for (std::size_t i = 0; i < inventories.size(); ++i) {
+    const auto& engines = inventories[i].engines();
+    for (const auto& engine : needed) {
+      if (std::find(engines.begin(), engines.end(), engine) != engines.end()) continue;
+      std::string why = inventories[i].notes().empty() ? "" : fmt::format(" ({})", fmt::join(inventories[i].notes(), "; "));
+      problems.push_back(fmt::format("{}: has no {} engine{}", names[i], engine, why));
+    }
+  }
+  return problems;
+}
+
+namespace {
+
+struct GidAddress {
+  std::uint32_t ip = 0;  // host order
+  bool v2 = false;
+};
+
+std::vector<GidAddress> roce_ipv4_addresses(const proto::Inventory& inventory) {
+  std::vector<GidAddress> addresses;
+  for (const auto& device : inventory.rdma_devices()) {
+    for (const auto& port : device.ports()) {
+      for (const auto& gid : port.gids()) {
+        in_addr parsed{};
+        if (gid.ip().empty() || inet_pton(AF_INET, gid.ip().c_str(), &parsed) != 1) continue;
+        addresses.push_back({ntohl(parsed.s_addr), gid.type() == "RoCE v2"});
+      }
+    }
+  }
+  return addresses;
+}
+
+}  // namespace
+
+std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to) {
+  if (engine == "dpdk") return to.dpdk_ports_size() > 0 ? to.dpdk_ports(0).mac() : "";
+  const auto mine = roce_ipv4_addresses(from);
+  std::optional<GidAddress> best;
+  int best_score = -1;
+  for (const auto& theirs : roce_ipv4_addresses(to)) {
+    int common = 0;
+    for (const auto& own : mine) common = std::max(common, std::countl_zero(own.ip ^ theirs.ip));
+    const int score = common * 2 + (theirs.v2 ? 1 : 0);  // a shared prefix first, then RoCE v2
+    if (score > best_score) {
+      best_score = score;
+      best = theirs;
+    }
+  }
+  if (!best) return "";
+  in_addr out{htonl(best->ip)};
+  char text[INET_ADDRSTRLEN];
+  return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
+}
+
+std::uint64_t scaled_collective_bytes(const proto::RdmaTest& test) {
+  const double scale = test.scale() > 0 ? test.scale() : 1.0;
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(test.collective_bytes()) * scale));
+}
+
+std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t collective_bytes, std::size_t ranks) {
+  if (ranks < 2) return 0;
+  const double s = static_cast<double>(collective_bytes);
+  const double g = static_cast<double>(ranks);
+  double bytes = 0;  // the model's wire bytes per rank, sent to one peer (ring) or spread over all
+  if (collective == "all_reduce") {
+    bytes = traffic::algorithm::ring_all_reduce(s, g);
+  } else if (collective == "all_gather") {
+    bytes = traffic::algorithm::all_gather(s, g);
+  } else if (collective == "reduce_scatter") {
+    bytes = traffic::algorithm::reduce_scatter(s, g);
+  } else if (collective == "all_to_all") {
+    bytes = traffic::algorithm::all_to_all(s, g) / (g - 1);
+  }
+  return static_cast<std::uint64_t>(std::llround(bytes));
+}
+
+double bus_bandwidth_factor(const std::string& collective, std::size_t ranks) {
+  if (ranks < 2) return 0;
+  const double n = static_cast<double>(ranks);
+  return collective == "all_reduce" ? 2 * (n - 1) / n : (n - 1) / n;
+}
+
+std::string make_run_id() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
+  std::mt19937 random(std::random_device{}());
+  return fmt::format("{}-{:04x}", stamp, random() & 0xffff);
+}
+
+}  // namespace tusk

@@ -1,0 +1,64 @@
+// From a validated profile and the agents at hand to what each agent must do: which agents a run
+// uses, and each one's share of each test (its Plan, with its peers and the safety caps).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "controller/profile/profile.hpp"
+#include "tusk.pb.h"
+
+namespace tusk {
+
+// A profile that cannot be planned on these agents (odd count for pairs, missing engine, ...).
+class PlanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct AgentSelection {
+  std::vector<std::string> chosen;   // sorted by name
+  std::vector<std::string> missing;  // named hosts not (yet) registered
+  bool complete = false;             // every named host is present and the count is met
+  std::string shortfall;             // why it is not complete, for the error message
+};
+
+// `available` is every registered agent's name. Hosts and patterns are unioned, then `count`
+// takes the first that many (sorted by name); without hosts or patterns, count takes any agents.
+AgentSelection select_agents(const AgentSelector& selector, std::vector<std::string> available);
+
+struct AgentPlan {
+  std::string agent;
+  proto::Plan plan;
+};
+
+// One Plan per agent for test `test_index`. Throws PlanError when the topology does not fit.
+std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
+                                 const std::vector<std::string>& agents, const std::string& run_id);
+
+// Agents that lack the engine a test needs, as "agent: reason" lines (empty when all have it).
+std::vector<std::string> missing_engines(const Profile& profile, const std::vector<proto::Inventory>& inventories,
+                                         const std::vector<std::string>& names);
+
+std::string make_run_id();
+
+// S of a training-step replay: collective_bytes times scale (0 = 1), in whole bytes.
+std::uint64_t scaled_collective_bytes(const proto::RdmaTest& test);
+
+// What each rank sends to each of its peers per step, for a collective of S bytes over G ranks, as
+// the ring and pairwise algorithms put it on the wire: all_reduce (ring, to the next rank)
+// 2(G-1)/G*S; all_gather and reduce_scatter (ring) (G-1)/G*S; all_to_all S/G to every other rank,
+// (G-1)/G*S in all. Rounded to whole bytes.
+std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t collective_bytes, std::size_t ranks);
+
+// nccl-tests' bus bandwidth factor: busbw = algbw * factor; all_reduce 2(n-1)/n, the others (n-1)/n.
+double bus_bandwidth_factor(const std::string& collective, std::size_t ranks);
+
+// The data-plane address an agent with inventory `from` should use to reach `to` with `engine`:
+// DPDK, the MAC of `to`'s first port; RDMA, the IPv4 address behind one of `to`'s RoCE v2 GIDs (v1
+// if none), the one sharing the longest prefix with an address of `from`, so that hosts with one
+// NIC per link (a rail, or the lab's point-to-point links) talk over the link they share. "" if none.
+std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to);
+
+}  // namespace tusk

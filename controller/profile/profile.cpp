@@ -1,0 +1,25 @@
+#include "controller/profile/profile.hpp"
+
+namespace tusk {
+
+std::string_view to_string(Topology topology) {
+  switch (topology) {
+    case Topology::Loopback:
+      return "loopback";
+    case Topology::Pairs:
+      return "pairs";
+    case Topology::Ring:
+      return "ring";
+    case Topology::Mesh:
+      return "mesh";
+    case Topology::Pipeline:
+      return "pipeline";
+    case Topology::Incast:
+      return "incast";
+    case Topology::Permutation:
+      return "permutation";
+  }
+  return "unknown";
+}
+
+}  // namespace tusk

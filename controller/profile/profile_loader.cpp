@@ -1,0 +1,533 @@
+#include "controller/profile/profile_loader.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "common/units.hpp"
+#include "common/yaml_reader.hpp"
+#include "controller/profile/profile_schema.hpp"
+#include "controller/profile/threshold_catalog.hpp"
+
+namespace tusk {
+namespace {
+
+using namespace std::chrono_literals;
+
+using profile_schema::alternative_of;
+using profile_schema::Alternatives;
+using profile_schema::alternatives_of;
+using profile_schema::default_test_spec;
+using profile_schema::find_test_key;
+using profile_schema::kEngines;
+using profile_schema::Origin;
+using profile_schema::ReadContext;
+using profile_schema::test_key_names;
+using profile_schema::TestDraft;
+using profile_schema::TestKey;
+using profile_schema::with_article;
+
+// The reader's names, short.
+using Value = YamlValue;
+using Entry = YamlEntry;
+
+// ---- the profile -------------------------------------------------------------------------------
+
+// What the cross-field checks of tests need from the rest of the profile.
+struct ProfileContext {
+  SafetyCaps safety;
+  std::string max_rate_text = "0";
+  std::string max_duration_text = "24h";
+  std::optional<std::uint32_t> agent_count;  // when the selection fixes it
+};
+
+class ProfileReader {
+ public:
+  explicit ProfileReader(YamlErrors& errors) : read_(errors) {}
+
+  Profile read(const YAML::Node& node) {
+    Profile profile;
+    profile.file = read_.errors().file();
+    const Value root = read_.root(node);
+    if (node.IsNull()) {
+      read_.fail(root, "the profile is empty: expected a mapping with name, agents and tests");
+      return profile;
+    }
+    const auto entries =
+        read_.mapping(root, "a mapping of profile keys (name, agents, safety, defaults, tests)");
+    if (!entries) return profile;
+
+    const Value* agents = nullptr;
+    const Value* safety = nullptr;
+    const Value* defaults = nullptr;
+    const Value* tests = nullptr;
+    for (const auto& entry : *entries) {
+      if (entry.key == "name") {
+        if (auto name = read_.non_empty_string(entry.value)) profile.name = std::move(*name);
+      } else if (entry.key == "description") {
+        if (auto text = read_.string(entry.value)) profile.description = std::move(*text);
+      } else if (entry.key == "agents") {
+        agents = &entry.value;
+      } else if (entry.key == "safety") {
+        safety = &entry.value;
+      } else if (entry.key == "defaults") {
+        defaults = &entry.value;
+      } else if (entry.key == "tests") {
+        tests = &entry.value;
+      } else {
+        read_.unknown_key(entry, {"name", "description", "agents", "safety", "defaults", "tests"});
+      }
+    }
+    if (!has_key(*entries, "name")) read_.missing(root, "name");
+    if (!has_key(*entries, "agents")) read_.missing(root, "agents");
+    if (!has_key(*entries, "tests")) read_.missing(root, "tests");
+
+    ProfileContext context;
+    if (agents) read_agents(*agents, profile.agents, context);
+    if (safety) read_safety(*safety, context);
+    profile.safety = context.safety;
+    std::vector<Entry> default_entries;
+    if (defaults) default_entries = read_defaults(*defaults);
+    if (tests) profile.tests = read_tests(*tests, default_entries, context);
+    return profile;
+  }
+
+ private:
+  void read_agents(const Value& value, AgentSelector& agents, ProfileContext& context) {
+    const auto entries = read_.mapping(value, "a mapping with hosts, patterns, count or wait");
+    if (!entries) return;
+    const Value* count_value = nullptr;
+    bool unreadable = false;  // a selection key that is already reported as wrong
+    for (const auto& entry : *entries) {
+      const Value& v = entry.value;
+      if (entry.key == "hosts") {
+        auto hosts = read_unique_names(v);
+        unreadable |= !hosts;
+        if (hosts) agents.hosts = std::move(*hosts);
+      } else if (entry.key == "patterns") {
+        auto patterns = read_unique_names(v);
+        unreadable |= !patterns;
+        if (patterns) agents.patterns = std::move(*patterns);
+      } else if (entry.key == "count") {
+        count_value = &v;
+        const auto count = read_.uint32(v, {1, 100'000, "1", "100000"});
+        unreadable |= !count;
+        if (count) agents.count = *count;
+      } else if (entry.key == "wait") {
+        if (auto wait = read_.duration(v, {0ms, 24h, "0s", "24h"})) agents.wait = *wait;
+      } else {
+        read_.unknown_key(entry, {"hosts", "patterns", "count", "wait"});
+      }
+    }
+    // An empty selection would mean every agent that happens to be connected: never guess that
+    // for a traffic generator.
+    if (!unreadable && agents.hosts.empty() && agents.patterns.empty() && !agents.count) {
+      read_.fail(value, "needs at least one of hosts, patterns or count");
+    }
+    if (agents.count && agents.patterns.empty() && !agents.hosts.empty() &&
+        *agents.count > agents.hosts.size()) {
+      read_.fail(*count_value, fmt::format("count {} is more than the {} hosts listed",
+                                           *agents.count, agents.hosts.size()));
+    }
+    if (agents.count) {
+      context.agent_count = agents.count;
+    } else if (agents.patterns.empty() && !agents.hosts.empty()) {
+      context.agent_count = static_cast<std::uint32_t>(agents.hosts.size());
+    }
+  }
+
+  std::optional<std::vector<std::string>> read_unique_names(const Value& value) {
+    auto names =
+        read_.list(value, [this](const Value& item) { return read_.non_empty_string(item); });
+    if (!names) return std::nullopt;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      for (std::size_t first = 0; first < i; ++first) {
+        if ((*names)[first] != (*names)[i]) continue;
+        read_.fail(read_.element(value, value.node[i], i),
+                   fmt::format("'{}' is already listed as {}[{}]", (*names)[i], value.name, first));
+        break;
+      }
+    }
+    return names;
+  }
+
+  void read_safety(const Value& value, ProfileContext& context) {
+    const auto entries = read_.mapping(value, "a mapping with max_rate or max_duration");
+    if (!entries) return;
+    for (const auto& entry : *entries) {
+      const Value& v = entry.value;
+      if (entry.key == "max_rate") {
+        // A bare 0 reads naturally as "no cap" and needs no unit.
+        const auto rate =
+            v.node.IsScalar() && v.node.Scalar() == "0"
+                ? std::optional<double>(0)
+                : read_.with_units(v, "a bit rate like 100Gbps", units::parse_bit_rate);
+        if (rate) {
+          context.safety.max_rate_bps = *rate;
+          context.max_rate_text = v.text();
+        }
+      } else if (entry.key == "max_duration") {
+        if (auto duration = read_.duration(v, {1ms, 1000h, "1ms", "1000h"})) {
+          context.safety.max_duration = *duration;
+          context.max_duration_text = v.text();
+        }
+      } else {
+        read_.unknown_key(entry, {"max_rate", "max_duration"});
+      }
+    }
+  }
+
+  // Checks `defaults` on its own, so a bad default is reported even when no test inherits it,
+  // and returns its entries for the tests to inherit.
+  std::vector<Entry> read_defaults(const Value& value) {
+    const auto entries = read_.mapping(value, "a mapping of test keys (e.g. duration: 30s)");
+    if (!entries) return {};
+    std::vector<Entry> usable;
+    TestDraft scratch{default_test_spec(), std::nullopt, {}, {}};
+    ReadContext context{read_, std::nullopt, true};
+    for (const auto& entry : *entries) {
+      if (entry.key == "name") {
+        read_.errors().add(entry.value.key_pos, entry.value.path,
+                           "name cannot have a default: every test needs its own name");
+        continue;
+      }
+      const TestKey* key = find_test_key(entry.key);
+      if (!key) {
+        read_.unknown_key(entry, test_key_names());
+        continue;
+      }
+      check_alternatives(entry, *entries);
+      key->apply(context, entry.value, scratch);
+      usable.push_back(entry);
+    }
+    return usable;
+  }
+
+  // `entry` must be an element of `entries`.
+  void check_alternatives(const Entry& entry, const std::vector<Entry>& entries) {
+    const Alternatives* pair = alternatives_of(entry.key);
+    if (!pair) return;
+    const std::string_view other = *alternative_of(entry.key);
+    const auto other_entry = std::find_if(entries.begin(), entries.end(),
+                                          [&](const Entry& e) { return e.key == other; });
+    // Report the clash once, at whichever of the two comes second.
+    if (other_entry == entries.end() || &*other_entry > &entry) return;
+    read_.errors().add(entry.value.key_pos, entry.value.path,
+                       fmt::format("{} and {} cannot both be set: {} is one size, {} a sweep",
+                                   pair->single, pair->sweep, pair->single, pair->sweep));
+  }
+
+  std::vector<TestSpec> read_tests(const Value& value, const std::vector<Entry>& defaults,
+                                   const ProfileContext& context) {
+    std::vector<TestSpec> tests;
+    if (!value.node.IsSequence()) {
+      read_.mismatch(value, "a list of tests");
+      return tests;
+    }
+    if (value.node.size() == 0) {
+      read_.fail(value, "tests is empty: a profile needs at least one test");
+      return tests;
+    }
+    std::map<std::string, std::string, std::less<>> name_paths;  // test name → tests[i]
+    for (std::size_t i = 0; i < value.node.size(); ++i) {
+      const Value item = read_.element(value, value.node[i], i);
+      auto test = read_test(item, defaults, context);
+      if (!test) continue;
+      const std::string& name = test->spec.name;
+      if (const Origin* name_origin = test->origin("name")) {
+        const auto [first, inserted] = name_paths.emplace(name, item.path);
+        if (!inserted) {
+          read_.errors().add(
+              name_origin->pos, join_path(item.path, "name"),
+              fmt::format("test name '{}' is already used by {}", name, first->second));
+        }
+      }
+      tests.push_back(std::move(test->spec));
+    }
+    return tests;
+  }
+
+  std::optional<TestDraft> read_test(const Value& value, const std::vector<Entry>& defaults,
+                                     const ProfileContext& profile) {
+    const auto entries = read_.mapping(value, "a mapping of test keys (name, engine, ...)");
+    if (!entries) return std::nullopt;
+
+    ReadContext context{read_, find_engine(*entries, defaults), false};
+    TestDraft draft{default_test_spec(), std::nullopt, {}, {}};
+    draft.spec.pos = value.pos;
+
+    // Defaults first, so that the test's own keys overwrite them.
+    context.from_defaults = true;
+    for (const auto& entry : defaults) {
+      const TestKey* key = find_test_key(entry.key);
+      const auto other = alternative_of(entry.key);
+      const bool overridden = has_key(*entries, entry.key) && entry.key != "thresholds";
+      const bool replaced = other && has_key(*entries, *other);
+      if (overridden || replaced || !applies(*key, context.engine)) continue;
+      apply(*key, context, entry, draft);
+    }
+    context.from_defaults = false;
+    for (const auto& entry : *entries) {
+      const TestKey* key = find_test_key(entry.key);
+      if (!key) {
+        read_.unknown_key(entry, test_key_names());
+        continue;
+      }
+      if (!applies(*key, context.engine)) {
+        read_.errors().add(entry.value.key_pos, entry.value.path,
+                           fmt::format("{} is {} key; this test's engine is {}", entry.key,
+                                       with_article(key->engine), *context.engine));
+        continue;
+      }
+      check_alternatives(entry, *entries);
+      apply(*key, context, entry, draft);
+    }
+
+    if (!has_key(*entries, "name")) read_.missing(value, "name");
+    if (!has_key(*entries, "engine") && !has_key(defaults, "engine")) {
+      read_.missing(value, "engine");
+    }
+    // A training-step replay's duration is its steps times its period.
+    if (!has_key(*entries, "duration") && !has_key(defaults, "duration") && !has_key(*entries, "collective") &&
+        !has_key(defaults, "collective")) {
+      read_.missing(value, "duration");
+    }
+    check_test(value, draft, profile);
+    auto& thresholds = draft.spec.thresholds;
+    for (auto& threshold : safe_default_thresholds(draft.spec.engine, thresholds, draft.spec.pos)) {
+      thresholds.push_back(std::move(threshold));
+    }
+    return draft;
+  }
+
+  // The engine as the test (or defaults) names it, when that is a valid engine; other keys are
+  // checked against it.
+  static std::optional<std::string> find_engine(const std::vector<Entry>& entries,
+                                                const std::vector<Entry>& defaults) {
+    for (const auto* list : {&entries, &defaults}) {
+      for (const auto& entry : *list) {
+        if (entry.key != "engine") continue;
+        if (!entry.value.node.IsScalar()) return std::nullopt;
+        const std::string& engine = entry.value.node.Scalar();
+        if (std::find(kEngines.begin(), kEngines.end(), engine) == kEngines.end()) {
+          return std::nullopt;
+        }
+        return engine;
+      }
+    }
+    return std::nullopt;
+  }
+
+  static bool applies(const TestKey& key, const std::optional<std::string>& engine) {
+    return key.engine.empty() || !engine || key.engine == *engine;
+  }
+
+  void apply(const TestKey& key, ReadContext& context, const Entry& entry, TestDraft& draft) {
+    draft.written.insert(entry.key);
+    if (key.apply(context, entry.value, draft)) {
+      draft.origins[entry.key] = Origin{entry.value.pos, entry.value.text(), context.from_defaults};
+    }
+  }
+
+  // ---- checks that involve more than one key
+
+  // Errors about a value the test inherited name the test's field and point at the default.
+  void fail_at(const Value& test, std::string_view key, const Origin* origin, std::string message) {
+    if (origin && origin->from_defaults) message += " (set in defaults)";
+    read_.errors().add(origin ? origin->pos : test.pos, join_path(test.path, key),
+                       std::move(message));
+  }
+
+  void check_test(const Value& test, TestDraft& draft, const ProfileContext& profile) {
+    TestSpec& spec = draft.spec;
+    const SafetyCaps& safety = profile.safety;
+
+    if (const Origin* duration = draft.origin("duration")) {
+      if (spec.duration > safety.max_duration) {
+        fail_at(test, "duration", duration,
+                fmt::format("duration {} is above safety.max_duration {}", duration->text,
+                            profile.max_duration_text));
+      }
+      const Origin* interval = draft.origin("sample_interval");
+      if (spec.sample_interval > spec.duration) {
+        fail_at(test, "sample_interval", interval ? interval : duration,
+                fmt::format("sample_interval {} is longer than the test's duration {}",
+                            interval ? interval->text : "1s (the default)", duration->text));
+      }
+    }
+
+    // A collective sets the topology (and maybe the duration) that the checks below look at.
+    if (spec.engine == "rdma") {
+      check_collective(test, draft);
+      check_collective_duration(test, draft, profile);
+    }
+    check_rate(test, draft, profile);
+    check_topology(test, draft, profile);
+
+    if (spec.engine == "rdma") {
+      const Origin* signal = draft.origin("signal_every");
+      if (signal && spec.rdma.signal_every() > spec.rdma.outstanding()) {
+        fail_at(test, "signal_every", signal,
+                fmt::format("signal_every {} is above outstanding {}", signal->text,
+                            spec.rdma.outstanding()));
+      }
+      // Presence, not validity: a malformed burst_duty has been reported already.
+      const bool period = draft.written.contains("burst_period");
+      const bool duty = draft.written.contains("burst_duty");
+      if (period && !duty) {
+        fail_at(test, "burst_period", draft.origin("burst_period"),
+                "burst_period needs burst_duty (e.g. 50%)");
+      }
+      if (duty && !period) {
+        fail_at(test, "burst_duty", draft.origin("burst_duty"),
+                "burst_duty needs burst_period (e.g. 100ms)");
+      }
+    }
+  }
+
+  // A training-step replay needs its bytes, steps and period; it sets the topology and fills the
+  // duration, which must hold every step.
+  void check_collective(const Value& test, TestDraft& draft) {
+    TestSpec& spec = draft.spec;
+    const Origin* collective = draft.origin("collective");
+    const std::string_view keys[] = {"collective_bytes", "steps", "step_period", "compute_time", "scale"};
+    if (!collective) {
+      for (auto key : keys) {
+        if (const Origin* origin = draft.origin(key)) {
+          fail_at(test, key, origin, fmt::format("{} is for training-step replay: it needs collective", key));
+        }
+      }
+      return;
+    }
+    for (auto key : {"collective_bytes", "steps", "step_period"}) {
+      if (!draft.written.contains(key)) {
+        fail_at(test, "collective", collective, fmt::format("collective {} needs {}", collective->text, key));
+      }
+    }
+    const auto& rdma = spec.rdma;
+    if (const Origin* compute = draft.origin("compute_time"); compute && rdma.compute_ms() >= rdma.step_period_ms()) {
+      fail_at(test, "compute_time", compute,
+              fmt::format("compute_time {} leaves no time to communicate in a step_period of {} ms", compute->text,
+                          rdma.step_period_ms()));
+    }
+    const Topology wanted = rdma.collective() == "all_to_all" ? Topology::Mesh : Topology::Ring;
+    if (const Origin* topology = draft.origin("topology"); topology && spec.topology != wanted) {
+      fail_at(test, "topology", topology,
+              fmt::format("collective {} runs on a {}; remove topology or set it to {}", collective->text,
+                          to_string(wanted), to_string(wanted)));
+    }
+    spec.topology = wanted;
+    const auto steps_ms = std::chrono::milliseconds(std::uint64_t{rdma.steps()} * rdma.step_period_ms());
+    if (const Origin* duration = draft.origin("duration")) {
+      if (spec.duration < steps_ms) {
+        fail_at(test, "duration", duration,
+                fmt::format("duration {} is shorter than {} steps of {} ms", duration->text, rdma.steps(),
+                            rdma.step_period_ms()));
+      }
+    } else {
+      spec.duration = steps_ms;
+    }
+  }
+
+  void check_collective_duration(const Value& test, TestDraft& draft, const ProfileContext& profile) {
+    const TestSpec& spec = draft.spec;
+    if (spec.rdma.collective().empty() || draft.origin("duration") || spec.duration <= profile.safety.max_duration) return;
+    fail_at(test, "steps", draft.origin("steps"),
+            fmt::format("{} steps of {} ms last longer than safety.max_duration {}", spec.rdma.steps(),
+                        spec.rdma.step_period_ms(), profile.max_duration_text));
+  }
+
+  void check_rate(const Value& test, TestDraft& draft, const ProfileContext& profile) {
+    TestSpec& spec = draft.spec;
+    const Origin* origin = draft.origin("rate");
+    // Which rates are allowed depends on the engine; without a valid one there is nothing to say.
+    if (!draft.rate || !origin || spec.engine.empty()) return;
+    const units::Rate& rate = *draft.rate;
+    const double cap = profile.safety.max_rate_bps;
+    using Kind = units::Rate::Kind;
+
+    if (spec.engine == "rdma") {
+      if (rate.kind == Kind::PacketsPerSecond) {
+        fail_at(
+            test, "rate", origin,
+            fmt::format("rdma rates are bit rates (e.g. 100Gbps) or max, got '{}'", origin->text));
+        return;
+      }
+      spec.rdma.set_rate_bps(rate.value);
+    } else if (rate.kind == Kind::PacketsPerSecond) {
+      spec.dpdk.set_rate_pps(rate.value);
+    } else if (rate.kind == Kind::BitsPerSecond) {
+      spec.dpdk.set_rate_bps(rate.value);
+    }
+
+    if (cap <= 0 || rate.kind == Kind::Max) return;
+    if (rate.kind == Kind::BitsPerSecond && rate.value > cap) {
+      fail_at(
+          test, "rate", origin,
+          fmt::format("rate {} is above safety.max_rate {}", origin->text, profile.max_rate_text));
+    }
+    if (rate.kind == Kind::PacketsPerSecond) {
+      // A sweep runs every size at this packet rate, so the largest frame sets the bit rate.
+      std::uint32_t frame = spec.dpdk.frame_size();
+      for (const auto size : spec.dpdk.frame_sizes()) frame = std::max(frame, size);
+      const double bps = rate.value * frame * 8;
+      if (bps > cap) {
+        fail_at(
+            test, "rate", origin,
+            fmt::format("rate {} with {}-byte frames is {}, above safety.max_rate {}", origin->text,
+                        frame, units::format_bit_rate(bps), profile.max_rate_text));
+      }
+    }
+  }
+
+  void check_topology(const Value& test, const TestDraft& draft, const ProfileContext& profile) {
+    if (!profile.agent_count) return;
+    const std::uint32_t agents = *profile.agent_count;
+    const Topology topology = draft.spec.topology;
+    const Origin* origin = draft.origin("topology");
+    const std::string name =
+        fmt::format("{} topology{}", to_string(topology), origin ? "" : " (the default)");
+    if (topology == Topology::Pairs && agents % 2 != 0) {
+      fail_at(test, "topology", origin,
+              fmt::format("{} needs an even number of agents; agents selects {}", name, agents));
+    } else if (topology == Topology::Permutation && agents % 2 != 0) {
+      fail_at(test, "topology", origin,
+              fmt::format("{} pairs each agent with the one n/2 away: it needs an even number of agents; agents "
+                          "selects {}", name, agents));
+    } else if (topology != Topology::Loopback && topology != Topology::Pairs && agents < 2) {
+      fail_at(test, "topology", origin,
+              fmt::format("{} needs at least 2 agents; agents selects {}", name, agents));
+    }
+  }
+
+  YamlReader read_;
+};
+
+}  // namespace
+
+ProfileInvalid::ProfileInvalid(std::vector<ProfileError> errors)
+    : std::runtime_error(join_errors(errors)), errors_(std::move(errors)) {}
+
+Profile load_profile_text(std::string_view yaml_text, const std::string& file_name) {
+  YamlErrors errors(file_name);
+  const std::optional<YAML::Node> root = parse_yaml(yaml_text, errors);
+  if (!root) throw ProfileInvalid(errors.take_sorted());
+  ProfileReader reader(errors);
+  Profile profile = reader.read(*root);
+  if (!errors.empty()) throw ProfileInvalid(errors.take_sorted());
+  return profile;
+}
+
+Profile load_profile_file(const std::string& path) {
+  YamlErrors errors(path);
+  const auto text = read_input_file(errors, "the profile");
+  if (!text) throw ProfileInvalid(errors.take_sorted());
+  return load_profile_text(*text, path);
+}
+
+}  // namespace tusk

@@ -1,0 +1,79 @@
+#include "controller/profile/threshold_catalog.hpp"
+
+#include <algorithm>
+
+#include "common/counter_names.hpp"
+
+namespace tusk {
+
+const std::vector<ThresholdKind>& threshold_catalog() {
+  using V = ThresholdKind::Value;
+  using S = ThresholdKind::Scope;
+  namespace c = counters;
+  constexpr bool kSafe = true;
+  // One entry per line reads as a table; clang-format would put every field on its own line.
+  // clang-format off
+  static const std::vector<ThresholdKind> catalog{
+      {"max_ber", "ber", Bound::Max, V::Ratio, {"dpdk"},
+       "highest bit error ratio: errored bits / bits received"},
+      {"max_bit_errors", c::kBitErrors, Bound::Max, V::Count, {"dpdk"},
+       "most payload bits received in error", kSafe, {"max_ber", "max_errored_frames"}},
+      {"max_loss", "loss_ratio", Bound::Max, V::Ratio, {"dpdk"},
+       "highest frame loss ratio: frames lost outside link flaps / frames sent"},
+      {"max_errored_frames", c::kErroredFrames, Bound::Max, V::Count, {"dpdk"},
+       "most frames received with at least one bit error"},
+      {"max_lost_frames", c::kLostFrames, Bound::Max, V::Count, {"dpdk"},
+       "most frames sent but never received, outside link flaps", kSafe, {"max_loss"}},
+      {"max_flaps", c::kLinkFlaps, Bound::Max, V::Count, {"dpdk", "rdma"},
+       "most link down events during the test", kSafe},
+      {"max_traffic_gaps", c::kTrafficGaps, Bound::Max, V::Count, {"dpdk"},
+       "most gaps in a stream's traffic that no link flap accounts for", kSafe},
+      {"max_latency_p99", c::kLatencyP99Ns, Bound::Max, V::Duration, {"dpdk", "rdma"},
+       "highest 99th percentile latency"},
+      {"max_completion_errors", c::kCompletionErrors, Bound::Max, V::Count, {"rdma"},
+       "most work completions with an error status", kSafe},
+      {"max_integrity_errors", c::kIntegrityErrors, Bound::Max, V::Count, {"rdma"},
+       "most messages whose payload failed the data check", kSafe},
+      {"max_stalls", c::kStalls, Bound::Max, V::Count, {"rdma"},
+       "most times a flow had work in flight and nothing completed for its stall_timeout", kSafe},
+      {"max_retransmits", c::kRetransmits, Bound::Max, V::Count, {"rdma"},
+       "most transport retransmissions (NIC counters)"},
+      {"min_throughput", "throughput_bps", Bound::Min, V::BitRate, {"dpdk", "rdma"},
+       "lowest throughput, in bits per second"},
+      {"max_host_drops", c::kHostDrops, Bound::Max, V::Count, {"dpdk", "rdma"},
+       "most packets the host dropped (NIC out-of-buffer, rx_missed)"},
+      {"max_agents_lost", c::kAgentsLost, Bound::Max, V::Count, {"dpdk", "rdma"},
+       "most agents of the test that may be lost (no result) while the rest are still judged", kSafe, {},
+       S::Test},
+  };
+  // clang-format on
+  return catalog;
+}
+
+const ThresholdKind* find_threshold(std::string_view key) {
+  const auto& catalog = threshold_catalog();
+  const auto found = std::find_if(catalog.begin(), catalog.end(),
+                                  [key](const ThresholdKind& kind) { return kind.key == key; });
+  return found == catalog.end() ? nullptr : &*found;
+}
+
+std::vector<Threshold> safe_default_thresholds(std::string_view engine, const std::vector<Threshold>& thresholds,
+                                               const SourcePos& pos) {
+  const auto set_by_profile = [&](std::string_view key) {
+    return std::any_of(thresholds.begin(), thresholds.end(), [key](const Threshold& t) { return t.key == key; });
+  };
+  std::vector<Threshold> defaults;
+  for (const auto& kind : threshold_catalog()) {
+    if (!kind.safe_default) continue;
+    if (std::find(kind.engines.begin(), kind.engines.end(), engine) == kind.engines.end()) continue;
+    if (set_by_profile(kind.key) || std::any_of(kind.relaxed_by.begin(), kind.relaxed_by.end(), set_by_profile)) {
+      continue;
+    }
+    Threshold threshold{std::string(kind.key), std::string(kind.metric), kind.bound, 0, pos};
+    threshold.implicit = true;
+    defaults.push_back(std::move(threshold));
+  }
+  return defaults;
+}
+
+}  // namespace tusk

@@ -1,0 +1,88 @@
+#include "controller/report/collective_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "common/counter_names.hpp"
+#include "controller/verdict/stream_values.hpp"
+#include "controller/plan/planner.hpp"
+
+namespace tusk {
+
+namespace {
+
+double counter(const proto::StreamCounters& stream, std::string_view name) {
+  return static_cast<double>(counter_of(stream, name).value_or(0));
+}
+
+double gauge(const proto::StreamCounters& stream, std::string_view name) { return gauge_of(stream, name).value_or(0); }
+
+}  // namespace
+
+std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
+  const auto& rdma = test.spec.rdma;
+  if (test.spec.engine != "rdma" || rdma.collective().empty()) return std::nullopt;
+  CollectiveResult result;
+  result.collective = rdma.collective();
+  result.ranks = test.agents.size();
+  // S and each rank's bytes per peer and step as the planner resolved them, in the plans it sent.
+  if (test.plans.empty()) return std::nullopt;
+  const proto::RdmaTest& planned = test.plans.begin()->second.rdma();
+  result.bytes_per_step = planned.collective_bytes();
+  result.steps = planned.steps();
+
+  // Flows (QPs) of one rank to one peer add up to that link.
+  struct LinkSum {
+    double bytes = 0, step_time_mean_ns = 0, step_time_max_ns = 0;
+    std::uint64_t steps = std::numeric_limits<std::uint64_t>::max();
+  };
+  std::map<std::pair<std::string, std::string>, LinkSum> links;
+  for (const auto& verdict : test.streams) {
+    const auto& stream = verdict.stream;
+    if (stream.kind() != "flow") continue;
+    LinkSum& link = links[{verdict.agent, stream.peer()}];
+    link.bytes += counter(stream, counters::kTxBytes);
+    link.steps = std::min<std::uint64_t>(link.steps, static_cast<std::uint64_t>(counter(stream, counters::kStepsDone)));
+    link.step_time_mean_ns = std::max(link.step_time_mean_ns, gauge(stream, counters::kStepTimeMeanNs));
+    link.step_time_max_ns = std::max(link.step_time_max_ns, gauge(stream, counters::kStepTimeMaxNs));
+  }
+  std::map<std::string, RankResult> ranks;
+  double best_rate = 0;
+  for (const auto& [key, link] : links) {
+    const double bytes_per_step = link.steps > 0 ? link.bytes / static_cast<double>(link.steps) : 0;
+    const double rate = link.step_time_mean_ns > 0 ? bytes_per_step * 8 / (link.step_time_mean_ns / 1e9) : 0;
+    best_rate = std::max(best_rate, rate);
+    result.links.push_back({key.first, key.second, bytes_per_step, rate, 0});
+    RankResult& rank = ranks[key.first];
+    rank.agent = key.first;
+    if (const auto plan = test.plans.find(key.first); plan != test.plans.end()) {
+      rank.model_bytes_per_step = static_cast<double>(plan->second.rdma().peer_bytes_per_step()) *
+                                  static_cast<double>(plan->second.peers_size());
+    }
+    rank.steps_done = rank.steps_done == 0 ? link.steps : std::min(rank.steps_done, link.steps);
+    rank.step_time_mean_s = std::max(rank.step_time_mean_s, link.step_time_mean_ns / 1e9);
+    rank.step_time_max_s = std::max(rank.step_time_max_s, link.step_time_max_ns / 1e9);
+  }
+  for (auto& link : result.links) {
+    link.below_best_percent = best_rate > 0 ? (1 - link.rate_bps / best_rate) * 100 : 0;
+  }
+  for (auto& [agent, rank] : ranks) {
+    double sent = 0;
+    for (const auto& link : result.links) {
+      if (link.from == agent) sent += link.bytes_per_step;
+    }
+    rank.bytes_per_step = sent;
+    if (rank.step_time_mean_s > result.time_per_step_s) {
+      result.time_per_step_s = rank.step_time_mean_s;
+      result.slowest_rank = agent;
+    }
+    result.per_rank.push_back(rank);
+  }
+  if (result.time_per_step_s <= 0) return std::nullopt;
+  result.algbw_bytes_per_s = static_cast<double>(result.bytes_per_step) / result.time_per_step_s;
+  result.busbw_bytes_per_s = result.algbw_bytes_per_s * bus_bandwidth_factor(result.collective, result.ranks);
+  return result;
+}
+
+}  // namespace tusk

@@ -1,0 +1,299 @@
+#include <fmt/format.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include "common/counter_names.hpp"
+#include "common/version.hpp"
+#include "controller/verdict/ber_bound.hpp"
+#include "controller/report/collective_report.hpp"
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string iso_time(std::int64_t ns) {
+  const std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:03d}Z", text, static_cast<int>((ns / 1'000'000) % 1000));
+}
+
+json counters_json(const proto::StreamCounters& stream) {
+  json counters = json::object();
+  for (const auto& [name, value] : stream.counters()) counters[name] = value;
+  return counters;
+}
+
+json gauges_json(const proto::StreamCounters& stream) {
+  json gauges = json::object();
+  for (const auto& [name, value] : stream.gauges()) gauges[name] = value;
+  return gauges;
+}
+
+const proto::StreamCounters* find_stream(const proto::Sample& sample, const std::string& stream_id) {
+  for (const auto& stream : sample.streams()) {
+    if (stream.stream_id() == stream_id) return &stream;
+  }
+  return nullptr;
+}
+
+// Per-interval deltas of every counter of one stream, plus the interval's throughput.
+json stream_series(const AgentTestData& agent, const std::string& stream_id) {
+  json series = json::array();
+  const proto::StreamCounters* previous = nullptr;
+  std::uint64_t previous_elapsed_ms = 0;
+  for (const auto& [index, sample] : agent.samples) {
+    const auto* stream = find_stream(sample, stream_id);
+    if (!stream) continue;
+    json point;
+    point["index"] = index;
+    point["elapsed_ms"] = sample.elapsed_ms();
+    json deltas = json::object();
+    for (const auto& [name, value] : stream->counters()) {
+      std::uint64_t before = 0;
+      if (previous) {
+        auto it = previous->counters().find(name);
+        if (it != previous->counters().end()) before = it->second;
+      }
+      deltas[name] = value >= before ? value - before : 0;
+    }
+    point["counters"] = deltas;
+    if (!stream->gauges().empty()) point["gauges"] = gauges_json(*stream);
+    const double interval_s = (sample.elapsed_ms() - previous_elapsed_ms) / 1e3;
+    const char* bytes_key = deltas.contains("rx_bytes") ? "rx_bytes" : "tx_bytes";
+    if (interval_s > 0 && deltas.contains(bytes_key)) {
+      point["throughput_bps"] = deltas[bytes_key].get<double>() * 8 / interval_s;
+    }
+    series.push_back(std::move(point));
+    previous = stream;
+    previous_elapsed_ms = sample.elapsed_ms();
+  }
+  return series;
+}
+
+// What the bits compared prove (StreamVerdict::ber).
+json ber_json(const StreamVerdict& verdict) {
+  if (!verdict.ber) return nullptr;
+  const auto& ber = *verdict.ber;
+  const BerEstimate& estimate = ber.estimate;
+  return {{"bits_compared", estimate.bits},
+          {"bit_errors", estimate.errors},
+          {"measured", estimate.has_data() ? json(estimate.measured) : json(nullptr)},
+          {"upper_bound", estimate.has_data() ? json(estimate.upper_bound) : json(nullptr)},
+          {"confidence", estimate.confidence},
+          {"target", ber.target},
+          {"bits_needed_for_target", ber.bits_needed_for_target},
+          {"seconds_more_for_target", ber.seconds_more_for_target}};
+}
+
+json test_json(const TestOutcome& test) {
+  json out;
+  out["index"] = test.index;
+  out["name"] = test.spec.name;
+  out["engine"] = test.spec.engine;
+  out["topology"] = std::string(to_string(test.spec.topology));
+  out["duration_s"] = test.spec.duration.count() / 1e3;
+  out["sample_interval_s"] = test.spec.sample_interval.count() / 1e3;
+  out["agents"] = test.agents;
+  out["verdict"] = std::string(to_string(test.verdict));
+  out["problems"] = test.problems;
+  json warnings = test.warnings;
+  for (const auto& verdict : test.streams) {
+    for (const auto& warning : verdict.warnings()) {
+      warnings.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), warning));
+    }
+  }
+  out["warnings"] = warnings;
+  out["planned_start"] = iso_time(test.planned_start_ns);
+  out["start_skew_ns"] = test.start_skew_ns ? json(*test.start_skew_ns) : json(nullptr);
+  if (const auto collective = collective_result(test)) {
+    json ranks = json::array();
+    for (const auto& rank : collective->per_rank) {
+      ranks.push_back({{"agent", rank.agent},
+                       {"bytes_per_step", rank.bytes_per_step},
+                       {"model_bytes_per_step", rank.model_bytes_per_step},
+                       {"steps_done", rank.steps_done},
+                       {"step_time_mean_s", rank.step_time_mean_s},
+                       {"step_time_max_s", rank.step_time_max_s}});
+    }
+    json links = json::array();
+    for (const auto& link : collective->links) {
+      links.push_back({{"from", link.from},
+                       {"to", link.to},
+                       {"bytes_per_step", link.bytes_per_step},
+                       {"rate_bps", link.rate_bps},
+                       {"below_best_percent", link.below_best_percent}});
+    }
+    out["collective"] = {{"name", collective->collective},
+                         {"ranks", collective->ranks},
+                         {"bytes_per_step", collective->bytes_per_step},
+                         {"steps", collective->steps},
+                         {"time_per_step_s", collective->time_per_step_s},
+                         {"slowest_rank", collective->slowest_rank},
+                         {"algbw_bytes_per_s", collective->algbw_bytes_per_s},
+                         {"busbw_bytes_per_s", collective->busbw_bytes_per_s},
+                         {"per_rank", ranks},
+                         {"links", links}};
+  }
+
+  json thresholds = json::array();
+  for (const auto& threshold : test.spec.thresholds) {
+    thresholds.push_back({{"key", threshold.key},
+                          {"metric", threshold.metric},
+                          {"bound", threshold.bound == Bound::Max ? "max" : "min"},
+                          {"value", threshold.value},
+                          {"safe_default", threshold.implicit}});
+  }
+  out["thresholds"] = thresholds;
+
+  json starts = json::array();
+  for (const auto& start : test.starts) {
+    starts.push_back({{"agent", start.agent},
+                      {"clock_offset_ns", start.clock_offset_ns},
+                      {"clock_rtt_ns", start.clock_rtt_ns},
+                      {"start_error_ns", start.start_error_ns ? json(*start.start_error_ns) : json(nullptr)}});
+  }
+  out["starts"] = starts;
+
+  json streams = json::array();
+  for (const auto& verdict : test.streams) {
+    json stream;
+    stream["agent"] = verdict.agent;
+    stream["stream_id"] = verdict.stream.stream_id();
+    stream["peer"] = verdict.stream.peer();
+    stream["passed"] = verdict.passed();
+    stream["counters"] = counters_json(verdict.stream);
+    stream["gauges"] = gauges_json(verdict.stream);
+    stream["metrics"] = verdict.metrics;
+    stream["ber"] = ber_json(verdict);
+    json checks = json::array();
+    for (const auto& check : verdict.checks) {
+      checks.push_back({{"key", check.threshold.key},
+                        {"measured", check.measured ? json(*check.measured) : json(nullptr)},
+                        {"limit", check.threshold.value},
+                        {"passed", check.passed},
+                        {"text", check.describe()}});
+    }
+    stream["checks"] = checks;
+    stream["series"] = stream_series(test.per_agent.at(verdict.agent), verdict.stream.stream_id());
+    streams.push_back(std::move(stream));
+  }
+  out["streams"] = streams;
+
+  json agents = json::array();
+  for (const auto& name : test.agents) {
+    const auto& agent = test.per_agent.at(name);
+    json entry;
+    entry["agent"] = name;
+    entry["lost"] = agent.lost;
+    entry["samples_received"] = agent.samples.size();
+    std::vector<std::uint32_t> indexes;
+    for (const auto& [index, sample] : agent.samples) indexes.push_back(index);
+    entry["sample_indexes"] = indexes;
+    if (agent.result) {
+      entry["samples_made"] = agent.result->samples();
+      entry["completed"] = agent.result->completed();
+      entry["stop_reason"] = agent.result->stop_reason();
+    } else {
+      entry["samples_made"] = nullptr;
+      entry["completed"] = false;
+      entry["stop_reason"] = "no result";
+    }
+    json events = json::array();
+    for (const auto& event : agent.events) {
+      events.push_back({{"time", iso_time(event.agent_time_ns())},
+                        {"kind", proto::AgentEvent::Kind_Name(event.kind())},
+                        {"stream_id", event.stream_id()},
+                        {"message", event.message()}});
+    }
+    entry["events"] = events;
+    agents.push_back(std::move(entry));
+  }
+  out["agents"] = agents;
+  return out;
+}
+
+}  // namespace
+
+json report_json(const RunOutcome& outcome) {
+  json report;
+  report["schema"] = kReportSchema;
+  report["tusk_version"] = kTuskVersion;
+  report["run_id"] = outcome.run_id;
+  report["profile"] = {{"name", outcome.profile.name},
+                       {"file", outcome.profile.file},
+                       {"description", outcome.profile.description}};
+  report["started"] = iso_time(outcome.started_ns);
+  report["finished"] = iso_time(outcome.finished_ns);
+  report["exit_code"] = outcome.exit_code;
+  report["conclusion"] = outcome.conclusion;
+  report["missing_agents"] = outcome.missing_agents;
+
+  json agents = json::array();
+  for (const auto& view : outcome.agents) {
+    json agent;
+    agent["name"] = view.name;
+    agent["hostname"] = view.inventory.hostname();
+    agent["version"] = view.inventory.agent_version();
+    agent["remote"] = view.remote;
+    agent["connected_at_end"] = view.connected;
+    agent["connections"] = view.connects;
+    agent["duplicate_records_dropped"] = view.duplicate_records;
+    agent["records_missing"] = view.missing_records;
+    agent["engines"] = std::vector<std::string>(view.inventory.engines().begin(), view.inventory.engines().end());
+    agent["notes"] = std::vector<std::string>(view.inventory.notes().begin(), view.inventory.notes().end());
+    json devices = json::array();
+    for (const auto& device : view.inventory.rdma_devices()) {
+      json ports = json::array();
+      for (const auto& port : device.ports()) {
+        ports.push_back({{"port", port.port_num()},
+                         {"state", port.state()},
+                         {"mtu", port.active_mtu()},
+                         {"link_layer", port.link_layer()},
+                         {"speed_gbps", port.speed_gbps()},
+                         {"gids", port.gids_size()}});
+      }
+      devices.push_back({{"name", device.name()}, {"firmware", device.firmware()}, {"ports", ports}});
+    }
+    agent["rdma_devices"] = devices;
+    agents.push_back(std::move(agent));
+  }
+  report["agents"] = agents;
+
+  json tests = json::array();
+  for (const auto& test : outcome.tests) tests.push_back(test_json(test));
+  report["tests"] = tests;
+
+  json faults = json::array();
+  for (const auto& fault : outcome.faults) {
+    faults.push_back({{"time", iso_time(fault.time_ns)},
+                      {"agent", fault.agent},
+                      {"test_index", fault.test_index},
+                      {"message", fault.message}});
+  }
+  report["faults"] = faults;
+  return report;
+}
+
+void write_reports(const RunOutcome& outcome, const std::string& directory) {
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot create report directory '{}': {}", directory, ec.message()));
+  auto write = [&](const std::string& name, const std::string& text) {
+    const auto path = std::filesystem::path(directory) / name;
+    std::ofstream file(path);
+    file << text;
+    file.close();
+    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", path.string()));
+  };
+  write("report.json", report_json(outcome).dump(2) + "\n");
+  write("junit.xml", report_junit(outcome));
+}
+
+}  // namespace tusk

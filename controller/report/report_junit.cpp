@@ -1,0 +1,119 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+
+namespace {
+
+std::string xml_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// The events an agent reported for one stream (or, with an empty id, for none in particular).
+std::string event_lines(const TestOutcome& test, const std::string& agent, const std::string& stream_id) {
+  std::string text;
+  const auto data = test.per_agent.find(agent);
+  if (data == test.per_agent.end()) return text;
+  for (const auto& event : data->second.events) {
+    if (event.stream_id() == stream_id) text += fmt::format("{}: {}\n", agent, event.message());
+  }
+  return text;
+}
+
+std::string system_out(const std::string& text, const char* indent) {
+  return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_escape(text));
+}
+
+std::string testcase_name(const StreamVerdict& verdict) {
+  const auto& stream = verdict.stream;
+  return stream.peer().empty() ? fmt::format("{}:{}", verdict.agent, stream.stream_id())
+                               : fmt::format("{}:{} -> {}", verdict.agent, stream.stream_id(), stream.peer());
+}
+
+}  // namespace
+
+std::string report_junit(const RunOutcome& outcome) {
+  std::size_t total = 0, failures = 0, errors = 0;
+  std::string suites;
+  for (const auto& test : outcome.tests) {
+    std::string cases;
+    std::size_t suite_failures = 0, suite_errors = 0;
+    const double seconds = test.spec.duration.count() / 1e3;
+    const std::string classname = xml_escape(outcome.profile.name + "." + test.spec.name);
+    std::size_t judged = 0;
+    for (const auto& verdict : test.streams) {
+      if (informational_kind(verdict.stream.kind())) continue;  // the receiver's stream is the testcase
+      ++judged;
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
+                           xml_escape(testcase_name(verdict)), seconds);
+      for (const auto& check : verdict.checks) {
+        if (check.passed) continue;
+        ++suite_failures;
+        cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_escape(check.threshold.key),
+                             xml_escape(check.describe()));
+      }
+      std::string out;
+      for (const auto& warning : verdict.warnings()) out += "warning: " + warning + "\n";
+      out += event_lines(test, verdict.agent, verdict.stream.stream_id());
+      cases += system_out(out, "      ");
+      cases += "    </testcase>\n";
+    }
+    // Agents that produced no streams (lost, refused, no result) still get a testcase: a burn-in
+    // pipeline must see them as errors, not as absent.
+    for (const auto& problem : test.problems) {
+      ++suite_errors;
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", classname,
+                           xml_escape("run: " + problem));
+      cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_escape(problem));
+    }
+    // The test's own warnings and the events that belong to no judged stream.
+    std::string out;
+    for (const auto& warning : test.warnings) out += "warning: " + warning + "\n";
+    for (const auto& name : test.agents) {
+      const auto data = test.per_agent.find(name);
+      if (data == test.per_agent.end()) continue;
+      for (const auto& event : data->second.events) {
+        const bool in_a_case = std::any_of(test.streams.begin(), test.streams.end(), [&](const StreamVerdict& v) {
+          return v.agent == name && v.stream.stream_id() == event.stream_id() && !informational_kind(v.stream.kind());
+        });
+        if (!in_a_case) out += fmt::format("{}: {}\n", name, event.message());
+      }
+    }
+    cases += system_out(out, "    ");
+    const std::size_t suite_tests = judged + test.problems.size();
+    total += suite_tests;
+    failures += suite_failures;
+    errors += suite_errors;
+    suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n",
+                          classname, suite_tests, suite_failures, suite_errors, seconds, cases);
+  }
+  if (outcome.tests.empty() && !outcome.conclusion.empty() && outcome.exit_code != kExitPass) {
+    ++total;
+    ++errors;
+    suites += fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+                          "    <testcase classname=\"{}\" name=\"run\" time=\"0\">\n"
+                          "      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
+                          xml_escape(outcome.profile.name), xml_escape(outcome.profile.name),
+                          xml_escape(outcome.conclusion));
+  }
+  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                     "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+                     xml_escape(outcome.profile.name), total, failures, errors, suites);
+}
+
+}  // namespace tusk

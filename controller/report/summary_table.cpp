@@ -1,0 +1,117 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/units.hpp"
+#include "controller/report/collective_report.hpp"
+#include "controller/verdict/ber_bound.hpp"
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+
+namespace {
+
+// Left-aligned columns sized to their widest cell.
+std::string render(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += fmt::format("{:<{}}", row[i], i + 1 < row.size() ? widths[i] + 2 : 0);
+    }
+    out += "  " + line + "\n";
+  }
+  return out;
+}
+
+std::string metric_text(const StreamVerdict& verdict, const std::string& name) {
+  auto it = verdict.metrics.find(name);
+  if (it == verdict.metrics.end()) return "-";
+  if (name == "throughput_bps") return units::format_bit_rate(it->second);
+  if (name == "ber" || name == "loss_ratio") return units::format_ratio(it->second);
+  return fmt::format("{:.0f}", it->second);
+}
+
+// A clean stream shows what it proved ("< 9.4e-08 @95%"), not a bare 0.
+std::string ber_text(const StreamVerdict& verdict) {
+  if (!verdict.ber || !verdict.ber->estimate.has_data()) return "-";
+  const BerEstimate& estimate = verdict.ber->estimate;
+  if (estimate.measured > 0) return units::format_ratio(estimate.measured);
+  return fmt::format("< {:.2g} @{:g}%", estimate.upper_bound, estimate.confidence * 100);
+}
+
+// What passed but must be seen: the test's warnings, faults within relaxed thresholds, then the
+// agents' events (a flap, a stall, a late connection), at most kMaxEventLines of those.
+std::vector<std::string> warning_lines(const TestOutcome& test) {
+  constexpr std::size_t kMaxEventLines = 20;
+  std::vector<std::string> lines = test.warnings;
+  for (const auto& verdict : test.streams) {
+    for (const auto& warning : verdict.warnings()) {
+      lines.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), warning));
+    }
+  }
+  std::size_t events = 0, shown = 0;
+  for (const auto& name : test.agents) {
+    for (const auto& event : test.per_agent.at(name).events) {
+      if (++events > kMaxEventLines) continue;
+      ++shown;
+      lines.push_back(fmt::format("{}: {}", name, event.message()));
+    }
+  }
+  if (events > shown) lines.push_back(fmt::format("... and {} more events in report.json", events - shown));
+  return lines;
+}
+
+}  // namespace
+
+std::string summary_table(const RunOutcome& outcome) {
+  std::string out = fmt::format("Tusk run {} — profile '{}'\n", outcome.run_id, outcome.profile.name);
+  for (const auto& test : outcome.tests) {
+    out += fmt::format("\ntest {} '{}' ({} engine, {}): {}", test.index, test.spec.name, test.spec.engine,
+                       units::format_duration(test.spec.duration), to_string(test.verdict));
+    if (test.start_skew_ns) out += fmt::format(", start skew {:.3f} ms", *test.start_skew_ns / 1e6);
+    out += "\n";
+    std::vector<std::vector<std::string>> rows{{"agent", "stream", "peer", "throughput", "ber", "loss", "verdict"}};
+    for (const auto& verdict : test.streams) {
+      std::string result = verdict.stream.kind() == "tx"               ? "(sent)"
+                           : informational_kind(verdict.stream.kind()) ? "(info)"
+                           : verdict.passed()                          ? "pass"
+                                                                       : "FAIL";
+      for (const auto& check : verdict.checks) {
+        if (!check.passed) result += " (" + check.describe() + ")";
+      }
+      rows.push_back({verdict.agent, verdict.stream.stream_id(), verdict.stream.peer(),
+                      metric_text(verdict, "throughput_bps"), ber_text(verdict),
+                      metric_text(verdict, "loss_ratio"), result});
+    }
+    out += render(rows);
+    if (const auto collective = collective_result(test)) {
+      out += fmt::format(
+          "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
+          collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
+          units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(collective->time_per_step_s * 1e9))),
+          collective->slowest_rank, units::format_bit_rate(collective->algbw_bytes_per_s * 8),
+          units::format_bit_rate(collective->busbw_bytes_per_s * 8));
+      for (const auto& rank : collective->per_rank) {
+        out += fmt::format("    {} sent {} per step (model {}), {} steps\n", rank.agent,
+                           units::format_size(static_cast<std::uint64_t>(rank.bytes_per_step)),
+                           units::format_size(static_cast<std::uint64_t>(rank.model_bytes_per_step)), rank.steps_done);
+      }
+    }
+    for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
+    for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
+  }
+  if (!outcome.faults.empty()) {
+    out += fmt::format("\n{} fault(s) during the run:\n", outcome.faults.size());
+    for (const auto& fault : outcome.faults) out += fmt::format("  {}: {}\n", fault.agent, fault.message);
+  }
+  out += fmt::format("\nresult: {} (exit {})\n", outcome.conclusion, outcome.exit_code);
+  return out;
+}
+
+}  // namespace tusk

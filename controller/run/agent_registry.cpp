@@ -1,0 +1,375 @@
+#include "controller/run/agent_registry.hpp"
+
+#include <boost/asio/post.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/clock.hpp"
+#include "common/version.hpp"
+
+namespace tusk {
+namespace asio = boost::asio;
+using boost::system::error_code;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr auto kTickInterval = std::chrono::milliseconds(100);
+
+std::int64_t ms_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(to - from).count();
+}
+}  // namespace
+
+AgentRegistry::AgentRegistry(asio::io_context& io, Options options, Listener listener)
+    : io_(io), options_(std::move(options)), listener_(std::move(listener)), acceptor_(io), tick_timer_(io) {}
+
+void AgentRegistry::start() {
+  const auto where = fmt::format("{}:{}", options_.listen.host, options_.listen.port);
+  try {
+    asio::ip::tcp::endpoint endpoint(asio::ip::make_address(options_.listen.host), options_.listen.port);
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen(asio::socket_base::max_listen_connections);
+    bound_port_ = acceptor_.local_endpoint().port();
+  } catch (const boost::system::system_error& e) {
+    throw std::runtime_error(fmt::format("cannot listen on {}: {}", where, e.code().message()));
+  }
+  spdlog::info("listening for agents on {}:{} ({})", options_.listen.host, bound_port_,
+               options_.tls ? "TLS, mutual authentication" : "PLAINTEXT, --insecure");
+  accept_next();
+  tick();
+}
+
+void AgentRegistry::stop() {
+  asio::post(io_, [this] {
+    error_code ec;
+    acceptor_.close(ec);
+    tick_timer_.cancel();
+    std::lock_guard lock(mutex_);
+    for (auto& [name, session] : sessions_) {
+      if (session.connection) session.connection->close("controller shutting down");
+    }
+    for (auto& [connection, since] : unregistered_) connection->close("controller shutting down");
+  });
+}
+
+void AgentRegistry::accept_next() {
+  acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) {
+      spdlog::warn("accept failed: {}", ec.message());
+    } else {
+      on_accepted(std::move(socket));
+    }
+    accept_next();
+  });
+}
+
+void AgentRegistry::on_accepted(asio::ip::tcp::socket socket) {
+  auto connection = Connection::create(std::move(socket), options_.tls, Connection::Limits{});
+  {
+    std::lock_guard lock(mutex_);
+    unregistered_.emplace(connection, Clock::now());
+  }
+  // Empty until the hello names the agent; then every frame goes to that agent's session.
+  auto agent_name = std::make_shared<std::string>();
+  std::weak_ptr<Connection> weak = connection;
+  connection->start_as_server(
+      [this, weak, agent_name](proto::Envelope& message) {
+        auto self = weak.lock();
+        if (!self) return;
+        if (agent_name->empty()) {
+          *agent_name = on_first_message(self, message);
+        } else {
+          on_message(*agent_name, self, message);
+        }
+      },
+      [this, weak, agent_name](const std::string& reason) {
+        auto self = weak.lock();
+        if (!agent_name->empty()) {
+          on_closed(*agent_name, self, reason);
+          return;
+        }
+        std::lock_guard lock(mutex_);
+        if (self && unregistered_.erase(self) > 0) {
+          spdlog::warn("connection from {} closed before hello: {}", self->remote(), reason);
+        }
+      });
+}
+
+void AgentRegistry::refuse(const std::shared_ptr<Connection>& connection, proto::Error::Code code,
+                           const std::string& why) {
+  spdlog::warn("refusing {}: {}", connection->remote(), why);
+  proto::Envelope envelope;
+  envelope.mutable_error()->set_code(code);
+  envelope.mutable_error()->set_message(why);
+  connection->send(envelope);
+  // Give the error a moment to leave before the socket closes.
+  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(200));
+  timer->async_wait([timer, connection, why](error_code) { connection->close(why); });
+}
+
+std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& connection,
+                                            proto::Envelope& message) {
+  {
+    std::lock_guard lock(mutex_);
+    if (unregistered_.erase(connection) == 0) return "";  // timed out before its hello
+  }
+  if (message.body_case() != proto::Envelope::kHello) {
+    refuse(connection, proto::Error::BAD_MESSAGE, "the first frame must be a hello");
+    return "";
+  }
+  const auto& hello = message.hello();
+  if (hello.protocol_version() != kProtocolVersion) {
+    refuse(connection, proto::Error::VERSION_MISMATCH,
+           fmt::format("protocol version {} is not ours ({}); upgrade the agent or the controller",
+                       static_cast<int>(hello.protocol_version()), static_cast<int>(kProtocolVersion)));
+    return "";
+  }
+  const std::string& name = hello.agent_name();
+  if (name.empty()) {
+    refuse(connection, proto::Error::BAD_MESSAGE, "hello without an agent name");
+    return "";
+  }
+  if (connection->encrypted()) {
+    const auto common_name = connection->peer_common_name();
+    if (!common_name || *common_name != name) {
+      refuse(connection, proto::Error::NOT_AUTHORISED,
+             fmt::format("agent calls itself '{}' but its certificate names '{}'", name, common_name.value_or("nobody")));
+      return "";
+    }
+  }
+
+  std::string fault_text;
+  {
+    std::lock_guard lock(mutex_);
+    auto [it, inserted] = sessions_.try_emplace(name);
+    AgentSession& session = it->second;
+    if (!inserted && session.connected() && session.instance != hello.agent_instance()) {
+      // Two live processes with one name would corrupt each other's numbering.
+      refuse(connection, proto::Error::DUPLICATE_AGENT,
+             fmt::format("another agent named '{}' is already connected from {}", name, session.remote));
+      return "";
+    }
+    if (session.connection && session.connection != connection) session.connection->close("replaced by a new connection");
+    if (inserted || session.instance != hello.agent_instance()) {
+      if (!inserted) fault_text = "agent process restarted; records it had not delivered are lost";
+      session.inbox.start_at(hello.state().first_unacked_seq());
+    }
+    session.name = name;
+    session.instance = hello.agent_instance();
+    session.inventory = hello.inventory();
+    session.state_at_hello = hello.state();
+    session.connection = connection;
+    session.remote = connection->remote();
+    session.last_heard = Clock::now();
+    ++session.connects;
+
+    proto::Envelope ack;
+    ack.mutable_hello_ack()->set_protocol_version(kProtocolVersion);
+    ack.mutable_hello_ack()->set_controller_name(options_.controller_name);
+    ack.mutable_hello_ack()->set_lease_ms(static_cast<std::uint32_t>(options_.lease.count()));
+    ack.mutable_hello_ack()->set_heartbeat_interval_ms(static_cast<std::uint32_t>(options_.lease.count() / 3));
+    connection->send(ack);
+    proto::Envelope record_ack;
+    record_ack.mutable_record_ack()->set_acked_through(session.inbox.acked_through());
+    connection->send(record_ack);
+    for (const auto& order : session.standing_orders) connection->send(order);
+    spdlog::info("agent '{}' registered from {} (connection #{}, {} RDMA devices, engines: {})", name,
+                 session.remote, session.connects, session.inventory.rdma_devices_size(),
+                 fmt::join(session.inventory.engines(), ","));
+  }
+  if (!fault_text.empty()) fault(name, fault_text);
+  return name;
+}
+
+void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<Connection>& connection,
+                               proto::Envelope& message) {
+  const std::int64_t received_ns = realtime_ns();
+  std::vector<proto::Record> fresh;
+  std::vector<std::string> faults;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(agent);
+    if (it == sessions_.end() || it->second.connection != connection) return;  // a replaced connection
+    AgentSession& session = it->second;
+    session.last_heard = Clock::now();
+    switch (message.body_case()) {
+      case proto::Envelope::kHeartbeat:
+        return;
+      case proto::Envelope::kClockEcho:
+        session.clock.add(clock_sample_from(message.clock_echo(), received_ns));
+        return;
+      case proto::Envelope::kPlanAck:
+        break;  // handled below, outside the lock
+      case proto::Envelope::kRecords: {
+        auto accepted = session.inbox.accept(message.records());
+        for (const auto& [first, last] : accepted.gaps) {
+          faults.push_back(fmt::format("records {}..{} never arrived: the agent dropped them", first, last));
+        }
+        fresh = std::move(accepted.fresh);
+        proto::Envelope ack;
+        ack.mutable_record_ack()->set_acked_through(session.inbox.acked_through());
+        connection->send(ack);
+        break;
+      }
+      case proto::Envelope::kError:
+        faults.push_back(fmt::format("agent reported an error: {}", message.error().message()));
+        break;
+      default:
+        spdlog::warn("agent '{}' sent an unexpected message ({}); ignored", agent, static_cast<int>(message.body_case()));
+        return;
+    }
+  }
+  for (const auto& what : faults) fault(agent, what);
+  if (message.body_case() == proto::Envelope::kPlanAck && listener_.on_plan_ack) {
+    listener_.on_plan_ack(agent, message.plan_ack());
+  }
+  if (listener_.on_record) {
+    for (const auto& record : fresh) listener_.on_record(agent, record);
+  }
+}
+
+void AgentRegistry::on_closed(const std::string& agent, const std::shared_ptr<Connection>& connection,
+                              const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(agent);
+    if (it == sessions_.end() || !connection || it->second.connection != connection) return;
+    it->second.connection.reset();
+    it->second.disconnected_since = Clock::now();
+  }
+  spdlog::warn("agent '{}' disconnected: {}", agent, reason);
+  fault(agent, fmt::format("connection lost: {}", reason));
+}
+
+void AgentRegistry::fault(const std::string& agent, const std::string& what) {
+  if (listener_.on_fault) listener_.on_fault(agent, what);
+}
+
+void AgentRegistry::tick() {
+  const auto now = Clock::now();
+  const bool heartbeat_due = now - last_heartbeat_ >= options_.lease / 3;
+  if (heartbeat_due) last_heartbeat_ = now;
+  proto::Envelope heartbeat;
+  heartbeat.mutable_heartbeat()->set_sender_time_ns(realtime_ns());
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [name, session] : sessions_) {
+      if (!session.connected()) continue;
+      // A connection that stays silent through two leases is dead even if TCP has not noticed.
+      if (now - session.last_heard > 2 * options_.lease) {
+        session.connection->close(fmt::format("agent silent for {} ms", ms_between(session.last_heard, now)));
+        continue;
+      }
+      if (heartbeat_due) session.connection->send(heartbeat);
+    }
+    for (auto& [connection, since] : unregistered_) {
+      if (now - since > options_.hello_timeout) connection->close("no hello in time");
+    }
+  }
+  tick_timer_.expires_after(kTickInterval);
+  tick_timer_.async_wait([this](error_code ec) {
+    if (!ec) tick();
+  });
+}
+
+AgentView AgentRegistry::view_of(const AgentSession& session, Clock::time_point now) const {
+  AgentView view;
+  view.name = session.name;
+  view.inventory = session.inventory;
+  view.connected = session.connected();
+  view.remote = session.remote;
+  view.clock = session.clock.best();
+  view.clock_samples = session.clock.count();
+  if (!view.connected) view.away_for = now - session.disconnected_since;
+  view.connects = session.connects;
+  view.duplicate_records = session.inbox.duplicates_total();
+  view.missing_records = session.inbox.missing_total();
+  return view;
+}
+
+std::vector<AgentView> AgentRegistry::agents() const {
+  std::lock_guard lock(mutex_);
+  std::vector<AgentView> views;
+  views.reserve(sessions_.size());
+  const auto now = Clock::now();
+  for (const auto& [name, session] : sessions_) views.push_back(view_of(session, now));
+  return views;
+}
+
+std::optional<AgentView> AgentRegistry::agent(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  auto it = sessions_.find(name);
+  if (it == sessions_.end()) return std::nullopt;
+  return view_of(it->second, Clock::now());
+}
+
+std::vector<AgentLink> AgentRegistry::links() const {
+  std::lock_guard lock(mutex_);
+  std::vector<AgentLink> links;
+  links.reserve(sessions_.size());
+  const auto now = Clock::now();
+  for (const auto& [name, session] : sessions_) {
+    AgentLink link;
+    link.name = name;
+    link.connected = session.connected();
+    if (!link.connected) link.away_for = now - session.disconnected_since;
+    link.clock = session.clock.best();
+    link.clock_samples = session.clock.count();
+    links.push_back(std::move(link));
+  }
+  return links;
+}
+
+void AgentRegistry::send(const std::string& agent, const proto::Envelope& message) {
+  asio::post(io_, [this, agent, message] {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(agent);
+    if (it != sessions_.end() && it->second.connected()) it->second.connection->send(message);
+  });
+}
+
+void AgentRegistry::set_standing_orders(const std::string& agent, std::vector<proto::Envelope> orders) {
+  asio::post(io_, [this, agent, orders = std::move(orders)]() mutable {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(agent);
+    if (it == sessions_.end()) return;
+    it->second.standing_orders = std::move(orders);
+    if (it->second.connected()) {
+      for (const auto& order : it->second.standing_orders) it->second.connection->send(order);
+    }
+  });
+}
+
+void AgentRegistry::sync_clocks(const std::vector<std::string>& agents, int probes) {
+  asio::post(io_, [this, agents, probes] {
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& name : agents) {
+        if (auto it = sessions_.find(name); it != sessions_.end()) it->second.clock.clear();
+      }
+    }
+    for (const auto& name : agents) send_probe(name, 1, probes);
+  });
+}
+
+void AgentRegistry::send_probe(const std::string& agent, std::uint32_t probe_id, int remaining) {
+  if (remaining <= 0) return;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(agent);
+    if (it == sessions_.end() || !it->second.connected()) return;
+    proto::Envelope probe;
+    probe.mutable_clock_probe()->set_probe_id(probe_id);
+    probe.mutable_clock_probe()->set_controller_send_ns(realtime_ns());
+    it->second.connection->send(probe);
+  }
+  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(20));
+  timer->async_wait([this, timer, agent, probe_id, remaining](error_code ec) {
+    if (!ec) send_probe(agent, probe_id + 1, remaining - 1);
+  });
+}
+
+}  // namespace tusk

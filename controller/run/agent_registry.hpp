@@ -1,0 +1,88 @@
+// The controller's listening side: accepts agent connections, checks their hello (protocol
+// version, certificate name), keeps one AgentSession per agent name across reconnects, sends
+// heartbeats, drops silent connections, acknowledges records and hands fresh ones to a listener.
+//
+// Threads: networking runs on the io_context's single thread. The public methods marked
+// thread-safe may be called from the orchestrator's thread; listener callbacks run on the io
+// thread, without the registry's lock held.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/endpoint.hpp"
+#include "controller/run/agent_session.hpp"
+
+namespace tusk {
+
+class AgentRegistry {
+ public:
+  struct Options {
+    HostPort listen{"127.0.0.1", 7420};
+    boost::asio::ssl::context* tls = nullptr;  // null: plaintext (--insecure)
+    std::chrono::milliseconds lease{3000};
+    std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
+    std::string controller_name = "tusk-controller";
+  };
+  struct Listener {
+    std::function<void(const std::string& agent, const proto::Record& record)> on_record;
+    std::function<void(const std::string& agent, const proto::PlanAck& ack)> on_plan_ack;
+    // Connection-level faults: lost, refused, restarted, records missing.
+    std::function<void(const std::string& agent, const std::string& what)> on_fault;
+  };
+
+  AgentRegistry(boost::asio::io_context& io, Options options, Listener listener);
+
+  // Binds and starts accepting; throws std::runtime_error naming the address on failure.
+  void start();
+  std::uint16_t port() const { return bound_port_; }
+
+  // Thread-safe. Everything about every agent (copies inventories: for reports, not for polling).
+  std::vector<AgentView> agents() const;
+  std::optional<AgentView> agent(const std::string& name) const;
+  // Thread-safe. Connection state and clock of every agent, sorted by name: cheap enough to poll.
+  std::vector<AgentLink> links() const;
+  // Thread-safe. Sends now if connected, else drops the message.
+  void send(const std::string& agent, const proto::Envelope& message);
+  // Thread-safe. Replaces what is resent to `agent` after every reconnect (and sends it now).
+  void set_standing_orders(const std::string& agent, std::vector<proto::Envelope> orders);
+  // Thread-safe. Clears old clock samples and sends `probes` probes to each agent, 20 ms apart.
+  void sync_clocks(const std::vector<std::string>& agents, int probes);
+  void stop();
+
+ private:
+  void accept_next();
+  void on_accepted(boost::asio::ip::tcp::socket socket);
+  // Returns the agent's name once its hello is accepted, or "" when the connection is refused.
+  std::string on_first_message(const std::shared_ptr<Connection>& connection, proto::Envelope& message);
+  void on_message(const std::string& agent, const std::shared_ptr<Connection>& connection, proto::Envelope& message);
+  void on_closed(const std::string& agent, const std::shared_ptr<Connection>& connection, const std::string& reason);
+  void refuse(const std::shared_ptr<Connection>& connection, proto::Error::Code code, const std::string& why);
+  void tick();
+  void send_probe(const std::string& agent, std::uint32_t probe_id, int remaining);
+  void fault(const std::string& agent, const std::string& what);
+  AgentView view_of(const AgentSession& session, std::chrono::steady_clock::time_point now) const;
+
+  boost::asio::io_context& io_;
+  Options options_;
+  Listener listener_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer tick_timer_;
+  std::uint16_t bound_port_ = 0;
+  std::chrono::steady_clock::time_point last_heartbeat_{};
+
+  mutable std::mutex mutex_;
+  std::map<std::string, AgentSession> sessions_;
+  // Accepted connections that have not said hello yet, with when they arrived.
+  std::map<std::shared_ptr<Connection>, std::chrono::steady_clock::time_point> unregistered_;
+};
+
+}  // namespace tusk

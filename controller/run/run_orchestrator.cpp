@@ -1,0 +1,465 @@
+#include "controller/run/run_orchestrator.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <set>
+#include <thread>
+
+#include "common/clock.hpp"
+#include "common/counter_names.hpp"
+#include "common/units.hpp"
+#include "controller/run/agent_registry.hpp"
+#include "controller/plan/planner.hpp"
+#include "controller/run/progress_line.hpp"
+#include "controller/verdict/unreceived_frames.hpp"
+
+namespace tusk {
+using namespace std::chrono_literals;
+using SteadyClock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto kPollInterval = 50ms;
+constexpr int kClockProbes = 8;
+// Patterns without a count: once agents match, wait this long without a newcomer before starting.
+constexpr auto kSettleTime = 3s;
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt(int) { g_interrupted = true; }
+
+proto::Envelope envelope_of(const proto::Plan& plan) {
+  proto::Envelope envelope;
+  *envelope.mutable_plan() = plan;
+  return envelope;
+}
+
+std::int64_t to_ns(std::chrono::milliseconds ms) { return std::int64_t{ms.count()} * 1'000'000; }
+
+class Orchestrator {
+ public:
+  Orchestrator(const Profile& profile, const RunOptions& options)
+      : profile_(profile), options_(options), data_(make_run_id()), progress_(options.progress_line) {
+    outcome_.run_id = data_.with([](RunState& s) { return s.run_id; });
+    outcome_.profile = profile;
+  }
+
+  RunOutcome run() {
+    outcome_.started_ns = realtime_ns();
+    start_control_plane();
+    g_interrupted = false;
+    auto previous_int = std::signal(SIGINT, on_interrupt);
+    auto previous_term = std::signal(SIGTERM, on_interrupt);
+    run_tests();
+    std::signal(SIGINT, previous_int);
+    std::signal(SIGTERM, previous_term);
+    progress_.finish();
+    outcome_.agents = registry_->agents();
+    outcome_.faults = data_.with([](RunState& s) { return s.faults; });
+    outcome_.finished_ns = realtime_ns();
+    conclude();
+    return outcome_;
+  }
+
+ private:
+  void start_control_plane() {
+    AgentRegistry::Listener listener;
+    listener.on_record = [this](const std::string& agent, const proto::Record& record) { data_.on_record(agent, record); };
+    listener.on_plan_ack = [this](const std::string& agent, const proto::PlanAck& ack) { data_.on_plan_ack(agent, ack); };
+    listener.on_fault = [this](const std::string& agent, const std::string& what) { data_.on_fault(agent, what); };
+    control_plane_.emplace(options_.control, std::move(listener));
+    registry_ = &control_plane_->registry();
+  }
+
+  void run_tests() {
+    if (!wait_for_agents()) return;
+    std::vector<proto::Inventory> inventories;
+    for (const auto& name : agents_) {
+      inventories.push_back(registry_->agent(name)->inventory);
+      inventory_by_name_[name] = inventories.back();
+    }
+    if (auto problems = missing_engines(profile_, inventories, agents_); !problems.empty()) {
+      fail_run(kExitUsage, fmt::format("agents cannot run this profile: {}", fmt::join(problems, "; ")));
+      return;
+    }
+    for (std::size_t i = 0; i < profile_.tests.size(); ++i) {
+      if (g_interrupted) {
+        fail_run(kExitThresholdFailed, "interrupted");
+        return;
+      }
+      std::vector<AgentPlan> plans;
+      try {
+        plans = plan_test(profile_, i, agents_, outcome_.run_id);
+        for (auto& plan : plans) {
+          for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
+            for (auto& peer : *endpoints) {
+              peer.set_address(data_plane_address(plan.plan.engine(), inventory_by_name_.at(plan.agent),
+                                                  inventory_by_name_.at(peer.agent_name())));
+            }
+          }
+        }
+      } catch (const PlanError& e) {
+        fail_run(kExitUsage, e.what());
+        return;
+      }
+      if (!run_test(i, plans)) return;
+    }
+  }
+
+  bool wait_for_agents() {
+    const auto wait = options_.wait_override.value_or(profile_.agents.wait);
+    const auto deadline = SteadyClock::now() + wait;
+    const bool settle = profile_.agents.hosts.empty() && !profile_.agents.patterns.empty() && !profile_.agents.count;
+    std::size_t last_size = 0;
+    auto last_change = SteadyClock::now();
+    auto last_log = SteadyClock::now();
+    spdlog::info("waiting up to {} for the profile's agents", units::format_duration(wait));
+    while (true) {
+      std::vector<std::string> connected;
+      for (const auto& link : registry_->links()) {
+        if (link.connected) connected.push_back(link.name);
+      }
+      auto selection = select_agents(profile_.agents, connected);
+      const auto now = SteadyClock::now();
+      if (selection.chosen.size() != last_size) {
+        last_size = selection.chosen.size();
+        last_change = now;
+      }
+      if (selection.complete && (!settle || now - last_change >= kSettleTime)) {
+        agents_ = selection.chosen;
+        spdlog::info("running on {} agents: {}", agents_.size(), fmt::join(agents_, ", "));
+        return true;
+      }
+      if (now >= deadline || g_interrupted) {
+        outcome_.missing_agents = selection.missing;
+        fail_run(kExitAgentsMissing, fmt::format("agents missing after {}: {}", units::format_duration(wait),
+                                                 selection.shortfall));
+        return false;
+      }
+      if (now - last_log >= 5s) {
+        last_log = now;
+        spdlog::info("still waiting for agents: {}", selection.shortfall);
+      }
+      progress_.update(fmt::format("waiting for agents: {} connected, {}", connected.size(), selection.shortfall));
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+
+  // Fresh clock estimates for every agent of the test; an agent that does not answer keeps offset 0.
+  std::map<std::string, ClockSample> sync_clocks() {
+    registry_->sync_clocks(agents_, kClockProbes);
+    const auto deadline = SteadyClock::now() + 3s;
+    std::map<std::string, ClockSample> clocks;
+    while (true) {
+      clocks.clear();
+      for (const auto& link : registry_->links()) {
+        if (link.clock && link.clock_samples >= kClockProbes) clocks[link.name] = *link.clock;
+      }
+      std::size_t ready = 0;
+      for (const auto& name : agents_) ready += clocks.count(name);
+      if (ready == agents_.size() || SteadyClock::now() >= deadline) break;
+      std::this_thread::sleep_for(kPollInterval);
+    }
+    for (const auto& link : registry_->links()) {
+      if (link.clock) clocks.try_emplace(link.name, *link.clock);
+    }
+    for (const auto& name : agents_) {
+      if (!clocks.count(name)) data_.on_fault(name, "no clock estimate: start time assumes its clock is ours");
+    }
+    return clocks;
+  }
+
+  // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
+  bool hand_out_plans(const std::vector<AgentPlan>& plans, int index) {
+    for (const auto& plan : plans) registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan)});
+    const auto deadline = SteadyClock::now() + options_.plan_ack_timeout;
+    while (true) {
+      std::vector<std::string> refused, waiting;
+      data_.with([&](RunState& s) {
+        for (const auto& name : agents_) {
+          const auto& ack = s.tests[{index, name}].plan_ack;
+          if (!ack) {
+            waiting.push_back(name);
+          } else if (!ack->ok()) {
+            refused.push_back(fmt::format("{}: {}", name, ack->error()));
+          }
+        }
+      });
+      if (waiting.empty() && refused.empty()) return true;
+      if (!refused.empty() && waiting.empty()) {
+        stop_all(index, "plan refused");
+        fail_run(kExitUsage, fmt::format("test '{}': plan refused by {}", profile_.tests[index].name,
+                                         fmt::join(refused, "; ")));
+        return false;
+      }
+      if (SteadyClock::now() >= deadline || g_interrupted) {
+        stop_all(index, "plan not acknowledged");
+        fail_run(g_interrupted ? kExitThresholdFailed : kExitAgentsMissing,
+                 g_interrupted ? "interrupted"
+                               : fmt::format("test '{}': no answer to the plan from {}", profile_.tests[index].name,
+                                             fmt::join(waiting, ", ")));
+        return false;
+      }
+      progress_.update(fmt::format("test '{}': {} of {} agents prepared", profile_.tests[index].name,
+                                   agents_.size() - waiting.size(), agents_.size()));
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+
+  bool run_test(std::size_t test_index, const std::vector<AgentPlan>& plans) {
+    const int index = static_cast<int>(test_index);
+    const TestSpec& spec = profile_.tests[test_index];
+    data_.with([&](RunState& s) { s.current_test = index; });
+    spdlog::info("test {} '{}': {} engine, {} on {} agents", index, spec.name, spec.engine,
+                 units::format_duration(spec.duration), agents_.size());
+
+    const auto clocks = sync_clocks();
+    if (!hand_out_plans(plans, index)) return false;
+
+    // Far enough ahead that every StartAt arrives first, even on a slow or large fabric.
+    std::int64_t max_rtt = 0;
+    for (const auto& [name, clock] : clocks) max_rtt = std::max(max_rtt, clock.rtt_ns);
+    const std::int64_t margin = std::max<std::int64_t>(1'000'000'000, 20 * max_rtt) +
+                                static_cast<std::int64_t>(agents_.size()) * 250'000;
+    const std::int64_t planned_start = realtime_ns() + margin;
+    for (const auto& plan : plans) {
+      const auto clock = clocks.count(plan.agent) ? clocks.at(plan.agent) : ClockSample{};
+      proto::Envelope start;
+      start.mutable_start_at()->set_run_id(outcome_.run_id);
+      start.mutable_start_at()->set_test_index(index);
+      start.mutable_start_at()->set_agent_start_ns(planned_start + clock.offset_ns);
+      data_.with([&](RunState& s) {
+        auto& agent = s.tests[{index, plan.agent}];
+        agent.clock = clock;
+        agent.planned_start_agent_ns = planned_start + clock.offset_ns;
+      });
+      registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan), start});
+    }
+
+    follow_test(index, spec, planned_start);
+    stop_all(index, "test over");
+    outcome_.tests.push_back(collect(index, spec, planned_start, plans));
+    return !g_interrupted;
+  }
+
+  void follow_test(int index, const TestSpec& spec, std::int64_t planned_start) {
+    const std::int64_t end = planned_start + to_ns(spec.duration);
+    // Results follow the end at once; allow for an agent that reconnects just then.
+    const std::int64_t deadline = end + 2 * to_ns(options_.control.lease) + 5'000'000'000;
+    while (true) {
+      std::map<std::string, AgentLink> links;
+      for (auto& link : registry_->links()) links.emplace(link.name, std::move(link));
+      std::vector<std::string> pending;
+      data_.with([&](RunState& s) {
+        for (const auto& name : agents_) {
+          auto& agent = s.tests[{index, name}];
+          if (agent.result || agent.lost) continue;
+          auto link = links.find(name);
+          if (link != links.end() && !link->second.connected && link->second.away_for > options_.lost_after) {
+            agent.lost = true;
+            s.faults.push_back({realtime_ns(), name, index,
+                                fmt::format("agent lost: disconnected for more than {}",
+                                            units::format_duration(options_.lost_after))});
+            continue;
+          }
+          pending.push_back(name);
+        }
+      });
+      if (pending.empty()) return;
+      const std::int64_t now = realtime_ns();
+      if (now >= deadline || g_interrupted) {
+        data_.with([&](RunState& s) {
+          for (const auto& name : pending) {
+            s.tests[{index, name}].lost = !g_interrupted;
+            s.faults.push_back({now, name, index, g_interrupted ? "run interrupted" : "no result by the deadline"});
+          }
+        });
+        return;
+      }
+      if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
+      std::this_thread::sleep_for(kPollInterval);
+    }
+  }
+
+  std::string progress_text(int index, const TestSpec& spec, std::int64_t planned_start,
+                            const std::map<std::string, AgentLink>& links) {
+    const double elapsed = std::max<std::int64_t>(0, realtime_ns() - planned_start) / 1e9;
+    const double total = spec.duration.count() / 1e3;
+    double rate_bps = 0;
+    std::uint64_t errors = 0;
+    data_.with([&](RunState& s) {
+      for (const auto& name : agents_) {
+        const auto& samples = s.tests[{index, name}].samples;
+        if (samples.empty()) continue;
+        const auto& last = samples.rbegin()->second;
+        const proto::Sample* previous = samples.size() > 1 ? &std::next(samples.rbegin())->second : nullptr;
+        const double interval_s = (last.elapsed_ms() - (previous ? previous->elapsed_ms() : 0)) / 1e3;
+        for (int i = 0; i < last.streams_size(); ++i) {
+          const auto& counters = last.streams(i).counters();
+          auto bytes_of = [](const google::protobuf::Map<std::string, std::uint64_t>& map) {
+            auto it = map.find(std::string(counters::kTxBytes));
+            return it == map.end() ? 0.0 : static_cast<double>(it->second);
+          };
+          const double before = previous && i < previous->streams_size() ? bytes_of(previous->streams(i).counters()) : 0;
+          if (interval_s > 0) rate_bps += (bytes_of(counters) - before) * 8 / interval_s;
+          for (auto name_view : {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors,
+                                 counters::kIntegrityErrors}) {
+            if (auto it = counters.find(std::string(name_view)); it != counters.end()) errors += it->second;
+          }
+        }
+      }
+    });
+    const auto connected = std::count_if(agents_.begin(), agents_.end(), [&](const std::string& name) {
+      auto link = links.find(name);
+      return link != links.end() && link->second.connected;
+    });
+    return fmt::format("[{}/{} {}] {:.1f}/{:.1f} s  {}  errors {}  agents {}/{}", index + 1, profile_.tests.size(),
+                       spec.name, std::min(elapsed, total), total, units::format_bit_rate(rate_bps), errors, connected,
+                       agents_.size());
+  }
+
+  void stop_all(int index, const std::string& reason) {
+    proto::Envelope stop;
+    stop.mutable_stop()->set_run_id(outcome_.run_id);
+    stop.mutable_stop()->set_test_index(index);
+    stop.mutable_stop()->set_reason(reason);
+    for (const auto& name : agents_) {
+      registry_->set_standing_orders(name, {});
+      registry_->send(name, stop);
+    }
+  }
+
+  TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
+    TestOutcome test;
+    test.index = index;
+    test.spec = spec;
+    for (const auto& plan : plans) test.plans[plan.agent] = plan.plan;
+    test.agents = agents_;
+    test.planned_start_ns = planned_start;
+    data_.with([&](RunState& s) {
+      for (const auto& name : agents_) test.per_agent[name] = s.tests[{index, name}];
+    });
+
+    std::vector<std::int64_t> actual_starts;
+    std::vector<AgentStream> streams;
+    std::set<std::string> reporting;
+    std::vector<std::string> lost_agents;
+    for (const auto& name : agents_) {
+      const AgentTestData& agent = test.per_agent[name];
+      AgentStart start;
+      start.agent = name;
+      start.clock_offset_ns = agent.clock ? agent.clock->offset_ns : 0;
+      start.clock_rtt_ns = agent.clock ? agent.clock->rtt_ns : 0;
+      if (agent.result && agent.result->actual_start_agent_ns() != 0) {
+        const std::int64_t on_our_clock = agent.result->actual_start_agent_ns() - start.clock_offset_ns;
+        start.start_error_ns = on_our_clock - planned_start;
+        actual_starts.push_back(on_our_clock);
+      }
+      test.starts.push_back(start);
+
+      if (agent.plan_ack && !agent.plan_ack->ok()) test.problems.push_back(fmt::format("{}: plan refused: {}", name, agent.plan_ack->error()));
+      if (!agent.result) {
+        lost_agents.push_back(fmt::format("{}: no result{}", name, agent.lost ? " (agent lost)" : ""));
+        continue;
+      }
+      if (agent.lost) lost_agents.push_back(fmt::format("{}: lost during the test", name));
+      const auto& result = *agent.result;
+      if (!result.completed()) test.problems.push_back(fmt::format("{}: stopped early: {}", name, result.stop_reason()));
+      std::vector<std::uint32_t> missing;
+      for (std::uint32_t i = 1; i <= result.samples(); ++i) {
+        if (!agent.samples.count(i)) missing.push_back(i);
+      }
+      if (!missing.empty()) {
+        test.problems.push_back(fmt::format("{}: samples missing: {}", name, fmt::join(missing, ",")));
+      }
+      reporting.insert(name);
+      for (const auto& stream : result.streams()) streams.push_back({name, stream});
+    }
+    for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));
+    for (const auto& [name, stream] : streams) {
+      const auto& result = *test.per_agent[name].result;
+      const double duration_s = result.actual_stop_agent_ns() > result.actual_start_agent_ns()
+                                    ? (result.actual_stop_agent_ns() - result.actual_start_agent_ns()) / 1e9
+                                    : spec.duration.count() / 1e3;
+      test.streams.push_back(judge_stream(spec, name, stream, duration_s));
+    }
+    for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
+    // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
+    // then the rest are judged and the losses are warnings.
+    const bool too_many_lost = static_cast<double>(lost_agents.size()) > agents_lost_allowed(spec);
+    if (too_many_lost) test.agents_lost = true;
+    for (auto& line : lost_agents) (too_many_lost ? test.problems : test.warnings).push_back(std::move(line));
+    for (auto& line : unmeasured_defaults(spec, test.streams)) test.warnings.push_back(std::move(line));
+    if (actual_starts.size() >= 1) {
+      auto [low, high] = std::minmax_element(actual_starts.begin(), actual_starts.end());
+      test.start_skew_ns = *high - *low;
+    }
+    const bool streams_pass = std::all_of(test.streams.begin(), test.streams.end(),
+                                          [](const StreamVerdict& v) { return v.passed(); });
+    if (test.agents_lost) {
+      test.verdict = TestVerdict::Incomplete;
+    } else {
+      test.verdict = streams_pass && test.problems.empty() ? TestVerdict::Pass : TestVerdict::Fail;
+    }
+    spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
+                 test.start_skew_ns ? fmt::format(", start skew {} us", *test.start_skew_ns / 1000) : "");
+    return test;
+  }
+
+  void fail_run(int exit_code, const std::string& why) {
+    spdlog::error("{}", why);
+    if (outcome_.conclusion.empty()) {
+      outcome_.exit_code = exit_code;
+      outcome_.conclusion = why;
+    }
+  }
+
+  void conclude() {
+    if (!outcome_.conclusion.empty()) return;  // fail_run already decided
+    const bool lost = std::any_of(outcome_.tests.begin(), outcome_.tests.end(), [](const TestOutcome& t) { return t.agents_lost; });
+    std::size_t failed = 0;
+    for (const auto& test : outcome_.tests) failed += test.verdict != TestVerdict::Pass;
+    if (lost) {
+      outcome_.exit_code = kExitAgentsMissing;
+      outcome_.conclusion = "agents were lost during the run";
+    } else if (failed > 0) {
+      outcome_.exit_code = kExitThresholdFailed;
+      outcome_.conclusion = fmt::format("{} of {} tests failed", failed, outcome_.tests.size());
+    } else {
+      outcome_.exit_code = kExitPass;
+      outcome_.conclusion = fmt::format("all {} tests passed", outcome_.tests.size());
+    }
+  }
+
+  const Profile& profile_;
+  const RunOptions& options_;
+  RunData data_;
+  RunOutcome outcome_;
+  ProgressLine progress_;
+  std::optional<ControlPlane> control_plane_;
+  AgentRegistry* registry_ = nullptr;
+  std::vector<std::string> agents_;
+  std::map<std::string, proto::Inventory> inventory_by_name_;
+};
+
+}  // namespace
+
+std::string_view to_string(TestVerdict verdict) {
+  switch (verdict) {
+    case TestVerdict::Pass: return "pass";
+    case TestVerdict::Fail: return "fail";
+    case TestVerdict::Incomplete: return "incomplete";
+  }
+  return "?";
+}
+
+RunOutcome run_profile(const Profile& profile, const RunOptions& options) {
+  Orchestrator orchestrator(profile, options);
+  return orchestrator.run();
+}
+
+}  // namespace tusk

@@ -1,0 +1,30 @@
+// `tusk-controller run`: waits for the profile's agents, then for each test synchronises clocks,
+// hands out plans, starts every agent at one absolute instant, follows the run, and collects what
+// came back into a RunOutcome for the verdict and the reports.
+//
+// Threads: the caller's thread runs the orchestration and polls; one io thread runs the network.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "controller/run/control_plane.hpp"
+#include "controller/run/run_outcome.hpp"
+
+namespace tusk {
+
+struct RunOptions {
+  ControlPlaneOptions control;
+  std::optional<std::chrono::milliseconds> wait_override;  // --wait, else the profile's agents.wait
+  // An agent away longer than this during a test is lost (its lease has long stopped its traffic).
+  std::chrono::milliseconds lost_after{std::chrono::seconds(10)};
+  std::chrono::milliseconds plan_ack_timeout{std::chrono::seconds(30)};
+  bool progress_line = false;
+};
+
+// Never throws for agent or network trouble: that ends up in the outcome and its exit code.
+// Throws std::runtime_error when the control plane cannot start (bad TLS files, port in use).
+RunOutcome run_profile(const Profile& profile, const RunOptions& options);
+
+}  // namespace tusk

@@ -1,0 +1,68 @@
+// The finished run as the reports see it: what was asked, what each agent did, and the verdict.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/run/agent_session.hpp"
+#include "controller/profile/profile.hpp"
+#include "controller/run/run_data.hpp"
+#include "controller/verdict/verdict.hpp"
+
+namespace tusk {
+
+enum ExitCode : int {
+  kExitPass = 0,
+  kExitThresholdFailed = 1,
+  kExitUsage = 2,
+  kExitAgentsMissing = 3,
+};
+
+struct AgentStart {
+  std::string agent;
+  std::int64_t clock_offset_ns = 0;
+  std::int64_t clock_rtt_ns = 0;
+  std::optional<std::int64_t> start_error_ns;  // actual start minus planned, on the controller's clock
+};
+
+enum class TestVerdict { Pass, Fail, Incomplete };
+
+struct TestOutcome {
+  int index = 0;
+  TestSpec spec;
+  std::vector<std::string> agents;
+  // The plans as sent, by agent: the values the planner resolved (scaled collective bytes, bytes
+  // per peer and step, rates under a cap) that every later stage reads instead of working out again.
+  std::map<std::string, proto::Plan> plans;
+  std::int64_t planned_start_ns = 0;  // controller clock
+  std::optional<std::int64_t> start_skew_ns;
+  std::vector<AgentStart> starts;
+  std::map<std::string, AgentTestData> per_agent;
+  std::vector<StreamVerdict> streams;
+  std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
+  // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
+  // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.
+  std::vector<std::string> warnings;
+  bool agents_lost = false;  // more agents lost than the test allows
+  TestVerdict verdict = TestVerdict::Incomplete;
+};
+
+struct RunOutcome {
+  std::string run_id;
+  Profile profile;
+  std::int64_t started_ns = 0;
+  std::int64_t finished_ns = 0;
+  std::vector<AgentView> agents;
+  std::vector<std::string> missing_agents;
+  std::vector<TestOutcome> tests;
+  std::vector<Fault> faults;
+  int exit_code = kExitPass;
+  std::string conclusion;  // one line: why the run passed or not
+};
+
+std::string_view to_string(TestVerdict verdict);
+
+}  // namespace tusk

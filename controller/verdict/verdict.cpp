@@ -1,0 +1,210 @@
+#include "controller/verdict/verdict.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/counter_names.hpp"
+#include "controller/profile/threshold_catalog.hpp"
+#include "controller/verdict/stream_values.hpp"
+
+namespace tusk {
+
+namespace {
+
+std::optional<double> counter(const proto::StreamCounters& stream, std::string_view name) {
+  const auto value = counter_of(stream, name);
+  return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
+}
+
+}  // namespace
+
+std::map<std::string, double> compute_metrics(const proto::StreamCounters& stream, double duration_s) {
+  namespace c = counters;
+  std::map<std::string, double> metrics;
+  // Throughput is what arrived where the receiver counts it, else what was sent.
+  const auto bytes = counter(stream, c::kRxBytes) ? counter(stream, c::kRxBytes) : counter(stream, c::kTxBytes);
+  if (bytes && duration_s > 0) metrics["throughput_bps"] = *bytes * 8.0 / duration_s;
+  const auto bits = counter(stream, c::kBitsCompared);
+  if (bits && *bits > 0) metrics["ber"] = counter(stream, c::kBitErrors).value_or(0) / *bits;
+  // Frames lost in traffic gaps belong to the flap (max_flaps judges it); loss is what the link
+  // lost while it carried traffic, over everything that was sent.
+  const auto lost = counter(stream, c::kLostFrames);
+  const auto received = counter(stream, c::kRxFrames);
+  const double gap_lost = counter(stream, c::kGapLostFrames).value_or(0);
+  if (lost && received && *lost + *received + gap_lost > 0) {
+    metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
+  }
+  for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
+                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls}) {
+    if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;
+  }
+  // A gap is judged as a flap where the port counts it as one (ports without link state do);
+  // only the gaps that no flap accounts for are traffic gaps of their own.
+  if (auto gaps = counter(stream, c::kTrafficGaps)) {
+    metrics[std::string(c::kTrafficGaps)] = std::max(0.0, *gaps - counter(stream, c::kLinkFlaps).value_or(0));
+  }
+  if (auto it = stream.gauges().find(std::string(c::kLatencyP99Ns)); it != stream.gauges().end()) {
+    metrics[it->first] = it->second;
+  }
+  return metrics;
+}
+
+std::string ThresholdCheck::describe() const {
+  if (!caveat.empty()) return caveat;
+  const char* relation = threshold.bound == Bound::Max ? "max" : "min";
+  if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
+  const char* sign = passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
+  std::string text = fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
+  if (threshold.implicit && !passed) {
+    text += fmt::format(" (a safe default: set {} in the test's thresholds to allow some)", threshold.key);
+  }
+  return text;
+}
+
+namespace {
+
+// Whether `key` is a safe default or sets how much of one's fault is accepted (max_ber).
+bool judges_a_safe_default(std::string_view key) {
+  const auto& catalog = threshold_catalog();
+  return std::any_of(catalog.begin(), catalog.end(), [key](const ThresholdKind& kind) {
+    return kind.safe_default && (kind.key == key || std::find(kind.relaxed_by.begin(), kind.relaxed_by.end(), key) !=
+                                                        kind.relaxed_by.end());
+  });
+}
+
+bool judges_the_whole_test(const Threshold& threshold) {
+  const ThresholdKind* kind = find_threshold(threshold.key);
+  return kind && kind->scope == ThresholdKind::Scope::Test;
+}
+
+}  // namespace
+
+bool ThresholdCheck::tolerated_fault() const {
+  return passed && measured && *measured > 0 && threshold.bound == Bound::Max && judges_a_safe_default(threshold.key);
+}
+
+bool StreamVerdict::passed() const {
+  return std::all_of(checks.begin(), checks.end(), [](const ThresholdCheck& check) { return check.passed; });
+}
+
+std::vector<std::string> StreamVerdict::warnings() const {
+  std::vector<std::string> lines;
+  for (const auto& check : checks) {
+    if (!check.tolerated_fault()) continue;
+    lines.push_back(fmt::format("{} {:.6g} (allowed: {} {:g})", check.threshold.metric, *check.measured,
+                                check.threshold.key, check.threshold.value));
+  }
+  return lines;
+}
+
+namespace {
+
+std::optional<BerResult> ber_result(const TestSpec& test, const proto::StreamCounters& stream, double duration_s) {
+  const auto bits = counter_of(stream, counters::kBitsCompared);
+  const double confidence = test.dpdk.confidence();
+  // The loader always sets both (profile_schema's defaults); a spec made otherwise gets no bound.
+  const double target = test.dpdk.target_ber();
+  if (!bits || !(confidence > 0 && confidence < 1) || !(target > 0 && target <= 1)) return std::nullopt;
+  // An agent's count of errored bits can never exceed the bits it compared; a bogus one must not
+  // take the report down with it.
+  const std::uint64_t errors = std::min(counter_of(stream, counters::kBitErrors).value_or(0), *bits);
+  BerResult result;
+  result.estimate = estimate_ber(errors, *bits, confidence);
+  result.target = target;
+  result.bits_needed_for_target = bits_needed(result.target, confidence, errors);
+  const double rate = duration_s > 0 ? static_cast<double>(*bits) / duration_s : 0;
+  result.seconds_more_for_target = seconds_needed(result.target, confidence, *bits, rate, errors);
+  return result;
+}
+
+}  // namespace
+
+StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
+                           double duration_s) {
+  StreamVerdict verdict;
+  verdict.agent = agent;
+  verdict.stream = stream;
+  verdict.metrics = compute_metrics(stream, duration_s);
+  verdict.ber = ber_result(test, stream, duration_s);
+  for (const auto& threshold : test.thresholds) {
+    if (judges_the_whole_test(threshold) || !kind_judges(stream.kind(), threshold.metric)) continue;
+    ThresholdCheck check;
+    check.threshold = threshold;
+    if (auto it = verdict.metrics.find(threshold.metric); it != verdict.metrics.end()) {
+      check.measured = it->second;
+      check.passed = threshold.bound == Bound::Max ? it->second <= threshold.value : it->second >= threshold.value;
+    } else if (threshold.implicit) {
+      continue;  // a safe default judges what a stream measures (no integrity errors without data_check)
+    }
+    // A BERT that blames the cable for a slow receiver is worse than none: loss on a host that
+    // dropped frames itself judges nothing about the link, so it cannot pass, and says why.
+    const auto host_drops = verdict.metrics.find(std::string(counters::kHostDrops));
+    const bool loss_metric = threshold.metric == "loss_ratio" || threshold.metric == counters::kLostFrames;
+    if (loss_metric && host_drops != verdict.metrics.end() && host_drops->second > 0) {
+      check.passed = false;
+      check.caveat = fmt::format(
+          "{} not judged: the receiving host dropped {:.0f} frames itself (socket/ring/NIC drops), so its loss "
+          "is not a verdict on the link; lower the rate or give the receiver more cores",
+          threshold.metric, host_drops->second);
+    }
+    verdict.checks.push_back(std::move(check));
+  }
+  return verdict;
+}
+
+bool kind_judges(const std::string& kind, const std::string& metric) {
+  namespace c = counters;
+  const auto in = [&](std::initializer_list<std::string_view> metrics) {
+    return std::find(metrics.begin(), metrics.end(), metric) != metrics.end();
+  };
+  if (kind == "rx" || kind.empty()) return true;  // the strict default: judged on everything
+  if (kind == "flow") return in({"throughput_bps", c::kCompletionErrors, c::kStalls, c::kLatencyP99Ns});
+  if (kind == "sink") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors});
+  if (kind == "read") {
+    return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors, c::kStalls, c::kLatencyP99Ns});
+  }
+  if (kind == "source") return in({c::kCompletionErrors});
+  if (kind == "nic") return in({c::kRetransmits, c::kLinkFlaps});
+  return false;  // "tx" and anything unknown: informational
+}
+
+bool informational_kind(const std::string& kind) { return kind == "tx" || kind == "port"; }
+
+namespace {
+
+bool judged_on_some_stream(const Threshold& threshold, const std::vector<StreamVerdict>& streams) {
+  return std::any_of(streams.begin(), streams.end(), [&](const StreamVerdict& verdict) {
+    return std::any_of(verdict.checks.begin(), verdict.checks.end(),
+                       [&](const ThresholdCheck& check) { return check.threshold.metric == threshold.metric; });
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams) {
+  std::vector<std::string> problems;
+  for (const auto& threshold : test.thresholds) {
+    if (threshold.implicit || judges_the_whole_test(threshold) || judged_on_some_stream(threshold, streams)) continue;
+    problems.push_back(fmt::format("threshold on {} was judged on no stream", threshold.metric));
+  }
+  return problems;
+}
+
+std::vector<std::string> unmeasured_defaults(const TestSpec& test, const std::vector<StreamVerdict>& streams) {
+  std::vector<std::string> warnings;
+  for (const auto& threshold : test.thresholds) {
+    if (!threshold.implicit || judges_the_whole_test(threshold) || judged_on_some_stream(threshold, streams)) continue;
+    warnings.push_back(fmt::format("{} not measured: no stream of this test reports it", threshold.metric));
+  }
+  return warnings;
+}
+
+double agents_lost_allowed(const TestSpec& test) {
+  for (const auto& threshold : test.thresholds) {
+    if (threshold.metric == counters::kAgentsLost) return threshold.value;
+  }
+  return 0;
+}
+
+}  // namespace tusk

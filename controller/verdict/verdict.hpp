@@ -1,0 +1,81 @@
+// Pass/fail per stream: derive metrics from a stream's final counters, then hold each against the
+// test's thresholds. A threshold whose metric the stream should measure but did not fails: a
+// burn-in that asked for a BER and got none must not pass quietly.
+//
+// Stream kinds and what they are judged on:
+//   "rx"   DPDK receiver (and a stream that names no kind): every threshold.
+//   "tx"   DPDK sender: nothing (its receiver's stream is judged).
+//   "flow" RDMA sender QP: throughput, completion errors, stalls, latency.
+//   "sink" RDMA receiver QP: throughput, integrity errors, completion errors.
+//   "read" RDMA READ initiator QP (it receives and checks the data): throughput, integrity and
+//          completion errors, stalls, latency.
+//   "source" RDMA READ target QP: completion errors.
+//   "nic"  an RDMA port's own counters: retransmits, link flaps.
+//   "port" a DPDK port's extended statistics: nothing (informational, like "tx").
+// A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds);
+// a safe default that nothing measured is only a warning: it was not asked for.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/profile/profile.hpp"
+#include "controller/verdict/ber_bound.hpp"
+#include "tusk.pb.h"
+
+namespace tusk {
+
+// Metrics by name (see threshold_catalog): throughput_bps, ber, loss_ratio, and the counts.
+std::map<std::string, double> compute_metrics(const proto::StreamCounters& stream, double duration_s);
+
+struct ThresholdCheck {
+  Threshold threshold;
+  std::optional<double> measured;
+  bool passed = false;
+  // Why the measurement cannot judge the link, e.g. loss on a receiver that dropped frames itself.
+  std::string caveat;
+  // e.g. "ber 3.2e-09 > max 1e-12" or "ber not measured"
+  std::string describe() const;
+  // Passed, but the fault it judges happened: a relaxed safe default (max_flaps: 1 with one flap).
+  bool tolerated_fault() const;
+};
+
+// What a stream's compared bits prove, worked out once for every report: the BER and its bound at
+// the test's confidence, and how much longer the test must run to claim its target BER.
+struct BerResult {
+  BerEstimate estimate;
+  double target = 0;
+  double bits_needed_for_target = 0;
+  double seconds_more_for_target = 0;
+};
+
+struct StreamVerdict {
+  std::string agent;
+  proto::StreamCounters stream;
+  std::map<std::string, double> metrics;
+  std::optional<BerResult> ber;  // streams that compare bits
+  std::vector<ThresholdCheck> checks;
+  bool passed() const;
+  // One line per tolerated fault, e.g. "link_flaps 1 (allowed: max_flaps 1)".
+  std::vector<std::string> warnings() const;
+};
+
+StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
+                           double duration_s);
+
+// Whether streams of `kind` are judged on `metric`.
+bool kind_judges(const std::string& kind, const std::string& metric);
+// Streams judged on nothing at all ("tx", "port"): reports show them, junit leaves them out.
+bool informational_kind(const std::string& kind);
+
+// One line per threshold the profile set on `test` that none of `streams` was judged on.
+std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams);
+// One line per safe default of `test` that none of `streams` measured (nothing here reports it).
+std::vector<std::string> unmeasured_defaults(const TestSpec& test, const std::vector<StreamVerdict>& streams);
+
+// The allowed number of lost agents of `test` (its max_agents_lost, explicit or the safe default 0).
+double agents_lost_allowed(const TestSpec& test);
+
+}  // namespace tusk
