@@ -4,6 +4,7 @@
 #include <google/protobuf/util/json_util.h>
 
 #include "common/units.hpp"
+#include "controller/engines/engine_slice.hpp"
 
 namespace tusk {
 using nlohmann::json;
@@ -17,35 +18,9 @@ ExpandedPlan expand_plan(const Profile& profile, const std::vector<std::string>&
 
 namespace {
 
-std::string rate_text(double bps, double pps, std::uint32_t frame_size) {
-  if (pps > 0) return fmt::format("{} ({} at {} B)", units::format_packet_rate(pps), units::format_bit_rate(pps * frame_size * 8), frame_size);
-  if (bps > 0) return units::format_bit_rate(bps);
-  return "line rate";
-}
-
 std::string engine_text(const proto::Plan& plan) {
-  if (plan.has_dpdk()) {
-    const auto& d = plan.dpdk();
-    return fmt::format("port {} | {} frames | {} | {}{} | mode {}", d.port().empty() ? "(agent default)" : d.port(),
-                       d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
-                       rate_text(d.rate_bps(), d.rate_pps(), d.frame_size()), d.pattern(), d.invert() ? " inverted" : "",
-                       d.mode());
-  }
-  const auto& r = plan.rdma();
-  std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer, {} outstanding | {}{}",
-                                 r.device().empty() ? "(the route's)" : r.device(), r.operation(),
-                                 units::format_size(r.message_size()), r.qps_per_peer(), r.outstanding(),
-                                 rate_text(r.rate_bps(), 0, 0), r.data_check() ? " | data check" : "");
-  if (!r.collective().empty()) {
-    // The step rhythm: silence, then exactly these bytes to every peer, step after step.
-    const std::uint64_t per_step = r.peer_bytes_per_step() * static_cast<std::uint64_t>(plan.peers_size());
-    text += fmt::format(
-        "\n      {} of {} per rank: {} to each peer per step ({} in all); {} steps every {}: {} compute, then send",
-        r.collective(), units::format_size(r.collective_bytes()), units::format_size(r.peer_bytes_per_step()),
-        units::format_size(per_step), r.steps(), units::format_duration(std::chrono::milliseconds(r.step_period_ms())),
-        units::format_duration(std::chrono::milliseconds(r.compute_ms())));
-  }
-  return text;
+  const EngineSlice* engine = find_engine(plan.engine());
+  return engine ? engine->plan_line(plan) : plan.engine();
 }
 
 }  // namespace

@@ -1,21 +1,14 @@
 #include "controller/plan/planner.hpp"
 
-#include "controller/model/training_model.hpp"
-
-#include <arpa/inet.h>
-
-#include <bit>
-#include <optional>
-
-#include <fnmatch.h>
 #include <fmt/format.h>
+#include <fnmatch.h>
 
 #include <algorithm>
-#include <cmath>
-#include <chrono>
 #include <ctime>
 #include <random>
 #include <set>
+
+#include "controller/engines/engine_slice.hpp"
 
 namespace tusk {
 
@@ -119,23 +112,7 @@ std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
     plan.set_max_rate_bps(profile.safety.max_rate_bps);
     plan.set_max_duration_ms(static_cast<std::uint32_t>(profile.safety.max_duration.count()));
     for (std::size_t peer : peers[i]) plan.add_peers()->set_agent_name(agents[peer]);
-    if (test.engine == "dpdk") {
-      *plan.mutable_dpdk() = test.dpdk;
-      // "As fast as possible" under a safety cap means "at the cap".
-      if (profile.safety.max_rate_bps > 0 && test.dpdk.rate_bps() == 0 && test.dpdk.rate_pps() == 0) {
-        plan.mutable_dpdk()->set_rate_bps(profile.safety.max_rate_bps);
-      }
-    } else {
-      *plan.mutable_rdma() = test.rdma;
-      if (!test.rdma.collective().empty()) {
-        const std::uint64_t bytes = scaled_collective_bytes(test.rdma);
-        plan.mutable_rdma()->set_collective_bytes(bytes);
-        plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.rdma.collective(), bytes, agents.size()));
-      }
-      if (profile.safety.max_rate_bps > 0 && test.rdma.rate_bps() == 0) {
-        plan.mutable_rdma()->set_rate_bps(profile.safety.max_rate_bps);
-      }
-    }
+    if (const EngineSlice* engine = find_engine(test.engine)) engine->complete_plan(profile, test, agents.size(), plan);
     plans.push_back(std::move(agent_plan));
   }
   for (std::size_t i = 0; i < agents.size(); ++i) {
@@ -160,75 +137,9 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
   return problems;
 }
 
-namespace {
-
-struct GidAddress {
-  std::uint32_t ip = 0;  // host order
-  bool v2 = false;
-};
-
-std::vector<GidAddress> roce_ipv4_addresses(const proto::Inventory& inventory) {
-  std::vector<GidAddress> addresses;
-  for (const auto& device : inventory.rdma_devices()) {
-    for (const auto& port : device.ports()) {
-      for (const auto& gid : port.gids()) {
-        in_addr parsed{};
-        if (gid.ip().empty() || inet_pton(AF_INET, gid.ip().c_str(), &parsed) != 1) continue;
-        addresses.push_back({ntohl(parsed.s_addr), gid.type() == "RoCE v2"});
-      }
-    }
-  }
-  return addresses;
-}
-
-}  // namespace
-
 std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to) {
-  if (engine == "dpdk") return to.dpdk_ports_size() > 0 ? to.dpdk_ports(0).mac() : "";
-  const auto mine = roce_ipv4_addresses(from);
-  std::optional<GidAddress> best;
-  int best_score = -1;
-  for (const auto& theirs : roce_ipv4_addresses(to)) {
-    int common = 0;
-    for (const auto& own : mine) common = std::max(common, std::countl_zero(own.ip ^ theirs.ip));
-    const int score = common * 2 + (theirs.v2 ? 1 : 0);  // a shared prefix first, then RoCE v2
-    if (score > best_score) {
-      best_score = score;
-      best = theirs;
-    }
-  }
-  if (!best) return "";
-  in_addr out{htonl(best->ip)};
-  char text[INET_ADDRSTRLEN];
-  return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
-}
-
-std::uint64_t scaled_collective_bytes(const proto::RdmaTest& test) {
-  const double scale = test.scale() > 0 ? test.scale() : 1.0;
-  return static_cast<std::uint64_t>(std::llround(static_cast<double>(test.collective_bytes()) * scale));
-}
-
-std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t collective_bytes, std::size_t ranks) {
-  if (ranks < 2) return 0;
-  const double s = static_cast<double>(collective_bytes);
-  const double g = static_cast<double>(ranks);
-  double bytes = 0;  // the model's wire bytes per rank, sent to one peer (ring) or spread over all
-  if (collective == "all_reduce") {
-    bytes = traffic::algorithm::ring_all_reduce(s, g);
-  } else if (collective == "all_gather") {
-    bytes = traffic::algorithm::all_gather(s, g);
-  } else if (collective == "reduce_scatter") {
-    bytes = traffic::algorithm::reduce_scatter(s, g);
-  } else if (collective == "all_to_all") {
-    bytes = traffic::algorithm::all_to_all(s, g) / (g - 1);
-  }
-  return static_cast<std::uint64_t>(std::llround(bytes));
-}
-
-double bus_bandwidth_factor(const std::string& collective, std::size_t ranks) {
-  if (ranks < 2) return 0;
-  const double n = static_cast<double>(ranks);
-  return collective == "all_reduce" ? 2 * (n - 1) / n : (n - 1) / n;
+  const EngineSlice* slice = find_engine(engine);
+  return slice ? slice->data_plane_address(from, to) : "";
 }
 
 std::string make_run_id() {

@@ -43,22 +43,8 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
 
 std::string make_run_id();
 
-// S of a training-step replay: collective_bytes times scale (0 = 1), in whole bytes.
-std::uint64_t scaled_collective_bytes(const proto::RdmaTest& test);
-
-// What each rank sends to each of its peers per step, for a collective of S bytes over G ranks, as
-// the ring and pairwise algorithms put it on the wire: all_reduce (ring, to the next rank)
-// 2(G-1)/G*S; all_gather and reduce_scatter (ring) (G-1)/G*S; all_to_all S/G to every other rank,
-// (G-1)/G*S in all. Rounded to whole bytes.
-std::uint64_t peer_bytes_per_step(const std::string& collective, std::uint64_t collective_bytes, std::size_t ranks);
-
-// nccl-tests' bus bandwidth factor: busbw = algbw * factor; all_reduce 2(n-1)/n, the others (n-1)/n.
-double bus_bandwidth_factor(const std::string& collective, std::size_t ranks);
-
-// The data-plane address an agent with inventory `from` should use to reach `to` with `engine`:
-// DPDK, the MAC of `to`'s first port; RDMA, the IPv4 address behind one of `to`'s RoCE v2 GIDs (v1
-// if none), the one sharing the longest prefix with an address of `from`, so that hosts with one
-// NIC per link (a rail, or the lab's point-to-point links) talk over the link they share. "" if none.
+// The data-plane address an agent with inventory `from` should use to reach `to` with `engine`
+// (the engine's slice decides: a MAC, an IP, ...). "" if none.
 std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to);
 
 }  // namespace tusk

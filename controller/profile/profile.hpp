@@ -53,12 +53,13 @@ enum class Topology {
 
 struct TestSpec {
   std::string name;
-  std::string engine;  // "rdma" or "dpdk"
+  std::string engine;  // an engine of the table in controller/engines/
   std::chrono::milliseconds duration{0};
   std::chrono::milliseconds sample_interval{std::chrono::seconds(1)};
   Topology topology = Topology::Pairs;
-  proto::DpdkTest dpdk;  // meaningful when engine == "dpdk"
-  proto::RdmaTest rdma;  // meaningful when engine == "rdma"
+  // Engine parameters, one message per engine (read and resolved by that engine's slice).
+  proto::DpdkTest dpdk;
+  proto::RdmaTest rdma;
   std::vector<Threshold> thresholds;
   SourcePos pos;
 };

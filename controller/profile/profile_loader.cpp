@@ -11,6 +11,7 @@
 
 #include "common/units.hpp"
 #include "common/yaml_reader.hpp"
+#include "controller/engines/engine_slice.hpp"
 #include "controller/profile/profile_schema.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 
@@ -24,7 +25,6 @@ using profile_schema::Alternatives;
 using profile_schema::alternatives_of;
 using profile_schema::default_test_spec;
 using profile_schema::find_test_key;
-using profile_schema::kEngines;
 using profile_schema::Origin;
 using profile_schema::ReadContext;
 using profile_schema::test_key_names;
@@ -38,13 +38,8 @@ using Entry = YamlEntry;
 
 // ---- the profile -------------------------------------------------------------------------------
 
-// What the cross-field checks of tests need from the rest of the profile.
-struct ProfileContext {
-  SafetyCaps safety;
-  std::string max_rate_text = "0";
-  std::string max_duration_text = "24h";
-  std::optional<std::uint32_t> agent_count;  // when the selection fixes it
-};
+using profile_schema::ProfileContext;
+using profile_schema::TestCheck;
 
 class ProfileReader {
  public:
@@ -257,7 +252,7 @@ class ProfileReader {
     const auto entries = read_.mapping(value, "a mapping of test keys (name, engine, ...)");
     if (!entries) return std::nullopt;
 
-    ReadContext context{read_, find_engine(*entries, defaults), false};
+    ReadContext context{read_, engine_of(*entries, defaults), false};
     TestDraft draft{default_test_spec(), std::nullopt, {}, {}};
     draft.spec.pos = value.pos;
 
@@ -307,16 +302,14 @@ class ProfileReader {
 
   // The engine as the test (or defaults) names it, when that is a valid engine; other keys are
   // checked against it.
-  static std::optional<std::string> find_engine(const std::vector<Entry>& entries,
-                                                const std::vector<Entry>& defaults) {
+  static std::optional<std::string> engine_of(const std::vector<Entry>& entries,
+                                              const std::vector<Entry>& defaults) {
     for (const auto* list : {&entries, &defaults}) {
       for (const auto& entry : *list) {
         if (entry.key != "engine") continue;
         if (!entry.value.node.IsScalar()) return std::nullopt;
         const std::string& engine = entry.value.node.Scalar();
-        if (std::find(kEngines.begin(), kEngines.end(), engine) == kEngines.end()) {
-          return std::nullopt;
-        }
+        if (!tusk::find_engine(engine)) return std::nullopt;
         return engine;
       }
     }
@@ -361,128 +354,15 @@ class ProfileReader {
       }
     }
 
-    // A collective sets the topology (and maybe the duration) that the checks below look at.
-    if (spec.engine == "rdma") {
-      check_collective(test, draft);
-      check_collective_duration(test, draft, profile);
+    // An engine's own checks come first: a collective sets the topology (and maybe the duration)
+    // that the topology check looks at.
+    if (const EngineSlice* engine = tusk::find_engine(spec.engine)) {
+      TestCheck check{draft, profile, [&](std::string_view key, const Origin* origin, std::string message) {
+                        fail_at(test, key, origin, std::move(message));
+                      }};
+      engine->check(check);
     }
-    check_rate(test, draft, profile);
     check_topology(test, draft, profile);
-
-    if (spec.engine == "rdma") {
-      const Origin* signal = draft.origin("signal_every");
-      if (signal && spec.rdma.signal_every() > spec.rdma.outstanding()) {
-        fail_at(test, "signal_every", signal,
-                fmt::format("signal_every {} is above outstanding {}", signal->text,
-                            spec.rdma.outstanding()));
-      }
-      // Presence, not validity: a malformed burst_duty has been reported already.
-      const bool period = draft.written.contains("burst_period");
-      const bool duty = draft.written.contains("burst_duty");
-      if (period && !duty) {
-        fail_at(test, "burst_period", draft.origin("burst_period"),
-                "burst_period needs burst_duty (e.g. 50%)");
-      }
-      if (duty && !period) {
-        fail_at(test, "burst_duty", draft.origin("burst_duty"),
-                "burst_duty needs burst_period (e.g. 100ms)");
-      }
-    }
-  }
-
-  // A training-step replay needs its bytes, steps and period; it sets the topology and fills the
-  // duration, which must hold every step.
-  void check_collective(const Value& test, TestDraft& draft) {
-    TestSpec& spec = draft.spec;
-    const Origin* collective = draft.origin("collective");
-    const std::string_view keys[] = {"collective_bytes", "steps", "step_period", "compute_time", "scale"};
-    if (!collective) {
-      for (auto key : keys) {
-        if (const Origin* origin = draft.origin(key)) {
-          fail_at(test, key, origin, fmt::format("{} is for training-step replay: it needs collective", key));
-        }
-      }
-      return;
-    }
-    for (auto key : {"collective_bytes", "steps", "step_period"}) {
-      if (!draft.written.contains(key)) {
-        fail_at(test, "collective", collective, fmt::format("collective {} needs {}", collective->text, key));
-      }
-    }
-    const auto& rdma = spec.rdma;
-    if (const Origin* compute = draft.origin("compute_time"); compute && rdma.compute_ms() >= rdma.step_period_ms()) {
-      fail_at(test, "compute_time", compute,
-              fmt::format("compute_time {} leaves no time to communicate in a step_period of {} ms", compute->text,
-                          rdma.step_period_ms()));
-    }
-    const Topology wanted = rdma.collective() == "all_to_all" ? Topology::Mesh : Topology::Ring;
-    if (const Origin* topology = draft.origin("topology"); topology && spec.topology != wanted) {
-      fail_at(test, "topology", topology,
-              fmt::format("collective {} runs on a {}; remove topology or set it to {}", collective->text,
-                          to_string(wanted), to_string(wanted)));
-    }
-    spec.topology = wanted;
-    const auto steps_ms = std::chrono::milliseconds(std::uint64_t{rdma.steps()} * rdma.step_period_ms());
-    if (const Origin* duration = draft.origin("duration")) {
-      if (spec.duration < steps_ms) {
-        fail_at(test, "duration", duration,
-                fmt::format("duration {} is shorter than {} steps of {} ms", duration->text, rdma.steps(),
-                            rdma.step_period_ms()));
-      }
-    } else {
-      spec.duration = steps_ms;
-    }
-  }
-
-  void check_collective_duration(const Value& test, TestDraft& draft, const ProfileContext& profile) {
-    const TestSpec& spec = draft.spec;
-    if (spec.rdma.collective().empty() || draft.origin("duration") || spec.duration <= profile.safety.max_duration) return;
-    fail_at(test, "steps", draft.origin("steps"),
-            fmt::format("{} steps of {} ms last longer than safety.max_duration {}", spec.rdma.steps(),
-                        spec.rdma.step_period_ms(), profile.max_duration_text));
-  }
-
-  void check_rate(const Value& test, TestDraft& draft, const ProfileContext& profile) {
-    TestSpec& spec = draft.spec;
-    const Origin* origin = draft.origin("rate");
-    // Which rates are allowed depends on the engine; without a valid one there is nothing to say.
-    if (!draft.rate || !origin || spec.engine.empty()) return;
-    const units::Rate& rate = *draft.rate;
-    const double cap = profile.safety.max_rate_bps;
-    using Kind = units::Rate::Kind;
-
-    if (spec.engine == "rdma") {
-      if (rate.kind == Kind::PacketsPerSecond) {
-        fail_at(
-            test, "rate", origin,
-            fmt::format("rdma rates are bit rates (e.g. 100Gbps) or max, got '{}'", origin->text));
-        return;
-      }
-      spec.rdma.set_rate_bps(rate.value);
-    } else if (rate.kind == Kind::PacketsPerSecond) {
-      spec.dpdk.set_rate_pps(rate.value);
-    } else if (rate.kind == Kind::BitsPerSecond) {
-      spec.dpdk.set_rate_bps(rate.value);
-    }
-
-    if (cap <= 0 || rate.kind == Kind::Max) return;
-    if (rate.kind == Kind::BitsPerSecond && rate.value > cap) {
-      fail_at(
-          test, "rate", origin,
-          fmt::format("rate {} is above safety.max_rate {}", origin->text, profile.max_rate_text));
-    }
-    if (rate.kind == Kind::PacketsPerSecond) {
-      // A sweep runs every size at this packet rate, so the largest frame sets the bit rate.
-      std::uint32_t frame = spec.dpdk.frame_size();
-      for (const auto size : spec.dpdk.frame_sizes()) frame = std::max(frame, size);
-      const double bps = rate.value * frame * 8;
-      if (bps > cap) {
-        fail_at(
-            test, "rate", origin,
-            fmt::format("rate {} with {}-byte frames is {}, above safety.max_rate {}", origin->text,
-                        frame, units::format_bit_rate(bps), profile.max_rate_text));
-      }
-    }
   }
 
   void check_topology(const Value& test, const TestDraft& draft, const ProfileContext& profile) {

@@ -15,6 +15,10 @@
 #include "common/yaml_reader.hpp"
 #include "controller/profile/profile.hpp"
 
+namespace tusk {
+struct EngineSlice;
+}
+
 namespace tusk::profile_schema {
 
 // "an rdma key", "a dpdk key".
@@ -48,6 +52,31 @@ struct ReadContext {
 
 using ApplyKey = bool (*)(ReadContext&, const YamlValue&, TestDraft&);
 
+// What the cross-field checks of tests need from the rest of the profile.
+struct ProfileContext {
+  SafetyCaps safety;
+  std::string max_rate_text = "0";
+  std::string max_duration_text = "24h";
+  std::optional<std::uint32_t> agent_count;  // when the selection fixes it
+};
+
+// One test's cross-field checks, as an engine runs them (EngineSlice::check): the test being read,
+// the profile's caps, and where to report a problem with one of its keys (`origin`: where the
+// value came from, the test or defaults; nullptr for the test itself).
+struct TestCheck {
+  TestDraft& draft;
+  const ProfileContext& profile;
+  std::function<void(std::string_view key, const Origin* origin, std::string message)> fail;
+};
+
+// Stores the result of reading into the draft when there is one; what every key's reader returns.
+template <typename T, typename Store>
+bool store(const std::optional<T>& value, TestDraft& draft, Store store_value) {
+  if (!value) return false;
+  store_value(draft, *value);
+  return true;
+}
+
 // A key a test may set: which engine it belongs to ("" for both) and how to read it.
 struct TestKey {
   std::string_view name;
@@ -55,7 +84,12 @@ struct TestKey {
   ApplyKey apply;
 };
 
-extern const std::vector<std::string_view> kEngines;
+// The engines' names, from the engine table (controller/engines/).
+std::vector<std::string_view> engine_names();
+// Whether tests of `engine` measure what the threshold `threshold_key` judges.
+bool engine_measures(std::string_view engine, std::string_view threshold_key);
+// The first engine that measures it, or nullptr.
+const EngineSlice* engine_measuring(std::string_view threshold_key);
 
 // nullptr when no test may set `name`.
 const TestKey* find_test_key(std::string_view name);

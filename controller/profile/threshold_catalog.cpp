@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/counter_names.hpp"
+#include "controller/profile/profile_schema.hpp"
 
 namespace tusk {
 
@@ -14,35 +15,35 @@ const std::vector<ThresholdKind>& threshold_catalog() {
   // One entry per line reads as a table; clang-format would put every field on its own line.
   // clang-format off
   static const std::vector<ThresholdKind> catalog{
-      {"max_ber", "ber", Bound::Max, V::Ratio, {"dpdk"},
+      {"max_ber", "ber", Bound::Max, V::Ratio,
        "highest bit error ratio: errored bits / bits received"},
-      {"max_bit_errors", c::kBitErrors, Bound::Max, V::Count, {"dpdk"},
+      {"max_bit_errors", c::kBitErrors, Bound::Max, V::Count,
        "most payload bits received in error", kSafe, {"max_ber", "max_errored_frames"}},
-      {"max_loss", "loss_ratio", Bound::Max, V::Ratio, {"dpdk"},
+      {"max_loss", "loss_ratio", Bound::Max, V::Ratio,
        "highest frame loss ratio: frames lost outside link flaps / frames sent"},
-      {"max_errored_frames", c::kErroredFrames, Bound::Max, V::Count, {"dpdk"},
+      {"max_errored_frames", c::kErroredFrames, Bound::Max, V::Count,
        "most frames received with at least one bit error"},
-      {"max_lost_frames", c::kLostFrames, Bound::Max, V::Count, {"dpdk"},
+      {"max_lost_frames", c::kLostFrames, Bound::Max, V::Count,
        "most frames sent but never received, outside link flaps", kSafe, {"max_loss"}},
-      {"max_flaps", c::kLinkFlaps, Bound::Max, V::Count, {"dpdk", "rdma"},
+      {"max_flaps", c::kLinkFlaps, Bound::Max, V::Count,
        "most link down events during the test", kSafe},
-      {"max_traffic_gaps", c::kTrafficGaps, Bound::Max, V::Count, {"dpdk"},
+      {"max_traffic_gaps", c::kTrafficGaps, Bound::Max, V::Count,
        "most gaps in a stream's traffic that no link flap accounts for", kSafe},
-      {"max_latency_p99", c::kLatencyP99Ns, Bound::Max, V::Duration, {"dpdk", "rdma"},
+      {"max_latency_p99", c::kLatencyP99Ns, Bound::Max, V::Duration,
        "highest 99th percentile latency"},
-      {"max_completion_errors", c::kCompletionErrors, Bound::Max, V::Count, {"rdma"},
+      {"max_completion_errors", c::kCompletionErrors, Bound::Max, V::Count,
        "most work completions with an error status", kSafe},
-      {"max_integrity_errors", c::kIntegrityErrors, Bound::Max, V::Count, {"rdma"},
+      {"max_integrity_errors", c::kIntegrityErrors, Bound::Max, V::Count,
        "most messages whose payload failed the data check", kSafe},
-      {"max_stalls", c::kStalls, Bound::Max, V::Count, {"rdma"},
+      {"max_stalls", c::kStalls, Bound::Max, V::Count,
        "most times a flow had work in flight and nothing completed for its stall_timeout", kSafe},
-      {"max_retransmits", c::kRetransmits, Bound::Max, V::Count, {"rdma"},
+      {"max_retransmits", c::kRetransmits, Bound::Max, V::Count,
        "most transport retransmissions (NIC counters)"},
-      {"min_throughput", "throughput_bps", Bound::Min, V::BitRate, {"dpdk", "rdma"},
+      {"min_throughput", "throughput_bps", Bound::Min, V::BitRate,
        "lowest throughput, in bits per second"},
-      {"max_host_drops", c::kHostDrops, Bound::Max, V::Count, {"dpdk", "rdma"},
+      {"max_host_drops", c::kHostDrops, Bound::Max, V::Count,
        "most packets the host dropped (NIC out-of-buffer, rx_missed)"},
-      {"max_agents_lost", c::kAgentsLost, Bound::Max, V::Count, {"dpdk", "rdma"},
+      {"max_agents_lost", c::kAgentsLost, Bound::Max, V::Count,
        "most agents of the test that may be lost (no result) while the rest are still judged", kSafe, {},
        S::Test},
   };
@@ -65,7 +66,7 @@ std::vector<Threshold> safe_default_thresholds(std::string_view engine, const st
   std::vector<Threshold> defaults;
   for (const auto& kind : threshold_catalog()) {
     if (!kind.safe_default) continue;
-    if (std::find(kind.engines.begin(), kind.engines.end(), engine) == kind.engines.end()) continue;
+    if (!profile_schema::engine_measures(engine, kind.key)) continue;
     if (set_by_profile(kind.key) || std::any_of(kind.relaxed_by.begin(), kind.relaxed_by.end(), set_by_profile)) {
       continue;
     }

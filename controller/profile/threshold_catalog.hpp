@@ -1,6 +1,6 @@
-// Every pass/fail rule a profile may set under `thresholds:`, the metric each one judges, and the
-// engines that produce that metric. The loader validates keys against this table and the verdict
-// reads the metric names from it, so adding a threshold is one entry here.
+// Every pass/fail rule a profile may set under `thresholds:` and the metric each one judges. Which
+// engines measure it is each engine's to say (EngineSlice::thresholds). The loader validates keys
+// against this table and the verdict reads the metric names from it.
 //
 // Safe defaults: a fault that must never read as a pass (a link that went down, a stalled flow,
 // a corrupted message, a lost agent) is judged at zero in every test of an engine that measures it,
@@ -30,7 +30,6 @@ struct ThresholdKind {
   std::string_view metric;  // the metric the verdict computes
   Bound bound = Bound::Max;
   Value value = Value::Count;
-  std::vector<std::string_view> engines;  // engines that report the metric
   std::string_view help;                  // one line for docs and `tusk-controller` help
   bool safe_default = false;              // judged at 0 unless the profile relaxes it
   std::vector<std::string_view> relaxed_by = {};  // other keys that set the accepted amount of this fault

@@ -7,7 +7,7 @@
 #include "common/counter_names.hpp"
 #include "common/version.hpp"
 #include "controller/verdict/ber_bound.hpp"
-#include "controller/report/collective_report.hpp"
+#include "controller/engines/engine_slice.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {
@@ -112,34 +112,8 @@ json test_json(const TestOutcome& test) {
   out["warnings"] = warnings;
   out["planned_start"] = iso_time(test.planned_start_ns);
   out["start_skew_ns"] = test.start_skew_ns ? json(*test.start_skew_ns) : json(nullptr);
-  if (const auto collective = collective_result(test)) {
-    json ranks = json::array();
-    for (const auto& rank : collective->per_rank) {
-      ranks.push_back({{"agent", rank.agent},
-                       {"bytes_per_step", rank.bytes_per_step},
-                       {"model_bytes_per_step", rank.model_bytes_per_step},
-                       {"steps_done", rank.steps_done},
-                       {"step_time_mean_s", rank.step_time_mean_s},
-                       {"step_time_max_s", rank.step_time_max_s}});
-    }
-    json links = json::array();
-    for (const auto& link : collective->links) {
-      links.push_back({{"from", link.from},
-                       {"to", link.to},
-                       {"bytes_per_step", link.bytes_per_step},
-                       {"rate_bps", link.rate_bps},
-                       {"below_best_percent", link.below_best_percent}});
-    }
-    out["collective"] = {{"name", collective->collective},
-                         {"ranks", collective->ranks},
-                         {"bytes_per_step", collective->bytes_per_step},
-                         {"steps", collective->steps},
-                         {"time_per_step_s", collective->time_per_step_s},
-                         {"slowest_rank", collective->slowest_rank},
-                         {"algbw_bytes_per_s", collective->algbw_bytes_per_s},
-                         {"busbw_bytes_per_s", collective->busbw_bytes_per_s},
-                         {"per_rank", ranks},
-                         {"links", links}};
+  if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->json_extra) {
+    engine->json_extra(test, out);
   }
 
   json thresholds = json::array();

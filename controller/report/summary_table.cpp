@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "common/units.hpp"
-#include "controller/report/collective_report.hpp"
+#include "controller/engines/engine_slice.hpp"
 #include "controller/verdict/ber_bound.hpp"
 #include "controller/report/reports.hpp"
 
@@ -90,18 +90,8 @@ std::string summary_table(const RunOutcome& outcome) {
                       metric_text(verdict, "loss_ratio"), result});
     }
     out += render(rows);
-    if (const auto collective = collective_result(test)) {
-      out += fmt::format(
-          "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
-          collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
-          units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(collective->time_per_step_s * 1e9))),
-          collective->slowest_rank, units::format_bit_rate(collective->algbw_bytes_per_s * 8),
-          units::format_bit_rate(collective->busbw_bytes_per_s * 8));
-      for (const auto& rank : collective->per_rank) {
-        out += fmt::format("    {} sent {} per step (model {}), {} steps\n", rank.agent,
-                           units::format_size(static_cast<std::uint64_t>(rank.bytes_per_step)),
-                           units::format_size(static_cast<std::uint64_t>(rank.model_bytes_per_step)), rank.steps_done);
-      }
+    if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->summary_extra) {
+      out += engine->summary_extra(test);
     }
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);

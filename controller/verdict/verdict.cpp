@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/counter_names.hpp"
+#include "controller/engines/engine_slice.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 #include "controller/verdict/stream_values.hpp"
 
@@ -102,10 +103,14 @@ namespace {
 
 std::optional<BerResult> ber_result(const TestSpec& test, const proto::StreamCounters& stream, double duration_s) {
   const auto bits = counter_of(stream, counters::kBitsCompared);
-  const double confidence = test.dpdk.confidence();
-  // The loader always sets both (profile_schema's defaults); a spec made otherwise gets no bound.
-  const double target = test.dpdk.target_ber();
-  if (!bits || !(confidence > 0 && confidence < 1) || !(target > 0 && target <= 1)) return std::nullopt;
+  const EngineSlice* engine = find_engine(test.engine);
+  if (!bits || !engine || !engine->ber_target) return std::nullopt;
+  const auto held_to = engine->ber_target(test);
+  if (!held_to) return std::nullopt;
+  // The loader always sets both (the engine's defaults); a spec made otherwise gets no bound.
+  const double confidence = held_to->confidence;
+  const double target = held_to->target_ber;
+  if (!(confidence > 0 && confidence < 1) || !(target > 0 && target <= 1)) return std::nullopt;
   // An agent's count of errored bits can never exceed the bits it compared; a bogus one must not
   // take the report down with it.
   const std::uint64_t errors = std::min(counter_of(stream, counters::kBitErrors).value_or(0), *bits);
@@ -153,23 +158,29 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
   return verdict;
 }
 
-bool kind_judges(const std::string& kind, const std::string& metric) {
-  namespace c = counters;
-  const auto in = [&](std::initializer_list<std::string_view> metrics) {
-    return std::find(metrics.begin(), metrics.end(), metric) != metrics.end();
-  };
-  if (kind == "rx" || kind.empty()) return true;  // the strict default: judged on everything
-  if (kind == "flow") return in({"throughput_bps", c::kCompletionErrors, c::kStalls, c::kLatencyP99Ns});
-  if (kind == "sink") return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors});
-  if (kind == "read") {
-    return in({"throughput_bps", c::kIntegrityErrors, c::kCompletionErrors, c::kStalls, c::kLatencyP99Ns});
+namespace {
+
+// The engine's description of a stream kind, or nullptr for a kind no engine judges.
+const StreamKind* stream_kind(const std::string& kind) {
+  for (const EngineSlice* engine : engine_table()) {
+    for (const auto& described : engine->stream_kinds) {
+      if (described.kind == kind) return &described;
+    }
   }
-  if (kind == "source") return in({c::kCompletionErrors});
-  if (kind == "nic") return in({c::kRetransmits, c::kLinkFlaps});
-  return false;  // "tx" and anything unknown: informational
+  return nullptr;
 }
 
-bool informational_kind(const std::string& kind) { return kind == "tx" || kind == "port"; }
+}  // namespace
+
+bool kind_judges(const std::string& kind, const std::string& metric) {
+  if (kind.empty()) return true;  // a stream that names no kind: the strict default, judged on everything
+  const StreamKind* described = stream_kind(kind);
+  if (!described) return false;  // "tx", "port" and anything unknown: informational
+  return described->judged_on_everything || std::find(described->judged_metrics.begin(), described->judged_metrics.end(),
+                                                      metric) != described->judged_metrics.end();
+}
+
+bool informational_kind(const std::string& kind) { return !kind.empty() && !stream_kind(kind); }
 
 namespace {
 

@@ -2,16 +2,10 @@
 // test's thresholds. A threshold whose metric the stream should measure but did not fails: a
 // burn-in that asked for a BER and got none must not pass quietly.
 //
-// Stream kinds and what they are judged on:
-//   "rx"   DPDK receiver (and a stream that names no kind): every threshold.
-//   "tx"   DPDK sender: nothing (its receiver's stream is judged).
-//   "flow" RDMA sender QP: throughput, completion errors, stalls, latency.
-//   "sink" RDMA receiver QP: throughput, integrity errors, completion errors.
-//   "read" RDMA READ initiator QP (it receives and checks the data): throughput, integrity and
-//          completion errors, stalls, latency.
-//   "source" RDMA READ target QP: completion errors.
-//   "nic"  an RDMA port's own counters: retransmits, link flaps.
-//   "port" a DPDK port's extended statistics: nothing (informational, like "tx").
+// Which stream kinds are judged on which metrics is each engine's to say (EngineSlice::stream_kinds
+// in controller/engines/): a DPDK receiver ("rx") on everything, an RDMA sending QP ("flow") on
+// throughput, completion errors, stalls and latency, and so on. A stream that names no kind is judged
+// on everything; a kind no engine describes ("tx", "port") is informational: shown, not judged.
 // A threshold that no stream of a test is judged on is a problem of the test (see unjudged_thresholds);
 // a safe default that nothing measured is only a warning: it was not asked for.
 #pragma once

@@ -1,6 +1,6 @@
 // The collective replay's result is read from the plans as sent (the planner's scaled S and bytes
 // per peer) and the flows' counters, never worked out again from the profile.
-#include "controller/report/collective_report.hpp"
+#include "controller/engines/rdma/collective_report.hpp"
 
 #include <gtest/gtest.h>
 

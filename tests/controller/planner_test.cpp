@@ -1,5 +1,7 @@
 #include "controller/plan/planner.hpp"
 
+#include "controller/engines/rdma/collective.hpp"
+
 #include <gtest/gtest.h>
 
 #include <regex>

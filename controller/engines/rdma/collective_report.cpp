@@ -1,4 +1,4 @@
-#include "controller/report/collective_report.hpp"
+#include "controller/engines/rdma/collective_report.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include "common/counter_names.hpp"
 #include "controller/verdict/stream_values.hpp"
-#include "controller/plan/planner.hpp"
+#include "controller/engines/rdma/collective.hpp"
 
 namespace tusk {
 
@@ -22,7 +22,7 @@ double gauge(const proto::StreamCounters& stream, std::string_view name) { retur
 
 std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
   const auto& rdma = test.spec.rdma;
-  if (test.spec.engine != "rdma" || rdma.collective().empty()) return std::nullopt;
+  if (rdma.collective().empty()) return std::nullopt;
   CollectiveResult result;
   result.collective = rdma.collective();
   result.ranks = test.agents.size();

@@ -1,0 +1,71 @@
+// Everything the controller knows of one engine, registered in engine_table() the way testpmd
+// registers its forwarding engines: the profile keys only it takes and their defaults, what it adds
+// to each agent's plan, the line `plan` prints, how an agent reaches a peer with it, the stream
+// kinds it reports and what each is judged on, and the thresholds it measures. Code outside
+// controller/engines/<engine>/ reaches an engine through this table, never by its name.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/profile/profile.hpp"
+#include "controller/profile/profile_schema.hpp"
+#include "tusk.pb.h"
+
+namespace tusk {
+
+struct TestOutcome;
+
+// The confidence of a BER bound and the BER a test means to show.
+struct BerTarget {
+  double confidence = 0;
+  double target_ber = 0;
+};
+
+// One kind of stream an engine reports (StreamCounters.kind) and the metrics it is judged on.
+struct StreamKind {
+  std::string_view kind;
+  std::vector<std::string_view> judged_metrics;
+  bool judged_on_everything = false;  // a receiver that checks every bit ("rx")
+};
+
+struct EngineSlice {
+  std::string_view name;     // as a profile's `engine:` writes it
+  std::string_view article;  // "a" or "an", for messages: "frame_size is a dpdk key"
+  // The test keys only this engine takes; each row's `engine` is `name`.
+  const std::vector<profile_schema::TestKey>& (*keys)();
+  // The defaults a test of this engine starts from, before any key is read.
+  void (*set_defaults)(TestSpec& spec);
+  // Checks that involve more than one key or the profile's caps; may resolve values (a rate into
+  // the engine's parameters, a collective's topology and duration).
+  void (*check)(profile_schema::TestCheck& check);
+  // The engine's part of one agent's plan, every value resolved: `agents` is the test's agent count.
+  void (*complete_plan)(const Profile& profile, const TestSpec& test, std::size_t agents, proto::Plan& plan);
+  // What `tusk-controller plan` prints for one agent's plan.
+  std::string (*plan_line)(const proto::Plan& plan);
+  // The address an agent with inventory `from` uses to reach `to` with this engine ("" if none).
+  std::string (*data_plane_address)(const proto::Inventory& from, const proto::Inventory& to);
+  // Stream kinds judged on something; any other kind it reports is informational (shown, not judged).
+  std::vector<StreamKind> stream_kinds;
+  std::vector<std::string_view> thresholds;  // threshold keys it measures (threshold_catalog)
+  // Pairs of its keys of which a test may set only one (frame_size or frame_sizes).
+  std::vector<profile_schema::Alternatives> alternatives;
+  // Report extras: what only this engine's tests show beside their streams (a training replay's
+  // busbw and slowest rank), as summary lines and as members of the test's report.json object.
+  std::string (*summary_extra)(const TestOutcome& test) = nullptr;
+  void (*json_extra)(const TestOutcome& test, nlohmann::ordered_json& out) = nullptr;
+  // The BER its streams' compared bits are held to, when the engine compares bits.
+  std::optional<BerTarget> (*ber_target)(const TestSpec& spec) = nullptr;
+};
+
+// Every engine the controller knows, in the order profiles and help list them.
+const std::vector<const EngineSlice*>& engine_table();
+// nullptr for a name no engine has.
+const EngineSlice* find_engine(std::string_view name);
+
+}  // namespace tusk

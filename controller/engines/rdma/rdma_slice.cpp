@@ -1,0 +1,431 @@
+#include "controller/engines/rdma/rdma_slice.hpp"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <optional>
+#include <vector>
+
+#include "common/units.hpp"
+#include "controller/engines/rdma/collective.hpp"
+#include "controller/engines/rdma/collective_report.hpp"
+
+namespace tusk::rdma {
+namespace {
+
+using namespace std::chrono_literals;
+using profile_schema::ReadContext;
+using profile_schema::store;
+using profile_schema::TestDraft;
+using profile_schema::TestKey;
+using R = ReadContext;
+using V = YamlValue;
+using D = TestDraft;
+
+const YamlReader::Range<std::uint64_t> kMessageRange{1, 2ULL << 30, "1", "2GiB"};
+
+const std::vector<TestKey>& keys() {
+  static const std::vector<TestKey> rows{
+      {"device", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.non_empty_string(v), d,
+                      [](D& t, auto s) { t.spec.rdma.set_device(s); });
+       }},
+      {"ib_port", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 255, "1", "255"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_port(n); });
+       }},
+      // ibv_global_route.sgid_index is 8 bits.
+      {"gid_index", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_gid_index(n); });
+       }},
+      {"operation", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"write", "write_imm", "send", "read"}), d,
+                      [](D& t, auto s) { t.spec.rdma.set_operation(s); });
+       }},
+      {"message_size", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, kMessageRange), d,
+                      [](D& t, auto bytes) { t.spec.rdma.set_message_size(bytes); });
+       }},
+      {"message_sizes", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto sizes =
+             c.read.list(v, [&](const V& item) { return c.read.size(item, kMessageRange); });
+         if (sizes && sizes->empty()) {
+           c.read.fail(v, "message_sizes is empty: list at least one size, or leave it out");
+           sizes.reset();
+         }
+         return store(sizes, d, [](D& t, const auto& list) {
+           t.spec.rdma.mutable_message_sizes()->Assign(list.begin(), list.end());
+         });
+       }},
+      {"qps_per_peer", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 1024, "1", "1024"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_qps_per_peer(n); });
+       }},
+      {"outstanding", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_outstanding(n); });
+       }},
+      {"signal_every", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_signal_every(n); });
+       }},
+      {"inline_threshold", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, {0, 1024, "0", "1024"}), d, [](D& t, auto bytes) {
+           t.spec.rdma.set_inline_threshold(static_cast<std::uint32_t>(bytes));
+         });
+       }},
+      {"path_mtu", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto mtu = c.read.uint32(v, {256, 4096, "256", "4096"});
+         if (mtu && (*mtu & (*mtu - 1)) != 0) {
+           c.read.fail(
+               v, fmt::format("path_mtu {} is not one of 256, 512, 1024, 2048, 4096", v.text()));
+           mtu.reset();
+         }
+         return store(mtu, d, [](D& t, auto n) { t.spec.rdma.set_path_mtu(n); });
+       }},
+      {"traffic_class", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_traffic_class(n); });
+       }},
+      {"burst_period", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 60s, "1ms", "60s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_burst_period_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"burst_duty", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && *ratio <= 0) {
+           c.read.fail(v, fmt::format("burst_duty {} must be above 0 (e.g. 50%)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.spec.rdma.set_burst_duty(r); });
+       }},
+      {"data_check", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.boolean(v), d, [](D& t, bool b) { t.spec.rdma.set_data_check(b); });
+       }},
+      // The QP's local ACK timeout is 4.096 us * 2^n; profiles give a time and get the smallest n
+      // that covers it (a VM lab needs about 1 s, or a descheduled guest looks like a lost packet).
+      {"ack_timeout", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 8000s, "1ms", "8000s"}), d, [](D& t, auto ms) {
+           std::uint32_t exponent = 1;
+           while (exponent < 31 && 4.096e-3 * static_cast<double>(std::uint64_t{1} << exponent) < ms.count()) ++exponent;
+           t.spec.rdma.set_ack_timeout(exponent);
+         });
+       }},
+      {"stall_timeout", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {100ms, 3600s, "100ms", "3600s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_stall_timeout_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      // ---- rdma: training-step replay
+      {"collective", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}), d,
+                      [](D& t, auto s) { t.spec.rdma.set_collective(std::string(s)); });
+       }},
+      {"collective_bytes", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.size(v, {1, std::uint64_t{1} << 40, "1", "1TiB"}), d,
+                      [](D& t, auto bytes) { t.spec.rdma.set_collective_bytes(bytes); });
+       }},
+      {"steps", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 1'000'000, "1", "1000000"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_steps(n); });
+       }},
+      {"step_period", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {1ms, 3600s, "1ms", "3600s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_step_period_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"compute_time", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.duration(v, {0ms, 3600s, "0s", "3600s"}), d, [](D& t, auto ms) {
+           t.spec.rdma.set_compute_ms(static_cast<std::uint32_t>(ms.count()));
+         });
+       }},
+      {"scale", "rdma",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && *ratio <= 0) {
+           c.read.fail(v, fmt::format("scale {} must be above 0 (e.g. 1% to replay a job's pattern at a hundredth of its bytes)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.spec.rdma.set_scale(r); });
+       }},
+      {"cm_port", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
+                      [](D& t, auto n) { t.spec.rdma.set_cm_port(n); });
+       }},
+  };
+  return rows;
+}
+
+void set_defaults(TestSpec& spec) {
+  spec.rdma.set_port(1);
+  spec.rdma.set_operation("write");
+  spec.rdma.set_message_size(64 * 1024);
+  spec.rdma.set_qps_per_peer(1);
+  spec.rdma.set_outstanding(16);
+  spec.rdma.set_signal_every(1);
+  spec.rdma.set_data_check(true);
+}
+
+// A training-step replay needs its bytes, steps and period; it sets the topology and fills the
+// duration, which must hold every step.
+void check_collective(profile_schema::TestCheck& check) {
+  auto& draft = check.draft;
+  TestSpec& spec = draft.spec;
+  const auto* collective = draft.origin("collective");
+  const std::string_view keys[] = {"collective_bytes", "steps", "step_period", "compute_time", "scale"};
+  if (!collective) {
+    for (auto key : keys) {
+      if (const auto* origin = draft.origin(key)) {
+        check.fail(key, origin, fmt::format("{} is for training-step replay: it needs collective", key));
+      }
+    }
+    return;
+  }
+  for (auto key : {"collective_bytes", "steps", "step_period"}) {
+    if (!draft.written.contains(key)) {
+      check.fail("collective", collective, fmt::format("collective {} needs {}", collective->text, key));
+    }
+  }
+  const auto& rdma = spec.rdma;
+  if (const auto* compute = draft.origin("compute_time"); compute && rdma.compute_ms() >= rdma.step_period_ms()) {
+    check.fail("compute_time", compute,
+               fmt::format("compute_time {} leaves no time to communicate in a step_period of {} ms", compute->text,
+                           rdma.step_period_ms()));
+  }
+  const Topology wanted = rdma.collective() == "all_to_all" ? Topology::Mesh : Topology::Ring;
+  if (const auto* topology = draft.origin("topology"); topology && spec.topology != wanted) {
+    check.fail("topology", topology,
+               fmt::format("collective {} runs on a {}; remove topology or set it to {}", collective->text,
+                           to_string(wanted), to_string(wanted)));
+  }
+  spec.topology = wanted;
+  const auto steps_ms = std::chrono::milliseconds(std::uint64_t{rdma.steps()} * rdma.step_period_ms());
+  if (const auto* duration = draft.origin("duration")) {
+    if (spec.duration < steps_ms) {
+      check.fail("duration", duration,
+                 fmt::format("duration {} is shorter than {} steps of {} ms", duration->text, rdma.steps(),
+                             rdma.step_period_ms()));
+    }
+  } else {
+    spec.duration = steps_ms;
+    if (spec.duration > check.profile.safety.max_duration) {
+      check.fail("steps", draft.origin("steps"),
+                 fmt::format("{} steps of {} ms last longer than safety.max_duration {}", rdma.steps(),
+                             rdma.step_period_ms(), check.profile.max_duration_text));
+    }
+  }
+}
+
+void check(profile_schema::TestCheck& check) {
+  auto& draft = check.draft;
+  TestSpec& spec = draft.spec;
+  check_collective(check);
+  if (const auto* origin = draft.origin("rate"); origin && draft.rate) {
+    const units::Rate& rate = *draft.rate;
+    if (rate.kind == units::Rate::Kind::PacketsPerSecond) {
+      check.fail("rate", origin, fmt::format("rdma rates are bit rates (e.g. 100Gbps) or max, got '{}'", origin->text));
+    } else {
+      spec.rdma.set_rate_bps(rate.value);
+      const double cap = check.profile.safety.max_rate_bps;
+      if (cap > 0 && rate.kind == units::Rate::Kind::BitsPerSecond && rate.value > cap) {
+        check.fail("rate", origin,
+                   fmt::format("rate {} is above safety.max_rate {}", origin->text, check.profile.max_rate_text));
+      }
+    }
+  }
+  const auto* signal = draft.origin("signal_every");
+  if (signal && spec.rdma.signal_every() > spec.rdma.outstanding()) {
+    check.fail("signal_every", signal,
+               fmt::format("signal_every {} is above outstanding {}", signal->text, spec.rdma.outstanding()));
+  }
+  // Presence, not validity: a malformed burst_duty has been reported already.
+  const bool period = draft.written.contains("burst_period");
+  const bool duty = draft.written.contains("burst_duty");
+  if (period && !duty) check.fail("burst_period", draft.origin("burst_period"), "burst_period needs burst_duty (e.g. 50%)");
+  if (duty && !period) check.fail("burst_duty", draft.origin("burst_duty"), "burst_duty needs burst_period (e.g. 100ms)");
+}
+
+void complete_plan(const Profile& profile, const TestSpec& test, std::size_t agents, proto::Plan& plan) {
+  *plan.mutable_rdma() = test.rdma;
+  if (!test.rdma.collective().empty()) {
+    const std::uint64_t bytes = scaled_collective_bytes(test.rdma);
+    plan.mutable_rdma()->set_collective_bytes(bytes);
+    plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.rdma.collective(), bytes, agents));
+  }
+  // "As fast as possible" under a safety cap means "at the cap".
+  if (profile.safety.max_rate_bps > 0 && test.rdma.rate_bps() == 0) {
+    plan.mutable_rdma()->set_rate_bps(profile.safety.max_rate_bps);
+  }
+}
+
+std::string plan_line(const proto::Plan& plan) {
+  const auto& r = plan.rdma();
+  std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer, {} outstanding | {}{}",
+                                 r.device().empty() ? "(the route's)" : r.device(), r.operation(),
+                                 units::format_size(r.message_size()), r.qps_per_peer(), r.outstanding(),
+                                 r.rate_bps() > 0 ? units::format_bit_rate(r.rate_bps()) : "line rate",
+                                 r.data_check() ? " | data check" : "");
+  if (!r.collective().empty()) {
+    // The step rhythm: silence, then exactly these bytes to every peer, step after step.
+    const std::uint64_t per_step = r.peer_bytes_per_step() * static_cast<std::uint64_t>(plan.peers_size());
+    text += fmt::format(
+        "\n      {} of {} per rank: {} to each peer per step ({} in all); {} steps every {}: {} compute, then send",
+        r.collective(), units::format_size(r.collective_bytes()), units::format_size(r.peer_bytes_per_step()),
+        units::format_size(per_step), r.steps(), units::format_duration(std::chrono::milliseconds(r.step_period_ms())),
+        units::format_duration(std::chrono::milliseconds(r.compute_ms())));
+  }
+  return text;
+}
+
+struct GidAddress {
+  std::uint32_t ip = 0;  // host order
+  bool v2 = false;
+};
+
+std::vector<GidAddress> roce_ipv4_addresses(const proto::Inventory& inventory) {
+  std::vector<GidAddress> addresses;
+  for (const auto& device : inventory.rdma_devices()) {
+    for (const auto& port : device.ports()) {
+      for (const auto& gid : port.gids()) {
+        in_addr parsed{};
+        if (gid.ip().empty() || inet_pton(AF_INET, gid.ip().c_str(), &parsed) != 1) continue;
+        addresses.push_back({ntohl(parsed.s_addr), gid.type() == "RoCE v2"});
+      }
+    }
+  }
+  return addresses;
+}
+
+// The IPv4 address behind one of `to`'s RoCE v2 GIDs (v1 if none), the one sharing the longest
+// prefix with an address of `from`, so that hosts with one NIC per link (a rail, or the lab's
+// point-to-point links) talk over the link they share.
+std::string data_plane_address(const proto::Inventory& from, const proto::Inventory& to) {
+  const auto mine = roce_ipv4_addresses(from);
+  std::optional<GidAddress> best;
+  int best_score = -1;
+  for (const auto& theirs : roce_ipv4_addresses(to)) {
+    int common = 0;
+    for (const auto& own : mine) common = std::max(common, std::countl_zero(own.ip ^ theirs.ip));
+    const int score = common * 2 + (theirs.v2 ? 1 : 0);  // a shared prefix first, then RoCE v2
+    if (score > best_score) {
+      best_score = score;
+      best = theirs;
+    }
+  }
+  if (!best) return "";
+  in_addr out{htonl(best->ip)};
+  char text[INET_ADDRSTRLEN];
+  return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
+}
+
+// A training replay's line in the summary: busbw, the slowest rank, each rank against the model.
+std::string summary_extra(const TestOutcome& test) {
+  std::string out;
+  if (const auto collective = collective_result(test)) {
+    out += fmt::format(
+        "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
+        collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
+        units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(collective->time_per_step_s * 1e9))),
+        collective->slowest_rank, units::format_bit_rate(collective->algbw_bytes_per_s * 8),
+        units::format_bit_rate(collective->busbw_bytes_per_s * 8));
+    for (const auto& rank : collective->per_rank) {
+      out += fmt::format("    {} sent {} per step (model {}), {} steps\n", rank.agent,
+                         units::format_size(static_cast<std::uint64_t>(rank.bytes_per_step)),
+                         units::format_size(static_cast<std::uint64_t>(rank.model_bytes_per_step)), rank.steps_done);
+    }
+  }
+  return out;
+}
+
+// A training replay's block in report.json: per rank and per link, algbw and busbw.
+void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
+  using json = nlohmann::ordered_json;
+  if (const auto collective = collective_result(test)) {
+    json ranks = json::array();
+    for (const auto& rank : collective->per_rank) {
+      ranks.push_back({{"agent", rank.agent},
+                       {"bytes_per_step", rank.bytes_per_step},
+                       {"model_bytes_per_step", rank.model_bytes_per_step},
+                       {"steps_done", rank.steps_done},
+                       {"step_time_mean_s", rank.step_time_mean_s},
+                       {"step_time_max_s", rank.step_time_max_s}});
+    }
+    json links = json::array();
+    for (const auto& link : collective->links) {
+      links.push_back({{"from", link.from},
+                       {"to", link.to},
+                       {"bytes_per_step", link.bytes_per_step},
+                       {"rate_bps", link.rate_bps},
+                       {"below_best_percent", link.below_best_percent}});
+    }
+    out["collective"] = {{"name", collective->collective},
+                         {"ranks", collective->ranks},
+                         {"bytes_per_step", collective->bytes_per_step},
+                         {"steps", collective->steps},
+                         {"time_per_step_s", collective->time_per_step_s},
+                         {"slowest_rank", collective->slowest_rank},
+                         {"algbw_bytes_per_s", collective->algbw_bytes_per_s},
+                         {"busbw_bytes_per_s", collective->busbw_bytes_per_s},
+                         {"per_rank", ranks},
+                         {"links", links}};
+  }
+}
+
+}  // namespace
+
+const EngineSlice& slice() {
+  static const EngineSlice engine{
+      .name = "rdma",
+      .article = "an",
+      .keys = keys,
+      .set_defaults = set_defaults,
+      .check = check,
+      .complete_plan = complete_plan,
+      .plan_line = plan_line,
+      .data_plane_address = data_plane_address,
+      // A sending QP ("flow"), a receiving one ("sink"), a READ initiator that checks what it pulled
+      // ("read"), a READ target ("source"), and a port's NIC counters ("nic").
+      .stream_kinds = {{"flow", {"throughput_bps", "completion_errors", "stalls", "latency_p99_ns"}},
+                       {"sink", {"throughput_bps", "integrity_errors", "completion_errors"}},
+                       {"read", {"throughput_bps", "integrity_errors", "completion_errors", "stalls", "latency_p99_ns"}},
+                       {"source", {"completion_errors"}},
+                       {"nic", {"retransmits", "link_flaps"}}},
+      .thresholds = {"max_flaps", "max_latency_p99", "max_completion_errors", "max_integrity_errors", "max_stalls",
+                     "max_retransmits", "min_throughput", "max_host_drops", "max_agents_lost"},
+      .alternatives = {{"message_size", "message_sizes"}},
+      .summary_extra = summary_extra,
+      .json_extra = json_extra,
+  };
+  return engine;
+}
+
+}  // namespace tusk::rdma
