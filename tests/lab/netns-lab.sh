@@ -17,9 +17,12 @@
 #                                     to the tusk-lab-relay binary, which takes the bridge's place
 #   netns-lab.sh clear HOST           remove impairments, netem and reordering on the way to HOST
 #   netns-lab.sh flap HOST MS         cut HOST's cable for MS milliseconds, then restore it: the
-#                                     switch's port to HOST goes down, so HOST loses carrier and
-#                                     frames either way are lost, as when an optic fails (without
-#                                     --switch, HOST's own port goes down instead)
+#                                     switch's port to HOST stops forwarding, so every frame either
+#                                     way is lost, as a failing optic loses them. Carrier stays up:
+#                                     an af_packet sender whose port loses carrier holds what it
+#                                     sent in its TX ring and flushes it as one burst when carrier
+#                                     returns, which no real NIC does, and the burst overran the
+#                                     receiver's ring. Without --switch, HOST's port goes down
 #   netns-lab.sh link HOST up|down    cut HOST's cable (it stays cut) or restore it
 #   netns-lab.sh has-netem            exit 0 when this kernel has netem (some, e.g. Firecracker's, do not)
 #   netns-lab.sh down                 remove everything (idempotent; safe after a failed test)
@@ -176,9 +179,17 @@ case ${1:-} in
   flap)
     port_of "$2" >/dev/null
     read -r ns dev <<<"$(cable_end "$2")"
-    in_ns "$ns" ip link set "$dev" down
-    sleep "$(awk "BEGIN { print $3 / 1000 }")"
-    in_ns "$ns" ip link set "$dev" up
+    seconds=$(awk "BEGIN { print $3 / 1000 }")
+    if [[ $ns == - ]]; then
+      ip link set "$dev" down
+      sleep "$seconds"
+      ip link set "$dev" up
+    else
+      # One change cuts both directions at once: a disabled bridge port neither takes nor gives frames.
+      ip netns exec "$ns" bridge link set dev "$dev" state 0
+      sleep "$seconds"
+      ip netns exec "$ns" bridge link set dev "$dev" state 3
+    fi
     ;;
   link)
     [[ ${3:-} == up || ${3:-} == down ]] || { echo "netns-lab.sh: link HOST up|down" >&2; exit 2; }
@@ -192,5 +203,5 @@ case ${1:-} in
     trap 'ip link del "$probe" 2>/dev/null || true' EXIT
     tc qdisc add dev "$probe" root netem delay 1ms 2>/dev/null
     ;;
-  *) sed -n '2,29p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,32p' "$0" >&2; exit 2 ;;
 esac
