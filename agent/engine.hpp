@@ -42,9 +42,19 @@ class Engine {
 
 using EngineFactory = std::function<std::unique_ptr<Engine>()>;
 
+// The bit rate an engine will really send under a plan, worked out from the plan alone as its
+// datapath will; 0 for "as fast as it can". The agent holds it to the plan's safety cap before the
+// engine is made, whatever the controller worked out.
+using CappedBitRate = double (*)(const proto::Plan& plan);
+
+struct EngineEntry {
+  EngineFactory make;
+  CappedBitRate capped_bit_rate = nullptr;
+};
+
 // Engines this agent binary can run, by profile engine name ("rdma", "dpdk").
 struct EngineCatalog {
-  std::map<std::string, EngineFactory> factories;
+  std::map<std::string, EngineEntry> engines;
   std::vector<std::string> notes;  // why an engine is missing, for the registration message
   std::vector<proto::DpdkPort> dpdk_ports;  // the ports the dpdk engine opened
   std::vector<proto::RdmaDevice> rdma_devices;  // what the rdma engine found, discovered once

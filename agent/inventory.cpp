@@ -20,7 +20,7 @@ proto::Inventory collect_inventory(const std::string& agent_name, const std::vec
   if (engines.dpdk_ports.empty()) {
     for (const auto& port : dpdk_ports) inventory.add_dpdk_ports()->set_name(port);
   }
-  for (const auto& [name, factory] : engines.factories) inventory.add_engines(name);
+  for (const auto& [name, engine] : engines.engines) inventory.add_engines(name);
   notes.insert(notes.end(), engines.notes.begin(), engines.notes.end());
   for (auto& note : notes) inventory.add_notes(std::move(note));
   return inventory;

@@ -11,26 +11,6 @@
 namespace tusk {
 namespace asio = boost::asio;
 
-namespace {
-
-// The bit rate a plan asks for, or 0 for "as fast as the engine can".
-// The bit rate the engine will really send, from the plan alone. A DPDK size list replaces
-// frame_size (the engine sends the list and nothing else), and a packet rate is held to the cap
-// with the largest frame the stream sends.
-double requested_bit_rate(const proto::Plan& plan) {
-  if (plan.has_rdma()) return plan.rdma().rate_bps();
-  if (plan.has_dpdk()) {
-    const auto& dpdk = plan.dpdk();
-    if (dpdk.rate_bps() > 0) return dpdk.rate_bps();
-    std::uint32_t largest = dpdk.frame_sizes().empty() ? (dpdk.frame_size() > 0 ? dpdk.frame_size() : 1500) : 0;
-    for (const auto size : dpdk.frame_sizes()) largest = std::max(largest, size);
-    return dpdk.rate_pps() * largest * 8.0;
-  }
-  return 0;
-}
-
-}  // namespace
-
 TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink)
     : executor_(executor),
       engines_(engines),
@@ -65,8 +45,14 @@ proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
     ack.set_error(fmt::format("busy with run {} test {}", plan_.run_id(), plan_.test_index()));
     return ack;
   }
-  // Safety caps are enforced here too, so a wrong controller cannot exceed them.
-  const double rate = requested_bit_rate(plan);
+  const auto entry = engines_.engines.find(plan.engine());
+  if (entry == engines_.engines.end()) {
+    ack.set_error(fmt::format("this agent has no '{}' engine", plan.engine()));
+    return ack;
+  }
+  // Safety caps are enforced here too, on what the engine will really send, so a wrong
+  // controller cannot exceed them.
+  const double rate = entry->second.capped_bit_rate ? entry->second.capped_bit_rate(plan) : 0;
   if (plan.max_rate_bps() > 0 && (rate == 0 || rate > plan.max_rate_bps())) {
     ack.set_error(fmt::format("requested rate {} bit/s is over the safety cap {} bit/s", rate,
                               plan.max_rate_bps()));
@@ -77,18 +63,13 @@ proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
                               plan.max_duration_ms()));
     return ack;
   }
-  auto factory = engines_.factories.find(plan.engine());
-  if (factory == engines_.factories.end()) {
-    ack.set_error(fmt::format("this agent has no '{}' engine", plan.engine()));
-    return ack;
-  }
   if (engine_) engine_->stop();
   engine_.reset();
   phase_ = proto::AgentState::IDLE;
   plan_ = plan;
   samples_taken_ = 0;
   try {
-    auto engine = factory->second();
+    auto engine = entry->second.make();
     std::weak_ptr<bool> alive = alive_;
     engine->prepare(plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message,
                                         const std::string& stream_id) {

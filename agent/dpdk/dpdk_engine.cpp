@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "agent/dpdk/cpu_list.hpp"
+#include "agent/dpdk/send_rate.hpp"
 #include "agent/payload/prbs.hpp"
 #include "agent/latency_gauges.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
@@ -94,9 +95,13 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   spec.pcp = static_cast<std::uint8_t>(test.pcp());
   spec.ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
   const std::vector<std::uint32_t> sizes(test.frame_sizes().begin(), test.frame_sizes().end());
+  // No size is no plan: a default here would send frames the safety check never saw.
+  if (sizes.empty() && test.frame_size() == 0) {
+    throw EngineError(fmt::format("DPDK port {}: the plan gives no frame size", port_->name()));
+  }
   std::optional<FrameSizeCycle> cycle;
   try {
-    cycle.emplace(spec, test.frame_size() > 0 ? test.frame_size() : 1500, sizes);  // validates spec too
+    cycle.emplace(spec, test.frame_size(), sizes);  // validates spec too
   } catch (const std::invalid_argument& e) {
     throw EngineError(fmt::format("DPDK port {}: {}", port_->name(), e.what()));
   }
@@ -135,9 +140,8 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   rx_stream_count_ = 0;
   // Each stream's frames come every (sender's targets / port rate); a sender has as many targets
   // as this agent in every topology but incast and a pipeline's end, where it has one.
-  double pps = test.rate_pps();
-  if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (cycle->mean_frame_bytes() * 8.0);
-  const double stream_interval_ns = pps > 0 ? 1e9 * std::max(1, plan.peers_size()) / pps : 0;
+  port_pps_ = send_rate(test).pps;
+  const double stream_interval_ns = port_pps_ > 0 ? 1e9 * std::max(1, plan.peers_size()) / port_pps_ : 0;
   gap_threshold_ns_ = std::max(kGapThresholdNs, static_cast<std::int64_t>(kGapFrameIntervals * stream_interval_ns));
 }
 
@@ -179,11 +183,8 @@ void DpdkEngine::tx_loop() {
   FrameSpec spec = frame_spec_;
   const std::size_t header = header_length(spec);
   const payload::Pattern pattern = *payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
-  // Frames per second for the whole port, shared out over the targets in turn; 0 = as fast as
-  // possible. Every target cycles the same sizes, so a bit rate over a mix uses the mean size.
-  double pps = test.rate_pps();
-  if (pps == 0 && test.rate_bps() > 0) pps = test.rate_bps() / (tx_sizes_.front().mean_frame_bytes() * 8.0);
-  const double ns_per_frame = pps > 0 ? 1e9 / pps : 0;
+  // Frames per second for the whole port (port_pps_), shared out over the targets in turn.
+  const double ns_per_frame = port_pps_ > 0 ? 1e9 / port_pps_ : 0;
 
   std::vector<payload::PrbsGenerator> generators;
   std::vector<std::uint64_t> sequence(targets_.size(), 0);
@@ -518,7 +519,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
     entry.set_mac(mac_text(port->mac()));
     catalog.dpdk_ports.push_back(entry);
   }
-  catalog.factories["dpdk"] = [context] { return std::make_unique<DpdkEngine>(*context); };
+  catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate};
 }
 
 }  // namespace tusk::dpdk

@@ -115,6 +115,7 @@ class DpdkEngine final : public Engine {
   std::int64_t start_ns_ = 0;
   // No frame from a stream for this long is a gap: 50 ms, or 20 of its frame intervals at low rates.
   std::int64_t gap_threshold_ns_ = 0;
+  double port_pps_ = 0;  // frames per second for the whole port (send_rate); 0: line rate
   std::atomic<std::int64_t> stop_requested_ns_{0};  // a test stopped early ends there, not at its duration
   std::atomic<bool> running_{false};
   std::atomic<bool> rx_done_{false};

@@ -2,16 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
 namespace tusk::dpdk {
 
 FrameSizeCycle::FrameSizeCycle(const FrameSpec& spec, std::uint32_t single_size,
-                               const std::vector<std::uint32_t>& sizes) {
+                               const std::vector<std::uint32_t>& sizes)
+    : mix_(size_mix(single_size, sizes)) {
   const std::vector<std::uint32_t> list = sizes.empty() ? std::vector<std::uint32_t>{single_size} : sizes;
-  double total = 0;
   for (const std::uint32_t frame : list) {
     if (frame > std::numeric_limits<std::uint16_t>::max()) {
       throw std::invalid_argument(fmt::format("frame size {} B is above the largest the engine can send, {} B", frame,
@@ -19,10 +18,7 @@ FrameSizeCycle::FrameSizeCycle(const FrameSpec& spec, std::uint32_t single_size,
     }
     const std::size_t payload = payload_length_for(spec, frame);  // throws naming the size
     sizes_.push_back({static_cast<std::uint16_t>(frame), static_cast<std::uint16_t>(payload)});
-    total += frame;
-    largest_frame_bytes_ = std::max<std::size_t>(largest_frame_bytes_, frame);
   }
-  mean_frame_bytes_ = total / static_cast<double>(list.size());
 }
 
 }  // namespace tusk::dpdk

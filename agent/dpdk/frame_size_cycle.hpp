@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/dpdk/frame_format.hpp"
+#include "common/rates.hpp"
 
 namespace tusk::dpdk {
 
@@ -35,14 +36,13 @@ class FrameSizeCycle {
 
   const std::vector<FrameSize>& sizes() const { return sizes_; }
   // The mean frame size over one cycle: what turns a bit rate into a frame rate for a mix.
-  double mean_frame_bytes() const { return mean_frame_bytes_; }
-  std::size_t largest_frame_bytes() const { return largest_frame_bytes_; }
+  double mean_frame_bytes() const { return mix_.mean_bytes; }
+  std::uint64_t largest_frame_bytes() const { return mix_.largest_bytes; }
 
  private:
   std::vector<FrameSize> sizes_;
   std::size_t position_ = 0;
-  double mean_frame_bytes_ = 0;
-  std::size_t largest_frame_bytes_ = 0;
+  SizeMix mix_;
 };
 
 }  // namespace tusk::dpdk

@@ -485,9 +485,11 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
     return;
   }
   for (const auto& note : notes) catalog.notes.push_back("rdma engine: " + note);
-  catalog.factories["rdma"] = [agent_name, idle_sleep_us] {
-    return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us);
-  };
+  catalog.engines["rdma"] = {
+      [agent_name, idle_sleep_us] { return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us); },
+      capped_bit_rate};
 }
+
+double capped_bit_rate(const proto::Plan& plan) { return plan.rdma().rate_bps(); }
 
 }  // namespace tusk::rdma

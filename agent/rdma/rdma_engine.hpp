@@ -172,4 +172,7 @@ class RdmaEngine final : public Engine {
 // Registers the "rdma" engine when this host has an RDMA device; otherwise notes clearly why not.
 void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us);
 
+// The bit rate a safety cap holds an rdma plan to: its rate (0, as fast as it can, is never under one).
+double capped_bit_rate(const proto::Plan& plan);
+
 }  // namespace tusk::rdma

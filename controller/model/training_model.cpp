@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/rates.hpp"
+
 namespace tusk::traffic {
 
 // ---- the collective algorithms -----------------------------------------------------------------
@@ -214,7 +216,7 @@ class Analysis {
   double b() const { return m_.bytes_per_element; }
 
   void add(TrafficRow row) {
-    row.bandwidth_bps = report_.window_s > 0 ? row.rank_bytes_per_step * 8 / report_.window_s : 0;
+    row.bandwidth_bps = throughput_bps(row.rank_bytes_per_step, report_.window_s);
     row.network_rank_bytes_per_step = row.rank_bytes_per_step * network_fraction(row.collective, row.group);
     if (row.collective == Collective::StorageWrite || row.collective == Collective::StorageRead) {
       report_.storage_rank_bytes_per_step += row.rank_bytes_per_step;
@@ -380,10 +382,10 @@ class Analysis {
       add(row);
     }
 
-    report_.network_rank_bps = report_.window_s > 0 ? report_.network_rank_bytes_per_step * 8 / report_.window_s : 0;
+    report_.network_rank_bps = throughput_bps(report_.network_rank_bytes_per_step, report_.window_s);
     report_.network_nic_bps = report_.network_rank_bps * l_.gpus_per_host / l_.nics_per_host;
-    report_.in_host_rank_bps = report_.window_s > 0 ? report_.in_host_rank_bytes_per_step * 8 / report_.window_s : 0;
-    report_.storage_rank_bps = report_.window_s > 0 ? report_.storage_rank_bytes_per_step * 8 / report_.window_s : 0;
+    report_.in_host_rank_bps = throughput_bps(report_.in_host_rank_bytes_per_step, report_.window_s);
+    report_.storage_rank_bps = throughput_bps(report_.storage_rank_bytes_per_step, report_.window_s);
 
     compare_training(data);
   }
@@ -438,7 +440,7 @@ class Analysis {
     const double users = inference.users, sin = inference.prompt_tokens, sout = inference.output_tokens;
     const double layers = m_.layers, h = m_.hidden;
     const double kv_width = m_.kv_hidden > 0 ? m_.kv_hidden : m_.hidden;
-    auto bandwidth = [&inference](double bytes) { return inference.period_s ? bytes * 8 / *inference.period_s : 0; };
+    auto bandwidth = [&inference](double bytes) { return inference.period_s ? throughput_bps(bytes, *inference.period_s) : 0; };
     std::vector<TrafficRow>& rows = report_.inference;
 
     // TP activations: 2 all-reduces per layer per forward pass (attention, MLP) of b·H per token;

@@ -5,10 +5,11 @@
 #include <fstream>
 
 #include "common/counter_names.hpp"
+#include "common/rates.hpp"
 #include "common/version.hpp"
-#include "controller/verdict/ber_bound.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/report/reports.hpp"
+#include "controller/verdict/ber_bound.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;
@@ -68,7 +69,7 @@ json stream_series(const AgentTestData& agent, const std::string& stream_id) {
     const double interval_s = (sample.elapsed_ms() - previous_elapsed_ms) / 1e3;
     const char* bytes_key = deltas.contains("rx_bytes") ? "rx_bytes" : "tx_bytes";
     if (interval_s > 0 && deltas.contains(bytes_key)) {
-      point["throughput_bps"] = deltas[bytes_key].get<double>() * 8 / interval_s;
+      point["throughput_bps"] = throughput_bps(deltas[bytes_key].get<double>(), interval_s);
     }
     series.push_back(std::move(point));
     previous = stream;

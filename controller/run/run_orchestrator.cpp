@@ -11,9 +11,11 @@
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
+#include "common/rates.hpp"
 #include "common/units.hpp"
-#include "controller/run/agent_registry.hpp"
+#include "controller/engines/engine_slice.hpp"
 #include "controller/plan/planner.hpp"
+#include "controller/run/agent_registry.hpp"
 #include "controller/run/progress_line.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
@@ -305,7 +307,7 @@ class Orchestrator {
             return it == map.end() ? 0.0 : static_cast<double>(it->second);
           };
           const double before = previous && i < previous->streams_size() ? bytes_of(previous->streams(i).counters()) : 0;
-          if (interval_s > 0) rate_bps += (bytes_of(counters) - before) * 8 / interval_s;
+          rate_bps += throughput_bps(bytes_of(counters) - before, interval_s);
           for (auto name_view : {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors,
                                  counters::kIntegrityErrors}) {
             if (auto it = counters.find(std::string(name_view)); it != counters.end()) errors += it->second;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/counter_names.hpp"
+#include "common/rates.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 #include "controller/verdict/stream_values.hpp"
@@ -25,7 +26,7 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   std::map<std::string, double> metrics;
   // Throughput is what arrived where the receiver counts it, else what was sent.
   const auto bytes = counter(stream, c::kRxBytes) ? counter(stream, c::kRxBytes) : counter(stream, c::kTxBytes);
-  if (bytes && duration_s > 0) metrics["throughput_bps"] = *bytes * 8.0 / duration_s;
+  if (bytes && duration_s > 0) metrics["throughput_bps"] = throughput_bps(*bytes, duration_s);
   const auto bits = counter(stream, c::kBitsCompared);
   if (bits && *bits > 0) metrics["ber"] = counter(stream, c::kBitErrors).value_or(0) / *bits;
   // Frames lost in traffic gaps belong to the flap (max_flaps judges it); loss is what the link

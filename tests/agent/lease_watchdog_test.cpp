@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "agent/dpdk/send_rate.hpp"
 #include "agent/test_runner.hpp"
 #include "common/clock.hpp"
 
@@ -41,7 +42,8 @@ class LeaseTest : public ::testing::Test {
         }) {}
 
   const EngineCatalog& catalog() {
-    catalog_.factories["dpdk"] = [this] { return std::make_unique<RecordingEngine>(stops_); };
+    // The real engine's rate, so the safety cap is held to what the DPDK engine would send.
+    catalog_.engines["dpdk"] = {[this] { return std::make_unique<RecordingEngine>(stops_); }, dpdk::capped_bit_rate};
     return catalog_;
   }
 

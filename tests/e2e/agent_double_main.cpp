@@ -1,14 +1,19 @@
 // TEST ONLY: tusk-agent with the engine double in place of real engines, for the control-plane
 // end-to-end tests. Never installed.
 #include "agent/agent_app.hpp"
+#include "agent/dpdk/send_rate.hpp"
+#include "agent/rdma/rdma_engine.hpp"
 #include "tests/e2e/engine_double.hpp"
 
 int main(int argc, char** argv) {
   tusk::EngineSetup setup;
   setup.make_engines = [](const std::string&) {
     tusk::EngineCatalog engines;
-    for (const char* name : {"dpdk", "rdma"}) {
-      engines.factories[name] = [] { return std::make_unique<tusk::testing::EngineDouble>(); };
+    // The real engines' safety-cap rates: the agent holds a plan to them before the double is made.
+    const std::pair<const char*, tusk::CappedBitRate> names[] = {{"dpdk", tusk::dpdk::capped_bit_rate},
+                                                                 {"rdma", tusk::rdma::capped_bit_rate}};
+    for (const auto& [name, rate] : names) {
+      engines.engines[name] = {[] { return std::make_unique<tusk::testing::EngineDouble>(); }, rate};
     }
     engines.notes.push_back("TEST BUILD: engines are doubles that move no traffic");
     return engines;

@@ -5,8 +5,9 @@
 #include <map>
 
 #include "common/counter_names.hpp"
-#include "controller/verdict/stream_values.hpp"
+#include "common/rates.hpp"
 #include "controller/engines/rdma/collective.hpp"
+#include "controller/verdict/stream_values.hpp"
 
 namespace tusk {
 
@@ -51,7 +52,7 @@ std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
   double best_rate = 0;
   for (const auto& [key, link] : links) {
     const double bytes_per_step = link.steps > 0 ? link.bytes / static_cast<double>(link.steps) : 0;
-    const double rate = link.step_time_mean_ns > 0 ? bytes_per_step * 8 / (link.step_time_mean_ns / 1e9) : 0;
+    const double rate = throughput_bps(bytes_per_step, link.step_time_mean_ns / 1e9);
     best_rate = std::max(best_rate, rate);
     result.links.push_back({key.first, key.second, bytes_per_step, rate, 0});
     RankResult& rank = ranks[key.first];
