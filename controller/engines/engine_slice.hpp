@@ -5,10 +5,13 @@
 // controller/engines/<engine>/ reaches an engine through this table, never by its name.
 #pragma once
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <any>
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +58,11 @@ struct EngineSlice {
   std::vector<std::string_view> thresholds;  // threshold keys it measures (threshold_catalog)
   // Pairs of its keys of which a test may set only one (frame_size or frame_sizes).
   std::vector<profile_schema::Alternatives> alternatives;
-  // Report extras: what only this engine's tests show beside their streams (a training replay's
-  // busbw and slowest rank), as summary lines and as members of the test's report.json object.
+  // What only this engine works out of a finished test (a training replay's busbw and slowest
+  // rank): computed once, when the test is judged, and kept in TestOutcome::engine_result.
+  std::any (*conclude)(const TestOutcome& test) = nullptr;
+  // Report extras: views of engine_result beside the test's streams, as summary lines and as
+  // members of the test's report.json object.
   std::string (*summary_extra)(const TestOutcome& test) = nullptr;
   void (*json_extra)(const TestOutcome& test, nlohmann::ordered_json& out) = nullptr;
   // The BER its streams' compared bits are held to, when the engine compares bits.
@@ -67,5 +73,27 @@ struct EngineSlice {
 const std::vector<const EngineSlice*>& engine_table();
 // nullptr for a name no engine has.
 const EngineSlice* find_engine(std::string_view name);
+
+// Adds an engine to the table after the built-in ones, for an engine that lives outside
+// controller/engines/ (a test's, a plugin's). Throws std::invalid_argument for a name already in
+// the table. Call it before any profile is read: the table is not locked.
+void register_engine(const EngineSlice& engine);
+// Takes a registered engine out of the table again; no-op for a name it does not hold.
+void unregister_engine(std::string_view name);
+
+// The parameters a slice keeps in TestSpec::params, as type Params. The const form throws
+// std::logic_error for a test that holds another engine's; the other makes them when the test has
+// none of that type yet (a test whose engine is missing still reads its keys, to report errors).
+template <typename Params>
+const Params& params_of(const TestSpec& spec) {
+  if (const auto* params = std::any_cast<Params>(&spec.params)) return *params;
+  throw std::logic_error(fmt::format("test '{}' (engine '{}') holds another engine's parameters", spec.name,
+                                     spec.engine));
+}
+template <typename Params>
+Params& mutable_params_of(TestSpec& spec) {
+  if (auto* params = std::any_cast<Params>(&spec.params)) return *params;
+  return spec.params.emplace<Params>();
+}
 
 }  // namespace tusk

@@ -7,10 +7,28 @@
 
 namespace tusk {
 
-const std::vector<const EngineSlice*>& engine_table() {
-  // The one place that names every engine: adding one is a line here.
-  static const std::vector<const EngineSlice*> table{&rdma::slice(), &dpdk::slice()};
-  return table;
+namespace {
+
+std::vector<const EngineSlice*>& table() {
+  // The one place that names every built-in engine: adding one is a line here.
+  static std::vector<const EngineSlice*> engines{&rdma::slice(), &dpdk::slice()};
+  return engines;
+}
+
+}  // namespace
+
+const std::vector<const EngineSlice*>& engine_table() { return table(); }
+
+void register_engine(const EngineSlice& engine) {
+  if (find_engine(engine.name)) {
+    throw std::invalid_argument(fmt::format("engine '{}' is registered already", engine.name));
+  }
+  table().push_back(&engine);
+}
+
+void unregister_engine(std::string_view name) {
+  auto& engines = table();
+  std::erase_if(engines, [name](const EngineSlice* engine) { return engine->name == name; });
 }
 
 const EngineSlice* find_engine(std::string_view name) {

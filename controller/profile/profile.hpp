@@ -2,6 +2,7 @@
 // has already been range-checked, so the planner and the run never re-validate.
 #pragma once
 
+#include <any>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -9,7 +10,6 @@
 #include <vector>
 
 #include "common/source_pos.hpp"
-#include "tusk.pb.h"
 
 namespace tusk {
 
@@ -57,9 +57,9 @@ struct TestSpec {
   std::chrono::milliseconds duration{0};
   std::chrono::milliseconds sample_interval{std::chrono::seconds(1)};
   Topology topology = Topology::Pairs;
-  // Engine parameters, one message per engine (read and resolved by that engine's slice).
-  proto::DpdkTest dpdk;
-  proto::RdmaTest rdma;
+  // The engine's own parameters, whatever type its slice keeps them in: only that slice reads or
+  // writes them (controller/engines/<engine>/), so no other code names an engine's parameters.
+  std::any params;
   std::vector<Threshold> thresholds;
   SourcePos pos;
 };

@@ -183,7 +183,7 @@ class ProfileReader {
     const auto entries = read_.mapping(value, "a mapping of test keys (e.g. duration: 30s)");
     if (!entries) return {};
     std::vector<Entry> usable;
-    TestDraft scratch{default_test_spec(), std::nullopt, {}, {}};
+    TestDraft scratch{default_test_spec(std::nullopt), std::nullopt, {}, {}};
     ReadContext context{read_, std::nullopt, true};
     for (const auto& entry : *entries) {
       if (entry.key == "name") {
@@ -253,7 +253,7 @@ class ProfileReader {
     if (!entries) return std::nullopt;
 
     ReadContext context{read_, engine_of(*entries, defaults), false};
-    TestDraft draft{default_test_spec(), std::nullopt, {}, {}};
+    TestDraft draft{default_test_spec(context.engine), std::nullopt, {}, {}};
     draft.spec.pos = value.pos;
 
     // Defaults first, so that the test's own keys overwrite them.

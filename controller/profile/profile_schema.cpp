@@ -128,13 +128,15 @@ const std::vector<TestKey>& common_keys() {
   return keys;
 }
 
-// The common keys, then each engine's.
+// The common keys, then each engine's; made again when an engine was registered since.
 const std::vector<TestKey>& test_keys() {
-  static const std::vector<TestKey> keys = [] {
-    std::vector<TestKey> all = common_keys();
-    for (const EngineSlice* engine : engine_table()) all.insert(all.end(), engine->keys().begin(), engine->keys().end());
-    return all;
-  }();
+  static std::vector<TestKey> keys;
+  static std::size_t engines_seen = 0;
+  if (keys.empty() || engines_seen != engine_table().size()) {
+    keys = common_keys();
+    for (const EngineSlice* engine : engine_table()) keys.insert(keys.end(), engine->keys().begin(), engine->keys().end());
+    engines_seen = engine_table().size();
+  }
   return keys;
 }
 
@@ -191,9 +193,9 @@ std::optional<std::string_view> alternative_of(std::string_view key) {
   return key == pair->single ? pair->sweep : pair->single;
 }
 
-TestSpec default_test_spec() {
+TestSpec default_test_spec(const std::optional<std::string>& engine) {
   TestSpec spec;
-  for (const EngineSlice* engine : engine_table()) engine->set_defaults(spec);
+  if (const EngineSlice* slice = engine ? find_engine(*engine) : nullptr) slice->set_defaults(spec);
   return spec;
 }
 

@@ -106,7 +106,8 @@ const Alternatives* alternatives_of(std::string_view key);
 // The other key of `key`'s pair, if it has one.
 std::optional<std::string_view> alternative_of(std::string_view key);
 
-// A TestSpec holding every default the schema promises, before any key is read.
-TestSpec default_test_spec();
+// A TestSpec holding every default the schema promises for a test of `engine`, before any key is
+// read; without a known engine, no engine parameters (its keys then make them as they are read).
+TestSpec default_test_spec(const std::optional<std::string>& engine);
 
 }  // namespace tusk::profile_schema

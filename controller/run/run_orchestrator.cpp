@@ -396,6 +396,9 @@ class Orchestrator {
     if (too_many_lost) test.agents_lost = true;
     for (auto& line : lost_agents) (too_many_lost ? test.problems : test.warnings).push_back(std::move(line));
     for (auto& line : unmeasured_defaults(spec, test.streams)) test.warnings.push_back(std::move(line));
+    if (const EngineSlice* engine = find_engine(spec.engine); engine && engine->conclude) {
+      test.engine_result = engine->conclude(test);
+    }
     if (actual_starts.size() >= 1) {
       auto [low, high] = std::minmax_element(actual_starts.begin(), actual_starts.end());
       test.start_skew_ns = *high - *low;

@@ -1,6 +1,7 @@
 // The finished run as the reports see it: what was asked, what each agent did, and the verdict.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -47,6 +48,9 @@ struct TestOutcome {
   // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.
   std::vector<std::string> warnings;
   bool agents_lost = false;  // more agents lost than the test allows
+  // What the test's engine worked out of it beyond its streams (EngineSlice::conclude), read by
+  // that engine's report extras; empty for an engine that has none.
+  std::any engine_result;
   TestVerdict verdict = TestVerdict::Incomplete;
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/counter_names.hpp"
+#include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
 
@@ -67,6 +68,26 @@ TEST(CollectiveReport, ReadsSAndEachRanksBytesFromThePlansAsSent) {
   EXPECT_DOUBLE_EQ(result->time_per_step_s, 1.0);
   EXPECT_DOUBLE_EQ(result->algbw_bytes_per_s, 1e6);
   EXPECT_DOUBLE_EQ(result->busbw_bytes_per_s, 1e6 * 4 / 3);
+}
+
+// Worked out once, when the test is judged (the slice's conclude), and only read by the summary and
+// report.json: neither view computes it again.
+TEST(CollectiveReport, ConcludedOnceAndReadByBothViews) {
+  TestOutcome test = ring_outcome(1.0);
+  const EngineSlice& engine = rdma::slice();
+  EXPECT_EQ(engine.summary_extra(test), "");
+  nlohmann::ordered_json before;
+  engine.json_extra(test, before);
+  EXPECT_FALSE(before.contains("collective"));
+
+  test.engine_result = engine.conclude(test);
+  const std::string summary = engine.summary_extra(test);
+  EXPECT_NE(summary.find("all_reduce over 3 ranks"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("slowest rank vm2"), std::string::npos) << summary;
+  nlohmann::ordered_json out;
+  engine.json_extra(test, out);
+  EXPECT_DOUBLE_EQ(out["collective"]["busbw_bytes_per_s"].get<double>(), 1e6 * 4 / 3);
+  EXPECT_EQ(out["collective"]["slowest_rank"], "vm2");
 }
 
 TEST(CollectiveReport, NothingWithoutThePlans) {

@@ -1,6 +1,9 @@
 #include "controller/plan/planner.hpp"
 
+#include "controller/engines/dpdk/dpdk_slice.hpp"
 #include "controller/engines/rdma/collective.hpp"
+#include "controller/engines/rdma/rdma_slice.hpp"
+#include "controller/plan/plan_printer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,8 +37,8 @@ TestSpec rdma_test(std::string name, Topology topology) {
   test.engine = "rdma";
   test.duration = 10s;
   test.topology = topology;
-  test.rdma.set_device("mlx5_0");
-  test.rdma.set_operation("write");
+  rdma::params(test).set_device("mlx5_0");
+  rdma::params(test).set_operation("write");
   return test;
 }
 
@@ -45,8 +48,8 @@ TestSpec dpdk_test(std::string name, Topology topology) {
   test.engine = "dpdk";
   test.duration = 10s;
   test.topology = topology;
-  test.dpdk.set_port("0000:3b:00.0");
-  test.dpdk.set_frame_size(1514);
+  dpdk::params(test).set_port("0000:3b:00.0");
+  dpdk::params(test).set_frame_size(1514);
   return test;
 }
 
@@ -308,7 +311,7 @@ TEST(Planner, PlansCarryRunTestTimingAndSafetyCaps) {
   TestSpec second = rdma_test("second", Topology::Pairs);
   second.duration = 30s;
   second.sample_interval = 250ms;
-  second.rdma.set_rate_bps(25e9);
+  rdma::params(second).set_rate_bps(25e9);
   profile.tests.push_back(second);
 
   const auto plans = plan_test(profile, 1, {"a", "b"}, "20240102T030405Z-beef");
@@ -333,7 +336,7 @@ TEST(Planner, PlansCarryRunTestTimingAndSafetyCaps) {
 
 TEST(Planner, DpdkPlansCarryTheDpdkParameters) {
   auto test = dpdk_test("d", Topology::Pairs);
-  test.dpdk.set_rate_pps(1e6);
+  dpdk::params(test).set_rate_pps(1e6);
   const auto plans = plan_test(profile_with(test), 0, {"a", "b"}, "run");
   ASSERT_EQ(plans.size(), 2u);
   const auto& plan = plans[0].plan;
@@ -343,6 +346,40 @@ TEST(Planner, DpdkPlansCarryTheDpdkParameters) {
   EXPECT_EQ(plan.dpdk().port(), "0000:3b:00.0");
   EXPECT_EQ(plan.dpdk().frame_size(), 1514u);
   EXPECT_EQ(plan.dpdk().rate_pps(), 1e6);
+}
+
+// The offered rate and the frame mix are resolved once, here, for the printer and the reports.
+TEST(Planner, DpdkPlansCarryTheOfferedRateAndTheFrameMixResolvedOnce) {
+  auto test = dpdk_test("d", Topology::Pairs);
+  auto& params = dpdk::params(test);
+  for (const std::uint32_t size : {64u, 64u, 1500u}) params.add_frame_sizes(size);
+  params.set_rate_pps(1e6);
+  auto plan = plan_test(profile_with(test), 0, {"a", "b"}, "run")[0].plan.dpdk();
+  EXPECT_DOUBLE_EQ(plan.mean_frame_bytes(), 1628.0 / 3);
+  EXPECT_EQ(plan.largest_frame_bytes(), 1500u);  // the list replaces frame_size 1514
+  EXPECT_DOUBLE_EQ(plan.offered_pps(), 1e6);
+  EXPECT_DOUBLE_EQ(plan.offered_bps(), 1e6 * 1628.0 / 3 * 8);
+
+  params.set_rate_pps(0);
+  params.set_rate_bps(10e9);
+  plan = plan_test(profile_with(test), 0, {"a", "b"}, "run")[0].plan.dpdk();
+  EXPECT_DOUBLE_EQ(plan.offered_bps(), 10e9);
+  EXPECT_DOUBLE_EQ(plan.offered_pps(), 10e9 / (1628.0 / 3 * 8));
+
+  params.set_rate_bps(0);  // line rate: nothing to offer but the port's speed
+  plan = plan_test(profile_with(test), 0, {"a", "b"}, "run")[0].plan.dpdk();
+  EXPECT_EQ(plan.offered_pps(), 0);
+  EXPECT_EQ(plan.offered_bps(), 0);
+}
+
+// `plan` prints what the plan carries: the offered packet and bit rate at the mix's mean frame.
+TEST(Planner, ThePlanLineShowsTheOfferedRateOfAFrameMix) {
+  auto test = dpdk_test("d", Topology::Pairs);
+  for (const std::uint32_t size : {64u, 64u, 1500u}) dpdk::params(test).add_frame_sizes(size);
+  dpdk::params(test).set_rate_pps(1e6);
+  const Profile profile = profile_with(test);
+  const std::string text = plan_text(profile, expand_plan(profile, {"a", "b"}, "run"));
+  EXPECT_NE(text.find("| 1.00 Mpps (4.34 Gbit/s at mean 542.7 B) |"), std::string::npos) << text;
 }
 
 TEST(Planner, WithoutASafetyCapPlansHaveNoRateLimit) {
@@ -364,7 +401,7 @@ TEST(Planner, DpdkLineRateUnderASafetyCapRunsAtTheCap) {
 
 TEST(Planner, DpdkExplicitRatesAreKeptUnderASafetyCap) {
   auto by_pps = dpdk_test("pps", Topology::Loopback);
-  by_pps.dpdk.set_rate_pps(1e6);
+  dpdk::params(by_pps).set_rate_pps(1e6);
   auto profile = profile_with(by_pps);
   profile.safety.max_rate_bps = 40e9;
   auto plans = plan_test(profile, 0, {"a"}, "run");
@@ -372,8 +409,8 @@ TEST(Planner, DpdkExplicitRatesAreKeptUnderASafetyCap) {
   EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 0.0);
   EXPECT_EQ(plans[0].plan.dpdk().rate_pps(), 1e6);
 
-  profile.tests[0].dpdk.set_rate_pps(0);
-  profile.tests[0].dpdk.set_rate_bps(10e9);
+  dpdk::params(profile.tests[0]).set_rate_pps(0);
+  dpdk::params(profile.tests[0]).set_rate_bps(10e9);
   plans = plan_test(profile, 0, {"a"}, "run");
   EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 10e9);
 }
@@ -390,7 +427,7 @@ TEST(Planner, PlanningDoesNotChangeTheProfile) {
   auto profile = profile_with(rdma_test("r", Topology::Pairs));
   profile.safety.max_rate_bps = 200e9;
   plan_test(profile, 0, {"a", "b"}, "run");
-  EXPECT_EQ(profile.tests[0].rdma.rate_bps(), 0.0);
+  EXPECT_EQ(rdma::params(profile.tests[0]).rate_bps(), 0.0);
 }
 
 TEST(Planner, UnknownTestIndexThrows) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "controller/engines/dpdk/dpdk_slice.hpp"
+#include "controller/engines/rdma/rdma_slice.hpp"
 #include "tests/support/yaml_errors.hpp"
 
 namespace tusk {
@@ -126,7 +128,7 @@ TEST(ProfileLoader, FullProfileDpdkTest) {
   EXPECT_EQ(test.topology, Topology::Ring);
   EXPECT_EQ(test.pos.line, 19);
   EXPECT_EQ(test.pos.column, 5);
-  const proto::DpdkTest& dpdk = test.dpdk;
+  const proto::DpdkTest& dpdk = dpdk::params(test);
   EXPECT_EQ(dpdk.port(), "0000:3b:00.0");
   EXPECT_EQ(dpdk.frame_size(), 1500u);  // frame_sizes replaces the default frame_size
   const std::vector<std::uint32_t> imix{64, 64, 64, 64, 64, 64, 64, 576, 576, 576, 576, 1500};
@@ -185,7 +187,7 @@ TEST(ProfileLoader, FullProfileRdmaTest) {
   EXPECT_EQ(test.duration, 90min);
   EXPECT_EQ(test.sample_interval, 500ms);
   EXPECT_EQ(test.topology, Topology::Mesh);
-  const proto::RdmaTest& rdma = test.rdma;
+  const proto::RdmaTest& rdma = rdma::params(test);
   EXPECT_EQ(rdma.device(), "mlx5_1");
   EXPECT_EQ(rdma.port(), 2u);
   EXPECT_EQ(rdma.gid_index(), 3u);
@@ -214,17 +216,17 @@ TEST(ProfileLoader, UnsetKeysTakeTheirDefaults) {
   const TestSpec test = load(kFullProfile).tests.at(2);
   EXPECT_EQ(test.duration, 30s);
   EXPECT_EQ(test.topology, Topology::Pairs);
-  EXPECT_EQ(test.dpdk.frame_size(), 9000u);  // from defaults
-  EXPECT_TRUE(test.dpdk.frame_sizes().empty());
-  EXPECT_DOUBLE_EQ(test.dpdk.rate_pps(), 0);  // max: line rate
-  EXPECT_DOUBLE_EQ(test.dpdk.rate_bps(), 0);
-  EXPECT_EQ(test.dpdk.pattern(), "prbs31");
-  EXPECT_FALSE(test.dpdk.invert());
-  EXPECT_EQ(test.dpdk.vlan(), 0u);
-  EXPECT_EQ(test.dpdk.ethertype(), 0x88B5u);
-  EXPECT_EQ(test.dpdk.mode(), "peer");
-  EXPECT_DOUBLE_EQ(test.dpdk.confidence(), 0.95);
-  EXPECT_DOUBLE_EQ(test.dpdk.target_ber(), 1e-12);
+  EXPECT_EQ(dpdk::params(test).frame_size(), 9000u);  // from defaults
+  EXPECT_TRUE(dpdk::params(test).frame_sizes().empty());
+  EXPECT_DOUBLE_EQ(dpdk::params(test).rate_pps(), 0);  // max: line rate
+  EXPECT_DOUBLE_EQ(dpdk::params(test).rate_bps(), 0);
+  EXPECT_EQ(dpdk::params(test).pattern(), "prbs31");
+  EXPECT_FALSE(dpdk::params(test).invert());
+  EXPECT_EQ(dpdk::params(test).vlan(), 0u);
+  EXPECT_EQ(dpdk::params(test).ethertype(), 0x88B5u);
+  EXPECT_EQ(dpdk::params(test).mode(), "peer");
+  EXPECT_DOUBLE_EQ(dpdk::params(test).confidence(), 0.95);
+  EXPECT_DOUBLE_EQ(dpdk::params(test).target_ber(), 1e-12);
 }
 
 TEST(ProfileLoader, RdmaDefaults) {
@@ -239,15 +241,15 @@ tests:
   EXPECT_EQ(profile.agents.wait, 60s);
   EXPECT_EQ(profile.safety.max_duration, 24h);
   EXPECT_DOUBLE_EQ(profile.safety.max_rate_bps, 0);
-  EXPECT_EQ(test.rdma.port(), 1u);
-  EXPECT_EQ(test.rdma.operation(), "write");
-  EXPECT_EQ(test.rdma.message_size(), 65536u);
-  EXPECT_EQ(test.rdma.qps_per_peer(), 1u);
-  EXPECT_EQ(test.rdma.outstanding(), 16u);
-  EXPECT_EQ(test.rdma.signal_every(), 1u);
-  EXPECT_TRUE(test.rdma.data_check());
-  EXPECT_DOUBLE_EQ(test.rdma.rate_bps(), 0);
-  EXPECT_EQ(test.rdma.burst_period_ms(), 0u);
+  EXPECT_EQ(rdma::params(test).port(), 1u);
+  EXPECT_EQ(rdma::params(test).operation(), "write");
+  EXPECT_EQ(rdma::params(test).message_size(), 65536u);
+  EXPECT_EQ(rdma::params(test).qps_per_peer(), 1u);
+  EXPECT_EQ(rdma::params(test).outstanding(), 16u);
+  EXPECT_EQ(rdma::params(test).signal_every(), 1u);
+  EXPECT_TRUE(rdma::params(test).data_check());
+  EXPECT_DOUBLE_EQ(rdma::params(test).rate_bps(), 0);
+  EXPECT_EQ(rdma::params(test).burst_period_ms(), 0u);
   // No thresholds written: the safe defaults judge every fault an rdma test measures at zero.
   std::vector<std::string> keys;
   for (const auto& threshold : test.thresholds) {
@@ -268,8 +270,8 @@ tests:
   - {name: d, engine: dpdk, duration: 1s, rate: 10Gbps, frame_size: 9KiB}
 )");
   EXPECT_DOUBLE_EQ(profile.safety.max_rate_bps, 0);
-  EXPECT_DOUBLE_EQ(profile.tests.at(0).dpdk.rate_bps(), 10e9);
-  EXPECT_EQ(profile.tests.at(0).dpdk.frame_size(), 9216u);
+  EXPECT_DOUBLE_EQ(dpdk::params(profile.tests.at(0)).rate_bps(), 10e9);
+  EXPECT_EQ(dpdk::params(profile.tests.at(0)).frame_size(), 9216u);
 }
 
 TEST(ProfileLoader, ReadsAFile) {
@@ -1383,12 +1385,12 @@ tests:
   const auto& tests = profile.tests;
   EXPECT_EQ(tests.at(0).engine, "dpdk");
   EXPECT_EQ(tests.at(0).duration, 10s);
-  EXPECT_EQ(tests.at(0).dpdk.frame_sizes_size(), 12);
+  EXPECT_EQ(dpdk::params(tests.at(0)).frame_sizes_size(), 12);
   EXPECT_EQ(tests.at(1).engine, "rdma");
   EXPECT_EQ(tests.at(1).duration, 20s);
-  EXPECT_DOUBLE_EQ(tests.at(1).rdma.rate_bps(), 1e9);
-  EXPECT_EQ(tests.at(2).dpdk.frame_size(), 64u);
-  EXPECT_EQ(tests.at(2).dpdk.frame_sizes_size(), 0);  // frame_size replaces the inherited sweep
+  EXPECT_DOUBLE_EQ(rdma::params(tests.at(1)).rate_bps(), 1e9);
+  EXPECT_EQ(dpdk::params(tests.at(2)).frame_size(), 64u);
+  EXPECT_EQ(dpdk::params(tests.at(2)).frame_sizes_size(), 0);  // frame_size replaces the inherited sweep
 }
 
 // ---- collecting ------------------------------------------------------------------------------
@@ -1484,10 +1486,10 @@ TEST(ProfileCollective, SetsTheRingAndADurationOfStepsTimesPeriod) {
   const TestSpec& test = profile.tests.at(0);
   EXPECT_EQ(test.topology, Topology::Ring);
   EXPECT_EQ(test.duration, std::chrono::seconds(15));
-  EXPECT_EQ(test.rdma.collective(), "all_reduce");
-  EXPECT_EQ(test.rdma.collective_bytes(), 3'000'000u);
-  EXPECT_EQ(test.rdma.compute_ms(), 1000u);
-  EXPECT_DOUBLE_EQ(test.rdma.scale(), 0.5);
+  EXPECT_EQ(rdma::params(test).collective(), "all_reduce");
+  EXPECT_EQ(rdma::params(test).collective_bytes(), 3'000'000u);
+  EXPECT_EQ(rdma::params(test).compute_ms(), 1000u);
+  EXPECT_DOUBLE_EQ(rdma::params(test).scale(), 0.5);
 }
 
 TEST(ProfileCollective, AllToAllRunsOnAMeshAndRefusesAnotherTopology) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
 
@@ -56,8 +57,8 @@ TEST(ShippedProfiles, EveryOnePlansAndATrainingReplayShowsItsStepRhythm) {
     const std::string text = plan_text(profile, expand_plan(profile, agents, "run"));
     for (const auto& agent : agents) EXPECT_NE(text.find("  " + agent + " -> "), std::string::npos) << agent << "\n" << text;
     for (const auto& test : profile.tests) {
-      if (test.rdma.collective().empty()) continue;
-      EXPECT_NE(text.find(test.rdma.collective() + " of "), std::string::npos) << text;
+      if (test.engine != "rdma" || rdma::params(test).collective().empty()) continue;
+      EXPECT_NE(text.find(rdma::params(test).collective() + " of "), std::string::npos) << text;
       EXPECT_NE(text.find("to each peer per step"), std::string::npos) << text;
       EXPECT_NE(text.find(" compute, then send"), std::string::npos) << text;
     }

@@ -130,6 +130,11 @@ TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
     EXPECT_NEAR(stream["ber"]["upper_bound"].get<double>(), 2.995732 / bits, 1e-6 * 2.995732 / bits);
   }
   for (const std::string name : {"lab-a", "lab-b"}) {
+    // The rate the planner resolved once and sent: 1 kpps of 1000 B frames is 8 Mbit/s.
+    const json& offered = test["offered"][name];
+    EXPECT_DOUBLE_EQ(offered["pps"].get<double>(), 1000) << test["offered"].dump();
+    EXPECT_DOUBLE_EQ(offered["bps"].get<double>(), 8e6);
+    EXPECT_EQ(offered["largest_frame_bytes"], 1000);
     const json& agent = agent_entry(test, name);
     EXPECT_EQ(agent["sample_indexes"].get<std::vector<int>>(), one_to(4)) << name;
     EXPECT_EQ(agent["samples_made"], 4) << name;

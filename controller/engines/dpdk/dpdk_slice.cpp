@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <vector>
 
+#include "common/rates.hpp"
 #include "common/units.hpp"
+#include "controller/run/run_outcome.hpp"
 
 namespace tusk::dpdk {
 namespace {
@@ -34,12 +35,12 @@ const std::vector<TestKey>& keys() {
   static const std::vector<TestKey> rows{
       {"port", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.non_empty_string(v), d, [](D& t, auto s) { t.spec.dpdk.set_port(s); });
+         return store(c.read.non_empty_string(v), d, [](D& t, auto s) { params(t.spec).set_port(s); });
        }},
       {"frame_size", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.size(v, kFrameRange), d, [](D& t, auto bytes) {
-           t.spec.dpdk.set_frame_size(static_cast<std::uint32_t>(bytes));
+           params(t.spec).set_frame_size(static_cast<std::uint32_t>(bytes));
          });
        }},
       {"frame_sizes", "dpdk",
@@ -62,28 +63,28 @@ const std::vector<TestKey>& keys() {
            }
          }
          return store(sizes, d, [](D& t, const auto& list) {
-           t.spec.dpdk.mutable_frame_sizes()->Assign(list.begin(), list.end());
+           params(t.spec).mutable_frame_sizes()->Assign(list.begin(), list.end());
          });
        }},
       {"pattern", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"prbs7", "prbs9", "prbs11", "prbs15", "prbs23", "prbs31",
                                         "zeros", "ones", "alternating"}),
-                      d, [](D& t, auto s) { t.spec.dpdk.set_pattern(s); });
+                      d, [](D& t, auto s) { params(t.spec).set_pattern(s); });
        }},
       {"invert", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.boolean(v), d, [](D& t, bool b) { t.spec.dpdk.set_invert(b); });
+         return store(c.read.boolean(v), d, [](D& t, bool b) { params(t.spec).set_invert(b); });
        }},
       {"vlan", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {0, 4094, "0", "4094"}), d,
-                      [](D& t, auto n) { t.spec.dpdk.set_vlan(n); });
+                      [](D& t, auto n) { params(t.spec).set_vlan(n); });
        }},
       {"pcp", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {0, 7, "0", "7"}), d,
-                      [](D& t, auto n) { t.spec.dpdk.set_pcp(n); });
+                      [](D& t, auto n) { params(t.spec).set_pcp(n); });
        }},
       // Below 0x0600 the field is an 802.3 length, not an EtherType.
       {"ethertype", "dpdk",
@@ -95,12 +96,12 @@ const std::vector<TestKey>& keys() {
                                       *type));
            type.reset();
          }
-         return store(type, d, [](D& t, auto n) { t.spec.dpdk.set_ethertype(n); });
+         return store(type, d, [](D& t, auto n) { params(t.spec).set_ethertype(n); });
        }},
       {"mode", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"loopback", "peer", "bidirectional"}), d,
-                      [](D& t, auto s) { t.spec.dpdk.set_mode(s); });
+                      [](D& t, auto s) { params(t.spec).set_mode(s); });
        }},
       {"confidence", "dpdk",
        [](R& c, const V& v, D& d) {
@@ -110,7 +111,7 @@ const std::vector<TestKey>& keys() {
                v, fmt::format("confidence {} must be above 0 and below 1 (e.g. 95%)", v.text()));
            ratio.reset();
          }
-         return store(ratio, d, [](D& t, double r) { t.spec.dpdk.set_confidence(r); });
+         return store(ratio, d, [](D& t, double r) { params(t.spec).set_confidence(r); });
        }},
       {"target_ber", "dpdk",
        [](R& c, const V& v, D& d) {
@@ -119,71 +120,84 @@ const std::vector<TestKey>& keys() {
            c.read.fail(v, "target_ber must be above 0: no test can show a BER of exactly 0");
            ratio.reset();
          }
-         return store(ratio, d, [](D& t, double r) { t.spec.dpdk.set_target_ber(r); });
+         return store(ratio, d, [](D& t, double r) { params(t.spec).set_target_ber(r); });
        }},
   };
   return rows;
 }
 
 void set_defaults(TestSpec& spec) {
-  spec.dpdk.set_frame_size(1500);
-  spec.dpdk.set_pattern("prbs31");
-  spec.dpdk.set_ethertype(0x88B5);
-  spec.dpdk.set_mode("peer");
-  spec.dpdk.set_confidence(0.95);
-  spec.dpdk.set_target_ber(1e-12);
+  auto& test = spec.params.emplace<proto::DpdkTest>();
+  test.set_frame_size(1500);
+  test.set_pattern("prbs31");
+  test.set_ethertype(0x88B5);
+  test.set_mode("peer");
+  test.set_confidence(0.95);
+  test.set_target_ber(1e-12);
 }
 
-// The largest frame a stream sends: its size list replaces frame_size.
-std::uint32_t largest_frame(const proto::DpdkTest& test) {
-  if (test.frame_sizes().empty()) return test.frame_size();
-  return *std::max_element(test.frame_sizes().begin(), test.frame_sizes().end());
+// The sizes a stream sends: its size list replaces frame_size.
+SizeMix frame_mix(const proto::DpdkTest& test) {
+  return size_mix(test.frame_size(), test.frame_sizes());
 }
 
 // A rate is a packet or bit rate; a packet rate is held to the safety cap with the largest frame
 // the stream sends, as the agent holds it.
 void check(profile_schema::TestCheck& check) {
-  TestSpec& spec = check.draft.spec;
   const auto* origin = check.draft.origin("rate");
   if (!check.draft.rate || !origin) return;
   const units::Rate& rate = *check.draft.rate;
   using Kind = units::Rate::Kind;
-  if (rate.kind == Kind::PacketsPerSecond) spec.dpdk.set_rate_pps(rate.value);
-  if (rate.kind == Kind::BitsPerSecond) spec.dpdk.set_rate_bps(rate.value);
+  proto::DpdkTest& test = params(check.draft.spec);
+  if (rate.kind == Kind::PacketsPerSecond) test.set_rate_pps(rate.value);
+  if (rate.kind == Kind::BitsPerSecond) test.set_rate_bps(rate.value);
   const double cap = check.profile.safety.max_rate_bps;
   if (cap <= 0 || rate.kind == Kind::Max) return;
-  if (rate.kind == Kind::BitsPerSecond && rate.value > cap) {
+  const SizeMix mix = frame_mix(test);
+  const OfferedRate offered = offered_rate(test.rate_pps(), test.rate_bps(), mix);
+  if (offered.capped_bps <= cap) return;
+  if (rate.kind == Kind::BitsPerSecond) {
     check.fail("rate", origin,
                fmt::format("rate {} is above safety.max_rate {}", origin->text, check.profile.max_rate_text));
-  }
-  if (rate.kind == Kind::PacketsPerSecond) {
-    const std::uint32_t frame = largest_frame(spec.dpdk);
-    const double bps = rate.value * frame * 8;
-    if (bps > cap) {
-      check.fail("rate", origin,
-                 fmt::format("rate {} with {}-byte frames is {}, above safety.max_rate {}", origin->text, frame,
-                             units::format_bit_rate(bps), check.profile.max_rate_text));
-    }
+  } else {
+    check.fail("rate", origin,
+               fmt::format("rate {} with {}-byte frames is {}, above safety.max_rate {}", origin->text,
+                           mix.largest_bytes, units::format_bit_rate(offered.capped_bps),
+                           check.profile.max_rate_text));
   }
 }
 
-void complete_plan(const Profile& profile, const TestSpec& test, std::size_t, proto::Plan& plan) {
-  *plan.mutable_dpdk() = test.dpdk;
+// Every value the agent, the printer and the reports need, resolved here once.
+void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t, proto::Plan& plan) {
+  proto::DpdkTest& test = *plan.mutable_dpdk();
+  test = params(spec);
   // "As fast as possible" under a safety cap means "at the cap".
-  if (profile.safety.max_rate_bps > 0 && test.dpdk.rate_bps() == 0 && test.dpdk.rate_pps() == 0) {
-    plan.mutable_dpdk()->set_rate_bps(profile.safety.max_rate_bps);
+  if (profile.safety.max_rate_bps > 0 && test.rate_bps() == 0 && test.rate_pps() == 0) {
+    test.set_rate_bps(profile.safety.max_rate_bps);
   }
+  const SizeMix mix = frame_mix(test);
+  const OfferedRate offered = offered_rate(test.rate_pps(), test.rate_bps(), mix);
+  test.set_mean_frame_bytes(mix.mean_bytes);
+  test.set_largest_frame_bytes(static_cast<std::uint32_t>(mix.largest_bytes));
+  test.set_offered_pps(offered.pps);
+  test.set_offered_bps(offered.bps);
+}
+
+// "1500 B", or "mean 353.8 B" for a size mix.
+std::string frame_text(const proto::DpdkTest& d) {
+  return d.frame_sizes_size() > 0 ? fmt::format("mean {:.1f} B", d.mean_frame_bytes())
+                                  : fmt::format("{} B", d.largest_frame_bytes());
 }
 
 std::string plan_line(const proto::Plan& plan) {
   const auto& d = plan.dpdk();
   std::string rate = "line rate";
   if (d.rate_pps() > 0) {
-    const std::uint32_t frame = largest_frame(d);
-    rate = fmt::format("{} ({} at {} B)", units::format_packet_rate(d.rate_pps()),
-                       units::format_bit_rate(d.rate_pps() * frame * 8), frame);
+    rate = fmt::format("{} ({} at {})", units::format_packet_rate(d.offered_pps()),
+                       units::format_bit_rate(d.offered_bps()), frame_text(d));
   } else if (d.rate_bps() > 0) {
-    rate = units::format_bit_rate(d.rate_bps());
+    rate = fmt::format("{} ({} at {})", units::format_bit_rate(d.offered_bps()),
+                       units::format_packet_rate(d.offered_pps()), frame_text(d));
   }
   return fmt::format("port {} | {} frames | {} | {}{} | mode {}", d.port().empty() ? "(agent default)" : d.port(),
                      d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
@@ -197,10 +211,28 @@ std::string data_plane_address(const proto::Inventory&, const proto::Inventory& 
 
 // Every frame's payload is compared bit by bit against the profile's confidence and target.
 std::optional<BerTarget> ber_target(const TestSpec& spec) {
-  return BerTarget{spec.dpdk.confidence(), spec.dpdk.target_ber()};
+  const proto::DpdkTest& test = params(spec);
+  return BerTarget{test.confidence(), test.target_ber()};
+}
+
+// The rate each agent's port offered, as the planner resolved it (one object per agent: a ring's
+// or an incast's agents may differ in peers, not in rate).
+void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
+  auto offered = nlohmann::ordered_json::object();
+  for (const auto& [agent, plan] : test.plans) {
+    const auto& d = plan.dpdk();
+    offered[agent] = {{"pps", d.offered_pps()},
+                      {"bps", d.offered_bps()},
+                      {"mean_frame_bytes", d.mean_frame_bytes()},
+                      {"largest_frame_bytes", d.largest_frame_bytes()}};
+  }
+  out["offered"] = std::move(offered);
 }
 
 }  // namespace
+
+const proto::DpdkTest& params(const TestSpec& spec) { return params_of<proto::DpdkTest>(spec); }
+proto::DpdkTest& params(TestSpec& spec) { return mutable_params_of<proto::DpdkTest>(spec); }
 
 const EngineSlice& slice() {
   static const EngineSlice engine{
@@ -218,6 +250,7 @@ const EngineSlice& slice() {
       .thresholds = {"max_ber", "max_bit_errors", "max_loss", "max_errored_frames", "max_lost_frames", "max_flaps",
                      "max_traffic_gaps", "max_latency_p99", "min_throughput", "max_host_drops", "max_agents_lost"},
       .alternatives = {{"frame_size", "frame_sizes"}},
+      .json_extra = json_extra,
       .ber_target = ber_target,
   };
   return engine;

@@ -22,14 +22,14 @@ double gauge(const proto::StreamCounters& stream, std::string_view name) { retur
 }  // namespace
 
 std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
-  const auto& rdma = test.spec.rdma;
-  if (rdma.collective().empty()) return std::nullopt;
-  CollectiveResult result;
-  result.collective = rdma.collective();
-  result.ranks = test.agents.size();
-  // S and each rank's bytes per peer and step as the planner resolved them, in the plans it sent.
+  // The collective, S and each rank's bytes per peer and step as the planner resolved them, in
+  // the plans it sent.
   if (test.plans.empty()) return std::nullopt;
   const proto::RdmaTest& planned = test.plans.begin()->second.rdma();
+  if (planned.collective().empty()) return std::nullopt;
+  CollectiveResult result;
+  result.collective = planned.collective();
+  result.ranks = test.agents.size();
   result.bytes_per_step = planned.collective_bytes();
   result.steps = planned.steps();
 

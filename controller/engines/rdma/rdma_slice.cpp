@@ -33,28 +33,28 @@ const std::vector<TestKey>& keys() {
       {"device", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.non_empty_string(v), d,
-                      [](D& t, auto s) { t.spec.rdma.set_device(s); });
+                      [](D& t, auto s) { params(t.spec).set_device(s); });
        }},
       {"ib_port", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 255, "1", "255"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_port(n); });
+                      [](D& t, auto n) { params(t.spec).set_port(n); });
        }},
       // ibv_global_route.sgid_index is 8 bits.
       {"gid_index", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_gid_index(n); });
+                      [](D& t, auto n) { params(t.spec).set_gid_index(n); });
        }},
       {"operation", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"write", "write_imm", "send", "read"}), d,
-                      [](D& t, auto s) { t.spec.rdma.set_operation(s); });
+                      [](D& t, auto s) { params(t.spec).set_operation(s); });
        }},
       {"message_size", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.size(v, kMessageRange), d,
-                      [](D& t, auto bytes) { t.spec.rdma.set_message_size(bytes); });
+                      [](D& t, auto bytes) { params(t.spec).set_message_size(bytes); });
        }},
       {"message_sizes", "rdma",
        [](R& c, const V& v, D& d) {
@@ -65,28 +65,28 @@ const std::vector<TestKey>& keys() {
            sizes.reset();
          }
          return store(sizes, d, [](D& t, const auto& list) {
-           t.spec.rdma.mutable_message_sizes()->Assign(list.begin(), list.end());
+           params(t.spec).mutable_message_sizes()->Assign(list.begin(), list.end());
          });
        }},
       {"qps_per_peer", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 1024, "1", "1024"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_qps_per_peer(n); });
+                      [](D& t, auto n) { params(t.spec).set_qps_per_peer(n); });
        }},
       {"outstanding", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_outstanding(n); });
+                      [](D& t, auto n) { params(t.spec).set_outstanding(n); });
        }},
       {"signal_every", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_signal_every(n); });
+                      [](D& t, auto n) { params(t.spec).set_signal_every(n); });
        }},
       {"inline_threshold", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.size(v, {0, 1024, "0", "1024"}), d, [](D& t, auto bytes) {
-           t.spec.rdma.set_inline_threshold(static_cast<std::uint32_t>(bytes));
+           params(t.spec).set_inline_threshold(static_cast<std::uint32_t>(bytes));
          });
        }},
       {"path_mtu", "rdma",
@@ -97,17 +97,17 @@ const std::vector<TestKey>& keys() {
                v, fmt::format("path_mtu {} is not one of 256, 512, 1024, 2048, 4096", v.text()));
            mtu.reset();
          }
-         return store(mtu, d, [](D& t, auto n) { t.spec.rdma.set_path_mtu(n); });
+         return store(mtu, d, [](D& t, auto n) { params(t.spec).set_path_mtu(n); });
        }},
       {"traffic_class", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_traffic_class(n); });
+                      [](D& t, auto n) { params(t.spec).set_traffic_class(n); });
        }},
       {"burst_period", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.duration(v, {1ms, 60s, "1ms", "60s"}), d, [](D& t, auto ms) {
-           t.spec.rdma.set_burst_period_ms(static_cast<std::uint32_t>(ms.count()));
+           params(t.spec).set_burst_period_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
       {"burst_duty", "rdma",
@@ -117,11 +117,11 @@ const std::vector<TestKey>& keys() {
            c.read.fail(v, fmt::format("burst_duty {} must be above 0 (e.g. 50%)", v.text()));
            ratio.reset();
          }
-         return store(ratio, d, [](D& t, double r) { t.spec.rdma.set_burst_duty(r); });
+         return store(ratio, d, [](D& t, double r) { params(t.spec).set_burst_duty(r); });
        }},
       {"data_check", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.boolean(v), d, [](D& t, bool b) { t.spec.rdma.set_data_check(b); });
+         return store(c.read.boolean(v), d, [](D& t, bool b) { params(t.spec).set_data_check(b); });
        }},
       // The QP's local ACK timeout is 4.096 us * 2^n; profiles give a time and get the smallest n
       // that covers it (a VM lab needs about 1 s, or a descheduled guest looks like a lost packet).
@@ -130,41 +130,41 @@ const std::vector<TestKey>& keys() {
          return store(c.read.duration(v, {1ms, 8000s, "1ms", "8000s"}), d, [](D& t, auto ms) {
            std::uint32_t exponent = 1;
            while (exponent < 31 && 4.096e-3 * static_cast<double>(std::uint64_t{1} << exponent) < ms.count()) ++exponent;
-           t.spec.rdma.set_ack_timeout(exponent);
+           params(t.spec).set_ack_timeout(exponent);
          });
        }},
       {"stall_timeout", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.duration(v, {100ms, 3600s, "100ms", "3600s"}), d, [](D& t, auto ms) {
-           t.spec.rdma.set_stall_timeout_ms(static_cast<std::uint32_t>(ms.count()));
+           params(t.spec).set_stall_timeout_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
       // ---- rdma: training-step replay
       {"collective", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}), d,
-                      [](D& t, auto s) { t.spec.rdma.set_collective(std::string(s)); });
+                      [](D& t, auto s) { params(t.spec).set_collective(std::string(s)); });
        }},
       {"collective_bytes", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.size(v, {1, std::uint64_t{1} << 40, "1", "1TiB"}), d,
-                      [](D& t, auto bytes) { t.spec.rdma.set_collective_bytes(bytes); });
+                      [](D& t, auto bytes) { params(t.spec).set_collective_bytes(bytes); });
        }},
       {"steps", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 1'000'000, "1", "1000000"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_steps(n); });
+                      [](D& t, auto n) { params(t.spec).set_steps(n); });
        }},
       {"step_period", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.duration(v, {1ms, 3600s, "1ms", "3600s"}), d, [](D& t, auto ms) {
-           t.spec.rdma.set_step_period_ms(static_cast<std::uint32_t>(ms.count()));
+           params(t.spec).set_step_period_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
       {"compute_time", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.duration(v, {0ms, 3600s, "0s", "3600s"}), d, [](D& t, auto ms) {
-           t.spec.rdma.set_compute_ms(static_cast<std::uint32_t>(ms.count()));
+           params(t.spec).set_compute_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
       {"scale", "rdma",
@@ -174,25 +174,26 @@ const std::vector<TestKey>& keys() {
            c.read.fail(v, fmt::format("scale {} must be above 0 (e.g. 1% to replay a job's pattern at a hundredth of its bytes)", v.text()));
            ratio.reset();
          }
-         return store(ratio, d, [](D& t, double r) { t.spec.rdma.set_scale(r); });
+         return store(ratio, d, [](D& t, double r) { params(t.spec).set_scale(r); });
        }},
       {"cm_port", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
-                      [](D& t, auto n) { t.spec.rdma.set_cm_port(n); });
+                      [](D& t, auto n) { params(t.spec).set_cm_port(n); });
        }},
   };
   return rows;
 }
 
 void set_defaults(TestSpec& spec) {
-  spec.rdma.set_port(1);
-  spec.rdma.set_operation("write");
-  spec.rdma.set_message_size(64 * 1024);
-  spec.rdma.set_qps_per_peer(1);
-  spec.rdma.set_outstanding(16);
-  spec.rdma.set_signal_every(1);
-  spec.rdma.set_data_check(true);
+  auto& test = spec.params.emplace<proto::RdmaTest>();
+  test.set_port(1);
+  test.set_operation("write");
+  test.set_message_size(64 * 1024);
+  test.set_qps_per_peer(1);
+  test.set_outstanding(16);
+  test.set_signal_every(1);
+  test.set_data_check(true);
 }
 
 // A training-step replay needs its bytes, steps and period; it sets the topology and fills the
@@ -215,7 +216,7 @@ void check_collective(profile_schema::TestCheck& check) {
       check.fail("collective", collective, fmt::format("collective {} needs {}", collective->text, key));
     }
   }
-  const auto& rdma = spec.rdma;
+  const auto& rdma = params(spec);
   if (const auto* compute = draft.origin("compute_time"); compute && rdma.compute_ms() >= rdma.step_period_ms()) {
     check.fail("compute_time", compute,
                fmt::format("compute_time {} leaves no time to communicate in a step_period of {} ms", compute->text,
@@ -247,14 +248,14 @@ void check_collective(profile_schema::TestCheck& check) {
 
 void check(profile_schema::TestCheck& check) {
   auto& draft = check.draft;
-  TestSpec& spec = draft.spec;
+  proto::RdmaTest& test = params(draft.spec);
   check_collective(check);
   if (const auto* origin = draft.origin("rate"); origin && draft.rate) {
     const units::Rate& rate = *draft.rate;
     if (rate.kind == units::Rate::Kind::PacketsPerSecond) {
       check.fail("rate", origin, fmt::format("rdma rates are bit rates (e.g. 100Gbps) or max, got '{}'", origin->text));
     } else {
-      spec.rdma.set_rate_bps(rate.value);
+      test.set_rate_bps(rate.value);
       const double cap = check.profile.safety.max_rate_bps;
       if (cap > 0 && rate.kind == units::Rate::Kind::BitsPerSecond && rate.value > cap) {
         check.fail("rate", origin,
@@ -263,9 +264,9 @@ void check(profile_schema::TestCheck& check) {
     }
   }
   const auto* signal = draft.origin("signal_every");
-  if (signal && spec.rdma.signal_every() > spec.rdma.outstanding()) {
+  if (signal && test.signal_every() > test.outstanding()) {
     check.fail("signal_every", signal,
-               fmt::format("signal_every {} is above outstanding {}", signal->text, spec.rdma.outstanding()));
+               fmt::format("signal_every {} is above outstanding {}", signal->text, test.outstanding()));
   }
   // Presence, not validity: a malformed burst_duty has been reported already.
   const bool period = draft.written.contains("burst_period");
@@ -274,15 +275,16 @@ void check(profile_schema::TestCheck& check) {
   if (duty && !period) check.fail("burst_duty", draft.origin("burst_duty"), "burst_duty needs burst_period (e.g. 100ms)");
 }
 
-void complete_plan(const Profile& profile, const TestSpec& test, std::size_t agents, proto::Plan& plan) {
-  *plan.mutable_rdma() = test.rdma;
-  if (!test.rdma.collective().empty()) {
-    const std::uint64_t bytes = scaled_collective_bytes(test.rdma);
+void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t agents, proto::Plan& plan) {
+  const proto::RdmaTest& test = params(spec);
+  *plan.mutable_rdma() = test;
+  if (!test.collective().empty()) {
+    const std::uint64_t bytes = scaled_collective_bytes(test);
     plan.mutable_rdma()->set_collective_bytes(bytes);
-    plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.rdma.collective(), bytes, agents));
+    plan.mutable_rdma()->set_peer_bytes_per_step(peer_bytes_per_step(test.collective(), bytes, agents));
   }
   // "As fast as possible" under a safety cap means "at the cap".
-  if (profile.safety.max_rate_bps > 0 && test.rdma.rate_bps() == 0) {
+  if (profile.safety.max_rate_bps > 0 && test.rate_bps() == 0) {
     plan.mutable_rdma()->set_rate_bps(profile.safety.max_rate_bps);
   }
 }
@@ -348,9 +350,14 @@ std::string data_plane_address(const proto::Inventory& from, const proto::Invent
 }
 
 // A training replay's line in the summary: busbw, the slowest rank, each rank against the model.
+std::any conclude(const TestOutcome& test) {
+  auto collective = collective_result(test);
+  return collective ? std::any(std::move(*collective)) : std::any();
+}
+
 std::string summary_extra(const TestOutcome& test) {
   std::string out;
-  if (const auto collective = collective_result(test)) {
+  if (const auto* collective = std::any_cast<CollectiveResult>(&test.engine_result)) {
     out += fmt::format(
         "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
         collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
@@ -369,7 +376,7 @@ std::string summary_extra(const TestOutcome& test) {
 // A training replay's block in report.json: per rank and per link, algbw and busbw.
 void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
   using json = nlohmann::ordered_json;
-  if (const auto collective = collective_result(test)) {
+  if (const auto* collective = std::any_cast<CollectiveResult>(&test.engine_result)) {
     json ranks = json::array();
     for (const auto& rank : collective->per_rank) {
       ranks.push_back({{"agent", rank.agent},
@@ -402,6 +409,9 @@ void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
 
 }  // namespace
 
+const proto::RdmaTest& params(const TestSpec& spec) { return params_of<proto::RdmaTest>(spec); }
+proto::RdmaTest& params(TestSpec& spec) { return mutable_params_of<proto::RdmaTest>(spec); }
+
 const EngineSlice& slice() {
   static const EngineSlice engine{
       .name = "rdma",
@@ -422,6 +432,7 @@ const EngineSlice& slice() {
       .thresholds = {"max_flaps", "max_latency_p99", "max_completion_errors", "max_integrity_errors", "max_stalls",
                      "max_retransmits", "min_throughput", "max_host_drops", "max_agents_lost"},
       .alternatives = {{"message_size", "message_sizes"}},
+      .conclude = conclude,
       .summary_extra = summary_extra,
       .json_extra = json_extra,
   };
