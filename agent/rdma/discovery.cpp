@@ -87,15 +87,16 @@ void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& 
 
 }  // namespace
 
-std::vector<proto::RdmaDevice> discover_devices(std::vector<std::string>& notes) {
-  std::vector<proto::RdmaDevice> devices;
+Discovery discover_devices() {
+  Discovery found;
+  auto& [devices, notes] = found;
   int count = 0;
   DeviceList list(ibv_get_device_list(&count));
   if (!list) {
     const int error = errno;
     notes.push_back(error == ENOSYS ? std::string("this kernel has no RDMA support (ibv_get_device_list: ENOSYS)")
                                     : fmt::format("ibv_get_device_list failed: {}", std::strerror(error)));
-    return devices;
+    return found;
   }
   for (int i = 0; i < count; ++i) {
     ibv_device* device = list.get()[i];
@@ -131,7 +132,7 @@ std::vector<proto::RdmaDevice> discover_devices(std::vector<std::string>& notes)
     }
     devices.push_back(std::move(out));
   }
-  return devices;
+  return found;
 }
 
 }  // namespace tusk::rdma

@@ -8,8 +8,13 @@
 
 namespace tusk::rdma {
 
-// Never throws: a device that cannot be opened or queried is skipped and the reason appended to
-// `notes`, so one bad device does not hide the others.
-std::vector<proto::RdmaDevice> discover_devices(std::vector<std::string>& notes);
+struct Discovery {
+  std::vector<proto::RdmaDevice> devices;
+  std::vector<std::string> notes;  // why a device, port or GID table is missing
+};
+
+// Never throws: a device that cannot be opened or queried is skipped and the reason noted, so one
+// bad device does not hide the others.
+Discovery discover_devices();
 
 }  // namespace tusk::rdma

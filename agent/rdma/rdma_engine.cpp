@@ -478,8 +478,8 @@ void RdmaEngine::stop() noexcept {
 
 void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us) {
   // Discovered once per agent: the inventory reports these devices too.
-  std::vector<std::string> notes;
-  catalog.rdma_devices = discover_devices(notes);
+  auto [devices, notes] = discover_devices();
+  catalog.rdma_devices = std::move(devices);
   if (catalog.rdma_devices.empty()) {
     catalog.notes.push_back(notes.empty() ? "rdma engine: no RDMA device found" : "rdma engine: no RDMA device found (" + notes.front() + ")");
     return;
