@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The unit and end-to-end tests (real controller and agent processes over TLS on 127.0.0.1) under
+# ThreadSanitizer: any data race fails the run. The lab tests stay out: their real traffic needs
+# the idle, uninstrumented machine that scripts/test.sh gives them.
+# Warnings are not errors here: GCC warns about what TSan cannot see (atomic fences), and the
+# warning-clean build is scripts/test.sh's.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=OFF \
+  -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
+cmake --build build-tsan -j "$(nproc)" --target common_test controller_test agent_test e2e_test
+export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
+ctest --test-dir build-tsan -L 'unit|e2e' -j "$(nproc)" --output-on-failure
+echo "tsan: unit and e2e tests race-free"
