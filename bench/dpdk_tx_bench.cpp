@@ -11,6 +11,7 @@
 
 #include "agent/dpdk/dpdk_engine.hpp"
 #include "common/clock.hpp"
+#include "common/rates.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -50,6 +51,6 @@ int main(int argc, char** argv) {
   engine.stop();
   std::printf("tusk tx: %llu frames of %u B in %.2f s = %.0f pps (%.3f Gbit/s)\n",
               static_cast<unsigned long long>(frames), frame_size, elapsed, frames / elapsed,
-              frames / elapsed * frame_size * 8 / 1e9);
+              tusk::bit_rate_of(frames / elapsed, frame_size) / 1e9);
   return 0;
 }

@@ -16,6 +16,7 @@
 
 #include "agent/rdma/rdma_engine.hpp"
 #include "common/clock.hpp"
+#include "common/rates.hpp"
 
 namespace {
 
@@ -78,6 +79,6 @@ int main(int argc, char** argv) {
   const double elapsed = (tusk::realtime_ns() - begin) / 1e9;
   engine.stop();
   std::printf("tusk rdma write: %llu bytes in %.2f s = %.4f Gbit/s\n", static_cast<unsigned long long>(after - before),
-              elapsed, (after - before) * 8 / elapsed / 1e9);
+              elapsed, tusk::throughput_bps(static_cast<double>(after - before), elapsed) / 1e9);
   return after > before ? 0 : 1;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/rdma/collective.hpp"
 #include "controller/engines/rdma/collective_report.hpp"
@@ -362,8 +363,8 @@ std::string summary_extra(const TestOutcome& test) {
         "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
         collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
         units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(collective->time_per_step_s * 1e9))),
-        collective->slowest_rank, units::format_bit_rate(collective->algbw_bytes_per_s * 8),
-        units::format_bit_rate(collective->busbw_bytes_per_s * 8));
+        collective->slowest_rank, units::format_bit_rate(bit_rate_of(collective->algbw_bytes_per_s, 1)),
+        units::format_bit_rate(bit_rate_of(collective->busbw_bytes_per_s, 1)));
     for (const auto& rank : collective->per_rank) {
       out += fmt::format("    {} sent {} per step (model {}), {} steps\n", rank.agent,
                          units::format_size(static_cast<std::uint64_t>(rank.bytes_per_step)),
