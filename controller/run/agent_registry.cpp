@@ -199,7 +199,12 @@ void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<C
       case proto::Envelope::kHeartbeat:
         return;
       case proto::Envelope::kClockEcho:
-        session.clock.add(clock_sample_from(message.clock_echo(), received_ns));
+        if (const auto sample = clock_sample_from(message.clock_echo(), received_ns)) {
+          session.clock.add(*sample);
+        } else {
+          spdlog::debug("agent '{}': clock echo {} dropped: its times do not fit our round trip", agent,
+                        message.clock_echo().probe_id());
+        }
         return;
       case proto::Envelope::kPlanAck:
         break;  // handled below, outside the lock

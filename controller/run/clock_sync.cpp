@@ -4,23 +4,33 @@
 
 namespace tusk {
 
-ClockSample clock_sample_from(const proto::ClockEcho& echo, std::int64_t controller_receive_ns) {
-  const std::int64_t t1 = echo.controller_send_ns();
-  const std::int64_t t2 = echo.agent_receive_ns();
-  const std::int64_t t3 = echo.agent_send_ns();
-  const std::int64_t t4 = controller_receive_ns;
+std::optional<ClockSample> clock_sample_from(const proto::ClockEcho& echo, std::int64_t controller_receive_ns) {
+  // In 128 bits: the agent's values may be anything an int64 holds (GCC and Clang have the type).
+  __extension__ typedef __int128 Wide;
+  const Wide t1 = echo.controller_send_ns();
+  const Wide t2 = echo.agent_receive_ns();
+  const Wide t3 = echo.agent_send_ns();
+  const Wide t4 = controller_receive_ns;
+  const Wide round_trip = t4 - t1;
+  if (round_trip < 0 || round_trip > kMaxProbeRoundTripNs) return std::nullopt;
+  const Wide processing = t3 - t2;
+  if (processing < 0 || processing > round_trip) return std::nullopt;
+  const Wide offset = ((t2 - t1) + (t3 - t4)) / 2;
+  if (offset > kMaxClockOffsetNs || offset < -kMaxClockOffsetNs) return std::nullopt;
   ClockSample sample;
-  sample.offset_ns = ((t2 - t1) + (t3 - t4)) / 2;
-  sample.rtt_ns = std::max<std::int64_t>(0, (t4 - t1) - (t3 - t2));
+  sample.offset_ns = static_cast<std::int64_t>(offset);
+  sample.rtt_ns = static_cast<std::int64_t>(round_trip - processing);
   return sample;
 }
 
-void ClockEstimate::add(const ClockSample& sample) { samples_.push_back(sample); }
+std::int64_t start_margin_ns(std::int64_t max_rtt_ns, std::size_t agents) {
+  const std::int64_t round_trips = std::clamp<std::int64_t>(max_rtt_ns, 0, kMaxRoundTripMarginNs / 20) * 20;
+  return std::max<std::int64_t>(1'000'000'000, round_trips) + static_cast<std::int64_t>(agents) * 250'000;
+}
 
-std::optional<ClockSample> ClockEstimate::best() const {
-  if (samples_.empty()) return std::nullopt;
-  return *std::min_element(samples_.begin(), samples_.end(),
-                           [](const ClockSample& a, const ClockSample& b) { return a.rtt_ns < b.rtt_ns; });
+void ClockEstimate::add(const ClockSample& sample) {
+  ++count_;
+  if (!best_ || sample.rtt_ns < best_->rtt_ns) best_ = sample;
 }
 
 }  // namespace tusk

@@ -16,6 +16,7 @@
 #include "controller/engines/engine_slice.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/run/agent_registry.hpp"
+#include "controller/run/clock_sync.hpp"
 #include "controller/run/progress_line.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
@@ -225,8 +226,7 @@ class Orchestrator {
     // Far enough ahead that every StartAt arrives first, even on a slow or large fabric.
     std::int64_t max_rtt = 0;
     for (const auto& [name, clock] : clocks) max_rtt = std::max(max_rtt, clock.rtt_ns);
-    const std::int64_t margin = std::max<std::int64_t>(1'000'000'000, 20 * max_rtt) +
-                                static_cast<std::int64_t>(agents_.size()) * 250'000;
+    const std::int64_t margin = start_margin_ns(max_rtt, agents_.size());
     const std::int64_t planned_start = realtime_ns() + margin;
     for (const auto& plan : plans) {
       const auto clock = clocks.count(plan.agent) ? clocks.at(plan.agent) : ClockSample{};

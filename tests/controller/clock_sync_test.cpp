@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 
 namespace tusk {
 namespace {
@@ -37,7 +38,7 @@ TEST(ClockSync, AgentAheadWithSymmetricDelayGivesTheExactOffset) {
   const std::int64_t t4 = t1 + 1 * kMs + kMs / 5 + 1 * kMs;  // controller: 1 + 0.2 + 1 = 2.2 ms after t1
   // offset = ((t2 - t1) + (t3 - t4)) / 2 = (6 ms + (6.2 ms - 2.2 ms)) / 2 = (6 + 4) / 2 = 5 ms
   // rtt = (t4 - t1) - (t3 - t2) = 2.2 ms - 0.2 ms = 2 ms
-  const auto s = clock_sample_from(echo(t1, t2, t3), t4);
+  const auto s = *clock_sample_from(echo(t1, t2, t3), t4);
   EXPECT_EQ(s.offset_ns, 5 * kMs);
   EXPECT_EQ(s.rtt_ns, 2 * kMs);
 }
@@ -50,7 +51,7 @@ TEST(ClockSync, AgentBehindGivesANegativeOffset) {
   const std::int64_t t4 = 10'000 * kMs + kMs / 2 + kMs / 10 + kMs / 2;  // controller 10.0011 s
   // offset = (-2.5 ms + (9.9976 s - 10.0011 s)) / 2 = (-2.5 - 3.5) / 2 = -3 ms
   // rtt = 1.1 ms - 0.1 ms = 1 ms
-  const auto s = clock_sample_from(echo(t1, t2, t3), t4);
+  const auto s = *clock_sample_from(echo(t1, t2, t3), t4);
   EXPECT_EQ(s.offset_ns, -3 * kMs);
   EXPECT_EQ(s.rtt_ns, 1 * kMs);
 }
@@ -58,7 +59,7 @@ TEST(ClockSync, AgentBehindGivesANegativeOffset) {
 TEST(ClockSync, SameClocksGiveZeroOffset) {
   // Clocks agree; 2 ms each way; 1 ms processing.
   // t1 = 0, t2 = 2, t3 = 3, t4 = 5 (ms): offset = (2 + (3 - 5)) / 2 = 0; rtt = 5 - 1 = 4 ms.
-  const auto s = clock_sample_from(echo(0, 2 * kMs, 3 * kMs), 5 * kMs);
+  const auto s = *clock_sample_from(echo(0, 2 * kMs, 3 * kMs), 5 * kMs);
   EXPECT_EQ(s.offset_ns, 0);
   EXPECT_EQ(s.rtt_ns, 4 * kMs);
 }
@@ -68,24 +69,66 @@ TEST(ClockSync, AsymmetricDelayBiasesTheOffsetByHalfTheAsymmetry) {
   // 1 ms back, no processing. t1 = 0, t2 = 0 + 3 + 5 = 8, t3 = 8, t4 = 0 + 3 + 1 = 4 (ms).
   // offset = (8 + (8 - 4)) / 2 = 6 ms = true 5 ms + (3 - 1) / 2 ms error.
   // rtt = 4 - 0 = 4 ms, unaffected.
-  const auto s = clock_sample_from(echo(0, 8 * kMs, 8 * kMs), 4 * kMs);
+  const auto s = *clock_sample_from(echo(0, 8 * kMs, 8 * kMs), 4 * kMs);
   EXPECT_EQ(s.offset_ns, 6 * kMs);
   EXPECT_EQ(s.rtt_ns, 4 * kMs);
 
   // The other way round (1 ms out, 3 ms back): t2 = 1 + 5 = 6, t3 = 6, t4 = 4.
   // offset = (6 + (6 - 4)) / 2 = 4 ms = 5 ms - 1 ms.
-  const auto back = clock_sample_from(echo(0, 6 * kMs, 6 * kMs), 4 * kMs);
+  const auto back = *clock_sample_from(echo(0, 6 * kMs, 6 * kMs), 4 * kMs);
   EXPECT_EQ(back.offset_ns, 4 * kMs);
   EXPECT_EQ(back.rtt_ns, 4 * kMs);
 }
 
-TEST(ClockSync, RoundTripIsNeverNegative) {
-  // Inconsistent stamps: the agent claims 9.9 us of processing inside a 1 us round trip.
-  // t1 = 0, t2 = 100, t3 = 10'000, t4 = 1'000 (ns): (1'000 - 0) - (10'000 - 100) = -8'900 -> 0.
-  // offset = (100 + (10'000 - 1'000)) / 2 = 9'100 / 2 = 4'550.
-  const auto s = clock_sample_from(echo(0, 100, 10'000), 1'000);
-  EXPECT_EQ(s.rtt_ns, 0);
-  EXPECT_EQ(s.offset_ns, 4'550);
+// Every time in an echo but our own receive time is the agent's word: an echo that does not fit
+// inside the round trip we measured ourselves is dropped, never clamped into a sample.
+TEST(ClockSync, AnEchoWithMoreProcessingThanRoundTripIsDropped) {
+  // The agent claims 9.9 us of processing inside a 1 us round trip.
+  EXPECT_FALSE(clock_sample_from(echo(0, 100, 10'000), 1'000).has_value());
+  // Or answers before it received the probe (t3 < t2): the forged echo that stretched a start.
+  EXPECT_FALSE(clock_sample_from(echo(0, 5 * kMs, 1 * kMs), 2 * kMs).has_value());
+}
+
+TEST(ClockSync, AnEchoSentInOurFutureOrTooLongAgoIsDropped) {
+  const std::int64_t now = 1'700'000'000'000'000'000;
+  EXPECT_FALSE(clock_sample_from(echo(now + kMs, now, now), now).has_value());
+  EXPECT_FALSE(clock_sample_from(echo(now - kMaxProbeRoundTripNs - 1, now, now), now).has_value());
+  EXPECT_TRUE(clock_sample_from(echo(now - kMaxProbeRoundTripNs, now, now), now).has_value());
+}
+
+TEST(ClockSync, ExtremeAgentTimesAreDroppedWithoutOverflow) {
+  const std::int64_t now = 1'700'000'000'000'000'000;
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  EXPECT_FALSE(clock_sample_from(echo(now - kMs, kMin, kMax), now).has_value());
+  EXPECT_FALSE(clock_sample_from(echo(now - kMs, kMax, kMax), now).has_value());
+  EXPECT_FALSE(clock_sample_from(echo(kMin, now, now), now).has_value());
+  // A clock 31 days off is not a clock; 29 days off is still measured.
+  constexpr std::int64_t kDay = 24LL * 3600 * 1'000'000'000;
+  EXPECT_FALSE(clock_sample_from(echo(now - kMs, now + 31 * kDay, now + 31 * kDay), now).has_value());
+  const auto far = clock_sample_from(echo(now - 2 * kMs, now - kMs + 29 * kDay, now - kMs + 29 * kDay), now);
+  ASSERT_TRUE(far.has_value());
+  EXPECT_EQ(far->offset_ns, 29 * kDay);
+}
+
+// ---- start margin ----------------------------------------------------------------------------
+
+TEST(ClockSync, TheStartMarginIsTwentyRoundTripsAtMostThirtySecondsPlusTimePerAgent) {
+  EXPECT_EQ(start_margin_ns(0, 0), 1'000'000'000);            // at least 1 s
+  EXPECT_EQ(start_margin_ns(100 * kMs, 0), 2'000'000'000);    // 20 × 100 ms
+  EXPECT_EQ(start_margin_ns(100 * kMs, 4096), 2'000'000'000 + std::int64_t{4096} * 250'000);
+  // The slowest agent's round trip puts the start off 30 s at most, whatever it claims.
+  EXPECT_EQ(start_margin_ns(kMaxProbeRoundTripNs, 0), kMaxRoundTripMarginNs);
+  EXPECT_EQ(start_margin_ns(std::numeric_limits<std::int64_t>::max(), 2), kMaxRoundTripMarginNs + 500'000);
+  EXPECT_EQ(start_margin_ns(-5, 0), 1'000'000'000);
+}
+
+TEST(ClockSync, AnEstimateKeepsOneSampleHoweverManyEchoesArrive) {
+  ClockEstimate estimate;
+  for (int i = 0; i < 100'000; ++i) estimate.add(sample(i, 1'000'000 - i));
+  EXPECT_EQ(estimate.count(), 100'000u);
+  EXPECT_EQ(estimate.best()->rtt_ns, 1'000'000 - 99'999);
+  EXPECT_EQ(sizeof(ClockEstimate), sizeof(std::optional<ClockSample>) + sizeof(std::size_t));
 }
 
 // ---- ClockEstimate ---------------------------------------------------------------------------
@@ -149,9 +192,9 @@ TEST(ClockSync, EstimateFromEchoesPicksTheLeastQueuedExchange) {
   // out, 1 ms back (rtt 5 ms, offset biased by (4 - 1) / 2 = 1.5 ms to 6.5 ms).
   ClockEstimate estimate;
   // B: t1 = 0, t2 = 4 + 5 = 9, t3 = 9, t4 = 5 -> offset (9 + 4) / 2 = 6.5 ms, rtt 5 ms.
-  estimate.add(clock_sample_from(echo(0, 9 * kMs, 9 * kMs), 5 * kMs));
+  estimate.add(*clock_sample_from(echo(0, 9 * kMs, 9 * kMs), 5 * kMs));
   // A: t1 = 100, t2 = 106, t3 = 106, t4 = 102 -> offset (6 + 4) / 2 = 5 ms, rtt 2 ms.
-  estimate.add(clock_sample_from(echo(100 * kMs, 106 * kMs, 106 * kMs), 102 * kMs));
+  estimate.add(*clock_sample_from(echo(100 * kMs, 106 * kMs, 106 * kMs), 102 * kMs));
   const auto best = estimate.best();
   ASSERT_TRUE(best.has_value());
   EXPECT_EQ(best->offset_ns, 5 * kMs);
