@@ -1,21 +1,71 @@
 #include "controller/run/run_data.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <limits>
 
 #include "common/clock.hpp"
 
 namespace tusk {
 
+SampleAccount account_samples(const AgentTestData& data, std::uint64_t claimed, std::uint32_t most) {
+  SampleAccount account;
+  account.claim_beyond_test = claimed > most;
+  const std::uint64_t last = std::min<std::uint64_t>(claimed, most);
+  for (std::uint64_t i = 1; i <= last; ++i) {
+    if (data.samples.count(static_cast<std::uint32_t>(i))) continue;
+    ++account.missing_count;
+    if (account.missing.size() < kMaxListedMissing) account.missing.push_back(static_cast<std::uint32_t>(i));
+  }
+  return account;
+}
+
+std::uint32_t most_samples(std::chrono::milliseconds duration, std::chrono::milliseconds sample_interval) {
+  const auto interval = std::max<std::int64_t>(sample_interval.count(), 1);
+  const auto most = std::max<std::int64_t>(duration.count(), 0) / interval + 1;
+  return static_cast<std::uint32_t>(std::min<std::int64_t>(most, std::numeric_limits<std::uint32_t>::max()));
+}
+
+RunData::RunData(std::string run_id, std::vector<std::uint32_t> most_samples)
+    : most_samples_(std::move(most_samples)) {
+  state_.run_id = std::move(run_id);
+}
+
+void RunData::fault_once(const std::string& agent, int test_index, const std::string& what, std::string message) {
+  if (!reported_.emplace(agent, test_index, what).second) return;
+  spdlog::warn("agent '{}': {}", agent, message);
+  state_.faults.push_back({realtime_ns(), agent, test_index, std::move(message)});
+}
+
 void RunData::on_record(const std::string& agent, const proto::Record& record) {
   std::lock_guard lock(mutex_);
   auto belongs = [&](const std::string& run_id) { return run_id == state_.run_id; };
+  // A test this run has; anything else is dropped, and said once.
+  auto known_test = [&](int test_index) {
+    if (test_index >= 0 && static_cast<std::size_t>(test_index) < most_samples_.size()) return true;
+    fault_once(agent, test_index, "test",
+               fmt::format("sent records for test {}, which this run of {} tests does not have: dropped", test_index,
+                           most_samples_.size()));
+    return false;
+  };
   switch (record.body_case()) {
-    case proto::Record::kSample:
-      if (!belongs(record.sample().run_id())) return;
-      state_.tests[{record.sample().test_index(), agent}].samples[record.sample().index()] = record.sample();
+    case proto::Record::kSample: {
+      const auto& sample = record.sample();
+      if (!belongs(sample.run_id()) || !known_test(sample.test_index())) return;
+      const std::uint32_t most = most_samples_[static_cast<std::size_t>(sample.test_index())];
+      if (sample.index() == 0 || sample.index() > most) {
+        fault_once(agent, sample.test_index(), "sample index",
+                   fmt::format("sent sample {} of test {}, which makes at most {}: dropped", sample.index(),
+                               sample.test_index(), most));
+        return;
+      }
+      state_.tests[{sample.test_index(), agent}].samples[sample.index()] = sample;
       break;
+    }
     case proto::Record::kResult:
-      if (!belongs(record.result().run_id())) return;
+      if (!belongs(record.result().run_id()) || !known_test(record.result().test_index())) return;
       state_.tests[{record.result().test_index(), agent}].result = record.result();
       break;
     case proto::Record::kEvent: {
@@ -27,7 +77,15 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
                                  proto::AgentEvent::Kind_Name(event.kind()) + ": " + event.message()});
         return;
       }
-      state_.tests[{event.test_index(), agent}].events.push_back(event);
+      if (!known_test(event.test_index())) return;
+      auto& events = state_.tests[{event.test_index(), agent}].events;
+      if (events.size() >= kMaxEventsPerAgentTest) {
+        fault_once(agent, event.test_index(), "events",
+                   fmt::format("sent more than {} events in test {}: the rest are dropped", kMaxEventsPerAgentTest,
+                               event.test_index()));
+        return;
+      }
+      events.push_back(event);
       break;
     }
     case proto::Record::BODY_NOT_SET:

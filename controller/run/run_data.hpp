@@ -3,11 +3,14 @@
 // every access goes through with() under one lock.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,6 +36,24 @@ struct Fault {
   std::string message;
 };
 
+// What one agent's result says of its samples, against what the test could have made.
+struct SampleAccount {
+  std::vector<std::uint32_t> missing;  // the first kMaxListedMissing indexes that never arrived
+  std::uint64_t missing_count = 0;
+  bool claim_beyond_test = false;      // the result claims more samples than the test could make
+};
+
+inline constexpr std::size_t kMaxListedMissing = 20;
+// Events one agent may report for one test; past this they are counted in one fault, not kept.
+inline constexpr std::size_t kMaxEventsPerAgentTest = 10'000;
+
+// Samples 1..claimed that never arrived, looking at no more than `most` (the test's bound), so a
+// claim of 4 billion costs no more than the test's real length.
+SampleAccount account_samples(const AgentTestData& data, std::uint64_t claimed, std::uint32_t most);
+
+// The most samples a test of this length can make: one per interval, and one to spare.
+std::uint32_t most_samples(std::chrono::milliseconds duration, std::chrono::milliseconds sample_interval);
+
 struct RunState {
   std::string run_id;
   int current_test = -1;
@@ -41,9 +62,14 @@ struct RunState {
   std::vector<Fault> faults;
 };
 
+// Records are bounded on arrival: a test index the run does not have, a sample index past what
+// its test can make, or events past kMaxEventsPerAgentTest are dropped, each kind reported once
+// per agent and test as a fault, so one agent can neither grow the controller's memory without
+// end nor flood the report.
 class RunData {
  public:
-  explicit RunData(std::string run_id) { state_.run_id = std::move(run_id); }
+  // `most_samples[i]`: the most samples test i can make (most_samples()).
+  RunData(std::string run_id, std::vector<std::uint32_t> most_samples);
 
   void on_record(const std::string& agent, const proto::Record& record);
   void on_plan_ack(const std::string& agent, const proto::PlanAck& ack);
@@ -56,8 +82,13 @@ class RunData {
   }
 
  private:
+  // Adds a fault for (agent, test, what) unless one was added already.
+  void fault_once(const std::string& agent, int test_index, const std::string& what, std::string message);
+
   std::mutex mutex_;
   RunState state_;
+  std::vector<std::uint32_t> most_samples_;
+  std::set<std::tuple<std::string, int, std::string>> reported_;
 };
 
 }  // namespace tusk

@@ -43,10 +43,19 @@ proto::Envelope envelope_of(const proto::Plan& plan) {
 
 std::int64_t to_ns(std::chrono::milliseconds ms) { return std::int64_t{ms.count()} * 1'000'000; }
 
+std::vector<std::uint32_t> most_samples_of(const Profile& profile) {
+  std::vector<std::uint32_t> most;
+  for (const auto& test : profile.tests) most.push_back(most_samples(test.duration, test.sample_interval));
+  return most;
+}
+
 class Orchestrator {
  public:
   Orchestrator(const Profile& profile, const RunOptions& options)
-      : profile_(profile), options_(options), data_(make_run_id()), progress_(options.progress_line) {
+      : profile_(profile),
+        options_(options),
+        data_(make_run_id(), most_samples_of(profile)),
+        progress_(options.progress_line) {
     outcome_.run_id = data_.with([](RunState& s) { return s.run_id; });
     outcome_.profile = profile;
   }
@@ -371,12 +380,17 @@ class Orchestrator {
       if (agent.lost) lost_agents.push_back(fmt::format("{}: lost during the test", name));
       const auto& result = *agent.result;
       if (!result.completed()) test.problems.push_back(fmt::format("{}: stopped early: {}", name, result.stop_reason()));
-      std::vector<std::uint32_t> missing;
-      for (std::uint32_t i = 1; i <= result.samples(); ++i) {
-        if (!agent.samples.count(i)) missing.push_back(i);
+      const std::uint32_t most = most_samples(spec.duration, spec.sample_interval);
+      const SampleAccount samples = account_samples(agent, result.samples(), most);
+      if (samples.claim_beyond_test) {
+        test.problems.push_back(
+            fmt::format("{}: claims {} samples, more than the test's {}", name, result.samples(), most));
       }
-      if (!missing.empty()) {
-        test.problems.push_back(fmt::format("{}: samples missing: {}", name, fmt::join(missing, ",")));
+      if (samples.missing_count > 0) {
+        test.problems.push_back(fmt::format("{}: samples missing: {}{}", name, fmt::join(samples.missing, ","),
+                                            samples.missing_count > samples.missing.size()
+                                                ? fmt::format(" ({} in all)", samples.missing_count)
+                                                : ""));
       }
       reporting.insert(name);
       for (const auto& stream : result.streams()) streams.push_back({name, stream});
