@@ -322,6 +322,29 @@ TEST(Verdict, DescribeRoundsToSixSignificantDigits) {
 namespace tusk {
 namespace {
 
+// Before: estimate_ber threw on a count of bit errors above the bits compared, and one bogus
+// stream took the whole report down (exit 2, empty report directory).
+TEST(Verdict, MoreBitErrorsThanBitsComparedFailsTheStreamWithoutTakingTheReportDown) {
+  TestSpec test;
+  test.name = "t";
+  test.engine = "dpdk";
+  test.params = [] {
+    proto::DpdkTest dpdk;
+    dpdk.set_confidence(0.95);
+    dpdk.set_target_ber(1e-12);
+    return dpdk;
+  }();
+  test.thresholds.push_back({"max_ber", "ber", Bound::Max, 1e-12, {}});
+  proto::StreamCounters stream;
+  (*stream.mutable_counters())["bits_compared"] = 5;
+  (*stream.mutable_counters())["bit_errors"] = 10;
+  StreamVerdict verdict;
+  ASSERT_NO_THROW(verdict = judge_stream(test, "lab-b", stream, 1.0));
+  EXPECT_FALSE(verdict.passed());
+  ASSERT_TRUE(verdict.ber.has_value());
+  EXPECT_EQ(verdict.ber->estimate.errors, 5u);  // held to the bits compared for the bound
+}
+
 TEST(Verdict, LossOnAReceiverThatDroppedFramesItselfIsNotJudgedAsTheLinks) {
   // 100 frames lost by sequence, and the receiving host's own sockets dropped 100: that loss
   // says nothing about the cable, so max_lost_frames cannot pass and the text says why.
