@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/clock.hpp"
 #include "common/version.hpp"
 
@@ -21,7 +23,12 @@ std::int64_t ms_between(Clock::time_point from, Clock::time_point to) {
 }  // namespace
 
 AgentRegistry::AgentRegistry(asio::io_context& io, Options options, Listener listener)
-    : io_(io), options_(std::move(options)), listener_(std::move(listener)), acceptor_(io), tick_timer_(io) {}
+    : io_(io),
+      options_(std::move(options)),
+      listener_(std::move(listener)),
+      acceptor_(io),
+      tick_timer_(io),
+      accept_retry_timer_(io) {}
 
 void AgentRegistry::start() {
   const auto where = fmt::format("{}:{}", options_.listen.host, options_.listen.port);
@@ -46,6 +53,7 @@ void AgentRegistry::stop() {
     error_code ec;
     acceptor_.close(ec);
     tick_timer_.cancel();
+    accept_retry_timer_.cancel();
     std::lock_guard lock(mutex_);
     for (auto& [name, session] : sessions_) {
       if (session.connection) session.connection->close("controller shutting down");
@@ -54,15 +62,38 @@ void AgentRegistry::stop() {
   });
 }
 
+std::chrono::milliseconds accept_retry_delay(unsigned failures_in_a_row) {
+  const unsigned doublings = std::min(failures_in_a_row > 0 ? failures_in_a_row - 1 : 0, 7u);
+  return std::min(std::chrono::milliseconds(10 << doublings), std::chrono::milliseconds(1000));
+}
+
 void AgentRegistry::accept_next() {
   acceptor_.async_accept([this](error_code ec, asio::ip::tcp::socket socket) {
     if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    ++accepts_tried_;
     if (ec) {
-      spdlog::warn("accept failed: {}", ec.message());
-    } else {
-      on_accepted(std::move(socket));
+      on_accept_failed(ec);
+      return;
     }
+    if (accept_failures_ > 0) spdlog::info("accepting again after {} failed accepts", accept_failures_);
+    accept_failures_ = 0;
+    on_accepted(std::move(socket));
     accept_next();
+  });
+}
+
+void AgentRegistry::on_accept_failed(const error_code& ec) {
+  ++accept_failures_;
+  const auto delay = accept_retry_delay(accept_failures_);
+  // Once at the first failure and then every 100th: the log tells, it does not flood.
+  if (accept_failures_ == 1 || accept_failures_ % 100 == 0) {
+    spdlog::warn("accept failed: {} ({} in a row); trying again in {} ms{}", ec.message(), accept_failures_,
+                 delay.count(),
+                 ec == asio::error::no_descriptors ? " (the process is at its open-file limit: raise ulimit -n)" : "");
+  }
+  accept_retry_timer_.expires_after(delay);
+  accept_retry_timer_.async_wait([this](error_code wait_error) {
+    if (!wait_error && acceptor_.is_open()) accept_next();
   });
 }
 

@@ -12,6 +12,8 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -22,6 +24,11 @@
 #include "controller/run/agent_session.hpp"
 
 namespace tusk {
+
+// How long to wait before accepting again after `failures_in_a_row` failed accepts: at the fd
+// limit a pending connection stays queued and every accept fails at once, so retrying at once
+// spins (two million failures in 5 s). 10 ms, doubling to 1 s.
+std::chrono::milliseconds accept_retry_delay(unsigned failures_in_a_row);
 
 class AgentRegistry {
  public:
@@ -57,9 +64,12 @@ class AgentRegistry {
   // Thread-safe. Clears old clock samples and sends `probes` probes to each agent, 20 ms apart.
   void sync_clocks(const std::vector<std::string>& agents, int probes);
   void stop();
+  // Thread-safe. Accept calls completed so far, failed ones included.
+  std::uint64_t accepts_tried() const { return accepts_tried_.load(); }
 
  private:
   void accept_next();
+  void on_accept_failed(const boost::system::error_code& ec);
   void on_accepted(boost::asio::ip::tcp::socket socket);
   // Returns the agent's name once its hello is accepted, or "" when the connection is refused.
   std::string on_first_message(const std::shared_ptr<Connection>& connection, proto::Envelope& message);
@@ -76,6 +86,9 @@ class AgentRegistry {
   Listener listener_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer tick_timer_;
+  boost::asio::steady_timer accept_retry_timer_;
+  unsigned accept_failures_ = 0;  // in a row; io thread only
+  std::atomic<std::uint64_t> accepts_tried_{0};
   std::uint16_t bound_port_ = 0;
   std::chrono::steady_clock::time_point last_heartbeat_{};
 

@@ -1,6 +1,15 @@
 // The controller's listening side against misbehaving peers: each bad connection is closed with
 // a reason, and the controller keeps serving good agents.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iterator>
 
 #include "tests/support/raw_agent.hpp"
 #include "tests/support/registry_fixture.hpp"
@@ -109,6 +118,51 @@ TEST(AgentRegistry, DisconnectIsReportedAsAFault) {
     return false;
   }));
   EXPECT_TRUE(fixture.eventually([&] { return !registered(fixture, "lab-a"); }));
+}
+
+TEST(AgentRegistry, AcceptRetriesBackOffFromTenMillisecondsToOneSecond) {
+  EXPECT_EQ(accept_retry_delay(1), std::chrono::milliseconds(10));
+  EXPECT_EQ(accept_retry_delay(2), std::chrono::milliseconds(20));
+  EXPECT_EQ(accept_retry_delay(7), std::chrono::milliseconds(640));
+  EXPECT_EQ(accept_retry_delay(8), std::chrono::milliseconds(1000));
+  EXPECT_EQ(accept_retry_delay(4'000'000'000u), std::chrono::milliseconds(1000));
+}
+
+// Before: at the open-file limit every accept failed at once and the loop spun (88 % CPU, two
+// million "accept failed" lines in 5 s). Now it backs off, and accepts again once fds are free.
+TEST(AgentRegistry, AtTheOpenFileLimitAcceptsBackOffInsteadOfSpinning) {
+  RegistryFixture fixture;
+  // Three client sockets made first; connecting them needs no new descriptor, accepting them does.
+  std::vector<int> clients;
+  for (int i = 0; i < 3; ++i) clients.push_back(socket(AF_INET, SOCK_STREAM, 0));
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  rlimit tight = saved;
+  // The count includes the directory's own descriptor, closed once it is read.
+  tight.rlim_cur = static_cast<rlim_t>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                                                     std::filesystem::directory_iterator{})) - 1;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);  // not one descriptor more: accept fails, EMFILE
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(fixture.port());
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (const int fd : clients) EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const std::uint64_t before = fixture.registry().accepts_tried();
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const std::uint64_t during = fixture.registry().accepts_tried() - before;
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  EXPECT_GE(during, 1u) << "accept was not even tried";
+  EXPECT_LE(during, 20u) << "accept tried " << during << " times in 1 s at the fd limit";
+  // With descriptors free again every queued connection is taken (the next try is at most 1 s
+  // away), and closed for saying no hello in time: each client reads the end of its stream.
+  for (const int fd : clients) {
+    pollfd readable{fd, POLLIN, 0};
+    EXPECT_EQ(poll(&readable, 1, 4000), 1) << "a queued connection was never accepted";
+    char byte;
+    EXPECT_EQ(recv(fd, &byte, 1, 0), 0);
+    close(fd);
+  }
 }
 
 }  // namespace
