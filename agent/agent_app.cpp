@@ -7,6 +7,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
+#include <cstdio>
 #include <random>
 #include <spdlog/spdlog.h>
 
@@ -18,6 +19,7 @@
 #include "common/clock.hpp"
 #include "common/logging.hpp"
 #include "common/tls.hpp"
+#include "common/units.hpp"
 #include "common/version.hpp"
 
 namespace tusk {
@@ -33,6 +35,7 @@ struct AgentOptions {
   std::vector<std::string> dpdk_ports;
   std::size_t outbox_capacity = 200'000;
   std::string log_level = "info";
+  AgentLimits limits;
 };
 
 constexpr std::size_t kRecordsPerBatch = 256;
@@ -48,7 +51,8 @@ class Agent {
         inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_)),
         instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
         outbox_(options_.outbox_capacity),
-        runner_(io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); }),
+        runner_(io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); },
+                options_.limits),
         lease_(io.get_executor(), kDefaultLease, [this] { on_lease_expired(); }),
         heartbeat_timer_(io),
         link_(io, parse_host_port(options_.controller), tls,
@@ -124,8 +128,12 @@ class Agent {
   void on_hello_ack(const proto::HelloAck& ack) {
     session_up_ = true;
     link_.session_established();
-    if (ack.lease_ms() > 0) lease_.set_lease(std::chrono::milliseconds(ack.lease_ms()));
-    heartbeat_interval_ = std::chrono::milliseconds(ack.heartbeat_interval_ms() > 0 ? ack.heartbeat_interval_ms() : 1000);
+    lease_.set_lease(bounded_lease(ack.lease_ms(), lease_.lease(), options_.limits));
+    if (lease_.lease() != std::chrono::milliseconds(ack.lease_ms()) && ack.lease_ms() > 0) {
+      spdlog::warn("controller asked for a {} ms lease; this agent holds it to {} ms (--max-lease)", ack.lease_ms(),
+                   lease_.lease().count());
+    }
+    heartbeat_interval_ = bounded_heartbeat(ack.heartbeat_interval_ms(), lease_.lease());
     lease_.renew();
     spdlog::info("registered with controller '{}' (lease {} ms); {} records to resend", ack.controller_name(),
                  lease_.lease().count(), outbox_.pending());
@@ -231,11 +239,31 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
       ->check(CLI::Range(std::size_t{1000}, std::size_t{100'000'000}))
       ->capture_default_str();
   app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")->capture_default_str();
+  // This agent's own limits, whatever a controller asks for.
+  std::string max_rate = "0", max_duration = "24h", max_lease = "30s";
+  app.add_option("--max-rate", max_rate, "refuse plans that would send faster than this (e.g. 100Gbps; 0: the plan's cap)")
+      ->capture_default_str();
+  app.add_option("--max-duration", max_duration, "refuse tests longer than this")->capture_default_str();
+  app.add_option("--max-lease", max_lease, "stop traffic at most this long after the controller goes quiet")
+      ->capture_default_str();
   if (setup.add_options) setup.add_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  const char* flag = "--max-rate";
+  try {
+    options.limits.max_rate_bps = max_rate == "0" ? 0 : units::parse_bit_rate(max_rate);
+    flag = "--max-duration";
+    options.limits.max_duration =
+        std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_duration));
+    flag = "--max-lease";
+    options.limits.max_lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_lease));
+    if (options.limits.max_lease < kMinLease) throw std::invalid_argument("must be at least 300ms");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tusk-agent: %s: %s\n", flag, e.what());
+    return 2;
   }
 
   try {

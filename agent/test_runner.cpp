@@ -11,9 +11,11 @@
 namespace tusk {
 namespace asio = boost::asio;
 
-TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink)
+TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
+                       AgentLimits limits)
     : executor_(executor),
       engines_(engines),
+      limits_(limits),
       sink_(std::move(sink)),
       start_timer_(executor),
       sample_timer_(executor),
@@ -51,16 +53,10 @@ proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
     return ack;
   }
   // Safety caps are enforced here too, on what the engine will really send, so a wrong
-  // controller cannot exceed them.
+  // controller cannot exceed them, nor this agent's own limits.
   const double rate = entry->second.capped_bit_rate ? entry->second.capped_bit_rate(plan) : 0;
-  if (plan.max_rate_bps() > 0 && (rate == 0 || rate > plan.max_rate_bps())) {
-    ack.set_error(fmt::format("requested rate {} bit/s is over the safety cap {} bit/s", rate,
-                              plan.max_rate_bps()));
-    return ack;
-  }
-  if (plan.max_duration_ms() > 0 && plan.duration_ms() > plan.max_duration_ms()) {
-    ack.set_error(fmt::format("duration {} ms is over the safety cap {} ms", plan.duration_ms(),
-                              plan.max_duration_ms()));
+  if (auto beyond = plan_beyond_limits(plan, rate, limits_)) {
+    ack.set_error(*beyond);
     return ack;
   }
   if (engine_) engine_->stop();

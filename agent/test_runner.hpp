@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "agent/agent_limits.hpp"
 #include "agent/engine.hpp"
 #include "tusk.pb.h"
 
@@ -20,7 +21,8 @@ class TestRunner {
  public:
   using RecordSink = std::function<void(proto::Record record)>;
 
-  TestRunner(boost::asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink);
+  TestRunner(boost::asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
+             AgentLimits limits = {});
   ~TestRunner();
 
   // Prepares the plan's engine; the ack says whether it can run. A repeat of the plan in hand
@@ -46,6 +48,7 @@ class TestRunner {
 
   boost::asio::any_io_executor executor_;
   const EngineCatalog& engines_;
+  AgentLimits limits_;
   RecordSink sink_;
   boost::asio::steady_timer start_timer_;
   boost::asio::steady_timer sample_timer_;

@@ -146,7 +146,7 @@ TEST_F(LeaseTest, APlanOverTheSafetyCapIsRefusedOnTheFramesTheEngineWouldSend) {
   dpdk.set_rate_pps(100'000);  // 100 kpps of 1500 B is 1.2 Gbit/s; of 64 B it would be 51 Mbit/s
   const auto refused = runner_.on_plan(plan);
   EXPECT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("over the safety cap"), std::string::npos) << refused.error();
+  EXPECT_NE(refused.error().find("over the plan's safety cap"), std::string::npos) << refused.error();
   dpdk.set_rate_pps(80'000);  // 960 Mbit/s of 1500 B frames
   EXPECT_TRUE(runner_.on_plan(plan).ok());
 }
