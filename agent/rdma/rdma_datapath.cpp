@@ -180,12 +180,15 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     c.posted -= static_cast<std::uint64_t>(count - posted);
     if (c.step_last_seq > c.posted) c.step_last_seq = 0;  // the step's last write was not posted after all
     count = posted;
+    c.post_refused = error == ENOMEM && posted == 0;
     if (error != ENOMEM) {
       c.state = Connection::State::Failed;
       emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
                                                         c.peer, c.flow_id, c.device, c.qp_num.load(), std::strerror(error)),
            &c);
     }
+  } else {
+    c.post_refused = false;
   }
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
   c.step_sent += posted_bytes;
@@ -352,16 +355,18 @@ void RdmaEngine::datapath_loop() {
       progress |= c->role == Connection::Role::Sender ? serve_sender(*c, now, on, budget) : serve_receiver(*c, now);
       // A sender waits on its completions, or on credits when the receiver checks the data.
       const bool waiting = c->role == Connection::Role::Sender &&
-                           (c->posted > c->completed || (credits && c->posted - c->credited >= c->slots));
+                           (c->posted > c->completed || (credits && c->posted - c->credited >= c->slots) ||
+                            c->post_refused);
       if (waiting && c->state == Connection::State::Established && !c->stall_reported &&
           now - c->last_progress_ns > stall_ns) {
         c->stall_reported = true;
         c->stalls.fetch_add(1, std::memory_order_relaxed);
         emit(proto::AgentEvent::ENGINE_FAULT,
              fmt::format("flow to {} QP {} ({} qpn {}): stalled, nothing completed for {} ms ({} WRs outstanding, "
-                         "{} messages not yet credited by the receiver)",
+                         "{} messages not yet credited by the receiver{})",
                          c->peer, c->flow_id, c->device, c->qp_num.load(), (now - c->last_progress_ns) / 1'000'000,
-                         c->posted - c->completed, c->posted - c->credited),
+                         c->posted - c->completed, c->posted - c->credited,
+                         c->post_refused ? "; the send queue refuses new WRs (ENOMEM)" : ""),
              c);
       } else if (c->stall_reported && now - c->last_progress_ns < stall_ns) {
         c->stall_reported = false;

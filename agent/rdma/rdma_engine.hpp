@@ -73,6 +73,9 @@ struct Connection {
   std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;
   std::int64_t last_progress_ns = 0;
   bool stall_reported = false;
+  // The last post was refused for want of room (ENOMEM) and nothing has gone since: the flow wants
+  // to send and cannot, which is a stall as much as WRs that never complete.
+  bool post_refused = false;
   std::vector<std::int64_t> posted_ns;  // per slot: when its last WR was posted
   // Training-step replay: the step being sent, its bytes posted so far, when its communication
   // phase began, and 1 + the sequence number of its last write once all of it is posted.
