@@ -12,6 +12,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -78,7 +79,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::size_t queued_bytes_ = 0;
   bool ready_ = false;
   bool writing_ = false;
-  bool closed_ = false;
+  // Read from other threads (is_open), written on the connection's own.
+  std::atomic<bool> closed_{false};
 };
 
 }  // namespace tusk

@@ -67,7 +67,8 @@ TEST(SafeDefaults, AProfileWithoutThresholdsJudgesEveryFaultItsEngineMeasuresAtZ
   EXPECT_EQ(keys_of(profile_with("rdma", "").tests[0], true),
             (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors", "max_stalls",
                                       "max_agents_lost"}));
-  for (const auto& threshold : profile_with("dpdk", "").tests[0].thresholds) EXPECT_EQ(threshold.value, 0);
+  const Profile dpdk = profile_with("dpdk", "");
+  for (const auto& threshold : dpdk.tests[0].thresholds) EXPECT_EQ(threshold.value, 0);
 }
 
 TEST(SafeDefaults, AThresholdOnTheSameFaultRelaxesItsDefault) {
