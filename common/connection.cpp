@@ -6,6 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/write.hpp>
+#include <iterator>
 
 #include "common/tls.hpp"
 
@@ -144,12 +145,20 @@ void Connection::send(const proto::Envelope& message) {
   write_next();
 }
 
+void Connection::set_max_frame(std::uint32_t max_frame) {
+  limits_.max_frame = max_frame;
+  decoder_.set_max_frame(max_frame);
+}
+
 void Connection::write_next() {
   if (!ready_ || writing_ || closed_ || write_queue_.empty()) return;
   writing_ = true;
   auto handler = [self = shared_from_this()](error_code ec, std::size_t) {
     self->writing_ = false;
-    if (self->closed_) return;
+    if (self->closed_) {
+      self->write_queue_.clear();  // close() kept the buffer this write was reading
+      return;
+    }
     if (ec) {
       self->close(fmt::format("write failed: {}", ec.message()));
       return;
@@ -174,7 +183,13 @@ void Connection::close(const std::string& reason) {
   error_code ec;
   stream_.lowest_layer().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   stream_.lowest_layer().close(ec);
-  write_queue_.clear();
+  // A write in flight still reads the front buffer (a TLS write encrypts it piece by piece, after
+  // completions already queued); it is freed when that write's handler runs.
+  if (writing_) {
+    write_queue_.erase(std::next(write_queue_.begin()), write_queue_.end());
+  } else {
+    write_queue_.clear();
+  }
   queued_bytes_ = 0;
   // The handler runs later, never inside send() or close(): callers may hold their own locks.
   auto on_close = std::move(on_close_);

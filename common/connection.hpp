@@ -50,6 +50,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void start_as_client(const std::string& expected_host, MessageHandler on_message, CloseHandler on_close);
 
   void send(const proto::Envelope& message);
+  // Changes the largest frame accepted from now on (the controller allows a small hello, then
+  // the full size once the peer is known). Call on the connection's io thread.
+  void set_max_frame(std::uint32_t max_frame);
   // Idempotent; the close handler runs once, with the first reason, posted to the io thread.
   void close(const std::string& reason);
 
@@ -74,7 +77,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string remote_;
   MessageHandler on_message_;
   CloseHandler on_close_;
-  std::array<char, 64 * 1024> read_buffer_{};
+  // One TLS record's worth: a larger buffer only costs memory on every idle connection.
+  std::array<char, 16 * 1024> read_buffer_{};
   std::deque<std::string> write_queue_;
   std::size_t queued_bytes_ = 0;
   bool ready_ = false;

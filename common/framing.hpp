@@ -27,6 +27,8 @@ class FrameDecoder {
 
   explicit FrameDecoder(std::uint32_t max_frame = kDefaultMaxFrame) : max_frame_(max_frame) {}
 
+  // Frames whose header is read from now on are held to `max_frame`.
+  void set_max_frame(std::uint32_t max_frame) { max_frame_ = max_frame; }
   void feed(const char* data, std::size_t size);
   // On Frame, `out` holds the message; on Error, `error` says why.
   Status next(proto::Envelope& out, std::string& error);

@@ -21,6 +21,9 @@ struct TlsFiles {
 
 enum class TlsRole { Controller, Agent };
 
+// The TLS 1.2 suites either side accepts: ECDHE with AES-GCM or ChaCha20-Poly1305.
+inline constexpr const char* kTls12Ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20";
+
 class TlsError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -4,6 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <openssl/ssl.h>
 #include <cstdlib>
 #include <filesystem>
 
@@ -127,6 +128,71 @@ TEST(Tls, AgentRefusesAControllerWhoseCertificateDoesNotNameTheDialledHost) {
   const auto result = attempt(server_tls, &client_tls, "controller.elsewhere.example");
   EXPECT_FALSE(result.server_got_message);
   EXPECT_NE(result.client_close_reason.find("TLS handshake failed"), std::string::npos) << result.client_close_reason;
+}
+
+// The agent's crash of issue 10: a send that overflows the queue closes the connection while a
+// TLS write is still encrypting the front frame piece by piece. The frame is larger than glibc's
+// largest mmap threshold, so freeing it early unmaps it and the next SSL_write faults.
+TEST(Tls, OverflowingTheQueueDuringATlsWriteClosesWithoutTouchingFreedMemory) {
+  auto server_tls = make_tls_context(certificates().files("ours", "controller"), TlsRole::Controller);
+  auto client_tls = make_tls_context(certificates().files("ours", "lab-a"), TlsRole::Agent);
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  Connection::Limits limits;
+  limits.max_frame = 64u << 20;
+  limits.max_queued_bytes = 48u << 20;
+  std::shared_ptr<Connection> server;
+  int server_messages = 0;
+  acceptor.async_accept([&](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+    ASSERT_FALSE(ec);
+    server = Connection::create(std::move(socket), &server_tls, limits);
+    server->start_as_server(
+        [&](proto::Envelope&) {
+          if (++server_messages == 1) io.stop();
+        },
+        [](const std::string&) {});
+  });
+  asio::ip::tcp::socket socket(io);
+  socket.connect(acceptor.local_endpoint());
+  auto client = Connection::create(std::move(socket), &client_tls, limits);
+  std::string client_close_reason;
+  client->start_as_client("127.0.0.1", [](proto::Envelope&) {},
+                          [&](const std::string& reason) { client_close_reason = reason; });
+  proto::Envelope heartbeat;
+  heartbeat.mutable_heartbeat()->set_sender_time_ns(1);
+  client->send(heartbeat);
+  io.run_for(std::chrono::seconds(10));
+  ASSERT_EQ(server_messages, 1) << "handshake did not finish";
+  io.restart();
+
+  proto::Envelope big;
+  big.mutable_error()->set_message(std::string(40u << 20, 'x'));
+  client->send(big);  // starts a TLS write; its first piece completes at once
+  big.mutable_error()->set_message(std::string(10u << 20, 'y'));
+  client->send(big);  // 50 MiB queued: over the limit, the connection closes
+  EXPECT_FALSE(client->is_open());
+  io.run_for(std::chrono::seconds(2));
+  EXPECT_NE(client_close_reason.find("peer is not reading"), std::string::npos) << client_close_reason;
+}
+
+// TLS 1.2 with CBC suites is refused; the same version with an AEAD suite is accepted, so it is
+// the suite that is refused, not the version.
+TEST(Tls, OnTls12OnlyAeadSuitesAreAccepted) {
+  auto server_tls = make_tls_context(certificates().files("ours", "controller"), TlsRole::Controller);
+  const auto client_offering = [](const char* ciphers) {
+    auto context = make_tls_context(certificates().files("ours", "lab-a"), TlsRole::Agent);
+    SSL_CTX_set_max_proto_version(context.native_handle(), TLS1_2_VERSION);
+    EXPECT_EQ(SSL_CTX_set_cipher_list(context.native_handle(), ciphers), 1);
+    return context;
+  };
+  auto cbc = client_offering("ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA:ECDHE-ECDSA-AES128-SHA");
+  const auto refused = attempt(server_tls, &cbc);
+  EXPECT_FALSE(refused.server_got_message);
+  EXPECT_NE(refused.server_close_reason.find("TLS handshake failed"), std::string::npos) << refused.server_close_reason;
+
+  auto gcm = client_offering("ECDHE-ECDSA-AES128-GCM-SHA256");
+  const auto accepted = attempt(server_tls, &gcm);
+  EXPECT_TRUE(accepted.server_got_message) << accepted.server_close_reason;
 }
 
 TEST(Tls, MissingFileIsNamedInTheError) {
