@@ -7,6 +7,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <fmt/format.h>
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <spdlog/spdlog.h>
@@ -34,11 +35,21 @@ struct AgentOptions {
   TlsFiles tls;
   std::vector<std::string> dpdk_ports;
   std::size_t outbox_capacity = 200'000;
+  std::size_t send_queue_bytes = 64u << 20;
   std::string log_level = "info";
   AgentLimits limits;
 };
 
 constexpr std::size_t kRecordsPerBatch = 256;
+constexpr std::size_t kBatchBytes = 1u << 20;
+// A record the controller could not take in one frame would never be acknowledged.
+constexpr std::size_t kMaxRecordBytes = framing::kDefaultMaxFrame - (64u << 10);
+
+// The controller acknowledges every batch it stores, so a few batches in flight keep the pipe
+// full; a quarter of the send queue leaves room for heartbeats and clock echoes beside them.
+std::size_t records_window_bytes(std::size_t send_queue_bytes) {
+  return std::min<std::size_t>(4 * kBatchBytes, send_queue_bytes / 4);
+}
 constexpr std::chrono::milliseconds kDefaultLease{3000};
 
 // Everything one agent process does, on one io thread.
@@ -50,12 +61,12 @@ class Agent {
         engines_(std::move(engines)),
         inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_)),
         instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
-        outbox_(options_.outbox_capacity),
+        outbox_(options_.outbox_capacity, records_window_bytes(options_.send_queue_bytes)),
         runner_(io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); },
                 options_.limits),
         lease_(io.get_executor(), kDefaultLease, [this] { on_lease_expired(); }),
         heartbeat_timer_(io),
-        link_(io, parse_host_port(options_.controller), tls,
+        link_(io, parse_host_port(options_.controller), tls, options_.send_queue_bytes,
               {[this] { on_connected(); }, [this](proto::Envelope& message) { on_message(message); },
                [this](const std::string& reason) { on_disconnected(reason); }}) {
     for (const auto& note : inventory_.notes()) spdlog::warn("{}", note);
@@ -151,10 +162,7 @@ class Agent {
     const bool was_up = session_up_;
     session_up_ = false;
     heartbeat_timer_.cancel();
-    if (!was_up) {
-      spdlog::debug("connection to controller failed: {}", reason);
-      return;
-    }
+    if (!was_up) return;  // the link has said why
     spdlog::warn("lost the controller: {}", reason);
     lost_at_ns_ = realtime_ns();
     if (runner_.traffic_running()) {
@@ -181,6 +189,16 @@ class Agent {
   }
 
   void add_record(proto::Record record) {
+    if (const std::size_t bytes = record.ByteSizeLong(); bytes > kMaxRecordBytes) {
+      const auto what = fmt::format("a {} record of {} bytes is larger than a control frame may be; dropped",
+                                    record.has_sample() ? "sample" : "result", bytes);
+      spdlog::error("{}", what);
+      proto::Record event;
+      event.mutable_event()->set_kind(proto::AgentEvent::ENGINE_FAULT);
+      event.mutable_event()->set_agent_time_ns(realtime_ns());
+      event.mutable_event()->set_message(what);
+      record = std::move(event);
+    }
     const auto dropped_before = outbox_.dropped();
     outbox_.add(std::move(record));
     if (outbox_.dropped() != dropped_before && !reported_overflow_) {
@@ -193,7 +211,7 @@ class Agent {
   void flush_records() {
     if (!session_up_) return;
     proto::Envelope envelope;
-    while (outbox_.take_unsent(*envelope.mutable_records(), kRecordsPerBatch)) link_.send(envelope);
+    while (outbox_.take_unsent(*envelope.mutable_records(), kRecordsPerBatch, kBatchBytes)) link_.send(envelope);
     if (reported_overflow_ && outbox_.pending() < options_.outbox_capacity / 2) {
       reported_overflow_ = false;
       runner_.emit_event(proto::AgentEvent::TELEMETRY_OVERFLOW,
@@ -239,6 +257,10 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
       ->check(CLI::Range(std::size_t{1000}, std::size_t{100'000'000}))
       ->capture_default_str();
   app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")->capture_default_str();
+  std::string send_queue = "64MiB";
+  app.add_option("--send-queue", send_queue,
+                 "bytes waiting to reach the controller before the connection is dropped as stuck (at least 64KiB)")
+      ->capture_default_str();
   // This agent's own limits, whatever a controller asks for.
   std::string max_rate = "0", max_duration = "24h", max_lease = "30s";
   app.add_option("--max-rate", max_rate, "refuse plans that would send faster than this (e.g. 100Gbps; 0: the plan's cap)")
@@ -261,6 +283,9 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
     flag = "--max-lease";
     options.limits.max_lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_lease));
     if (options.limits.max_lease < kMinLease) throw std::invalid_argument("must be at least 300ms");
+    flag = "--send-queue";
+    options.send_queue_bytes = units::parse_size(send_queue);
+    if (options.send_queue_bytes < (64u << 10)) throw std::invalid_argument("must be at least 64KiB");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tusk-agent: %s: %s\n", flag, e.what());
     return 2;

@@ -9,10 +9,11 @@ namespace asio = boost::asio;
 using boost::system::error_code;
 
 ControllerLink::ControllerLink(asio::io_context& io, HostPort controller, asio::ssl::context* tls,
-                               Handlers handlers)
+                               std::size_t send_queue_bytes, Handlers handlers)
     : io_(io),
       controller_(std::move(controller)),
       tls_(tls),
+      limits_{framing::kDefaultMaxFrame, send_queue_bytes, std::chrono::seconds(10)},
       handlers_(std::move(handlers)),
       resolver_(io),
       redial_timer_(io) {}
@@ -34,27 +35,38 @@ void ControllerLink::dial() {
         asio::async_connect(*dialling_, results, [this](error_code connect_ec, const asio::ip::tcp::endpoint&) {
           if (stopped_) return;
           if (connect_ec) {
-            spdlog::debug("controller {}:{} not reachable: {}", controller_.host, controller_.port,
-                          connect_ec.message());
+            attempt_failed(fmt::format("not reachable: {}", connect_ec.message()));
             dialling_.reset();
             schedule_dial();
             return;
           }
-          auto connection = Connection::create(std::move(*dialling_), tls_, Connection::Limits{});
+          auto connection = Connection::create(std::move(*dialling_), tls_, limits_);
           dialling_.reset();
           connection_ = connection;
+          in_session_ = false;
           std::weak_ptr<Connection> weak = connection;
           connection->start_as_client(
               controller_.host,
               [this](proto::Envelope& message) { handlers_.on_message(message); },
               [this, weak](const std::string& reason) {
                 if (connection_ == weak.lock()) connection_.reset();
+                if (!in_session_) attempt_failed(reason);
+                in_session_ = false;
                 handlers_.on_disconnected(reason);
                 schedule_dial();
               });
           handlers_.on_connected();
         });
       });
+}
+
+void ControllerLink::attempt_failed(const std::string& reason) {
+  if (reason == last_failure_) {
+    spdlog::debug("controller {}:{}: {} (again)", controller_.host, controller_.port, reason);
+    return;
+  }
+  last_failure_ = reason;
+  spdlog::warn("cannot register with controller {}:{}: {}; retrying", controller_.host, controller_.port, reason);
 }
 
 void ControllerLink::schedule_dial() {

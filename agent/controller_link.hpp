@@ -27,7 +27,9 @@ class ControllerLink {
   };
 
   // `tls` null means plaintext (--insecure). It must outlive the link.
-  ControllerLink(boost::asio::io_context& io, HostPort controller, boost::asio::ssl::context* tls, Handlers handlers);
+  // `send_queue_bytes`: what may wait to be written before the connection counts as stuck.
+  ControllerLink(boost::asio::io_context& io, HostPort controller, boost::asio::ssl::context* tls,
+                 std::size_t send_queue_bytes, Handlers handlers);
 
   void start();
   // Sends if a connection is open; otherwise the frame is dropped (records live in the outbox).
@@ -37,15 +39,24 @@ class ControllerLink {
   void shutdown();
   bool connected() const { return connection_ && connection_->is_open(); }
   // Resets the backoff once a session is established, so the next loss redials quickly.
-  void session_established() { backoff_.reset(); }
+  void session_established() {
+    backoff_.reset();
+    in_session_ = true;
+    last_failure_.clear();
+  }
 
  private:
   void dial();
   void schedule_dial();
+  // A dial that never became a session (unreachable, TLS refused, closed before the hello was
+  // answered): a warning when the reason is new, so a wrong certificate is seen at once and a
+  // controller that is down does not fill the log every retry.
+  void attempt_failed(const std::string& reason);
 
   boost::asio::io_context& io_;
   HostPort controller_;
   boost::asio::ssl::context* tls_;
+  Connection::Limits limits_;
   Handlers handlers_;
   boost::asio::ip::tcp::resolver resolver_;
   boost::asio::steady_timer redial_timer_;
@@ -53,6 +64,8 @@ class ControllerLink {
   std::shared_ptr<Connection> connection_;
   std::optional<boost::asio::ip::tcp::socket> dialling_;
   bool stopped_ = false;
+  bool in_session_ = false;  // the current connection's hello was answered
+  std::string last_failure_;
 };
 
 }  // namespace tusk

@@ -5,18 +5,34 @@ namespace tusk {
 std::uint64_t RecordOutbox::add(proto::Record record) {
   record.set_seq(next_seq_++);
   if (records_.size() >= capacity_) {
-    records_.pop_front();
-    if (sent_count_ > 0) --sent_count_;
+    pop_oldest();
     ++dropped_;
   }
-  records_.push_back(std::move(record));
-  return records_.back().seq();
+  const std::size_t bytes = record.ByteSizeLong();
+  records_.push_back({std::move(record), bytes});
+  return records_.back().record.seq();
 }
 
-bool RecordOutbox::take_unsent(proto::RecordBatch& batch, std::size_t max_records) {
+void RecordOutbox::pop_oldest() {
+  if (sent_count_ > 0) {
+    --sent_count_;
+    sent_bytes_ -= records_.front().bytes;
+  }
+  records_.pop_front();
+}
+
+bool RecordOutbox::take_unsent(proto::RecordBatch& batch, std::size_t max_records, std::size_t max_bytes) {
   batch.Clear();
+  std::size_t batch_bytes = 0;
   while (sent_count_ < records_.size() && static_cast<std::size_t>(batch.records_size()) < max_records) {
-    *batch.add_records() = records_[sent_count_++];
+    const Kept& next = records_[sent_count_];
+    if (batch.records_size() > 0 && batch_bytes + next.bytes > max_bytes) break;
+    // One record always fits an empty window, however large: otherwise it could never leave.
+    if (sent_count_ > 0 && (next.bytes > window_bytes_ || sent_bytes_ > window_bytes_ - next.bytes)) break;
+    *batch.add_records() = next.record;
+    batch_bytes += next.bytes;
+    sent_bytes_ += next.bytes;
+    ++sent_count_;
   }
   return batch.records_size() > 0;
 }
@@ -24,12 +40,12 @@ bool RecordOutbox::take_unsent(proto::RecordBatch& batch, std::size_t max_record
 void RecordOutbox::acknowledge(std::uint64_t through) {
   if (through <= acked_through_) return;
   acked_through_ = through;
-  while (!records_.empty() && records_.front().seq() <= through) {
-    records_.pop_front();
-    if (sent_count_ > 0) --sent_count_;
-  }
+  while (!records_.empty() && records_.front().record.seq() <= through) pop_oldest();
 }
 
-void RecordOutbox::rewind() { sent_count_ = 0; }
+void RecordOutbox::rewind() {
+  sent_count_ = 0;
+  sent_bytes_ = 0;
+}
 
 }  // namespace tusk

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tusk {
@@ -291,6 +292,78 @@ TEST(RecordOutbox, AckOfEverythingAfterRewindLeavesNothingToSend) {
   EXPECT_EQ(take(outbox), Seqs{});
   outbox.add(record(5));
   EXPECT_EQ(take(outbox), (Seqs{5}));
+}
+
+// ---- window ----------------------------------------------------------------------------------
+
+// Records of one size (while seq < 128), so a window can be counted in records.
+proto::Record same_size_record() {
+  proto::Record r;
+  r.mutable_event()->set_message(std::string(100, 'e'));
+  return r;
+}
+std::size_t same_size_bytes() {
+  proto::Record r = same_size_record();
+  r.set_seq(1);
+  return r.ByteSizeLong();
+}
+void add_same_size(RecordOutbox& outbox, int n) {
+  for (int i = 0; i < n; ++i) outbox.add(same_size_record());
+}
+
+TEST(RecordOutbox, WindowLimitsTheBytesOutUnacknowledged) {
+  RecordOutbox outbox(100, 4 * same_size_bytes());
+  add_same_size(outbox, 10);
+  EXPECT_EQ(take(outbox, 3), (Seqs{1, 2, 3}));
+  EXPECT_EQ(take(outbox, 3), (Seqs{4}));  // the window holds 4
+  EXPECT_EQ(outbox.in_flight(), 4u);
+  EXPECT_EQ(outbox.in_flight_bytes(), 4 * same_size_bytes());
+  EXPECT_EQ(take(outbox), Seqs{});
+  outbox.acknowledge(2);
+  EXPECT_EQ(outbox.in_flight(), 2u);
+  EXPECT_EQ(take(outbox), (Seqs{5, 6}));
+  outbox.acknowledge(6);
+  EXPECT_EQ(take(outbox), (Seqs{7, 8, 9, 10}));
+}
+
+TEST(RecordOutbox, ABatchStopsAtItsByteLimitButTakesAtLeastOneRecord) {
+  RecordOutbox outbox(100);
+  add_same_size(outbox, 5);
+  proto::RecordBatch batch;
+  outbox.take_unsent(batch, 100, 2 * same_size_bytes() + 1);
+  EXPECT_EQ(batch.records_size(), 2);
+  outbox.take_unsent(batch, 100, 1);
+  EXPECT_EQ(batch.records_size(), 1) << "a record larger than the batch limit still goes, alone";
+}
+
+TEST(RecordOutbox, ARecordLargerThanTheWindowGoesAloneWhenNothingIsInFlight) {
+  RecordOutbox outbox(100, same_size_bytes() / 2);
+  add_same_size(outbox, 3);
+  EXPECT_EQ(take(outbox), (Seqs{1}));
+  EXPECT_EQ(take(outbox), Seqs{});
+  outbox.acknowledge(1);
+  EXPECT_EQ(take(outbox), (Seqs{2}));
+}
+
+TEST(RecordOutbox, RewindOpensTheWindowForTheResend) {
+  RecordOutbox outbox(100, 3 * same_size_bytes());
+  add_same_size(outbox, 5);
+  EXPECT_EQ(take(outbox), (Seqs{1, 2, 3}));
+  outbox.rewind();  // a new connection: nothing is in flight on it yet
+  EXPECT_EQ(outbox.in_flight(), 0u);
+  EXPECT_EQ(outbox.in_flight_bytes(), 0u);
+  EXPECT_EQ(take(outbox), (Seqs{1, 2, 3}));
+  EXPECT_EQ(take(outbox), Seqs{});
+}
+
+TEST(RecordOutbox, DroppingTheOldestWhileFullShrinksWhatIsInFlight) {
+  RecordOutbox outbox(4, 2 * same_size_bytes());
+  add_same_size(outbox, 4);
+  EXPECT_EQ(take(outbox), (Seqs{1, 2}));
+  outbox.add(same_size_record());  // drops 1, which was in flight
+  EXPECT_EQ(outbox.in_flight(), 1u);
+  EXPECT_EQ(outbox.in_flight_bytes(), same_size_bytes());
+  EXPECT_EQ(take(outbox), (Seqs{3}));
 }
 
 }  // namespace
