@@ -97,11 +97,41 @@ void AgentRegistry::on_accept_failed(const error_code& ec) {
   });
 }
 
-void AgentRegistry::on_accepted(asio::ip::tcp::socket socket) {
-  auto connection = Connection::create(std::move(socket), options_.tls, Connection::Limits{});
+bool AgentRegistry::make_room_for_pending(Clock::time_point now) {
+  std::shared_ptr<Connection> oldest;
   {
     std::lock_guard lock(mutex_);
-    unregistered_.emplace(connection, Clock::now());
+    if (unregistered_.size() < std::max<std::size_t>(options_.max_pending_connections, 1)) return true;
+    auto it = std::min_element(unregistered_.begin(), unregistered_.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (now - it->second >= options_.pending_grace) oldest = it->first;
+  }
+  // Once, then every 1000th: a flood is told, not echoed line by line.
+  if (pending_refused_++ % 1000 == 0) {
+    spdlog::warn("{} connections are waiting for their hello (the limit); {} ({} so far)",
+                 options_.max_pending_connections,
+                 oldest ? "dropping the one that has waited longest" : "refusing the newest", pending_refused_);
+  }
+  if (!oldest) return false;
+  oldest->close("too many connections waiting for hello; this one waited longest");
+  std::lock_guard lock(mutex_);
+  unregistered_.erase(oldest);
+  return true;
+}
+
+void AgentRegistry::on_accepted(asio::ip::tcp::socket socket) {
+  const auto now = Clock::now();
+  if (!make_room_for_pending(now)) {
+    error_code ec;
+    socket.close(ec);
+    return;
+  }
+  Connection::Limits limits;
+  limits.max_frame = kMaxHelloFrame;
+  auto connection = Connection::create(std::move(socket), options_.tls, limits);
+  {
+    std::lock_guard lock(mutex_);
+    unregistered_.emplace(connection, now);
   }
   // Empty until the hello names the agent; then every frame goes to that agent's session.
   auto agent_name = std::make_shared<std::string>();
@@ -147,30 +177,12 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
     std::lock_guard lock(mutex_);
     if (unregistered_.erase(connection) == 0) return "";  // timed out before its hello
   }
-  if (message.body_case() != proto::Envelope::kHello) {
-    refuse(connection, proto::Error::BAD_MESSAGE, "the first frame must be a hello");
+  if (auto refusal = check_hello(message, connection->encrypted(), connection->peer_common_name())) {
+    refuse(connection, refusal->code, refusal->why);
     return "";
   }
   const auto& hello = message.hello();
-  if (hello.protocol_version() != kProtocolVersion) {
-    refuse(connection, proto::Error::VERSION_MISMATCH,
-           fmt::format("protocol version {} is not ours ({}); upgrade the agent or the controller",
-                       static_cast<int>(hello.protocol_version()), static_cast<int>(kProtocolVersion)));
-    return "";
-  }
   const std::string& name = hello.agent_name();
-  if (name.empty()) {
-    refuse(connection, proto::Error::BAD_MESSAGE, "hello without an agent name");
-    return "";
-  }
-  if (connection->encrypted()) {
-    const auto common_name = connection->peer_common_name();
-    if (!common_name || *common_name != name) {
-      refuse(connection, proto::Error::NOT_AUTHORISED,
-             fmt::format("agent calls itself '{}' but its certificate names '{}'", name, common_name.value_or("nobody")));
-      return "";
-    }
-  }
 
   std::string fault_text;
   {
@@ -193,6 +205,7 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
     session.inventory = hello.inventory();
     session.state_at_hello = hello.state();
     session.connection = connection;
+    connection->set_max_frame(framing::kDefaultMaxFrame);
     session.remote = connection->remote();
     session.last_heard = Clock::now();
     ++session.connects;
@@ -218,52 +231,27 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
 void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<Connection>& connection,
                                proto::Envelope& message) {
   const std::int64_t received_ns = realtime_ns();
-  std::vector<proto::Record> fresh;
-  std::vector<std::string> faults;
+  SessionInput input;
   {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(agent);
     if (it == sessions_.end() || it->second.connection != connection) return;  // a replaced connection
     AgentSession& session = it->second;
     session.last_heard = Clock::now();
-    switch (message.body_case()) {
-      case proto::Envelope::kHeartbeat:
-        return;
-      case proto::Envelope::kClockEcho:
-        if (const auto sample = clock_sample_from(message.clock_echo(), received_ns)) {
-          session.clock.add(*sample);
-        } else {
-          spdlog::debug("agent '{}': clock echo {} dropped: its times do not fit our round trip", agent,
-                        message.clock_echo().probe_id());
-        }
-        return;
-      case proto::Envelope::kPlanAck:
-        break;  // handled below, outside the lock
-      case proto::Envelope::kRecords: {
-        auto accepted = session.inbox.accept(message.records());
-        for (const auto& [first, last] : accepted.gaps) {
-          faults.push_back(fmt::format("records {}..{} never arrived: the agent dropped them", first, last));
-        }
-        fresh = std::move(accepted.fresh);
-        proto::Envelope ack;
-        ack.mutable_record_ack()->set_acked_through(session.inbox.acked_through());
-        connection->send(ack);
-        break;
-      }
-      case proto::Envelope::kError:
-        faults.push_back(fmt::format("agent reported an error: {}", message.error().message()));
-        break;
-      default:
-        spdlog::warn("agent '{}' sent an unexpected message ({}); ignored", agent, static_cast<int>(message.body_case()));
-        return;
+    input = absorb_message(session, message, received_ns);
+    if (input.acked_through) {
+      proto::Envelope ack;
+      ack.mutable_record_ack()->set_acked_through(*input.acked_through);
+      connection->send(ack);
     }
   }
-  for (const auto& what : faults) fault(agent, what);
-  if (message.body_case() == proto::Envelope::kPlanAck && listener_.on_plan_ack) {
-    listener_.on_plan_ack(agent, message.plan_ack());
+  if (input.unexpected) {
+    spdlog::warn("agent '{}' sent an unexpected message ({}); ignored", agent, static_cast<int>(message.body_case()));
   }
+  for (const auto& what : input.faults) fault(agent, what);
+  if (input.plan_ack && listener_.on_plan_ack) listener_.on_plan_ack(agent, *input.plan_ack);
   if (listener_.on_record) {
-    for (const auto& record : fresh) listener_.on_record(agent, record);
+    for (const auto& record : input.fresh) listener_.on_record(agent, record);
   }
 }
 

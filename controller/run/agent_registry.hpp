@@ -22,6 +22,7 @@
 
 #include "common/endpoint.hpp"
 #include "controller/run/agent_session.hpp"
+#include "controller/run/session_input.hpp"
 
 namespace tusk {
 
@@ -37,6 +38,12 @@ class AgentRegistry {
     boost::asio::ssl::context* tls = nullptr;  // null: plaintext (--insecure)
     std::chrono::milliseconds lease{3000};
     std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
+    // A connection that has not said hello (TLS handshake included) holds a descriptor and about
+    // 60 KiB and is nobody yet. Beyond this many, the oldest is dropped if it has waited
+    // `pending_grace`, else the newcomer is (it dials again after its backoff). The grace covers
+    // a whole rack booting at once: 4,096 handshakes queue on one thread for a few seconds.
+    std::size_t max_pending_connections = 4096;
+    std::chrono::milliseconds pending_grace{5000};
     std::string controller_name = "tusk-controller";
   };
   struct Listener {
@@ -71,6 +78,8 @@ class AgentRegistry {
   void accept_next();
   void on_accept_failed(const boost::system::error_code& ec);
   void on_accepted(boost::asio::ip::tcp::socket socket);
+  // Makes room for one more connection without a hello; false when the newcomer must go.
+  bool make_room_for_pending(std::chrono::steady_clock::time_point now);
   // Returns the agent's name once its hello is accepted, or "" when the connection is refused.
   std::string on_first_message(const std::shared_ptr<Connection>& connection, proto::Envelope& message);
   void on_message(const std::string& agent, const std::shared_ptr<Connection>& connection, proto::Envelope& message);
@@ -89,6 +98,7 @@ class AgentRegistry {
   boost::asio::steady_timer accept_retry_timer_;
   unsigned accept_failures_ = 0;  // in a row; io thread only
   std::atomic<std::uint64_t> accepts_tried_{0};
+  std::uint64_t pending_refused_ = 0;  // io thread only
   std::uint16_t bound_port_ = 0;
   std::chrono::steady_clock::time_point last_heartbeat_{};
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,12 +13,18 @@
 
 namespace tusk {
 
+using SeqGaps = std::vector<std::pair<std::uint64_t, std::uint64_t>>;  // inclusive ranges of missing seqs
+
+// One line for all the gaps of one batch, however many (an agent that numbers every other record
+// makes one fault per batch, not 256).
+std::string describe_gaps(const SeqGaps& gaps);
+
 class RecordInbox {
  public:
   struct Accepted {
     std::vector<proto::Record> fresh;
     std::uint64_t duplicates = 0;
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;  // inclusive ranges of missing seqs
+    SeqGaps gaps;
   };
 
   Accepted accept(const proto::RecordBatch& batch);

@@ -101,6 +101,12 @@ void RunData::on_plan_ack(const std::string& agent, const proto::PlanAck& ack) {
 
 void RunData::on_fault(const std::string& agent, const std::string& message) {
   std::lock_guard lock(mutex_);
+  if (++connection_faults_[{agent, state_.current_test}] > kMaxConnectionFaultsPerAgentTest) {
+    fault_once(agent, state_.current_test, "connection faults",
+               fmt::format("more than {} connection faults in this test; the rest are not listed",
+                           kMaxConnectionFaultsPerAgentTest));
+    return;
+  }
   state_.faults.push_back({realtime_ns(), agent, state_.current_test, message});
 }
 

@@ -46,6 +46,8 @@ struct SampleAccount {
 inline constexpr std::size_t kMaxListedMissing = 20;
 // Events one agent may report for one test; past this they are counted in one fault, not kept.
 inline constexpr std::size_t kMaxEventsPerAgentTest = 10'000;
+// Connection-level faults (lost, gaps, refused) one agent may add per test; past this, one line says so.
+inline constexpr std::size_t kMaxConnectionFaultsPerAgentTest = 100;
 
 // Samples 1..claimed that never arrived, looking at no more than `most` (the test's bound), so a
 // claim of 4 billion costs no more than the test's real length.
@@ -89,6 +91,7 @@ class RunData {
   RunState state_;
   std::vector<std::uint32_t> most_samples_;
   std::set<std::tuple<std::string, int, std::string>> reported_;
+  std::map<std::pair<std::string, int>, std::size_t> connection_faults_;
 };
 
 }  // namespace tusk

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 
@@ -90,6 +91,61 @@ TEST(AgentRegistry, HalfAFrameThatNeverCompletesDoesNotStallOthersAndTimesOut) {
   EXPECT_TRUE(good.next(proto::Envelope::kHelloAck)) << "a stalled peer must not block the controller";
   // The fixture's hello timeout is 500 ms: the half-frame connection is closed after it.
   EXPECT_TRUE(stalled.closed_by_peer(std::chrono::seconds(3)));
+}
+
+// Big frames wait for their last byte in memory: before its hello, an unknown peer may not make
+// the controller hold more than kMaxHelloFrame; after it, records may use the full frame size.
+TEST(AgentRegistry, BeforeItsHelloAPeerMayNotAnnounceAFrameLargerThanAHello) {
+  RegistryFixture fixture([](AgentRegistry::Options& options) { options.hello_timeout = std::chrono::seconds(10); });
+  RawAgent agent(fixture.port());
+  std::string header("TUSK\0\0\0\0", 8);
+  const std::uint32_t length = htonl(kMaxHelloFrame + 1);
+  std::memcpy(header.data() + 4, &length, 4);
+  agent.send_bytes(header);
+  EXPECT_TRUE(agent.closed_by_peer(std::chrono::seconds(2))) << "closed at once, not at the hello timeout";
+}
+
+TEST(AgentRegistry, AfterItsHelloAnAgentMaySendFramesLargerThanAHello) {
+  RegistryFixture fixture;
+  RawAgent agent(fixture.port());
+  agent.hello("lab-a", 1);
+  ASSERT_TRUE(agent.next(proto::Envelope::kHelloAck));
+  proto::Envelope batch;
+  auto* record = batch.mutable_records()->add_records();
+  record->set_seq(1);
+  record->mutable_event()->set_message(std::string(kMaxHelloFrame * 2, 'x'));
+  agent.send(batch);
+  // The first ack answers the hello (nothing stored yet); the next one, the batch.
+  std::optional<proto::Envelope> ack;
+  do {
+    ack = agent.next(proto::Envelope::kRecordAck);
+  } while (ack && ack->record_ack().acked_through() == 0);
+  ASSERT_TRUE(ack) << "the connection was closed instead";
+  EXPECT_EQ(ack->record_ack().acked_through(), 1u);
+}
+
+// Connections that never say hello are capped: the one that waited longest makes room, and a
+// burst of fresh ones (real agents mid-handshake) is not broken up: the newcomer is refused.
+TEST(AgentRegistry, ConnectionsWithoutAHelloAreCappedAndTheOldestMakesRoom) {
+  RegistryFixture fixture([](AgentRegistry::Options& options) {
+    options.hello_timeout = std::chrono::seconds(10);
+    options.max_pending_connections = 3;
+    options.pending_grace = std::chrono::milliseconds(300);
+  });
+  std::vector<std::unique_ptr<RawAgent>> idle;
+  for (int i = 0; i < 3; ++i) idle.push_back(std::make_unique<RawAgent>(fixture.port()));
+  // The limit is full of connections younger than the grace: a fourth is refused.
+  RawAgent refused(fixture.port());
+  EXPECT_TRUE(refused.closed_by_peer(std::chrono::seconds(2)));
+  for (const auto& connection : idle) EXPECT_FALSE(connection->closed_by_peer(std::chrono::milliseconds(10)));
+
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  RawAgent good(fixture.port());
+  good.hello("lab-a", 1);
+  EXPECT_TRUE(good.next(proto::Envelope::kHelloAck)) << "a real agent gets in past idle connections";
+  int closed = 0;
+  for (const auto& connection : idle) closed += connection->closed_by_peer(std::chrono::milliseconds(200)) ? 1 : 0;
+  EXPECT_EQ(closed, 1) << "exactly one idle connection made room";
 }
 
 TEST(AgentRegistry, SecondLiveProcessWithTheSameNameIsRefused) {

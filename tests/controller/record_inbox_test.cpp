@@ -218,5 +218,22 @@ TEST(RecordInbox, DuplicatesTotalAccumulatesAcrossBatches) {
   EXPECT_EQ(inbox.acked_through(), 5u);
 }
 
+TEST(DescribeGaps, OneGapIsNamedByItsRange) {
+  EXPECT_EQ(describe_gaps({{3, 4}}), "records 3..4 never arrived: the agent dropped them");
+  EXPECT_EQ(describe_gaps({{2, 2}}), "records 2 never arrived: the agent dropped them");
+  EXPECT_EQ(describe_gaps({}), "");
+}
+
+TEST(DescribeGaps, ManyGapsAreOneLineWithTheirCount) {
+  // An agent that numbers every other record: 256 gaps in one batch.
+  RecordInbox inbox;
+  proto::RecordBatch every_other;
+  for (std::uint64_t seq = 2; seq <= 512; seq += 2) every_other.add_records()->set_seq(seq);
+  const auto accepted = inbox.accept(every_other);
+  EXPECT_EQ(accepted.gaps.size(), 256u);
+  EXPECT_EQ(describe_gaps(accepted.gaps),
+            "256 records in 256 gaps (first 1, last 511) never arrived: the agent dropped them");
+}
+
 }  // namespace
 }  // namespace tusk

@@ -87,5 +87,14 @@ TEST(RunData, EventsPastTheLimitAreCountedInOneFault) {
   EXPECT_EQ(faults(data), 1u);
 }
 
+TEST(RunData, ConnectionFaultsPastTheLimitAreCountedInOneFault) {
+  RunData data("run", {5});
+  for (std::size_t i = 0; i < kMaxConnectionFaultsPerAgentTest + 500; ++i) data.on_fault("a", "connection lost: x");
+  data.on_fault("b", "connection lost: y");
+  EXPECT_EQ(faults(data), kMaxConnectionFaultsPerAgentTest + 2) << "a's limit, one line saying so, and b's";
+  const auto last_of_a = data.with([](RunState& s) { return s.faults[kMaxConnectionFaultsPerAgentTest].message; });
+  EXPECT_NE(last_of_a.find("not listed"), std::string::npos) << last_of_a;
+}
+
 }  // namespace
 }  // namespace tusk

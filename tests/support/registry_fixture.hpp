@@ -4,6 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -14,10 +15,12 @@ namespace tusk::testing {
 
 class RegistryFixture {
  public:
-  RegistryFixture() {
+  // `adjust` changes the options a test is about.
+  explicit RegistryFixture(const std::function<void(AgentRegistry::Options&)>& adjust = {}) {
     AgentRegistry::Options options;
     options.listen = {"127.0.0.1", 0};
     options.hello_timeout = std::chrono::milliseconds(500);
+    if (adjust) adjust(options);
     AgentRegistry::Listener listener;
     listener.on_record = [this](const std::string& agent, const proto::Record& record) {
       std::lock_guard lock(mutex_);
