@@ -151,6 +151,13 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     std::cerr << e.what() << "\n";
     return kExitUsage;
   }
+  // The run id is only known once the run starts: a default directory is checked by its parent.
+  try {
+    check_report_directory(flags.out.empty() ? std::string("tusk-reports") : flags.out);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("--out: {}; nothing was started\n", e.what());
+    return kExitUsage;
+  }
   options.lost_after = 2 * options.control.lease + std::chrono::seconds(4);
   options.progress_line = !flags.no_progress && isatty(STDOUT_FILENO) == 1;
 
@@ -163,14 +170,20 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   }
   const std::string directory = flags.out.empty() ? fmt::format("tusk-reports/{}", outcome.run_id) : flags.out;
   std::cout << summary_table(outcome);
-  try {
-    write_reports(outcome, directory);
+  std::string fallback_directory;  // empty: straight to stdout
+  std::error_code no_temp;
+  const auto temp = std::filesystem::temp_directory_path(no_temp);
+  if (!no_temp) fallback_directory = (temp / "tusk-reports" / outcome.run_id).string();
+  const auto fallback = write_reports_somewhere(outcome, directory, fallback_directory, std::cout);
+  if (!fallback) {
     std::cout << fmt::format("report: {}/report.json, {}/junit.xml\n", directory, directory);
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return kExitUsage;
+    return outcome.exit_code;
   }
-  return outcome.exit_code;
+  spdlog::error("{}; the report is {} (the run's own exit code would have been {})", fallback->error,
+                fallback->written_to == "-" ? std::string("on stdout above")
+                                            : fmt::format("in {} instead", fallback->written_to),
+                outcome.exit_code);
+  return kExitReportElsewhere;
 }
 
 // Waits for agents and shows what they have: a check of the control plane and of each host's

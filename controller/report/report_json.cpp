@@ -1,8 +1,6 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
@@ -254,21 +252,6 @@ json report_json(const RunOutcome& outcome) {
   }
   report["faults"] = faults;
   return report;
-}
-
-void write_reports(const RunOutcome& outcome, const std::string& directory) {
-  std::error_code ec;
-  std::filesystem::create_directories(directory, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot create report directory '{}': {}", directory, ec.message()));
-  auto write = [&](const std::string& name, const std::string& text) {
-    const auto path = std::filesystem::path(directory) / name;
-    std::ofstream file(path);
-    file << text;
-    file.close();
-    if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", path.string()));
-  };
-  write("report.json", report_json(outcome).dump(2) + "\n");
-  write("junit.xml", report_junit(outcome));
 }
 
 }  // namespace tusk

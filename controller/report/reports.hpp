@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <ostream>
 #include <string>
 
 #include "controller/run/run_outcome.hpp"
@@ -21,5 +23,21 @@ std::string summary_table(const RunOutcome& outcome);
 // Writes report.json and junit.xml into `directory` (created). Throws std::runtime_error naming
 // the file that could not be written.
 void write_reports(const RunOutcome& outcome, const std::string& directory);
+
+// Before a run: creates `directory` and proves a file can be written there, so a report that
+// could not be kept is known before any traffic. Throws std::runtime_error naming the path.
+void check_report_directory(const std::string& directory);
+
+// Where the reports went when `directory` failed at the end of a run (full disk, removed):
+// another directory, or "-" for stdout.
+struct ReportFallback {
+  std::string error;  // why `directory` failed
+  std::string written_to;
+};
+// Writes the reports into `directory`, else into `fallback_directory` (skipped when empty), else
+// report.json to `stdout_stream`. Returns nullopt when `directory` worked.
+std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const std::string& directory,
+                                                      const std::string& fallback_directory,
+                                                      std::ostream& stdout_stream);
 
 }  // namespace tusk

@@ -20,6 +20,7 @@ enum ExitCode : int {
   kExitThresholdFailed = 1,
   kExitUsage = 2,
   kExitAgentsMissing = 3,
+  kExitReportElsewhere = 4,  // the run finished; its report is not where --out said
 };
 
 struct AgentStart {
