@@ -8,9 +8,10 @@ namespace tusk {
 
 std::optional<std::string> plan_beyond_limits(const proto::Plan& plan, double capped_bps, const AgentLimits& limits) {
   if (plan.duration_ms() == 0) return "duration 0 ms: nothing to run";
-  if (plan.sample_interval_ms() < kMinSampleIntervalMs || plan.sample_interval_ms() > kMaxSampleIntervalMs) {
-    return fmt::format("sample interval {} ms is outside {}..{} ms", plan.sample_interval_ms(), kMinSampleIntervalMs,
-                       kMaxSampleIntervalMs);
+  const std::chrono::milliseconds interval{plan.sample_interval_ms()};
+  if (interval < wire::kMinSampleInterval || interval > wire::kMaxSampleInterval) {
+    return fmt::format("sample interval {} ms is outside {}..{} ms", plan.sample_interval_ms(),
+                       wire::kMinSampleInterval.count(), wire::kMaxSampleInterval.count());
   }
   // The tighter of the plan's cap and this agent's own.
   for (const auto& [cap, whose] : {std::pair{plan.max_rate_bps(), "the plan's safety cap"},

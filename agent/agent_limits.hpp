@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "common/wire_bounds.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -19,9 +20,6 @@ struct AgentLimits {
   std::chrono::milliseconds max_lease{std::chrono::seconds(30)};
 };
 
-// Bounds on a plan's timing, the same the controller's profile schema keeps.
-inline constexpr std::uint32_t kMinSampleIntervalMs = 100;
-inline constexpr std::uint32_t kMaxSampleIntervalMs = 60'000;
 // Below this a lease expires between two heartbeats of a healthy connection.
 inline constexpr std::chrono::milliseconds kMinLease{300};
 inline constexpr std::chrono::milliseconds kMinHeartbeat{100};

@@ -92,6 +92,14 @@ void TestRunner::on_start_at(const proto::StartAt& start) {
     return;
   }
   if (phase_ != proto::AgentState::PREPARED) return;  // a resend of a start already taken
+  const std::int64_t ahead_ns = start.agent_start_ns() - realtime_ns();
+  if (ahead_ns > std::chrono::nanoseconds(wire::kMaxStartAhead).count()) {
+    const auto why = fmt::format("start refused: it is {:.0f} s ahead, more than the {} s any controller needs",
+                                 ahead_ns / 1e9, std::chrono::duration_cast<std::chrono::seconds>(wire::kMaxStartAhead).count());
+    spdlog::error("test {}: {}", plan_.test_index(), why);
+    emit_event(proto::AgentEvent::NOTICE, why);
+    return;
+  }
   start_ns_ = start.agent_start_ns();
   phase_ = proto::AgentState::ARMED;
   spdlog::info("test {} armed to start in {:.3f} s", plan_.test_index(), (start_ns_ - realtime_ns()) / 1e9);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <utility>
 
+#include "common/wire_bounds.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 
@@ -102,7 +103,7 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"sample_interval", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {100ms, 60s, "100ms", "60s"}), d,
+         return store(c.read.duration(v, {wire::kMinSampleInterval, wire::kMaxSampleInterval, "100ms", "60s"}), d,
                       [](D& t, auto ms) { t.spec.sample_interval = ms; });
        }},
       {"topology", "",
