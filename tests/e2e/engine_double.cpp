@@ -1,5 +1,6 @@
 #include "tests/e2e/engine_double.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +18,8 @@ void EngineDouble::prepare(const proto::Plan& plan, EngineEventSink) {
   frames_per_s_ = plan.has_dpdk() && plan.dpdk().rate_pps() > 0 ? plan.dpdk().rate_pps() : 1000;
   const char* errors = std::getenv("TUSK_DOUBLE_BIT_ERRORS_PER_S");
   bit_errors_per_s_ = errors ? std::atof(errors) : 0;
+  const char* streams = std::getenv("TUSK_DOUBLE_STREAMS_PER_PEER");
+  streams_per_peer_ = streams ? std::max(1, std::atoi(streams)) : 1;
   start_ns_ = stop_ns_ = 0;
 }
 
@@ -31,11 +34,10 @@ std::vector<proto::StreamCounters> EngineDouble::sample() {
   const double seconds = start_ns_ == 0 ? 0 : std::max<std::int64_t>(0, until - start_ns_) / 1e9;
   const auto frames = static_cast<std::uint64_t>(frames_per_s_ * seconds);
   const std::uint64_t frame_size = plan_.has_dpdk() && plan_.dpdk().frame_size() > 0 ? plan_.dpdk().frame_size() : 1000;
-  std::vector<proto::StreamCounters> streams;
-  for (const auto& peer : plan_.peers()) {
+  const auto counted_stream = [&](const std::string& stream_id, const std::string& peer) {
     proto::StreamCounters stream;
-    stream.set_stream_id("to-" + peer.agent_name());
-    stream.set_peer(peer.agent_name());
+    stream.set_stream_id(stream_id);
+    stream.set_peer(peer);
     auto& counters = *stream.mutable_counters();
     counters[std::string(counters::kTxFrames)] = frames;
     counters[std::string(counters::kTxBytes)] = frames * frame_size;
@@ -44,7 +46,15 @@ std::vector<proto::StreamCounters> EngineDouble::sample() {
     counters[std::string(counters::kLostFrames)] = 0;
     counters[std::string(counters::kBitsCompared)] = frames * frame_size * 8;
     counters[std::string(counters::kBitErrors)] = static_cast<std::uint64_t>(bit_errors_per_s_ * seconds);
-    streams.push_back(std::move(stream));
+    return stream;
+  };
+  std::vector<proto::StreamCounters> streams;
+  for (const auto& peer : plan_.peers()) {
+    const std::string first = "to-" + peer.agent_name();
+    streams.push_back(counted_stream(first, peer.agent_name()));
+    for (int n = 1; n < streams_per_peer_; ++n) {
+      streams.push_back(counted_stream(first + "-" + std::to_string(n), peer.agent_name()));
+    }
   }
   return streams;
 }

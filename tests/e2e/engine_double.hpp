@@ -3,7 +3,8 @@
 // only into tusk-agent-double, never into the shipped tusk-agent.
 //
 // TUSK_DOUBLE_BIT_ERRORS_PER_S (environment) makes every stream report that many bit errors per
-// second, so a test can breach a threshold.
+// second, so a test can breach a threshold. TUSK_DOUBLE_STREAMS_PER_PEER (default 1) makes each
+// peer carry that many streams, so a test can make samples as large as it needs.
 #pragma once
 
 #include <atomic>
@@ -27,6 +28,7 @@ class EngineDouble final : public Engine {
   std::string self_;
   double frames_per_s_ = 0;
   double bit_errors_per_s_ = 0;
+  int streams_per_peer_ = 1;
   std::int64_t start_ns_ = 0;
   std::int64_t stop_ns_ = 0;
 };

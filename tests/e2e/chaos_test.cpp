@@ -1,0 +1,160 @@
+// Chaos on real processes: agents killed, the controller killed and restarted, a telemetry
+// backlog larger than the connection may queue, and a report directory that cannot be written.
+// Each must be reported, never silently dropped, and no record may be lost or reordered.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/e2e/control_plane_fixture.hpp"
+#include "tests/e2e/cutting_proxy.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::size_t faults_containing(const json& report, const std::string& agent, const std::string& text) {
+  std::size_t found = 0;
+  for (const auto& fault : report["faults"]) {
+    if ((agent.empty() || fault["agent"] == agent) && fault["message"].get<std::string>().find(text) != std::string::npos) {
+      ++found;
+    }
+  }
+  return found;
+}
+
+TEST_F(ControlPlaneE2E, AnAgentKilledMidRunIsReportedLostAndTheOtherCarriesOn) {
+  auto controller = start_controller(write_profile("8s"), "report", {"--lease", "1s"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(agent_b->log_path(), "test 0 started", 30s)) << agent_b->log();
+  std::this_thread::sleep_for(2s);
+  agent_b->signal(SIGKILL);
+
+  ASSERT_EQ(controller->wait(60s), 3) << controller->log();
+  const json report = read_report("report");
+  const json& test = report["tests"][0];
+  const json& a = agent_entry(test, "lab-a");
+  EXPECT_EQ(a["sample_indexes"].get<std::vector<int>>(), one_to(8)) << "the survivor's samples are all there";
+  EXPECT_TRUE(a["completed"].get<bool>());
+  const json& b = agent_entry(test, "lab-b");
+  EXPECT_TRUE(b["lost"].get<bool>()) << b.dump(2);
+  EXPECT_GE(b["samples_received"].get<int>(), 1) << "what it sent before it died is kept";
+  EXPECT_GE(faults_containing(report, "lab-b", "agent lost"), 1u) << report["faults"].dump(2);
+  EXPECT_EQ(faults_containing(report, "lab-a", ""), 0u) << report["faults"].dump(2);
+  EXPECT_TRUE(agent_a->running()) << "the other agent is untouched";
+}
+
+TEST_F(ControlPlaneE2E, AgentStopsTrafficWhenItsControllerDiesAndTellsTheNextOne) {
+  auto first = start_controller(write_profile("60s"), "first", {"--lease", "1s"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(agent_a->log_path(), "test 0 started", 30s)) << agent_a->log();
+  first->signal(SIGKILL);
+  ASSERT_TRUE(first->wait(5s).has_value());
+  const auto killed = Clock::now();
+
+  // The lease is 1 s; the bound leaves room for a loaded machine, not for a second lease.
+  EXPECT_TRUE(wait_for_text(agent_a->log_path(), "traffic stopped", 10s)) << agent_a->log();
+  EXPECT_TRUE(wait_for_text(agent_b->log_path(), "traffic stopped", 10s)) << agent_b->log();
+  EXPECT_LT(Clock::now() - killed, 4s) << "agents must stop within their lease";
+
+  // The next controller hears why the traffic stopped, as soon as the agents reconnect, and runs.
+  auto second = start_controller(write_profile("1s"), "second");
+  ASSERT_EQ(second->wait(60s), 0) << second->log();
+  const json report = read_report("second");
+  EXPECT_EQ(faults_containing(report, "", "LEASE_EXPIRED"), 2u) << report["faults"].dump(2);
+  for (const std::string name : {"lab-a", "lab-b"}) {
+    EXPECT_EQ(agent_entry(report["tests"][0], name)["sample_indexes"].get<std::vector<int>>(), one_to(1)) << name;
+  }
+}
+
+// An outage long enough that the agent's unacknowledged telemetry outgrows what its connection
+// may queue: after the reconnect it must drain in windows, not flood and be cut again.
+TEST_F(ControlPlaneE2E, ATelemetryBacklogLargerThanTheSendQueueDrainsCompletelyAfterAReconnect) {
+  const int proxy_port = free_port();
+  CuttingProxy proxy(proxy_port, port_);
+  std::string profile = kProfileTemplate;
+  profile.replace(profile.find("{duration}"), 10, "10s\n    sample_interval: 100ms");
+  auto controller = start_controller(write_profile_text(profile), "report", {"--lease", "10s"});
+  auto agent_a = start_agent("lab-a", port_);
+  // 100 streams make a sample of about 15 KB: 3 s away is about 450 KB, against a 128 KiB queue.
+  auto agent_b = start_agent("lab-b", proxy_port, {{"TUSK_DOUBLE_STREAMS_PER_PEER", "100"}}, "",
+                             {"--send-queue", "128KiB"});
+
+  ASSERT_TRUE(wait_for_text(agent_b->log_path(), "test 0 started", 30s)) << agent_b->log();
+  std::this_thread::sleep_for(2s);
+  proxy.cut();
+  std::this_thread::sleep_for(3s);
+  proxy.restore();
+
+  ASSERT_EQ(controller->wait(60s), 0) << controller->log();
+  const json report = read_report("report");
+  const json& b = agent_entry(report["tests"][0], "lab-b");
+  EXPECT_EQ(b["sample_indexes"].get<std::vector<int>>(), one_to(100));
+  EXPECT_EQ(b["samples_made"], 100);
+  EXPECT_EQ(faults_containing(report, "lab-b", "never arrived"), 0u) << report["faults"].dump(2);
+  EXPECT_EQ(agent_b->log().find("peer is not reading"), std::string::npos) << agent_b->log();
+  EXPECT_TRUE(agent_b->running()) << agent_b->log();
+  for (const auto& agent : report["agents"]) {
+    if (agent["name"] == "lab-b") {
+      EXPECT_EQ(agent["connections"], 2) << "one cut, one reconnect: the drain itself never cut it";
+      EXPECT_EQ(agent["records_missing"], 0);
+    }
+  }
+}
+
+TEST_F(ControlPlaneE2E, AReportDirectoryThatCannotBeWrittenIsFoundBeforeAnythingStarts) {
+  std::ofstream(dir_ + "/a-file") << "not a directory\n";
+  auto controller = start_controller(write_profile("2s"), "a-file/report");
+  auto agent_a = start_agent("lab-a", port_);
+  ASSERT_EQ(controller->wait(30s), 2) << controller->log();
+  EXPECT_NE(controller->log().find("--out: cannot create report directory '" + dir_ + "/a-file/report'"),
+            std::string::npos)
+      << controller->log();
+  EXPECT_NE(controller->log().find("nothing was started"), std::string::npos);
+  EXPECT_EQ(agent_a->log().find("test 0 started"), std::string::npos);
+}
+
+TEST_F(ControlPlaneE2E, AReportDirectoryLostMidRunSendsTheReportElsewhereAndSaysSo) {
+  const std::string tmp = dir_ + "/tmp";
+  fs::create_directories(tmp);
+  // TMPDIR is where the controller falls back to; the controller's environment is the test's.
+  const char* before = std::getenv("TMPDIR");
+  const std::string tmpdir_before = before ? before : "";
+  setenv("TMPDIR", tmp.c_str(), 1);
+  auto controller = start_controller(write_profile("3s"), "report");
+  if (before) {
+    setenv("TMPDIR", tmpdir_before.c_str(), 1);
+  } else {
+    unsetenv("TMPDIR");
+  }
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(agent_a->log_path(), "test 0 started", 30s)) << agent_a->log();
+  // A directory replaced by a file: even root cannot write into it.
+  fs::remove_all(dir_ + "/report");
+  std::ofstream(dir_ + "/report") << "in the way\n";
+
+  ASSERT_EQ(controller->wait(60s), 4) << controller->log();
+  const std::string log = controller->log();
+  EXPECT_NE(log.find("cannot create report directory '" + dir_ + "/report'"), std::string::npos) << log;
+  EXPECT_NE(log.find("the run's own exit code would have been 0"), std::string::npos) << log;
+  std::vector<fs::path> reports;
+  for (const auto& entry : fs::recursive_directory_iterator(tmp)) {
+    if (entry.path().filename() == "report.json") reports.push_back(entry.path());
+  }
+  ASSERT_EQ(reports.size(), 1u) << log;
+  EXPECT_NE(log.find("in " + reports[0].parent_path().string() + " instead"), std::string::npos) << log;
+  std::ifstream file(reports[0]);
+  const json report = json::parse(file);
+  EXPECT_EQ(agent_entry(report["tests"][0], "lab-a")["sample_indexes"].get<std::vector<int>>(), one_to(3));
+}
+
+}  // namespace
+}  // namespace tusk::testing
