@@ -26,7 +26,10 @@ std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& str
   for (const auto& entry : streams) {
     if (entry.stream.kind() == "tx") senders.emplace_back(entry.agent, entry.stream);
   }
-  for (const auto& [sender, tx] : senders) {
+  for (const auto& sent_by : senders) {
+    // Named, not a structured binding: clang before 16 cannot capture those in the lambda below.
+    const std::string& sender = sent_by.first;
+    const proto::StreamCounters& tx = sent_by.second;
     const std::string& receiver = tx.peer();
     if (!reporting.contains(receiver)) continue;
     const std::uint64_t sent = counter(tx, c::kTxFrames);
