@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything Tusk's build, tests, benchmarks and labs need, from Debian packages only.
+# (libclang-rt-14-dev: libFuzzer and the sanitizers' runtimes, only recommended by clang.)
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
@@ -9,7 +10,7 @@ packages=(
   libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libssl-dev openssl
-  clang libbpf-dev
+  clang libclang-rt-14-dev libbpf-dev
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping
