@@ -38,6 +38,9 @@ class ControllerLink {
   void drop(const std::string& reason);
   void shutdown();
   bool connected() const { return connection_ && connection_->is_open(); }
+  bool sent_within(std::chrono::steady_clock::duration period) const {
+    return connection_ && connection_->sent_within(period);
+  }
   // Resets the backoff once a session is established, so the next loss redials quickly.
   void session_established() {
     backoff_.reset();

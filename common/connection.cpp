@@ -138,6 +138,7 @@ void Connection::send(const proto::Envelope& message) {
   }
   queued_bytes_ += frame.size();
   write_queue_.push_back(std::move(frame));
+  last_send_ = std::chrono::steady_clock::now();
   if (queued_bytes_ > limits_.max_queued_bytes) {
     close(fmt::format("peer is not reading: {} bytes queued", queued_bytes_));
     return;

@@ -50,6 +50,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void start_as_client(const std::string& expected_host, MessageHandler on_message, CloseHandler on_close);
 
   void send(const proto::Envelope& message);
+  // Whether send() queued a frame within `period`: a peer hears from us anyway, no heartbeat needed.
+  bool sent_within(std::chrono::steady_clock::duration period) const {
+    return std::chrono::steady_clock::now() - last_send_ < period;
+  }
   // Changes the largest frame accepted from now on (the controller allows a small hello, then
   // the full size once the peer is known). Call on the connection's io thread.
   void set_max_frame(std::uint32_t max_frame);
@@ -61,6 +65,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const std::string& remote() const { return remote_; }
   // Common name of the peer's verified certificate (TLS only).
   std::optional<std::string> peer_common_name();
+  // OpenSSL's handle of this connection (TLS only), e.g. to present a certificate of its own
+  // before start_as_client.
+  ssl_st* tls_handle() { return tls_ ? stream_.native_handle() : nullptr; }
 
  private:
   void start(bool as_server, const std::string& expected_host);
@@ -81,6 +88,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::array<char, 16 * 1024> read_buffer_{};
   std::deque<std::string> write_queue_;
   std::size_t queued_bytes_ = 0;
+  std::chrono::steady_clock::time_point last_send_{};
   bool ready_ = false;
   bool writing_ = false;
   // Read from other threads (is_open), written on the connection's own.

@@ -287,7 +287,9 @@ void AgentRegistry::tick() {
         session.connection->close(fmt::format("agent silent for {} ms", ms_between(session.last_heard, now)));
         continue;
       }
-      if (heartbeat_due) session.connection->send(heartbeat);
+      // Acks, probes and plans keep the agent's lease as well as a heartbeat does; with this
+      // check the longest silence is half a heartbeat period more than one.
+      if (heartbeat_due && !session.connection->sent_within(options_.lease / 6)) session.connection->send(heartbeat);
     }
     for (auto& [connection, since] : unregistered_) {
       if (now - since > options_.hello_timeout) connection->close("no hello in time");
@@ -375,7 +377,16 @@ void AgentRegistry::sync_clocks(const std::vector<std::string>& agents, int prob
         if (auto it = sessions_.find(name); it != sessions_.end()) it->second.clock.clear();
       }
     }
-    for (const auto& name : agents) send_probe(name, 1, probes);
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      if (i == 0) {
+        send_probe(agents[i], 1, probes);
+        continue;
+      }
+      auto timer = std::make_shared<asio::steady_timer>(io_, kProbeStagger * i);
+      timer->async_wait([this, timer, agent = agents[i], probes](error_code ec) {
+        if (!ec) send_probe(agent, 1, probes);
+      });
+    }
   });
 }
 
@@ -390,7 +401,7 @@ void AgentRegistry::send_probe(const std::string& agent, std::uint32_t probe_id,
     probe.mutable_clock_probe()->set_controller_send_ns(realtime_ns());
     it->second.connection->send(probe);
   }
-  auto timer = std::make_shared<asio::steady_timer>(io_, std::chrono::milliseconds(20));
+  auto timer = std::make_shared<asio::steady_timer>(io_, kProbeSpacing);
   timer->async_wait([this, timer, agent, probe_id, remaining](error_code ec) {
     if (!ec) send_probe(agent, probe_id + 1, remaining - 1);
   });

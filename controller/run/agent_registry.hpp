@@ -31,6 +31,13 @@ namespace tusk {
 // spins (two million failures in 5 s). 10 ms, doubling to 1 s.
 std::chrono::milliseconds accept_retry_delay(unsigned failures_in_a_row);
 
+inline constexpr std::chrono::microseconds kProbeStagger{500};
+inline constexpr std::chrono::milliseconds kProbeSpacing{20};
+// How long sync_clocks takes to send every probe to `agents` agents.
+inline std::chrono::milliseconds clock_sync_duration(std::size_t agents, int probes) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(kProbeStagger * agents + kProbeSpacing * probes);
+}
+
 class AgentRegistry {
  public:
   struct Options {
@@ -68,7 +75,9 @@ class AgentRegistry {
   void send(const std::string& agent, const proto::Envelope& message);
   // Thread-safe. Replaces what is resent to `agent` after every reconnect (and sends it now).
   void set_standing_orders(const std::string& agent, std::vector<proto::Envelope> orders);
-  // Thread-safe. Clears old clock samples and sends `probes` probes to each agent, 20 ms apart.
+  // Thread-safe. Clears old clock samples and sends `probes` probes to each agent, 20 ms apart;
+  // agents start kProbeStagger apart, so the probes of thousands do not queue behind each other
+  // (a queued probe's round trip, hence its offset, carries the queue).
   void sync_clocks(const std::vector<std::string>& agents, int probes);
   void stop();
   // Thread-safe. Accept calls completed so far, failed ones included.

@@ -164,7 +164,7 @@ class Orchestrator {
   // Fresh clock estimates for every agent of the test; an agent that does not answer keeps offset 0.
   std::map<std::string, ClockSample> sync_clocks() {
     registry_->sync_clocks(agents_, kClockProbes);
-    const auto deadline = SteadyClock::now() + 3s;
+    const auto deadline = SteadyClock::now() + 3s + clock_sync_duration(agents_.size(), kClockProbes);
     std::map<std::string, ClockSample> clocks;
     while (true) {
       clocks.clear();
