@@ -25,6 +25,7 @@ class Process {
   void signal(int signal_number);
   bool running();
   const std::string& log_path() const { return log_path_; }
+  pid_t pid() const { return pid_; }
   std::string log() const;
 
  private:
