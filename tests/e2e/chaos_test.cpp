@@ -16,7 +16,6 @@ namespace tusk::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using Clock = std::chrono::steady_clock;
 
 std::size_t faults_containing(const json& report, const std::string& agent, const std::string& text) {
   std::size_t found = 0;
@@ -57,12 +56,11 @@ TEST_F(ControlPlaneE2E, AgentStopsTrafficWhenItsControllerDiesAndTellsTheNextOne
   ASSERT_TRUE(wait_for_text(agent_a->log_path(), "test 0 started", 30s)) << agent_a->log();
   first->signal(SIGKILL);
   ASSERT_TRUE(first->wait(5s).has_value());
-  const auto killed = Clock::now();
 
-  // The lease is 1 s; the bound leaves room for a loaded machine, not for a second lease.
-  EXPECT_TRUE(wait_for_text(agent_a->log_path(), "traffic stopped", 10s)) << agent_a->log();
-  EXPECT_TRUE(wait_for_text(agent_b->log_path(), "traffic stopped", 10s)) << agent_b->log();
-  EXPECT_LT(Clock::now() - killed, 4s) << "agents must stop within their lease";
+  // Each agent stops on its own lease (1 s), and says so; the wait only bounds a hung test.
+  const std::string lease_ran_out = "no word from the controller for 1000 ms: traffic stopped";
+  EXPECT_TRUE(wait_for_text(agent_a->log_path(), lease_ran_out, 10s)) << agent_a->log();
+  EXPECT_TRUE(wait_for_text(agent_b->log_path(), lease_ran_out, 10s)) << agent_b->log();
 
   // The next controller hears why the traffic stopped, as soon as the agents reconnect, and runs.
   auto second = start_controller(write_profile("1s"), "second");
