@@ -59,6 +59,16 @@ ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
   }
   // Mutual authentication: a peer without a certificate from our CA is refused on both sides.
   context.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
+  if (role == TlsRole::Controller) {
+    // No session resumption: every controller process makes new ticket keys and agents dial each
+    // run afresh, so no ticket is ever used; issuing TLS 1.3's two tickets cost about a third of
+    // the controller's CPU per handshake (0.5-0.9 ms on top of 1.2-1.4 ms, OpenSSL 3.0), which is
+    // what bounds how fast a fleet registers.
+    SSL_CTX* native = context.native_handle();
+    SSL_CTX_set_num_tickets(native, 0);
+    SSL_CTX_set_options(native, SSL_OP_NO_TICKET);
+    SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
+  }
   return context;
 }
 
