@@ -180,13 +180,15 @@ class Agent {
   void send_heartbeats() {
     if (!session_up_) return;
     // Records and echoes tell the controller we are alive as well as a heartbeat does (at 4,096
-    // agents a heartbeat beside every sample doubles the controller's work).
-    if (!link_.sent_within(heartbeat_interval_ / 2)) {
+    // agents a heartbeat beside every sample doubles the controller's work), so only a link we
+    // have been quiet on for a whole interval gets one. Checked twice an interval: the longest
+    // silence is one and a half intervals, half the lease, far inside the controller's two leases.
+    if (!link_.sent_within(heartbeat_interval_)) {
       proto::Envelope envelope;
       envelope.mutable_heartbeat()->set_sender_time_ns(realtime_ns());
       link_.send(envelope);
     }
-    heartbeat_timer_.expires_after(heartbeat_interval_);
+    heartbeat_timer_.expires_after(heartbeat_interval_ / 2);
     heartbeat_timer_.async_wait([this](boost::system::error_code ec) {
       if (!ec) send_heartbeats();
     });

@@ -109,7 +109,6 @@ class AgentRegistry {
   std::atomic<std::uint64_t> accepts_tried_{0};
   std::uint64_t pending_refused_ = 0;  // io thread only
   std::uint16_t bound_port_ = 0;
-  std::chrono::steady_clock::time_point last_heartbeat_{};
 
   mutable std::mutex mutex_;
   std::map<std::string, AgentSession> sessions_;

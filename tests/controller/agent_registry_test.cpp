@@ -8,6 +8,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
@@ -122,6 +125,53 @@ TEST(AgentRegistry, AfterItsHelloAnAgentMaySendFramesLargerThanAHello) {
   } while (ack && ack->record_ack().acked_through() == 0);
   ASSERT_TRUE(ack) << "the connection was closed instead";
   EXPECT_EQ(ack->record_ack().acked_through(), 1u);
+}
+
+// Heartbeats go only where the controller has been quiet: an agent whose records are acked
+// often gets none, and an idle one still hears from us well within its lease.
+TEST(AgentRegistry, OnlyAQuietConnectionGetsHeartbeatsAndNeverWaitsLongerThanHalfTheLease) {
+  using namespace std::chrono_literals;
+  RegistryFixture fixture([](AgentRegistry::Options& options) { options.lease = 900ms; });
+  RawAgent idle(fixture.port());
+  idle.hello("lab-idle", 1);
+  ASSERT_TRUE(idle.next(proto::Envelope::kHelloAck));
+  RawAgent busy(fixture.port());
+  busy.hello("lab-busy", 2);
+  ASSERT_TRUE(busy.next(proto::Envelope::kHelloAck));
+
+  // Each agent's own thread: every 250 ms it sends (a record, or a heartbeat of its own so the
+  // controller does not drop it as silent) and notes what arrived meanwhile.
+  const auto talk = [](RawAgent& agent, bool records) {
+    std::vector<RawAgent::Arrival> frames;
+    for (std::uint64_t seq = 1; seq <= 16; ++seq) {
+      proto::Envelope message;
+      if (records) {
+        auto* record = message.mutable_records()->add_records();
+        record->set_seq(seq);
+        record->mutable_event()->set_message("busy");
+      } else {
+        message.mutable_heartbeat()->set_sender_time_ns(1);
+      }
+      agent.send(message);
+      for (const auto& frame : agent.frames_for(250ms)) frames.push_back(frame);
+    }
+    return frames;
+  };
+  std::vector<RawAgent::Arrival> idle_frames;
+  std::thread idle_thread([&] { idle_frames = talk(idle, false); });
+  const auto busy_frames = talk(busy, true);
+  idle_thread.join();
+
+  const auto count = [](const std::vector<RawAgent::Arrival>& frames, proto::Envelope::BodyCase kind) {
+    return std::count_if(frames.begin(), frames.end(), [&](const auto& frame) { return frame.kind == kind; });
+  };
+  EXPECT_GE(count(busy_frames, proto::Envelope::kRecordAck), 12);
+  EXPECT_EQ(count(busy_frames, proto::Envelope::kHeartbeat), 0) << "an ack every 250 ms is enough";
+
+  EXPECT_GE(count(idle_frames, proto::Envelope::kHeartbeat), 6);
+  for (std::size_t i = 1; i < idle_frames.size(); ++i) {
+    EXPECT_LT(idle_frames[i].at - idle_frames[i - 1].at, 600ms) << "between frames " << i - 1 << " and " << i;
+  }
 }
 
 // Connections that never say hello are capped: the one that waited longest makes room, and a

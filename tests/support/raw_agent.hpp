@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 #include <string>
+#include <vector>
 
 #include "common/framing.hpp"
 #include "common/version.hpp"
@@ -52,6 +53,25 @@ class RawAgent {
       if (!read_some(deadline)) return std::nullopt;
     }
     return std::nullopt;
+  }
+
+  struct Arrival {
+    std::chrono::steady_clock::time_point at;
+    proto::Envelope::BodyCase kind;
+  };
+  // Every frame that arrives within `duration`, with when it was read (5 ms resolution).
+  std::vector<Arrival> frames_for(std::chrono::milliseconds duration) {
+    const auto deadline = std::chrono::steady_clock::now() + duration;
+    std::vector<Arrival> arrivals;
+    proto::Envelope message;
+    std::string error;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!read_some(deadline)) break;
+      while (decoder_.next(message, error) == framing::FrameDecoder::Status::Frame) {
+        arrivals.push_back({std::chrono::steady_clock::now(), message.body_case()});
+      }
+    }
+    return arrivals;
   }
 
   // True when the controller closed the connection within the timeout.
