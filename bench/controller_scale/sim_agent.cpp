@@ -19,17 +19,46 @@ std::int64_t steady_ns() {
 }
 }  // namespace
 
-SimAgent::SimAgent(asio::io_context& io, std::string name, AgentCertificates& certificates, HostPort controller,
-                   FleetMetrics& metrics)
-    : io_(io), name_(std::move(name)), certificates_(certificates), controller_(std::move(controller)), metrics_(metrics),
-      timer_(io) {}
+void DialQueue::request(SimAgent& agent) {
+  if (in_flight_ < limit_) {
+    ++in_flight_;
+    agent.dial();
+  } else {
+    waiting_.push_back(&agent);
+  }
+}
 
-void SimAgent::connect() {
+void DialQueue::release() {
+  if (!waiting_.empty()) {
+    SimAgent* next = waiting_.front();
+    waiting_.pop_front();
+    next->dial();  // takes over the freed slot
+  } else if (in_flight_ > 0) {
+    --in_flight_;
+  }
+}
+
+SimAgent::SimAgent(asio::io_context& io, std::string name, AgentCertificates& certificates, HostPort controller,
+                   FleetMetrics& metrics, DialQueue& dials)
+    : io_(io), name_(std::move(name)), certificates_(certificates), controller_(std::move(controller)), metrics_(metrics),
+      dials_(dials), timer_(io) {}
+
+void SimAgent::connect() { dials_.request(*this); }
+
+void SimAgent::dial_ended() {
+  if (!dialling_) return;
+  dialling_ = false;
+  dials_.release();
+}
+
+void SimAgent::dial() {
+  dialling_ = true;
   auto socket = std::make_shared<asio::ip::tcp::socket>(io_);
   const asio::ip::tcp::endpoint endpoint(asio::ip::make_address(controller_.host), controller_.port);
   socket->async_connect(endpoint, [this, socket](boost::system::error_code ec) {
     if (ec) {
       // The listen queue was full or the controller refused: dial again, as an agent would.
+      dial_ended();
       timer_.expires_after(std::chrono::milliseconds(200));
       timer_.async_wait([this](boost::system::error_code wait_ec) {
         if (!wait_ec) connect();
@@ -44,6 +73,7 @@ void SimAgent::connect() {
           if (!finished_) {
             metrics_.disconnects.fetch_add(1, std::memory_order_relaxed);
             if (!registered_) {  // refused before the hello was answered (e.g. too many pending): again
+              dial_ended();
               timer_.expires_after(std::chrono::milliseconds(500));
               timer_.async_wait([this](boost::system::error_code wait_ec) {
                 if (!wait_ec) connect();
@@ -70,7 +100,7 @@ void SimAgent::connect() {
 
 void SimAgent::heartbeat() {
   if (!registered_ || !connection_ || !connection_->is_open()) return;
-  if (connection_->sent_within(std::chrono::milliseconds(500))) return;  // as the real agent does
+  if (connection_->sent_within(std::chrono::seconds(1))) return;  // as the real agent does
   proto::Envelope envelope;
   envelope.mutable_heartbeat()->set_sender_time_ns(realtime_ns());
   connection_->send(envelope);
@@ -82,6 +112,7 @@ void SimAgent::on_message(proto::Envelope& message) {
     case proto::Envelope::kHelloAck:
       registered_ = true;
       metrics_.registered.note(steady_ns());
+      dial_ended();
       break;
     case proto::Envelope::kClockProbe: {
       metrics_.probes.note(steady_ns());
