@@ -3,8 +3,10 @@
 // drops, corrupts or duplicates them, each with a probability in parts per million fixed at
 // compile time (netns-lab.sh compiles it per fault). Egress, because a receiver's packet socket
 // (DPDK net_af_packet) sees frames before any ingress hook could touch them.
-// Corruption flips exactly one bit at a random position after the Ethernet header, as netem's
-// corrupt does within a frame, so a BERT must count one bit error per corrupted frame.
+// Corruption flips exactly one bit at a random position after the first PAYLOAD_OFFSET bytes (the
+// Ethernet header by default; the fabric lab passes Ethernet, IPv4 and UDP, so routers still
+// forward the frame and the BERT behind them sees the flip), as netem's corrupt does within a
+// frame, so a BERT must count one bit error per corrupted frame.
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
@@ -19,7 +21,9 @@
 #define DUPLICATE_PPM 0
 #endif
 
-#define ETH_HEADER 14
+#ifndef PAYLOAD_OFFSET
+#define PAYLOAD_OFFSET 14
+#endif
 // Marks our own duplicate, which comes through this program again and must pass untouched.
 #define DUPLICATE_MARK 0x7475736b
 
@@ -32,8 +36,8 @@ int impair(struct __sk_buff *skb) {
     return TC_ACT_OK;
   }
   if (chance(LOSS_PPM)) return TC_ACT_SHOT;
-  if (chance(CORRUPT_PPM) && skb->len > ETH_HEADER) {
-    __u32 offset = ETH_HEADER + bpf_get_prandom_u32() % (skb->len - ETH_HEADER);
+  if (chance(CORRUPT_PPM) && skb->len > PAYLOAD_OFFSET) {
+    __u32 offset = PAYLOAD_OFFSET + bpf_get_prandom_u32() % (skb->len - PAYLOAD_OFFSET);
     __u8 byte;
     if (bpf_skb_load_bytes(skb, offset, &byte, 1) == 0) {
       byte ^= (__u8)(1u << (bpf_get_prandom_u32() & 7));
