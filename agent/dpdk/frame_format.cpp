@@ -52,6 +52,27 @@ std::uint64_t get64(const std::uint8_t* p) {
   return v;
 }
 
+// The IPv4 header checksum (RFC 791, RFC 1071): the ones' complement of the ones' complement sum
+// of the header's 16-bit words, the checksum field counted as written (0 when computing).
+std::uint16_t ipv4_checksum(const std::uint8_t* header, std::size_t length) {
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i + 1 < length; i += 2) sum += get16(header + i);
+  while (sum >> 16) sum = (sum & 0xFFFFu) + (sum >> 16);
+  return static_cast<std::uint16_t>(~sum);
+}
+
+// IPv4 header fields (RFC 791).
+constexpr std::size_t kIpTosAt = 1;
+constexpr std::size_t kIpTotalLengthAt = 2;
+constexpr std::size_t kIpFlagsFragmentAt = 6;
+constexpr std::size_t kIpTtlAt = 8;
+constexpr std::size_t kIpProtocolAt = 9;
+constexpr std::size_t kIpChecksumAt = 10;
+constexpr std::size_t kIpSrcAt = 12;
+constexpr std::size_t kIpDstAt = 16;
+constexpr std::uint8_t kUdpProtocol = 17;
+constexpr std::uint16_t kDontFragment = 0x4000;
+
 bool is_vlan_tpid(std::uint16_t ethertype) {
   // 802.1ad and the pre-standard QinQ TPID too: using one as the test EtherType would confuse every
   // switch on the path.
@@ -74,6 +95,37 @@ const char* to_string(ParseStatus status) {
   return "unknown";
 }
 
+const char* to_string(Encapsulation encapsulation) {
+  switch (encapsulation) {
+    case Encapsulation::Ethernet:
+      return "ethernet";
+    case Encapsulation::Ipv4Udp:
+      return "ipv4_udp";
+  }
+  return "unknown";
+}
+
+namespace {
+
+void validate_ipv4_udp(const FrameSpec& spec) {
+  const Ipv4UdpSpec& ip = spec.ip;
+  if (spec.ethertype != kDefaultEtherType) {
+    throw std::invalid_argument(fmt::format(
+        "frame spec: EtherType 0x{:04X} given for ipv4_udp frames, which always carry 0x0800", spec.ethertype));
+  }
+  if (ip.src_address == 0) throw std::invalid_argument("frame spec: ipv4_udp frames need a source IPv4 address");
+  if (ip.dst_address == 0) throw std::invalid_argument("frame spec: ipv4_udp frames need a destination IPv4 address");
+  if (ip.src_port == 0 || ip.dst_port == 0) {
+    throw std::invalid_argument(fmt::format("frame spec: UDP port 0 (source {}, destination {}) is not a port",
+                                            ip.src_port, ip.dst_port));
+  }
+  if (ip.dscp > kMaxDscp) throw std::invalid_argument(fmt::format("frame spec: DSCP {} is out of range 0..{}", ip.dscp, kMaxDscp));
+  if (ip.ecn > kMaxEcn) throw std::invalid_argument(fmt::format("frame spec: ECN {} is out of range 0..{}", ip.ecn, kMaxEcn));
+  if (ip.ttl == 0) throw std::invalid_argument("frame spec: TTL 0 would be dropped by the first router");
+}
+
+}  // namespace
+
 void validate(const FrameSpec& spec) {
   if (spec.tagged && spec.vlan > kMaxVlanId) {
     throw std::invalid_argument(fmt::format("frame spec: VLAN id {} is out of range 0..{}", spec.vlan, kMaxVlanId));
@@ -93,10 +145,12 @@ void validate(const FrameSpec& spec) {
   if (is_vlan_tpid(spec.ethertype)) {
     throw std::invalid_argument(fmt::format("frame spec: EtherType 0x{:04X} is a VLAN tag type", spec.ethertype));
   }
+  if (spec.encapsulation == Encapsulation::Ipv4Udp) validate_ipv4_udp(spec);
 }
 
 std::size_t header_length(const FrameSpec& spec) {
-  return kEthernetHeaderLength + (spec.tagged ? kVlanTagLength : 0) + kTuskHeaderLength;
+  const std::size_t routed = spec.encapsulation == Encapsulation::Ipv4Udp ? kIpv4HeaderLength + kUdpHeaderLength : 0;
+  return kEthernetHeaderLength + (spec.tagged ? kVlanTagLength : 0) + routed + kTuskHeaderLength;
 }
 
 std::size_t payload_length_for(const FrameSpec& spec, std::size_t frame_size) {
@@ -107,8 +161,9 @@ std::size_t payload_length_for(const FrameSpec& spec, std::size_t frame_size) {
                                             frame_size, kMinFrameLength));
   }
   if (frame_size < headers) {
-    throw std::invalid_argument(fmt::format("frame size {} B cannot hold the {} B of headers{}", frame_size, headers,
-                                            spec.tagged ? " (VLAN-tagged)" : ""));
+    throw std::invalid_argument(fmt::format("frame size {} B cannot hold the {} B of headers{}{}", frame_size, headers,
+                                            spec.tagged ? " (VLAN-tagged)" : "",
+                                            spec.encapsulation == Encapsulation::Ipv4Udp ? " (IPv4/UDP)" : ""));
   }
   const std::size_t payload = frame_size - headers;
   if (payload > std::numeric_limits<std::uint16_t>::max()) {
@@ -129,8 +184,31 @@ void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t
     put16(p + 2, static_cast<std::uint16_t>((spec.pcp << 13) | spec.vlan));  // DEI stays 0
     p += kVlanTagLength;
   }
-  put16(p, spec.ethertype);
-  p += 2;
+  if (spec.encapsulation == Encapsulation::Ipv4Udp) {
+    put16(p, kIpv4EtherType);
+    p += 2;
+    const std::size_t udp_length = kUdpHeaderLength + kTuskHeaderLength + header.payload_length;
+    p[0] = 0x45;  // version 4, 5 words: no options
+    p[kIpTosAt] = static_cast<std::uint8_t>((spec.ip.dscp << 2) | spec.ip.ecn);
+    put16(p + kIpTotalLengthAt, static_cast<std::uint16_t>(kIpv4HeaderLength + udp_length));
+    put16(p + 4, 0);  // identification: unused, nothing is ever fragmented
+    put16(p + kIpFlagsFragmentAt, kDontFragment);
+    p[kIpTtlAt] = spec.ip.ttl;
+    p[kIpProtocolAt] = kUdpProtocol;
+    put16(p + kIpChecksumAt, 0);
+    put32(p + kIpSrcAt, spec.ip.src_address);
+    put32(p + kIpDstAt, spec.ip.dst_address);
+    put16(p + kIpChecksumAt, ipv4_checksum(p, kIpv4HeaderLength));
+    p += kIpv4HeaderLength;
+    put16(p, spec.ip.src_port);
+    put16(p + 2, spec.ip.dst_port);
+    put16(p + 4, static_cast<std::uint16_t>(udp_length));
+    put16(p + 6, 0);  // no checksum (allowed over IPv4): corruption must reach the BERT
+    p += kUdpHeaderLength;
+  } else {
+    put16(p, spec.ethertype);
+    p += 2;
+  }
 
   put32(p + kMagicAt, kTuskMagic);
   p[kVersionAt] = header.version;
@@ -149,22 +227,10 @@ TagCheck check_tag(const FrameSpec& sent, const ArrivedTag& arrived) noexcept {
   return TagCheck::AsSent;
 }
 
-ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out, std::uint16_t ethertype) {
-  if (length < kEthernetHeaderLength) return ParseStatus::Truncated;
-  std::size_t offset = 12;
-  std::uint16_t type = get16(frame + offset);
-  bool tagged = false;
-  std::uint16_t tci = 0;
-  if (type == kVlanTpid) {
-    if (length < kEthernetHeaderLength + kVlanTagLength) return ParseStatus::Truncated;
-    tagged = true;
-    tci = get16(frame + offset + 2);
-    offset += kVlanTagLength;
-    type = get16(frame + offset);
-  }
-  offset += 2;
-  if (type != ethertype) return ParseStatus::NotTusk;
+namespace {
 
+// The Tusk header at `offset` and the payload after it.
+ParseStatus parse_tusk(const std::uint8_t* frame, std::size_t length, std::size_t offset, ParsedFrame& out) {
   // Magic before length: a short foreign frame that happens to use our EtherType is not ours either.
   if (length < offset + 4) return ParseStatus::Truncated;
   const std::uint8_t* h = frame + offset;
@@ -186,12 +252,77 @@ ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedF
   out.header.tx_timestamp_ns = get64(h + kTimestampAt);
   out.header.prbs_state = get32(h + kPrbsStateAt);
   out.header.payload_length = payload_length;
-  out.tagged = tagged;
-  out.vlan = static_cast<std::uint16_t>(tci & 0x0FFFu);
-  out.pcp = static_cast<std::uint8_t>(tci >> 13);
   out.payload_offset = payload_offset;
   out.payload = frame + payload_offset;
   out.payload_length = payload_length;
+  return ParseStatus::Ok;
+}
+
+// The IPv4 and UDP headers at `offset`; on Ok, `offset` moves to the UDP payload.
+ParseStatus parse_ipv4_udp(const std::uint8_t* frame, std::size_t length, std::size_t& offset, std::uint16_t udp_port,
+                           ParsedFrame& out) {
+  if (length < offset + kIpv4HeaderLength) return ParseStatus::Truncated;
+  const std::uint8_t* ip = frame + offset;
+  if ((ip[0] >> 4) != 4) return ParseStatus::NotTusk;
+  const std::size_t ip_header = static_cast<std::size_t>(ip[0] & 0x0F) * 4;
+  if (ip_header < kIpv4HeaderLength) return ParseStatus::NotTusk;
+  if (ip[kIpProtocolAt] != kUdpProtocol) return ParseStatus::NotTusk;
+  // More fragments, or a fragment offset: we never fragment (DF), so not one of ours.
+  if ((get16(ip + kIpFlagsFragmentAt) & 0x3FFFu) != 0) return ParseStatus::NotTusk;
+  if (length < offset + ip_header + kUdpHeaderLength) return ParseStatus::Truncated;
+  const std::uint8_t* udp = ip + ip_header;
+  if (get16(udp + 2) != udp_port) return ParseStatus::NotTusk;
+  const std::size_t tusk_at = offset + ip_header + kUdpHeaderLength;
+  if (ipv4_checksum(ip, ip_header) != 0) {
+    // Damaged in flight: ours if the Tusk magic is where ours would be.
+    if (length >= tusk_at + 4 && get32(frame + tusk_at + kMagicAt) == kTuskMagic) return ParseStatus::BadHeader;
+    return ParseStatus::NotTusk;
+  }
+  const std::size_t total_length = get16(ip + kIpTotalLengthAt);
+  const std::size_t udp_length = get16(udp + 4);
+  if (total_length < ip_header + kUdpHeaderLength || udp_length != total_length - ip_header) {
+    return ParseStatus::BadHeader;  // lengths that disagree: nothing after them can be trusted
+  }
+  if (length < offset + total_length) return ParseStatus::Truncated;
+  out.ip.src_address = get32(ip + kIpSrcAt);
+  out.ip.dst_address = get32(ip + kIpDstAt);
+  out.ip.src_port = get16(udp);
+  out.ip.dst_port = get16(udp + 2);
+  out.ip.dscp = static_cast<std::uint8_t>(ip[kIpTosAt] >> 2);
+  out.ip.ecn = static_cast<std::uint8_t>(ip[kIpTosAt] & 0x03);
+  out.ip.ttl = ip[kIpTtlAt];
+  offset = tusk_at;
+  return ParseStatus::Ok;
+}
+
+}  // namespace
+
+ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out, const FrameMatch& match) {
+  if (length < kEthernetHeaderLength) return ParseStatus::Truncated;
+  std::size_t offset = 12;
+  std::uint16_t type = get16(frame + offset);
+  bool tagged = false;
+  std::uint16_t tci = 0;
+  if (type == kVlanTpid) {
+    if (length < kEthernetHeaderLength + kVlanTagLength) return ParseStatus::Truncated;
+    tagged = true;
+    tci = get16(frame + offset + 2);
+    offset += kVlanTagLength;
+    type = get16(frame + offset);
+  }
+  offset += 2;
+  if (match.encapsulation == Encapsulation::Ipv4Udp) {
+    if (type != kIpv4EtherType) return ParseStatus::NotTusk;
+    if (const auto status = parse_ipv4_udp(frame, length, offset, match.udp_port, out); status != ParseStatus::Ok) {
+      return status;
+    }
+  } else if (type != match.ethertype) {
+    return ParseStatus::NotTusk;
+  }
+  if (const auto status = parse_tusk(frame, length, offset, out); status != ParseStatus::Ok) return status;
+  out.tagged = tagged;
+  out.vlan = static_cast<std::uint16_t>(tci & 0x0FFFu);
+  out.pcp = static_cast<std::uint8_t>(tci >> 13);
   return ParseStatus::Ok;
 }
 

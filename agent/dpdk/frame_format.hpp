@@ -1,5 +1,7 @@
-// The on-the-wire layout of a DPDK test frame: Ethernet header, optional 802.1Q tag, EtherType, the
-// CRC-protected Tusk header, then the PRBS payload (written separately by the PRBS generator).
+// The on-the-wire layout of a DPDK test frame: Ethernet header, optional 802.1Q tag, EtherType,
+// then either the Tusk header directly (encapsulation "ethernet", one L2 segment) or IPv4 and UDP
+// headers first (encapsulation "ipv4_udp", which routers forward and ECMP hashes by UDP port), then
+// the CRC-protected Tusk header, then the PRBS payload (written separately by the PRBS generator).
 //
 // Layout, all multi-byte fields big-endian:
 //
@@ -7,8 +9,11 @@
 //        0     6  destination MAC
 //        6     6  source MAC
 //       12     4  802.1Q tag (TPID 0x8100, PCP:3 DEI:1 VID:12), only when tagged
-//   12/16      2  EtherType (default 0x88B5, IEEE local experimental)
-//   14/18     34  Tusk header:
+//   12/16      2  EtherType (0x88B5 by default, IEEE local experimental; 0x0800 for ipv4_udp)
+//   14/18     28  ipv4_udp only: IPv4 header (20 bytes, no options: DSCP/ECN, DF set, TTL,
+//                 protocol 17, header checksum), then UDP header (8 bytes, checksum 0: a flipped
+//                 payload bit must reach the BERT, not be dropped by a checksum on the way)
+//    14..46   34  Tusk header:
 //                   +0  u32 magic 0x54534B31 ("TSK1")
 //                   +4  u8  version (1)
 //                   +5  u8  flags (bit 0: payload inverted)
@@ -18,11 +23,12 @@
 //                  +24  u32 PRBS state at the first payload bit
 //                  +28  u16 payload length, bytes
 //                  +30  u32 CRC-32C over bytes +0..+29 (detects every burst up to 32 bits)
-//   48/52      n  payload
+//    48..80    n  payload
 //
-// The CRC covers only the Tusk header, not the MACs or the VLAN tag: switches may legitimately rewrite
-// the tag (PCP remarking, VLAN translation) and the Ethernet FCS already guards the rest. Its job is
-// to stop a corrupted sequence number or stream id from being booked against the wrong stream.
+// The CRC covers only the Tusk header, not the MACs, the VLAN tag or the IPv4/UDP headers: switches
+// may legitimately rewrite the tag (PCP remarking, VLAN translation), routers rewrite MACs, TTL and
+// ECN, and the Ethernet FCS and the IPv4 checksum already guard the rest. Its job is to stop a
+// corrupted sequence number or stream id from being booked against the wrong stream.
 //
 // Pure functions on caller-owned buffers; any thread may call them. write_headers and parse_headers
 // are datapath calls: they never throw or allocate.
@@ -43,6 +49,14 @@ inline constexpr std::uint8_t kFlagPayloadInverted = 0x01;
 inline constexpr std::size_t kEthernetHeaderLength = 14;
 inline constexpr std::size_t kVlanTagLength = 4;
 inline constexpr std::size_t kTuskHeaderLength = 34;
+inline constexpr std::uint16_t kIpv4EtherType = 0x0800;
+inline constexpr std::size_t kIpv4HeaderLength = 20;  // written without options
+inline constexpr std::size_t kUdpHeaderLength = 8;
+// The UDP port test frames go to unless a profile says otherwise: the EtherType's number, so a
+// capture filter for one finds the other. Not RoCEv2's 4791: no RDMA NIC should take them.
+inline constexpr std::uint16_t kDefaultUdpPort = 0x88B5;
+inline constexpr std::uint8_t kMaxDscp = 63;
+inline constexpr std::uint8_t kMaxEcn = 3;
 // Ethernet's minimum frame is 64 bytes with the 4-byte FCS; frame sizes here never include the FCS.
 inline constexpr std::size_t kMinFrameLength = 60;
 inline constexpr std::uint16_t kMaxVlanId = 4094;  // 4095 is reserved by 802.1Q
@@ -50,14 +64,46 @@ inline constexpr std::uint8_t kMaxPcp = 7;
 
 using MacAddress = std::array<std::uint8_t, 6>;
 
+enum class Encapsulation : std::uint8_t {
+  Ethernet,  // the Tusk header right after the EtherType: one L2 segment
+  Ipv4Udp,   // inside IPv4 and UDP: crosses routers, spread over ECMP paths by the UDP ports
+};
+
+const char* to_string(Encapsulation encapsulation);
+
+// Addresses in host byte order; written big-endian.
+struct Ipv4UdpSpec {
+  std::uint32_t src_address = 0;
+  std::uint32_t dst_address = 0;
+  std::uint16_t src_port = kDefaultUdpPort;  // what spreads flows over paths
+  std::uint16_t dst_port = kDefaultUdpPort;
+  std::uint8_t dscp = 0;  // 0..63
+  std::uint8_t ecn = 0;   // 0..3
+  std::uint8_t ttl = 64;  // 1..255
+
+  bool operator==(const Ipv4UdpSpec&) const = default;
+};
+
 struct FrameSpec {
-  MacAddress dst{};
+  MacAddress dst{};  // for ipv4_udp across a router: the gateway's MAC
   MacAddress src{};
   std::uint16_t vlan = 0;  // 0..4094; VLAN 0 with tagged=true is a priority-tagged frame
   std::uint8_t pcp = 0;    // 0..7
   bool tagged = false;
-  std::uint16_t ethertype = kDefaultEtherType;
+  std::uint16_t ethertype = kDefaultEtherType;  // ethernet only; ipv4_udp frames carry 0x0800
+  Encapsulation encapsulation = Encapsulation::Ethernet;
+  Ipv4UdpSpec ip;  // ipv4_udp only
 };
+
+// What a receiver takes as its test frames: the encapsulation and, within it, the EtherType
+// (ethernet) or the UDP destination port (ipv4_udp).
+struct FrameMatch {
+  Encapsulation encapsulation = Encapsulation::Ethernet;
+  std::uint16_t ethertype = kDefaultEtherType;
+  std::uint16_t udp_port = kDefaultUdpPort;
+};
+
+inline FrameMatch match_for(const FrameSpec& spec) { return {spec.encapsulation, spec.ethertype, spec.ip.dst_port}; }
 
 // Magic and CRC are not fields here: the codec writes and checks them.
 struct TuskHeader {
@@ -72,11 +118,24 @@ struct TuskHeader {
   bool operator==(const TuskHeader&) const = default;
 };
 
+// The IPv4 and UDP fields of an ipv4_udp frame as it arrived (routers decrement the TTL and may
+// remark DSCP or set ECN's congestion mark on the way).
+struct ArrivedIpv4Udp {
+  std::uint32_t src_address = 0;
+  std::uint32_t dst_address = 0;
+  std::uint16_t src_port = 0;
+  std::uint16_t dst_port = 0;
+  std::uint8_t dscp = 0;
+  std::uint8_t ecn = 0;
+  std::uint8_t ttl = 0;
+};
+
 struct ParsedFrame {
   TuskHeader header;
   bool tagged = false;
   std::uint16_t vlan = 0;
   std::uint8_t pcp = 0;
+  ArrivedIpv4Udp ip;  // ipv4_udp frames only
   std::size_t payload_offset = 0;
   const std::uint8_t* payload = nullptr;  // points into the parsed frame
   std::size_t payload_length = 0;         // header.payload_length, already checked against the frame
@@ -84,8 +143,9 @@ struct ParsedFrame {
 
 enum class ParseStatus {
   Ok,
-  NotTusk,    // wrong EtherType or magic: someone else's frame, ignore it
-  BadHeader,  // our magic, but the CRC or version is wrong: count the frame as errored-header
+  NotTusk,    // wrong EtherType, protocol, UDP port or magic: someone else's frame, ignore it
+  BadHeader,  // our magic, but the CRC, the version or the IPv4 checksum is wrong: count the
+              // frame as errored-header
   Truncated,  // too short for the headers it claims, or for the payload length it declares
 };
 
@@ -126,9 +186,14 @@ enum class TagCheck {
 TagCheck check_tag(const FrameSpec& sent, const ArrivedTag& arrived) noexcept;
 
 // One 802.1Q tag is skipped before the EtherType is compared. Bytes after the declared payload (a
-// kept FCS, padding) are allowed and ignored.
-ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out,
-                          std::uint16_t ethertype = kDefaultEtherType);
+// kept FCS, padding) are allowed and ignored. ipv4_udp: IPv4 options are skipped; fragments and
+// other protocols are not ours; an IPv4 header whose checksum fails is BadHeader when the Tusk
+// magic is where it would be (our frame, damaged), else NotTusk.
+ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out, const FrameMatch& match);
+inline ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out,
+                                 std::uint16_t ethertype = kDefaultEtherType) {
+  return parse_headers(frame, length, out, FrameMatch{Encapsulation::Ethernet, ethertype, kDefaultUdpPort});
+}
 
 
 }  // namespace tusk::dpdk
