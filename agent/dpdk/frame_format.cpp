@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "agent/dpdk/wire_bytes.hpp"
 #include "common/crc32c.hpp"
 
 namespace tusk::dpdk {
@@ -22,44 +23,14 @@ constexpr std::size_t kPayloadLengthAt = 28;
 constexpr std::size_t kCrcAt = 30;
 static_assert(kCrcAt + 4 == kTuskHeaderLength);
 
-// Byte-wise stores and loads: frames are not aligned for wider access, and this is endian-agnostic.
-void put16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
+using wire::get16;
+using wire::get32;
+using wire::get64;
+using wire::put16;
+using wire::put32;
+using wire::put64;
 
-void put32(std::uint8_t* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (24 - 8 * i));
-}
-
-void put64(std::uint8_t* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
-}
-
-std::uint16_t get16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
-
-std::uint32_t get32(const std::uint8_t* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
-std::uint64_t get64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
-// The IPv4 header checksum (RFC 791, RFC 1071): the ones' complement of the ones' complement sum
-// of the header's 16-bit words, the checksum field counted as written (0 when computing).
-std::uint16_t ipv4_checksum(const std::uint8_t* header, std::size_t length) {
-  std::uint32_t sum = 0;
-  for (std::size_t i = 0; i + 1 < length; i += 2) sum += get16(header + i);
-  while (sum >> 16) sum = (sum & 0xFFFFu) + (sum >> 16);
-  return static_cast<std::uint16_t>(~sum);
-}
+using wire::internet_checksum;
 
 // IPv4 header fields (RFC 791).
 constexpr std::size_t kIpTosAt = 1;
@@ -198,7 +169,7 @@ void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t
     put16(p + kIpChecksumAt, 0);
     put32(p + kIpSrcAt, spec.ip.src_address);
     put32(p + kIpDstAt, spec.ip.dst_address);
-    put16(p + kIpChecksumAt, ipv4_checksum(p, kIpv4HeaderLength));
+    put16(p + kIpChecksumAt, internet_checksum(p, kIpv4HeaderLength));
     p += kIpv4HeaderLength;
     put16(p, spec.ip.src_port);
     put16(p + 2, spec.ip.dst_port);
@@ -273,7 +244,7 @@ ParseStatus parse_ipv4_udp(const std::uint8_t* frame, std::size_t length, std::s
   const std::uint8_t* udp = ip + ip_header;
   if (get16(udp + 2) != udp_port) return ParseStatus::NotTusk;
   const std::size_t tusk_at = offset + ip_header + kUdpHeaderLength;
-  if (ipv4_checksum(ip, ip_header) != 0) {
+  if (internet_checksum(ip, ip_header) != 0) {
     // Damaged in flight: ours if the Tusk magic is where ours would be.
     if (length >= tusk_at + 4 && get32(frame + tusk_at + kMagicAt) == kTuskMagic) return ParseStatus::BadHeader;
     return ParseStatus::NotTusk;
