@@ -2,6 +2,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <stdexcept>
 
 #include "agent/agent_app.hpp"
 #include "agent/dpdk/dpdk_engine.hpp"
@@ -12,6 +15,7 @@ namespace {
 struct DpdkFlags {
   std::vector<std::string> vdevs;
   std::vector<std::string> pci;
+  std::vector<std::string> addresses;
   tusk::dpdk::DpdkAgentOptions options;
 };
 
@@ -36,6 +40,19 @@ int main(int argc, char** argv) {
   setup.add_options = [&](CLI::App& app) {
     app.add_option("--dpdk-vdev", dpdk.vdevs, "DPDK virtual device, e.g. net_af_packet0,iface=eth1; repeatable");
     app.add_option("--dpdk-pci", dpdk.pci, "DPDK PCI device, e.g. 0000:3b:00.0 (mlx5 bifurcated); repeatable");
+    app.add_option("--dpdk-address", dpdk.addresses,
+                   "IPv4 address of a DPDK port on a routed fabric, ADDRESS/PREFIX[,gw=GATEWAY]; the n-th is the "
+                   "n-th port's (vdevs first, then PCI); repeatable")
+        ->check(CLI::Validator(
+            [](std::string& text) {
+              try {
+                tusk::dpdk::parse_ipv4_interface(text);
+                return std::string();
+              } catch (const std::exception& e) {
+                return std::string(e.what());
+              }
+            },
+            "ADDRESS/PREFIX[,gw=GATEWAY]"));
     app.add_option("--dpdk-lcores", dpdk.options.eal.lcores, "EAL lcore list; with two or more CPUs the TX thread is pinned to the last and RX to the first")->capture_default_str();
     app.add_flag("--dpdk-hugepages", dpdk.options.eal.use_hugepages, "use reserved hugepages (default: --no-huge)");
     app.add_option("--dpdk-memory-mb", dpdk.options.eal.memory_mb, "memory without hugepages")->capture_default_str();
@@ -56,6 +73,11 @@ int main(int argc, char** argv) {
       dpdk.options.ports.push_back(pci);
       dpdk.options.kernel_interfaces.emplace_back();
     }
+    if (dpdk.addresses.size() > dpdk.options.ports.size()) {
+      throw std::invalid_argument(fmt::format("--dpdk-address given {} times for {} DPDK ports: one per port, in order",
+                                              dpdk.addresses.size(), dpdk.options.ports.size()));
+    }
+    for (const auto& address : dpdk.addresses) dpdk.options.addresses.push_back(tusk::dpdk::parse_ipv4_interface(address));
     tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
     tusk::rdma::add_rdma_engine(engines, agent_name, dpdk.options.idle_sleep_us);
     return engines;

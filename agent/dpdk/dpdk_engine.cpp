@@ -63,10 +63,24 @@ void pin_to(std::optional<int> cpu, const char* thread) {
 
 DpdkContext::DpdkContext(const DpdkAgentOptions& options)
     : eal_(options.eal), idle_sleep_us_(options.idle_sleep_us), cpus_(parse_cpu_list(options.eal.lcores)) {
+  if (options.addresses.size() > options.ports.size()) {
+    throw EngineError(fmt::format("{} IPv4 addresses (--dpdk-address) for {} DPDK ports: one per port, in order",
+                                  options.addresses.size(), options.ports.size()));
+  }
   for (std::size_t i = 0; i < options.ports.size(); ++i) {
     const std::string interface = i < options.kernel_interfaces.size() ? options.kernel_interfaces[i] : "";
     ports_.push_back(std::make_unique<Port>(options.ports[i], PortOptions{}, interface));
+    Ipv4Interface address = i < options.addresses.size() ? options.addresses[i] : Ipv4Interface{};
+    address.mac = ports_.back()->mac();
+    addresses_.push_back(address);
   }
+}
+
+const Ipv4Interface& DpdkContext::address(const Port& port) const {
+  for (std::size_t i = 0; i < ports_.size(); ++i) {
+    if (ports_[i].get() == &port) return addresses_[i];
+  }
+  throw EngineError(fmt::format("DPDK port '{}' is not one of this agent's ports", port.name()));
 }
 
 Port& DpdkContext::port(const std::string& name) {
@@ -517,6 +531,10 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
     proto::DpdkPort entry;
     entry.set_name(port->name());
     entry.set_mac(mac_text(port->mac()));
+    if (const Ipv4Interface& address = context->address(*port); address.address != 0) {
+      entry.set_ipv4(fmt::format("{}/{}", ipv4_to_string(address.address), address.prefix_length));
+      if (address.gateway != 0) entry.set_gateway(ipv4_to_string(address.gateway));
+    }
     catalog.dpdk_ports.push_back(entry);
   }
   catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate};

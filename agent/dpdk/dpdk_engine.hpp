@@ -22,6 +22,7 @@
 #include "agent/dpdk/eal.hpp"
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
+#include "agent/dpdk/neighbour.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/engine.hpp"
 #include "common/latency_histogram.hpp"
@@ -32,6 +33,7 @@ struct DpdkAgentOptions {
   EalOptions eal;
   std::vector<std::string> ports;  // DPDK device names, e.g. "net_af_packet0"
   std::vector<std::string> kernel_interfaces;  // per port: af_packet's iface=, else ""
+  std::vector<Ipv4Interface> addresses;        // per port, in order: its IPv4 address (MAC filled in later)
   // Sleep this long when a poll finds nothing. 0 busy-polls (real hosts); labs on few cores need
   // a pause so agents and the kernel path between them do not starve each other.
   unsigned idle_sleep_us = 0;
@@ -42,6 +44,8 @@ class DpdkContext {
   explicit DpdkContext(const DpdkAgentOptions& options);
   Port& port(const std::string& name);  // "" = the first port; throws EngineError
   const std::vector<std::unique_ptr<Port>>& ports() const { return ports_; }
+  // The port's own IPv4 address (address 0 when it was given none), with its MAC.
+  const Ipv4Interface& address(const Port& port) const;
   unsigned idle_sleep_us() const { return idle_sleep_us_; }
   // With two or more lcores, the TX thread runs on the last and the RX thread on the first, each
   // pinned as testpmd pins its forwarding cores: measured, a floating TX thread ran at 0.67 or
@@ -53,6 +57,7 @@ class DpdkContext {
  private:
   Eal eal_;  // first: ports are destroyed before the EAL
   std::vector<std::unique_ptr<Port>> ports_;
+  std::vector<Ipv4Interface> addresses_;  // in ports_ order
   unsigned idle_sleep_us_;
   std::vector<int> cpus_;
 };

@@ -235,6 +235,15 @@ json report_json(const RunOutcome& outcome) {
       devices.push_back({{"name", device.name()}, {"firmware", device.firmware()}, {"ports", ports}});
     }
     agent["rdma_devices"] = devices;
+    json dpdk_ports = json::array();
+    for (const auto& port : view.inventory.dpdk_ports()) {
+      dpdk_ports.push_back({{"name", port.name()},
+                            {"driver", port.driver()},
+                            {"mac", port.mac()},
+                            {"ipv4", port.ipv4()},
+                            {"gateway", port.gateway()}});
+    }
+    agent["dpdk_ports"] = dpdk_ports;
     agents.push_back(std::move(agent));
   }
   report["agents"] = agents;

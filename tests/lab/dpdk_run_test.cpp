@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -82,7 +83,8 @@ class DpdkRun : public ::testing::Test {
             std::vector<std::string>{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
                                      "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
                                      dir_ + "/certs/" + name + ".key", "--dpdk-vdev",
-                                     "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50"},
+                                     "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50",
+                                     "--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"},
             log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
         if (read_file(log).find("engines: dpdk") != std::string::npos) {
@@ -153,6 +155,16 @@ TEST_F(DpdkRun, CleanCableCarriesOverOneHundredThousandFramesEachWayWithNoErrorA
     EXPECT_GE(stream["counters"].value("tx_good_packets", 0), 100'000) << stream.dump(2);
   }
   EXPECT_EQ(ports, 2u);
+  // Each agent's port, with the address it was given, in the report's inventory.
+  std::map<std::string, std::string> addresses;
+  for (const auto& agent : result["agents"]) {
+    ASSERT_EQ(agent["dpdk_ports"].size(), 1u) << agent.dump(2);
+    const auto& port = agent["dpdk_ports"][0];
+    addresses[agent["name"]] = port["ipv4"].get<std::string>() + " gw " + port["gateway"].get<std::string>();
+    EXPECT_EQ(port["name"], "net_af_packet0");
+  }
+  EXPECT_EQ(addresses["lab-a"], "10.77.0.1/24 gw ");
+  EXPECT_EQ(addresses["lab-b"], "10.77.0.2/24 gw 10.77.0.1");
 }
 
 TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
