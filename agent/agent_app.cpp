@@ -56,8 +56,7 @@ constexpr std::chrono::milliseconds kDefaultLease{3000};
 class Agent {
  public:
   Agent(asio::io_context& io, AgentOptions options, EngineCatalog engines, asio::ssl::context* tls)
-      : io_(io),
-        options_(std::move(options)),
+      : options_(std::move(options)),
         engines_(std::move(engines)),
         inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_)),
         instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
@@ -225,7 +224,6 @@ class Agent {
     }
   }
 
-  asio::io_context& io_;
   AgentOptions options_;
   EngineCatalog engines_;
   proto::Inventory inventory_;
