@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "agent/dpdk/frame_format.hpp"
+#include "agent/dpdk/neighbour.hpp"
+#include "agent/dpdk/wire_bytes.hpp"
 #include "common/framing.hpp"
 #include "common/version.hpp"
 
@@ -115,6 +118,59 @@ Envelope plan(const std::string& engine) {
 
 }  // namespace
 
+// A test frame of `size` bytes as a DPDK sender writes it (payload left zero), after the fuzz
+// target's selector byte.
+std::string test_frame(std::uint8_t selector, const tusk::dpdk::FrameSpec& spec, std::size_t size) {
+  tusk::dpdk::TuskHeader header;
+  header.stream_id = 1;
+  header.seq = 7;
+  header.payload_length = static_cast<std::uint16_t>(tusk::dpdk::payload_length_for(spec, size));
+  std::string bytes(size + 1, '\0');
+  bytes[0] = static_cast<char>(selector);
+  tusk::dpdk::write_headers(spec, header, reinterpret_cast<std::uint8_t*>(bytes.data() + 1));
+  return bytes;
+}
+
+// An ICMP echo request to 192.168.101.11 with 8 bytes of data, checksums right.
+std::string ping_frame() {
+  using tusk::dpdk::wire::internet_checksum;
+  using tusk::dpdk::wire::put16;
+  using tusk::dpdk::wire::put32;
+  std::vector<std::uint8_t> f(14 + 20 + 16, 0);
+  put16(f.data() + 12, 0x0800);
+  f[14] = 0x45;
+  put16(f.data() + 16, 36);
+  f[22] = 64;
+  f[23] = 1;
+  put32(f.data() + 26, 0xC0A86501);  // 192.168.101.1
+  put32(f.data() + 30, 0xC0A8650B);  // 192.168.101.11
+  put16(f.data() + 24, internet_checksum(f.data() + 14, 20));
+  f[34] = 8;
+  put16(f.data() + 36, internet_checksum(f.data() + 34, 16));
+  return std::string(1, '\0') + std::string(f.begin(), f.end());
+}
+
+void write_dpdk_frames(const fs::path& dir) {
+  tusk::dpdk::FrameSpec l2;
+  l2.dst = {0x02, 0, 0, 0, 0, 2};
+  l2.src = {0x02, 0, 0, 0, 0, 1};
+  write(dir, "ethernet", test_frame(0, l2, 128));
+  tusk::dpdk::FrameSpec routed = l2;
+  routed.encapsulation = tusk::dpdk::Encapsulation::Ipv4Udp;
+  routed.ip.src_address = 0xC0A8650B;
+  routed.ip.dst_address = 0xC0A8660B;
+  write(dir, "ipv4-udp", test_frame(1, routed, 128));
+  routed.ip.dst_port = 4791;
+  routed.tagged = true;
+  routed.vlan = 100;
+  write(dir, "ipv4-udp-tagged-4791", test_frame(3, routed, 200));
+  tusk::dpdk::Ipv4Interface leaf = tusk::dpdk::parse_ipv4_interface("192.168.101.1/24");
+  std::string arp(61, '\0');
+  tusk::dpdk::write_arp_request(leaf, 0xC0A8650B, reinterpret_cast<std::uint8_t*>(arp.data() + 1));
+  write(dir, "arp-request", arp);
+  write(dir, "ping", ping_frame());
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: make_seeds <fuzz/corpus directory>\n");
@@ -154,5 +210,6 @@ int main(int argc, char** argv) {
   ack.mutable_record_ack()->set_acked_through(3);
   write(root / "agent_messages", "dpdk-run", frames({hello_ack, plan("dpdk"), start, ack, stop}));
   write(root / "agent_messages", "rdma-run", frames({hello_ack, plan("rdma"), start, stop, plan("rdma")}));
+  write_dpdk_frames(root / "dpdk_frames");
   return 0;
 }
