@@ -121,7 +121,8 @@ Ipv4Interface parse_ipv4_interface(const std::string& text) {
   if (!address) throw std::invalid_argument(fmt::format("'{}': '{}' is not an IPv4 address", text, cidr.substr(0, slash)));
   interface.address = *address;
   const std::string prefix = cidr.substr(slash + 1);
-  if (prefix.empty() || prefix.size() > 2 || !std::all_of(prefix.begin(), prefix.end(), ::isdigit) ||
+  const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (prefix.empty() || prefix.size() > 2 || !std::all_of(prefix.begin(), prefix.end(), is_digit) ||
       std::stoi(prefix) < 1 || std::stoi(prefix) > 32) {
     throw std::invalid_argument(fmt::format("'{}': prefix length '{}' is not 1..32", text, prefix));
   }
