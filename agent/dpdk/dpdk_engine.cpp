@@ -14,8 +14,10 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "agent/dpdk/cpu_list.hpp"
+#include "agent/dpdk/neighbour_resolver.hpp"
 #include "agent/dpdk/send_rate.hpp"
 #include "agent/payload/prbs.hpp"
 #include "agent/latency_gauges.hpp"
@@ -35,18 +37,41 @@ constexpr double kGapFrameIntervals = 20;
 // A poll that comes later than this after the one before means the RX thread was not running (a
 // busy host descheduled it): frames waited in the ring meanwhile, so that time is no link's gap.
 constexpr std::int64_t kPollSlackNs = 1'000'000;
+constexpr unsigned kAnswerRingSize = 256;
 
-std::string mac_text(const std::array<std::uint8_t, 6>& mac) {
-  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+// An RX stream's key: its sender (the source MAC of ethernet frames; the source IPv4 address of
+// ipv4_udp ones, whose source MAC is the last router's) and the sender's stream id.
+std::uint64_t stream_key(const MacAddress& mac, std::uint32_t address, std::uint16_t stream_id) {
+  std::uint64_t sender = address;
+  if (address == 0) {
+    for (const std::uint8_t byte : mac) sender = (sender << 8) | byte;
+  }
+  return (sender << 16) | stream_id;
 }
 
-bool parse_mac(const std::string& text, std::array<std::uint8_t, 6>& out) {
-  unsigned bytes[6];
-  if (std::sscanf(text.c_str(), "%x:%x:%x:%x:%x:%x", &bytes[0], &bytes[1], &bytes[2], &bytes[3], &bytes[4], &bytes[5]) != 6) {
-    return false;
-  }
-  for (int i = 0; i < 6; ++i) out[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(bytes[i]);
-  return true;
+// The plan's IPv4/UDP fields, bounded: they came over the network.
+Ipv4UdpSpec ipv4_fields(const proto::DpdkTest& test, std::uint32_t source) {
+  if (test.dscp() > kMaxDscp) throw EngineError(fmt::format("DSCP {} is out of range 0..{}", test.dscp(), kMaxDscp));
+  if (test.ecn() > kMaxEcn) throw EngineError(fmt::format("ECN {} is out of range 0..{}", test.ecn(), kMaxEcn));
+  if (test.ttl() > 255) throw EngineError(fmt::format("TTL {} is out of range 1..255", test.ttl()));
+  if (test.udp_port() > 0xFFFF) throw EngineError(fmt::format("UDP port {} is out of range 1..65535", test.udp_port()));
+  Ipv4UdpSpec ip;
+  ip.src_address = source;
+  ip.dscp = static_cast<std::uint8_t>(test.dscp());
+  ip.ecn = static_cast<std::uint8_t>(test.ecn());
+  if (test.ttl() > 0) ip.ttl = static_cast<std::uint8_t>(test.ttl());
+  if (test.udp_port() > 0) ip.dst_port = static_cast<std::uint16_t>(test.udp_port());
+  return ip;
+}
+
+void set_flow(proto::StreamCounters& stream, std::uint32_t src, std::uint16_t src_port, std::uint32_t dst,
+              std::uint16_t dst_port) {
+  proto::Flow& flow = *stream.mutable_flow();
+  flow.set_src_address(ipv4_to_string(src));
+  flow.set_dst_address(ipv4_to_string(dst));
+  flow.set_src_port(src_port);
+  flow.set_dst_port(dst_port);
+  flow.set_protocol("udp");
 }
 
 void sleep_us(unsigned us) {
@@ -108,6 +133,14 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   spec.vlan = static_cast<std::uint16_t>(test.vlan());
   spec.pcp = static_cast<std::uint8_t>(test.pcp());
   spec.ethertype = test.ethertype() > 0 ? static_cast<std::uint16_t>(test.ethertype()) : kDefaultEtherType;
+  if (test.ethertype() > 0xFFFF) throw EngineError(fmt::format("EtherType {} is out of range", test.ethertype()));
+  interface_ = context_.address(*port_);
+  if (test.encapsulation() == "ipv4_udp") {
+    spec.encapsulation = Encapsulation::Ipv4Udp;
+    spec.ip = ipv4_fields(test, interface_.address);
+  } else if (!test.encapsulation().empty() && test.encapsulation() != "ethernet") {
+    throw EngineError(fmt::format("unknown encapsulation '{}' (ethernet or ipv4_udp)", test.encapsulation()));
+  }
   const std::vector<std::uint32_t> sizes(test.frame_sizes().begin(), test.frame_sizes().end());
   // No size is no plan: a default here would send frames the safety check never saw.
   if (sizes.empty() && test.frame_size() == 0) {
@@ -128,44 +161,56 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   plan_ = plan;
   events_ = std::move(events);
   targets_.clear();
-  peer_by_mac_.clear();
-  std::uint16_t stream_id = 1;
-  for (const auto& peer : plan.peers()) {
+  std::vector<FlowTarget> flows;
+  try {
+    flows = flow_targets(plan, interface_, [&](std::uint32_t hop) { return resolve_mac(*port_, interface_, hop); });
+  } catch (const EngineError& e) {
+    throw EngineError(fmt::format("DPDK port {}: {}", port_->name(), e.what()));
+  }
+  const std::size_t flows_per_peer = std::max<std::uint32_t>(1, test.flows_per_peer());
+  const std::size_t senders = std::max<std::size_t>({1, static_cast<std::size_t>(plan.peers_size()),
+                                                     static_cast<std::size_t>(plan.senders_size())});
+  if (senders * flows_per_peer > kMaxRxStreams) {
+    throw EngineError(fmt::format("DPDK port {}: {} senders with {} flows each are more than the {} streams a port tracks",
+                                  port_->name(), senders, flows_per_peer, kMaxRxStreams));
+  }
+  for (const FlowTarget& flow : flows) {
     auto target = std::make_unique<TxTarget>();
-    target->peer = peer.agent_name();
-    target->stream_id = stream_id++;
-    if (!parse_mac(peer.address(), target->mac)) target->mac.fill(0xff);  // unknown: broadcast
-    peer_by_mac_[target->mac] = target->peer;
+    target->flow = flow;
     targets_.push_back(std::move(target));
   }
-  // Streams from agents that send here but get nothing back (ring, incast) are named too.
-  for (const auto& sender : plan.senders()) {
-    std::array<std::uint8_t, 6> mac;
-    if (parse_mac(sender.address(), mac)) peer_by_mac_.emplace(mac, sender.agent_name());
-  }
-  if (plan.peers().empty()) {  // loopback: this port to itself through the cable under test
-    auto target = std::make_unique<TxTarget>();
-    target->peer = "self";
-    target->stream_id = 1;
-    target->mac = port_->mac();
-    targets_.push_back(std::move(target));
-  }
+  peers_ = peer_names(plan);
+  answers_.reset();
+  if (interface_.address != 0) answers_ = std::make_unique<MbufRing>(kAnswerRingSize);
   tx_sizes_.assign(targets_.size(), *cycle);
   rx_stream_count_ = 0;
   // Each stream's frames come every (sender's targets / port rate); a sender has as many targets
-  // as this agent in every topology but incast and a pipeline's end, where it has one.
+  // (peers times flows) as this agent in every topology but incast and a pipeline's end, where it
+  // has fewer.
   port_pps_ = send_rate(test).pps;
-  const double stream_interval_ns = port_pps_ > 0 ? 1e9 * std::max(1, plan.peers_size()) / port_pps_ : 0;
+  const double stream_interval_ns = port_pps_ > 0 ? 1e9 * static_cast<double>(targets_.size()) / port_pps_ : 0;
   gap_threshold_ns_ = std::max(kGapThresholdNs, static_cast<std::int64_t>(kGapFrameIntervals * stream_interval_ns));
 }
 
-std::string DpdkEngine::peer_name(const std::array<std::uint8_t, 6>& mac) const {
-  const auto peer = peer_by_mac_.find(mac);
-  return peer != peer_by_mac_.end() ? peer->second : mac_text(mac);
+std::string DpdkEngine::peer_name(const RxStreamCounters& stream) const {
+  if (ipv4()) {
+    const auto peer = peers_.by_address.find(stream.flow.src_address);
+    return peer != peers_.by_address.end() ? peer->second : ipv4_to_string(stream.flow.src_address);
+  }
+  const auto peer = peers_.by_mac.find(stream.source);
+  return peer != peers_.by_mac.end() ? peer->second : mac_text(stream.source);
 }
 
 std::string DpdkEngine::rx_stream_id(std::size_t index) const {
-  return fmt::format("rx:{}/{}", peer_name(rx_streams_[index].source), rx_streams_[index].stream_id);
+  return fmt::format("rx:{}/{}", peer_name(rx_streams_[index]), rx_streams_[index].stream_id);
+}
+
+void DpdkEngine::send_answers() {
+  rte_mbuf* answers[kBurst];
+  const unsigned got = answers_->pop(answers, kBurst);
+  if (got == 0) return;
+  const std::uint16_t sent = rte_eth_tx_burst(port_->id(), 0, answers, static_cast<std::uint16_t>(got));
+  if (sent < got) rte_pktmbuf_free_bulk(answers + sent, got - sent);  // the next request gets the next answer
 }
 
 void DpdkEngine::start(std::int64_t start_ns) {
@@ -216,6 +261,7 @@ void DpdkEngine::tx_loop() {
   rte_mbuf* burst[kBurst];
   std::uint16_t burst_frame_bytes[kBurst];
   while (running_) {
+    if (answers_) send_answers();
     std::uint16_t count = kBurst;
     if (ns_per_frame > 0) {
       // Paced: send what the clock allows, in bursts of at most kBurst. After a stall (the port
@@ -242,10 +288,13 @@ void DpdkEngine::tx_loop() {
       const FrameSize& size = tx_sizes_[t].next();
       // prepare() checked that the largest size fits an mbuf, so the append cannot fail.
       auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(burst[i], size.frame));
-      spec.dst = targets_[t]->mac;
+      const FlowTarget& flow = targets_[t]->flow;
+      spec.dst = flow.mac;
+      spec.ip.dst_address = flow.address;
+      spec.ip.src_port = flow.src_port;
       TuskHeader tusk;
       tusk.flags = test.invert() ? kFlagPayloadInverted : 0;
-      tusk.stream_id = targets_[t]->stream_id;
+      tusk.stream_id = flow.stream_id;
       tusk.seq = sequence[t]++;
       tusk.tx_timestamp_ns = static_cast<std::uint64_t>(now);
       tusk.prbs_state = generators[t].state();
@@ -279,7 +328,8 @@ void DpdkEngine::rx_loop() {
   if (rte_thread_register() != 0) spdlog::warn("DPDK RX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
   const payload::Pattern pattern = *payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
-  const std::uint16_t ethertype = frame_spec_.ethertype;
+  const FrameMatch match = match_for(frame_spec_);
+  const bool by_address = ipv4();
   // Trackers, histograms and per-stream receive state belong to this thread alone; counts that
   // sample() reads are kept here and stored (not read-modify-written) into the atomics.
   struct RxState {
@@ -294,6 +344,8 @@ void DpdkEngine::rx_loop() {
     bool vlan_reported = false;
   };
   std::vector<std::unique_ptr<RxState>> state;
+  std::unordered_map<std::uint64_t, std::size_t> index_of_stream;  // stream_key -> rx_streams_ index
+  index_of_stream.reserve(kMaxRxStreams);
   std::int64_t last_publish_ns = realtime_ns();
   const auto publish_latency = [&] {
     for (std::size_t i = 0; i < state.size(); ++i) {
@@ -313,28 +365,37 @@ void DpdkEngine::rx_loop() {
       const rte_mbuf* mbuf = burst[i];
       ParsedFrame parsed;
       const auto* data = rte_pktmbuf_mtod(mbuf, const std::uint8_t*);
-      const auto status = parse_headers(data, rte_pktmbuf_pkt_len(mbuf), parsed, ethertype);
+      const auto status = parse_headers(data, rte_pktmbuf_pkt_len(mbuf), parsed, match);
       if (status == ParseStatus::NotTusk) {
-        // Someone else's frame (not our EtherType or magic): not test traffic, not counted.
+        // Someone else's frame: not test traffic, not counted; answered when it is ARP or a ping
+        // for our address (the TX thread sends it: it owns the TX queue).
+        if (answers_) {
+          if (rte_mbuf* answer = answer_for_us(*port_, interface_, mbuf); answer && !answers_->push(answer)) {
+            rte_pktmbuf_free(answer);
+          }
+        }
       } else if (status != ParseStatus::Ok) {
         bad_headers_.fetch_add(1, std::memory_order_relaxed);
       } else {
-        std::array<std::uint8_t, 6> source;
+        MacAddress source;
         std::copy(data + 6, data + 12, source.begin());
-        std::size_t index = 0;
-        const std::size_t streams = rx_stream_count_.load(std::memory_order_relaxed);
-        while (index < streams && !(rx_streams_[index].source == source && rx_streams_[index].stream_id == parsed.header.stream_id)) {
-          ++index;
-        }
-        if (index == streams) {
-          if (streams == kMaxRxStreams) {
+        const std::uint64_t key =
+            stream_key(source, by_address ? parsed.ip.src_address : 0, parsed.header.stream_id);
+        std::size_t index;
+        if (const auto known = index_of_stream.find(key); known != index_of_stream.end()) {
+          index = known->second;
+        } else {
+          index = rx_stream_count_.load(std::memory_order_relaxed);
+          if (index == kMaxRxStreams) {
             rte_pktmbuf_free(burst[i]);
             continue;
           }
           rx_streams_[index].source = source;
           rx_streams_[index].stream_id = parsed.header.stream_id;
+          rx_streams_[index].flow = parsed.ip;
+          index_of_stream.emplace(key, index);
           state.push_back(std::make_unique<RxState>());  // once per new stream, not per frame
-          rx_stream_count_.store(streams + 1, std::memory_order_release);
+          rx_stream_count_.store(index + 1, std::memory_order_release);
         }
         RxState& rx = *state[index];
         RxStreamCounters& counters = rx_streams_[index];
@@ -372,7 +433,7 @@ void DpdkEngine::rx_loop() {
           if (!rx.vlan_reported && events_) {
             rx.vlan_reported = true;
             events_(proto::AgentEvent::NOTICE,
-                    fmt::format("{} stream {} arrives {}, expected {}", peer_name(source), parsed.header.stream_id,
+                    fmt::format("{} stream {} arrives {}, expected {}", peer_name(rx_streams_[index]), parsed.header.stream_id,
                                 tag.tagged ? fmt::format("on VLAN {}", tag.vlan) : std::string("untagged"),
                                 frame_spec_.tagged ? fmt::format("VLAN {}", frame_spec_.vlan) : std::string("untagged")),
                     rx_stream_id(index));
@@ -390,7 +451,7 @@ void DpdkEngine::rx_loop() {
             if (events_) {
               events_(proto::AgentEvent::NOTICE,
                       fmt::format("{} stream {}: the sender sent nothing for {} ms (its host paused; no frame lost)",
-                                  peer_name(source), parsed.header.stream_id, sent_apart_ns / 1'000'000),
+                                  peer_name(rx_streams_[index]), parsed.header.stream_id, sent_apart_ns / 1'000'000),
                       rx_stream_id(index));
             }
           }
@@ -401,7 +462,7 @@ void DpdkEngine::rx_loop() {
             if (events_) {
               events_(proto::AgentEvent::LINK_DOWN,
                       fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed ({} frames lost in it)",
-                                  peer_name(source), parsed.header.stream_id, silent_ns / 1'000'000, lost_in_gap),
+                                  peer_name(rx_streams_[index]), parsed.header.stream_id, silent_ns / 1'000'000, lost_in_gap),
                       rx_stream_id(index));
             }
           }
@@ -446,7 +507,7 @@ void DpdkEngine::rx_loop() {
         events_(proto::AgentEvent::LINK_DOWN,
                 fmt::format("nothing from {} stream {} in the last {} ms of the test: its traffic stopped and did not "
                             "resume (a link that went down and stayed down, or a sender that stopped)",
-                            peer_name(rx_streams_[i].source), rx_streams_[i].stream_id, silent_ns / 1'000'000),
+                            peer_name(rx_streams_[i]), rx_streams_[i].stream_id, silent_ns / 1'000'000),
                 rx_stream_id(i));
       }
     }
@@ -458,8 +519,13 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
   std::vector<proto::StreamCounters> out;
   for (const auto& target : targets_) {
     proto::StreamCounters stream;
-    stream.set_stream_id(fmt::format("tx:{}", target->peer));
-    stream.set_peer(target->peer);
+    const FlowTarget& flow = target->flow;
+    // One flow per peer keeps the plain name; several are told apart by stream id, as at the receiver.
+    stream.set_stream_id(targets_.size() > 1 && plan_.dpdk().flows_per_peer() > 1
+                             ? fmt::format("tx:{}/{}", flow.peer, flow.stream_id)
+                             : fmt::format("tx:{}", flow.peer));
+    stream.set_peer(flow.peer);
+    if (ipv4()) set_flow(stream, frame_spec_.ip.src_address, flow.src_port, flow.address, frame_spec_.ip.dst_port);
     stream.set_kind("tx");
     auto& map = *stream.mutable_counters();
     map[std::string(c::kTxFrames)] = target->frames.load(std::memory_order_relaxed);
@@ -470,9 +536,10 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
   for (std::size_t i = 0; i < streams; ++i) {
     const auto& rx = rx_streams_[i];
     proto::StreamCounters stream;
-    stream.set_peer(peer_name(rx.source));
+    stream.set_peer(peer_name(rx));
     stream.set_stream_id(rx_stream_id(i));
     stream.set_kind("rx");
+    if (ipv4()) set_flow(stream, rx.flow.src_address, rx.flow.src_port, rx.flow.dst_address, rx.flow.dst_port);
     auto& map = *stream.mutable_counters();
     map[std::string(c::kRxFrames)] = rx.frames.load(std::memory_order_relaxed);
     map[std::string(c::kRxBytes)] = rx.bytes.load(std::memory_order_relaxed);

@@ -21,7 +21,9 @@
 
 #include "agent/dpdk/eal.hpp"
 #include "agent/dpdk/frame_format.hpp"
+#include "agent/dpdk/flow_targets.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
+#include "agent/dpdk/mbuf_ring.hpp"
 #include "agent/dpdk/neighbour.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/engine.hpp"
@@ -64,8 +66,9 @@ class DpdkContext {
 
 // Counters one RX stream publishes for sample(); written only by the RX thread.
 struct RxStreamCounters {
-  std::array<std::uint8_t, 6> source{};
+  MacAddress source{};
   std::uint16_t stream_id = 0;
+  Ipv4UdpSpec flow;  // ipv4_udp: the addresses and ports of its first frame (the sender's flow)
   std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0},
       lost{0}, gap_lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0},
       vlan_tagged{0}, vlan_mismatches{0}, pcp_changes{0};
@@ -85,32 +88,36 @@ class DpdkEngine final : public Engine {
   std::vector<proto::StreamCounters> sample() override;
   void stop() noexcept override;
 
-  static constexpr std::size_t kMaxRxStreams = 256;
+  // Streams one port tracks: peers times flows per peer (the controller allows 128 flows per peer).
+  static constexpr std::size_t kMaxRxStreams = 1024;
   // How stale the latency gauges of a running test may be; the final sample is exact.
   static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
 
  private:
   struct TxTarget {
-    std::string peer;
-    std::array<std::uint8_t, 6> mac{};
-    std::uint16_t stream_id = 0;
+    FlowTarget flow;
     std::atomic<std::uint64_t> frames{0}, bytes{0};
   };
 
   void tx_loop();
   void rx_loop();
-  // The agent a MAC belongs to (a peer or a sender of the plan), else the MAC as text.
-  std::string peer_name(const std::array<std::uint8_t, 6>& mac) const;
+  // Sends the ARP and ping answers the RX thread queued; the TX thread's, between bursts.
+  void send_answers();
+  // The agent a stream comes from (a peer or a sender of the plan), else its source address as text.
+  std::string peer_name(const RxStreamCounters& stream) const;
   std::string rx_stream_id(std::size_t index) const;
+  bool ipv4() const { return frame_spec_.encapsulation == Encapsulation::Ipv4Udp; }
 
   DpdkContext& context_;
   Port* port_ = nullptr;
   proto::Plan plan_;
   EngineEventSink events_;
-  FrameSpec frame_spec_;  // this port's frames: source MAC, VLAN tag, EtherType
+  FrameSpec frame_spec_;  // this port's frames: source MAC, VLAN tag, EtherType or IPv4/UDP fields
+  Ipv4Interface interface_;  // this port's IPv4 address (0: none), for ipv4_udp and ARP
   std::vector<std::unique_ptr<TxTarget>> targets_;
   std::vector<FrameSizeCycle> tx_sizes_;  // one per target, in targets_ order; the TX thread's once started
-  std::map<std::array<std::uint8_t, 6>, std::string> peer_by_mac_;
+  PeerNames peers_;
+  std::unique_ptr<MbufRing> answers_;  // RX thread to TX thread; only when the port has an address
   std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
   std::atomic<std::size_t> rx_stream_count_{0};
   std::atomic<std::uint64_t> bad_headers_{0};

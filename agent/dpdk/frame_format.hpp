@@ -118,24 +118,14 @@ struct TuskHeader {
   bool operator==(const TuskHeader&) const = default;
 };
 
-// The IPv4 and UDP fields of an ipv4_udp frame as it arrived (routers decrement the TTL and may
-// remark DSCP or set ECN's congestion mark on the way).
-struct ArrivedIpv4Udp {
-  std::uint32_t src_address = 0;
-  std::uint32_t dst_address = 0;
-  std::uint16_t src_port = 0;
-  std::uint16_t dst_port = 0;
-  std::uint8_t dscp = 0;
-  std::uint8_t ecn = 0;
-  std::uint8_t ttl = 0;
-};
-
 struct ParsedFrame {
   TuskHeader header;
   bool tagged = false;
   std::uint16_t vlan = 0;
   std::uint8_t pcp = 0;
-  ArrivedIpv4Udp ip;  // ipv4_udp frames only
+  // ipv4_udp frames only: the fields as they arrived (routers decrement the TTL and may remark
+  // DSCP or set ECN's congestion mark on the way).
+  Ipv4UdpSpec ip;
   std::size_t payload_offset = 0;
   const std::uint8_t* payload = nullptr;  // points into the parsed frame
   std::size_t payload_length = 0;         // header.payload_length, already checked against the frame

@@ -178,6 +178,14 @@ std::size_t write_arp_request(const Ipv4Interface& interface, std::uint32_t targ
   return padded(frame, kArpFrameLength);
 }
 
+bool may_ask_for_us(const Ipv4Interface& interface, const std::uint8_t* frame, std::size_t length) {
+  if (interface.address == 0 || length < kArpFrameLength) return false;
+  const std::uint16_t ethertype = get16(frame + 12);
+  if (ethertype == kArpEtherType) return get32(frame + kArpAt + 24) == interface.address;
+  return ethertype == kIpv4EtherType && frame[kEthernetHeaderLength + 9] == kIcmpProtocol &&
+         get32(frame + kEthernetHeaderLength + 16) == interface.address;
+}
+
 std::size_t answer_for_us(const Ipv4Interface& interface, const std::uint8_t* frame, std::size_t length,
                           std::uint8_t* reply) {
   if (interface.address == 0) return 0;

@@ -55,6 +55,10 @@ std::optional<ArpPacket> parse_arp(const std::uint8_t* frame, std::size_t length
 // bytes); returns the frame's length, padded to the Ethernet minimum.
 std::size_t write_arp_request(const Ipv4Interface& interface, std::uint32_t target, std::uint8_t* frame);
 
+// A few byte compares: false for every frame answer_for_us would not answer but a damaged ARP or
+// ping to our address, so a receive loop can skip the rest (and the reply buffer) for test frames.
+bool may_ask_for_us(const Ipv4Interface& interface, const std::uint8_t* frame, std::size_t length);
+
 // If `frame` asks for us (an ARP request for our address, or an ICMP echo request to it), writes
 // the answer into `reply` (room for `length` bytes and at least kMinFrameLength) and returns its
 // length; else returns 0.

@@ -18,23 +18,24 @@ namespace {
 constexpr auto kRetryInterval = std::chrono::milliseconds(200);
 constexpr std::uint16_t kBurst = 32;
 
-// Sends what `write` writes (at most `length` bytes; it returns how many) as one frame; false when
+// An mbuf holding what `write` writes (at most `length` bytes; it returns how many); nullptr when
 // it wrote nothing, or there was no mbuf or no room.
 template <typename Write>
-bool send_frame(Port& port, std::size_t length, Write&& write) {
+rte_mbuf* make_frame(Port& port, std::size_t length, Write&& write) {
   rte_mbuf* mbuf = rte_pktmbuf_alloc(port.mempool());
-  if (mbuf == nullptr) return false;
+  if (mbuf == nullptr) return nullptr;
   auto* data = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(length)));
-  if (data == nullptr) {
-    rte_pktmbuf_free(mbuf);
-    return false;
-  }
-  const std::size_t written = write(data);
+  const std::size_t written = data ? write(data) : 0;
   if (written == 0) {
     rte_pktmbuf_free(mbuf);
-    return false;
+    return nullptr;
   }
   rte_pktmbuf_trim(mbuf, static_cast<std::uint16_t>(length - written));
+  return mbuf;
+}
+
+// Sends `mbuf` (taking it, sent or not).
+bool send(Port& port, rte_mbuf* mbuf) {
   if (rte_eth_tx_burst(port.id(), 0, &mbuf, 1) == 1) return true;
   rte_pktmbuf_free(mbuf);
   return false;
@@ -42,18 +43,20 @@ bool send_frame(Port& port, std::size_t length, Write&& write) {
 
 }  // namespace
 
+rte_mbuf* answer_for_us(Port& port, const Ipv4Interface& interface, const rte_mbuf* frame) {
+  if (frame->nb_segs != 1) return nullptr;  // ARP and ping fit in one segment; anything else is not ours
+  const auto* data = rte_pktmbuf_mtod(frame, const std::uint8_t*);
+  const std::size_t length = rte_pktmbuf_data_len(frame);
+  if (!may_ask_for_us(interface, data, length)) return nullptr;
+  return make_frame(port, std::max<std::size_t>(length, kMinFrameLength),
+                    [&](std::uint8_t* reply) { return answer_for_us(interface, data, length, reply); });
+}
+
 std::size_t answer_frames_for_us(Port& port, const Ipv4Interface& interface, rte_mbuf* const* frames,
                                  std::uint16_t count) {
   std::size_t answered = 0;
   for (std::uint16_t i = 0; i < count; ++i) {
-    const rte_mbuf* frame = frames[i];
-    if (frame->nb_segs != 1) continue;  // ARP and ping fit in one segment; anything else is not ours
-    const auto* data = rte_pktmbuf_mtod(frame, const std::uint8_t*);
-    const std::size_t length = rte_pktmbuf_data_len(frame);
-    answered += send_frame(port, std::max<std::size_t>(length, kMinFrameLength),
-                           [&](std::uint8_t* reply) { return answer_for_us(interface, data, length, reply); })
-                    ? 1
-                    : 0;
+    if (rte_mbuf* reply = answer_for_us(port, interface, frames[i])) answered += send(port, reply) ? 1 : 0;
   }
   return answered;
 }
@@ -65,7 +68,10 @@ MacAddress resolve_mac(Port& port, const Ipv4Interface& interface, std::uint32_t
   std::array<rte_mbuf*, kBurst> burst{};
   while (std::chrono::steady_clock::now() < deadline) {
     if (std::chrono::steady_clock::now() >= next_request) {
-      send_frame(port, kMinFrameLength, [&](std::uint8_t* frame) { return write_arp_request(interface, address, frame); });
+      if (rte_mbuf* request = make_frame(port, kMinFrameLength,
+                                         [&](std::uint8_t* frame) { return write_arp_request(interface, address, frame); })) {
+        send(port, request);
+      }
       next_request += kRetryInterval;
     }
     const std::uint16_t got = rte_eth_rx_burst(port.id(), 0, burst.data(), kBurst);

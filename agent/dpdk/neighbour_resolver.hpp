@@ -19,6 +19,11 @@ namespace tusk::dpdk {
 MacAddress resolve_mac(Port& port, const Ipv4Interface& interface, std::uint32_t address,
                        std::chrono::milliseconds timeout = std::chrono::seconds(3));
 
+// The answer to `frame` when it is an ARP request or a ping for us, in a new mbuf from the port's
+// pool for the caller to send; else nullptr. Test frames cost a few compares (may_ask_for_us) and
+// no allocation, so a receive loop may ask this of every frame that is not a test frame.
+rte_mbuf* answer_for_us(Port& port, const Ipv4Interface& interface, const rte_mbuf* frame);
+
 // Answers every frame of `frames` that is for us (answer_for_us) on `port`; returns how many
 // were. The caller still owns and frees `frames`.
 std::size_t answer_frames_for_us(Port& port, const Ipv4Interface& interface, rte_mbuf* const* frames,

@@ -53,6 +53,8 @@ struct EngineSlice {
   std::string (*plan_line)(const proto::Plan& plan);
   // The address an agent with inventory `from` uses to reach `to` with this engine ("" if none).
   std::string (*data_plane_address)(const proto::Inventory& from, const proto::Inventory& to);
+  // Where it also needs the peer's IPv4 address beside that (DPDK frames that route), that address.
+  std::string (*data_plane_ipv4)(const proto::Inventory& from, const proto::Inventory& to) = nullptr;
   // Stream kinds judged on something; any other kind it reports is informational (shown, not judged).
   std::vector<StreamKind> stream_kinds;
   std::vector<std::string_view> thresholds;  // threshold keys it measures (threshold_catalog)

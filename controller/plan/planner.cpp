@@ -142,6 +142,14 @@ std::string data_plane_address(const std::string& engine, const proto::Inventory
   return slice ? slice->data_plane_address(from, to) : "";
 }
 
+void describe_peer(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to,
+                   proto::PeerEndpoint& peer) {
+  const EngineSlice* slice = find_engine(engine);
+  if (!slice) return;
+  peer.set_address(slice->data_plane_address(from, to));
+  if (slice->data_plane_ipv4) peer.set_ipv4(slice->data_plane_ipv4(from, to));
+}
+
 std::string make_run_id() {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};

@@ -46,5 +46,8 @@ std::string make_run_id();
 // The data-plane address an agent with inventory `from` should use to reach `to` with `engine`
 // (the engine's slice decides: a MAC, an IP, ...). "" if none.
 std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to);
+// Fills `peer`'s data-plane address (and IPv4 address, for engines that route) as `from` sees `to`.
+void describe_peer(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to,
+                   proto::PeerEndpoint& peer);
 
 }  // namespace tusk

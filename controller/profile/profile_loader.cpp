@@ -213,8 +213,9 @@ class ProfileReader {
     // Report the clash once, at whichever of the two comes second.
     if (other_entry == entries.end() || &*other_entry > &entry) return;
     read_.errors().add(entry.value.key_pos, entry.value.path,
-                       fmt::format("{} and {} cannot both be set: {} is one size, {} a sweep",
-                                   pair->single, pair->sweep, pair->single, pair->sweep));
+                       fmt::format("{} and {} cannot both be set: {}", pair->single, pair->sweep,
+                                   pair->why.empty() ? fmt::format("{} is one size, {} a sweep", pair->single, pair->sweep)
+                                                     : std::string(pair->why)));
   }
 
   std::vector<TestSpec> read_tests(const Value& value, const std::vector<Entry>& defaults,

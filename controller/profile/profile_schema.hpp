@@ -99,6 +99,7 @@ std::vector<std::string_view> test_key_names();
 struct Alternatives {
   std::string_view single;
   std::string_view sweep;
+  std::string_view why = "";  // the clash, said; empty: "single is one size, sweep a sweep"
 };
 
 // The pair `key` belongs to, or nullptr.

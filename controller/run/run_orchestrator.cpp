@@ -117,8 +117,8 @@ class Orchestrator {
         for (auto& plan : plans) {
           for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
             for (auto& peer : *endpoints) {
-              peer.set_address(data_plane_address(plan.plan.engine(), inventory_by_name_.at(plan.agent),
-                                                  inventory_by_name_.at(peer.agent_name())));
+              describe_peer(plan.plan.engine(), inventory_by_name_.at(plan.agent),
+                            inventory_by_name_.at(peer.agent_name()), peer);
             }
           }
         }

@@ -167,3 +167,29 @@ TEST(Neighbour, AddressesAreParsedAndBadOnesSayWhatIsWrong) {
 
 }  // namespace
 }  // namespace tusk::dpdk
+
+namespace tusk::dpdk {
+namespace {
+
+// The receive loop's pre-filter: true for every frame answer_for_us answers, false for test frames
+// and for ARP and pings meant for others.
+TEST(Neighbour, ThePreFilterPassesEverythingAnsweredAndNoTestFrame) {
+  const auto passes = [](const std::vector<std::uint8_t>& frame) { return may_ask_for_us(ours(), frame.data(), frame.size()); };
+  EXPECT_TRUE(passes(leaf_asks_for(ip("192.168.101.11"))));
+  EXPECT_TRUE(passes(ping_to(ip("192.168.101.11"), 56)));
+  EXPECT_FALSE(passes(leaf_asks_for(ip("192.168.101.12"))));
+  EXPECT_FALSE(passes(ping_to(ip("192.168.101.12"), 56)));
+  FrameSpec spec;
+  spec.encapsulation = Encapsulation::Ipv4Udp;
+  spec.ip.src_address = ip("192.168.102.10");
+  spec.ip.dst_address = ip("192.168.101.11");
+  std::vector<std::uint8_t> test_frame(128);
+  write_headers(spec, TuskHeader{}, test_frame.data());
+  EXPECT_FALSE(passes(test_frame));
+  EXPECT_FALSE(may_ask_for_us(Ipv4Interface{}, test_frame.data(), test_frame.size())) << "a port without an address";
+  const auto request = leaf_asks_for(ip("192.168.101.11"));
+  EXPECT_FALSE(may_ask_for_us(ours(), request.data(), 41)) << "shorter than an ARP packet";
+}
+
+}  // namespace
+}  // namespace tusk::dpdk

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/rates.hpp"
+#include "controller/plan/ecmp_coverage.hpp"
 #include "common/units.hpp"
 #include "controller/run/run_outcome.hpp"
 
@@ -21,6 +22,11 @@ using V = YamlValue;
 using D = TestDraft;
 
 const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
+// Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
+constexpr std::uint32_t kMaxFlowsPerPeer = 128;
+constexpr double kDefaultCoverage = 0.99;
+// The keys that only IPv4/UDP frames have.
+constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port"};
 
 // IMIX by the classic 7:4:1 mix of 64-, 576- and 1500-byte frames, expanded so an agent sends the
 // list round-robin.
@@ -98,6 +104,51 @@ const std::vector<TestKey>& keys() {
          }
          return store(type, d, [](D& t, auto n) { params(t.spec).set_ethertype(n); });
        }},
+      {"encapsulation", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"ethernet", "ipv4_udp"}), d,
+                      [](D& t, auto s) { params(t.spec).set_encapsulation(s); });
+       }},
+      {"dscp", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 63, "0", "63"}), d, [](D& t, auto n) { params(t.spec).set_dscp(n); });
+       }},
+      {"ecn", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 3, "0", "3"}), d, [](D& t, auto n) { params(t.spec).set_ecn(n); });
+       }},
+      {"ttl", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 255, "1", "255"}), d, [](D& t, auto n) { params(t.spec).set_ttl(n); });
+       }},
+      {"udp_port", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
+                      [](D& t, auto n) { params(t.spec).set_udp_port(n); });
+       }},
+      {"udp_source_port", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
+                      [](D& t, auto n) { params(t.spec).set_udp_source_port(n); });
+       }},
+      {"flows_per_peer", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, kMaxFlowsPerPeer, "1", "128"}), d,
+                      [](D& t, auto n) { params(t.spec).set_flows_per_peer(n); });
+       }},
+      {"ecmp_paths", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 64, "1", "64"}), d, [](D& t, auto n) { params(t.spec).set_ecmp_paths(n); });
+       }},
+      {"coverage", "dpdk",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && (*ratio <= 0 || *ratio >= 1)) {
+           c.read.fail(v, fmt::format("coverage {} must be above 0 and below 1 (e.g. 99%)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { params(t.spec).set_coverage(r); });
+       }},
       {"mode", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"loopback", "peer", "bidirectional"}), d,
@@ -134,6 +185,46 @@ void set_defaults(TestSpec& spec) {
   test.set_mode("peer");
   test.set_confidence(0.95);
   test.set_target_ber(1e-12);
+  test.set_encapsulation("ethernet");
+  test.set_ttl(64);
+  test.set_udp_port(0x88B5);
+  test.set_udp_source_port(49152);  // the first dynamic port
+  test.set_flows_per_peer(1);
+  test.set_coverage(kDefaultCoverage);
+}
+
+// The IPv4/UDP keys belong to ipv4_udp frames; the EtherType to ethernet ones; the flow count
+// comes from the declared paths when there are some, and the flows' source ports must not wrap.
+void check_encapsulation(profile_schema::TestCheck& check) {
+  proto::DpdkTest& test = params(check.draft.spec);
+  const bool ipv4 = test.encapsulation() == "ipv4_udp";
+  for (const std::string_view key : kIpv4UdpKeys) {
+    if (const auto* origin = check.draft.origin(key); origin && !ipv4) {
+      check.fail(key, origin, fmt::format("{} is an IPv4/UDP field: set encapsulation: ipv4_udp", key));
+    }
+  }
+  if (const auto* origin = check.draft.origin("ethertype"); origin && ipv4) {
+    check.fail("ethertype", origin, "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
+  }
+  if (const auto* origin = check.draft.origin("coverage"); origin && !check.draft.origin("ecmp_paths")) {
+    check.fail("coverage", origin, "coverage is the chance that every ECMP path carries a flow: declare ecmp_paths too");
+  }
+  if (const auto* origin = check.draft.origin("ecmp_paths")) {
+    const std::uint32_t flows = flows_for_coverage(test.ecmp_paths(), test.coverage());
+    if (flows > kMaxFlowsPerPeer) {
+      check.fail("ecmp_paths", origin,
+                 fmt::format("{} paths at {:g}% coverage need {} flows per peer, above the {} a receiver tracks; "
+                             "lower coverage or give flows_per_peer",
+                             test.ecmp_paths(), test.coverage() * 100, flows, kMaxFlowsPerPeer));
+    } else {
+      test.set_flows_per_peer(flows);
+    }
+  }
+  if (test.udp_source_port() + test.flows_per_peer() - 1 > 65535) {
+    const auto* origin = check.draft.origin("udp_source_port");
+    check.fail("udp_source_port", origin ? origin : check.draft.origin("flows_per_peer"),
+               fmt::format("{} flows from source port {} would pass 65535", test.flows_per_peer(), test.udp_source_port()));
+  }
 }
 
 // The sizes a stream sends: its size list replaces frame_size.
@@ -144,6 +235,7 @@ SizeMix frame_mix(const proto::DpdkTest& test) {
 // A rate is a packet or bit rate; a packet rate is held to the safety cap with the largest frame
 // the stream sends, as the agent holds it.
 void check(profile_schema::TestCheck& check) {
+  check_encapsulation(check);
   const auto* origin = check.draft.origin("rate");
   if (!check.draft.rate || !origin) return;
   const units::Rate& rate = *check.draft.rate;
@@ -199,14 +291,34 @@ std::string plan_line(const proto::Plan& plan) {
     rate = fmt::format("{} ({} at {})", units::format_bit_rate(d.offered_bps()),
                        units::format_packet_rate(d.offered_pps()), frame_text(d));
   }
-  return fmt::format("port {} | {} frames | {} | {}{} | mode {}", d.port().empty() ? "(agent default)" : d.port(),
+  std::string framing;
+  if (d.encapsulation() == "ipv4_udp") {
+    framing = fmt::format(" | ipv4_udp dscp {} ecn {} ttl {} | {} flow{}/peer, udp {}->{}", d.dscp(), d.ecn(), d.ttl(),
+                          d.flows_per_peer(), d.flows_per_peer() == 1 ? "" : "s",
+                          d.flows_per_peer() == 1 ? fmt::format("{}", d.udp_source_port())
+                                                  : fmt::format("{}-{}", d.udp_source_port(),
+                                                                d.udp_source_port() + d.flows_per_peer() - 1),
+                          d.udp_port());
+    if (d.ecmp_paths() > 0) framing += fmt::format(" (covers {} paths at {:g}%)", d.ecmp_paths(), d.coverage() * 100);
+  } else if (d.flows_per_peer() > 1) {
+    framing = fmt::format(" | {} flows/peer", d.flows_per_peer());
+  }
+  return fmt::format("port {} | {} frames | {} | {}{} | mode {}{}", d.port().empty() ? "(agent default)" : d.port(),
                      d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
-                     rate, d.pattern(), d.invert() ? " inverted" : "", d.mode());
+                     rate, d.pattern(), d.invert() ? " inverted" : "", d.mode(), framing);
 }
 
 // Frames go to the MAC of the peer's first DPDK port.
 std::string data_plane_address(const proto::Inventory&, const proto::Inventory& to) {
   return to.dpdk_ports_size() > 0 ? to.dpdk_ports(0).mac() : "";
+}
+
+// IPv4/UDP frames go to the address of the peer's first DPDK port ("192.168.101.10/24": the part
+// before the prefix).
+std::string data_plane_ipv4(const proto::Inventory&, const proto::Inventory& to) {
+  if (to.dpdk_ports_size() == 0) return "";
+  const std::string& cidr = to.dpdk_ports(0).ipv4();
+  return cidr.substr(0, cidr.find('/'));
 }
 
 // Every frame's payload is compared bit by bit against the profile's confidence and target.
@@ -244,12 +356,14 @@ const EngineSlice& slice() {
       .complete_plan = complete_plan,
       .plan_line = plan_line,
       .data_plane_address = data_plane_address,
+      .data_plane_ipv4 = data_plane_ipv4,
       // The receiver checks every bit and counts every frame: judged on everything. Its "tx" and
       // "port" streams are informational.
       .stream_kinds = {{"rx", {}, true}},
       .thresholds = {"max_ber", "max_bit_errors", "max_loss", "max_errored_frames", "max_lost_frames", "max_flaps",
                      "max_traffic_gaps", "max_latency_p99", "min_throughput", "max_host_drops", "max_agents_lost"},
-      .alternatives = {{"frame_size", "frame_sizes"}},
+      .alternatives = {{"frame_size", "frame_sizes"}, 
+                       {"flows_per_peer", "ecmp_paths", "ecmp_paths works out the flows per peer"}},
       .json_extra = json_extra,
       .ber_target = ber_target,
   };

@@ -1,0 +1,95 @@
+#include "agent/dpdk/flow_targets.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "agent/engine.hpp"
+
+namespace tusk::dpdk {
+
+bool parse_mac(const std::string& text, MacAddress& out) {
+  unsigned bytes[6];
+  char extra = 0;
+  if (std::sscanf(text.c_str(), "%2x:%2x:%2x:%2x:%2x:%2x%c", &bytes[0], &bytes[1], &bytes[2], &bytes[3], &bytes[4],
+                  &bytes[5], &extra) != 6) {
+    return false;
+  }
+  for (std::size_t i = 0; i < 6; ++i) out[i] = static_cast<std::uint8_t>(bytes[i]);
+  return true;
+}
+
+std::string mac_text(const MacAddress& mac) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+}
+
+std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interface& us, ResolveMac resolve) {
+  const auto& test = plan.dpdk();
+  const bool ipv4 = test.encapsulation() == "ipv4_udp";
+  const std::uint32_t flows = std::max<std::uint32_t>(1, test.flows_per_peer());
+  const std::uint32_t first_port = test.udp_source_port() > 0 ? test.udp_source_port() : kDefaultUdpPort;
+  if (ipv4 && us.address == 0) {
+    throw EngineError("ipv4_udp frames need this port's IPv4 address: start the agent with --dpdk-address ADDRESS/PREFIX[,gw=GATEWAY]");
+  }
+  if (ipv4 && first_port + flows - 1 > 0xFFFF) {
+    throw EngineError(fmt::format("{} flows from UDP source port {} pass 65535", flows, first_port));
+  }
+  // Each next hop is asked once, however many peers and flows sit behind it.
+  std::map<std::uint32_t, MacAddress> next_hop_macs;
+  std::vector<FlowTarget> targets;
+  const auto add_flows = [&](const std::string& peer, const MacAddress& mac, std::uint32_t address) {
+    for (std::uint32_t flow = 0; flow < flows; ++flow) {
+      if (targets.size() >= 0xFFFF) throw EngineError("more than 65535 flows on one port: stream ids would repeat");
+      FlowTarget target{peer, mac, address, static_cast<std::uint16_t>(ipv4 ? first_port + flow : 0),
+                        static_cast<std::uint16_t>(targets.size() + 1)};
+      targets.push_back(target);
+    }
+  };
+  for (const auto& peer : plan.peers()) {
+    MacAddress peer_mac;
+    const bool has_mac = parse_mac(peer.address(), peer_mac);
+    if (!ipv4) {
+      if (!has_mac) peer_mac.fill(0xff);  // unknown: broadcast, and the receiver still counts it
+      add_flows(peer.agent_name(), peer_mac, 0);
+      continue;
+    }
+    const auto address = parse_ipv4(peer.ipv4());
+    if (!address) {
+      throw EngineError(fmt::format("peer {} has no IPv4 address on its DPDK port{}: start it with --dpdk-address",
+                                    peer.agent_name(), peer.ipv4().empty() ? "" : fmt::format(" ('{}')", peer.ipv4())));
+    }
+    std::uint32_t hop;
+    try {
+      hop = next_hop(us, *address);
+    } catch (const std::invalid_argument& e) {
+      throw EngineError(fmt::format("peer {}: {}", peer.agent_name(), e.what()));
+    }
+    MacAddress mac;
+    if (hop == *address && has_mac) {
+      mac = peer_mac;  // on our subnet: the controller told us its MAC
+    } else if (const auto known = next_hop_macs.find(hop); known != next_hop_macs.end()) {
+      mac = known->second;
+    } else {
+      mac = next_hop_macs[hop] = resolve(hop);
+    }
+    add_flows(peer.agent_name(), mac, *address);
+  }
+  if (plan.peers().empty()) add_flows("self", us.mac, us.address);  // through the cable under test
+  return targets;
+}
+
+PeerNames peer_names(const proto::Plan& plan) {
+  PeerNames names;
+  for (const auto* endpoints : {&plan.peers(), &plan.senders()}) {
+    for (const auto& peer : *endpoints) {
+      MacAddress mac;
+      if (parse_mac(peer.address(), mac)) names.by_mac.emplace(mac, peer.agent_name());
+      if (const auto address = parse_ipv4(peer.ipv4())) names.by_address.emplace(*address, peer.agent_name());
+    }
+  }
+  return names;
+}
+
+}  // namespace tusk::dpdk

@@ -1,0 +1,47 @@
+// Where a DPDK test's frames go: one flow per (peer, flow index), each with its own stream id and,
+// for ipv4_udp frames, its own UDP source port (what ECMP hashes onto a path), the peer's IPv4
+// address and the MAC of the next hop (the peer itself on our subnet, else our gateway, resolved
+// once per next hop). Worked out at prepare(), off the datapath.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/dpdk/frame_format.hpp"
+#include "agent/dpdk/neighbour.hpp"
+#include "tusk.pb.h"
+
+namespace tusk::dpdk {
+
+struct FlowTarget {
+  std::string peer;  // agent name, or "self" for a loopback test
+  MacAddress mac{};  // the frame's destination MAC (the next hop's)
+  std::uint32_t address = 0;  // ipv4_udp: the peer's IPv4 address
+  std::uint16_t src_port = 0;  // ipv4_udp: this flow's UDP source port
+  std::uint16_t stream_id = 0;  // 1, 2, ... in order, unique on this port for the test
+};
+
+// The MAC of an IPv4 next hop on our port (ARP); throws EngineError when nobody answers.
+using ResolveMac = std::function<MacAddress(std::uint32_t next_hop)>;
+
+// Flows in the plan's peer order, flows_per_peer (at least 1) to each; a plan without peers is a
+// loopback test, its flows to this port itself. Throws EngineError naming the peer and what is
+// missing (no IPv4 address on either side, a peer off the subnet with no gateway, no MAC).
+std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interface& us, ResolveMac resolve);
+
+// The agent each source belongs to, for naming the streams that arrive: by source MAC (ethernet
+// frames) and by source IPv4 address (ipv4_udp frames, whose source MAC behind a router is the
+// last router's).
+struct PeerNames {
+  std::map<MacAddress, std::string> by_mac;
+  std::map<std::uint32_t, std::string> by_address;
+};
+PeerNames peer_names(const proto::Plan& plan);
+
+bool parse_mac(const std::string& text, MacAddress& out);
+std::string mac_text(const MacAddress& mac);
+
+}  // namespace tusk::dpdk

@@ -1,0 +1,132 @@
+// Where a DPDK test's flows go: stream ids, UDP source ports, next hops and their MACs.
+#include "agent/dpdk/flow_targets.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "agent/engine.hpp"
+
+namespace tusk::dpdk {
+namespace {
+
+constexpr MacAddress kGatewayMac{0x02, 0x74, 0x6b, 0x01, 0x00, 0x01};
+
+proto::Plan routed_plan(std::uint32_t flows) {
+  proto::Plan plan;
+  auto& test = *plan.mutable_dpdk();
+  test.set_encapsulation("ipv4_udp");
+  test.set_flows_per_peer(flows);
+  test.set_udp_source_port(49152);
+  const auto add = [&](const char* name, const char* mac, const char* ipv4) {
+    auto& peer = *plan.add_peers();
+    peer.set_agent_name(name);
+    peer.set_address(mac);
+    peer.set_ipv4(ipv4);
+  };
+  add("far-1", "02:74:6b:02:01:10", "192.168.102.10");  // behind the gateway
+  add("near", "02:74:6b:01:02:10", "192.168.101.11");   // on our subnet
+  add("far-2", "02:74:6b:02:02:10", "192.168.102.11");
+  return plan;
+}
+
+Ipv4Interface us() {
+  Ipv4Interface interface = parse_ipv4_interface("192.168.101.10/24,gw=192.168.101.1");
+  interface.mac = {0x02, 0x74, 0x6b, 0x01, 0x01, 0x10};
+  return interface;
+}
+
+TEST(FlowTargets, EachPeerGetsItsFlowsWithTheirOwnSourcePortsAndStreamIds) {
+  std::map<std::uint32_t, int> asked;
+  const auto targets = flow_targets(routed_plan(3), us(), [&](std::uint32_t hop) {
+    ++asked[hop];
+    return kGatewayMac;
+  });
+  ASSERT_EQ(targets.size(), 9u);
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    EXPECT_EQ(targets[i].stream_id, i + 1);
+    EXPECT_EQ(targets[i].src_port, 49152 + i % 3);
+  }
+  EXPECT_EQ(targets[0].peer, "far-1");
+  EXPECT_EQ(targets[0].address, *parse_ipv4("192.168.102.10"));
+  EXPECT_EQ(targets[0].mac, kGatewayMac);
+  // On our subnet a frame goes straight to the peer, by the MAC the controller gave.
+  EXPECT_EQ(targets[3].peer, "near");
+  EXPECT_EQ(targets[3].mac, (MacAddress{0x02, 0x74, 0x6b, 0x01, 0x02, 0x10}));
+  EXPECT_EQ(targets[6].mac, kGatewayMac);
+  // The gateway is asked once for both peers behind it; the peer beside us not at all.
+  EXPECT_EQ(asked, (std::map<std::uint32_t, int>{{*parse_ipv4("192.168.101.1"), 1}}));
+}
+
+TEST(FlowTargets, EthernetFramesGoToEachPeersMacWithoutAddresses) {
+  proto::Plan plan = routed_plan(2);
+  plan.mutable_dpdk()->set_encapsulation("ethernet");
+  const auto targets = flow_targets(plan, Ipv4Interface{}, [](std::uint32_t) -> MacAddress {
+    ADD_FAILURE() << "ethernet frames resolve nothing";
+    return {};
+  });
+  ASSERT_EQ(targets.size(), 6u);
+  EXPECT_EQ(targets[0].mac, (MacAddress{0x02, 0x74, 0x6b, 0x02, 0x01, 0x10}));
+  EXPECT_EQ(targets[1].stream_id, 2);
+  EXPECT_EQ(targets[1].src_port, 0);
+}
+
+TEST(FlowTargets, ALoopbackTestSendsToItself) {
+  proto::Plan plan;
+  plan.mutable_dpdk()->set_encapsulation("ipv4_udp");
+  plan.mutable_dpdk()->set_flows_per_peer(2);
+  const auto targets = flow_targets(plan, us(), [](std::uint32_t) { return MacAddress{}; });
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[0].peer, "self");
+  EXPECT_EQ(targets[0].mac, us().mac);
+  EXPECT_EQ(targets[0].address, us().address);
+}
+
+TEST(FlowTargets, WhatIsMissingIsNamed) {
+  const auto resolve = [](std::uint32_t) { return kGatewayMac; };
+  try {
+    flow_targets(routed_plan(1), Ipv4Interface{}, resolve);
+    FAIL() << "no address of our own";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("--dpdk-address"), std::string::npos) << e.what();
+  }
+  proto::Plan plan = routed_plan(1);
+  plan.mutable_peers(1)->set_ipv4("");
+  try {
+    flow_targets(plan, us(), resolve);
+    FAIL() << "a peer without an address";
+  } catch (const EngineError& e) {
+    EXPECT_EQ(std::string(e.what()), "peer near has no IPv4 address on its DPDK port: start it with --dpdk-address");
+  }
+  Ipv4Interface no_gateway = parse_ipv4_interface("192.168.101.10/24");
+  try {
+    flow_targets(routed_plan(1), no_gateway, resolve);
+    FAIL() << "a peer off the subnet without a gateway";
+  } catch (const EngineError& e) {
+    EXPECT_NE(std::string(e.what()).find("peer far-1: 192.168.102.10 is not on this port's subnet"), std::string::npos)
+        << e.what();
+  }
+  plan = routed_plan(1);
+  plan.mutable_dpdk()->set_udp_source_port(65535);
+  plan.mutable_dpdk()->set_flows_per_peer(2);
+  EXPECT_THROW(flow_targets(plan, us(), resolve), EngineError);
+}
+
+TEST(FlowTargets, ArrivingStreamsAreNamedByMacAndByAddress) {
+  proto::Plan plan = routed_plan(1);
+  auto& sender = *plan.add_senders();
+  sender.set_agent_name("sender");
+  sender.set_ipv4("192.168.103.10");
+  const PeerNames names = peer_names(plan);
+  EXPECT_EQ(names.by_address.at(*parse_ipv4("192.168.103.10")), "sender");
+  EXPECT_EQ(names.by_address.at(*parse_ipv4("192.168.101.11")), "near");
+  EXPECT_EQ(names.by_mac.at(MacAddress{0x02, 0x74, 0x6b, 0x02, 0x02, 0x10}), "far-2");
+  MacAddress mac;
+  EXPECT_FALSE(parse_mac("02:74:6b:02:02:10:ff", mac));
+  EXPECT_FALSE(parse_mac("02:74:6b:02:02", mac));
+  EXPECT_TRUE(parse_mac("02:74:6B:02:02:1f", mac));
+  EXPECT_EQ(mac_text(mac), "02:74:6b:02:02:1f");
+}
+
+}  // namespace
+}  // namespace tusk::dpdk

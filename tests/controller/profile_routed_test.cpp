@@ -1,0 +1,156 @@
+// Profile keys for routed fabrics: IPv4/UDP framing and the flows that cover ECMP paths.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <string>
+#include <vector>
+
+#include "controller/engines/dpdk/dpdk_slice.hpp"
+#include "controller/plan/ecmp_coverage.hpp"
+#include "controller/engines/engine_slice.hpp"
+#include "controller/plan/planner.hpp"
+#include "controller/profile/profile_loader.hpp"
+#include "tests/support/yaml_errors.hpp"
+
+namespace tusk {
+namespace {
+
+using testing::text_of;
+
+Profile load(std::string_view yaml) { return load_profile_text(text_of(yaml), "fabric.yaml"); }
+std::vector<std::string> errors_of(std::string_view yaml) {
+  return testing::errors_thrown<ProfileInvalid>([&] { load(yaml); });
+}
+std::string error_of(std::string_view yaml) { return testing::only_error(errors_of(yaml)); }
+
+// A profile whose one test has `keys` (each line indented as a test key) after its name, engine
+// and duration: the keys start on line 7.
+std::string with_keys(const std::string& keys) {
+  return "\nname: fabric\nagents: {count: 4}\ntests:\n  - name: t\n    engine: dpdk\n    duration: 1s\n" + keys;
+}
+
+TEST(EcmpCoverage, FlowsSoEveryPathCarriesOneAtTheAskedProbability) {
+  EXPECT_EQ(flows_for_coverage(1, 0.99), 1u);
+  // 2 paths at 99%: 1 - 0.99^(1/2) = 0.005013; ln / ln(1/2) = 7.64.
+  EXPECT_EQ(flows_for_coverage(2, 0.99), 8u);
+  EXPECT_EQ(flows_for_coverage(4, 0.99), 21u);
+  EXPECT_EQ(flows_for_coverage(8, 0.95), 38u);
+  EXPECT_EQ(flows_for_coverage(2, 0.5), 2u);
+  EXPECT_THROW(flows_for_coverage(0, 0.99), std::invalid_argument);
+  EXPECT_THROW(flows_for_coverage(2, 1.0), std::invalid_argument);
+}
+
+TEST(EcmpCoverage, TheCountItGivesCoversEveryPathThatOftenWhenFlowsHashAtRandom) {
+  // A check of the formula against chance itself: throw n flows onto m paths many times.
+  std::uint64_t state = 88172645463325252ull;
+  const auto next = [&] {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state;
+  };
+  for (const auto& [paths, coverage] : std::vector<std::pair<std::uint32_t, double>>{{2, 0.99}, {4, 0.95}, {8, 0.9}}) {
+    const std::uint32_t flows = flows_for_coverage(paths, coverage);
+    int covered = 0;
+    constexpr int kTrials = 20000;
+    for (int trial = 0; trial < kTrials; ++trial) {
+      std::vector<bool> hit(paths);
+      for (std::uint32_t f = 0; f < flows; ++f) hit[next() % paths] = true;
+      covered += std::all_of(hit.begin(), hit.end(), [](bool b) { return b; });
+    }
+    EXPECT_GE(covered, coverage * kTrials * 0.995) << paths << " paths, " << flows << " flows";
+  }
+}
+
+TEST(ProfileRouted, Ipv4UdpKeysReachThePlan) {
+  const Profile profile = load(with_keys(R"(    encapsulation: ipv4_udp
+    dscp: 26
+    ecn: 1
+    ttl: 16
+    udp_port: 5000
+    udp_source_port: 40000
+    flows_per_peer: 4
+)"));
+  const auto& d = dpdk::params(profile.tests.at(0));
+  EXPECT_EQ(d.encapsulation(), "ipv4_udp");
+  EXPECT_EQ(d.dscp(), 26u);
+  EXPECT_EQ(d.ecn(), 1u);
+  EXPECT_EQ(d.ttl(), 16u);
+  EXPECT_EQ(d.udp_port(), 5000u);
+  EXPECT_EQ(d.udp_source_port(), 40000u);
+  EXPECT_EQ(d.flows_per_peer(), 4u);
+}
+
+TEST(ProfileRouted, DefaultsAreOneEthernetFlow) {
+  const proto::DpdkTest d = dpdk::params(load(with_keys("")).tests.at(0));
+  EXPECT_EQ(d.encapsulation(), "ethernet");
+  EXPECT_EQ(d.flows_per_peer(), 1u);
+  EXPECT_EQ(d.ttl(), 64u);
+  EXPECT_EQ(d.udp_port(), 0x88B5u);
+}
+
+TEST(ProfileRouted, DeclaredPathsBecomeTheFlowCount) {
+  auto d = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    ecmp_paths: 2\n")).tests.at(0));
+  EXPECT_EQ(d.flows_per_peer(), 8u);  // 99% by default
+  d = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    ecmp_paths: 4\n    coverage: 95%\n")).tests.at(0));
+  EXPECT_EQ(d.flows_per_peer(), flows_for_coverage(4, 0.95));
+  EXPECT_DOUBLE_EQ(d.coverage(), 0.95);
+  EXPECT_EQ(d.ecmp_paths(), 4u);
+}
+
+TEST(ProfileRouted, TheFlowsAndPathsShowInThePlanLine) {
+  proto::Plan plan;
+  auto& d = *plan.mutable_dpdk();
+  d = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    ecmp_paths: 2\n    dscp: 10\n")).tests.at(0));
+  const std::string line = find_engine("dpdk")->plan_line(plan);
+  EXPECT_NE(line.find("ipv4_udp dscp 10 ecn 0 ttl 64 | 8 flows/peer, udp 49152-49159->34997 (covers 2 paths at 99%)"),
+            std::string::npos)
+      << line;
+}
+
+TEST(ProfileRouted, Ipv4FieldsWithoutIpv4FramesAreAnError) {
+  EXPECT_EQ(error_of(with_keys("    dscp: 10\n")),
+            "fabric.yaml:7:11: tests[0].dscp: dscp is an IPv4/UDP field: set encapsulation: ipv4_udp");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    ethertype: 0x88b6\n")),
+            "fabric.yaml:8:16: tests[0].ethertype: ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use "
+            "encapsulation: ethernet");
+}
+
+TEST(ProfileRouted, BadRoutedValuesNameTheirLine) {
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    dscp: 64\n")),
+            "fabric.yaml:8:11: tests[0].dscp: dscp 64 is above the maximum 63");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    ttl: 0\n")),
+            "fabric.yaml:8:10: tests[0].ttl: ttl 0 is below the minimum 1");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: vxlan\n")).substr(0, 42),
+            "fabric.yaml:7:20: tests[0].encapsulation: ");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    coverage: 90%\n")),
+            "fabric.yaml:8:15: tests[0].coverage: coverage is the chance that every ECMP path carries a flow: declare "
+            "ecmp_paths too");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    ecmp_paths: 32\n")),
+            "fabric.yaml:8:17: tests[0].ecmp_paths: 32 paths at 99% coverage need 255 flows per peer, above the 128 a "
+            "receiver tracks; lower coverage or give flows_per_peer");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    udp_source_port: 65530\n    flows_per_peer: 8\n")),
+            "fabric.yaml:8:22: tests[0].udp_source_port: 8 flows from source port 65530 would pass 65535");
+}
+
+TEST(ProfileRouted, FlowsAndPathsCannotBothBeSet) {
+  EXPECT_EQ(error_of(with_keys("    flows_per_peer: 2\n    ecmp_paths: 2\n")),
+            "fabric.yaml:8:5: tests[0].ecmp_paths: flows_per_peer and ecmp_paths cannot both be set: ecmp_paths works "
+            "out the flows per peer");
+}
+
+TEST(ProfileRouted, ThePeerGetsTheIpv4AddressOfItsFirstPort) {
+  proto::Inventory from, to;
+  auto& port = *to.add_dpdk_ports();
+  port.set_mac("02:74:6b:01:01:10");
+  port.set_ipv4("192.168.101.10/24");
+  proto::PeerEndpoint peer;
+  describe_peer("dpdk", from, to, peer);
+  EXPECT_EQ(peer.address(), "02:74:6b:01:01:10");
+  EXPECT_EQ(peer.ipv4(), "192.168.101.10");
+  proto::PeerEndpoint rdma_peer;
+  describe_peer("rdma", from, to, rdma_peer);
+  EXPECT_EQ(rdma_peer.ipv4(), "");
+}
+
+}  // namespace
+}  // namespace tusk
