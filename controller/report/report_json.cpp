@@ -140,6 +140,12 @@ json test_json(const TestOutcome& test) {
     stream["agent"] = verdict.agent;
     stream["stream_id"] = verdict.stream.stream_id();
     stream["peer"] = verdict.stream.peer();
+    if (verdict.stream.has_flow()) {
+      const auto& flow = verdict.stream.flow();
+      stream["flow"] = {{"src_address", flow.src_address()}, {"src_port", flow.src_port()},
+                        {"dst_address", flow.dst_address()}, {"dst_port", flow.dst_port()},
+                        {"protocol", flow.protocol()},       {"text", flow_text(verdict.stream)}};
+    }
     stream["passed"] = verdict.passed();
     stream["counters"] = counters_json(verdict.stream);
     stream["gauges"] = gauges_json(verdict.stream);
@@ -158,6 +164,21 @@ json test_json(const TestOutcome& test) {
     streams.push_back(std::move(stream));
   }
   out["streams"] = streams;
+
+  json path_faults = json::array();
+  for (const auto& sign : test.path_faults) {
+    const auto ids = [&](const std::vector<std::size_t>& indexes) {
+      json list = json::array();
+      for (const std::size_t index : indexes) list.push_back(test.streams.at(index).stream.stream_id());
+      return list;
+    };
+    path_faults.push_back({{"receiver", sign.receiver},
+                           {"sender", sign.sender},
+                           {"failing_streams", ids(sign.failing)},
+                           {"passing_streams", ids(sign.passing)},
+                           {"text", sign.text(test.streams)}});
+  }
+  out["path_faults"] = path_faults;
 
   json agents = json::array();
   for (const auto& name : test.agents) {

@@ -83,6 +83,7 @@ std::string report_junit(const RunOutcome& outcome) {
     }
     // The test's own warnings and the events that belong to no judged stream.
     std::string out;
+    for (const auto& sign : test.path_faults) out += "path fault: " + sign.text(test.streams) + "\n";
     for (const auto& warning : test.warnings) out += "warning: " + warning + "\n";
     for (const auto& name : test.agents) {
       const auto data = test.per_agent.find(name);

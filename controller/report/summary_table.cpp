@@ -76,7 +76,11 @@ std::string summary_table(const RunOutcome& outcome) {
                        units::format_duration(test.spec.duration), to_string(test.verdict));
     if (test.start_skew_ns) out += fmt::format(", start skew {:.3f} ms", *test.start_skew_ns / 1e6);
     out += "\n";
+    // Routed flows show their 5-tuple: which flows failed is which paths did.
+    const bool flows = std::any_of(test.streams.begin(), test.streams.end(),
+                                   [](const StreamVerdict& v) { return v.stream.has_flow(); });
     std::vector<std::vector<std::string>> rows{{"agent", "stream", "peer", "throughput", "ber", "loss", "verdict"}};
+    if (flows) rows.front().insert(rows.front().begin() + 3, "flow");
     for (const auto& verdict : test.streams) {
       std::string result = verdict.stream.kind() == "tx"               ? "(sent)"
                            : informational_kind(verdict.stream.kind()) ? "(info)"
@@ -88,11 +92,13 @@ std::string summary_table(const RunOutcome& outcome) {
       rows.push_back({verdict.agent, verdict.stream.stream_id(), verdict.stream.peer(),
                       metric_text(verdict, "throughput_bps"), ber_text(verdict),
                       metric_text(verdict, "loss_ratio"), result});
+      if (flows) rows.back().insert(rows.back().begin() + 3, flow_text(verdict.stream));
     }
     out += render(rows);
     if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->summary_extra) {
       out += engine->summary_extra(test);
     }
+    for (const auto& sign : test.path_faults) out += fmt::format("  path fault: {}\n", sign.text(test.streams));
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }

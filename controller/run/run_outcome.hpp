@@ -11,6 +11,7 @@
 #include "controller/run/agent_session.hpp"
 #include "controller/profile/profile.hpp"
 #include "controller/run/run_data.hpp"
+#include "controller/verdict/path_faults.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
@@ -44,6 +45,8 @@ struct TestOutcome {
   std::vector<AgentStart> starts;
   std::map<std::string, AgentTestData> per_agent;
   std::vector<StreamVerdict> streams;
+  // Flows that fail while their siblings between the same hosts pass.
+  std::vector<PathFaultSign> path_faults;
   std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
   // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
   // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.

@@ -1,0 +1,52 @@
+#include "controller/verdict/path_faults.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <utility>
+
+namespace tusk {
+
+std::string flow_text(const proto::StreamCounters& stream) {
+  if (!stream.has_flow()) return "";
+  const auto& flow = stream.flow();
+  return fmt::format("{}:{} > {}:{} {}", flow.src_address(), flow.src_port(), flow.dst_address(), flow.dst_port(),
+                     flow.protocol());
+}
+
+std::string PathFaultSign::text(const std::vector<StreamVerdict>& streams) const {
+  std::vector<std::string> names;
+  for (const std::size_t index : failing) {
+    const proto::StreamCounters& stream = streams.at(index).stream;
+    const std::string flow = flow_text(stream);
+    names.push_back(flow.empty() ? stream.stream_id() : fmt::format("{} ({})", stream.stream_id(), flow));
+  }
+  return fmt::format("{} from {}: {} of {} flows fail ({}) while {} between the same hosts pass: a fault on the "
+                     "path{} those flows take (a link or switch between the hosts), not at either host",
+                     receiver, sender, failing.size(), failing.size() + passing.size(), fmt::join(names, ", "),
+                     passing.size() == 1 ? "its sibling" : fmt::format("their {} siblings", passing.size()),
+                     failing.size() == 1 ? "" : "s");
+}
+
+std::vector<PathFaultSign> path_fault_signs(const std::vector<StreamVerdict>& streams) {
+  std::map<std::pair<std::string, std::string>, PathFaultSign> by_hosts;
+  for (std::size_t index = 0; index < streams.size(); ++index) {
+    const StreamVerdict& verdict = streams[index];
+    // Only judged streams that came from a peer: a sender's own count or a port's statistics
+    // tell nothing about a path.
+    if (verdict.stream.kind() == "tx" || informational_kind(verdict.stream.kind()) || verdict.stream.peer().empty()) {
+      continue;
+    }
+    PathFaultSign& sign = by_hosts[{verdict.agent, verdict.stream.peer()}];
+    sign.receiver = verdict.agent;
+    sign.sender = verdict.stream.peer();
+    (verdict.passed() ? sign.passing : sign.failing).push_back(index);
+  }
+  std::vector<PathFaultSign> signs;
+  for (auto& [hosts, sign] : by_hosts) {
+    if (!sign.failing.empty() && !sign.passing.empty()) signs.push_back(std::move(sign));
+  }
+  return signs;
+}
+
+}  // namespace tusk
