@@ -136,8 +136,15 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   if (test.ethertype() > 0xFFFF) throw EngineError(fmt::format("EtherType {} is out of range", test.ethertype()));
   interface_ = context_.address(*port_);
   if (test.encapsulation() == "ipv4_udp") {
+    if (interface_.address == 0) {
+      throw EngineError(fmt::format("DPDK port {}: ipv4_udp frames need its IPv4 address: start the agent with "
+                                    "--dpdk-address ADDRESS/PREFIX[,gw=GATEWAY]",
+                                    port_->name()));
+    }
     spec.encapsulation = Encapsulation::Ipv4Udp;
     spec.ip = ipv4_fields(test, interface_.address);
+    // Each flow writes its own destination; until the flows are known the spec is checked with ours.
+    spec.ip.dst_address = interface_.address;
   } else if (!test.encapsulation().empty() && test.encapsulation() != "ethernet") {
     throw EngineError(fmt::format("unknown encapsulation '{}' (ethernet or ipv4_udp)", test.encapsulation()));
   }
@@ -525,6 +532,7 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
                              ? fmt::format("tx:{}/{}", flow.peer, flow.stream_id)
                              : fmt::format("tx:{}", flow.peer));
     stream.set_peer(flow.peer);
+    stream.set_sender_stream_id(flow.stream_id);
     if (ipv4()) set_flow(stream, frame_spec_.ip.src_address, flow.src_port, flow.address, frame_spec_.ip.dst_port);
     stream.set_kind("tx");
     auto& map = *stream.mutable_counters();
@@ -538,6 +546,7 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     proto::StreamCounters stream;
     stream.set_peer(peer_name(rx));
     stream.set_stream_id(rx_stream_id(i));
+    stream.set_sender_stream_id(rx.stream_id);
     stream.set_kind("rx");
     if (ipv4()) set_flow(stream, rx.flow.src_address, rx.flow.src_port, rx.flow.dst_address, rx.flow.dst_port);
     auto& map = *stream.mutable_counters();

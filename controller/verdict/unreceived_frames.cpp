@@ -34,11 +34,13 @@ std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& str
     if (!reporting.contains(receiver)) continue;
     const std::uint64_t sent = counter(tx, c::kTxFrames);
     const auto rx = std::find_if(streams.begin(), streams.end(), [&](const AgentStream& entry) {
-      return entry.agent == receiver && entry.stream.kind() == "rx" && entry.stream.peer() == sender;
+      return entry.agent == receiver && entry.stream.kind() == "rx" && entry.stream.peer() == sender &&
+             (tx.sender_stream_id() == 0 || entry.stream.sender_stream_id() == tx.sender_stream_id());
     });
     if (rx == streams.end()) {
       if (sent > 0) {
-        problems.push_back(fmt::format("{} received none of the {} frames {} sent it", receiver, sent, sender));
+        problems.push_back(fmt::format("{} received none of the {} frames {} sent it{}", receiver, sent, sender,
+                                       tx.sender_stream_id() == 0 ? "" : fmt::format(" on {}", tx.stream_id())));
       }
       continue;
     }

@@ -211,6 +211,21 @@ TEST(UnreceivedFrames, FramesSentAfterTheLastOneThatArrivedAreLostAtTheTail) {
   EXPECT_EQ(counter(streams[3], c::kLostFrames), 0u);
 }
 
+// Several flows to one peer: each flow's frames are accounted on that flow's stream at the receiver.
+TEST(UnreceivedFrames, EachFlowOfAPeerIsAccountedOnItsOwnStream) {
+  const auto flow = [](AgentStream entry, std::uint32_t id) {
+    entry.stream.set_sender_stream_id(id);
+    entry.stream.set_stream_id(entry.stream.stream_id() + "#" + std::to_string(id));
+    return entry;
+  };
+  std::vector<AgentStream> streams{flow(tx("a", "b", 1000), 1), flow(tx("a", "b", 1000), 2), flow(tx("a", "b", 900), 3),
+                                   flow(rx("b", "a", 1000, 0, 0), 2), flow(rx("b", "a", 990, 0, 0), 1)};
+  EXPECT_EQ(account_unreceived_frames(streams, {"a", "b"}),
+            (std::vector<std::string>{"b received none of the 900 frames a sent it on tx:b#3"}));
+  EXPECT_EQ(counter(streams[4], c::kTailLostFrames), 10u);  // flow 1: 1000 sent, 990 arrived
+  EXPECT_EQ(counter(streams[3], c::kTailLostFrames), 0u);   // flow 2: all of them
+}
+
 TEST(UnreceivedFrames, AReceiverWithNoStreamFromItsSenderIsAProblem) {
   std::vector<AgentStream> streams{tx("a", "b", 1000), tx("b", "a", 1000), rx("a", "b", 1000, 0, 0)};
   EXPECT_EQ(account_unreceived_frames(streams, {"a", "b"}),

@@ -17,6 +17,9 @@
 #   fabric-lab.sh topology            print switches, links, hosts: every name, device and address
 #   fabric-lab.sh port HOST           print the root-namespace port of HOST (e.g. l1h2)
 #   fabric-lab.sh attach LEAF DEVICE  move DEVICE (e.g. a VM's tap) onto LEAF's host bridge
+#   fabric-lab.sh path SRC DST SPORT DPORT
+#                                     print the uplink (e.g. l1-s2) the source's leaf hashes the UDP
+#                                     flow SRC:SPORT > DST:DPORT onto (the kernel's own choice)
 #   fabric-lab.sh counter LINK DIR    frames that crossed LINK (e.g. l1-s2) in DIR: "up" is leaf to
 #                                     spine, "down" spine to leaf (the sending end's tx_packets)
 #   fabric-lab.sh impair LINK DIR [loss=P] [corrupt=P] [duplicate=P]
@@ -263,6 +266,18 @@ port() {
   echo "$id-$1"
 }
 
+path() {
+  [[ $# -eq 4 && $3 =~ ^[0-9]+$ && $4 =~ ^[0-9]+$ ]] || die "usage: path SRC DST SPORT DPORT"
+  load_shape
+  [[ $1 =~ ^192\.168\.1([0-9][0-9])\.[0-9]+$ ]] || die "$1 is no host address of this lab"
+  local leaf=$((10#${BASH_REMATCH[1]}))
+  [[ $leaf -ge 1 && $leaf -le $leaves ]] || die "$1 is no host address of this lab"
+  local route
+  route=$(in_ns "$(ns_of "l$leaf")" ip route get "$2" from "$1" iif hosts ipproto udp sport "$3" dport "$4")
+  [[ $route =~ dev\ s([1-8]) ]] || die "leaf l$leaf does not route $1 > $2 over a spine: $route"
+  echo "l$leaf-s${BASH_REMATCH[1]}"
+}
+
 down() {
   local ns
   # Deleting a namespace deletes the veths in it, and with them their root-namespace ends.
@@ -278,7 +293,7 @@ down() {
 }
 
 command=${1:-}
-[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|port|attach|counter|impair|clear|link|flap|down ..."
+[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|port|path|attach|counter|impair|clear|link|flap|down ..."
 shift
 case $command in
   up) up "$@" ;;
@@ -286,6 +301,7 @@ case $command in
   port) port "$@" ;;
   attach) attach "$@" ;;
   counter) counter "$@" ;;
+  path) path "$@" ;;
   impair) impair "$@" ;;
   clear) clear_link "$@" ;;
   link) set_link "$@" ;;
