@@ -1,8 +1,13 @@
 // TX rate of Tusk's DPDK engine on one port, filling every frame with PRBS-31: frames per second
 // over a fixed time. bench/tx_vs_testpmd.sh runs it back to back with dpdk-testpmd txonly on the
-// same port and prints the ratio. Prints only; asserts nothing.
+// same port and prints the ratio; bench/tx_ipv4_vs_ethernet.sh runs it with both encapsulations.
+// Prints only; asserts nothing.
 //
-//   dpdk_tx_bench VDEV SECONDS FRAME_SIZE     e.g. dpdk_tx_bench net_af_packet0,iface=veth0 5 64
+//   dpdk_tx_bench VDEV SECONDS FRAME_SIZE [ethernet|ipv4_udp [FLOWS]]
+//                                          e.g. dpdk_tx_bench net_af_packet0,iface=veth0 5 128
+// Frames go to a peer whose MAC nobody has (the veth's far end drops them). ipv4_udp frames go
+// from 10.99.0.1 to it at 10.99.0.2 on the same subnet (so nothing is resolved), in FLOWS flows
+// (default 8) of their own UDP source ports, as a routed test sends them.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,8 +19,14 @@
 #include "common/rates.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s VDEV SECONDS FRAME_SIZE\n", argv[0]);
+  if (argc < 4 || argc > 6) {
+    std::fprintf(stderr, "usage: %s VDEV SECONDS FRAME_SIZE [ethernet|ipv4_udp [FLOWS]]\n", argv[0]);
+    return 2;
+  }
+  const std::string encapsulation = argc >= 5 ? argv[4] : "ethernet";
+  const auto flows = static_cast<std::uint32_t>(argc == 6 ? std::atoi(argv[5]) : 8);
+  if (encapsulation != "ethernet" && encapsulation != "ipv4_udp") {
+    std::fprintf(stderr, "encapsulation is ethernet or ipv4_udp, not '%s'\n", encapsulation.c_str());
     return 2;
   }
   const std::string vdev = argv[1];
@@ -27,6 +38,7 @@ int main(int argc, char** argv) {
   options.eal.lcores = "0-1";
   options.eal.file_prefix = "tusk-bench";
   options.ports = {vdev.substr(0, vdev.find(','))};
+  if (encapsulation == "ipv4_udp") options.addresses = {tusk::dpdk::parse_ipv4_interface("10.99.0.1/24")};
   // Nothing comes back in a TX benchmark: let the receive thread sleep rather than take a core
   // from the kernel's transmit path (testpmd's txonly has no receiver either). On this 2-core lab
   // a 50 us sleep still cost about a tenth of the TX rate through wake-ups.
@@ -38,7 +50,15 @@ int main(int argc, char** argv) {
   plan.set_engine("dpdk");
   plan.mutable_dpdk()->set_frame_size(frame_size);
   plan.mutable_dpdk()->set_pattern("prbs31");
-  plan.mutable_peers()->Add()->set_agent_name("sink");  // unknown MAC: broadcast, nobody checks
+  auto& sink = *plan.mutable_peers()->Add();
+  sink.set_agent_name("sink");
+  sink.set_address("02:00:00:00:00:02");
+  if (encapsulation == "ipv4_udp") {
+    plan.mutable_dpdk()->set_encapsulation("ipv4_udp");
+    plan.mutable_dpdk()->set_flows_per_peer(flows);
+    plan.mutable_dpdk()->set_udp_source_port(49152);
+    sink.set_ipv4("10.99.0.2");
+  }
   engine.prepare(plan, nullptr);
   const std::int64_t start = tusk::realtime_ns();
   engine.start(start);
@@ -49,7 +69,7 @@ int main(int argc, char** argv) {
   }
   const double elapsed = (tusk::realtime_ns() - start) / 1e9;
   engine.stop();
-  std::printf("tusk tx: %llu frames of %u B in %.2f s = %.0f pps (%.3f Gbit/s)\n",
+  std::printf("tusk tx (%s): %llu frames of %u B in %.2f s = %.0f pps (%.3f Gbit/s)\n", encapsulation.c_str(),
               static_cast<unsigned long long>(frames), frame_size, elapsed, frames / elapsed,
               tusk::bit_rate_of(frames / elapsed, frame_size) / 1e9);
   return 0;

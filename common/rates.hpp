@@ -14,19 +14,22 @@ namespace tusk {
 struct SizeMix {
   double mean_bytes = 0;
   std::uint64_t largest_bytes = 0;
+  std::uint64_t smallest_bytes = 0;
 };
 
 // `sizes` (any range of byte counts) empty means {single}: a size list replaces the single size.
 template <typename Sizes>
 SizeMix size_mix(std::uint64_t single, const Sizes& sizes) {
-  if (sizes.empty()) return {static_cast<double>(single), single};
+  if (sizes.empty()) return {static_cast<double>(single), single, single};
   double total = 0;
   std::uint64_t largest = 0;
+  std::uint64_t smallest = UINT64_MAX;
   for (const auto size : sizes) {
     total += static_cast<double>(size);
     largest = std::max<std::uint64_t>(largest, size);
+    smallest = std::min<std::uint64_t>(smallest, size);
   }
-  return {total / static_cast<double>(sizes.size()), largest};
+  return {total / static_cast<double>(sizes.size()), largest, smallest};
 }
 
 // Bits per second of `per_second` units of `bytes` each.

@@ -252,11 +252,13 @@ void DpdkEngine::tx_loop() {
   // Frames per second for the whole port (port_pps_), shared out over the targets in turn.
   const double ns_per_frame = port_pps_ > 0 ? 1e9 / port_pps_ : 0;
 
-  std::vector<payload::PrbsGenerator> generators;
+  // One sequence for the port, not one per flow: every frame's header says where its payload
+  // starts, so a receiver needs no continuity, and one 16 KiB generator buffer stays in L1 where
+  // one per flow did not (8 flows sent 20 % fewer 1500 B frames than 1).
+  payload::PrbsGenerator generator(pattern, test.invert(), payload::default_state(pattern));
   std::vector<std::uint64_t> sequence(targets_.size(), 0);
   std::vector<std::uint64_t> sent_by_target(targets_.size(), 0);
   std::vector<std::uint64_t> bytes_by_target(targets_.size(), 0);
-  for (std::size_t i = 0; i < targets_.size(); ++i) generators.emplace_back(pattern, test.invert(), payload::default_state(pattern));
 
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
   const std::int64_t begin = realtime_ns();
@@ -304,10 +306,10 @@ void DpdkEngine::tx_loop() {
       tusk.stream_id = flow.stream_id;
       tusk.seq = sequence[t]++;
       tusk.tx_timestamp_ns = static_cast<std::uint64_t>(now);
-      tusk.prbs_state = generators[t].state();
+      tusk.prbs_state = generator.state();
       tusk.payload_length = size.payload;
       write_headers(spec, tusk, frame);
-      generators[t].fill(frame + header, size.payload);
+      generator.fill(frame + header, size.payload);
       burst_frame_bytes[i] = size.frame;
     }
     std::uint16_t done = 0;

@@ -132,6 +132,18 @@ TEST(ProfileRouted, BadRoutedValuesNameTheirLine) {
             "fabric.yaml:8:22: tests[0].udp_source_port: 8 flows from source port 65530 would pass 65535");
 }
 
+TEST(ProfileRouted, FramesTooSmallForTheIpv4HeadersAreAnError) {
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    frame_size: 64\n")),
+            "fabric.yaml:8:17: tests[0].frame_size: 64 B frames cannot hold ipv4_udp headers: the least is 76 B");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    frame_sizes: imix\n")),
+            "fabric.yaml:8:18: tests[0].frame_sizes: 64 B frames cannot hold ipv4_udp headers: the least is 76 B");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    vlan: 10\n    frame_size: 78\n")),
+            "fabric.yaml:9:17: tests[0].frame_size: 78 B frames cannot hold ipv4_udp headers: the least is 80 B with a "
+            "VLAN tag");
+  EXPECT_NO_THROW(load(with_keys("    encapsulation: ipv4_udp\n    frame_size: 76\n")));
+  EXPECT_NO_THROW(load(with_keys("    frame_size: 64\n")));
+}
+
 TEST(ProfileRouted, FlowsAndPathsCannotBothBeSet) {
   EXPECT_EQ(error_of(with_keys("    flows_per_peer: 2\n    ecmp_paths: 2\n")),
             "fabric.yaml:8:5: tests[0].ecmp_paths: flows_per_peer and ecmp_paths cannot both be set: ecmp_paths works "

@@ -203,6 +203,18 @@ void check_encapsulation(profile_schema::TestCheck& check) {
       check.fail(key, origin, fmt::format("{} is an IPv4/UDP field: set encapsulation: ipv4_udp", key));
     }
   }
+  if (ipv4) {
+    // Ethernet 14, a VLAN tag 4, IPv4 20, UDP 8 and the Tusk header 34: at least 76 bytes.
+    const std::uint32_t least = 76 + (test.vlan() != 0 || test.pcp() != 0 ? 4 : 0);
+    const SizeMix mix = size_mix(test.frame_size(), test.frame_sizes());
+    const char* key = test.frame_sizes_size() > 0 ? "frame_sizes" : "frame_size";
+    if (mix.smallest_bytes < least) {
+      const auto* origin = check.draft.origin(key);
+      check.fail(key, origin ? origin : check.draft.origin("encapsulation"),
+                 fmt::format("{} B frames cannot hold ipv4_udp headers: the least is {} B{}", mix.smallest_bytes, least,
+                             least > 76 ? " with a VLAN tag" : ""));
+    }
+  }
   if (const auto* origin = check.draft.origin("ethertype"); origin && ipv4) {
     check.fail("ethertype", origin, "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
   }
