@@ -12,6 +12,7 @@
 
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
+#include "agent/rdma/roce_udp_port.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
 #include "common/clock.hpp"
 
@@ -329,6 +330,35 @@ void RdmaEngine::note_path_mtu(Connection& connection) {
   }
 }
 
+namespace {
+
+std::string address_text(const sockaddr* address) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (address == nullptr) return "";
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(address)->sin_addr, text, sizeof text);
+  } else if (address->sa_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr, text, sizeof text);
+  }
+  return text;
+}
+
+}  // namespace
+
+void RdmaEngine::note_flow(Connection& connection) {
+  ibv_qp_attr attributes{};
+  ibv_qp_init_attr init{};
+  if (ibv_query_qp(connection.qp.get(), &attributes, IBV_QP_AV | IBV_QP_DEST_QPN, &init) != 0) return;
+  connection.udp_source_port = roce_udp_source_port(attributes.ah_attr.grh.flow_label, connection.qp_num.load(),
+                                                    attributes.dest_qp_num);
+  const std::string local = address_text(rdma_get_local_addr(connection.id.get()));
+  const std::string peer = address_text(rdma_get_peer_addr(connection.id.get()));
+  const bool sends = connection.role == Connection::Role::Sender;
+  connection.flow_src = sends ? local : peer;
+  connection.flow_dst = sends ? peer : local;
+  connection.flow_known.store(true, std::memory_order_release);
+}
+
 void RdmaEngine::note_nic_port(const Connection& connection) {
   const std::string key = fmt::format("{}/{}", connection.device, connection.port_num);
   bool known = false;
@@ -383,11 +413,14 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
         }
         connection->established_ns = realtime_ns();
         note_path_mtu(*connection);
+        note_flow(*connection);
         note_nic_port(*connection);
         connection->state = Connection::State::Established;
         connections_version_.fetch_add(1, std::memory_order_release);
-        spdlog::info("RDMA {} {} QP {} ({} port {}, qpn {}) established", connection->role == Connection::Role::Sender ? "flow to" : "flow from",
-                     connection->peer, connection->flow_id, connection->device, connection->port_num, connection->qp_num.load());
+        spdlog::info("RDMA {} {} QP {} ({} port {}, qpn {}, udp source port {}) established",
+                     connection->role == Connection::Role::Sender ? "flow to" : "flow from", connection->peer,
+                     connection->flow_id, connection->device, connection->port_num, connection->qp_num.load(),
+                     connection->udp_source_port);
         if (start_ns_ > 0 && connection->established_ns > start_ns_) {
           emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {} connected {} ms after the start",
                                                       connection->role == Connection::Role::Sender ? "to" : "from",

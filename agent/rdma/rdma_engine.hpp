@@ -47,6 +47,11 @@ struct Connection {
   // Written by the CM thread while sample() may read them: atomics.
   std::atomic<std::uint32_t> qp_num{0};
   std::atomic<std::uint32_t> path_mtu{0};  // bytes, as the QP has it
+  // The QP's RoCEv2 5-tuple, in the direction its data goes: written by the CM thread before
+  // flow_known is set, read-only after.
+  std::string flow_src, flow_dst;
+  std::uint16_t udp_source_port = 0;
+  std::atomic<bool> flow_known{false};
   std::string device;
   std::uint8_t port_num = 0;
 
@@ -122,6 +127,8 @@ class RdmaEngine final : public Engine {
   void retry_or_fail(Connection& connection, const std::string& why);
   void note_nic_port(const Connection& connection);
   void note_path_mtu(Connection& connection);
+  // The QP's UDP source port (what ECMP hashes) from its flow label and QP numbers, and its addresses.
+  void note_flow(Connection& connection);
   void set_id_options(rdma_cm_id* id);
 
   // Counts an integrity error (and reports the first) unless the message checks out.

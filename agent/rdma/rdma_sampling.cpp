@@ -5,6 +5,7 @@
 #include "agent/latency_gauges.hpp"
 #include "agent/rdma/rdma_counter_names.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
+#include "agent/rdma/roce_udp_port.hpp"
 #include "common/counter_names.hpp"
 
 // The RDMA engine's counters: each connection's published atomics and each NIC port's counters.
@@ -39,6 +40,14 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     const bool receives_data = sender == reads;
     stream.set_stream_id(stream_id(*connection));
     stream.set_kind(stream_kind(sender, reads));
+    if (connection->flow_known.load(std::memory_order_acquire)) {
+      proto::Flow& flow = *stream.mutable_flow();
+      flow.set_src_address(connection->flow_src);
+      flow.set_dst_address(connection->flow_dst);
+      flow.set_src_port(connection->udp_source_port);
+      flow.set_dst_port(kRoceUdpPort);
+      flow.set_protocol("udp");
+    }
     auto& map = *stream.mutable_counters();
     map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
     map[receives_data ? "rx_messages" : "tx_messages"] = connection->messages.load(std::memory_order_relaxed);

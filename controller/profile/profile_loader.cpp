@@ -183,7 +183,8 @@ class ProfileReader {
     const auto entries = read_.mapping(value, "a mapping of test keys (e.g. duration: 30s)");
     if (!entries) return {};
     std::vector<Entry> usable;
-    TestDraft scratch{default_test_spec(std::nullopt), std::nullopt, {}, {}};
+    TestDraft scratch;
+    scratch.spec = default_test_spec(std::nullopt);
     ReadContext context{read_, std::nullopt, true};
     for (const auto& entry : *entries) {
       if (entry.key == "name") {
@@ -213,9 +214,8 @@ class ProfileReader {
     // Report the clash once, at whichever of the two comes second.
     if (other_entry == entries.end() || &*other_entry > &entry) return;
     read_.errors().add(entry.value.key_pos, entry.value.path,
-                       fmt::format("{} and {} cannot both be set: {}", pair->single, pair->sweep,
-                                   pair->why.empty() ? fmt::format("{} is one size, {} a sweep", pair->single, pair->sweep)
-                                                     : std::string(pair->why)));
+                       fmt::format("{} and {} cannot both be set: {} is one size, {} a sweep",
+                                   pair->single, pair->sweep, pair->single, pair->sweep));
   }
 
   std::vector<TestSpec> read_tests(const Value& value, const std::vector<Entry>& defaults,
@@ -254,7 +254,8 @@ class ProfileReader {
     if (!entries) return std::nullopt;
 
     ReadContext context{read_, engine_of(*entries, defaults), false};
-    TestDraft draft{default_test_spec(context.engine), std::nullopt, {}, {}};
+    TestDraft draft;
+    draft.spec = default_test_spec(context.engine);
     draft.spec.pos = value.pos;
 
     // Defaults first, so that the test's own keys overwrite them.

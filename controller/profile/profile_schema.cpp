@@ -124,6 +124,19 @@ const std::vector<TestKey>& common_keys() {
        [](R& c, const V& v, D& d) {
          return store(c.read.rate(v), d, [](D& t, auto rate) { t.rate = rate; });
        }},
+      {"ecmp_paths", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, 64, "1", "64"}), d, [](D& t, auto n) { t.ecmp_paths = n; });
+       }},
+      {"coverage", "",
+       [](R& c, const V& v, D& d) {
+         auto ratio = c.read.ratio(v);
+         if (ratio && (*ratio <= 0 || *ratio >= 1)) {
+           c.read.fail(v, fmt::format("coverage {} must be above 0 and below 1 (e.g. 99%)", v.text()));
+           ratio.reset();
+         }
+         return store(ratio, d, [](D& t, double r) { t.coverage = r; });
+       }},
       {"thresholds", "", read_thresholds},
   };
   return keys;

@@ -35,6 +35,10 @@ struct Origin {
 struct TestDraft {
   TestSpec spec;
   std::optional<units::Rate> rate;
+  // Both engines spread a peer's traffic over ECMP paths (flows or QPs); each slice's check turns
+  // these into its count.
+  std::optional<std::uint32_t> ecmp_paths;
+  std::optional<double> coverage;
   std::map<std::string, Origin, std::less<>> origins;  // keys that were read successfully
   std::set<std::string, std::less<>> written;          // keys set, whether readable or not
 
@@ -99,7 +103,6 @@ std::vector<std::string_view> test_key_names();
 struct Alternatives {
   std::string_view single;
   std::string_view sweep;
-  std::string_view why = "";  // the clash, said; empty: "single is one size, sweep a sweep"
 };
 
 // The pair `key` belongs to, or nullptr.

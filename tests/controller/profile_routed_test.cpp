@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "controller/engines/dpdk/dpdk_slice.hpp"
+#include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/plan/ecmp_coverage.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/plan/planner.hpp"
@@ -146,8 +147,22 @@ TEST(ProfileRouted, FramesTooSmallForTheIpv4HeadersAreAnError) {
 
 TEST(ProfileRouted, FlowsAndPathsCannotBothBeSet) {
   EXPECT_EQ(error_of(with_keys("    flows_per_peer: 2\n    ecmp_paths: 2\n")),
-            "fabric.yaml:8:5: tests[0].ecmp_paths: flows_per_peer and ecmp_paths cannot both be set: ecmp_paths works "
+            "fabric.yaml:8:17: tests[0].ecmp_paths: flows_per_peer and ecmp_paths cannot both be set: ecmp_paths works "
             "out the flows per peer");
+}
+
+TEST(ProfileRouted, RdmaQpsCoverTheDeclaredPathsToo) {
+  const std::string rdma = "\nname: fabric\nagents: {count: 4}\ntests:\n  - name: t\n    engine: rdma\n    duration: 1s\n";
+  auto r = rdma::params(load(rdma + "    ecmp_paths: 4\n").tests.at(0));
+  EXPECT_EQ(r.qps_per_peer(), 21u);
+  r = rdma::params(load(rdma + "    ecmp_paths: 2\n    coverage: 90%\n").tests.at(0));
+  EXPECT_EQ(r.qps_per_peer(), flows_for_coverage(2, 0.9));
+  EXPECT_EQ(error_of(rdma + "    qps_per_peer: 2\n    ecmp_paths: 2\n"),
+            "fabric.yaml:8:17: tests[0].ecmp_paths: qps_per_peer and ecmp_paths cannot both be set: ecmp_paths works "
+            "out the QPs per peer");
+  EXPECT_EQ(error_of(rdma + "    coverage: 90%\n"),
+            "fabric.yaml:7:15: tests[0].coverage: coverage is the chance that every ECMP path carries a flow: declare "
+            "ecmp_paths too");
 }
 
 TEST(ProfileRouted, ThePeerGetsTheIpv4AddressOfItsFirstPort) {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/rates.hpp"
-#include "controller/plan/ecmp_coverage.hpp"
+#include "controller/engines/ecmp_keys.hpp"
 #include "common/units.hpp"
 #include "controller/run/run_outcome.hpp"
 
@@ -24,7 +24,6 @@ using D = TestDraft;
 const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
 // Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
 constexpr std::uint32_t kMaxFlowsPerPeer = 128;
-constexpr double kDefaultCoverage = 0.99;
 // The keys that only IPv4/UDP frames have.
 constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port"};
 
@@ -136,19 +135,6 @@ const std::vector<TestKey>& keys() {
          return store(c.read.uint32(v, {1, kMaxFlowsPerPeer, "1", "128"}), d,
                       [](D& t, auto n) { params(t.spec).set_flows_per_peer(n); });
        }},
-      {"ecmp_paths", "dpdk",
-       [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 64, "1", "64"}), d, [](D& t, auto n) { params(t.spec).set_ecmp_paths(n); });
-       }},
-      {"coverage", "dpdk",
-       [](R& c, const V& v, D& d) {
-         auto ratio = c.read.ratio(v);
-         if (ratio && (*ratio <= 0 || *ratio >= 1)) {
-           c.read.fail(v, fmt::format("coverage {} must be above 0 and below 1 (e.g. 99%)", v.text()));
-           ratio.reset();
-         }
-         return store(ratio, d, [](D& t, double r) { params(t.spec).set_coverage(r); });
-       }},
       {"mode", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"loopback", "peer", "bidirectional"}), d,
@@ -190,7 +176,6 @@ void set_defaults(TestSpec& spec) {
   test.set_udp_port(0x88B5);
   test.set_udp_source_port(49152);  // the first dynamic port
   test.set_flows_per_peer(1);
-  test.set_coverage(kDefaultCoverage);
 }
 
 // The IPv4/UDP keys belong to ipv4_udp frames; the EtherType to ethernet ones; the flow count
@@ -218,20 +203,10 @@ void check_encapsulation(profile_schema::TestCheck& check) {
   if (const auto* origin = check.draft.origin("ethertype"); origin && ipv4) {
     check.fail("ethertype", origin, "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
   }
-  if (const auto* origin = check.draft.origin("coverage"); origin && !check.draft.origin("ecmp_paths")) {
-    check.fail("coverage", origin, "coverage is the chance that every ECMP path carries a flow: declare ecmp_paths too");
-  }
-  if (const auto* origin = check.draft.origin("ecmp_paths")) {
-    const std::uint32_t flows = flows_for_coverage(test.ecmp_paths(), test.coverage());
-    if (flows > kMaxFlowsPerPeer) {
-      check.fail("ecmp_paths", origin,
-                 fmt::format("{} paths at {:g}% coverage need {} flows per peer, above the {} a receiver tracks; "
-                             "lower coverage or give flows_per_peer",
-                             test.ecmp_paths(), test.coverage() * 100, flows, kMaxFlowsPerPeer));
-    } else {
-      test.set_flows_per_peer(flows);
-    }
-  }
+  const auto paths = ecmp_keys::flows_for_paths(check, kMaxFlowsPerPeer, "flows_per_peer");
+  test.set_ecmp_paths(paths.paths);
+  test.set_coverage(paths.coverage);
+  if (paths.flows) test.set_flows_per_peer(*paths.flows);
   if (test.udp_source_port() + test.flows_per_peer() - 1 > 65535) {
     const auto* origin = check.draft.origin("udp_source_port");
     check.fail("udp_source_port", origin ? origin : check.draft.origin("flows_per_peer"),
@@ -374,8 +349,7 @@ const EngineSlice& slice() {
       .stream_kinds = {{"rx", {}, true}},
       .thresholds = {"max_ber", "max_bit_errors", "max_loss", "max_errored_frames", "max_lost_frames", "max_flaps",
                      "max_traffic_gaps", "max_latency_p99", "min_throughput", "max_host_drops", "max_agents_lost"},
-      .alternatives = {{"frame_size", "frame_sizes"}, 
-                       {"flows_per_peer", "ecmp_paths", "ecmp_paths works out the flows per peer"}},
+      .alternatives = {{"frame_size", "frame_sizes"}},
       .json_extra = json_extra,
       .ber_target = ber_target,
   };

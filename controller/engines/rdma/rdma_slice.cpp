@@ -12,11 +12,14 @@
 
 #include "common/rates.hpp"
 #include "common/units.hpp"
+#include "controller/engines/ecmp_keys.hpp"
 #include "controller/engines/rdma/collective.hpp"
 #include "controller/engines/rdma/collective_report.hpp"
 
 namespace tusk::rdma {
 namespace {
+
+constexpr std::uint32_t kMaxQpsPerPeer = 1024;
 
 using namespace std::chrono_literals;
 using profile_schema::ReadContext;
@@ -71,7 +74,7 @@ const std::vector<TestKey>& keys() {
        }},
       {"qps_per_peer", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 1024, "1", "1024"}), d,
+         return store(c.read.uint32(v, {1, kMaxQpsPerPeer, "1", "1024"}), d,
                       [](D& t, auto n) { params(t.spec).set_qps_per_peer(n); });
        }},
       {"outstanding", "rdma",
@@ -251,6 +254,11 @@ void check(profile_schema::TestCheck& check) {
   auto& draft = check.draft;
   proto::RdmaTest& test = params(draft.spec);
   check_collective(check);
+  // Each QP gets its own UDP source port (from its flow label or QP numbers), so QPs cover paths.
+  const auto paths = ecmp_keys::flows_for_paths(check, kMaxQpsPerPeer, "qps_per_peer");
+  test.set_ecmp_paths(paths.paths);
+  test.set_coverage(paths.coverage);
+  if (paths.flows) test.set_qps_per_peer(*paths.flows);
   if (const auto* origin = draft.origin("rate"); origin && draft.rate) {
     const units::Rate& rate = *draft.rate;
     if (rate.kind == units::Rate::Kind::PacketsPerSecond) {
@@ -292,9 +300,11 @@ void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t age
 
 std::string plan_line(const proto::Plan& plan) {
   const auto& r = plan.rdma();
-  std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer, {} outstanding | {}{}",
+  std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer{}, {} outstanding | {}{}",
                                  r.device().empty() ? "(the route's)" : r.device(), r.operation(),
-                                 units::format_size(r.message_size()), r.qps_per_peer(), r.outstanding(),
+                                 units::format_size(r.message_size()), r.qps_per_peer(),
+                                 r.ecmp_paths() > 0 ? fmt::format(" (cover {} paths at {:g}%)", r.ecmp_paths(), r.coverage() * 100) : "",
+                                 r.outstanding(),
                                  r.rate_bps() > 0 ? units::format_bit_rate(r.rate_bps()) : "line rate",
                                  r.data_check() ? " | data check" : "");
   if (!r.collective().empty()) {
