@@ -9,8 +9,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <map>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <thread>
 
@@ -185,6 +187,50 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
     for (const auto& point : series) moving += point["throughput_bps"].get<double>() > 0;
     EXPECT_GE(moving, series.size() - 2) << flow.dump(2);
   }
+}
+
+// Each QP reports the UDP source port its packets carry, which is what ECMP hashes onto a path. A
+// fault on "the path of the odd ports" (loss on vm1's packets whose source port is odd, as a bad
+// link takes the flows hashed onto it) must slow exactly the QPs the report gives odd ports, and
+// both ends of a QP must report the same port.
+TEST_F(RdmaVmLab, EachQpReportsTheUdpSourcePortItsPacketsCarryAndAFaultOnSomePortsHitsExactlyThoseQps) {
+  ASSERT_EQ(lab("impair-ports " + id_ + " 1 peer2 1 1 loss 10%"), 0);
+  faulted_nics_.push_back("1 peer2");
+  std::string text = profile("15s", "");
+  text.replace(text.find("    outstanding: 8"), 18, "    qps_per_peer: 8\n    outstanding: 4");
+  const int exit = run_profile(text);
+  ASSERT_TRUE(exit == 0 || exit == 1) << logs();
+  const json result = report();
+  std::vector<double> odd, even;
+  std::multiset<std::uint32_t> sent_ports, sink_ports;
+  for (const auto& flow : streams_of(result, "flow:")) {
+    ASSERT_TRUE(flow.contains("flow")) << flow.dump(2);
+    const auto port = flow["flow"]["src_port"].get<std::uint32_t>();
+    EXPECT_GE(port, 0xC000u);
+    EXPECT_EQ(flow["flow"]["dst_port"], 4791);
+    EXPECT_EQ(flow["flow"]["protocol"], "udp");
+    if (flow["agent"] != "vm1") continue;
+    EXPECT_EQ(flow["flow"]["src_address"], "10.99.12.1");
+    EXPECT_EQ(flow["flow"]["dst_address"], "10.99.12.2");
+    sent_ports.insert(port);
+    (port % 2 == 1 ? odd : even).push_back(flow["metrics"]["throughput_bps"].get<double>());
+  }
+  for (const auto& sink : streams_of(result, "sink:")) {
+    if (sink["agent"] == "vm2") sink_ports.insert(sink["flow"]["src_port"].get<std::uint32_t>());
+  }
+  EXPECT_EQ(sent_ports.size(), 8u);
+  EXPECT_EQ(sent_ports, sink_ports) << "both ends of each QP report its port";
+  EXPECT_EQ(std::set<std::uint32_t>(sent_ports.begin(), sent_ports.end()).size(), 8u) << "each QP its own port";
+  ASSERT_FALSE(odd.empty()) << "no QP of 8 drew an odd port: nothing to compare";
+  ASSERT_FALSE(even.empty()) << "no QP of 8 drew an even port: nothing to compare";
+  const auto mean = [](const std::vector<double>& values) {
+    double sum = 0;
+    for (const double v : values) sum += v;
+    return sum / static_cast<double>(values.size());
+  };
+  std::cout << odd.size() << " odd-port QPs " << mean(odd) / 1e6 << " Mbit/s on average, " << even.size()
+            << " even-port QPs " << mean(even) / 1e6 << " Mbit/s\n";
+  EXPECT_LT(mean(odd), 0.6 * mean(even)) << "odd-port QPs " << mean(odd) << " bit/s, even " << mean(even);
 }
 
 TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFails) {

@@ -26,6 +26,10 @@
 #   rxe-vm-lab.sh stop ID VM NAME [SIGNAL]      signal a background job's session (default TERM),
 #                                               SIGKILL after 10 s; print its exit code
 #   rxe-vm-lab.sh impair ID VM NIC NETEM-ARGS   netem on NIC's egress in VM: impair lab 1 data0 loss 1%
+#   rxe-vm-lab.sh impair-ports ID VM NIC MASK VALUE NETEM-ARGS
+#                                               netem only on UDP packets whose source port & MASK is
+#                                               VALUE (RoCEv2's port: the packets an ECMP hash would
+#                                               put on one path): impair-ports lab 1 data0 1 1 loss 5%
 #   rxe-vm-lab.sh clear ID VM NIC               remove NIC's root qdisc (back to the default)
 #   rxe-vm-lab.sh link ID VM NIC down|up        set NIC administratively down or up (rxe port follows)
 #
@@ -58,7 +62,7 @@ cache=${TUSK_VMLAB_CACHE:-/var/cache/tusk-vmlab}
 state_root=${TUSK_VMLAB_STATE_ROOT:-/tmp}
 
 die() { echo "rxe-vm-lab: $*" >&2; exit 125; }
-usage() { sed -n '10,32p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '10,36p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 # ---------------------------------------------------------------------------------------------
 # Addressing, shared by host and guest.
@@ -710,6 +714,18 @@ case $cmd in
     (($# >= 4)) || usage
     nic=$(resolve_nic "$2" "$3")
     exec_in_vm "$1" "$2" --cwd / -- tc qdisc replace dev "$nic" root netem "${@:4}"
+    ;;
+  impair-ports)
+    (($# >= 6)) && [[ $4 =~ ^[0-9]+$ && $5 =~ ^[0-9]+$ ]] || usage
+    nic=$(resolve_nic "$2" "$3")
+    # prio: every packet to band 2 but the filter's, which go to band 3 and its netem. u32 offsets
+    # count from the IPv4 header (20 bytes on RoCE packets), so the UDP source port is at 20.
+    exec_in_vm "$1" "$2" --cwd / -- sh -c '
+      set -e
+      tc qdisc replace dev "$1" root handle 1: prio bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+      tc qdisc add dev "$1" parent 1:3 handle 30: netem ${4}
+      tc filter add dev "$1" parent 1: protocol ip prio 1 u32 match ip protocol 17 0xff \
+        match u16 "$3" "$2" at 20 flowid 1:3' sh "$nic" "$4" "$5" "${*:6}"
     ;;
   clear)
     (($# == 3)) || usage
