@@ -17,10 +17,12 @@
 #include <thread>
 
 #include "tests/e2e/process.hpp"
+#include "tests/support/fabric_lab.hpp"
 
 namespace tusk::testing {
 namespace {
 
+using testing::FabricLab;
 using namespace std::chrono_literals;
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -54,7 +56,9 @@ tests:
 }
 
 // One lab of `kVms` VMs per test suite (booting takes half a minute); one agent per VM per test.
-template <int kVms>
+// kOnFabric: the VMs sit on the leaves of a routed fabric lab (tests/lab/fabric-lab.sh, 2 spines,
+// 2 leaves), one per leaf, instead of on a mesh of point-to-point links.
+template <int kVms, bool kOnFabric = false>
 class VmLabTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -64,11 +68,18 @@ class VmLabTest : public ::testing::Test {
       skip_reason_ = "qemu-system-x86_64 or busybox-static is not installed (scripts/install-deps.sh installs them)";
     } else {
       id_ = "rv" + std::to_string(kVms) + "-" + std::to_string(getpid() % 100000);
-      if (lab("up " + id_ + " " + std::to_string(kVms)) != 0) boot_failed_ = true;
+      std::string fabric_option;
+      if (kOnFabric) {
+        id_ = "rf" + std::to_string(getpid() % 100000);
+        fabric_ = std::make_unique<FabricLab>("vf" + std::to_string(getpid() % 10000), "--spines 2 --leaves 2 --hosts 1");
+        fabric_option = " --fabric vf" + std::to_string(getpid() % 10000);
+      }
+      if (lab("up " + id_ + " " + std::to_string(kVms) + fabric_option) != 0) boot_failed_ = true;
     }
   }
   static void TearDownTestSuite() {
     if (!id_.empty()) lab("down " + id_);
+    fabric_.reset();
   }
 
   void SetUp() override {
@@ -150,6 +161,7 @@ class VmLabTest : public ::testing::Test {
 
   std::string logs() { return read_file(dir_ + "/controller.log"); }
 
+  static inline std::unique_ptr<FabricLab> fabric_;
   static inline std::string skip_reason_;
   static inline std::string id_;
   static inline bool boot_failed_ = false;
@@ -161,6 +173,7 @@ class VmLabTest : public ::testing::Test {
 };
 
 using RdmaVmLab = VmLabTest<2>;
+using FabricVmLab = VmLabTest<2, true>;
 using TrainingVmLab = VmLabTest<3>;
 
 TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
@@ -231,6 +244,53 @@ TEST_F(RdmaVmLab, EachQpReportsTheUdpSourcePortItsPacketsCarryAndAFaultOnSomePor
   std::cout << odd.size() << " odd-port QPs " << mean(odd) / 1e6 << " Mbit/s on average, " << even.size()
             << " even-port QPs " << mean(even) / 1e6 << " Mbit/s\n";
   EXPECT_LT(mean(odd), 0.6 * mean(even)) << "odd-port QPs " << mean(odd) << " bit/s, even " << mean(even);
+}
+
+// Acceptance (issue 11): Soft-RoCE VMs on two leaves of the routed fabric lab. The QPs that cover
+// 2 ECMP paths (11 at 99.9 %) spread over both spines, each reporting its UDP source port; 1 % loss on one
+// leaf-to-spine link slows exactly the QPs the leaf's own kernel hashes onto that link (asked with
+// `fabric-lab.sh path`), and the report shows the difference between sibling QPs.
+TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsHashedThroughIt) {
+  fabric_->run("impair l1-s1 up loss=1");
+  std::string text = profile("20s", "");
+  // 99.9 %: 11 QPs, so that both spines carry some in all but 1 run of 1,000.
+  text.replace(text.find("    outstanding: 8"), 18, "    ecmp_paths: 2\n    coverage: 99.9%\n    outstanding: 4");
+  const int exit = run_profile(text);
+  fabric_->run("clear l1-s1");
+  ASSERT_TRUE(exit == 0 || exit == 1) << logs();
+  const json result = report();
+  std::map<std::string, std::vector<double>> throughput_by_uplink;
+  std::set<std::uint32_t> ports;
+  for (const auto& flow : streams_of(result, "flow:")) {
+    if (flow["agent"] != "vm1") continue;  // vm1 is on leaf 1, vm2 on leaf 2
+    ASSERT_TRUE(flow.contains("flow")) << flow.dump(2);
+    EXPECT_EQ(flow["flow"]["src_address"], "192.168.101.21");
+    EXPECT_EQ(flow["flow"]["dst_address"], "192.168.102.22");
+    const auto port = flow["flow"]["src_port"].get<std::uint32_t>();
+    ports.insert(port);
+    std::string uplink = fabric_->run("path 192.168.101.21 192.168.102.22 " + std::to_string(port) + " 4791");
+    uplink.erase(uplink.find_last_not_of(" \n") + 1);
+    throughput_by_uplink[uplink].push_back(flow["metrics"]["throughput_bps"].get<double>());
+  }
+  EXPECT_EQ(ports.size(), 11u) << "2 paths at 99.9 % coverage: 11 QPs, each its own source port";
+  const auto& hit = throughput_by_uplink["l1-s1"];
+  const auto& spared = throughput_by_uplink["l1-s2"];
+  ASSERT_FALSE(hit.empty()) << "no QP of 11 hashed onto spine 1";
+  ASSERT_FALSE(spared.empty()) << "no QP of 11 hashed onto spine 2";
+  const auto mean = [](const std::vector<double>& values) {
+    double sum = 0;
+    for (const double v : values) sum += v;
+    return sum / static_cast<double>(values.size());
+  };
+  std::cout << hit.size() << " QPs through l1-s1 (1 % loss) " << mean(hit) / 1e6 << " Mbit/s on average, "
+            << spared.size() << " through l1-s2 " << mean(spared) / 1e6 << " Mbit/s\n";
+  EXPECT_LT(mean(hit), 0.6 * mean(spared));
+  // The loss shows as retransmits on vm1's port.
+  for (const auto& nic : streams_of(result, "nic:")) {
+    if (nic["agent"] == "vm1") {
+      EXPECT_GT(counter(nic, "retransmits") + counter(nic, "out_of_sequence"), 0u) << nic.dump(2);
+    }
+  }
 }
 
 TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFails) {

@@ -9,7 +9,12 @@
 #
 #   rxe-vm-lab.sh has-qemu                      exit 0 when qemu-system-x86_64 and busybox-static are installed
 #   rxe-vm-lab.sh prepare                       fetch the kernel, build the initramfs (cached; up does it too)
-#   rxe-vm-lab.sh up ID [N]                     boot N VMs (2..9, default 2) for lab ID, wait until ready
+#   rxe-vm-lab.sh up ID [N] [--fabric LAB]      boot N VMs (2..9, default 2) for lab ID, wait until ready;
+#                                               --fabric: instead of the mesh, one data NIC per VM on a
+#                                               leaf of the fabric lab LAB (tests/lab/fabric-lab.sh, up
+#                                               first): VM i on leaf ((i-1) % leaves)+1, addressed
+#                                               192.168.(100+leaf).(20+i)/24, routed to the other leaves'
+#                                               hosts via the leaf, MTU 1500 as the fabric's links
 #   rxe-vm-lab.sh down ID                       kill the lab's VMs, remove its state (idempotent)
 #   rxe-vm-lab.sh dir ID                        print the lab's state directory (shared, writable)
 #   rxe-vm-lab.sh status ID                     per VM: "vm=I pid=P alive=yes|no ready=yes|no"
@@ -62,7 +67,7 @@ cache=${TUSK_VMLAB_CACHE:-/var/cache/tusk-vmlab}
 state_root=${TUSK_VMLAB_STATE_ROOT:-/tmp}
 
 die() { echo "rxe-vm-lab: $*" >&2; exit 125; }
-usage() { sed -n '10,36p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '10,41p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 # ---------------------------------------------------------------------------------------------
 # Addressing, shared by host and guest.
@@ -75,6 +80,8 @@ state_of() { echo "$state_root/tusk-vmlab-$1"; }
 # Index of VM i's data NIC that faces VM j: peers in ascending order, skipping i itself.
 nic_index() { local i=$1 j=$2; if ((j < i)); then echo $((j - 1)); else echo $((j - 2)); fi; }
 link_net() { local i=$1 j=$2; ((i < j)) && echo "10.99.$i$j" || echo "10.99.$j$i"; }
+fabric_tap() { echo "$1-v$2"; }  # at most 6 + 3 characters
+fabric_leaves() { awk '/^leaf /' < <(TUSK_LAB_ID=$1 bash "$(dirname "${BASH_SOURCE[0]}")/fabric-lab.sh" topology) | wc -l; }
 data_mac() { printf '52:54:00:99:%02x:%02x' "$1" "$2"; }
 ctl_mac() { printf '52:54:00:00:00:%02x' "$1"; }
 
@@ -82,8 +89,14 @@ ctl_mac() { printf '52:54:00:00:00:%02x' "$1"; }
 #   ctl MAC 10.0.2.15/24 - - -
 #   data NIC MAC IP/24 PEER_VM PEER_NIC PEER_IP
 write_net_conf() {
-  local i=$1 n=$2 j net
+  local i=$1 n=$2 fabric_leaves=${3:-0} j net leaf
   echo "ctl ctl $(ctl_mac "$i") 10.0.2.15/24 - - -"
+  if ((fabric_leaves > 0)); then
+    # On a routed fabric: one NIC on the VM's leaf; "peer" is the leaf and its gateway address.
+    leaf=$(((i - 1) % fabric_leaves + 1))
+    echo "fabric data0 $(data_mac "$i" 0) 192.168.$((100 + leaf)).$((20 + i))/24 - l$leaf 192.168.$((100 + leaf)).1"
+    return
+  fi
   for ((j = 1; j <= n; j++)); do
     ((j == i)) && continue
     net=$(link_net "$i" "$j")
@@ -259,7 +272,7 @@ prepare() {
 # up / down
 
 qemu_args() {
-  local id=$1 i=$2 n=$3 st=$4 j
+  local id=$1 i=$2 n=$3 st=$4 fabric=${5:-} j
   local vmdir=$st/vm$i
   # shellcheck disable=SC2054 # commas inside qemu option values
   args=(
@@ -276,6 +289,14 @@ qemu_args() {
     -netdev user,id=ctl,net=10.0.2.0/24,host=10.0.2.2
     -device "virtio-net-pci,netdev=ctl,mac=$(ctl_mac "$i"),romfile="
   )
+  if [[ -n $fabric ]]; then
+    # A tap in the root namespace, which `fabric-lab.sh attach` moves onto the VM's leaf.
+    args+=(
+      -netdev "tap,id=fabric,ifname=$(fabric_tap "$fabric" "$i"),script=no,downscript=no"
+      -device "virtio-net-pci,netdev=fabric,mac=$(data_mac "$i" 0),romfile="
+    )
+    return
+  fi
   # One unix datagram socket pair per link: no ports to collide, and either end may start first
   # (datagrams to an end not yet bound are dropped, like on a cable not yet plugged in).
   for ((j = 1; j <= n; j++)); do
@@ -301,9 +322,16 @@ show_failure() {
 }
 
 up() {
-  local id=$1 n=${2:-2} st i started ready_count deadline
+  local id=$1 n=${2:-2} fabric="" leaves=0 mtu=${TUSK_VMLAB_MTU:-9000} st i started ready_count deadline
   check_id "$id"
   [[ $n =~ ^[2-9]$ ]] || { echo "rxe-vm-lab: N must be 2..9" >&2; exit 2; }
+  if [[ ${3:-} == --fabric ]]; then
+    fabric=${4:-}
+    [[ $fabric =~ ^[A-Za-z0-9]{1,6}$ ]] || { echo "rxe-vm-lab: --fabric needs the fabric lab's id" >&2; exit 2; }
+    leaves=$(fabric_leaves "$fabric")
+    ((leaves > 0)) || die "no fabric lab '$fabric' (fabric-lab.sh up first)"
+    mtu=${TUSK_VMLAB_MTU:-1500}
+  fi
   prepare
   st=$(state_of "$id")
   down "$id"
@@ -312,15 +340,19 @@ up() {
   trap 'down "'"$id"'"' EXIT
   trap 'exit 130' INT TERM
   cp "${BASH_SOURCE[0]}" "$st/lab.sh"
-  echo "$id $n ${TUSK_VMLAB_MTU:-9000}" >"$st/lab.conf"
+  echo "$id $n $mtu $fabric" >"$st/lab.conf"
   started=$(date +%s.%N)
   for ((i = 1; i <= n; i++)); do
     mkdir -p "$st/vm$i/spool" "$st/vm$i/jobs"
-    write_net_conf "$i" "$n" >"$st/vm$i/net.conf"
-    qemu_args "$id" "$i" "$n" "$st"
+    write_net_conf "$i" "$n" "$leaves" >"$st/vm$i/net.conf"
+    qemu_args "$id" "$i" "$n" "$st" "$fabric"
     if ! qemu-system-x86_64 "${args[@]}" >"$st/vm$i/qemu.log" 2>&1; then
       show_failure "$st" "$i" "qemu did not start"
       exit 125
+    fi
+    if [[ -n $fabric ]]; then
+      TUSK_LAB_ID=$fabric bash "$(dirname "${BASH_SOURCE[0]}")/fabric-lab.sh" attach "l$(((i - 1) % leaves + 1))" \
+        "$(fabric_tap "$fabric" "$i")" || die "cannot attach vm$i to fabric lab $fabric"
     fi
   done
   deadline=$(($(date +%s) + ${TUSK_VMLAB_BOOT_TIMEOUT:-300}))
@@ -551,6 +583,8 @@ guest_net() {
       ip link set dev "$name" mtu "$mtu"
       ip link set dev "$name" up
       rdma link add "rxe${name#data}" type rxe netdev "$name"
+      # The other leaves' hosts are behind this VM's leaf; everything else stays on ctl.
+      [[ $kind == fabric ]] && ip route add 192.168.0.0/16 via "$peer_ip" dev "$name"
     fi
   done <"$st/vm$vm/net.conf"
 }
@@ -582,7 +616,11 @@ guest_ready() {
       [[ $(<"/sys/class/infiniband/$rxe/ports/1/state") == *ACTIVE* ]] 2>/dev/null || continue 2
       gid=$(guest_gid_index "$rxe" "${addr%/*}") || continue 2
       out+="vm=$vm nic=$name mac=$mac ip=${addr%/*} prefix=${addr#*/} rxe=$rxe gid_index=$gid"
-      out+=" peer_vm=$peer_vm peer_nic=$peer_nic peer_ip=$peer_ip peer_rxe=rxe${peer_nic#data}"$'\n'
+      if [[ $kind == fabric ]]; then
+        out+=" leaf=$peer_nic gateway=$peer_ip"$'\n'
+      else
+        out+=" peer_vm=$peer_vm peer_nic=$peer_nic peer_ip=$peer_ip peer_rxe=rxe${peer_nic#data}"$'\n'
+      fi
     done <"$st/vm$vm/net.conf"
     printf '%s' "$out" >"$st/vm$vm/addresses"
     rdma link show >/dev/console 2>&1
