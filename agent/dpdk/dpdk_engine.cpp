@@ -610,7 +610,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
     entry.set_name(port->name());
     entry.set_mac(mac_text(port->mac()));
     if (const Ipv4Interface& address = context->address(*port); address.address != 0) {
-      entry.set_ipv4(fmt::format("{}/{}", ipv4_to_string(address.address), address.prefix_length));
+      entry.set_ipv4(cidr_text(address));
       if (address.gateway != 0) entry.set_gateway(ipv4_to_string(address.gateway));
     }
     catalog.dpdk_ports.push_back(entry);

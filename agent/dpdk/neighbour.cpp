@@ -103,8 +103,12 @@ std::string ipv4_to_string(std::uint32_t address) {
   return fmt::format("{}.{}.{}.{}", address >> 24, (address >> 16) & 0xFF, (address >> 8) & 0xFF, address & 0xFF);
 }
 
+std::string cidr_text(const Ipv4Interface& interface) {
+  return fmt::format("{}/{}", ipv4_to_string(interface.address), interface.prefix_length);
+}
+
 std::string to_string(const Ipv4Interface& interface) {
-  std::string text = fmt::format("{}/{}", ipv4_to_string(interface.address), interface.prefix_length);
+  std::string text = cidr_text(interface);
   if (interface.gateway != 0) text += " gw " + ipv4_to_string(interface.gateway);
   return text;
 }

@@ -34,6 +34,7 @@ struct Ipv4Interface {
 Ipv4Interface parse_ipv4_interface(const std::string& text);
 std::optional<std::uint32_t> parse_ipv4(const std::string& text);
 std::string ipv4_to_string(std::uint32_t address);
+std::string cidr_text(const Ipv4Interface& interface);  // "192.168.101.11/24"
 std::string to_string(const Ipv4Interface& interface);  // "192.168.101.11/24 gw 192.168.101.1"
 
 // Where a frame to `destination` goes first: the destination itself on our subnet, else the
