@@ -584,7 +584,7 @@ guest_net() {
       ip link set dev "$name" up
       rdma link add "rxe${name#data}" type rxe netdev "$name"
       # The other leaves' hosts are behind this VM's leaf; everything else stays on ctl.
-      [[ $kind == fabric ]] && ip route add 192.168.0.0/16 via "$peer_ip" dev "$name"
+      if [[ $kind == fabric ]]; then ip route add 192.168.0.0/16 via "$peer_ip" dev "$name"; fi
     fi
   done <"$st/vm$vm/net.conf"
 }
