@@ -74,6 +74,21 @@ void set_flow(proto::StreamCounters& stream, std::uint32_t src, std::uint16_t sr
   flow.set_protocol("udp");
 }
 
+void put_path(const std::vector<TracedHop>& hops, proto::StreamCounters& stream) {
+  for (const TracedHop& hop : hops) {
+    proto::TraceHop& out = *stream.add_path();
+    out.set_ttl(hop.ttl);
+    if (hop.address != 0) out.set_address(ipv4_to_string(hop.address));
+    out.set_probes(hop.probes);
+    out.set_answers(hop.answers);
+    out.set_damaged(hop.damaged);
+    out.set_unreachable(hop.unreachable);
+    if (hop.other_address != 0) out.set_other_address(ipv4_to_string(hop.other_address));
+    out.set_other_answers(hop.other_answers);
+    out.set_destination(hop.destination);
+  }
+}
+
 void sleep_us(unsigned us) {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }
@@ -186,6 +201,16 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     target->flow = flow;
     targets_.push_back(std::move(target));
   }
+  tracer_.reset();
+  if (ipv4() && test.trace_rate() != 0) {
+    if (!(test.trace_rate() > 0 && test.trace_rate() <= kMaxTraceRate)) {
+      throw EngineError(fmt::format("DPDK port {}: trace rate {} probes/s is out of range 0..{}", port_->name(),
+                                    test.trace_rate(), kMaxTraceRate));
+    }
+    std::vector<TracedFlow> traced;
+    for (const FlowTarget& flow : flows) traced.push_back({flow.address, flow.src_port});
+    tracer_ = std::make_unique<PathTracer>(std::move(traced), test.trace_rate());
+  }
   peers_ = peer_names(plan);
   answers_.reset();
   if (interface_.address != 0) answers_ = std::make_unique<MbufRing>(kAnswerRingSize);
@@ -218,6 +243,25 @@ void DpdkEngine::send_answers() {
   if (got == 0) return;
   const std::uint16_t sent = rte_eth_tx_burst(port_->id(), 0, answers, static_cast<std::uint16_t>(got));
   if (sent < got) rte_pktmbuf_free_bulk(answers + sent, got - sent);  // the next request gets the next answer
+}
+
+void DpdkEngine::send_probes(FrameSpec& spec) {
+  // A few per call at most: the test's frames come first.
+  for (int i = 0; i < 4; ++i) {
+    const auto probe = tracer_->next_probe(realtime_ns());
+    if (!probe) return;
+    rte_mbuf* mbuf = rte_pktmbuf_alloc(port_->mempool());
+    if (mbuf == nullptr) return;
+    auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(mbuf, kMaxProbeFrameLength));
+    const FlowTarget& flow = targets_[probe->flow]->flow;
+    spec.dst = flow.mac;
+    spec.ip.dst_address = flow.address;
+    spec.ip.src_port = flow.src_port;
+    const std::size_t length = write_probe(spec, probe->ttl, probe->sequence, frame);
+    rte_pktmbuf_trim(mbuf, static_cast<std::uint16_t>(kMaxProbeFrameLength - length));
+    // A probe the port refuses is lost like one dropped on the way: the tracer counts it unanswered.
+    if (rte_eth_tx_burst(port_->id(), 0, &mbuf, 1) == 0) rte_pktmbuf_free(mbuf);
+  }
 }
 
 void DpdkEngine::start(std::int64_t start_ns) {
@@ -272,6 +316,7 @@ void DpdkEngine::tx_loop() {
   std::uint16_t burst_frame_bytes[kBurst];
   while (running_) {
     if (answers_) send_answers();
+    if (tracer_) send_probes(spec);
     std::uint16_t count = kBurst;
     if (ns_per_frame > 0) {
       // Paced: send what the clock allows, in bursts of at most kBurst. After a stall (the port
@@ -377,9 +422,14 @@ void DpdkEngine::rx_loop() {
       const auto* data = rte_pktmbuf_mtod(mbuf, const std::uint8_t*);
       const auto status = parse_headers(data, rte_pktmbuf_pkt_len(mbuf), parsed, match);
       if (status == ParseStatus::NotTusk) {
-        // Someone else's frame: not test traffic, not counted; answered when it is ARP or a ping
-        // for our address (the TX thread sends it: it owns the TX queue).
-        if (answers_) {
+        // Someone else's frame: not test traffic, not counted; a reply to one of our path-trace
+        // probes is booked; ARP, a ping or a probe for our address is answered (the TX thread
+        // sends it: it owns the TX queue).
+        std::optional<ProbeReply> reply;
+        if (tracer_) reply = parse_probe_reply(interface_, data, rte_pktmbuf_data_len(mbuf));
+        if (reply) {
+          tracer_->on_reply(*reply);
+        } else if (answers_) {
           if (rte_mbuf* answer = answer_for_us(*port_, interface_, mbuf); answer && !answers_->push(answer)) {
             rte_pktmbuf_free(answer);
           }
@@ -537,6 +587,7 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     stream.set_peer(flow.peer);
     stream.set_sender_stream_id(flow.stream_id);
     if (ipv4()) set_flow(stream, frame_spec_.ip.src_address, flow.src_port, flow.address, frame_spec_.ip.dst_port);
+    if (tracer_) put_path(tracer_->hops(static_cast<std::size_t>(&target - targets_.data())), stream);
     stream.set_kind("tx");
     auto& map = *stream.mutable_counters();
     map[std::string(c::kTxFrames)] = target->frames.load(std::memory_order_relaxed);

@@ -25,6 +25,7 @@
 #include "agent/dpdk/frame_size_cycle.hpp"
 #include "agent/dpdk/mbuf_ring.hpp"
 #include "agent/dpdk/neighbour.hpp"
+#include "agent/dpdk/path_tracer.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/engine.hpp"
 #include "common/latency_histogram.hpp"
@@ -92,6 +93,8 @@ class DpdkEngine final : public Engine {
   static constexpr std::size_t kMaxRxStreams = 1024;
   // How stale the latency gauges of a running test may be; the final sample is exact.
   static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
+  // The most path-trace probes a port sends per second: switches answer them on their CPU.
+  static constexpr double kMaxTraceRate = 10'000;
 
  private:
   struct TxTarget {
@@ -103,6 +106,8 @@ class DpdkEngine final : public Engine {
   void rx_loop();
   // Sends the ARP and ping answers the RX thread queued; the TX thread's, between bursts.
   void send_answers();
+  // Sends the path-trace probes due now; the TX thread's, between bursts.
+  void send_probes(FrameSpec& spec);
   // The agent a stream comes from (a peer or a sender of the plan), else its source address as text.
   std::string peer_name(const RxStreamCounters& stream) const;
   std::string rx_stream_id(std::size_t index) const;
@@ -117,7 +122,8 @@ class DpdkEngine final : public Engine {
   std::vector<std::unique_ptr<TxTarget>> targets_;
   std::vector<FrameSizeCycle> tx_sizes_;  // one per target, in targets_ order; the TX thread's once started
   PeerNames peers_;
-  std::unique_ptr<MbufRing> answers_;  // RX thread to TX thread; only when the port has an address
+  std::unique_ptr<MbufRing> answers_;
+  std::unique_ptr<PathTracer> tracer_;  // ipv4_udp with a trace rate: one entry per target  // RX thread to TX thread; only when the port has an address
   std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
   std::atomic<std::size_t> rx_stream_count_{0};
   std::atomic<std::uint64_t> bad_headers_{0};

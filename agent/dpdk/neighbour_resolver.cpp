@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "agent/dpdk/path_probe.hpp"
 #include "agent/engine.hpp"
 
 namespace tusk::dpdk {
@@ -47,6 +48,9 @@ rte_mbuf* answer_for_us(Port& port, const Ipv4Interface& interface, const rte_mb
   if (frame->nb_segs != 1) return nullptr;  // ARP and ping fit in one segment; anything else is not ours
   const auto* data = rte_pktmbuf_mtod(frame, const std::uint8_t*);
   const std::size_t length = rte_pktmbuf_data_len(frame);
+  if (may_be_probe_for_us(interface, data, length)) {
+    return make_frame(port, kProbeAnswerRoom, [&](std::uint8_t* reply) { return answer_probe(interface, data, length, reply); });
+  }
   if (!may_ask_for_us(interface, data, length)) return nullptr;
   return make_frame(port, std::max<std::size_t>(length, kMinFrameLength),
                     [&](std::uint8_t* reply) { return answer_for_us(interface, data, length, reply); });

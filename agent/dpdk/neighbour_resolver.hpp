@@ -19,7 +19,8 @@ namespace tusk::dpdk {
 MacAddress resolve_mac(Port& port, const Ipv4Interface& interface, std::uint32_t address,
                        std::chrono::milliseconds timeout = std::chrono::seconds(3));
 
-// The answer to `frame` when it is an ARP request or a ping for us, in a new mbuf from the port's
+// The answer to `frame` when it is an ARP request, a ping or a path-trace probe for us (which a
+// host's kernel answers port-unreachable), in a new mbuf from the port's
 // pool for the caller to send; else nullptr. Test frames cost a few compares (may_ask_for_us) and
 // no allocation, so a receive loop may ask this of every frame that is not a test frame.
 rte_mbuf* answer_for_us(Port& port, const Ipv4Interface& interface, const rte_mbuf* frame);

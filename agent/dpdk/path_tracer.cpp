@@ -1,0 +1,103 @@
+#include "agent/dpdk/path_tracer.hpp"
+
+#include <algorithm>
+
+namespace tusk::dpdk {
+
+PathTracer::PathTracer(std::vector<TracedFlow> flows, double probes_per_second)
+    : flows_(std::move(flows)),
+      state_(std::make_unique<FlowState[]>(flows_.size())),
+      ns_per_probe_(probes_per_second > 0 ? 1e9 / probes_per_second : 0) {
+  index_.reserve(flows_.size());
+  for (std::size_t i = 0; i < flows_.size(); ++i) index_.emplace(key(flows_[i].dst_address, flows_[i].src_port), i);
+}
+
+std::optional<PathTracer::Probe> PathTracer::next_probe(std::int64_t now_ns) {
+  if (!enabled()) return std::nullopt;
+  if (begin_ns_ == 0) begin_ns_ = now_ns;
+  const auto due = static_cast<std::uint64_t>(static_cast<double>(now_ns - begin_ns_) / ns_per_probe_) + 1;
+  if (due <= sent_ + skipped_) return std::nullopt;
+  skipped_ = due - sent_ - 1;  // a stall's missed probes are not made up
+  ++sent_;
+
+  const std::size_t flow = next_flow_;
+  next_flow_ = (next_flow_ + 1) % flows_.size();
+  FlowState& state = state_[flow];
+  const std::uint8_t ttl = state.next_ttl;
+  const std::uint8_t last = state.destination_ttl.load(std::memory_order_relaxed);
+  state.next_ttl = ttl >= (last != 0 ? last : kMaxProbeTtl) ? 1 : static_cast<std::uint8_t>(ttl + 1);
+  state.hops[ttl - 1].probes.fetch_add(1, std::memory_order_relaxed);
+  sequence_ = static_cast<std::uint16_t>((sequence_ + 1) & 0x0FFF);  // 12 bits beside the TTL
+  return Probe{flow, ttl, sequence_};
+}
+
+void PathTracer::on_reply(const ProbeReply& reply) {
+  const auto found = index_.find(key(reply.dst_address, reply.src_port));
+  if (found == index_.end() || reply.ttl == 0 || reply.ttl > kMaxProbeTtl) return;
+  FlowState& state = state_[found->second];
+  HopState& hop = state.hops[reply.ttl - 1];
+  std::size_t slot = kResponders;
+  for (std::size_t i = 0; i < kResponders; ++i) {
+    const std::uint32_t address = hop.address[i].load(std::memory_order_relaxed);
+    if (address == reply.responder || address == 0) {
+      if (address == 0) hop.address[i].store(reply.responder, std::memory_order_relaxed);
+      slot = i;
+      break;
+    }
+  }
+  if (slot == kResponders) {
+    hop.beyond.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  // Single writer: load and store, not read-modify-write.
+  const auto bump = [](std::atomic<std::uint64_t>& counter) {
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  };
+  bump(hop.answers[slot]);
+  if (reply.damaged) bump(hop.damaged[slot]);
+  if (reply.answer == ProbeAnswer::Unreachable) bump(hop.unreachable[slot]);
+  if (reply.answer == ProbeAnswer::Destination) {
+    hop.destination[slot].store(true, std::memory_order_relaxed);
+    const std::uint8_t known = state.destination_ttl.load(std::memory_order_relaxed);
+    if (known == 0 || reply.ttl < known) state.destination_ttl.store(reply.ttl, std::memory_order_relaxed);
+  }
+}
+
+std::vector<TracedHop> PathTracer::hops(std::size_t flow) const {
+  std::vector<TracedHop> out;
+  if (flow >= flows_.size()) return out;
+  const FlowState& state = state_[flow];
+  const std::uint8_t destination = state.destination_ttl.load(std::memory_order_relaxed);
+  std::uint8_t last = destination;
+  if (last == 0) {
+    for (std::uint8_t ttl = kMaxProbeTtl; ttl >= 1 && last == 0; --ttl) {
+      if (state.hops[ttl - 1].probes.load(std::memory_order_relaxed) > 0) last = ttl;
+    }
+  }
+  for (std::uint8_t ttl = 1; ttl <= last; ++ttl) {
+    const HopState& hop = state.hops[ttl - 1];
+    TracedHop out_hop;
+    out_hop.ttl = ttl;
+    out_hop.probes = hop.probes.load(std::memory_order_relaxed);
+    std::array<std::uint64_t, kResponders> answers{};
+    for (std::size_t i = 0; i < kResponders; ++i) answers[i] = hop.answers[i].load(std::memory_order_relaxed);
+    const std::size_t best = static_cast<std::size_t>(std::max_element(answers.begin(), answers.end()) - answers.begin());
+    if (answers[best] > 0) {
+      out_hop.address = hop.address[best].load(std::memory_order_relaxed);
+      out_hop.answers = answers[best];
+      out_hop.damaged = hop.damaged[best].load(std::memory_order_relaxed);
+      out_hop.unreachable = hop.unreachable[best].load(std::memory_order_relaxed);
+      out_hop.destination = hop.destination[best].load(std::memory_order_relaxed);
+    }
+    for (std::size_t i = 0; i < kResponders; ++i) {
+      if (i == best || answers[i] == 0) continue;
+      out_hop.other_address = hop.address[i].load(std::memory_order_relaxed);
+      out_hop.other_answers += answers[i];
+    }
+    out_hop.other_answers += hop.beyond.load(std::memory_order_relaxed);
+    out.push_back(out_hop);
+  }
+  return out;
+}
+
+}  // namespace tusk::dpdk
