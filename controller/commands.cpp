@@ -135,6 +135,7 @@ int command_model(const std::string& file, bool as_json, bool binary_units) {
 struct RunFlags {
   std::string out;
   std::string wait;
+  std::string topology;
   bool no_progress = false;
 };
 
@@ -147,6 +148,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     if (!flags.wait.empty()) {
       options.wait_override = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.wait));
     }
+    if (!flags.topology.empty()) options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
@@ -301,6 +303,8 @@ int controller_main(int argc, char** argv) {
   run->add_option("--out", run_flags.out, "report directory (default tusk-reports/<run id>)");
   run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
   run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
+  run->add_option("--topology", run_flags.topology,
+                  "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
 
   ControlPlaneFlags inventory_control;
   std::uint32_t expect = 1;

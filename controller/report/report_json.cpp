@@ -91,6 +91,80 @@ json ber_json(const StreamVerdict& verdict) {
           {"seconds_more_for_target", ber.seconds_more_for_target}};
 }
 
+
+// The routed flows with their traced paths, the suspects and the host problems (link_localisation).
+json localisation_json(const TestOutcome& test) {
+  const Localisation& found = test.localisation;
+  const auto stream_id = [&](std::size_t index) { return test.streams.at(index).stream.stream_id(); };
+  json flows = json::array();
+  for (const auto& flow : found.flows) {
+    const StreamVerdict& rx = test.streams.at(flow.rx_stream);
+    json path = json::array();
+    if (flow.tx_stream) {
+      const auto& hops = test.streams.at(*flow.tx_stream).stream.path();
+      for (int at = 0; at < hops.size(); ++at) {
+        const proto::TraceHop& hop = hops.Get(at);
+        json entry{{"ttl", hop.ttl()},         {"address", hop.address()}, {"probes", hop.probes()},
+                   {"answers", hop.answers()}, {"damaged", hop.damaged()}, {"unreachable", hop.unreachable()},
+                   {"destination", hop.destination()}};
+        if (!hop.other_address().empty()) {
+          entry["other_address"] = hop.other_address();
+          entry["other_answers"] = hop.other_answers();
+        }
+        if (static_cast<std::size_t>(at) + 1 < flow.node_names.size()) entry["name"] = flow.node_names[at + 1];
+        path.push_back(std::move(entry));
+      }
+    }
+    flows.push_back({{"sender", flow.sender},
+                     {"receiver", flow.receiver},
+                     {"stream", rx.stream.stream_id()},
+                     {"flow", flow_text(rx.stream)},
+                     {"passed", !flow.failing},
+                     {"faults", flow.faults},
+                     {"host_side", flow.host_side},
+                     {"path_complete", flow.reached},
+                     {"nodes", flow.node_names},
+                     {"links", flow.links},
+                     {"path", path}});
+  }
+  const auto flow_ids = [&](const std::vector<std::size_t>& indexes) {
+    json list = json::array();
+    for (const std::size_t f : indexes) list.push_back(stream_id(found.flows.at(f).rx_stream));
+    return list;
+  };
+  json suspects = json::array();
+  for (const auto& suspect : found.suspects) {
+    const ProbeEvidence& p = suspect.probes;
+    suspects.push_back({{"link", suspect.key},
+                        {"name", suspect.name},
+                        {"confidence", to_string(suspect.confidence)},
+                        {"votes", suspect.votes},
+                        {"faults", suspect.faults},
+                        {"failing_flows", flow_ids(suspect.failing)},
+                        {"passing_flows", flow_ids(suspect.passing)},
+                        {"probes", {{"probes", p.probes},
+                                    {"answers", p.answers},
+                                    {"damaged", p.damaged},
+                                    {"lost_share", p.lost_share()},
+                                    {"lost_share_hop_before", p.lost_share_before()},
+                                    {"damaged_share", p.damaged_share()},
+                                    {"damaged_share_hop_before", p.damaged_share_before()},
+                                    {"loss_z", p.loss_z},
+                                    {"damage_z", p.damage_z}}},
+                        {"cleared_by_probes", suspect.cleared},
+                        {"tied_with", suspect.tied},
+                        {"evidence", suspect.evidence},
+                        {"next_steps", suspect.next_steps}});
+  }
+  json hosts = json::array();
+  for (const auto& host : found.hosts) {
+    hosts.push_back({{"agent", host.agent}, {"problem", host.problem}, {"evidence", host.evidence}, {"next_steps", host.next_steps}});
+  }
+  json out{{"conclusion", found.conclusion}, {"suspects", suspects}, {"hosts", hosts}, {"flows", flows}};
+  if (const LinkSuspect* top = found.top()) out["top_suspect"] = top->name;
+  return out;
+}
+
 json test_json(const TestOutcome& test) {
   json out;
   out["index"] = test.index;
@@ -179,6 +253,7 @@ json test_json(const TestOutcome& test) {
                            {"text", sign.text(test.streams)}});
   }
   out["path_faults"] = path_faults;
+  if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);
 
   json agents = json::array();
   for (const auto& name : test.agents) {

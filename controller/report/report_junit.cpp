@@ -81,6 +81,29 @@ std::string report_junit(const RunOutcome& outcome) {
                            xml_escape("run: " + problem));
       cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_escape(problem));
     }
+    // Where the fault is, as one testcase a pipeline's failure list shows: the top suspect link,
+    // the host problems, or why no link could be named.
+    const Localisation& found = test.localisation;
+    if (!found.conclusion.empty()) {
+      ++judged;
+      ++suite_failures;
+      const LinkSuspect* top = found.top();
+      const std::string message =
+          top ? fmt::format("suspect link {} ({} confidence)", top->name, to_string(top->confidence)) : found.conclusion;
+      std::string details = found.conclusion + "\n";
+      if (top) {
+        for (const auto& step : top->next_steps) details += "next: " + step + "\n";
+      }
+      for (const auto& host : found.hosts) {
+        details += fmt::format("host {}: {}: {}\n", host.agent, host.problem, host.evidence);
+        for (const auto& step : host.next_steps) details += "next: " + step + "\n";
+      }
+      cases += fmt::format("    <testcase classname=\"{}\" name=\"localisation\" time=\"0\">\n", classname);
+      cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", top ? "suspect_link" : "localisation",
+                           xml_escape(message));
+      cases += system_out(details, "      ");
+      cases += "    </testcase>\n";
+    }
     // The test's own warnings and the events that belong to no judged stream.
     std::string out;
     for (const auto& sign : test.path_faults) out += "path fault: " + sign.text(test.streams) + "\n";

@@ -67,6 +67,28 @@ std::vector<std::string> warning_lines(const TestOutcome& test) {
   return lines;
 }
 
+
+// The top suspect with what to check next, the host problems, or why no link is named.
+std::string localisation_lines(const Localisation& found) {
+  std::string out;
+  if (found.conclusion.empty()) return out;
+  if (const LinkSuspect* top = found.top()) {
+    out += fmt::format("  suspect link: {} ({} confidence): {}\n", top->name, to_string(top->confidence), top->evidence);
+    for (const auto& step : top->next_steps) out += fmt::format("    next: {}\n", step);
+    for (std::size_t i = 1; i < found.suspects.size(); ++i) {
+      const auto& other = found.suspects[i];
+      out += fmt::format("  also suspect: {} ({} confidence): {}\n", other.name, to_string(other.confidence), other.evidence);
+    }
+  } else if (found.hosts.empty() || !found.suspects.empty()) {
+    out += fmt::format("  localisation: {}\n", found.conclusion);
+  }
+  for (const auto& host : found.hosts) {
+    out += fmt::format("  host problem: {}: {}: {}\n", host.agent, host.problem, host.evidence);
+    for (const auto& step : host.next_steps) out += fmt::format("    next: {}\n", step);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string summary_table(const RunOutcome& outcome) {
@@ -99,6 +121,7 @@ std::string summary_table(const RunOutcome& outcome) {
       out += engine->summary_extra(test);
     }
     for (const auto& sign : test.path_faults) out += fmt::format("  path fault: {}\n", sign.text(test.streams));
+    out += localisation_lines(test.localisation);
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }

@@ -412,6 +412,7 @@ class Orchestrator {
       test.streams.push_back(judge_stream(spec, name, stream, duration_s));
     }
     test.path_faults = path_fault_signs(test.streams);
+    test.localisation = localise(test.streams, options_.topology.get());
     for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
     // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
     // then the rest are judged and the losses are warnings.

@@ -6,11 +6,13 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "controller/run/control_plane.hpp"
 #include "controller/run/run_outcome.hpp"
+#include "controller/topology/fabric_topology.hpp"
 
 namespace tusk {
 
@@ -21,6 +23,8 @@ struct RunOptions {
   std::chrono::milliseconds lost_after{std::chrono::seconds(10)};
   std::chrono::milliseconds plan_ack_timeout{std::chrono::seconds(30)};
   bool progress_line = false;
+  // --topology: names for the links localisation blames; none: links are named by addresses.
+  std::shared_ptr<const FabricTopology> topology;
 };
 
 // Never throws for agent or network trouble: that ends up in the outcome and its exit code.

@@ -11,6 +11,7 @@
 #include "controller/run/agent_session.hpp"
 #include "controller/profile/profile.hpp"
 #include "controller/run/run_data.hpp"
+#include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
 #include "controller/verdict/verdict.hpp"
 
@@ -47,6 +48,8 @@ struct TestOutcome {
   std::vector<StreamVerdict> streams;
   // Flows that fail while their siblings between the same hosts pass.
   std::vector<PathFaultSign> path_faults;
+  // Routed flows with their traced paths, the suspect links and host problems (link_localisation).
+  Localisation localisation;
   std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
   // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
   // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.

@@ -25,7 +25,11 @@ const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
 // Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
 constexpr std::uint32_t kMaxFlowsPerPeer = 128;
 // The keys that only IPv4/UDP frames have.
-constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port"};
+constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port", "trace_rate"};
+// Path-trace probes per second per port. Switches answer them on their CPU, which policers guard
+// (CoPP): the default keeps a leaf with 48 hosts under 2,000 answers a second.
+constexpr std::uint32_t kDefaultTraceRate = 100;
+constexpr std::uint32_t kMaxTraceRate = 10'000;  // DpdkEngine::kMaxTraceRate
 
 // IMIX by the classic 7:4:1 mix of 64-, 576- and 1500-byte frames, expanded so an agent sends the
 // list round-robin.
@@ -130,6 +134,11 @@ const std::vector<TestKey>& keys() {
          return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
                       [](D& t, auto n) { params(t.spec).set_udp_source_port(n); });
        }},
+      {"trace_rate", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, kMaxTraceRate, "0", "10000"}), d,
+                      [](D& t, auto n) { params(t.spec).set_trace_rate(n); });
+       }},
       {"flows_per_peer", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, kMaxFlowsPerPeer, "1", "128"}), d,
@@ -176,6 +185,7 @@ void set_defaults(TestSpec& spec) {
   test.set_udp_port(0x88B5);
   test.set_udp_source_port(49152);  // the first dynamic port
   test.set_flows_per_peer(1);
+  test.set_trace_rate(kDefaultTraceRate);  // used by ipv4_udp frames only
 }
 
 // The IPv4/UDP keys belong to ipv4_udp frames; the EtherType to ethernet ones; the flow count

@@ -1,0 +1,107 @@
+// The topology file: the names people use for a fabric's devices, ports and cables, so a suspect
+// link is reported as "leaf1:swp3 -> spine2:swp1, cable C-017" instead of two addresses.
+//
+//   devices:
+//     leaf1:
+//       interfaces:
+//         swp3: 172.16.1.4          # an address, a list of them, or ~ (none, e.g. a bridge port)
+//         vlan100: [192.168.101.1]
+//     spine2:
+//       interfaces: {swp1: 172.16.1.5}
+//     host-a:                        # hosts too, by the agent's data-plane address
+//       interfaces: {ens1f0: 192.168.101.11}
+//   links:
+//     - ends: leaf1:swp3 <-> spine2:swp1
+//       cable: C-017                  # optional, as are optics (one per end, in ends' order)
+//       optics: [OPT-4411, OPT-4412]
+//     - host-a:ens1f0 <-> leaf1:swp10  # a link with nothing more to say
+//
+// Like profiles, every mistake in the file is reported at once as file:line:column: field: message.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "common/yaml_reader.hpp"
+
+namespace tusk {
+
+struct TopologyInterface {
+  std::string name;
+  std::vector<std::string> addresses;  // IPv4, dotted quad as inet_ntop writes it
+};
+
+struct TopologyDevice {
+  std::string name;
+  std::vector<TopologyInterface> interfaces;
+};
+
+struct LinkEnd {
+  std::string device;
+  std::string interface;
+  std::string text() const { return device + ":" + interface; }
+};
+
+struct TopologyLink {
+  LinkEnd a, b;
+  std::string cable;                // "" when not given
+  std::vector<std::string> optics;  // empty, or one per end: a's, then b's
+};
+
+// Where an address lives: a device and, when the file lists it on one, an interface.
+struct Place {
+  std::string device;
+  std::string interface;
+};
+
+// A directed link between two consecutive hops of a path, named as well as the topology allows.
+struct NamedLink {
+  std::string key;   // identifies the link and its direction: "leaf1:swp3 -> spine2:swp1", or by addresses
+  std::string name;  // key, then ", cable C-017" when the file knows it
+  const TopologyLink* link = nullptr;  // the cable, when exactly one matches
+  bool reversed = false;  // the hops go from link->b to link->a
+};
+
+class FabricTopology {
+ public:
+  FabricTopology() = default;
+  FabricTopology(std::string file, std::vector<TopologyDevice> devices, std::vector<TopologyLink> links);
+
+  const std::string& file() const { return file_; }
+  const std::vector<TopologyDevice>& devices() const { return devices_; }
+  const std::vector<TopologyLink>& links() const { return links_; }
+
+  std::optional<Place> find(const std::string& address) const;
+
+  // The link from the hop that answered from `from` to the one that answered from `to`. A hop
+  // answers from one of its addresses, not always the port the probe came in on, so the cable is
+  // found by the port when `to` is a link's end facing `from`'s device, else by the two devices
+  // when exactly one cable joins them; otherwise the link is named by its devices (or addresses).
+  NamedLink link_between(const std::string& from, const std::string& to) const;
+
+ private:
+  std::string file_;
+  std::vector<TopologyDevice> devices_;
+  std::vector<TopologyLink> links_;
+};
+
+// What a node of a path is called: "leaf1" (or "leaf1:swp3"), else the address as text.
+std::string node_name(const FabricTopology* topology, const std::string& address);
+
+class TopologyFileInvalid : public std::runtime_error {
+ public:
+  explicit TopologyFileInvalid(std::vector<YamlError> errors);
+  const std::vector<YamlError>& errors() const { return errors_; }
+
+ private:
+  std::vector<YamlError> errors_;
+};
+
+// Throws TopologyFileInvalid, also when the file cannot be read.
+FabricTopology load_topology_file(const std::string& path);
+// `file_name` is used only in positions. Throws TopologyFileInvalid.
+FabricTopology load_topology_text(std::string_view yaml_text, const std::string& file_name);
+
+}  // namespace tusk

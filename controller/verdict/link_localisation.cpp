@@ -1,0 +1,378 @@
+#include "controller/verdict/link_localisation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+
+namespace tusk {
+namespace {
+
+// Below this share of failing flows a link has too many passing ones to be the cause.
+constexpr double kMinFailingShare = 0.5;
+
+struct LinkData {
+  NamedLink named;
+  std::set<std::size_t> failing, passing;  // flows
+  ProbeEvidence probes;
+  std::set<std::string> faults;
+};
+
+bool judged_flow(const StreamVerdict& verdict) {
+  return verdict.stream.kind() != "tx" && !informational_kind(verdict.stream.kind()) && !verdict.stream.peer().empty() &&
+         verdict.stream.has_flow();
+}
+
+std::optional<std::size_t> sender_stream(const std::vector<StreamVerdict>& streams, const StreamVerdict& rx) {
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const auto& tx = streams[i];
+    if (tx.stream.kind() == "tx" && tx.agent == rx.stream.peer() && tx.stream.peer() == rx.agent &&
+        tx.stream.sender_stream_id() == rx.stream.sender_stream_id()) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+// Which metrics a failing stream failed on, and whether every one of them is the host's doing.
+void read_failure(const StreamVerdict& verdict, TracedFlowPath& flow) {
+  flow.failing = !verdict.passed();
+  if (!flow.failing) return;
+  bool all_host = true;
+  for (const auto& check : verdict.checks) {
+    if (check.passed) continue;
+    flow.faults.push_back(check.threshold.metric);
+    if (check.caveat.empty()) all_host = false;
+  }
+  flow.host_side = !flow.faults.empty() && all_host;
+}
+
+// The path's nodes: the source, each hop in TTL order until one is unknown, a router with no
+// route onward, or the destination.
+void read_path(const proto::StreamCounters& tx, TracedFlowPath& flow) {
+  flow.nodes.push_back(tx.flow().src_address());
+  for (const auto& hop : tx.path()) {
+    if (hop.address().empty()) return;  // unknown: the links past it are not guessed
+    if (hop.destination()) {
+      flow.nodes.push_back(tx.flow().dst_address());
+      flow.reached = true;
+      return;
+    }
+    flow.nodes.push_back(hop.address());
+    if (hop.unreachable() * 2 > hop.answers()) return;
+  }
+}
+
+double two_proportion_z(std::uint64_t n1, std::uint64_t x1, std::uint64_t n2, std::uint64_t x2) {
+  if (n2 == 0) return 0;
+  const double p2 = static_cast<double>(x2) / static_cast<double>(n2);
+  if (n1 == 0) {  // against a perfect "before": how many standard errors p2 is above 0
+    if (x2 == 0) return 0;
+    return p2 / std::sqrt(std::max(p2 * (1 - p2), 1e-12) / static_cast<double>(n2));
+  }
+  const double p1 = static_cast<double>(x1) / static_cast<double>(n1);
+  const double pooled = static_cast<double>(x1 + x2) / static_cast<double>(n1 + n2);
+  const double error = std::sqrt(pooled * (1 - pooled) * (1.0 / static_cast<double>(n1) + 1.0 / static_cast<double>(n2)));
+  return error > 0 ? (p2 - p1) / error : 0;
+}
+
+void finish_probe_evidence(ProbeEvidence& p) {
+  const std::uint64_t before_probes = p.first_hop ? 0 : p.probes_before;
+  p.loss_z = two_proportion_z(before_probes, before_probes - std::min(p.answers_before, before_probes), p.probes,
+                              p.probes - std::min(p.answers, p.probes));
+  const std::uint64_t before_answers = p.first_hop ? 0 : p.answers_before;
+  p.damage_z = two_proportion_z(before_answers, p.first_hop ? 0 : p.damaged_before, p.answers, p.damaged);
+}
+
+NamedLink link_between(const FabricTopology* topology, const std::string& from, const std::string& to) {
+  if (topology) return topology->link_between(from, to);
+  const std::string key = fmt::format("{} -> {}", from, to);
+  return NamedLink{key, key, nullptr, false};
+}
+
+std::string percent(double share) { return fmt::format("{:.2g}%", 100 * share); }
+
+std::string probe_text(const ProbeEvidence& p) {
+  if (p.probes == 0) return "no probes";
+  std::string text = fmt::format("{} of {} probes unanswered here ({}) vs {} a hop before", p.probes - p.answers,
+                                 p.probes, percent(p.lost_share()), percent(p.lost_share_before()));
+  if (p.damaged > 0 || p.damaged_before > 0) {
+    text += fmt::format(", {} arrived damaged ({}) vs {}", p.damaged, percent(p.damaged_share()),
+                        percent(p.damaged_share_before()));
+  }
+  return text;
+}
+
+std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink& named) {
+  std::vector<std::string> steps;
+  std::string out_end = "the sending end", in_end = "the receiving end";
+  if (named.link) {
+    out_end = (named.reversed ? named.link->b : named.link->a).text();
+    in_end = (named.reversed ? named.link->a : named.link->b).text();
+  }
+  const bool damage = std::any_of(suspect.faults.begin(), suspect.faults.end(), [](const std::string& m) {
+    return m == "ber" || m == "bit_errors" || m == "errored_frames";
+  });
+  const bool flaps = std::any_of(suspect.faults.begin(), suspect.faults.end(), [](const std::string& m) {
+    return m == "link_flaps" || m == "traffic_gaps";
+  });
+  steps.push_back(fmt::format("Read the port counters at both ends: {} transmit (discards, errors) and {} receive "
+                              "(CRC/FCS and symbol errors, FEC corrected and uncorrectable{}).",
+                              out_end, in_end, damage ? "; rising FEC or CRC counts mean a bad optic or cable" : ""));
+  if (flaps) {
+    steps.push_back(fmt::format("Look for link down/up events on {} and {} in both switches' logs at the times of the "
+                                "traffic gaps (and BFD or BGP sessions that flapped with them).",
+                                out_end, in_end));
+  }
+  const std::string cable = named.link && !named.link->cable.empty() ? " " + named.link->cable : "";
+  steps.push_back(fmt::format("Inspect and clean the optics at both ends and reseat the cable{}{}.", cable,
+                              named.link && named.link->optics.size() == 2
+                                  ? fmt::format(" (optics {} and {})", named.link->optics[0], named.link->optics[1])
+                                  : ""));
+  steps.push_back(fmt::format("Swap the optic at {} for a known-good one and test again: if the fault follows the "
+                              "optic to its new port, replace the optic; if it stays, replace the cable{}.",
+                              in_end, cable));
+  return steps;
+}
+
+}  // namespace
+
+double ProbeEvidence::lost_share_before() const {
+  if (first_hop || probes_before == 0) return 0;
+  return 1.0 - static_cast<double>(answers_before) / static_cast<double>(probes_before);
+}
+
+double ProbeEvidence::damaged_share_before() const {
+  if (first_hop || answers_before == 0) return 0;
+  return static_cast<double>(damaged_before) / static_cast<double>(answers_before);
+}
+
+const char* to_string(Confidence confidence) {
+  switch (confidence) {
+    case Confidence::Low:
+      return "low";
+    case Confidence::Medium:
+      return "medium";
+    case Confidence::High:
+      return "high";
+  }
+  return "low";
+}
+
+Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology) {
+  Localisation out;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const StreamVerdict& rx = streams[i];
+    if (!judged_flow(rx)) continue;
+    TracedFlowPath flow;
+    flow.rx_stream = i;
+    flow.receiver = rx.agent;
+    flow.sender = rx.stream.peer();
+    flow.tx_stream = sender_stream(streams, rx);
+    read_failure(rx, flow);
+    if (flow.tx_stream) read_path(streams[*flow.tx_stream].stream, flow);
+    for (std::size_t k = 0; k < flow.nodes.size(); ++k) {
+      flow.node_names.push_back(node_name(topology, flow.nodes[k]));
+      if (k > 0) flow.links.push_back(link_between(topology, flow.nodes[k - 1], flow.nodes[k]).key);
+    }
+    out.flows.push_back(std::move(flow));
+  }
+  const auto failing_count = std::count_if(out.flows.begin(), out.flows.end(), [](const auto& f) { return f.failing; });
+  if (failing_count == 0) return out;
+
+  // Host-side faults first: their flows vote for no link.
+  std::map<std::string, std::vector<std::size_t>> into, from;
+  for (std::size_t f = 0; f < out.flows.size(); ++f) {
+    into[out.flows[f].receiver].push_back(f);
+    from[out.flows[f].sender].push_back(f);
+  }
+  for (const auto& [agent, flows] : into) {
+    const auto dropped = std::count_if(flows.begin(), flows.end(), [&](std::size_t f) { return out.flows[f].host_side; });
+    if (dropped == 0) continue;
+    out.hosts.push_back({agent, "receiver cannot keep up",
+                         fmt::format("{} of its {} incoming flows lost frames that {} dropped itself (host drops: ring, "
+                                     "socket or NIC buffers), not on a link",
+                                     dropped, flows.size(), agent),
+                         {fmt::format("Lower the rate, or give {}'s agent more cores (and its NIC more receive "
+                                      "descriptors), then test again.", agent),
+                          "Its loss says nothing about the links: no link is blamed for it."}});
+  }
+  const auto every_path_fails = [&](const std::vector<std::size_t>& flows) {
+    std::set<std::vector<std::string>> paths;
+    for (const std::size_t f : flows) {
+      const auto& flow = out.flows[f];
+      if (!flow.failing || flow.host_side) return false;
+      paths.insert(flow.nodes);
+    }
+    return flows.size() >= 2 && paths.size() >= 2;
+  };
+  const auto edge_name = [&](const std::string& a, const std::string& b) { return link_between(topology, a, b).name; };
+  std::set<std::size_t> at_host;
+  for (const auto& [agent, flows] : into) {
+    if (!every_path_fails(flows)) continue;
+    const auto& nodes = out.flows[flows.front()].nodes;
+    const std::string edge = nodes.size() >= 2 && out.flows[flows.front()].reached
+                                 ? edge_name(nodes[nodes.size() - 2], nodes.back())
+                                 : "its link to the switch";
+    out.hosts.push_back({agent, "NIC, optic or cable (receive side)",
+                         fmt::format("all {} flows into {} fail, over {} different paths: the fault is where they "
+                                     "meet, at {} or its link ({})",
+                                     flows.size(), agent, flows.size(), agent, edge),
+                         {fmt::format("Read {}'s NIC counters (ethtool -S: rx CRC errors, discards, FEC) and the "
+                                      "switch port's transmit counters.", agent),
+                          fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the "
+                                      "fault follows it.", edge)}});
+    at_host.insert(flows.begin(), flows.end());
+  }
+  for (const auto& [agent, flows] : from) {
+    if (!every_path_fails(flows)) continue;
+    const auto& nodes = out.flows[flows.front()].nodes;
+    const std::string edge = nodes.size() >= 2 ? edge_name(nodes[0], nodes[1]) : "its link to the switch";
+    out.hosts.push_back({agent, "NIC, optic or cable (transmit side)",
+                         fmt::format("all {} flows from {} fail, over {} different paths: the fault is where they "
+                                     "start, at {} or its link ({})",
+                                     flows.size(), agent, flows.size(), agent, edge),
+                         {fmt::format("Read {}'s NIC counters (ethtool -S: tx errors, FEC) and the switch port's "
+                                      "receive counters (CRC, symbol errors).", agent),
+                          fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the "
+                                      "fault follows it.", edge)}});
+    at_host.insert(flows.begin(), flows.end());
+  }
+
+  // Votes and exoneration, link by link.
+  std::map<std::string, LinkData> links;
+  std::size_t untraced = 0;
+  for (std::size_t f = 0; f < out.flows.size(); ++f) {
+    const TracedFlowPath& flow = out.flows[f];
+    if (flow.host_side || at_host.contains(f)) continue;
+    if (flow.nodes.size() < 2) {
+      untraced += flow.failing ? 1 : 0;
+      continue;
+    }
+    const auto& hops = streams[*flow.tx_stream].stream.path();
+    std::set<std::string> seen;
+    for (std::size_t k = 1; k < flow.nodes.size(); ++k) {
+      const NamedLink named = link_between(topology, flow.nodes[k - 1], flow.nodes[k]);
+      if (!seen.insert(named.key).second) continue;
+      LinkData& link = links[named.key];
+      link.named = named;
+      (flow.failing ? link.failing : link.passing).insert(f);
+      if (flow.failing) link.faults.insert(flow.faults.begin(), flow.faults.end());
+      const auto& here = hops.Get(static_cast<int>(k - 1));
+      link.probes.probes += here.probes();
+      link.probes.answers += here.answers();
+      link.probes.damaged += here.damaged();
+      if (k == 1) {
+        link.probes.first_hop = true;
+      } else {
+        const auto& before = hops.Get(static_cast<int>(k - 2));
+        link.probes.probes_before += before.probes();
+        link.probes.answers_before += before.answers();
+        link.probes.damaged_before += before.damaged();
+      }
+    }
+  }
+  for (auto& [key, link] : links) finish_probe_evidence(link.probes);
+
+  std::set<std::size_t> unexplained;
+  for (std::size_t f = 0; f < out.flows.size(); ++f) {
+    const auto& flow = out.flows[f];
+    if (flow.failing && !flow.host_side && !at_host.contains(f) && flow.nodes.size() >= 2) unexplained.insert(f);
+  }
+  const auto share = [](const LinkData& l) {
+    return static_cast<double>(l.failing.size()) / static_cast<double>(l.failing.size() + l.passing.size());
+  };
+  const auto votes = [&](const LinkData& l) {
+    double sum = 0;
+    for (const std::size_t f : l.failing) {
+      if (unexplained.contains(f)) sum += 1.0 / static_cast<double>(out.flows[f].nodes.size() - 1);
+    }
+    return sum;
+  };
+  const auto strength = [](const LinkData& l) { return std::max(l.probes.loss_z, l.probes.damage_z); };
+  std::set<std::string> used;
+  while (!unexplained.empty()) {
+    std::vector<std::string> candidates;
+    for (const auto& [key, link] : links) {
+      if (!used.contains(key) && share(link) >= kMinFailingShare && votes(link) > 0) candidates.push_back(key);
+    }
+    if (candidates.empty()) break;
+    std::sort(candidates.begin(), candidates.end(), [&](const std::string& a, const std::string& b) {
+      const LinkData& la = links[a];
+      const LinkData& lb = links[b];
+      if (std::abs(votes(la) - votes(lb)) > 1e-9) return votes(la) > votes(lb);
+      if (share(la) != share(lb)) return share(la) > share(lb);
+      if (strength(la) != strength(lb)) return strength(la) > strength(lb);
+      return a < b;
+    });
+    // Links crossed by exactly the same flows as the best: the flows cannot tell them apart.
+    const LinkData& best = links[candidates.front()];
+    std::vector<std::string> group;
+    for (const auto& key : candidates) {
+      const LinkData& link = links[key];
+      if (link.failing == best.failing && link.passing == best.passing) group.push_back(key);
+    }
+    std::sort(group.begin(), group.end(),
+              [&](const std::string& a, const std::string& b) { return strength(links[a]) > strength(links[b]); });
+    const std::string& winner = group.front();
+    const LinkData& chosen = links[winner];
+    const bool probes_decide = group.size() > 1 && chosen.probes.starts_here() &&
+                               !links[group[1]].probes.starts_here();
+    const bool tie = group.size() > 1 && !probes_decide;
+
+    LinkSuspect suspect;
+    suspect.key = winner;
+    suspect.name = chosen.named.name;
+    suspect.failing.assign(chosen.failing.begin(), chosen.failing.end());
+    suspect.passing.assign(chosen.passing.begin(), chosen.passing.end());
+    suspect.votes = votes(chosen);
+    suspect.probes = chosen.probes;
+    suspect.faults.assign(chosen.faults.begin(), chosen.faults.end());
+    for (std::size_t g = 1; g < group.size(); ++g) (tie ? suspect.tied : suspect.cleared).push_back(links[group[g]].named.name);
+    if (chosen.failing.size() < 2 || tie) {
+      suspect.confidence = Confidence::Low;
+    } else if (chosen.passing.empty()) {
+      suspect.confidence = Confidence::High;
+    } else {
+      suspect.confidence = Confidence::Medium;
+    }
+    std::string evidence = fmt::format("{} of {} flows through it fail ({}); {}", chosen.failing.size(),
+                                       chosen.failing.size() + chosen.passing.size(),
+                                       fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
+    if (!suspect.cleared.empty()) {
+      evidence += fmt::format("; the same flows cross {}, whose probes show no fault starting there",
+                              fmt::join(suspect.cleared, " and "));
+    }
+    if (tie) {
+      evidence += fmt::format("; the same flows cross {}, and neither flows nor probes tell them apart",
+                              fmt::join(suspect.tied, " and "));
+    }
+    if (chosen.failing.size() < 2) evidence += "; only one failing flow crossed it";
+    suspect.evidence = std::move(evidence);
+    suspect.next_steps = next_steps(suspect, chosen.named);
+    out.suspects.push_back(std::move(suspect));
+    for (const auto& key : group) used.insert(key);
+    for (const std::size_t f : chosen.failing) unexplained.erase(f);
+  }
+
+  std::vector<std::string> parts;
+  if (const LinkSuspect* top = out.top()) {
+    parts.push_back(fmt::format("suspect link {} ({} confidence): {}", top->name, to_string(top->confidence), top->evidence));
+  } else if (!out.suspects.empty()) {
+    parts.push_back(fmt::format("no suspect link: the faults cannot be told apart ({})", out.suspects.front().evidence));
+  } else if (out.hosts.empty()) {
+    parts.push_back("no suspect link: the failing flows' links also carry passing flows");
+  }
+  for (const auto& host : out.hosts) parts.push_back(fmt::format("host problem at {}: {}", host.agent, host.problem));
+  if (untraced > 0) {
+    parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced,
+                                untraced == 1 ? "" : "s"));
+  }
+  out.conclusion = fmt::format("{}", fmt::join(parts, "; "));
+  return out;
+}
+
+}  // namespace tusk

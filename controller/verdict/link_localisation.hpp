@@ -1,0 +1,93 @@
+// Naming the bad link. Every flow of a routed test has a path (the hops its path-trace probes
+// found) and a verdict; localisation turns them into "this link, with this evidence":
+//   - a failing flow votes for each link on its path, 1/h for a path of h links (007, NSDI'18);
+//   - a flow that passed exonerates the links it crossed: a link where most flows pass is not the
+//     cause (NetBouncer, NSDI'19);
+//   - links crossed by exactly the same flows (in a two-tier fabric, a leaf's uplink to a spine and
+//     that spine's downlink to the other leaf) cannot be told apart by flows; the probes can: a
+//     probe that expires at hop k crossed the link into k and no further, so loss or damage that
+//     starts at hop k (more than at hop k-1) is on the link into k;
+//   - faults that belong to a host are named as such and vote for no link: a receiver that dropped
+//     frames itself, and a host whose every flow fails, on every path (its NIC, optic or cable).
+// The result is plain data in the test's outcome: the flows and their paths, the ranked suspects
+// with their evidence, confidence and what a technician checks next, and one conclusion line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/verdict.hpp"
+
+namespace tusk {
+
+struct TracedFlowPath {
+  std::size_t rx_stream = 0;               // the receiver's judged stream, in TestOutcome::streams
+  std::optional<std::size_t> tx_stream;    // the sender's stream, which carries the trace
+  std::string sender, receiver;            // agents
+  std::vector<std::string> nodes;          // addresses: the source, each hop that answered, the destination
+  std::vector<std::string> node_names;     // the topology's device for each node, else its address
+  std::vector<std::string> links;          // the links between consecutive nodes, by NamedLink::key
+  bool reached = false;                    // the trace reached the destination with no unknown hop
+  bool failing = false;
+  bool host_side = false;                  // failed for a reason at a host: votes for no link
+  std::vector<std::string> faults;         // the metrics a failing flow failed on
+};
+
+// Probes that expired at the link's far end against those that expired one hop before, summed
+// over every flow through the link.
+struct ProbeEvidence {
+  std::uint64_t probes = 0, answers = 0, damaged = 0;
+  std::uint64_t probes_before = 0, answers_before = 0, damaged_before = 0;
+  bool first_hop = false;  // "before" is the sender itself: nothing lost there
+  double loss_z = 0;       // how far more probes went unanswered here than a hop before, in standard errors
+  double damage_z = 0;
+  double lost_share() const { return probes ? 1.0 - static_cast<double>(answers) / static_cast<double>(probes) : 0; }
+  double lost_share_before() const;
+  double damaged_share() const { return answers ? static_cast<double>(damaged) / static_cast<double>(answers) : 0; }
+  double damaged_share_before() const;
+  // Loss or damage starts on this link: 3 standard errors above the hop before.
+  bool starts_here() const { return loss_z >= 3 || damage_z >= 3; }
+};
+
+enum class Confidence { Low, Medium, High };
+const char* to_string(Confidence confidence);
+
+struct LinkSuspect {
+  std::string key;   // the link and its direction, as NamedLink::key
+  std::string name;  // with its cable
+  std::vector<std::size_t> failing;  // into Localisation::flows
+  std::vector<std::size_t> passing;
+  double votes = 0;
+  ProbeEvidence probes;
+  Confidence confidence = Confidence::Low;
+  std::vector<std::string> faults;      // what the failing flows failed on
+  std::vector<std::string> cleared;     // links the same flows crossed that the probes clear
+  std::vector<std::string> tied;        // links nothing tells apart from this one
+  std::string evidence;                 // one line
+  std::vector<std::string> next_steps;
+};
+
+struct HostSuspect {
+  std::string agent;
+  std::string problem;   // "receiver cannot keep up", "NIC or cable (receive side)", ...
+  std::string evidence;
+  std::vector<std::string> next_steps;
+};
+
+struct Localisation {
+  std::vector<TracedFlowPath> flows;
+  std::vector<LinkSuspect> suspects;  // ranked; the first is named when its confidence is not low
+  std::vector<HostSuspect> hosts;
+  std::string conclusion;             // one line; "" when no flow failed
+  const LinkSuspect* top() const {
+    return !suspects.empty() && suspects.front().confidence != Confidence::Low ? &suspects.front() : nullptr;
+  }
+};
+
+// `topology` may be null: links are then named by the hops' addresses.
+Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology);
+
+}  // namespace tusk

@@ -1,0 +1,353 @@
+// Localisation on a modelled leaf-spine fabric, addressed as the fabric lab is: every flow's path
+// follows the spine its source port hashes to, and a fault on one directed link makes the flows
+// through it fail and the probes that cross it go unanswered or arrive damaged. Every link of the
+// fabric, in both directions, is tried in turn: the top suspect must be that link and no clean
+// link a suspect. Hosts' own faults are named as such.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/link_localisation.hpp"
+
+namespace tusk {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Fabric {
+  int leaves = 2, spines = 2, hosts = 2, flows = 8;
+};
+
+std::string host_address(int leaf, int host) { return fmt::format("192.168.{}.{}", 100 + leaf, 10 + host); }
+std::string gateway(int leaf) { return fmt::format("192.168.{}.1", 100 + leaf); }
+std::string leaf_end(int leaf, int spine) { return fmt::format("172.16.{}.{}", leaf, 2 * spine); }
+std::string spine_end(int leaf, int spine) { return fmt::format("172.16.{}.{}", leaf, 2 * spine + 1); }
+
+// The fabric lab's topology file, as fabric-lab.sh topology-file writes it.
+FabricTopology lab_topology(const Fabric& fabric) {
+  std::string yaml = "devices:\n";
+  for (int j = 1; j <= fabric.spines; ++j) {
+    yaml += fmt::format("  s{}:\n    interfaces:\n", j);
+    for (int i = 1; i <= fabric.leaves; ++i) yaml += fmt::format("      l{}: {}\n", i, spine_end(i, j));
+  }
+  for (int i = 1; i <= fabric.leaves; ++i) {
+    yaml += fmt::format("  l{}:\n    interfaces:\n      hosts: {}\n", i, gateway(i));
+    for (int j = 1; j <= fabric.spines; ++j) yaml += fmt::format("      s{}: {}\n", j, leaf_end(i, j));
+    for (int h = 1; h <= fabric.hosts; ++h) yaml += fmt::format("      h{}: ~\n", h);
+    for (int h = 1; h <= fabric.hosts; ++h) {
+      yaml += fmt::format("  l{}h{}:\n    interfaces:\n      port: {}\n", i, h, host_address(i, h));
+    }
+  }
+  yaml += "links:\n";
+  for (int i = 1; i <= fabric.leaves; ++i) {
+    for (int j = 1; j <= fabric.spines; ++j) yaml += fmt::format("  - ends: l{0}:s{1} <-> s{1}:l{0}\n    cable: C-l{0}-s{1}\n", i, j);
+    for (int h = 1; h <= fabric.hosts; ++h) yaml += fmt::format("  - l{0}h{1}:port <-> l{0}:h{1}\n", i, h);
+  }
+  return load_topology_text(yaml, "lab.yaml");
+}
+
+// One fault on a directed link, by its key in the topology's names (e.g. "l1:s2 -> s2:l1").
+struct Fault {
+  std::string link;
+  double loss = 0;     // share of frames and probes lost crossing it
+  double damage = 0;   // share of probes arriving damaged
+  std::string metric = "loss_ratio";
+};
+
+struct Endpoint {
+  std::string agent;
+  int leaf, host;
+};
+
+// The streams a run on the fabric reports: per ordered host pair, `flows` flows, each hashed to a
+// spine by its source port; tx streams carry the path trace.
+std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fault>& faults,
+                                      const std::function<bool(const Endpoint&)>& host_drops = nullptr) {
+  std::vector<Endpoint> endpoints;
+  for (int i = 1; i <= fabric.leaves; ++i) {
+    for (int h = 1; h <= fabric.hosts; ++h) endpoints.push_back({fmt::format("l{}h{}", i, h), i, h});
+  }
+  std::vector<StreamVerdict> streams;
+  for (const auto& src : endpoints) {
+    for (const auto& dst : endpoints) {
+      if (src.agent == dst.agent) continue;
+      for (int k = 0; k < fabric.flows; ++k) {
+        const int port = 49152 + k;
+        const int spine = 1 + (port * 2654435761u + src.leaf * 7 + dst.leaf * 13 + src.host) % fabric.spines;
+        // The links crossed, in order, and who answers at each TTL.
+        std::vector<std::string> links;
+        std::vector<std::string> answers;
+        const std::string src_edge = fmt::format("l{0}h{1}:port -> l{0}:h{1}", src.leaf, src.host);
+        const std::string dst_edge = fmt::format("l{0}:h{1} -> l{0}h{1}:port", dst.leaf, dst.host);
+        links.push_back(src_edge);
+        answers.push_back(gateway(src.leaf));
+        if (src.leaf != dst.leaf) {
+          links.push_back(fmt::format("l{0}:s{1} -> s{1}:l{0}", src.leaf, spine));
+          answers.push_back(spine_end(src.leaf, spine));
+          links.push_back(fmt::format("s{1}:l{0} -> l{0}:s{1}", dst.leaf, spine));
+          answers.push_back(gateway(dst.leaf));
+        }
+        links.push_back(dst_edge);
+        answers.push_back(host_address(dst.leaf, dst.host));
+
+        proto::StreamCounters tx;
+        tx.set_kind("tx");
+        tx.set_peer(dst.agent);
+        tx.set_stream_id(fmt::format("tx:{}/{}", dst.agent, k + 1));
+        tx.set_sender_stream_id(k + 1);
+        auto& flow = *tx.mutable_flow();
+        flow.set_src_address(host_address(src.leaf, src.host));
+        flow.set_dst_address(host_address(dst.leaf, dst.host));
+        flow.set_src_port(port);
+        flow.set_dst_port(0x88B5);
+        flow.set_protocol("udp");
+        double reach = 1, intact = 1;
+        std::string failed_on;
+        for (std::size_t ttl = 1; ttl <= links.size(); ++ttl) {
+          for (const auto& fault : faults) {
+            if (fault.link == links[ttl - 1]) {
+              reach *= 1 - fault.loss;
+              intact *= 1 - fault.damage;
+              failed_on = fault.metric;
+            }
+          }
+          auto& hop = *tx.add_path();
+          hop.set_ttl(static_cast<std::uint32_t>(ttl));
+          hop.set_address(answers[ttl - 1]);
+          hop.set_probes(400);
+          hop.set_answers(static_cast<std::uint64_t>(400 * reach));
+          hop.set_damaged(static_cast<std::uint64_t>(static_cast<double>(hop.answers()) * (1 - intact)));
+          hop.set_destination(ttl == links.size());
+        }
+        StreamVerdict sent;
+        sent.agent = src.agent;
+        sent.stream = tx;
+        streams.push_back(sent);
+
+        StreamVerdict rx;
+        rx.agent = dst.agent;
+        rx.stream.set_kind("rx");
+        rx.stream.set_peer(src.agent);
+        rx.stream.set_sender_stream_id(k + 1);
+        *rx.stream.mutable_flow() = flow;
+        ThresholdCheck check;
+        check.threshold.metric = failed_on.empty() ? "loss_ratio" : failed_on;
+        check.passed = failed_on.empty();
+        if (host_drops && host_drops(dst)) {
+          check.threshold.metric = "loss_ratio";
+          check.passed = false;
+          check.caveat = "loss_ratio not judged: the receiving host dropped frames itself";
+        }
+        rx.checks.push_back(check);
+        streams.push_back(rx);
+      }
+    }
+  }
+  return streams;
+}
+
+std::vector<std::string> inter_switch_links(const Fabric& fabric) {
+  std::vector<std::string> links;
+  for (int i = 1; i <= fabric.leaves; ++i) {
+    for (int j = 1; j <= fabric.spines; ++j) {
+      links.push_back(fmt::format("l{0}:s{1} -> s{1}:l{0}", i, j));
+      links.push_back(fmt::format("s{1}:l{0} -> l{0}:s{1}", i, j));
+    }
+  }
+  return links;
+}
+
+class EveryLink : public ::testing::TestWithParam<Fabric> {};
+
+TEST_P(EveryLink, LossOnAnyLinkInEitherDirectionNamesThatLink) {
+  const Fabric fabric = GetParam();
+  const FabricTopology topology = lab_topology(fabric);
+  for (const auto& link : inter_switch_links(fabric)) {
+    const auto result = localise(run_fabric(fabric, {{link, 0.02, 0, "loss_ratio"}}), &topology);
+    ASSERT_NE(result.top(), nullptr) << link << ": " << result.conclusion;
+    EXPECT_EQ(result.top()->key, link) << result.conclusion;
+    EXPECT_EQ(result.suspects.size(), 1u) << link << ": no clean link is a suspect; " << result.conclusion;
+    EXPECT_TRUE(result.hosts.empty()) << link;
+    EXPECT_THAT(result.top()->name, HasSubstr("cable C-"));
+  }
+}
+
+TEST_P(EveryLink, DamageOnAnyLinkNamesThatLink) {
+  const Fabric fabric = GetParam();
+  const FabricTopology topology = lab_topology(fabric);
+  for (const auto& link : inter_switch_links(fabric)) {
+    const auto result = localise(run_fabric(fabric, {{link, 0, 0.01, "ber"}}), &topology);
+    ASSERT_NE(result.top(), nullptr) << link << ": " << result.conclusion;
+    EXPECT_EQ(result.top()->key, link) << result.conclusion;
+    EXPECT_EQ(result.suspects.size(), 1u) << result.conclusion;
+    EXPECT_THAT(result.top()->next_steps.front(), HasSubstr("FEC"));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fabrics, EveryLink,
+                         ::testing::Values(Fabric{2, 2, 2, 8}, Fabric{3, 2, 2, 8}, Fabric{2, 4, 2, 16},
+                                           Fabric{4, 3, 1, 12}));
+
+TEST(Localisation, TwoFaultsAreBothNamed) {
+  const Fabric fabric{3, 2, 2, 8};
+  const FabricTopology topology = lab_topology(fabric);
+  const auto result = localise(
+      run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.02, 0, "loss_ratio"}, {"s2:l3 -> l3:s2", 0, 0.01, "ber"}}), &topology);
+  ASSERT_EQ(result.suspects.size(), 2u) << result.conclusion;
+  std::vector<std::string> keys{result.suspects[0].key, result.suspects[1].key};
+  EXPECT_THAT(keys, ::testing::UnorderedElementsAre("l1:s1 -> s1:l1", "s2:l3 -> l3:s2"));
+}
+
+TEST(Localisation, ACleanFabricHasNoSuspect) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  const auto result = localise(run_fabric(fabric, {}), &topology);
+  EXPECT_TRUE(result.suspects.empty());
+  EXPECT_TRUE(result.hosts.empty());
+  EXPECT_EQ(result.conclusion, "");
+  EXPECT_EQ(result.flows.size(), 4u * 3u * 8u);
+  for (const auto& flow : result.flows) {
+    EXPECT_TRUE(flow.reached);
+    EXPECT_FALSE(flow.failing);
+  }
+}
+
+TEST(Localisation, ASlowReceiverIsAHostProblemAndBlamesNoLink) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  const auto result = localise(run_fabric(fabric, {}, [](const Endpoint& e) { return e.agent == "l2h1"; }), &topology);
+  EXPECT_TRUE(result.suspects.empty()) << result.conclusion;
+  ASSERT_EQ(result.hosts.size(), 1u);
+  EXPECT_EQ(result.hosts[0].agent, "l2h1");
+  EXPECT_EQ(result.hosts[0].problem, "receiver cannot keep up");
+  EXPECT_THAT(result.conclusion, HasSubstr("host problem at l2h1"));
+}
+
+TEST(Localisation, AHostsOwnCableIsNamedAtTheHostNotOnTheFabric) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  const auto result = localise(run_fabric(fabric, {{"l1h2:port -> l1:h2", 0.02, 0, "loss_ratio"}}), &topology);
+  EXPECT_TRUE(result.suspects.empty()) << result.conclusion;
+  ASSERT_EQ(result.hosts.size(), 1u) << result.conclusion;
+  EXPECT_EQ(result.hosts[0].agent, "l1h2");
+  EXPECT_THAT(result.hosts[0].problem, HasSubstr("transmit"));
+  EXPECT_THAT(result.hosts[0].evidence, HasSubstr("l1h2:port -> l1:h2"));
+}
+
+TEST(Localisation, OneFailingFlowIsNoSuspect) {
+  Fabric fabric{2, 2, 1, 1};
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {});
+  // Only l1h1 -> l2h1's single flow fails: its four links cannot be told apart.
+  for (auto& s : streams) {
+    if (s.stream.kind() == "rx" && s.agent == "l2h1") s.checks[0].passed = false;
+  }
+  const auto result = localise(streams, &topology);
+  EXPECT_EQ(result.top(), nullptr);
+  EXPECT_THAT(result.conclusion, HasSubstr("no suspect link"));
+}
+
+TEST(Localisation, WithoutProbesTwinLinksAreATieNotAGuess) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {{"l1:s2 -> s2:l1", 0.02, 0, "loss_ratio"}});
+  for (auto& s : streams) {
+    for (auto& hop : *s.stream.mutable_path()) hop.set_answers(hop.probes());  // probes saw nothing
+  }
+  const auto result = localise(streams, &topology);
+  EXPECT_EQ(result.top(), nullptr) << result.conclusion;
+  ASSERT_FALSE(result.suspects.empty());
+  EXPECT_EQ(result.suspects[0].tied.size(), 1u);
+  EXPECT_THAT(result.conclusion, HasSubstr("cannot be told apart"));
+}
+
+TEST(Localisation, WithoutATopologyLinksAreNamedByAddresses) {
+  const Fabric fabric{3, 2, 2, 8};
+  const auto result = localise(run_fabric(fabric, {{"l2:s1 -> s1:l2", 0.05, 0, "loss_ratio"}}), nullptr);
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, fmt::format("{} -> {}", gateway(2), spine_end(2, 1)));
+}
+
+TEST(Localisation, AnUnknownHopEndsThePathThere) {
+  const Fabric fabric;
+  auto streams = run_fabric(fabric, {});
+  for (auto& s : streams) {
+    if (s.stream.kind() == "tx" && s.stream.path_size() > 2) s.stream.mutable_path(1)->clear_address();
+  }
+  const auto result = localise(streams, nullptr);
+  for (const auto& flow : result.flows) {
+    if (flow.sender.substr(0, 2) != flow.receiver.substr(0, 2)) {
+      EXPECT_FALSE(flow.reached);
+      EXPECT_EQ(flow.nodes.size(), 2u) << "the source and the first hop; nothing guessed past the unknown one";
+    }
+  }
+}
+
+TEST(Topology, NamesLinksByPortAndCable) {
+  const FabricTopology topology = lab_topology(Fabric{});
+  const auto up = topology.link_between(gateway(1), spine_end(1, 2));
+  EXPECT_EQ(up.key, "l1:s2 -> s2:l1");
+  EXPECT_EQ(up.name, "l1:s2 -> s2:l1, cable C-l1-s2");
+  const auto down = topology.link_between(spine_end(2, 1), gateway(2));
+  EXPECT_EQ(down.key, "s1:l2 -> l2:s1") << "the downlink, found by the two devices";
+  EXPECT_EQ(topology.link_between("10.9.9.9", gateway(1)).key, "10.9.9.9 -> l1");
+}
+
+TEST(Topology, ParallelCablesAreNamedAsSuch) {
+  const auto topology = load_topology_text(
+      "devices:\n  a: {interfaces: {p1: 10.0.0.1, p2: 10.0.0.3}}\n  b: {interfaces: {p1: 10.0.0.2, p2: 10.0.0.4}}\n"
+      "links:\n  - a:p1 <-> b:p1\n  - a:p2 <-> b:p2\n",
+      "t.yaml");
+  EXPECT_EQ(topology.link_between("10.0.0.1", "10.0.0.4").key, "a:p2 -> b:p2") << "b answered from the port facing a";
+  const auto devices_only = load_topology_text(
+      "devices:\n  a: {interfaces: {lo: 10.0.0.1, p1: ~, p2: ~}}\n  b: {interfaces: {lo: 10.0.0.2, p1: ~, p2: ~}}\n"
+      "links:\n  - a:p1 <-> b:p1\n  - a:p2 <-> b:p2\n",
+      "t.yaml");
+  EXPECT_THAT(devices_only.link_between("10.0.0.1", "10.0.0.2").name, HasSubstr("one of 2 parallel cables"));
+}
+
+TEST(Topology, EveryMistakeIsReportedWithItsLine) {
+  try {
+    load_topology_text(
+        "devices:\n"
+        "  leaf1:\n"
+        "    interfaces:\n"
+        "      swp1: 172.16.1.300\n"
+        "      swp2: 172.16.1.2\n"
+        "  spine1:\n"
+        "    interfaces: {swp1: 172.16.1.2}\n"
+        "links:\n"
+        "  - leaf1:swp9 <-> spine1:swp1\n"
+        "  - ends: leaf1:swp2 <-> spine2:swp1\n"
+        "    cabel: C-1\n",
+        "fabric.yaml");
+    FAIL() << "accepted";
+  } catch (const TopologyFileInvalid& e) {
+    const std::string text = e.what();
+    EXPECT_THAT(text, HasSubstr("fabric.yaml:4:"));
+    EXPECT_THAT(text, HasSubstr("'172.16.1.300' is not an IPv4 address"));
+    EXPECT_THAT(text, HasSubstr("fabric.yaml:7:"));
+    EXPECT_THAT(text, HasSubstr("already leaf1:swp2's address"));
+    EXPECT_THAT(text, HasSubstr("leaf1 has no interface 'swp9'"));
+    EXPECT_THAT(text, HasSubstr("no device 'spine2'"));
+    EXPECT_THAT(text, HasSubstr("cable"));  // did you mean
+  }
+}
+
+TEST(Topology, APortTakesOneCable) {
+  EXPECT_THROW(load_topology_text("devices:\n  a: {interfaces: {p1: ~}}\n  b: {interfaces: {p1: ~}}\n  c: {interfaces: {p1: ~}}\n"
+                                  "links:\n  - a:p1 <-> b:p1\n  - a:p1 <-> c:p1\n",
+                                  "t.yaml"),
+               TopologyFileInvalid);
+  EXPECT_THROW(load_topology_text("", "t.yaml"), TopologyFileInvalid);
+  EXPECT_THROW(load_topology_file("/nonexistent/topology.yaml"), TopologyFileInvalid);
+}
+
+}  // namespace
+}  // namespace tusk
