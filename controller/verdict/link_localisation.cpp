@@ -19,7 +19,19 @@ struct LinkData {
   std::set<std::size_t> failing, passing;  // flows
   ProbeEvidence probes;
   std::set<std::string> faults;
+  // Probes past this link that another address answered: the flows' path moved off the link for a
+  // while (a route withdrawn when it went down).
+  std::uint64_t moved = 0;
 };
+
+// The cable a directed link is one direction of: its two ends, in one order.
+std::string cable_of(const std::string& key) {
+  const auto arrow = key.find(" -> ");
+  if (arrow == std::string::npos) return key;
+  std::string a = key.substr(0, arrow), b = key.substr(arrow + 4);
+  if (b < a) std::swap(a, b);
+  return a + " <-> " + b;
+}
 
 bool judged_flow(const StreamVerdict& verdict) {
   return verdict.stream.kind() != "tx" && !informational_kind(verdict.stream.kind()) && !verdict.stream.peer().empty() &&
@@ -254,6 +266,7 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     }
     const auto& hops = streams[*flow.tx_stream].stream.path();
     std::set<std::string> seen;
+    bool moved_seen = false;
     for (std::size_t k = 1; k < flow.nodes.size(); ++k) {
       const NamedLink named = link_between(topology, flow.nodes[k - 1], flow.nodes[k]);
       if (!seen.insert(named.key).second) continue;
@@ -265,6 +278,11 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
       link.probes.probes += here.probes();
       link.probes.answers += here.answers();
       link.probes.damaged += here.damaged();
+      // Where the path first moved is the link it moved off; hops after that differ as a consequence.
+      if (!moved_seen && here.other_answers() > 0) {
+        link.moved += here.other_answers();
+        moved_seen = true;
+      }
       if (k == 1) {
         link.probes.first_hop = true;
       } else {
@@ -276,6 +294,19 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     }
   }
   for (auto& [key, link] : links) finish_probe_evidence(link.probes);
+  // A cable that went down shows in both directions' flows: those over it die or move away. Where
+  // a router drops what it has no route for, probes to it die too, so the loss seems to start at
+  // the router, a hop before the cable that failed; the flows that moved name the cable itself.
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable;  // moved, probes
+  for (const auto& [key, link] : links) {
+    auto& [moved, probes] = moved_by_cable[cable_of(key)];
+    moved += link.moved;
+    probes += link.probes.probes;
+  }
+  const auto cable_moved = [&](const std::string& key) {
+    const auto& [moved, probes] = moved_by_cable[cable_of(key)];
+    return moved >= 5 && static_cast<double>(moved) >= 0.005 * static_cast<double>(probes);
+  };
 
   std::set<std::size_t> unexplained;
   for (std::size_t f = 0; f < out.flows.size(); ++f) {
@@ -315,12 +346,15 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
       const LinkData& link = links[key];
       if (link.failing == best.failing && link.passing == best.passing) group.push_back(key);
     }
-    std::sort(group.begin(), group.end(),
-              [&](const std::string& a, const std::string& b) { return strength(links[a]) > strength(links[b]); });
+    std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
+      if (cable_moved(a) != cable_moved(b)) return cable_moved(a);
+      return strength(links[a]) > strength(links[b]);
+    });
     const std::string& winner = group.front();
     const LinkData& chosen = links[winner];
-    const bool probes_decide = group.size() > 1 && chosen.probes.starts_here() &&
-                               !links[group[1]].probes.starts_here();
+    const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
+    const bool probes_decide = moved_decides || (group.size() > 1 && chosen.probes.starts_here() &&
+                                                 !links[group[1]].probes.starts_here());
     const bool tie = group.size() > 1 && !probes_decide;
 
     LinkSuspect suspect;
@@ -342,9 +376,16 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     std::string evidence = fmt::format("{} of {} flows through it fail ({}); {}", chosen.failing.size(),
                                        chosen.failing.size() + chosen.passing.size(),
                                        fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
+    if (cable_moved(winner)) {
+      const auto& [moved, probes] = moved_by_cable[cable_of(winner)];
+      evidence += fmt::format("; {} probes over this cable found another path for a while (it went down and "
+                              "routes moved away)",
+                              moved);
+      (void)probes;
+    }
     if (!suspect.cleared.empty()) {
-      evidence += fmt::format("; the same flows cross {}, whose probes show no fault starting there",
-                              fmt::join(suspect.cleared, " and "));
+      evidence += fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
+                              moved_decides ? "over which no route moved" : "whose probes show no fault starting there");
     }
     if (tie) {
       evidence += fmt::format("; the same flows cross {}, and neither flows nor probes tell them apart",

@@ -58,6 +58,12 @@ struct Fault {
   double loss = 0;     // share of frames and probes lost crossing it
   double damage = 0;   // share of probes arriving damaged
   std::string metric = "loss_ratio";
+  // A flap of cable l<leaf>-s<spine> (link empty): for a share of the test the spine has no route to
+  // the leaf's hosts, so flows from other leaves through it die there (probes to the spine too: a
+  // router drops what it cannot route before it looks at the TTL), while the leaf's own flows move
+  // to another spine.
+  int flap_leaf = 0, flap_spine = 0;
+  double flap_share = 0.08;
 };
 
 struct Endpoint {
@@ -109,6 +115,16 @@ std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fa
         flow.set_protocol("udp");
         double reach = 1, intact = 1;
         std::string failed_on;
+        double moved_at_2 = 0;  // share of TTL 2 probes another spine answered
+        for (const auto& fault : faults) {
+          if (fault.flap_leaf == 0 || src.leaf == dst.leaf || spine != fault.flap_spine) continue;
+          if (dst.leaf == fault.flap_leaf) {
+            reach *= 1 - fault.flap_share;  // from TTL 2 on: dropped at the spine
+            failed_on = "link_flaps";
+          } else if (src.leaf == fault.flap_leaf) {
+            moved_at_2 = fault.flap_share;
+          }
+        }
         for (std::size_t ttl = 1; ttl <= links.size(); ++ttl) {
           for (const auto& fault : faults) {
             if (fault.link == links[ttl - 1]) {
@@ -121,7 +137,11 @@ std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fa
           hop.set_ttl(static_cast<std::uint32_t>(ttl));
           hop.set_address(answers[ttl - 1]);
           hop.set_probes(400);
-          hop.set_answers(static_cast<std::uint64_t>(400 * reach));
+          hop.set_answers(static_cast<std::uint64_t>(400 * (ttl == 1 ? 1 : reach) * (ttl == 2 ? 1 - moved_at_2 : 1)));
+          if (ttl == 2 && moved_at_2 > 0) {
+            hop.set_other_address(spine_end(src.leaf, spine % fabric.spines + 1));
+            hop.set_other_answers(400 - hop.answers());
+          }
           hop.set_damaged(static_cast<std::uint64_t>(static_cast<double>(hop.answers()) * (1 - intact)));
           hop.set_destination(ttl == links.size());
         }
@@ -192,7 +212,29 @@ TEST_P(EveryLink, DamageOnAnyLinkNamesThatLink) {
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, EveryLink,
                          ::testing::Values(Fabric{2, 2, 2, 8}, Fabric{3, 2, 2, 8}, Fabric{2, 4, 2, 16},
-                                           Fabric{4, 3, 1, 12}));
+                                           Fabric{4, 3, 1, 12}),
+                         [](const ::testing::TestParamInfo<Fabric>& shape) {
+                           const Fabric& f = shape.param;
+                           return fmt::format("Leaves{}Spines{}Hosts{}Flows{}", f.leaves, f.spines, f.hosts, f.flows);
+                         });
+
+TEST_P(EveryLink, AFlapOfAnyCableNamesThatCable) {
+  const Fabric fabric = GetParam();
+  const FabricTopology topology = lab_topology(fabric);
+  for (int leaf = 1; leaf <= fabric.leaves; ++leaf) {
+    for (int spine = 1; spine <= fabric.spines; ++spine) {
+      Fault flap;
+      flap.flap_leaf = leaf;
+      flap.flap_spine = spine;
+      const auto result = localise(run_fabric(fabric, {flap}), &topology);
+      const std::string down = fmt::format("s{1}:l{0} -> l{0}:s{1}", leaf, spine);
+      ASSERT_NE(result.top(), nullptr) << down << ": " << result.conclusion;
+      EXPECT_EQ(result.top()->key, down) << result.conclusion;
+      EXPECT_EQ(result.suspects.size(), 1u) << result.conclusion;
+      EXPECT_THAT(result.top()->evidence, HasSubstr("another path")) << result.conclusion;
+    }
+  }
+}
 
 TEST(Localisation, TwoFaultsAreBothNamed) {
   const Fabric fabric{3, 2, 2, 8};

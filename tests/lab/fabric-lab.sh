@@ -15,6 +15,9 @@
 #   fabric-lab.sh up [--spines N] [--leaves N] [--hosts N]
 #                                     make the lab (defaults 2, 2, 2; at most 8 each)
 #   fabric-lab.sh topology            print switches, links, hosts: every name, device and address
+#   fabric-lab.sh topology-file       print the lab as a Tusk topology file (tusk-controller run
+#                                     --topology): devices, their ports' addresses, and cables
+#                                     named C-l1-s2 (leaf 1 to spine 2) and C-l1h2 (host to leaf)
 #   fabric-lab.sh port HOST           print the root-namespace port of HOST (e.g. l1h2)
 #   fabric-lab.sh attach LEAF DEVICE  move DEVICE (e.g. a VM's tap) onto LEAF's host bridge
 #   fabric-lab.sh path SRC DST SPORT DPORT
@@ -87,6 +90,38 @@ leaf_addr() { echo "172.16.$1.$((2 * $2))"; }       # leaf i's end of li-sj
 spine_addr() { echo "172.16.$1.$((2 * $2 + 1))"; }  # spine j's end of li-sj
 subnet() { echo "192.168.$((100 + $1))"; }          # leaf i's hosts
 
+# What link li-sj needs besides its addresses, set again whenever it comes up (taking a device
+# down removes its neighbour entries and the routes through it): fixed neighbours between the
+# switches (a fault in one direction hits that direction's traffic, not the ARP replies the other
+# direction would need) and the spine's route to the leaf's hosts.
+link_routes() {
+  local i=$1 j=$2 leaf spine
+  leaf=$(ns_of "l$i")
+  spine=$(ns_of "s$j")
+  in_ns "$leaf" ip neigh replace "$(spine_addr "$i" "$j")" lladdr "02:74:6c:0$i:0$j:01" dev "s$j" nud permanent
+  in_ns "$spine" ip neigh replace "$(leaf_addr "$i" "$j")" lladdr "02:74:6c:0$i:0$j:00" dev "l$i" nud permanent
+  in_ns "$spine" ip route replace "$(subnet "$i").0/24" via "$(leaf_addr "$i" "$j")" dev "l$i"
+}
+
+# Leaf i reaches every other leaf's hosts over all spines whose links are up, at equal cost.
+leaf_routes() {
+  local i=$1 j k
+  for ((k = 1; k <= leaves; k++)); do
+    [[ $k -ne $i ]] || continue
+    local hops=()
+    for ((j = 1; j <= spines; j++)); do
+      # Administratively up (a route cannot name a device that is down).
+      if in_ns "$(ns_of "l$i")" ip -o link show dev "s$j" | grep -q '[<,]UP[,>]'; then
+        hops+=(nexthop via "$(spine_addr "$i" "$j")" dev "s$j")
+      fi
+    done
+    [[ ${#hops[@]} -gt 0 ]] || continue
+    # src: the leaf's own traffic (ping, probes) comes from its gateway address, which every
+    # switch can route back to.
+    in_ns "$(ns_of "l$i")" ip route replace "$(subnet "$k").0/24" src "$(subnet "$i").1" "${hops[@]}"
+  done
+}
+
 up() {
   local spines=2 leaves=2 hosts=2
   while [[ $# -gt 0 ]]; do
@@ -122,11 +157,7 @@ up() {
       in_ns "$spine" ip link set "l$i" address "02:74:6c:0$i:0$j:01"
       in_ns "$leaf" ip link set "s$j" up
       in_ns "$spine" ip link set "l$i" up
-      # Fixed neighbours between switches: a fault in one direction hits that direction's
-      # traffic, not the ARP replies the other direction would need to keep flowing.
-      in_ns "$leaf" ip neigh replace "$(spine_addr "$i" "$j")" lladdr "02:74:6c:0$i:0$j:01" dev "s$j" nud permanent
-      in_ns "$spine" ip neigh replace "$(leaf_addr "$i" "$j")" lladdr "02:74:6c:0$i:0$j:00" dev "l$i" nud permanent
-      in_ns "$spine" ip route replace "$(subnet "$i").0/24" via "$(leaf_addr "$i" "$j")" dev "l$i"
+      link_routes "$i" "$j"
     done
     for ((h = 1; h <= hosts; h++)); do
       local port="$id-l${i}h$h"
@@ -138,19 +169,8 @@ up() {
       ip link set "$port" up
     done
   done
-  # Every leaf reaches every other leaf's hosts over all spines at equal cost.
-  for ((i = 1; i <= leaves; i++)); do
-    local k
-    for ((k = 1; k <= leaves; k++)); do
-      [[ $k -ne $i ]] || continue
-      local hops=()
-      for ((j = 1; j <= spines; j++)); do hops+=(nexthop via "$(spine_addr "$i" "$j")" dev "s$j"); done
-      # src: the leaf's own traffic (ping, probes) comes from its gateway address, which every
-      # switch can route back to.
-      in_ns "$(ns_of "l$i")" ip route replace "$(subnet "$k").0/24" src "$(subnet "$i").1" "${hops[@]}"
-    done
-  done
   printf 'spines=%d\nleaves=%d\nhosts=%d\n' "$spines" "$leaves" "$hosts" >"$state"
+  for ((i = 1; i <= leaves; i++)); do leaf_routes "$i"; done
   echo "fabric-lab: up: $leaves leaves, $spines spines, $hosts DPDK hosts per leaf (fabric-lab.sh topology)"
 }
 
@@ -169,6 +189,41 @@ topology() {
   for ((i = 1; i <= leaves; i++)); do
     for ((h = 1; h <= hosts; h++)); do
       echo "host l${i}h$h port $id-l${i}h$h mac 02:74:6b:0$i:0$h:10 address $(subnet "$i").$((10 + h))/24 gateway $(subnet "$i").1 leaf l$i"
+    done
+  done
+}
+
+topology_file() {
+  load_shape
+  local i j h
+  echo "# The fabric lab '$id': $leaves leaves, $spines spines, $hosts hosts per leaf."
+  echo "devices:"
+  for ((j = 1; j <= spines; j++)); do
+    echo "  s$j:"
+    echo "    interfaces:"
+    for ((i = 1; i <= leaves; i++)); do echo "      l$i: $(spine_addr "$i" "$j")"; done
+  done
+  for ((i = 1; i <= leaves; i++)); do
+    echo "  l$i:"
+    echo "    interfaces:"
+    echo "      hosts: $(subnet "$i").1"
+    for ((j = 1; j <= spines; j++)); do echo "      s$j: $(leaf_addr "$i" "$j")"; done
+    for ((h = 1; h <= hosts; h++)); do echo "      h$h: ~"; done
+    for ((h = 1; h <= hosts; h++)); do
+      echo "  l${i}h$h:"
+      echo "    interfaces:"
+      echo "      port: $(subnet "$i").$((10 + h))"
+    done
+  done
+  echo "links:"
+  for ((i = 1; i <= leaves; i++)); do
+    for ((j = 1; j <= spines; j++)); do
+      echo "  - ends: l$i:s$j <-> s$j:l$i"
+      echo "    cable: C-l$i-s$j"
+    done
+    for ((h = 1; h <= hosts; h++)); do
+      echo "  - ends: l${i}h$h:port <-> l$i:h$h"
+      echo "    cable: C-l${i}h$h"
     done
   done
 }
@@ -238,6 +293,10 @@ set_link() {
   parse_link "$1"
   in_ns "$(ns_of "l$leaf_n")" ip link set "s$spine_n" "$2"
   in_ns "$(ns_of "s$spine_n")" ip link set "l$leaf_n" "$2"
+  if [[ $2 == up ]]; then
+    link_routes "$leaf_n" "$spine_n"
+    leaf_routes "$leaf_n"
+  fi
 }
 
 flap() {
@@ -293,11 +352,12 @@ down() {
 }
 
 command=${1:-}
-[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|port|path|attach|counter|impair|clear|link|flap|down ..."
+[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|topology-file|port|path|attach|counter|impair|clear|link|flap|down ..."
 shift
 case $command in
   up) up "$@" ;;
   topology) topology ;;
+  topology-file) topology_file ;;
   port) port "$@" ;;
   attach) attach "$@" ;;
   counter) counter "$@" ;;

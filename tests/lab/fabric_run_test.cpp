@@ -14,8 +14,7 @@
 #include <set>
 #include <string>
 
-#include "tests/e2e/process.hpp"
-#include "tests/support/fabric_lab.hpp"
+#include "tests/support/fabric_run.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -23,115 +22,6 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-struct LabHost {
-  std::string name;     // the lab's host name, also the agent's: l1h1
-  std::string address;  // 192.168.101.11
-  int leaf = 0;
-};
-
-class FabricRun : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "needs root to make the lab's namespaces";
-    dir_ = make_scratch_dir("tusk-fabric-run");
-    id_ = "fr" + std::to_string(getpid() % 10000);
-    port_ = free_port();
-  }
-  void TearDown() override {
-    agents_.clear();
-    lab_.reset();
-    if (dir_.empty()) return;
-    if (HasFailure()) {
-      std::cerr << "logs and reports kept in " << dir_ << "\n";
-    } else {
-      fs::remove_all(dir_);
-    }
-  }
-
-  void make_lab(int hosts_per_leaf) {
-    lab_ = std::make_unique<FabricLab>(id_, "--spines 2 --leaves 2 --hosts " + std::to_string(hosts_per_leaf));
-    for (int leaf = 1; leaf <= 2; ++leaf) {
-      for (int host = 1; host <= hosts_per_leaf; ++host) {
-        hosts_.push_back({"l" + std::to_string(leaf) + "h" + std::to_string(host),
-                          "192.168." + std::to_string(100 + leaf) + "." + std::to_string(10 + host), leaf});
-      }
-    }
-    std::vector<std::string> names;
-    for (const auto& host : hosts_) names.push_back(host.name);
-    ASSERT_TRUE(make_certs(dir_ + "/certs", names)) << "make-certs.sh failed";
-  }
-
-  // One agent per lab host on its port, with the host's address and its leaf as gateway. DPDK
-  // 22.11's af_packet PMD may draw a PACKET_FANOUT group another agent has (see dpdk_run_test):
-  // an agent whose port would not open is started again under a new pid.
-  // `gateways`: a host's gateway where it is not its leaf's (.1).
-  void start_agents(const std::map<std::string, std::string>& gateways = {}) {
-    for (const auto& host : hosts_) {
-      const std::string log = dir_ + "/agent-" + host.name + ".log";
-      const auto given = gateways.find(host.name);
-      const std::string gateway =
-          given != gateways.end() ? given->second : "192.168." + std::to_string(100 + host.leaf) + ".1";
-      for (int attempt = 1;; ++attempt) {
-        auto agent = std::make_unique<Process>(
-            std::vector<std::string>{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
-                                     host.name, "--ca", dir_ + "/certs/ca.pem", "--cert",
-                                     dir_ + "/certs/" + host.name + ".pem", "--key", dir_ + "/certs/" + host.name + ".key",
-                                     "--dpdk-vdev", "net_af_packet0,iface=" + lab_->ns(host.name), "--dpdk-file-prefix",
-                                     id_ + host.name, "--idle-sleep-us", "50", "--dpdk-address",
-                                     host.address + "/24,gw=" + gateway},
-            log);
-        ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + host.name + "'", 20s)) << read_file(log);
-        if (read_file(log).find("engines: dpdk") != std::string::npos) {
-          agents_.push_back(std::move(agent));
-          break;
-        }
-        ASSERT_LT(attempt, 5) << "DPDK port would not open: " << read_file(log);
-        fs::remove(log);
-      }
-    }
-  }
-
-  int run(const std::string& profile) {
-    std::ofstream(dir_ + "/profile.yaml") << profile;
-    Process controller({TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
-                        "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
-                        dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress"},
-                       dir_ + "/controller.log");
-    return controller.wait(120s).value_or(-100);
-  }
-
-  json report() const {
-    std::ifstream file(dir_ + "/report/report.json");
-    return file.good() ? json::parse(file) : json();
-  }
-
-  // The report's receiving streams, each a flow with its 5-tuple.
-  std::vector<json> received_flows(const json& report) const {
-    std::vector<json> flows;
-    for (const auto& stream : report["tests"][0]["streams"]) {
-      if (stream["stream_id"].get<std::string>().rfind("rx:", 0) == 0) flows.push_back(stream);
-    }
-    return flows;
-  }
-
-  // The uplink the flow's first leaf hashes it onto, as that leaf's kernel says.
-  std::string path_of(const json& flow) const {
-    std::string link = lab_->run(fmt_path(flow["flow"]));
-    link.erase(link.find_last_not_of(" \n") + 1);
-    return link;
-  }
-  static std::string fmt_path(const json& flow) {
-    return "path " + flow["src_address"].get<std::string>() + " " + flow["dst_address"].get<std::string>() + " " +
-           std::to_string(flow["src_port"].get<int>()) + " " + std::to_string(flow["dst_port"].get<int>());
-  }
-
-  std::string dir_, id_;
-  int port_ = 0;
-  std::unique_ptr<FabricLab> lab_;
-  std::vector<LabHost> hosts_;
-  std::vector<std::unique_ptr<Process>> agents_;
-};
 
 // Acceptance 1: four hosts on two leaves, every pair, PRBS-31 over IPv4/UDP for 10 s: no error,
 // no loss, every flow judged with its 5-tuple, and both spines carried test traffic.
@@ -159,10 +49,18 @@ tests:
     thresholds:
       max_ber: 1e-12
       max_lost_frames: 0
-)"),
+)",
+                {"--topology", topology_file()}),
             0)
       << read_file(dir_ + "/controller.log");
   const json result = report();
+  // Issue 12's clean case: every flow's path traced to its receiver, no suspect, no host problem.
+  const json& found = result["tests"][0]["localisation"];
+  ASSERT_EQ(found["flows"].size(), 96u) << found.dump(1).substr(0, 3000);
+  EXPECT_TRUE(found["suspects"].empty()) << found["conclusion"];
+  EXPECT_TRUE(found["hosts"].empty()) << found["conclusion"];
+  EXPECT_EQ(found["conclusion"], "");
+  for (const auto& flow : found["flows"]) EXPECT_TRUE(flow["path_complete"].get<bool>()) << flow.dump(1);
   const auto flows = received_flows(result);
   // 4 receivers x 3 senders x 8 flows (2 paths at 99 % coverage).
   ASSERT_EQ(flows.size(), 96u) << result["tests"][0]["streams"].dump(1).substr(0, 4000);

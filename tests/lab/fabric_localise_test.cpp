@@ -1,0 +1,134 @@
+// Naming the bad link on the fabric lab: four DPDK hosts on two leaves, every pair, each peer's
+// traffic spread over the spines, every flow's path traced while it runs. A fault is made on one
+// link in one direction by the lab (BPF loss or one-bit corruption, or the link taken down for a
+// second); the run must name exactly that link, by its topology-file name, and no clean link.
+// A receiver that cannot keep up is a host problem, never a link's.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <thread>
+
+#include "tests/support/fabric_run.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using nlohmann::json;
+
+// Every pair of the four hosts, 8 flows each (2 spines at 99 % coverage), traced at 1,500
+// probes/s per port so a 1 % fault shows in the probes of each hop.
+std::string mesh_profile(const std::string& name, const std::string& duration = "12s") {
+  return R"(name: )" + name + R"(
+agents:
+  hosts: [l1h1, l1h2, l2h1, l2h2]
+  wait: 30s
+tests:
+  - name: mesh
+    engine: dpdk
+    duration: )" + duration + R"(
+    topology: mesh
+    rate: 2kpps
+    frame_size: 256B
+    encapsulation: ipv4_udp
+    ecmp_paths: 2
+    coverage: 99%
+    trace_rate: 1500
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+)";
+}
+
+class FabricLocalise : public FabricRun {
+ protected:
+  const json& localisation() {
+    report_ = report();
+    return report_["tests"][0]["localisation"];
+  }
+  // The suspects' link keys, ranked.
+  static std::vector<std::string> suspects(const json& found) {
+    std::vector<std::string> keys;
+    for (const auto& suspect : found["suspects"]) keys.push_back(suspect["link"].get<std::string>());
+    return keys;
+  }
+  std::string log() const { return read_file(dir_ + "/controller.log"); }
+  json report_;
+};
+
+TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
+  make_lab(2);
+  start_agents();
+  lab_->run("impair l1-s2 up loss=2");
+  ASSERT_EQ(run(mesh_profile("fabric-loss-uplink"), {"--topology", topology_file()}), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object()) << report_["tests"][0].dump(1).substr(0, 3000);
+  EXPECT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"] << "\n" << log();
+  EXPECT_EQ(found["top_suspect"], "l1:s2 -> s2:l1, cable C-l1-s2");
+  EXPECT_TRUE(found["hosts"].empty()) << found["hosts"].dump(1);
+  // Every flow's path to its receiver: between leaves the sender's leaf, a spine and the other
+  // leaf; on one leaf nothing routes (the hosts share its bridge), so the receiver is the first hop.
+  for (const auto& flow : found["flows"]) {
+    EXPECT_TRUE(flow["path_complete"].get<bool>()) << flow.dump(1);
+    const auto& nodes = flow["nodes"];
+    const bool across = flow["sender"].get<std::string>().substr(0, 2) != flow["receiver"].get<std::string>().substr(0, 2);
+    ASSERT_EQ(nodes.size(), across ? 5u : 2u) << flow.dump(1);
+    if (across) {
+      EXPECT_EQ(nodes[2].get<std::string>().substr(0, 1), "s") << flow.dump(1);
+    }
+    EXPECT_EQ(nodes[0], flow["sender"]);
+    EXPECT_EQ(nodes.back(), flow["receiver"]);
+  }
+  const std::string summary = log();
+  EXPECT_NE(summary.find("suspect link: l1:s2 -> s2:l1, cable C-l1-s2"), std::string::npos) << summary;
+  const std::string junit = read_file(dir_ + "/report/junit.xml");
+  EXPECT_NE(junit.find("message=\"suspect link l1:s2 -&gt; s2:l1, cable C-l1-s2"), std::string::npos) << junit;
+}
+
+TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {
+  make_lab(2);
+  start_agents();
+  lab_->run("impair l2-s2 down corrupt=1");
+  ASSERT_EQ(run(mesh_profile("fabric-corrupt-downlink"), {"--topology", topology_file()}), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object());
+  EXPECT_EQ(suspects(found), std::vector<std::string>{"s2:l2 -> l2:s2"}) << found["conclusion"] << "\n" << log();
+  ASSERT_FALSE(found["suspects"].empty());
+  EXPECT_GT(found["suspects"][0]["probes"]["damaged"].get<std::uint64_t>(), 0u);
+}
+
+TEST_F(FabricLocalise, ASecondLongFlapNamesTheFlappedLink) {
+  make_lab(2);
+  start_agents();
+  const std::string topology = topology_file();
+  Process controller(controller_command(mesh_profile("fabric-flap"), {"--topology", topology}), dir_ + "/controller.log");
+  ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 0 'mesh': dpdk engine", 60s)) << log();
+  std::this_thread::sleep_for(5s);
+  lab_->run("flap l2-s1 1000");
+  ASSERT_EQ(controller.wait(120s).value_or(-100), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object());
+  const std::set<std::string> flapped{"s1:l2 -> l2:s1", "l2:s1 -> s1:l2"};
+  const auto keys = suspects(found);
+  ASSERT_FALSE(keys.empty()) << found["conclusion"] << "\n" << log();
+  for (const auto& key : keys) EXPECT_TRUE(flapped.contains(key)) << key << " is no part of l2-s1\n" << found["conclusion"];
+  EXPECT_NE(found["top_suspect"].get<std::string>().find("cable C-l2-s1"), std::string::npos) << found["conclusion"];
+}
+
+TEST_F(FabricLocalise, AReceiverThatCannotKeepUpIsAHostProblemNotALink) {
+  make_lab(2);
+  // l2h2's agent polls its port only every 300 ms: its 512-frame receive ring overflows.
+  start_agents({}, {{"l2h2", 300'000}});
+  ASSERT_EQ(run(mesh_profile("fabric-slow-receiver", "8s"), {"--topology", topology_file()}), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object());
+  EXPECT_TRUE(found["suspects"].empty()) << found["conclusion"] << "\n" << log();
+  ASSERT_EQ(found["hosts"].size(), 1u) << found["conclusion"];
+  EXPECT_EQ(found["hosts"][0]["agent"], "l2h2");
+  EXPECT_EQ(found["hosts"][0]["problem"], "receiver cannot keep up");
+  EXPECT_NE(log().find("host problem: l2h2: receiver cannot keep up"), std::string::npos) << log();
+}
+
+}  // namespace
+}  // namespace tusk::testing
