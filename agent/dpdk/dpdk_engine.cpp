@@ -74,21 +74,6 @@ void set_flow(proto::StreamCounters& stream, std::uint32_t src, std::uint16_t sr
   flow.set_protocol("udp");
 }
 
-void put_path(const std::vector<TracedHop>& hops, proto::StreamCounters& stream) {
-  for (const TracedHop& hop : hops) {
-    proto::TraceHop& out = *stream.add_path();
-    out.set_ttl(hop.ttl);
-    if (hop.address != 0) out.set_address(ipv4_to_string(hop.address));
-    out.set_probes(hop.probes);
-    out.set_answers(hop.answers);
-    out.set_damaged(hop.damaged);
-    out.set_unreachable(hop.unreachable);
-    if (hop.other_address != 0) out.set_other_address(ipv4_to_string(hop.other_address));
-    out.set_other_answers(hop.other_answers);
-    out.set_destination(hop.destination);
-  }
-}
-
 void sleep_us(unsigned us) {
   if (us > 0) std::this_thread::sleep_for(std::chrono::microseconds(us));
 }

@@ -23,13 +23,6 @@ constexpr std::size_t kIcmpHeaderLength = 8;
 constexpr std::size_t kProbeUdpLength = kUdpHeaderLength + kProbePayloadLength;
 constexpr std::size_t kProbeIpLength = kIpv4HeaderLength + kProbeUdpLength;
 
-// The payload every probe with `ttl` carries.
-void write_payload(std::uint8_t ttl, std::uint8_t* payload) {
-  put32(payload, kProbeMagic);
-  payload[4] = ttl;
-  for (std::size_t i = 5; i < kProbePayloadLength; ++i) payload[i] = static_cast<std::uint8_t>(0xA5 ^ (i * 29));
-}
-
 // The IPv4 header at `frame`'s network layer, skipping one 802.1Q tag; nullptr when not IPv4.
 const std::uint8_t* ipv4_header(const std::uint8_t* frame, std::size_t length, std::size_t& offset) {
   offset = kEthernetHeaderLength;
@@ -44,6 +37,12 @@ const std::uint8_t* ipv4_header(const std::uint8_t* frame, std::size_t length, s
 }
 
 }  // namespace
+
+void write_probe_payload(std::uint8_t ttl, std::uint8_t* payload) {
+  put32(payload, kProbeMagic);
+  payload[4] = ttl;
+  for (std::size_t i = 5; i < kProbePayloadLength; ++i) payload[i] = static_cast<std::uint8_t>(0xA5 ^ (i * 29));
+}
 
 std::size_t write_probe(const FrameSpec& spec, std::uint8_t ttl, std::uint16_t sequence, std::uint8_t* frame) {
   std::uint8_t* p = frame;
@@ -74,7 +73,7 @@ std::size_t write_probe(const FrameSpec& spec, std::uint8_t ttl, std::uint16_t s
   put16(p + 2, spec.ip.dst_port);
   put16(p + 4, static_cast<std::uint16_t>(kProbeUdpLength));
   put16(p + 6, 0);
-  write_payload(ttl, p + kUdpHeaderLength);
+  write_probe_payload(ttl, p + kUdpHeaderLength);
   const auto length = static_cast<std::size_t>(p + kProbeUdpLength - frame);
   return length;  // 74 bytes at least: above the Ethernet minimum, no padding
 }
@@ -119,7 +118,7 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
   if (payload_quoted >= 4 && get32(udp + kUdpHeaderLength) == kTuskMagic) return std::nullopt;
   if (payload_quoted >= kProbePayloadLength) {
     std::uint8_t expected[kProbePayloadLength];
-    write_payload(reply.ttl, expected);
+    write_probe_payload(reply.ttl, expected);
     reply.damaged = std::memcmp(expected, udp + kUdpHeaderLength, kProbePayloadLength) != 0;
   }
 

@@ -30,6 +30,10 @@ inline constexpr std::uint8_t kMaxProbeTtl = 12;
 inline constexpr std::size_t kMaxProbeFrameLength =
     kEthernetHeaderLength + kVlanTagLength + kIpv4HeaderLength + kUdpHeaderLength + kProbePayloadLength;
 
+// The UDP payload of every probe sent with `ttl` (kProbePayloadLength bytes): for probes a socket
+// sends, whose IP header the kernel writes.
+void write_probe_payload(std::uint8_t ttl, std::uint8_t* payload);
+
 // Writes the probe with `ttl` (1..kMaxProbeTtl) for the flow `spec` describes (its MACs, VLAN tag,
 // addresses, ports, DSCP and ECN; spec.ip.ttl is not used) into `frame` (kMaxProbeFrameLength
 // bytes at least); `sequence` goes in the IP identification beside the TTL. Returns the length.

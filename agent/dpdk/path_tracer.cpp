@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "agent/dpdk/neighbour.hpp"
+
 namespace tusk::dpdk {
 
-PathTracer::PathTracer(std::vector<TracedFlow> flows, double probes_per_second)
+PathTracer::PathTracer(std::vector<TracedFlow> flows, double probes_per_second, std::uint8_t max_ttl)
     : flows_(std::move(flows)),
       state_(std::make_unique<FlowState[]>(flows_.size())),
-      ns_per_probe_(probes_per_second > 0 ? 1e9 / probes_per_second : 0) {
+      ns_per_probe_(probes_per_second > 0 ? 1e9 / probes_per_second : 0),
+      max_ttl_(std::clamp<std::uint8_t>(max_ttl, 1, kMaxProbeTtl)) {
   index_.reserve(flows_.size());
   for (std::size_t i = 0; i < flows_.size(); ++i) index_.emplace(key(flows_[i].dst_address, flows_[i].src_port), i);
 }
@@ -17,7 +20,9 @@ std::optional<PathTracer::Probe> PathTracer::next_probe(std::int64_t now_ns) {
   if (begin_ns_ == 0) begin_ns_ = now_ns;
   const auto due = static_cast<std::uint64_t>(static_cast<double>(now_ns - begin_ns_) / ns_per_probe_) + 1;
   if (due <= sent_ + skipped_) return std::nullopt;
-  skipped_ = due - sent_ - 1;  // a stall's missed probes are not made up
+  // A caller that comes late (a busy thread) catches up with a short burst; a stall's missed
+  // probes beyond that are not made up.
+  if (due - sent_ - skipped_ > kCatchUp) skipped_ = due - sent_ - kCatchUp;
   ++sent_;
 
   const std::size_t flow = next_flow_;
@@ -25,7 +30,7 @@ std::optional<PathTracer::Probe> PathTracer::next_probe(std::int64_t now_ns) {
   FlowState& state = state_[flow];
   const std::uint8_t ttl = state.next_ttl;
   const std::uint8_t last = state.destination_ttl.load(std::memory_order_relaxed);
-  state.next_ttl = ttl >= (last != 0 ? last : kMaxProbeTtl) ? 1 : static_cast<std::uint8_t>(ttl + 1);
+  state.next_ttl = ttl >= (last != 0 ? last : max_ttl_) ? 1 : static_cast<std::uint8_t>(ttl + 1);
   state.hops[ttl - 1].probes.fetch_add(1, std::memory_order_relaxed);
   sequence_ = static_cast<std::uint16_t>((sequence_ + 1) & 0x0FFF);  // 12 bits beside the TTL
   return Probe{flow, ttl, sequence_};
@@ -98,6 +103,21 @@ std::vector<TracedHop> PathTracer::hops(std::size_t flow) const {
     out.push_back(out_hop);
   }
   return out;
+}
+
+void put_path(const std::vector<TracedHop>& hops, proto::StreamCounters& stream) {
+  for (const TracedHop& hop : hops) {
+    proto::TraceHop& out = *stream.add_path();
+    out.set_ttl(hop.ttl);
+    if (hop.address != 0) out.set_address(ipv4_to_string(hop.address));
+    out.set_probes(hop.probes);
+    out.set_answers(hop.answers);
+    out.set_damaged(hop.damaged);
+    out.set_unreachable(hop.unreachable);
+    if (hop.other_address != 0) out.set_other_address(ipv4_to_string(hop.other_address));
+    out.set_other_answers(hop.other_answers);
+    out.set_destination(hop.destination);
+  }
 }
 
 }  // namespace tusk::dpdk

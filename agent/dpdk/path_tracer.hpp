@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent/dpdk/path_probe.hpp"
+#include "tusk.pb.h"
 
 namespace tusk::dpdk {
 
@@ -41,8 +42,10 @@ struct TracedHop {
 
 class PathTracer {
  public:
-  // probes_per_second: all flows together (0: no tracing).
-  PathTracer(std::vector<TracedFlow> flows, double probes_per_second);
+  // probes_per_second: all flows together (0: no tracing). max_ttl: the last TTL tried until the
+  // destination answers (1..kMaxProbeTtl); a destination that never answers (an RDMA NIC drops
+  // what it cannot parse) makes every TTL up to it a probe each round.
+  PathTracer(std::vector<TracedFlow> flows, double probes_per_second, std::uint8_t max_ttl = kMaxProbeTtl);
 
   bool enabled() const { return ns_per_probe_ > 0 && !flows_.empty(); }
 
@@ -51,8 +54,8 @@ class PathTracer {
     std::uint8_t ttl = 0;
     std::uint16_t sequence = 0;
   };
-  // TX thread: the next probe when one is due at now_ns (paced; after a stall the missed probes
-  // are skipped, not sent in a burst), else nullopt. Counts it as sent.
+  // TX thread: the next probe when one is due at now_ns (paced; a late caller gets up to kCatchUp
+  // at once, and probes missed beyond that are skipped), else nullopt. Counts it as sent.
   std::optional<Probe> next_probe(std::int64_t now_ns);
 
   // RX thread: books a reply to one of our probes; replies naming no flow of ours are ignored.
@@ -65,6 +68,7 @@ class PathTracer {
 
  private:
   static constexpr std::size_t kResponders = 2;
+  static constexpr std::uint64_t kCatchUp = 16;  // probes sent at once when behind
   struct HopState {
     std::atomic<std::uint64_t> probes{0};
     std::array<std::atomic<std::uint32_t>, kResponders> address{};
@@ -88,6 +92,7 @@ class PathTracer {
   std::unique_ptr<FlowState[]> state_;
   std::unordered_map<std::uint64_t, std::size_t> index_;  // read-only once constructed
   double ns_per_probe_ = 0;
+  std::uint8_t max_ttl_ = kMaxProbeTtl;
   // TX thread's pacing
   std::int64_t begin_ns_ = 0;
   std::uint64_t sent_ = 0;
@@ -95,5 +100,8 @@ class PathTracer {
   std::size_t next_flow_ = 0;
   std::uint16_t sequence_ = 0;
 };
+
+// A flow's hops as its stream reports them (StreamCounters.path).
+void put_path(const std::vector<TracedHop>& hops, proto::StreamCounters& stream);
 
 }  // namespace tusk::dpdk

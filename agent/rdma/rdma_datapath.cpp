@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <chrono>
 #include <limits>
+#include <thread>
+
+#include "agent/rdma/roce_udp_port.hpp"
 
 #include "agent/latency_gauges.hpp"
 #include "agent/rdma/message_format.hpp"
@@ -55,6 +59,53 @@ void RdmaEngine::start(std::int64_t start_ns) {
   start_ns_ = start_ns;
   running_ = true;
   data_thread_ = std::thread([this] { datapath_loop(); });
+  {
+    std::lock_guard lock(mutex_);
+    tracer_.reset();
+    traced_.clear();
+  }
+  if (plan_.rdma().trace_rate() > 0) tracing_thread_ = std::thread([this] { start_tracing(); });
+}
+
+void RdmaEngine::start_tracing() {
+  // QPs connect in the background, some after the start: trace once every sending QP's flow is
+  // known (or has failed), or after a while with those that are.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (running_ && std::chrono::steady_clock::now() < deadline) {
+    bool senders = false, all_known = true;
+    {
+      std::lock_guard lock(mutex_);
+      for (const auto& connection : connections_) {
+        if (connection->role != Connection::Role::Sender) continue;
+        senders = true;
+        if (!connection->flow_known.load(std::memory_order_acquire) && connection->state != Connection::State::Failed) {
+          all_known = false;
+        }
+      }
+    }
+    if (senders && all_known) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!running_) return;
+  std::vector<SocketFlow> flows;
+  std::vector<const Connection*> traced;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& connection : connections_) {
+      if (connection->role != Connection::Role::Sender || !connection->flow_known.load(std::memory_order_acquire)) continue;
+      flows.push_back({connection->flow_src, connection->flow_dst, connection->udp_source_port, kRoceUdpPort});
+      traced.push_back(connection.get());
+    }
+  }
+  if (flows.empty()) return;
+  // The destination's NIC drops what it cannot parse and never answers: TTLs up to 6 cover a
+  // three-tier fabric's five switches.
+  auto tracer = std::make_unique<SocketPathTracer>(flows, std::min(plan_.rdma().trace_rate(), kMaxTraceRate), 6);
+  for (const auto& problem : tracer->problems()) emit(proto::AgentEvent::NOTICE, "path trace: " + problem);
+  tracer->start();
+  std::lock_guard lock(mutex_);
+  tracer_ = std::move(tracer);
+  traced_ = std::move(traced);
 }
 
 void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& completion) {

@@ -498,6 +498,8 @@ std::string RdmaEngine::stream_id(const Connection& connection) const {
 
 void RdmaEngine::stop() noexcept {
   if (running_.exchange(false) && data_thread_.joinable()) data_thread_.join();
+  if (tracing_thread_.joinable()) tracing_thread_.join();
+  if (tracer_) tracer_->stop();
   if (cm_running_.exchange(false) && cm_thread_.joinable()) cm_thread_.join();
   std::lock_guard lock(mutex_);
   for (auto& connection : connections_) {

@@ -27,6 +27,7 @@
 
 #include "agent/engine.hpp"
 #include "agent/rdma/port_counters.hpp"
+#include "agent/rdma/socket_path_tracer.hpp"
 #include "agent/rdma/verbs_owners.hpp"
 #include "common/latency_histogram.hpp"
 
@@ -129,6 +130,8 @@ class RdmaEngine final : public Engine {
   void note_path_mtu(Connection& connection);
   // The QP's UDP source port (what ECMP hashes) from its flow label and QP numbers, and its addresses.
   void note_flow(Connection& connection);
+  void start_tracing();
+  static constexpr double kMaxTraceRate = 10'000;
   void set_id_options(rdma_cm_id* id);
 
   // Counts an integrity error (and reports the first) unless the message checks out.
@@ -177,6 +180,11 @@ class RdmaEngine final : public Engine {
   std::atomic<bool> running_{false};
   std::thread cm_thread_;
   std::thread data_thread_;
+  // Traces the sending QPs' paths while the test runs; traced_ are those QPs, in its flow order.
+  // Set once by tracing_thread_ under mutex_, which sample() holds to read them.
+  std::unique_ptr<SocketPathTracer> tracer_;
+  std::vector<const Connection*> traced_;
+  std::thread tracing_thread_;
 };
 
 // Registers the "rdma" engine when this host has an RDMA device; otherwise notes clearly why not.

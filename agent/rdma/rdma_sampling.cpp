@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "agent/latency_gauges.hpp"
 #include "agent/rdma/rdma_counter_names.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
@@ -47,6 +49,10 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
       flow.set_src_port(connection->udp_source_port);
       flow.set_dst_port(kRoceUdpPort);
       flow.set_protocol("udp");
+    }
+    if (tracer_) {
+      const auto traced = std::find(traced_.begin(), traced_.end(), connection.get());
+      if (traced != traced_.end()) dpdk::put_path(tracer_->hops(static_cast<std::size_t>(traced - traced_.begin())), stream);
     }
     auto& map = *stream.mutable_counters();
     map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);

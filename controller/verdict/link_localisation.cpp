@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
+
+#include "controller/verdict/path_faults.hpp"
 
 
 namespace tusk {
@@ -38,28 +41,60 @@ bool judged_flow(const StreamVerdict& verdict) {
          verdict.stream.has_flow();
 }
 
-std::optional<std::size_t> sender_stream(const std::vector<StreamVerdict>& streams, const StreamVerdict& rx) {
-  for (std::size_t i = 0; i < streams.size(); ++i) {
-    const auto& tx = streams[i];
-    if (tx.stream.kind() == "tx" && tx.agent == rx.stream.peer() && tx.stream.peer() == rx.agent &&
-        tx.stream.sender_stream_id() == rx.stream.sender_stream_id()) {
-      return i;
-    }
-  }
-  return std::nullopt;
-}
-
-// Which metrics a failing stream failed on, and whether every one of them is the host's doing.
+// Adds what one of the flow's judged streams failed on; the flow is the host's doing only when
+// every failed check of every stream of it is.
 void read_failure(const StreamVerdict& verdict, TracedFlowPath& flow) {
-  flow.failing = !verdict.passed();
-  if (!flow.failing) return;
+  if (verdict.passed()) return;
+  const bool first = !flow.failing;
+  flow.failing = true;
   bool all_host = true;
   for (const auto& check : verdict.checks) {
     if (check.passed) continue;
-    flow.faults.push_back(check.threshold.metric);
+    if (std::find(flow.faults.begin(), flow.faults.end(), check.threshold.metric) == flow.faults.end()) {
+      flow.faults.push_back(check.threshold.metric);
+    }
     if (check.caveat.empty()) all_host = false;
   }
-  flow.host_side = !flow.faults.empty() && all_host;
+  flow.host_side = (first || flow.host_side) && all_host;
+}
+
+// Flows far slower than their siblings between the same two hosts fail here even when no
+// threshold judged them (RDMA QPs that retransmit through a lossy link): sorted by throughput,
+// the siblings below the widest gap are slow when the gap is a factor of kSlowGap or more.
+constexpr double kSlowGap = 2.0;
+constexpr const char* kSlowFault = "throughput_below_siblings";
+
+void mark_slow_flows(const std::vector<StreamVerdict>& streams, std::vector<TracedFlowPath>& flows) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, std::size_t>>> by_hosts;
+  for (std::size_t f = 0; f < flows.size(); ++f) {
+    double throughput = -1;
+    for (const std::size_t s : {flows[f].rx_stream, flows[f].tx_stream.value_or(flows[f].rx_stream)}) {
+      const auto& metrics = streams[s].metrics;
+      if (const auto it = metrics.find("throughput_bps"); it != metrics.end()) throughput = std::max(throughput, it->second);
+    }
+    if (throughput >= 0) by_hosts[{flows[f].sender, flows[f].receiver}].emplace_back(throughput, f);
+  }
+  for (auto& [hosts, siblings] : by_hosts) {
+    if (siblings.size() < 3) continue;  // two flows' difference may be either's
+    std::sort(siblings.begin(), siblings.end());
+    double widest = 1;
+    std::size_t below = 0;  // siblings [0, below) are slow
+    for (std::size_t i = 0; i + 1 < siblings.size(); ++i) {
+      const double low = siblings[i].first, high = siblings[i + 1].first;
+      const double gap = low > 0 ? high / low : (high > 0 ? std::numeric_limits<double>::infinity() : 1);
+      if (gap > widest) {
+        widest = gap;
+        below = i + 1;
+      }
+    }
+    if (widest < kSlowGap) continue;
+    for (std::size_t i = 0; i < below; ++i) {
+      TracedFlowPath& flow = flows[siblings[i].second];
+      if (!flow.failing) flow.host_side = false;
+      flow.failing = true;
+      flow.faults.push_back(kSlowFault);
+    }
+  }
 }
 
 // The path's nodes: the source, each hop in TTL order until one is unknown, a router with no
@@ -176,21 +211,40 @@ const char* to_string(Confidence confidence) {
 
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology) {
   Localisation out;
+  // One flow per 5-tuple, whatever judges it: the receiver's stream (DPDK), or both ends of a QP
+  // (RDMA: the sender's flow and the receiver's sink).
+  std::map<std::string, std::size_t> flow_of_key;
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    const StreamVerdict& rx = streams[i];
-    if (!judged_flow(rx)) continue;
-    TracedFlowPath flow;
-    flow.rx_stream = i;
-    flow.receiver = rx.agent;
-    flow.sender = rx.stream.peer();
-    flow.tx_stream = sender_stream(streams, rx);
-    read_failure(rx, flow);
+    const StreamVerdict& judged = streams[i];
+    if (!judged_flow(judged)) continue;
+    const auto [known, added] = flow_of_key.emplace(flow_text(judged.stream), out.flows.size());
+    if (added) {
+      TracedFlowPath flow;
+      flow.rx_stream = i;
+      const bool sent_it = judged.stream.path_size() > 0;  // a sender's own judged stream
+      flow.sender = sent_it ? judged.agent : judged.stream.peer();
+      flow.receiver = sent_it ? judged.stream.peer() : judged.agent;
+      out.flows.push_back(std::move(flow));
+    }
+    read_failure(judged, out.flows[known->second]);
+  }
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const auto& stream = streams[i].stream;
+    if (stream.path_size() == 0 || !stream.has_flow()) continue;
+    const auto found = flow_of_key.find(flow_text(stream));
+    if (found == flow_of_key.end()) continue;
+    TracedFlowPath& flow = out.flows[found->second];
+    flow.tx_stream = i;
+    flow.sender = streams[i].agent;
+    flow.receiver = stream.peer();
+  }
+  mark_slow_flows(streams, out.flows);
+  for (auto& flow : out.flows) {
     if (flow.tx_stream) read_path(streams[*flow.tx_stream].stream, flow);
     for (std::size_t k = 0; k < flow.nodes.size(); ++k) {
       flow.node_names.push_back(node_name(topology, flow.nodes[k]));
       if (k > 0) flow.links.push_back(link_between(topology, flow.nodes[k - 1], flow.nodes[k]).key);
     }
-    out.flows.push_back(std::move(flow));
   }
   const auto failing_count = std::count_if(out.flows.begin(), out.flows.end(), [](const auto& f) { return f.failing; });
   if (failing_count == 0) return out;

@@ -259,10 +259,12 @@ TEST(PathTracer, PacesProbesAndSkipsWhatAStallMissed) {
   EXPECT_TRUE(tracer.next_probe(0 + 1));
   EXPECT_FALSE(tracer.next_probe(5'000'000));
   EXPECT_TRUE(tracer.next_probe(10'000'001));
-  // A second's stall: one probe now, not the hundred missed.
+  // A second's stall: a short burst to catch up, not the hundred missed.
   int sent = 0;
   while (tracer.next_probe(1'010'000'001)) ++sent;
-  EXPECT_EQ(sent, 1);
+  EXPECT_EQ(sent, 16);
+  EXPECT_FALSE(tracer.next_probe(1'010'000'002));
+  EXPECT_TRUE(tracer.next_probe(1'020'000'001)) << "and on at the rate from there";
   EXPECT_FALSE(PathTracer({}, 100).enabled());
   EXPECT_FALSE(PathTracer({{ip("192.168.102.12"), 1}}, 0).enabled());
 }

@@ -236,6 +236,33 @@ TEST_P(EveryLink, AFlapOfAnyCableNamesThatCable) {
   }
 }
 
+// RDMA QPs through a lossy link retransmit and slow down; no threshold fails them, but they are
+// far slower than their siblings between the same hosts.
+TEST(Localisation, FlowsFarSlowerThanTheirSiblingsFailAndNameTheLink) {
+  const Fabric fabric{2, 2, 1, 11};
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.03, 0, "loss_ratio"}});
+  int k = 0;
+  for (auto& s : streams) {
+    if (s.stream.kind() != "rx") continue;
+    const bool slow = !s.checks[0].passed;
+    s.checks[0].passed = true;
+    s.metrics["throughput_bps"] = slow ? 1.7e6 + 0.1e6 * (k % 4) : 4.6e6 + 0.4e6 * (k % 10);
+    ++k;
+  }
+  const auto result = localise(streams, &topology);
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, "l1:s1 -> s1:l1");
+  EXPECT_THAT(result.top()->faults, ::testing::Contains("throughput_below_siblings"));
+  // Siblings that merely differ (4.6 to 8.2 Mbit/s) are not slow.
+  auto clean = run_fabric(fabric, {});
+  k = 0;
+  for (auto& s : clean) {
+    if (s.stream.kind() == "rx") s.metrics["throughput_bps"] = 4.6e6 + 0.4e6 * (k++ % 10);
+  }
+  EXPECT_EQ(localise(clean, &topology).conclusion, "");
+}
+
 TEST(Localisation, TwoFaultsAreBothNamed) {
   const Fabric fabric{3, 2, 2, 8};
   const FabricTopology topology = lab_topology(fabric);

@@ -118,18 +118,18 @@ class VmLabTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<Process> start_controller(const std::string& profile_path) {
-    return std::make_unique<Process>(
-        std::vector<std::string>{TUSK_CONTROLLER_BIN, "run", profile_path, "--listen",
-                                 "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
-                                 dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
-                                 dir_ + "/report", "--no-progress", "--lease", kLease},
-        dir_ + "/controller.log");
+  std::unique_ptr<Process> start_controller(const std::string& profile_path, const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> command{TUSK_CONTROLLER_BIN, "run", profile_path, "--listen",
+                                     "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
+                                     dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
+                                     dir_ + "/report", "--no-progress", "--lease", kLease};
+    command.insert(command.end(), extra.begin(), extra.end());
+    return std::make_unique<Process>(command, dir_ + "/controller.log");
   }
 
-  int run_profile(const std::string& text) {
+  int run_profile(const std::string& text, const std::vector<std::string>& extra = {}) {
     std::ofstream(dir_ + "/profile.yaml") << text;
-    return start_controller(dir_ + "/profile.yaml")->wait(240s).value_or(-100);
+    return start_controller(dir_ + "/profile.yaml", extra)->wait(240s).value_or(-100);
   }
 
   json report() {
@@ -291,6 +291,37 @@ TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsH
       EXPECT_GT(counter(nic, "retransmits") + counter(nic, "out_of_sequence"), 0u) << nic.dump(2);
     }
   }
+}
+
+// Issue 12, acceptance 3: the QPs' paths traced from inside the VMs (UDP probes with each QP's
+// source port to 4791), and loss on one spine link named as the top suspect: the QPs through it
+// retransmit and fall far below their siblings, and the probes show where the loss starts.
+TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
+  fabric_->run("impair l1-s1 up loss=3");
+  const std::string topology = dir_ + "/topology.yaml";
+  std::ofstream(topology) << fabric_->run("topology-file");
+  std::string text = profile("20s", "");
+  text.replace(text.find("    outstanding: 8"), 18,
+               "    ecmp_paths: 2\n    coverage: 99.9%\n    outstanding: 4\n    trace_rate: 1000");
+  const int exit = run_profile(text, {"--topology", topology});
+  fabric_->run("clear l1-s1");
+  ASSERT_TRUE(exit == 0 || exit == 1) << logs();
+  const json found = report()["tests"][0]["localisation"];
+  ASSERT_TRUE(found.is_object()) << logs();
+  // Every QP of vm1's traced: its leaf, a spine, the far leaf (vm2's NIC answers nothing).
+  std::size_t traced = 0;
+  for (const auto& flow : found["flows"]) {
+    if (flow["sender"] != "vm1") continue;
+    ++traced;
+    ASSERT_GE(flow["nodes"].size(), 4u) << flow.dump(1);
+    EXPECT_EQ(flow["nodes"][1], "l1");
+    EXPECT_EQ(flow["nodes"][3], "l2");
+  }
+  EXPECT_EQ(traced, 11u) << found["flows"].dump(1).substr(0, 3000);
+  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << logs();
+  EXPECT_EQ(found["suspects"][0]["link"], "l1:s1 -> s1:l1") << found["conclusion"];
+  EXPECT_NE(found["suspects"][0]["confidence"], "low") << found["conclusion"];
+  for (const auto& suspect : found["suspects"]) EXPECT_EQ(suspect["link"], "l1:s1 -> s1:l1") << found["conclusion"];
 }
 
 TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFails) {

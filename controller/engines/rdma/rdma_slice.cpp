@@ -72,6 +72,11 @@ const std::vector<TestKey>& keys() {
            params(t.spec).mutable_message_sizes()->Assign(list.begin(), list.end());
          });
        }},
+      {"trace_rate", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 10'000, "0", "10000"}), d,
+                      [](D& t, auto n) { params(t.spec).set_trace_rate(n); });
+       }},
       {"qps_per_peer", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, kMaxQpsPerPeer, "1", "1024"}), d,
@@ -195,6 +200,9 @@ void set_defaults(TestSpec& spec) {
   test.set_operation("write");
   test.set_message_size(64 * 1024);
   test.set_qps_per_peer(1);
+  // Path-trace probes per second for the agent's QPs (UDP to 4791 with each QP's source port):
+  // few enough for switches' CPU policers.
+  test.set_trace_rate(100);
   test.set_outstanding(16);
   test.set_signal_every(1);
   test.set_data_check(true);
