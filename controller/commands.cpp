@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <thread>
 
@@ -136,8 +138,34 @@ struct RunFlags {
   std::string out;
   std::string wait;
   std::string topology;
+  std::string only_through;
+  std::string from_report;
   bool no_progress = false;
 };
+
+// --only-through LINK --from REPORT: the flows that crossed LINK in REPORT, and the profile cut
+// down to the tests that had some. Throws std::runtime_error naming what is wrong.
+void only_through(const RunFlags& flags, Profile& profile, RunOptions& options) {
+  if (flags.from_report.empty()) throw std::runtime_error("--only-through needs --from REPORT (an earlier run's report.json)");
+  std::ifstream file(flags.from_report);
+  if (!file) throw std::runtime_error(fmt::format("--from {}: cannot read it: {}", flags.from_report, std::strerror(errno)));
+  nlohmann::json report;
+  try {
+    report = nlohmann::json::parse(file);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(fmt::format("--from {}: not JSON: {}", flags.from_report, e.what()));
+  }
+  try {
+    options.only_through = select_flows_through(report, flags.only_through);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("--only-through: {}: {}", flags.from_report, e.what()));
+  }
+  std::erase_if(profile.tests, [&](const TestSpec& test) { return !options.only_through->by_test.contains(test.name); });
+  if (profile.tests.empty()) {
+    throw std::runtime_error(fmt::format("--only-through: no test of {} had flows through '{}' in {}", profile.file,
+                                         flags.only_through, flags.from_report));
+  }
+}
 
 int command_run(const std::string& file, ControlPlaneFlags& control, const RunFlags& flags) {
   auto profile = load_or_report(file);
@@ -149,6 +177,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
       options.wait_override = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.wait));
     }
     if (!flags.topology.empty()) options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
+    if (!flags.only_through.empty()) only_through(flags, *profile, options);
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
@@ -303,6 +332,9 @@ int controller_main(int argc, char** argv) {
   run->add_option("--out", run_flags.out, "report directory (default tusk-reports/<run id>)");
   run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
   run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
+  run->add_option("--only-through", run_flags.only_through,
+                  "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
+  run->add_option("--from", run_flags.from_report, "the earlier run's report.json, for --only-through");
   run->add_option("--topology", run_flags.topology,
                   "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
 

@@ -291,6 +291,14 @@ void DpdkEngine::tx_loop() {
   const auto bytes_by_target = std::make_unique<std::uint64_t[]>(targets_.size());
 
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
+  if (targets_.empty()) {
+    // A receiver only (an incast's sink, or idle in a re-test): it still answers ARP and ping.
+    while (running_) {
+      if (answers_) send_answers();
+      sleep_us(std::max(context_.idle_sleep_us(), 100u));
+    }
+    return;
+  }
   const std::int64_t begin = realtime_ns();
   std::uint64_t sent_total = 0;
   std::uint64_t slots_skipped = 0;  // frame slots that passed while the port took nothing

@@ -39,20 +39,31 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
   // Each next hop is asked once, however many peers and flows sit behind it.
   std::map<std::uint32_t, MacAddress> next_hop_macs;
   std::vector<FlowTarget> targets;
-  const auto add_flows = [&](const std::string& peer, const MacAddress& mac, std::uint32_t address) {
+  // `only`: the source ports to keep (a re-test of the flows through one link); empty: all.
+  const auto add_flows = [&](const std::string& peer, const MacAddress& mac, std::uint32_t address,
+                             const google::protobuf::RepeatedField<std::uint32_t>& only) {
     for (std::uint32_t flow = 0; flow < flows; ++flow) {
+      const std::uint32_t port = ipv4 ? first_port + flow : 0;
+      if (!only.empty() && std::find(only.begin(), only.end(), port) == only.end()) continue;
       if (targets.size() >= 0xFFFF) throw EngineError("more than 65535 flows on one port: stream ids would repeat");
-      FlowTarget target{peer, mac, address, static_cast<std::uint16_t>(ipv4 ? first_port + flow : 0),
-                        static_cast<std::uint16_t>(targets.size() + 1)};
+      FlowTarget target{peer, mac, address, static_cast<std::uint16_t>(port), static_cast<std::uint16_t>(targets.size() + 1)};
       targets.push_back(target);
     }
   };
+  for (const auto& peer : plan.peers()) {
+    for (const std::uint32_t port : peer.source_ports()) {
+      if (!ipv4 || port < first_port || port >= first_port + flows) {
+        throw EngineError(fmt::format("peer {}: source port {} is none of this test's flows ({}-{})", peer.agent_name(),
+                                      port, first_port, first_port + flows - 1));
+      }
+    }
+  }
   for (const auto& peer : plan.peers()) {
     MacAddress peer_mac;
     const bool has_mac = parse_mac(peer.address(), peer_mac);
     if (!ipv4) {
       if (!has_mac) peer_mac.fill(0xff);  // unknown: broadcast, and the receiver still counts it
-      add_flows(peer.agent_name(), peer_mac, 0);
+      add_flows(peer.agent_name(), peer_mac, 0, peer.source_ports());
       continue;
     }
     const auto address = parse_ipv4(peer.ipv4());
@@ -74,9 +85,13 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
     } else {
       mac = next_hop_macs[hop] = resolve(hop);
     }
-    add_flows(peer.agent_name(), mac, *address);
+    add_flows(peer.agent_name(), mac, *address, peer.source_ports());
   }
-  if (plan.peers().empty()) add_flows("self", us.mac, us.address);  // through the cable under test
+  // No peers: a loopback test through the cable under test, unless the agent only receives (an
+  // incast's sink) or takes part idle.
+  if (plan.peers().empty() && plan.senders().empty() && !plan.idle()) {
+    add_flows("self", us.mac, us.address, google::protobuf::RepeatedField<std::uint32_t>());
+  }
   return targets;
 }
 

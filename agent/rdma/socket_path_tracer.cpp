@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 
+#include "agent/dpdk/neighbour.hpp"
 #include "common/clock.hpp"
 
 namespace tusk::rdma {
@@ -23,12 +24,6 @@ constexpr std::size_t kUntraced = std::numeric_limits<std::size_t>::max();
 constexpr int kIcmpTimeExceeded = 11;
 constexpr int kIcmpUnreachable = 3;
 constexpr int kIcmpPortUnreachable = 3;
-
-std::optional<std::uint32_t> ipv4(const std::string& text) {
-  in_addr parsed{};
-  if (inet_pton(AF_INET, text.c_str(), &parsed) != 1) return std::nullopt;
-  return ntohl(parsed.s_addr);
-}
 
 sockaddr_in socket_address(std::uint32_t address, std::uint16_t port) {
   sockaddr_in out{};
@@ -56,8 +51,8 @@ UniqueSocket& UniqueSocket::operator=(UniqueSocket&& other) noexcept {
 SocketPathTracer::SocketPathTracer(const std::vector<SocketFlow>& flows, double probes_per_second, std::uint8_t max_ttl) {
   for (const SocketFlow& flow : flows) {
     traced_of_flow_.push_back(kUntraced);
-    const auto source = ipv4(flow.src_address);
-    const auto destination = ipv4(flow.dst_address);
+    const auto source = dpdk::parse_ipv4(flow.src_address);
+    const auto destination = dpdk::parse_ipv4(flow.dst_address);
     const std::string name = fmt::format("{}:{} > {}:{}", flow.src_address, flow.src_port, flow.dst_address, flow.dst_port);
     if (!source || !destination || flow.src_port == 0 || flow.dst_port == 0) {
       problems_.push_back(fmt::format("flow {}: not an IPv4 flow, not traced", name));

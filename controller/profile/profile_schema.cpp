@@ -137,6 +137,10 @@ const std::vector<TestKey>& common_keys() {
          }
          return store(ratio, d, [](D& t, double r) { t.coverage = r; });
        }},
+      {"trace_rate", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {0, 10'000, "0", "10000"}), d, [](D& t, auto n) { t.trace_rate = n; });
+       }},
       {"thresholds", "", read_thresholds},
   };
   return keys;

@@ -39,6 +39,8 @@ struct TestDraft {
   // these into its count.
   std::optional<std::uint32_t> ecmp_paths;
   std::optional<double> coverage;
+  // Both engines trace their flows' paths (probes per second); each slice's check stores it.
+  std::optional<std::uint32_t> trace_rate;
   std::map<std::string, Origin, std::less<>> origins;  // keys that were read successfully
   std::set<std::string, std::less<>> written;          // keys set, whether readable or not
 

@@ -114,6 +114,7 @@ class Orchestrator {
       std::vector<AgentPlan> plans;
       try {
         plans = plan_test(profile_, i, agents_, outcome_.run_id);
+        if (options_.only_through) restrict_plans(plans, options_.only_through->by_test.at(profile_.tests[i].name));
         for (auto& plan : plans) {
           for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
             for (auto& peer : *endpoints) {

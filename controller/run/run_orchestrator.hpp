@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "controller/plan/flow_selection.hpp"
 #include "controller/run/control_plane.hpp"
 #include "controller/run/run_outcome.hpp"
 #include "controller/topology/fabric_topology.hpp"
@@ -25,6 +26,8 @@ struct RunOptions {
   bool progress_line = false;
   // --topology: names for the links localisation blames; none: links are named by addresses.
   std::shared_ptr<const FabricTopology> topology;
+  // --only-through: only these flows are planned, and only the tests that had some.
+  std::optional<FlowSelection> only_through;
 };
 
 // Never throws for agent or network trouble: that ends up in the outcome and its exit code.

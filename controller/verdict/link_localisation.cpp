@@ -266,19 +266,28 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
                                       "descriptors), then test again.", agent),
                           "Its loss says nothing about the links: no link is blamed for it."}});
   }
-  const auto every_path_fails = [&](const std::vector<std::size_t>& flows) {
-    std::set<std::vector<std::string>> paths;
+  // Every flow of the host fails, and they share no link but the host's own: were they all
+  // through one fabric link (a re-test of the flows through a suspect), that link explains them.
+  const auto every_path_fails = [&](const std::vector<std::size_t>& flows, bool receiving) {
+    if (flows.size() < 2) return false;
+    std::optional<std::set<std::string>> shared;
     for (const std::size_t f : flows) {
       const auto& flow = out.flows[f];
       if (!flow.failing || flow.host_side) return false;
-      paths.insert(flow.nodes);
+      std::set<std::string> links(flow.links.begin(), flow.links.end());
+      if (!flow.links.empty()) links.erase(receiving ? flow.links.back() : flow.links.front());
+      if (!shared) {
+        shared = std::move(links);
+      } else {
+        std::erase_if(*shared, [&](const std::string& link) { return !links.contains(link); });
+      }
     }
-    return flows.size() >= 2 && paths.size() >= 2;
+    return shared && shared->empty();
   };
   const auto edge_name = [&](const std::string& a, const std::string& b) { return link_between(topology, a, b).name; };
   std::set<std::size_t> at_host;
   for (const auto& [agent, flows] : into) {
-    if (!every_path_fails(flows)) continue;
+    if (!every_path_fails(flows, true)) continue;
     const auto& nodes = out.flows[flows.front()].nodes;
     const std::string edge = nodes.size() >= 2 && out.flows[flows.front()].reached
                                  ? edge_name(nodes[nodes.size() - 2], nodes.back())
@@ -294,7 +303,7 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     at_host.insert(flows.begin(), flows.end());
   }
   for (const auto& [agent, flows] : from) {
-    if (!every_path_fails(flows)) continue;
+    if (!every_path_fails(flows, false)) continue;
     const auto& nodes = out.flows[flows.front()].nodes;
     const std::string edge = nodes.size() >= 2 ? edge_name(nodes[0], nodes[1]) : "its link to the switch";
     out.hosts.push_back({agent, "NIC, optic or cable (transmit side)",

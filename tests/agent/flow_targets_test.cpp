@@ -128,5 +128,30 @@ TEST(FlowTargets, ArrivingStreamsAreNamedByMacAndByAddress) {
   EXPECT_EQ(mac_text(mac), "02:74:6b:02:02:1f");
 }
 
+TEST(FlowTargets, AReTestSendsOnlyTheSelectedSourcePorts) {
+  proto::Plan plan = routed_plan(4);
+  plan.mutable_peers(0)->add_source_ports(49153);
+  plan.mutable_peers(0)->add_source_ports(49155);
+  plan.mutable_peers()->DeleteSubrange(1, 2);
+  const auto targets = flow_targets(plan, us(), [](std::uint32_t) { return kGatewayMac; });
+  ASSERT_EQ(targets.size(), 2u);
+  EXPECT_EQ(targets[0].src_port, 49153);
+  EXPECT_EQ(targets[1].src_port, 49155);
+  EXPECT_EQ(targets[1].stream_id, 2) << "stream ids stay unique and dense";
+  plan.mutable_peers(0)->add_source_ports(50000);
+  EXPECT_THROW(flow_targets(plan, us(), [](std::uint32_t) { return kGatewayMac; }), EngineError)
+      << "a port that is none of the test's flows";
+}
+
+TEST(FlowTargets, AReceiverOnlyOrIdleAgentSendsNothingNotALoopback) {
+  proto::Plan plan;
+  plan.mutable_dpdk()->set_encapsulation("ipv4_udp");
+  plan.add_senders()->set_agent_name("far-1");
+  EXPECT_TRUE(flow_targets(plan, us(), [](std::uint32_t) { return MacAddress{}; }).empty()) << "an incast's sink";
+  plan.clear_senders();
+  plan.set_idle(true);
+  EXPECT_TRUE(flow_targets(plan, us(), [](std::uint32_t) { return MacAddress{}; }).empty());
+}
+
 }  // namespace
 }  // namespace tusk::dpdk

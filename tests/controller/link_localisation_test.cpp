@@ -309,6 +309,26 @@ TEST(Localisation, AHostsOwnCableIsNamedAtTheHostNotOnTheFabric) {
   EXPECT_THAT(result.hosts[0].evidence, HasSubstr("l1h2:port -> l1:h2"));
 }
 
+// A re-test of only the flows through a suspect: every flow of every host fails, but they all
+// cross that one link, which explains them better than four bad hosts.
+TEST(Localisation, FlowsThatAllShareAFabricLinkBlameItNotTheirHosts) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {{"l1:s2 -> s2:l1", 0.02, 0, "loss_ratio"}});
+  std::vector<StreamVerdict> through;
+  for (std::size_t i = 0; i + 1 < streams.size(); i += 2) {
+    if (!streams[i + 1].passed()) {
+      through.push_back(streams[i]);
+      through.push_back(streams[i + 1]);
+    }
+  }
+  ASSERT_GE(through.size(), 4u);
+  const auto result = localise(through, &topology);
+  EXPECT_TRUE(result.hosts.empty()) << result.conclusion;
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, "l1:s2 -> s2:l1");
+}
+
 TEST(Localisation, OneFailingFlowIsNoSuspect) {
   Fabric fabric{2, 2, 1, 1};
   const FabricTopology topology = lab_topology(fabric);

@@ -84,6 +84,30 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   EXPECT_NE(summary.find("suspect link: l1:s2 -> s2:l1, cable C-l1-s2"), std::string::npos) << summary;
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_NE(junit.find("message=\"suspect link l1:s2 -&gt; s2:l1, cable C-l1-s2"), std::string::npos) << junit;
+
+  // The technician's re-test: only the flows that crossed the suspect, on their source ports, so
+  // ECMP puts them through it again; every one of them fails again and nothing else is sent.
+  std::set<std::string> through;
+  for (const auto& flow : found["flows"]) {
+    for (const auto& link : flow["links"]) {
+      if (link == "l1:s2 -> s2:l1") through.insert(flow["flow"].get<std::string>());
+    }
+  }
+  ASSERT_FALSE(through.empty());
+  std::filesystem::rename(dir_ + "/report", dir_ + "/first-report");
+  ASSERT_EQ(run(mesh_profile("fabric-loss-uplink", "6s"),
+                {"--topology", topology_file(), "--only-through", "l1:s2 -> s2:l1", "--from",
+                 dir_ + "/first-report/report.json"}),
+            1)
+      << log();
+  const json& again = localisation();
+  std::set<std::string> sent;
+  for (const auto& flow : again["flows"]) {
+    sent.insert(flow["flow"].get<std::string>());
+    EXPECT_FALSE(flow["passed"].get<bool>()) << flow.dump(1);
+  }
+  EXPECT_EQ(sent, through);
+  EXPECT_EQ(suspects(again), std::vector<std::string>{"l1:s2 -> s2:l1"}) << again["conclusion"];
 }
 
 TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {

@@ -29,7 +29,6 @@ constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "
 // Path-trace probes per second per port. Switches answer them on their CPU, which policers guard
 // (CoPP): the default keeps a leaf with 48 hosts under 2,000 answers a second.
 constexpr std::uint32_t kDefaultTraceRate = 100;
-constexpr std::uint32_t kMaxTraceRate = 10'000;  // DpdkEngine::kMaxTraceRate
 
 // IMIX by the classic 7:4:1 mix of 64-, 576- and 1500-byte frames, expanded so an agent sends the
 // list round-robin.
@@ -134,11 +133,6 @@ const std::vector<TestKey>& keys() {
          return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
                       [](D& t, auto n) { params(t.spec).set_udp_source_port(n); });
        }},
-      {"trace_rate", "dpdk",
-       [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, kMaxTraceRate, "0", "10000"}), d,
-                      [](D& t, auto n) { params(t.spec).set_trace_rate(n); });
-       }},
       {"flows_per_peer", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, kMaxFlowsPerPeer, "1", "128"}), d,
@@ -213,6 +207,7 @@ void check_encapsulation(profile_schema::TestCheck& check) {
   if (const auto* origin = check.draft.origin("ethertype"); origin && ipv4) {
     check.fail("ethertype", origin, "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
   }
+  if (check.draft.trace_rate) test.set_trace_rate(*check.draft.trace_rate);
   const auto paths = ecmp_keys::flows_for_paths(check, kMaxFlowsPerPeer, "flows_per_peer");
   test.set_ecmp_paths(paths.paths);
   test.set_coverage(paths.coverage);

@@ -72,11 +72,6 @@ const std::vector<TestKey>& keys() {
            params(t.spec).mutable_message_sizes()->Assign(list.begin(), list.end());
          });
        }},
-      {"trace_rate", "rdma",
-       [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 10'000, "0", "10000"}), d,
-                      [](D& t, auto n) { params(t.spec).set_trace_rate(n); });
-       }},
       {"qps_per_peer", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, kMaxQpsPerPeer, "1", "1024"}), d,
@@ -262,6 +257,7 @@ void check(profile_schema::TestCheck& check) {
   auto& draft = check.draft;
   proto::RdmaTest& test = params(draft.spec);
   check_collective(check);
+  if (draft.trace_rate) test.set_trace_rate(*draft.trace_rate);
   // Each QP gets its own UDP source port (from its flow label or QP numbers), so QPs cover paths.
   const auto paths = ecmp_keys::flows_for_paths(check, kMaxQpsPerPeer, "qps_per_peer");
   test.set_ecmp_paths(paths.paths);

@@ -1,0 +1,38 @@
+// Re-testing only the flows through one link: `tusk-controller run PROFILE --only-through LINK
+// --from REPORT` reads which flows crossed LINK in an earlier run's report.json (its
+// tests[].localisation.flows[].links) and plans only those: each sender sends to the receivers
+// of its selected flows and, for DPDK ipv4_udp, only on those flows' UDP source ports (so ECMP
+// puts them on the same paths again); agents left with no flow take part idle. RDMA QPs get new
+// source ports when they connect again, so their re-test covers the same host pairs, not paths.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "controller/plan/planner.hpp"
+
+namespace tusk {
+
+struct SelectedFlow {
+  std::string sender, receiver;
+  std::uint32_t src_port = 0;
+};
+
+struct FlowSelection {
+  std::string link;
+  std::map<std::string, std::vector<SelectedFlow>> by_test;  // by test name
+};
+
+// The flows of `report` (a report.json) whose links include `link` (a link's key, e.g.
+// "l1:s2 -> s2:l1", or its name with the cable). Throws std::runtime_error saying what the
+// report lacks: no localisation, or no flow through that link (listing the links it has).
+FlowSelection select_flows_through(const nlohmann::json& report, const std::string& link);
+
+// `plans` (one test's, from plan_test) cut down to `flows`.
+void restrict_plans(std::vector<AgentPlan>& plans, const std::vector<SelectedFlow>& flows);
+
+}  // namespace tusk
