@@ -182,6 +182,9 @@ std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink&
   steps.push_back(fmt::format("Swap the optic at {} for a known-good one and test again: if the fault follows the "
                               "optic to its new port, replace the optic; if it stays, replace the cable{}.",
                               in_end, cable));
+  steps.push_back(fmt::format("Test only the flows through it again: tusk-controller run <profile> --only-through '{}' "
+                              "--from <this report.json>.",
+                              suspect.key));
   return steps;
 }
 
