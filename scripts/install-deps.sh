@@ -15,6 +15,7 @@ packages=(
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping
   qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils
+  libsqlitecpp-dev libsqlite3-dev sqlite3
 )
 
 missing=()
