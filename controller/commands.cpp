@@ -24,6 +24,7 @@
 #include "controller/run/run_orchestrator.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
+#include "controller/history/history_commands.hpp"
 
 namespace tusk {
 
@@ -140,6 +141,7 @@ struct RunFlags {
   std::string topology;
   std::string only_through;
   std::string from_report;
+  RunHistoryFlags history;
   bool no_progress = false;
 };
 
@@ -206,6 +208,8 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   const auto temp = std::filesystem::temp_directory_path(no_temp);
   if (!no_temp) fallback_directory = (temp / "tusk-reports" / outcome.run_id).string();
   const auto fallback = write_reports_somewhere(outcome, directory, fallback_directory, std::cout);
+  // History is one more view of the report, recorded where the report went; a failure is a warning.
+  record_in_history(report_json(outcome), fallback ? fallback->written_to : directory, flags.history);
   if (!fallback) {
     std::cout << fmt::format("report: {}/report.json, {}/junit.xml\n", directory, directory);
     return outcome.exit_code;
@@ -332,6 +336,7 @@ int controller_main(int argc, char** argv) {
   run->add_option("--out", run_flags.out, "report directory (default tusk-reports/<run id>)");
   run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
   run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
+  run_flags.history.add_to(*run);
   run->add_option("--only-through", run_flags.only_through,
                   "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
   run->add_option("--from", run_flags.from_report, "the earlier run's report.json, for --only-through");
@@ -348,6 +353,8 @@ int controller_main(int argc, char** argv) {
   inventory->add_option("--wait", inventory_wait, "how long to wait")->capture_default_str();
   inventory->add_option("--json", inventory_json, "also write the inventory to this file");
 
+  HistoryCommands history_commands(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -359,6 +366,7 @@ int controller_main(int argc, char** argv) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
   }
+  if (auto code = history_commands.run_chosen(std::cout, std::cerr)) return *code;
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);

@@ -35,6 +35,9 @@ struct StreamKind {
   std::string_view kind;
   std::vector<std::string_view> judged_metrics;
   bool judged_on_everything = false;  // a receiver that checks every bit ("rx")
+  // It counts what its peer sent (a receiver, a READ initiator): the reports draw it as the
+  // peer -> agent pair; any other stream with a peer is agent -> peer.
+  bool receives = false;
 };
 
 struct EngineSlice {

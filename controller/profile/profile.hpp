@@ -68,6 +68,7 @@ struct Profile {
   std::string file;
   std::string name;
   std::string description;
+  std::string source;  // the YAML as loaded: the reports show the profile as run
   AgentSelector agents;
   SafetyCaps safety;
   std::vector<TestSpec> tests;

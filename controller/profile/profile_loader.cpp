@@ -402,6 +402,7 @@ Profile load_profile_text(std::string_view yaml_text, const std::string& file_na
   ProfileReader reader(errors);
   Profile profile = reader.read(*root);
   if (!errors.empty()) throw ProfileInvalid(errors.take_sorted());
+  profile.source = std::string(yaml_text);
   return profile;
 }
 

@@ -42,7 +42,32 @@ const proto::StreamCounters* find_stream(const proto::Sample& sample, const std:
   return nullptr;
 }
 
-// Per-interval deltas of every counter of one stream, plus the interval's throughput.
+double counter_or_zero(const proto::StreamCounters* stream, std::string_view name) {
+  if (!stream) return 0;
+  const auto it = stream->counters().find(std::string(name));
+  return it == stream->counters().end() ? 0.0 : static_cast<double>(it->second);
+}
+
+double gauge_or_zero(const proto::StreamCounters* stream, std::string_view name) {
+  if (!stream) return 0;
+  const auto it = stream->gauges().find(std::string(name));
+  return it == stream->gauges().end() ? 0.0 : it->second;
+}
+
+// A training replay's mean time per step within one interval, from the running mean the agent
+// reports: the step timeline shows when a rank slowed down, which the whole-run mean hides.
+std::optional<double> interval_step_time_ns(const proto::StreamCounters* previous, const proto::StreamCounters& now) {
+  if (!now.gauges().contains(std::string(counters::kStepTimeMeanNs))) return std::nullopt;
+  const double steps_before = counter_or_zero(previous, counters::kStepsDone);
+  const double steps_now = counter_or_zero(&now, counters::kStepsDone);
+  if (steps_now <= steps_before) return std::nullopt;
+  const double total_before = steps_before * gauge_or_zero(previous, counters::kStepTimeMeanNs);
+  const double total_now = steps_now * gauge_or_zero(&now, counters::kStepTimeMeanNs);
+  return std::max(0.0, (total_now - total_before) / (steps_now - steps_before));
+}
+
+// Per-interval deltas of every counter of one stream, plus the interval's throughput and, for a
+// training replay, its time per step.
 json stream_series(const AgentTestData& agent, const std::string& stream_id) {
   json series = json::array();
   const proto::StreamCounters* previous = nullptr;
@@ -69,6 +94,7 @@ json stream_series(const AgentTestData& agent, const std::string& stream_id) {
     if (interval_s > 0 && deltas.contains(bytes_key)) {
       point["throughput_bps"] = throughput_bps(deltas[bytes_key].get<double>(), interval_s);
     }
+    if (const auto step_time = interval_step_time_ns(previous, *stream)) point["step_time_ns"] = *step_time;
     series.push_back(std::move(point));
     previous = stream;
     previous_elapsed_ms = sample.elapsed_ms();
@@ -214,6 +240,13 @@ json test_json(const TestOutcome& test) {
     stream["agent"] = verdict.agent;
     stream["stream_id"] = verdict.stream.stream_id();
     stream["peer"] = verdict.stream.peer();
+    stream["kind"] = verdict.stream.kind();
+    // Which way its traffic went, so every view draws the same host pair.
+    if (!verdict.stream.peer().empty()) {
+      const bool receives = kind_receives(verdict.stream.kind());
+      stream["sender"] = receives ? verdict.stream.peer() : verdict.agent;
+      stream["receiver"] = receives ? verdict.agent : verdict.stream.peer();
+    }
     if (verdict.stream.has_flow()) {
       const auto& flow = verdict.stream.flow();
       stream["flow"] = {{"src_address", flow.src_address()}, {"src_port", flow.src_port()},
@@ -297,7 +330,8 @@ json report_json(const RunOutcome& outcome) {
   report["run_id"] = outcome.run_id;
   report["profile"] = {{"name", outcome.profile.name},
                        {"file", outcome.profile.file},
-                       {"description", outcome.profile.description}};
+                       {"description", outcome.profile.description},
+                       {"source", outcome.profile.source}};
   report["started"] = iso_time(outcome.started_ns);
   report["finished"] = iso_time(outcome.finished_ns);
   report["exit_code"] = outcome.exit_code;

@@ -26,8 +26,10 @@ void create_directory(const std::string& directory) {
 
 void write_reports(const RunOutcome& outcome, const std::string& directory) {
   create_directory(directory);
-  write_file(fs::path(directory) / "report.json", report_json(outcome).dump(2) + "\n");
+  const auto report = report_json(outcome);
+  write_file(fs::path(directory) / "report.json", report.dump(2) + "\n");
   write_file(fs::path(directory) / "junit.xml", report_junit(outcome));
+  write_file(fs::path(directory) / "report.html", report_html(report));
 }
 
 void check_report_directory(const std::string& directory) {

@@ -17,10 +17,14 @@ inline constexpr const char* kReportSchema = "tusk.report/1";
 nlohmann::ordered_json report_json(const RunOutcome& outcome);
 // junit.xml: one testcase per stream (link or flow), for burn-in pipelines.
 std::string report_junit(const RunOutcome& outcome);
+// report.html: one self-contained page drawn from a report.json (report_json's, or an earlier
+// run's read back): matrix, time series, BER, suspects and the run's facts. Throws
+// std::runtime_error when `report` is not a Tusk report.
+std::string report_html(const nlohmann::ordered_json& report);
 // The table printed at the end of a run.
 std::string summary_table(const RunOutcome& outcome);
 
-// Writes report.json and junit.xml into `directory` (created). Throws std::runtime_error naming
+// Writes report.json, junit.xml and report.html into `directory` (created). Throws std::runtime_error naming
 // the file that could not be written.
 void write_reports(const RunOutcome& outcome, const std::string& directory);
 

@@ -183,6 +183,11 @@ bool kind_judges(const std::string& kind, const std::string& metric) {
 
 bool informational_kind(const std::string& kind) { return !kind.empty() && !stream_kind(kind); }
 
+bool kind_receives(const std::string& kind) {
+  const StreamKind* described = stream_kind(kind);
+  return described && described->receives;
+}
+
 namespace {
 
 bool judged_on_some_stream(const Threshold& threshold, const std::vector<StreamVerdict>& streams) {

@@ -63,6 +63,8 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
 bool kind_judges(const std::string& kind, const std::string& metric);
 // Streams judged on nothing at all ("tx", "port"): reports show them, junit leaves them out.
 bool informational_kind(const std::string& kind);
+// Streams of `kind` count what their peer sent (EngineSlice::stream_kinds' `receives`).
+bool kind_receives(const std::string& kind);
 
 // One line per threshold the profile set on `test` that none of `streams` was judged on.
 std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams);

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/support/fabric_run.hpp"
+#include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -84,6 +85,8 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   EXPECT_NE(summary.find("suspect link: l1:s2 -> s2:l1, cable C-l1-s2"), std::string::npos) << summary;
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_NE(junit.find("message=\"suspect link l1:s2 -&gt; s2:l1, cable C-l1-s2"), std::string::npos) << junit;
+  // The page a person opens: the matrix shows the pairs whose flows crossed the lossy link.
+  expect_report_page_draws(dir_ + "/report", dir_, "report-fabric-loss.png");
 
   // The technician's re-test: only the flows that crossed the suspect, on their source ports, so
   // ECMP puts them through it again; every one of them fails again and nothing else is sent.

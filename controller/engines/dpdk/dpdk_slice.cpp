@@ -351,7 +351,7 @@ const EngineSlice& slice() {
       .data_plane_ipv4 = data_plane_ipv4,
       // The receiver checks every bit and counts every frame: judged on everything. Its "tx" and
       // "port" streams are informational.
-      .stream_kinds = {{"rx", {}, true}},
+      .stream_kinds = {{"rx", {}, true, true}},
       .thresholds = {"max_ber", "max_bit_errors", "max_loss", "max_errored_frames", "max_lost_frames", "max_flaps",
                      "max_traffic_gaps", "max_latency_p99", "min_throughput", "max_host_drops", "max_agents_lost"},
       .alternatives = {{"frame_size", "frame_sizes"}},

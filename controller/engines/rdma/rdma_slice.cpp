@@ -440,8 +440,11 @@ const EngineSlice& slice() {
       // A sending QP ("flow"), a receiving one ("sink"), a READ initiator that checks what it pulled
       // ("read"), a READ target ("source"), and a port's NIC counters ("nic").
       .stream_kinds = {{"flow", {"throughput_bps", "completion_errors", "stalls", "latency_p99_ns"}},
-                       {"sink", {"throughput_bps", "integrity_errors", "completion_errors"}},
-                       {"read", {"throughput_bps", "integrity_errors", "completion_errors", "stalls", "latency_p99_ns"}},
+                       {"sink", {"throughput_bps", "integrity_errors", "completion_errors"}, false, true},
+                       {"read",
+                        {"throughput_bps", "integrity_errors", "completion_errors", "stalls", "latency_p99_ns"},
+                        false,
+                        true},
                        {"source", {"completion_errors"}},
                        {"nic", {"retransmits", "link_flaps"}}},
       .thresholds = {"max_flaps", "max_latency_p99", "max_completion_errors", "max_integrity_errors", "max_stalls",

@@ -1,0 +1,78 @@
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+#include "controller/report/report_assets.hpp"
+#include "controller/report/report_page_model.hpp"
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+
+namespace {
+
+// JSON inside <script type="application/json">: '<', '>' and '&' only ever occur inside strings
+// there, and as \u escapes no agent name or message can close the script element.
+std::string script_safe_json(const nlohmann::ordered_json& value) {
+  const std::string text = value.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size() + text.size() / 64);
+  for (const char c : text) {
+    switch (c) {
+      case '<': out += "\\u003c"; break;
+      case '>': out += "\\u003e"; break;
+      case '&': out += "\\u0026"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_text(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Fills the template's @NAME@ markers in the order they appear, each search starting after what
+// the last one put in: a marker-like string in an agent's name is data, never a place to fill.
+class TemplateFiller {
+ public:
+  explicit TemplateFiller(std::string_view page) : page_(page) {}
+  void fill(std::string_view marker, std::string_view content) {
+    const auto at = page_.find(marker, next_);
+    if (at == std::string::npos) throw std::logic_error(fmt::format("report page template: no {} after offset {}", marker, next_));
+    page_.replace(at, marker.size(), content);
+    next_ = at + content.size();
+  }
+  std::string take() { return std::move(page_); }
+
+ private:
+  std::string page_;
+  std::size_t next_ = 0;
+};
+
+}  // namespace
+
+std::string report_html(const nlohmann::ordered_json& report) {
+  const nlohmann::ordered_json model = report_page_model(report);
+  TemplateFiller page(report_assets::kPageTemplate);
+  const auto& run_id = model["run"]["run_id"];
+  page.fill("@TUSK_TITLE@", html_text("Tusk " + (run_id.is_string() ? run_id.get<std::string>() : std::string())));
+  page.fill("@TUSK_UPLOT_STYLE@", report_assets::kUplotStyle);
+  page.fill("@TUSK_PAGE_STYLE@", report_assets::kPageStyle);
+  page.fill("@TUSK_PAGE_MODEL@", script_safe_json(model));
+  page.fill("@TUSK_UPLOT_SCRIPT@", report_assets::kUplotScript);
+  page.fill("@TUSK_PAGE_SCRIPT@", report_assets::kPageScript);
+  return page.take();
+}
+
+}  // namespace tusk

@@ -1,0 +1,151 @@
+// report.html and the page model it draws: one self-contained file that takes nothing from the
+// network, carries a hostile agent name as data and never as markup, and lays the report's own
+// numbers out per host pair. How the page draws is checked in headless Chromium by the lab tests.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+#include <string>
+
+#include "controller/report/report_page_model.hpp"
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json stream(const std::string& agent, const std::string& id, const std::string& kind, const std::string& peer,
+            bool receives, bool passed) {
+  json s{{"agent", agent}, {"stream_id", id}, {"peer", peer}, {"kind", kind}, {"passed", passed}};
+  if (!peer.empty()) {
+    s["sender"] = receives ? peer : agent;
+    s["receiver"] = receives ? agent : peer;
+  }
+  s["counters"] = {{"rx_frames", 1000}, {"lost_frames", passed ? 0 : 7}};
+  s["gauges"] = json::object();
+  s["metrics"] = {{"throughput_bps", 123456789.987}, {"loss_ratio", passed ? 0.0 : 0.007}};
+  s["ber"] = receives ? json{{"bits_compared", 8e9},
+                             {"bit_errors", 0},
+                             {"measured", 0.0},
+                             {"upper_bound", 3.7e-10},
+                             {"confidence", 0.95},
+                             {"target", 1e-12},
+                             {"bits_needed_for_target", 3e12},
+                             {"seconds_more_for_target", 1200.0}}
+                      : json(nullptr);
+  s["checks"] = json::array();
+  if (!passed) s["checks"].push_back({{"key", "max_lost_frames"}, {"passed", false}, {"text", "lost_frames 7 > max 0"}});
+  s["series"] = json::array({{{"index", 1}, {"elapsed_ms", 1000}, {"counters", {{"lost_frames", 0}}}, {"throughput_bps", 1.2e8}},
+                             {{"index", 2},
+                              {"elapsed_ms", 2000},
+                              {"counters", {{"lost_frames", passed ? 0 : 7}, {"traffic_gaps", passed ? 0 : 1}}},
+                              {"throughput_bps", 1.1e8}}});
+  return s;
+}
+
+json two_host_report(const std::string& name_b) {
+  json test{{"index", 0},
+            {"name", "cable"},
+            {"engine", "dpdk"},
+            {"topology", "pairs"},
+            {"duration_s", 2.0},
+            {"verdict", "fail"},
+            {"problems", json::array()},
+            {"warnings", json::array()},
+            {"planned_start", "2026-11-24T10:00:00.000Z"},
+            {"start_skew_ns", 12000},
+            {"starts", json::array()},
+            {"agents", json::array({{{"agent", "lab-a"},
+                                     {"events", json::array({{{"time", "2026-11-24T10:00:01.500Z"},
+                                                              {"kind", "LINK_DOWN"},
+                                                              {"message", "port down"}}})}}})}};
+  test["streams"] = json::array({stream("lab-a", "tx:" + name_b, "tx", name_b, false, true),
+                                 stream(name_b, "rx:lab-a/1", "rx", "lab-a", true, false),
+                                 stream("lab-a", "rx:" + name_b + "/1", "rx", name_b, true, true),
+                                 stream("lab-a", "port:net0", "port", "", false, true)});
+  return {{"schema", "tusk.report/1"},
+          {"tusk_version", "0.1.0"},
+          {"run_id", "run-1"},
+          {"profile", {{"name", "p"}, {"file", "p.yaml"}, {"description", ""}, {"source", "name: p\n"}}},
+          {"exit_code", 1},
+          {"conclusion", "1 of 1 tests failed"},
+          {"agents", json::array()},
+          {"tests", json::array({test})},
+          {"faults", json::array({{{"time", "2026-11-24T10:00:02.000Z"}, {"agent", "lab-a"}, {"test_index", 0},
+                                   {"message", "agent lost"}}})}};
+}
+
+TEST(ReportPageModel, LaysTheStreamsOutAsColumnsWithTheirHostPairs) {
+  const json model = report_page_model(two_host_report("lab-b"));
+  const json& test = model["tests"][0];
+  EXPECT_EQ(test["hosts"], json::array({"lab-a", "lab-b"}));
+  const json& s = test["streams"];
+  ASSERT_EQ(s["id"].size(), 4u);
+  // lab-b's receiver counts what lab-a sent: the pair lab-a -> lab-b.
+  EXPECT_EQ(s["sender"][1], 0);
+  EXPECT_EQ(s["receiver"][1], 1);
+  EXPECT_EQ(s["passed"][1], 0);
+  EXPECT_EQ(s["failed_checks"][1], json::array({"lost_frames 7 > max 0"}));
+  EXPECT_EQ(s["sender"][3], -1) << "a port stream belongs to no pair";
+  EXPECT_EQ(s["throughput_bps"][0], 123456790) << "whole bits per second";
+  EXPECT_EQ(s["loss_ratio"][1], 0.007);
+  EXPECT_EQ(s["series"][1]["lost"], json::array({0.0, 7.0}));
+  ASSERT_EQ(test["ber"].size(), 2u);
+  EXPECT_EQ(test["ber"][0]["stream"], 1);
+  EXPECT_EQ(test["ber"][0]["upper_bound"], 3.7e-10);
+}
+
+TEST(ReportPageModel, PutsEventsFaultsAndTrafficGapsOnTheTestsTimeAxis) {
+  const json events = report_page_model(two_host_report("lab-b"))["tests"][0]["events"];
+  std::map<std::string, double> at;
+  for (const auto& event : events) at[event["kind"].get<std::string>()] = event["t"].get<double>();
+  EXPECT_DOUBLE_EQ(at.at("LINK_DOWN"), 1.5);
+  EXPECT_DOUBLE_EQ(at.at("FAULT"), 2.0);
+  EXPECT_DOUBLE_EQ(at.at("TRAFFIC_GAP"), 2.0);
+}
+
+TEST(ReportPageModel, RefusesWhatIsNotATuskReportAndToleratesAnOlderOne) {
+  EXPECT_THROW(report_page_model(json{{"hello", 1}}), std::runtime_error);
+  EXPECT_THROW(report_page_model(json::array()), std::runtime_error);
+  // A report written before streams said which way they went: no pairs, no error.
+  json older = two_host_report("lab-b");
+  for (auto& s : older["tests"][0]["streams"]) {
+    s.erase("sender");
+    s.erase("receiver");
+    s.erase("series");
+  }
+  older["tests"][0].erase("planned_start");
+  const json model = report_page_model(older);
+  EXPECT_EQ(model["tests"][0]["streams"]["sender"][1], -1);
+  EXPECT_TRUE(model["tests"][0]["events"][0]["t"].is_null());
+}
+
+TEST(ReportHtml, IsOneFileThatLoadsNothingAndSaysSoInItsPolicy) {
+  const std::string page = report_html(two_host_report("lab-b"));
+  EXPECT_EQ(page.find("@TUSK_"), std::string::npos) << "a template marker was left unfilled";
+  EXPECT_NE(page.find("Content-Security-Policy"), std::string::npos);
+  EXPECT_NE(page.find("default-src 'none'"), std::string::npos);
+  EXPECT_NE(page.find("var uPlot="), std::string::npos) << "the charting library is embedded";
+  // No element fetches anything: no src= or href= pointing anywhere, no stylesheet link.
+  EXPECT_FALSE(std::regex_search(page, std::regex(R"((src|href)\s*=\s*["'](https?:|//))"))) << "a request would leave the page";
+  EXPECT_EQ(page.find("<link"), std::string::npos);
+}
+
+TEST(ReportHtml, AHostileAgentNameIsDataNeverMarkup) {
+  const std::string hostile = "</script><script>alert(1)</script>@TUSK_PAGE_SCRIPT@";
+  const std::string page = report_html(two_host_report(hostile));
+  EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos);
+  EXPECT_NE(page.find("\\u003c/script\\u003e\\u003cscript\\u003ealert(1)"), std::string::npos);
+  // The marker-like text stayed in the data, and the page's script still went where it belongs.
+  EXPECT_NE(page.find("function render()"), std::string::npos);
+  const std::string open = "<script id=\"report-data\" type=\"application/json\">";
+  const auto data_start = page.find(open);
+  ASSERT_NE(data_start, std::string::npos);
+  const auto data_end = page.find("</script>", data_start);
+  const json model = json::parse(page.substr(data_start + open.size(), data_end - data_start - open.size()));
+  EXPECT_EQ(model["tests"][0]["hosts"][1], hostile);
+}
+
+}  // namespace
+}  // namespace tusk

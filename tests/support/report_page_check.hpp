@@ -1,0 +1,67 @@
+// The checks every lab test makes of a run's report.html, in headless Chromium: it draws with no
+// console error and no blocked request, its first test's matrix has a cell per host pair, every
+// pair that failed in report.json is drawn in the failing colour and no passing pair is; and a
+// screenshot is kept under test-artifacts/ for a person (and the README) to look at.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "tests/support/headless_chromium.hpp"
+
+namespace tusk::testing {
+
+inline void expect_report_page_draws(const std::string& report_directory, const std::string& scratch,
+                                     const std::string& screenshot_name) {
+  if (!HeadlessChromium::available()) {
+    ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
+    return;
+  }
+  const std::string page = report_directory + "/report.html";
+  ASSERT_TRUE(std::filesystem::exists(page)) << page;
+  std::ifstream file(report_directory + "/report.json");
+  const nlohmann::json report = nlohmann::json::parse(file);
+
+  const RenderedPage rendered = HeadlessChromium::render(page, scratch);
+  ASSERT_EQ(rendered.status, 0) << rendered.log;
+  EXPECT_EQ(rendered.attribute("rendered"), "yes") << rendered.log;
+  EXPECT_EQ(rendered.attribute("errors"), std::nullopt) << rendered.attribute("errors").value_or("");
+  EXPECT_TRUE(rendered.console_errors().empty()) << rendered.log;
+
+  // The first test's host pairs, and the ones with a failing stream, as report.json has them.
+  std::set<std::string> hosts, failing;
+  const auto& test = report["tests"][0];
+  for (const auto& agent : test["agents"]) hosts.insert(agent.get<std::string>());
+  for (const auto& stream : test["streams"]) {
+    if (!stream.contains("sender")) continue;
+    hosts.insert(stream["sender"].get<std::string>());
+    hosts.insert(stream["receiver"].get<std::string>());
+    if (!stream["passed"].get<bool>()) failing.insert(stream["sender"].get<std::string>() + "->" + stream["receiver"].get<std::string>());
+  }
+  const std::size_t n = hosts.size();
+  EXPECT_EQ(rendered.attribute("matrix-hosts"), std::to_string(n));
+  EXPECT_EQ(rendered.attribute("matrix-cells"), std::to_string(n * (n - 1)));
+  EXPECT_EQ(rendered.attribute("failing-pairs"), std::to_string(failing.size()));
+  const std::string fail_colour = rendered.attribute("fail-colour").value_or("?");
+  const auto drawn_failing = nlohmann::json::parse(rendered.attribute("failing-colours").value_or("{}"));
+  for (const auto& pair : failing) {
+    ASSERT_TRUE(drawn_failing.contains(pair)) << pair << " not drawn as failing: " << drawn_failing.dump();
+    EXPECT_EQ(drawn_failing[pair], fail_colour) << pair;
+  }
+  for (const auto& [pair, colour] : nlohmann::json::parse(rendered.attribute("passing-colours").value_or("{}")).items()) {
+    EXPECT_NE(colour, fail_colour) << pair << " passed but is drawn as failing";
+  }
+
+  std::filesystem::create_directories("test-artifacts");
+  const std::string png = "test-artifacts/" + screenshot_name;
+  EXPECT_EQ(HeadlessChromium::screenshot(page, png, scratch), 0);
+  EXPECT_GT(std::filesystem::file_size(png), 10'000u) << png;
+  std::cerr << "report.html screenshot: " << std::filesystem::absolute(png).string() << "\n";
+}
+
+}  // namespace tusk::testing
