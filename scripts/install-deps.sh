@@ -9,6 +9,7 @@ packages=(
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev libssl-dev openssl
   clang libclang-rt-14-dev libbpf-dev
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core

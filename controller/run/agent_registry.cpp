@@ -345,6 +345,8 @@ std::vector<AgentLink> AgentRegistry::links() const {
     if (!link.connected) link.away_for = now - session.disconnected_since;
     link.clock = session.clock.best();
     link.clock_samples = session.clock.count();
+    link.duplicate_records = session.inbox.duplicates_total();
+    link.missing_records = session.inbox.missing_total();
     links.push_back(std::move(link));
   }
   return links;

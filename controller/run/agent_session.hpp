@@ -42,6 +42,8 @@ struct AgentLink {
   std::chrono::steady_clock::duration away_for{};  // how long it has been disconnected
   std::optional<ClockSample> clock;
   std::size_t clock_samples = 0;
+  std::uint64_t duplicate_records = 0;  // for the live metrics' health
+  std::uint64_t missing_records = 0;
 };
 
 // A copy of what the orchestrator may read about an agent, taken under the registry's lock.

@@ -14,6 +14,7 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/metrics/live_metrics.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/run/agent_registry.hpp"
 #include "controller/run/clock_sync.hpp"
@@ -88,11 +89,17 @@ class Orchestrator {
  private:
   void start_control_plane() {
     AgentRegistry::Listener listener;
-    listener.on_record = [this](const std::string& agent, const proto::Record& record) { data_.on_record(agent, record); };
+    listener.on_record = [this](const std::string& agent, const proto::Record& record) {
+      data_.on_record(agent, record);
+      if (options_.live_metrics) options_.live_metrics->on_record(agent, record);
+    };
     listener.on_plan_ack = [this](const std::string& agent, const proto::PlanAck& ack) { data_.on_plan_ack(agent, ack); };
     listener.on_fault = [this](const std::string& agent, const std::string& what) { data_.on_fault(agent, what); };
     control_plane_.emplace(options_.control, std::move(listener));
     registry_ = &control_plane_->registry();
+    if (options_.live_metrics) {
+      live_metrics_ = options_.live_metrics->attach(outcome_.run_id, [this] { return registry_->links(); });
+    }
   }
 
   void run_tests() {
@@ -235,6 +242,7 @@ class Orchestrator {
     const int index = static_cast<int>(test_index);
     const TestSpec& spec = profile_.tests[test_index];
     data_.with([&](RunState& s) { s.current_test = index; });
+    if (options_.live_metrics) options_.live_metrics->test_started(index);
     spdlog::info("test {} '{}': {} engine, {} on {} agents", index, spec.name, spec.engine,
                  units::format_duration(spec.duration), agents_.size());
 
@@ -472,6 +480,8 @@ class Orchestrator {
   ProgressLine progress_;
   std::optional<ControlPlane> control_plane_;
   AgentRegistry* registry_ = nullptr;
+  // Declared after control_plane_: the metrics stop asking the registry before it goes.
+  LiveMetrics::Attachment live_metrics_;
   std::vector<std::string> agents_;
   std::map<std::string, proto::Inventory> inventory_by_name_;
 };

@@ -17,6 +17,8 @@
 
 namespace tusk {
 
+class LiveMetrics;
+
 struct RunOptions {
   ControlPlaneOptions control;
   std::optional<std::chrono::milliseconds> wait_override;  // --wait, else the profile's agents.wait
@@ -28,6 +30,8 @@ struct RunOptions {
   std::shared_ptr<const FabricTopology> topology;
   // --only-through: only these flows are planned, and only the tests that had some.
   std::optional<FlowSelection> only_through;
+  // --metrics-listen: fed with every record and the run's progress while the run lasts.
+  std::shared_ptr<LiveMetrics> live_metrics;
 };
 
 // Never throws for agent or network trouble: that ends up in the outcome and its exit code.

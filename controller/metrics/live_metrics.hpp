@@ -1,0 +1,135 @@
+// What a run looks like while it lasts, for Prometheus (`run --metrics-listen`): the latest
+// counters of every stream of the current test, its throughput over the last sample interval and
+// its BER bound, and the controller's health (agents connected, records in, duplicates, gaps).
+// Kept as plain data; a scrape turns a copy of it into metric families (metrics_endpoint).
+//
+// Series: the streams of one test at a time. When the next test starts, the last one's series go
+// (Prometheus keeps their history); after the run, the last test's stay with their final values.
+// At most `max_streams` streams per test are kept, first come first kept; the rest are counted in
+// tusk_metrics_streams_omitted. Label values come from agents and are cut to `max_label_bytes`.
+//
+// Threads: on_record runs on the control plane's io thread, test_started and attach on the
+// orchestrator's, collect on the HTTP server's. One mutex guards the state; it is held to update a
+// stream or to copy the state, never while a family is built or the registry is asked.
+#pragma once
+
+#include <prometheus/metric_family.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "controller/profile/profile.hpp"
+#include "controller/run/agent_session.hpp"
+#include "tusk.pb.h"
+
+namespace tusk {
+
+struct LiveMetricsLimits {
+  std::size_t max_streams = 20'000;
+  std::size_t max_label_bytes = 128;
+};
+
+// The canonical counters exported per stream, each as a Prometheus counter (common/counter_names.hpp).
+inline constexpr std::size_t kExportedCounters = 13;
+
+class LiveMetrics {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using LinksSource = std::function<std::vector<AgentLink>()>;
+
+  explicit LiveMetrics(const Profile& profile, LiveMetricsLimits limits = {});
+  LiveMetrics(const LiveMetrics&) = delete;
+  LiveMetrics& operator=(const LiveMetrics&) = delete;
+
+  // The run's side of the link: while it lives, records of `run_id` count and scrapes ask `links`
+  // (the registry's, thread-safe) for the agents; destroyed when the run is over, which keeps the
+  // final values and stops asking (the registry goes with the run).
+  class Attachment {
+   public:
+    Attachment() = default;
+    explicit Attachment(LiveMetrics* metrics) : metrics_(metrics) {}
+    Attachment(Attachment&& other) noexcept : metrics_(std::exchange(other.metrics_, nullptr)) {}
+    Attachment& operator=(Attachment&& other) noexcept;
+    ~Attachment();
+    Attachment(const Attachment&) = delete;
+    Attachment& operator=(const Attachment&) = delete;
+
+   private:
+    LiveMetrics* metrics_ = nullptr;
+  };
+  [[nodiscard]] Attachment attach(const std::string& run_id, LinksSource links);
+
+  void test_started(int test_index);
+  void on_record(const std::string& agent, const proto::Record& record, Clock::time_point now = Clock::now());
+
+  std::vector<prometheus::MetricFamily> collect(Clock::time_point now = Clock::now()) const;
+
+ private:
+  struct StreamSeries {
+    std::shared_ptr<const std::vector<prometheus::ClientMetric::Label>> labels;
+    std::array<std::optional<std::uint64_t>, kExportedCounters> counters;
+    std::uint32_t last_sample = 0;
+    // Bytes and time at the last sample, for the throughput over the next interval.
+    std::optional<std::uint64_t> last_bytes;
+    std::uint64_t last_elapsed_ms = 0;
+    std::optional<double> throughput_bps;  // none before two samples, and after the stream's result
+  };
+
+  // Records per whole second, the last few seconds, for the records/s gauge.
+  static constexpr std::size_t kRateSeconds = 8;
+  struct RecordRate {
+    std::array<std::uint64_t, kRateSeconds> per_second{};
+    std::int64_t newest_second = 0;
+    void advance_to(std::int64_t second);
+  };
+
+  void detach();
+  // Locked: moves the series to `test_index` when it is newer; false for records of an older test.
+  bool follow_test(int test_index);
+  // False when the stream is new and the limit leaves no room for it.
+  bool update_stream(const std::string& agent, const proto::StreamCounters& stream, std::uint32_t sample_index,
+                     std::optional<std::uint64_t> elapsed_ms);
+  std::shared_ptr<const std::vector<prometheus::ClientMetric::Label>> labels_of(
+      const std::string& agent, const proto::StreamCounters& stream) const;
+
+  const std::string profile_name_;
+  std::vector<std::string> test_names_;
+  std::vector<std::optional<double>> ber_confidence_;  // per test: the engine's, as the verdict holds it
+  const LiveMetricsLimits limits_;
+
+  // Taken alone, or before mutex_; never while the io thread could wait for it.
+  mutable std::mutex links_mutex_;
+  LinksSource links_;
+
+  mutable std::mutex mutex_;
+  std::string run_id_;
+  bool run_over_ = false;
+  int current_test_ = -1;
+  int series_test_ = -1;
+  std::map<std::pair<std::string, std::string>, StreamSeries> streams_;  // (agent, stream id)
+  // Streams left out of each agent's latest record: every record holds all of an agent's streams,
+  // so this counts them once however often they come, in memory bounded by the agents.
+  std::map<std::string, std::size_t> omitted_by_agent_;
+  std::uint64_t records_ = 0;
+  RecordRate rate_;
+  // The registry's counts as the run left them, once it is gone.
+  struct AgentHealth {
+    std::size_t known = 0;
+    std::size_t connected = 0;
+    std::uint64_t duplicate_records = 0;
+    std::uint64_t missing_records = 0;
+  };
+  static AgentHealth health_of(const std::vector<AgentLink>& links);
+  AgentHealth final_health_;
+};
+
+}  // namespace tusk
