@@ -18,6 +18,7 @@
 #include "common/logging.hpp"
 #include "common/units.hpp"
 #include "common/version.hpp"
+#include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "controller/report/reports.hpp"
@@ -143,7 +144,21 @@ struct RunFlags {
   std::string from_report;
   RunHistoryFlags history;
   bool no_progress = false;
+  std::string metrics_listen;
+  std::string metrics_linger = "0s";
 };
+
+// --metrics-listen: serving before anything starts, so a taken port is a usage error, not a
+// run without its metrics. Throws std::runtime_error naming the flag.
+std::unique_ptr<MetricsEndpoint> start_metrics(const RunFlags& flags, const Profile& profile, RunOptions& options) {
+  if (flags.metrics_listen.empty()) return nullptr;
+  try {
+    options.live_metrics = std::make_shared<LiveMetrics>(profile);
+    return std::make_unique<MetricsEndpoint>(parse_host_port(flags.metrics_listen), options.live_metrics);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("--metrics-listen {}: {}", flags.metrics_listen, e.what()));
+  }
+}
 
 // --only-through LINK --from REPORT: the flows that crossed LINK in REPORT, and the profile cut
 // down to the tests that had some. Throws std::runtime_error naming what is wrong.
@@ -173,6 +188,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   auto profile = load_or_report(file);
   if (!profile) return kExitUsage;
   RunOptions options;
+  std::chrono::nanoseconds metrics_linger{};
   try {
     options.control = control.resolve();
     if (!flags.wait.empty()) {
@@ -180,6 +196,11 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     }
     if (!flags.topology.empty()) options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
     if (!flags.only_through.empty()) only_through(flags, *profile, options);
+    try {
+      metrics_linger = units::parse_duration(flags.metrics_linger);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("--metrics-linger: {}", e.what()));
+    }
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
@@ -189,6 +210,13 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     check_report_directory(flags.out.empty() ? std::string("tusk-reports") : flags.out);
   } catch (const std::exception& e) {
     std::cerr << fmt::format("--out: {}; nothing was started\n", e.what());
+    return kExitUsage;
+  }
+  std::unique_ptr<MetricsEndpoint> metrics;
+  try {
+    metrics = start_metrics(flags, *profile, options);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("{}; nothing was started\n", e.what());
     return kExitUsage;
   }
   options.lost_after = 2 * options.control.lease + std::chrono::seconds(4);
@@ -212,12 +240,14 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   record_in_history(report_json(outcome), fallback ? fallback->written_to : directory, flags.history);
   if (!fallback) {
     std::cout << fmt::format("report: {}/report.json, {}/junit.xml\n", directory, directory);
+    if (metrics) metrics->linger(metrics_linger);
     return outcome.exit_code;
   }
   spdlog::error("{}; the report is {} (the run's own exit code would have been {})", fallback->error,
                 fallback->written_to == "-" ? std::string("on stdout above")
                                             : fmt::format("in {} instead", fallback->written_to),
                 outcome.exit_code);
+  if (metrics) metrics->linger(metrics_linger);
   return kExitReportElsewhere;
 }
 
@@ -337,6 +367,11 @@ int controller_main(int argc, char** argv) {
   run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
   run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
   run_flags.history.add_to(*run);
+  auto* metrics_listen = run->add_option("--metrics-listen", run_flags.metrics_listen,
+                                         "serve Prometheus metrics on this address while the run lasts, ip:port");
+  run->add_option("--metrics-linger", run_flags.metrics_linger, "keep serving the final metrics this long after the run")
+      ->capture_default_str()
+      ->needs(metrics_listen);
   run->add_option("--only-through", run_flags.only_through,
                   "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
   run->add_option("--from", run_flags.from_report, "the earlier run's report.json, for --only-through");
