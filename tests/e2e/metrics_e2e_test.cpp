@@ -1,0 +1,170 @@
+// `run --metrics-listen` end to end: a real Prometheus server (Debian's /usr/bin/prometheus)
+// scrapes a running controller, and its HTTP API returns a Tusk series with the run's labels.
+// Also the flag's usage errors, which stop the run before anything starts.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <cctype>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "tests/e2e/control_plane_fixture.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+constexpr auto kPrometheus = "/usr/bin/prometheus";
+
+// GET http://127.0.0.1:port/target; nothing when it cannot connect or does not answer 200 in 5 s.
+std::optional<std::string> http_get(int port, const std::string& target) {
+  asio::io_context io;
+  beast::tcp_stream stream(io);
+  beast::flat_buffer buffer;
+  http::request<http::empty_body> request{http::verb::get, target, 11};
+  request.set(http::field::host, "127.0.0.1");
+  http::response<http::string_body> response;
+  bool answered = false;
+  stream.expires_after(5s);
+  const asio::ip::tcp::endpoint server(asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(port));
+  stream.async_connect(server, [&](beast::error_code ec) {
+    if (ec) return;
+    http::async_write(stream, request, [&](beast::error_code write_ec, std::size_t) {
+      if (write_ec) return;
+      http::async_read(stream, buffer, response, [&](beast::error_code read_ec, std::size_t) { answered = !read_ec; });
+    });
+  });
+  io.run();
+  if (!answered || response.result() != http::status::ok) return std::nullopt;
+  return response.body();
+}
+
+std::string url_encoded(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const unsigned char ch : text) {
+    if (std::isalnum(ch) || ch == '_' || ch == '-' || ch == '.' || ch == '~') {
+      out += static_cast<char>(ch);
+    } else {
+      out += '%';
+      out += kHex[ch >> 4];
+      out += kHex[ch & 15];
+    }
+  }
+  return out;
+}
+
+// Asks Prometheus's API until `query` has at least `series` series, or the timeout passes.
+json query_until(int port, const std::string& query, std::size_t series, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  json last;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (auto body = http_get(port, "/api/v1/query?query=" + url_encoded(query))) {
+      last = json::parse(*body, nullptr, false);
+      if (last.is_object() && last.value("status", "") == "success" && last["data"]["result"].size() >= series) {
+        return last;
+      }
+    }
+    std::this_thread::sleep_for(500ms);
+  }
+  return last;
+}
+
+class MetricsE2E : public ControlPlaneE2E {
+ protected:
+  std::string write_prometheus_config(int metrics_port) {
+    const std::string path = dir_ + "/prometheus.yml";
+    std::ofstream(path) << "global:\n"
+                           "  scrape_interval: 1s\n"
+                           "  scrape_timeout: 1s\n"
+                           "scrape_configs:\n"
+                           "  - job_name: tusk\n"
+                           "    static_configs:\n"
+                           "      - targets: ['127.0.0.1:"
+                        << metrics_port << "']\n";
+    return path;
+  }
+};
+
+TEST_F(MetricsE2E, APrometheusServerScrapesARunningControllerAndReturnsATuskSeries) {
+  if (!fs::exists(kPrometheus)) GTEST_SKIP() << kPrometheus << " is absent: apt-get install prometheus";
+  const int metrics_port = free_port();
+  const int prometheus_port = free_port();
+  Process prometheus(
+      {kPrometheus, "--config.file=" + write_prometheus_config(metrics_port), "--storage.tsdb.path=" + dir_ + "/tsdb",
+       "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+      dir_ + "/prometheus.log");
+  // Lingering long enough for the query below; the test ends it with SIGTERM once it has its answer.
+  auto controller =
+      start_controller(write_profile("4s"), "report",
+                       {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger", "120s"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+
+  // The reports are written before the linger starts: from then on the values served are final.
+  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  const json answer = query_until(prometheus_port, R"(tusk_stream_tx_frames_total{job="tusk"})", 2, 60s);
+  ASSERT_TRUE(prometheus.running()) << prometheus.log();
+  ASSERT_EQ(answer["data"]["result"].size(), 2u) << answer.dump(2) << "\n" << prometheus.log();
+  std::set<std::string> agents;
+  for (const auto& series : answer["data"]["result"]) {
+    const json& labels = series["metric"];
+    const std::string agent = labels.value("agent", "");
+    const std::string peer = agent == "lab-a" ? "lab-b" : "lab-a";
+    agents.insert(agent);
+    EXPECT_EQ(labels.value("test", ""), "double-pairs") << labels.dump();
+    EXPECT_EQ(labels.value("peer", ""), peer) << labels.dump();
+    EXPECT_EQ(labels.value("stream", ""), "to-" + peer) << labels.dump();
+    EXPECT_EQ(labels.value("instance", ""), "127.0.0.1:" + std::to_string(metrics_port)) << labels.dump();
+    EXPECT_GT(std::stod(series["value"][1].get<std::string>()), 0) << series.dump();
+  }
+  EXPECT_EQ(agents, (std::set<std::string>{"lab-a", "lab-b"}));
+
+  const json run = query_until(prometheus_port, "tusk_run_info", 1, 30s);
+  ASSERT_EQ(run["data"]["result"].size(), 1u) << run.dump(2);
+  EXPECT_EQ(run["data"]["result"][0]["metric"].value("profile", ""), "e2e-control-plane");
+  EXPECT_EQ(run["data"]["result"][0]["metric"].value("run_id", ""), read_report("report")["run_id"]);
+
+  // Ctrl-C or SIGTERM ends the linger, not the run's verdict.
+  controller->signal(SIGTERM);
+  EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+}
+
+TEST_F(MetricsE2E, AMetricsPortSomeoneListensOnIsAUsageErrorAndNothingStarts) {
+  asio::io_context io;
+  asio::ip::tcp::acceptor taken(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+  const std::string address = "127.0.0.1:" + std::to_string(taken.local_endpoint().port());
+  auto controller = start_controller(write_profile("2s"), "report", {"--metrics-listen", address});
+  ASSERT_EQ(controller->wait(30s), 2) << controller->log();
+  EXPECT_NE(controller->log().find("--metrics-listen " + address + ": cannot listen on " + address), std::string::npos)
+      << controller->log();
+  EXPECT_NE(controller->log().find("nothing was started"), std::string::npos) << controller->log();
+  EXPECT_FALSE(fs::exists(dir_ + "/report/report.json"));
+}
+
+TEST_F(MetricsE2E, AMetricsAddressThatIsNoIpAddressOrALingerWithoutOneIsAUsageError) {
+  auto named = start_controller(write_profile("2s"), "named", {"--metrics-listen", "metrics-host:9464"});
+  ASSERT_EQ(named->wait(30s), 2) << named->log();
+  EXPECT_NE(named->log().find("'metrics-host' is not an IP address"), std::string::npos) << named->log();
+
+  auto linger_alone = start_controller(write_profile("2s"), "alone", {"--metrics-linger", "5s"});
+  ASSERT_EQ(linger_alone->wait(30s), 2) << linger_alone->log();
+  EXPECT_NE(linger_alone->log().find("--metrics-linger requires --metrics-listen"), std::string::npos)
+      << linger_alone->log();
+}
+
+}  // namespace
+}  // namespace tusk::testing
