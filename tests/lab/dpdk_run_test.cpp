@@ -103,12 +103,24 @@ class DpdkRun : public ::testing::Test {
 
   int run_controller() { return start_controller()->wait(90s).value_or(-100); }
 
+  // Every run is recorded in the test's own history file, never in the user's.
   std::unique_ptr<Process> start_controller() {
     return std::make_unique<Process>(std::vector<std::string>{TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
                         "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
-                        dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress"},
+                        dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress",
+                        "--history", history_path()},
                        dir_ + "/controller.log");
   }
+
+  std::string history_path() const { return dir_ + "/history.sqlite"; }
+
+  // `tusk-controller ARGUMENTS --history <the test's>`, its output in dir_/LOG; the exit code.
+  int history_command(std::vector<std::string> arguments, const std::string& log) {
+    arguments.insert(arguments.begin(), TUSK_CONTROLLER_BIN);
+    arguments.insert(arguments.end(), {"--history", history_path()});
+    return Process(arguments, dir_ + "/" + log).wait(30s).value_or(-100);
+  }
+
 
   json report() {
     std::ifstream file(dir_ + "/report/report.json");
@@ -183,6 +195,43 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
   }
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_NE(junit.find("type=\"max_ber\""), std::string::npos) << junit;
+}
+
+// Run history: a clean run, then the same cable with 1 % corruption on the way into lab-b. Both
+// are recorded; `compare` names lab-b's received stream and exits 1, and `history --link` follows
+// that link through both runs.
+TEST_F(DpdkRun, TwoRunsTheSecondWithCorruptionCompareNamesTheDegradedStreamAndExitsOne) {
+  std::string profile = read_file(dir_ + "/profile.yaml");
+  profile.replace(profile.find("duration: 12s"), 13, "duration: 4s");
+  std::ofstream(dir_ + "/profile.yaml") << profile;
+  start_agents();
+  ASSERT_EQ(run_controller(), 0) << read_file(dir_ + "/controller.log");
+  const std::string clean = report()["run_id"];
+  ASSERT_EQ(lab("impair b corrupt=1"), 0);
+  ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log");
+  const std::string corrupted = report()["run_id"];
+  ASSERT_NE(clean, corrupted);
+
+  EXPECT_EQ(history_command({"compare", clean, corrupted}, "compare.log"), 1) << read_file(dir_ + "/compare.log");
+  const std::string comparison = read_file(dir_ + "/compare.log");
+  EXPECT_NE(comparison.find("cable lab-b rx:lab-a/1 (lab-a->lab-b)"), std::string::npos) << comparison;
+  EXPECT_NE(comparison.find("passed -> failed"), std::string::npos) << comparison;
+  EXPECT_NE(comparison.find("bit errors 0 -> "), std::string::npos) << comparison;
+  // A run is not worse than itself; a run directory reads as well as a run id.
+  EXPECT_EQ(history_command({"compare", clean, clean}, "same.log"), 0) << read_file(dir_ + "/same.log");
+  EXPECT_EQ(history_command({"compare", clean, dir_ + "/report"}, "by-directory.log"), 1)
+      << read_file(dir_ + "/by-directory.log");
+
+  for (const std::string link : {"lab-a->lab-b", "rx:lab-a/1"}) {
+    SCOPED_TRACE(link);
+    const std::string log = link == "rx:lab-a/1" ? "trend-stream.log" : "trend-link.log";  // logs append
+    EXPECT_EQ(history_command({"history", "--link", link}, log), 0) << read_file(dir_ + "/" + log);
+    const std::string trend = read_file(dir_ + "/" + log);
+    EXPECT_NE(trend.find(clean), std::string::npos) << trend;
+    EXPECT_NE(trend.find(corrupted), std::string::npos) << trend;
+  }
+  EXPECT_EQ(history_command({"history"}, "runs.log"), 0);
+  EXPECT_NE(read_file(dir_ + "/runs.log").find("2 run(s)"), std::string::npos) << read_file(dir_ + "/runs.log");
 }
 
 TEST_F(DpdkRun, AReceiverThatCannotKeepUpReportsHostDropsNotLinkLoss) {
