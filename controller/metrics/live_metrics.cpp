@@ -173,17 +173,11 @@ LiveMetrics::AgentHealth LiveMetrics::health_of(const std::vector<AgentLink>& li
 void LiveMetrics::test_started(int test_index) {
   std::lock_guard lock(mutex_);
   current_test_ = test_index;
-  follow_test(test_index);
-}
-
-bool LiveMetrics::follow_test(int test_index) {
-  if (test_index < series_test_) return false;
-  if (test_index > series_test_) {
-    streams_.clear();
-    omitted_by_agent_.clear();
-    series_test_ = test_index;
-  }
-  return true;
+  if (test_index < 0 || static_cast<std::size_t>(test_index) >= test_names_.size() || test_index == series_test_)
+    return;
+  streams_.clear();
+  omitted_by_agent_.clear();
+  series_test_ = test_index;
 }
 
 void LiveMetrics::on_record(const std::string& agent, const proto::Record& record, Clock::time_point now) {
@@ -192,9 +186,10 @@ void LiveMetrics::on_record(const std::string& agent, const proto::Record& recor
   rate_.advance_to(second_of(now));
   ++rate_.per_second[static_cast<std::size_t>(rate_.newest_second) % kRateSeconds];
 
+  // Only the test the orchestrator started: an agent cannot move the series on (or back) by
+  // naming another, and a late record of the last test changes nothing.
   const auto known_test = [&](const std::string& run_id, int test_index) {
-    return !run_id_.empty() && run_id == run_id_ && test_index >= 0 &&
-           static_cast<std::size_t>(test_index) < test_names_.size() && follow_test(test_index);
+    return !run_id_.empty() && run_id == run_id_ && test_index >= 0 && test_index == series_test_;
   };
   if (record.has_sample()) {
     const auto& sample = record.sample();

@@ -93,8 +93,6 @@ class LiveMetrics {
   };
 
   void detach();
-  // Locked: moves the series to `test_index` when it is newer; false for records of an older test.
-  bool follow_test(int test_index);
   // False when the stream is new and the limit leaves no room for it.
   bool update_stream(const std::string& agent, const proto::StreamCounters& stream, std::uint32_t sample_index,
                      std::optional<std::uint64_t> elapsed_ms);
@@ -114,7 +112,7 @@ class LiveMetrics {
   std::string run_id_;
   bool run_over_ = false;
   int current_test_ = -1;
-  int series_test_ = -1;
+  int series_test_ = -1;  // the test whose streams are the series: the last one started
   std::map<std::pair<std::string, std::string>, StreamSeries> streams_;  // (agent, stream id)
   // Streams left out of each agent's latest record: every record holds all of an agent's streams,
   // so this counts them once however often they come, in memory bounded by the agents.

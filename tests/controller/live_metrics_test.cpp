@@ -196,7 +196,9 @@ TEST(LiveMetrics, RecordsOfAnotherRunOrOfNoTestOfThisOneMakeNoSeries) {
   LiveMetrics metrics(profile());
   metrics.on_record("lab-b", sample(0, 1, {rx_stream("lab-a", 1000)}), kT0);  // before the run has an id
   auto attachment = metrics.attach("run-1", two_links);
+  metrics.test_started(0);
   metrics.on_record("lab-b", sample(0, 1, {rx_stream("lab-a", 1000)}, "another-run"), kT0);
+  metrics.on_record("lab-b", sample(1, 1, {rx_stream("lab-a", 1000)}), kT0);  // a test not started
   metrics.on_record("lab-b", sample(7, 1, {rx_stream("lab-a", 1000)}), kT0);
   metrics.on_record("lab-b", sample(-1, 1, {rx_stream("lab-a", 1000)}), kT0);
   metrics.on_record("lab-b", sample(0, 0, {rx_stream("lab-a", 1000)}), kT0);
@@ -207,7 +209,7 @@ TEST(LiveMetrics, RecordsOfAnotherRunOrOfNoTestOfThisOneMakeNoSeries) {
 
   const auto families = metrics.collect(kT0);
   for (const auto& family : families) EXPECT_EQ(family.name.rfind("tusk_stream_", 0), std::string::npos) << family.name;
-  EXPECT_EQ(value(families, "tusk_records_received_total"), 6) << "every record arrived, whatever it held";
+  EXPECT_EQ(value(families, "tusk_records_received_total"), 7) << "every record arrived, whatever it held";
 }
 
 TEST(LiveMetrics, TheNextTestReplacesTheLastOnesSeriesAndALateRecordOfTheOldOneIsIgnored) {
