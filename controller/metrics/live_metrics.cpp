@@ -113,8 +113,9 @@ LiveMetrics::Attachment::~Attachment() {
 void LiveMetrics::RecordRate::advance_to(std::int64_t second) {
   if (second <= newest_second) return;
   const std::int64_t steps = std::min<std::int64_t>(second - newest_second, kRateSeconds);
-  for (std::int64_t s = second - steps + 1; s <= second; ++s)
+  for (std::int64_t s = second - steps + 1; s <= second; ++s) {
     per_second[static_cast<std::size_t>(s) % kRateSeconds] = 0;
+  }
   newest_second = second;
 }
 
@@ -173,8 +174,9 @@ LiveMetrics::AgentHealth LiveMetrics::health_of(const std::vector<AgentLink>& li
 void LiveMetrics::test_started(int test_index) {
   std::lock_guard lock(mutex_);
   current_test_ = test_index;
-  if (test_index < 0 || static_cast<std::size_t>(test_index) >= test_names_.size() || test_index == series_test_)
+  if (test_index < 0 || static_cast<std::size_t>(test_index) >= test_names_.size() || test_index == series_test_) {
     return;
+  }
   streams_.clear();
   omitted_by_agent_.clear();
   series_test_ = test_index;
@@ -195,15 +197,24 @@ void LiveMetrics::on_record(const std::string& agent, const proto::Record& recor
     const auto& sample = record.sample();
     if (!known_test(sample.run_id(), sample.test_index()) || sample.index() == 0) return;
     std::size_t omitted = 0;
-    for (const auto& stream : sample.streams())
+    for (const auto& stream : sample.streams()) {
       omitted += !update_stream(agent, stream, sample.index(), sample.elapsed_ms());
-    if (omitted > 0) omitted_by_agent_[agent] = omitted;
+    }
+    note_omitted(agent, omitted);
   } else if (record.has_result()) {
     const auto& result = record.result();
     if (!known_test(result.run_id(), result.test_index())) return;
     std::size_t omitted = 0;
     for (const auto& stream : result.streams()) omitted += !update_stream(agent, stream, 0, std::nullopt);
-    if (omitted > 0) omitted_by_agent_[agent] = omitted;
+    note_omitted(agent, omitted);
+  }
+}
+
+void LiveMetrics::note_omitted(const std::string& agent, std::size_t omitted) {
+  if (omitted > 0) {
+    omitted_by_agent_[agent] = omitted;
+  } else {
+    omitted_by_agent_.erase(agent);
   }
 }
 

@@ -81,7 +81,7 @@ class LiveMetrics {
     // Bytes and time at the last sample, for the throughput over the next interval.
     std::optional<std::uint64_t> last_bytes;
     std::uint64_t last_elapsed_ms = 0;
-    std::optional<double> throughput_bps;  // none before two samples, and after the stream's result
+    std::optional<double> throughput_bps;  // none before the first sample, and after the stream's result
   };
 
   // Records per whole second, the last few seconds, for the records/s gauge.
@@ -96,6 +96,8 @@ class LiveMetrics {
   // False when the stream is new and the limit leaves no room for it.
   bool update_stream(const std::string& agent, const proto::StreamCounters& stream, std::uint32_t sample_index,
                      std::optional<std::uint64_t> elapsed_ms);
+  // Locked: what the agent's latest record left out.
+  void note_omitted(const std::string& agent, std::size_t omitted);
   std::shared_ptr<const std::vector<prometheus::ClientMetric::Label>> labels_of(
       const std::string& agent, const proto::StreamCounters& stream) const;
 
@@ -119,7 +121,6 @@ class LiveMetrics {
   std::map<std::string, std::size_t> omitted_by_agent_;
   std::uint64_t records_ = 0;
   RecordRate rate_;
-  // The registry's counts as the run left them, once it is gone.
   struct AgentHealth {
     std::size_t known = 0;
     std::size_t connected = 0;
@@ -127,7 +128,7 @@ class LiveMetrics {
     std::uint64_t missing_records = 0;
   };
   static AgentHealth health_of(const std::vector<AgentLink>& links);
-  AgentHealth final_health_;
+  AgentHealth final_health_;  // the registry's counts as the run left them, once it is gone
 };
 
 }  // namespace tusk
