@@ -239,7 +239,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   // History is one more view of the report, recorded where the report went; a failure is a warning.
   record_in_history(report_json(outcome), fallback ? fallback->written_to : directory, flags.history);
   if (!fallback) {
-    std::cout << fmt::format("report: {}/report.json, {}/junit.xml\n", directory, directory);
+    std::cout << fmt::format("report: {}/report.html, {}/report.json, {}/junit.xml\n", directory, directory, directory);
     if (metrics) metrics->linger(metrics_linger);
     return outcome.exit_code;
   }
@@ -249,6 +249,35 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
                 outcome.exit_code);
   if (metrics) metrics->linger(metrics_linger);
   return kExitReportElsewhere;
+}
+
+// report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into
+// RUN_DIR/report.html, or into --out.
+int command_report(const std::string& run, const std::string& out) {
+  namespace fs = std::filesystem;
+  const fs::path input = fs::is_directory(run) ? fs::path(run) / "report.json" : fs::path(run);
+  std::ifstream file(input);
+  if (!file) {
+    std::cerr << fmt::format("{}: cannot read it: {}\n", input.string(), std::strerror(errno));
+    return kExitUsage;
+  }
+  std::string html;
+  try {
+    html = report_html(nlohmann::ordered_json::parse(file));
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("{}: {}\n", input.string(), e.what());
+    return kExitUsage;
+  }
+  const fs::path output = out.empty() ? input.parent_path() / "report.html" : fs::path(out);
+  std::ofstream page(output);
+  page << html;
+  page.close();
+  if (!page) {
+    std::cerr << fmt::format("cannot write '{}'\n", output.string());
+    return kExitUsage;
+  }
+  std::cout << fmt::format("report: {}\n", output.string());
+  return kExitPass;
 }
 
 // Waits for agents and shows what they have: a check of the control plane and of each host's
@@ -378,6 +407,12 @@ int controller_main(int argc, char** argv) {
   run->add_option("--topology", run_flags.topology,
                   "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
 
+  std::string report_run;
+  std::string report_out;
+  auto* report = app.add_subcommand("report", "draw report.html from an earlier run's report.json");
+  report->add_option("run", report_run, "run directory (or its report.json)")->required();
+  report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
+
   ControlPlaneFlags inventory_control;
   std::uint32_t expect = 1;
   std::string inventory_wait = "30s";
@@ -405,6 +440,7 @@ int controller_main(int argc, char** argv) {
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
+  if (*report) return command_report(report_run, report_out);
   raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);

@@ -112,8 +112,11 @@ json stream_columns(const json& test, std::vector<std::string>& hosts) {
     if (added) hosts.push_back(name);
     return it->second;
   };
+  // Every agent of the test has a row and a column, even one that sent and received nothing.
   for (const json& agent : member(test, "agents")) {
-    if (agent.is_string()) index_of(agent.get<std::string>());
+    if (const std::string name = agent.is_string() ? agent.get<std::string>() : text_of(agent, "agent"); !name.empty()) {
+      index_of(name);
+    }
   }
   json columns;
   for (const char* name : {"agent", "id", "kind", "sender", "receiver", "passed", "flow", "failed_checks",

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "tests/e2e/process.hpp"
+#include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -121,7 +122,6 @@ class DpdkRun : public ::testing::Test {
     return Process(arguments, dir_ + "/" + log).wait(30s).value_or(-100);
   }
 
-
   json report() {
     std::ifstream file(dir_ + "/report/report.json");
     return file.good() ? json::parse(file) : json();
@@ -195,6 +195,22 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
   }
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_NE(junit.find("type=\"max_ber\""), std::string::npos) << junit;
+  // In report.html the lab-a -> lab-b cell is drawn as failing, lab-b -> lab-a is not.
+  expect_report_page_draws(dir_ + "/report", dir_, "report-dpdk-corruption.png");
+}
+
+// The README's lab demo as it ships (profiles/lab-dpdk-ber.yaml, 30 s): it passes, and its
+// report.html opens in a browser without an error.
+TEST_F(DpdkRun, TheLabDemoProfilePassesAndItsReportPageOpens) {
+  fs::copy_file(TUSK_SOURCE_DIR "/profiles/lab-dpdk-ber.yaml", dir_ + "/profile.yaml", fs::copy_options::overwrite_existing);
+  start_agents();
+  ASSERT_EQ(run_controller(), 0) << read_file(dir_ + "/controller.log");
+  expect_report_page_draws(dir_ + "/report", dir_, "report-lab-demo.png");
+  // The same page again from the run directory alone, as `tusk-controller report` draws it later.
+  fs::remove(dir_ + "/report/report.html");
+  ASSERT_EQ(Process({TUSK_CONTROLLER_BIN, "report", dir_ + "/report"}, dir_ + "/report-command.log").wait(30s).value_or(-100), 0)
+      << read_file(dir_ + "/report-command.log");
+  expect_report_page_draws(dir_ + "/report", dir_, "report-lab-demo-redrawn.png");
 }
 
 // Run history: a clean run, then the same cable with 1 % corruption on the way into lab-b. Both

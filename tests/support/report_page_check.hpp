@@ -36,7 +36,7 @@ inline void expect_report_page_draws(const std::string& report_directory, const 
   // The first test's host pairs, and the ones with a failing stream, as report.json has them.
   std::set<std::string> hosts, failing;
   const auto& test = report["tests"][0];
-  for (const auto& agent : test["agents"]) hosts.insert(agent.get<std::string>());
+  for (const auto& agent : test["agents"]) hosts.insert(agent["agent"].get<std::string>());
   for (const auto& stream : test["streams"]) {
     if (!stream.contains("sender")) continue;
     hosts.insert(stream["sender"].get<std::string>());
@@ -53,7 +53,8 @@ inline void expect_report_page_draws(const std::string& report_directory, const 
     ASSERT_TRUE(drawn_failing.contains(pair)) << pair << " not drawn as failing: " << drawn_failing.dump();
     EXPECT_EQ(drawn_failing[pair], fail_colour) << pair;
   }
-  for (const auto& [pair, colour] : nlohmann::json::parse(rendered.attribute("passing-colours").value_or("{}")).items()) {
+  const auto drawn_passing = nlohmann::json::parse(rendered.attribute("passing-colours").value_or("{}"));
+  for (const auto& [pair, colour] : drawn_passing.items()) {
     EXPECT_NE(colour, fail_colour) << pair << " passed but is drawn as failing";
   }
 

@@ -65,6 +65,11 @@ function seconds(s) {
   if (s < 172800) return (s / 3600).toFixed(1) + " h";
   return (s / 86400).toFixed(1) + " days";
 }
+// A field the report gives as a list or as one sentence, as text.
+function joined(value, separator) {
+  if (value === null || value === undefined) return "";
+  return Array.isArray(value) ? value.join(separator) : String(value);
+}
 function ms(ns) { return ns === null || ns === undefined ? "–" : (ns / 1e6).toFixed(3) + " ms"; }
 function badge(verdict) {
   const v = String(verdict || "incomplete").toLowerCase();
@@ -299,13 +304,13 @@ function showPair(view, from, to) {
   if (!indexes.length) { panel.append(el("p", { class: "hint", text: "No stream between these hosts." })); return; }
   panel.append(table(["agent", "stream", "flow", "throughput", "lost", "bit errors", "BER ≤", "failed checks"],
     indexes.map((i) => [test.hosts[s.agent[i]], s.id[i], s.flow[i] || "", siRate(s.throughput_bps[i]), count(s.lost_frames[i]),
-      count(s.bit_errors[i]), sci(s.ber_upper[i]), s.failed_checks[i].join("; ")]),
+      count(s.bit_errors[i]), sci(s.ber_upper[i]), joined(s.failed_checks[i], "; ")]),
     (row) => (s.passed[indexes[row]] ? "" : "failing")));
   const flows = ((test.localisation || {}).flows || []).filter((f) => f.sender === test.hosts[from] && f.receiver === test.hosts[to]);
   if (flows.length) {
     panel.append(el("h3", { text: "Traced paths" }));
     panel.append(table(["flow", "passed", "path", "faults"], flows.map((f) => [f.flow, f.passed ? "yes" : "no",
-      (f.nodes || []).join(" → "), (f.faults || []).join("; ")]), (row) => (flows[row].passed ? "" : "failing")));
+      joined(f.nodes, " → "), joined(f.faults, "; ")]), (row) => (flows[row].passed ? "" : "failing")));
   }
   view.chartStreams(indexes);
 }
@@ -406,7 +411,8 @@ function chart(container, title, test, indexes, field, unit, events, format) {
   new uPlot({
     title, width: Math.min(1200, document.body.clientWidth - 64), height: 240, series, data,
     scales: { x: { time: false } },
-    axes: [{ label: "seconds into the test" }, { label: unit, size: 80, values: (u, ticks) => ticks.map(format) }],
+    axes: [{ label: "seconds into the test" },
+      { label: unit, size: 80, values: (u, ticks) => ticks.map(field === "throughput_bps" ? siRate : (v) => String(+v.toPrecision(6))) }],
     plugins: [eventMarkers(events)],
   }, data, div);
   return true;
@@ -518,11 +524,11 @@ function localisationSection(section, test) {
       loc.suspects.map((x) => [el("span", { class: "suspect", text: x.name || x.link }), x.confidence,
         typeof x.votes === "number" ? x.votes.toFixed(2) : x.votes,
         (x.failing_flows || []).length + " / " + (x.passing_flows || []).length,
-        (x.evidence || []).join("; "), el("span", { class: "next-steps", text: (x.next_steps || []).join(" ") })])));
+        joined(x.evidence, "; "), el("span", { class: "next-steps", text: joined(x.next_steps, " ") })])));
   }
   if ((loc.hosts || []).length) {
     section.append(table(["host", "problem", "evidence", "next steps"],
-      loc.hosts.map((h) => [h.agent, h.problem, (h.evidence || []).join("; "), (h.next_steps || []).join(" ")])));
+      loc.hosts.map((h) => [h.agent, h.problem, joined(h.evidence, "; "), joined(h.next_steps, " ")])));
   }
 }
 
@@ -537,6 +543,18 @@ function startsSection(section, test) {
     })));
 }
 
+// One part that cannot be drawn (a report from another version, a field of an unexpected shape)
+// says so in place and leaves the rest of the page standing; the error is still recorded.
+function guarded(section, part, draw) {
+  try {
+    return draw();
+  } catch (e) {
+    recordError(part + ": " + (e && e.stack ? e.stack : e));
+    section.append(el("p", { class: "problems", text: "The " + part + " could not be drawn: " + e }));
+    return undefined;
+  }
+}
+
 function testSection(test) {
   const section = el("section", { id: "test-" + test.index, class: "test" });
   section.dataset.test = test.name;
@@ -549,19 +567,19 @@ function testSection(test) {
   for (let i = 0; i < test.streams.id.length; i++) if (!test.streams.passed[i]) failedStreams.push(i);
   if (failedStreams.length) {
     section.append(el("ul", { class: "problems" }, ...failedStreams.slice(0, 20).map((i) => el("li", {
-      text: test.hosts[test.streams.agent[i]] + " " + test.streams.id[i] + ": " + test.streams.failed_checks[i].join("; "),
+      text: test.hosts[test.streams.agent[i]] + " " + test.streams.id[i] + ": " + joined(test.streams.failed_checks[i], "; "),
     })), failedStreams.length > 20 ? el("li", { text: "… " + (failedStreams.length - 20) + " more failing streams" }) : null));
   }
   if ((test.warnings || []).length) {
     section.append(el("ul", { class: "warnings" }, ...test.warnings.slice(0, 50).map((w) => el("li", { text: w }))));
   }
-  localisationSection(section, test);
-  const view = matrixSection(section, test);
-  const draw = chartsSection(section, test);
-  if (view) view.chartStreams = draw;
-  berSection(section, test);
-  collectiveSection(section, test);
-  startsSection(section, test);
+  guarded(section, "suspect links", () => localisationSection(section, test));
+  const view = guarded(section, "matrix", () => matrixSection(section, test));
+  const draw = guarded(section, "charts", () => chartsSection(section, test));
+  if (view && draw) view.chartStreams = draw;
+  guarded(section, "BER table", () => berSection(section, test));
+  guarded(section, "training replay", () => collectiveSection(section, test));
+  guarded(section, "start", () => startsSection(section, test));
   return section;
 }
 
@@ -591,7 +609,7 @@ function factsSection(model) {
   section.append(el("h3", { text: "Agents" }), table(["agent", "host", "version", "address", "connected at end",
     "connections", "clock offset", "duplicates dropped", "records missing", "notes"],
   model.agents.map((a) => [a.name, a.hostname, a.version, a.remote, a.connected_at_end ? "yes" : "no", a.connections,
-    ms(offsets.get(a.name)), a.duplicate_records_dropped, a.records_missing, (a.notes || []).join("; ")]),
+    ms(offsets.get(a.name)), a.duplicate_records_dropped, a.records_missing, joined(a.notes, "; ")]),
   (row) => (model.agents[row].connected_at_end ? "" : "failing")));
   if (model.faults.length) {
     section.append(el("h3", { text: "Faults" }), table(["time", "agent", "test", "message"],
