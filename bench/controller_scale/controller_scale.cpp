@@ -140,7 +140,7 @@ tests:
   const int port = testing::free_port();
   testing::Process controller({controller_bin, "run", profile, "--listen", fmt::format("127.0.0.1:{}", port), "--ca",
                                dir + "/certs/ca.pem", "--cert", dir + "/certs/controller.pem", "--key",
-                               dir + "/certs/controller.key", "--out", dir + "/report", "--no-progress"},
+                               dir + "/certs/controller.key", "--out", dir + "/report", "--no-progress", "--no-history"},
                               dir + "/controller.log");
   if (!testing::wait_for_text(controller.log_path(), "listening for agents", std::chrono::seconds(20))) {
     std::fprintf(stderr, "controller_scale: the controller did not start:\n%s\n", controller.log().c_str());

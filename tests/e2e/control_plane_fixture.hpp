@@ -70,7 +70,7 @@ class ControlPlaneE2E : public ::testing::Test {
                                             std::vector<std::string> extra = {}) {
     std::vector<std::string> argv{TUSK_CONTROLLER_BIN, "run", profile, "--listen", "127.0.0.1:" + std::to_string(port_),
                                   "--ca", cert("ca.pem"), "--cert", cert("controller.pem"), "--key", cert("controller.key"),
-                                  "--out", dir_ + "/" + out, "--no-progress"};
+                                  "--out", dir_ + "/" + out, "--no-progress", "--no-history"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::string log_name = out;
     std::replace(log_name.begin(), log_name.end(), '/', '-');

@@ -122,7 +122,7 @@ class VmLabTest : public ::testing::Test {
     std::vector<std::string> command{TUSK_CONTROLLER_BIN, "run", profile_path, "--listen",
                                      "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
-                                     dir_ + "/report", "--no-progress", "--lease", kLease};
+                                     dir_ + "/report", "--no-progress", "--lease", kLease, "--no-history"};
     command.insert(command.end(), extra.begin(), extra.end());
     return std::make_unique<Process>(command, dir_ + "/controller.log");
   }

@@ -100,7 +100,7 @@ class FabricRun : public ::testing::Test {
     std::vector<std::string> command{TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen",
                                      "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
-                                     dir_ + "/report", "--no-progress"};
+                                     dir_ + "/report", "--no-progress", "--no-history"};
     command.insert(command.end(), extra.begin(), extra.end());
     return command;
   }
