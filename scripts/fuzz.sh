@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames)
+[[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames report_files)
 
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 
 namespace tusk {
@@ -265,10 +266,18 @@ std::optional<std::int64_t> parse_report_time(std::string_view text) {
       consumed != 24) {
     return std::nullopt;
   }
+  // Each field in its range, and a year whose nanoseconds fit in 64 bits (up to 2262).
+  if (utc.tm_year < 1970 || utc.tm_year > 2261 || utc.tm_mon < 1 || utc.tm_mon > 12 || utc.tm_mday < 1 ||
+      utc.tm_mday > 31 || utc.tm_hour < 0 || utc.tm_hour > 23 || utc.tm_min < 0 || utc.tm_min > 59 || utc.tm_sec < 0 ||
+      utc.tm_sec > 60 || millis < 0 || millis > 999) {
+    return std::nullopt;
+  }
   utc.tm_year -= 1900;
   utc.tm_mon -= 1;
   const std::time_t seconds = timegm(&utc);
-  if (seconds == static_cast<std::time_t>(-1)) return std::nullopt;
+  if (seconds == static_cast<std::time_t>(-1) || seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1) {
+    return std::nullopt;
+  }
   return static_cast<std::int64_t>(seconds) * 1'000'000'000 + static_cast<std::int64_t>(millis) * 1'000'000;
 }
 

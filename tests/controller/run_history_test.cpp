@@ -338,6 +338,11 @@ TEST(RunHistory, ReportTimesReadBackAsWritten) {
   EXPECT_EQ(report_time_text(*ns), "2026-11-24T20:19:50.040Z");
   EXPECT_FALSE(parse_report_time("2026-11-24 20:19:50"));
   EXPECT_FALSE(parse_report_time("2026-11-24T20:19:50.040+01"));
+  // Out of range fields (found by fuzz/report_files), and a year past what 64-bit nanoseconds hold.
+  EXPECT_FALSE(parse_report_time("2026-13-24T20:19:50.040Z"));
+  EXPECT_FALSE(parse_report_time("2026-11-24T20:99:50.040Z"));
+  EXPECT_FALSE(parse_report_time("2426-11-24T20:19:50.040Z"));
+  EXPECT_FALSE(parse_report_time("2026-99-99T99:99:99.999Z"));
 }
 
 }  // namespace
