@@ -55,5 +55,5 @@ build/controller/tusk-controller run profiles/lab-dpdk-ber.yaml --listen "127.0.
   --ca "$work/certs/ca.pem" --cert "$work/certs/controller.pem" --key "$work/certs/controller.key" \
   --out tusk-reports/lab-demo || status=$?
 echo
-echo "lab demo done (exit $status); the full report is in tusk-reports/lab-demo/"
+echo "lab demo done (exit $status); the report is in tusk-reports/lab-demo/: open report.html in a browser"
 exit "$status"
