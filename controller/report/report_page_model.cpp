@@ -7,6 +7,7 @@
 #include <ctime>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <iomanip>
 #include <sstream>
@@ -72,39 +73,93 @@ std::optional<double> epoch_seconds(const std::string& iso) {
   return static_cast<double>(timegm(&utc)) + milliseconds / 1e3;
 }
 
-// Per stream, the per-interval series the charts draw: seconds into the test, throughput, frames
-// lost, frames damaged (errored, integrity, completion errors), retransmits and, for a training
-// replay, the time per step.
-json stream_series(const json& stream) {
+// A chart has a few hundred pixels across: a stream's series longer than this is drawn in bins, so
+// an eight-hour burn-in's page stays the size of a ten-minute one.
+constexpr std::size_t kMaxPointsPerStream = 240;
+
+// One sample of a stream's series, as the charts read it.
+struct SeriesPoint {
+  double t = 0;  // seconds into the test, at the interval's end
+  std::optional<double> throughput_bps;
+  double lost = 0, damaged = 0, retransmits = 0;
+  std::optional<double> step_time_ns;
+};
+
+// Consecutive samples merged `per_bin` at a time: counts summed, throughput averaged over the
+// samples that had one, the slowest step kept (a straggler must not be averaged away).
+std::vector<SeriesPoint> binned(const std::vector<SeriesPoint>& points, std::size_t per_bin) {
+  std::vector<SeriesPoint> bins;
+  for (std::size_t start = 0; start < points.size(); start += per_bin) {
+    SeriesPoint bin;
+    double throughput_sum = 0;
+    int throughputs = 0;
+    for (std::size_t i = start; i < std::min(points.size(), start + per_bin); ++i) {
+      const SeriesPoint& p = points[i];
+      bin.t = p.t;
+      if (p.throughput_bps) {
+        throughput_sum += *p.throughput_bps;
+        ++throughputs;
+      }
+      bin.lost += p.lost;
+      bin.damaged += p.damaged;
+      bin.retransmits += p.retransmits;
+      if (p.step_time_ns) bin.step_time_ns = std::max(bin.step_time_ns.value_or(0.0), *p.step_time_ns);
+    }
+    if (throughputs > 0) bin.throughput_bps = throughput_sum / throughputs;
+    bins.push_back(bin);
+  }
+  return bins;
+}
+
+json optional_number(const std::optional<double>& value) {
+  return value ? json(static_cast<std::int64_t>(std::llround(*value))) : json(nullptr);
+}
+
+// Per stream, the series the charts draw: seconds into the test, throughput, frames lost, frames
+// damaged (errored, integrity, completion errors), retransmits and, for a training replay, the
+// time per step; in bins of `per_bin` samples (samples_per_bin) on a long run.
+json stream_series(const json& stream, std::size_t& per_bin) {
+  std::vector<SeriesPoint> points;
+  for (const json& point : member(stream, "series")) {
+    SeriesPoint p;
+    p.t = member(point, "elapsed_ms").is_number() ? member(point, "elapsed_ms").get<double>() / 1e3 : 0.0;
+    if (member(point, "throughput_bps").is_number()) p.throughput_bps = member(point, "throughput_bps").get<double>();
+    p.lost = counter_delta(point, counters::kLostFrames) + counter_delta(point, counters::kGapLostFrames);
+    p.damaged = counter_delta(point, counters::kErroredFrames) + counter_delta(point, counters::kIntegrityErrors) +
+                counter_delta(point, counters::kCompletionErrors);
+    p.retransmits = counter_delta(point, counters::kRetransmits);
+    if (member(point, "step_time_ns").is_number()) p.step_time_ns = member(point, "step_time_ns").get<double>();
+    points.push_back(p);
+  }
+  per_bin = (points.size() + kMaxPointsPerStream - 1) / kMaxPointsPerStream;
+  if (per_bin > 1) points = binned(points, per_bin);
   json t = json::array(), throughput = json::array(), lost = json::array(), damaged = json::array(),
        retransmits = json::array(), step_time = json::array();
-  bool any_step_time = false;
-  for (const json& point : member(stream, "series")) {
-    t.push_back(member(point, "elapsed_ms").is_number() ? member(point, "elapsed_ms").get<double>() / 1e3 : 0.0);
-    throughput.push_back(number_or_null(member(point, "throughput_bps"), true));
-    lost.push_back(counter_delta(point, counters::kLostFrames) + counter_delta(point, counters::kGapLostFrames));
-    damaged.push_back(counter_delta(point, counters::kErroredFrames) +
-                      counter_delta(point, counters::kIntegrityErrors) +
-                      counter_delta(point, counters::kCompletionErrors));
-    retransmits.push_back(counter_delta(point, counters::kRetransmits));
-    step_time.push_back(number_or_null(member(point, "step_time_ns"), true));
-    any_step_time = any_step_time || member(point, "step_time_ns").is_number();
+  bool any_lost = false, any_damaged = false, any_retransmits = false, any_step_time = false;
+  for (const SeriesPoint& p : points) {
+    t.push_back(p.t);
+    throughput.push_back(optional_number(p.throughput_bps));
+    lost.push_back(p.lost);
+    damaged.push_back(p.damaged);
+    retransmits.push_back(p.retransmits);
+    step_time.push_back(optional_number(p.step_time_ns));
+    any_lost = any_lost || p.lost != 0;
+    any_damaged = any_damaged || p.damaged != 0;
+    any_retransmits = any_retransmits || p.retransmits != 0;
+    any_step_time = any_step_time || p.step_time_ns.has_value();
   }
   // A column that is zero throughout is left out: on a clean fabric that is nearly all of them.
-  const auto any_nonzero = [](const json& column) {
-    return std::any_of(column.begin(), column.end(), [](const json& v) { return v.is_number() && v.get<double>() != 0; });
-  };
   json series{{"t", t}, {"throughput_bps", throughput}};
-  if (any_nonzero(lost)) series["lost"] = lost;
-  if (any_nonzero(damaged)) series["damaged"] = damaged;
-  if (any_nonzero(retransmits)) series["retransmits"] = retransmits;
+  if (any_lost) series["lost"] = lost;
+  if (any_damaged) series["damaged"] = damaged;
+  if (any_retransmits) series["retransmits"] = retransmits;
   if (any_step_time) series["step_time_ns"] = step_time;
   return series;
 }
 
 // The streams of one test as columns (one array per field, one entry per stream): a fabric of 256
 // hosts has 130,000 streams, and columns keep the page small and its parse fast.
-json stream_columns(const json& test, std::vector<std::string>& hosts) {
+json stream_columns(const json& test, std::vector<std::string>& hosts, std::size_t& samples_per_bin) {
   std::map<std::string, int> host_index;
   const auto index_of = [&](const std::string& name) -> json {
     if (name.empty()) return -1;
@@ -153,7 +208,9 @@ json stream_columns(const json& test, std::vector<std::string>& hosts) {
     columns["latency_p99_ns"].push_back(measured(stream, counters::kLatencyP99Ns, true));
     columns["traffic_gaps"].push_back(measured(stream, counters::kTrafficGaps, true));
     columns["host_drops"].push_back(measured(stream, counters::kHostDrops, true));
-    columns["series"].push_back(stream_series(stream));
+    std::size_t per_bin = 1;
+    columns["series"].push_back(stream_series(stream, per_bin));
+    samples_per_bin = std::max(samples_per_bin, per_bin);
   }
   // One time axis for the test; a stream sampled on it leaves out its own.
   json axis = json::array();
@@ -244,7 +301,9 @@ json test_model(const json& report, const json& test) {
   for (const json& sign : member(test, "path_faults")) path_faults.push_back(text_of(sign, "text"));
   out["path_faults"] = path_faults;
   std::vector<std::string> hosts;
-  out["streams"] = stream_columns(test, hosts);
+  std::size_t samples_per_bin = 1;
+  out["streams"] = stream_columns(test, hosts, samples_per_bin);
+  out["samples_per_bin"] = samples_per_bin;
   out["hosts"] = hosts;
   out["ber"] = ber_rows(test);
   out["events"] = test_events(report, test);

@@ -105,6 +105,29 @@ TEST(ReportPageModel, PutsEventsFaultsAndTrafficGapsOnTheTestsTimeAxis) {
   EXPECT_DOUBLE_EQ(at.at("TRAFFIC_GAP"), 2.0);
 }
 
+TEST(ReportPageModel, ALongRunsSeriesIsDrawnInBinsThatKeepCountsAndTheSlowestStep) {
+  json report = two_host_report("lab-b");
+  json& series = report["tests"][0]["streams"][1]["series"];
+  series = json::array();
+  for (int s = 1; s <= 1000; ++s) {  // 1,000 samples: bins of 5, 200 points
+    series.push_back({{"index", s},
+                      {"elapsed_ms", s * 1000},
+                      {"counters", {{"lost_frames", s == 7 ? 3 : 0}}},
+                      {"throughput_bps", s <= 5 ? 100.0 * s : 1000.0},
+                      {"step_time_ns", s == 9 ? 50e6 : 1e6}});
+  }
+  const json test = report_page_model(report)["tests"][0];
+  EXPECT_EQ(test["samples_per_bin"], 5);
+  const json& binned = test["streams"]["series"][1];
+  ASSERT_EQ(binned["throughput_bps"].size(), 200u);
+  EXPECT_FALSE(binned.contains("t")) << "on the test's shared axis";
+  EXPECT_EQ(test["streams"]["t"][0], 5.0) << "a bin is placed at its last sample's end";
+  EXPECT_EQ(binned["throughput_bps"][0], 300) << "the mean of 100..500";
+  EXPECT_EQ(binned["lost"][1], 3.0) << "counts are summed, not averaged away";
+  EXPECT_EQ(binned["step_time_ns"][1], 50000000) << "the slowest step is kept";
+  EXPECT_EQ(test["streams"]["series"][0]["throughput_bps"].size(), 2u) << "a short stream is not binned";
+}
+
 TEST(ReportPageModel, RefusesWhatIsNotATuskReportAndToleratesAnOlderOne) {
   EXPECT_THROW(report_page_model(json{{"hello", 1}}), std::runtime_error);
   EXPECT_THROW(report_page_model(json::array()), std::runtime_error);

@@ -426,7 +426,9 @@ function chartsSection(section, test) {
     holder.replaceChildren();
     note.textContent = indexes.length
       ? "Streams shown: " + indexes.length + " of " + test.streams.id.length +
-        " (failing receivers first; click a matrix cell to chart that pair). Dashed lines: events below."
+        " (failing receivers first; click a matrix cell to chart that pair). Dashed lines: events below." +
+        (test.samples_per_bin > 1 ? " A long run: each point is " + test.samples_per_bin +
+          " samples (counts summed, throughput averaged, the slowest step kept)." : "")
       : "No per-interval samples in this test.";
     chart(holder, "Throughput", test, indexes, "throughput_bps", "bit/s", test.events, siRate);
     chart(holder, "Frames lost per interval", test, indexes, "lost", "frames", test.events, count);
