@@ -81,7 +81,11 @@ make_router() {
   in_ns "$ns" sysctl -qw net.ipv4.conf.default.rp_filter=0
   # A link without carrier takes its routes out of use, as a routing protocol would.
   in_ns "$ns" sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1
+  # Path probes are answered with ICMP time-exceeded at every hop: no per-peer limit, and none of
+  # the global 1000/s (burst 50) either, which a leaf answering two hosts' probes reaches in bursts
+  # on a busy machine and which then reads as probe loss at that hop.
   in_ns "$ns" sysctl -qw net.ipv4.icmp_ratelimit=0
+  in_ns "$ns" sysctl -qw net.ipv4.icmp_ratemask=0
   in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
   in_ns "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
 }
