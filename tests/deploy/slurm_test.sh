@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# deploy/slurm/tusk-burn-in.sbatch on a real single-node Slurm: this test writes a slurm.conf and a
+# munge key into a temporary directory, starts its own munged, slurmctld and slurmd (other ports,
+# sockets and state than a system Slurm's), and submits the shipped script with `sbatch --wait -N1`.
+#
+# The profile passes on one agent: a DPDK loopback test (topology loopback: the agent's port sends
+# to itself) on one end of a veth pair whose other end, in a network namespace this test makes,
+# sends every frame straight back (tc mirred), as a loopback plug would. A second job, with the
+# reflection removed, must fail its loss threshold: the job's exit code is the controller's 1.
+# Each time: the job's exit code, report.json's verdict, and no tusk-agent of the job left behind.
+#
+#   slurm_test.sh AGENT_BIN_DIR CONTROLLER_BIN_DIR
+# Exit 0 pass, 1 fail, 77 skipped (not root, or no slurm-wlm/munge), with the reason.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+[[ $# -ge 2 ]] || { echo "usage: $0 AGENT_BIN_DIR CONTROLLER_BIN_DIR" >&2; exit 2; }
+export PATH="$1:$2:$PATH"
+
+skip() { echo "SKIP: $*"; exit 77; }
+[[ $(id -u) == 0 ]] || skip "needs root (its own slurmd, munged and a veth pair)"
+for tool in munged slurmctld slurmd sbatch scontrol squeue sinfo scancel jq ip tc; do
+  command -v "$tool" >/dev/null || skip "no $tool: apt-get install slurm-wlm munge jq iproute2"
+done
+if ! command -v tusk-agent >/dev/null || ! command -v tusk-controller >/dev/null; then
+  echo "FAIL: no tusk-agent or tusk-controller in $1, $2"
+  exit 1
+fi
+
+started=$SECONDS
+tmp=$(mktemp -d /tmp/tusk-slurm-XXXXXX)
+chmod 0755 "$tmp"
+host=$(hostname -s)
+ns="tsl$$"
+port_a="tsl$$a"
+port_b="tsl$$b"
+pids=()
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  SLURM_CONF=$tmp/slurm.conf scancel --full --quiet --user=root 2>/dev/null || true
+  for (( i = ${#pids[@]} - 1; i >= 0; i-- )); do
+    kill -TERM "${pids[i]}" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "${pids[i]}" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "${pids[i]}" 2>/dev/null || true
+    wait "${pids[i]}" 2>/dev/null || true
+  done
+  ip netns del "$ns" 2>/dev/null || true
+  ip link del "$port_a" 2>/dev/null || true
+  if [[ $status != 0 && $status != 77 ]]; then
+    for log in "$tmp"/log/* "$tmp"/job-*.out "$tmp"/agents-*/*; do
+      [[ -f $log ]] && { echo "---- $log"; tail -n 40 "$log"; }
+    done
+  fi
+  rm -rf "$tmp"
+  echo "slurm_test: $(( SECONDS - started )) s, exit $status"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Ports nobody else's Slurm uses: slurmctld, slurmd.
+base=$(( 30000 + RANDOM % 20000 ))
+mkdir -p "$tmp"/{state,spool,log,munge,certs}
+chmod 0700 "$tmp/munge"
+
+# --- munge, on its own socket and key
+dd if=/dev/urandom of="$tmp/munge/munge.key" bs=1024 count=1 status=none
+chmod 0400 "$tmp/munge/munge.key"
+munged --foreground --force --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.socket" \
+  --pid-file="$tmp/munge/munged.pid" --seed-file="$tmp/munge/munged.seed" --log-file="$tmp/log/munged.log" \
+  >/dev/null 2>&1 &
+pids+=($!)
+for _ in $(seq 50); do [[ -S $tmp/munge/munge.socket ]] && break; sleep 0.1; done
+[[ -S $tmp/munge/munge.socket ]] || fail "munged did not start"
+
+# --- Slurm: one node, this host, everything under $tmp
+export SLURM_CONF=$tmp/slurm.conf
+cat >"$SLURM_CONF" <<EOF
+ClusterName=tusktest
+SlurmctldHost=$host(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+SlurmctldPort=$base
+SlurmdPort=$(( base + 1 ))
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$tmp/munge/munge.socket
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/log/slurmctld.log
+SlurmdLogFile=$tmp/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+ReturnToService=2
+SlurmdTimeout=30
+InactiveLimit=0
+KillWait=10
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+EOF
+slurmctld -D -c -f "$SLURM_CONF" >"$tmp/log/slurmctld.out" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$host" >"$tmp/log/slurmd.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 300); do
+  [[ $(sinfo --noheader --nodes="$host" --format=%t 2>/dev/null) == idle ]] && break
+  sleep 0.1
+done
+[[ $(sinfo --noheader --nodes="$host" --format=%t 2>/dev/null) == idle ]] || fail "node $host did not become idle: $(sinfo 2>&1)"
+echo "slurm up in $(( SECONDS - started )) s: $(sinfo --noheader --format='%P %D %t %N')"
+
+# --- a loopback plug: frames out of port_a come straight back to it
+ip netns add "$ns"
+ip link add "$port_a" type veth peer name "$port_b" netns "$ns"
+sysctl -qw "net.ipv6.conf.$port_a.disable_ipv6=1" || true
+ethtool -K "$port_a" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
+ip link set "$port_a" up
+ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$port_b.disable_ipv6=1" || true
+ip netns exec "$ns" ip link set "$port_b" up
+reflect() { ip netns exec "$ns" tc qdisc replace dev "$port_b" clsact
+            ip netns exec "$ns" tc filter replace dev "$port_b" ingress pref 1 protocol all u32 match u32 0 0 \
+              action mirred egress redirect dev "$port_b"; }
+unreflect() { ip netns exec "$ns" tc qdisc del dev "$port_b" clsact; }
+reflect
+
+# --- certificates: the agent is named after its Slurm node, the controller named by it too
+bash "$root/scripts/make-certs.sh" "$tmp/certs" --controller-name "$host" "$host" >/dev/null
+
+cat >"$tmp/profile.yaml" <<EOF
+name: slurm-loopback
+description: one node, its DPDK port looped back through a veth pair
+agents:
+  patterns: ["*"]
+  count: 1
+  wait: 60s
+safety:
+  max_rate: 1Gbps
+  max_duration: 1m
+tests:
+  - name: loopback-ber
+    engine: dpdk
+    topology: loopback
+    duration: 5s
+    sample_interval: 1s
+    frame_size: 1000B
+    rate: 5kpps
+    pattern: prbs31
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+      max_flaps: 0
+EOF
+tusk-controller validate "$tmp/profile.yaml" >/dev/null || fail "the test's profile is invalid"
+
+export TUSK_CERTS=$tmp/certs
+export TUSK_AGENT_ARGS="--dpdk-vdev net_af_packet0,iface=$port_a,qdisc_bypass=0 --dpdk-file-prefix tusk-slurm-$$ --idle-sleep-us 50"
+export TUSK_PORT=$(( base + 2 ))
+export XDG_DATA_HOME=$tmp/xdg  # the controller's run history, not root's
+unset TUSK_INSECURE TUSK_AGENT_CONFIG TUSK_OUT TUSK_AGENT_LOGS TUSK_CONTROLLER_HOST
+
+# run_job NAME EXPECTED_EXIT EXPECTED_VERDICT
+run_job() {
+  local name=$1 expected=$2 verdict=$3 status=0 t0=$SECONDS
+  export TUSK_OUT=$tmp/report-$name TUSK_AGENT_LOGS=$tmp/agents-$name
+  sbatch --wait --nodes=1 --time=5 --output="$tmp/job-$name.out" \
+    "$root/deploy/slurm/tusk-burn-in.sbatch" "$tmp/profile.yaml" >"$tmp/sbatch-$name.out" 2>&1 || status=$?
+  echo "job $name: exit $status in $(( SECONDS - t0 )) s ($(head -1 "$tmp/sbatch-$name.out"))"
+  [[ $status == "$expected" ]] || fail "job $name exited $status, expected $expected"
+  [[ -f $TUSK_OUT/report.json ]] || fail "job $name left no $TUSK_OUT/report.json"
+  local got
+  got=$(jq -r '[.tests[].verdict] | join(",")' "$TUSK_OUT/report.json")
+  [[ $got == "$verdict" ]] || fail "job $name: verdict '$got', expected '$verdict'"
+  [[ $(jq -r '.exit_code' "$TUSK_OUT/report.json") == "$expected" ]] || fail "job $name: report.json exit_code differs"
+  [[ -s $TUSK_AGENT_LOGS/agent-$host.log ]] || fail "job $name: no agent log $TUSK_AGENT_LOGS/agent-$host.log"
+  grep -q "tusk-burn-in: $host:" "$TUSK_AGENT_LOGS/agent-$host.log" || fail "job $name: agent not started by the script"
+  # The job is over: no agent of it may be left (matched by this test's certificate directory).
+  if pgrep -f -- "--cert $tmp/certs/" >/dev/null; then
+    pgrep -af -- "--cert $tmp/certs/"
+    fail "job $name: tusk-agent outlived the job"
+  fi
+  [[ -z $(squeue --noheader --jobs="$(grep -o '[0-9]*' "$tmp/sbatch-$name.out" | head -1)" 2>/dev/null) ]] ||
+    fail "job $name still in the queue"
+}
+
+run_job pass 0 pass
+# The pass is measured, not vacuous: the agent's frames came back to it and were checked.
+received=$(jq '[.tests[0].streams[] | select(.kind == "rx") | .counters.rx_frames // 0] | add // 0' "$tmp/report-pass/report.json")
+(( received > 0 )) || fail "job pass: no frame came back ($received)"
+unreflect
+run_job fail 1 fail
+echo "PASS: slurm_sbatch ($(( SECONDS - started )) s)"
