@@ -200,4 +200,12 @@ received=$(jq '[.tests[0].streams[] | select(.kind == "rx") | .counters.rx_frame
 (( received > 0 )) || fail "job pass: no frame came back ($received)"
 unreflect
 run_job fail 1 fail
+# A profile the controller refuses: a configuration error (2), no agent step left behind.
+sed 's/topology: loopback/topology: pairs/' "$tmp/profile.yaml" >"$tmp/bad-profile.yaml"
+status=0
+TUSK_OUT=$tmp/report-bad sbatch --wait --nodes=1 --time=5 --output="$tmp/job-bad.out" \
+  "$root/deploy/slurm/tusk-burn-in.sbatch" "$tmp/bad-profile.yaml" >/dev/null 2>&1 || status=$?
+echo "job bad: exit $status"
+[[ $status == 2 ]] || fail "job bad exited $status, expected 2 (the profile's topology needs two agents)"
+! pgrep -f -- "--cert $tmp/certs/" >/dev/null || fail "job bad: tusk-agent outlived the job"
 echo "PASS: slurm_sbatch ($(( SECONDS - started )) s)"
