@@ -5,6 +5,7 @@
 #include <poll.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -247,15 +248,27 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   }
 }
 
+std::string RdmaEngine::device_refusal(const std::string& device) const {
+  if (!plan_.rdma().device().empty() && device != plan_.rdma().device()) {
+    return fmt::format("goes through {}, not the profile's device {}", device, plan_.rdma().device());
+  }
+  if (!allowed_devices_.empty() &&
+      std::find(allowed_devices_.begin(), allowed_devices_.end(), device) == allowed_devices_.end()) {
+    return fmt::format("goes through {}, which this agent does not offer (--rdma-device {})", device,
+                       fmt::join(allowed_devices_, ", "));
+  }
+  return {};
+}
+
 void RdmaEngine::on_route_resolved(Connection& connection) {
   // rdma_cm picks the device from the route to the peer's address; a profile that names a device
   // must get that one, or the test would load a NIC nobody asked for.
   const std::string device = ibv_get_device_name(connection.id->verbs->device);
-  if (!plan_.rdma().device().empty() && device != plan_.rdma().device()) {
+  if (const auto refusal = device_refusal(device); !refusal.empty()) {
     connection.state = Connection::State::Failed;
     emit(proto::AgentEvent::ENGINE_FAULT,
-         fmt::format("flow to {} QP {}: the route to {} goes through {}, not the profile's device {}", connection.peer,
-                     connection.flow_id, connection.address, device, plan_.rdma().device()),
+         fmt::format("flow to {} QP {}: the route to {} {}", connection.peer, connection.flow_id, connection.address,
+                     refusal),
          &connection);
     return;
   }
@@ -287,6 +300,9 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   connection->id.reset(event.id);
   event.id->context = connection.get();
   try {
+    if (const auto refusal = device_refusal(ibv_get_device_name(event.id->verbs->device)); !refusal.empty()) {
+      throw EngineError("the connection " + refusal);
+    }
     set_id_options(event.id);
     build_resources(*connection, event.id, slots_for(plan_.rdma()), true);
     AcceptData answer{};
@@ -511,9 +527,23 @@ void RdmaEngine::stop() noexcept {
   channel_.reset();
 }
 
-void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us) {
+void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us,
+                     const std::vector<std::string>& allowed_devices) {
   // Discovered once per agent: the inventory reports these devices too.
   auto [devices, notes] = discover_devices();
+  if (!allowed_devices.empty()) {
+    std::vector<std::string> found;
+    for (const auto& device : devices) found.push_back(device.name());
+    for (const auto& wanted : allowed_devices) {
+      if (std::find(found.begin(), found.end(), wanted) == found.end()) {
+        notes.push_back(fmt::format("--rdma-device {}: no such device (found: {})", wanted,
+                                    found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
+      }
+    }
+    std::erase_if(devices, [&](const proto::RdmaDevice& device) {
+      return std::find(allowed_devices.begin(), allowed_devices.end(), device.name()) == allowed_devices.end();
+    });
+  }
   catalog.rdma_devices = std::move(devices);
   if (catalog.rdma_devices.empty()) {
     catalog.notes.push_back(notes.empty() ? "rdma engine: no RDMA device found" : "rdma engine: no RDMA device found (" + notes.front() + ")");
@@ -521,7 +551,9 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
   }
   for (const auto& note : notes) catalog.notes.push_back("rdma engine: " + note);
   catalog.engines["rdma"] = {
-      [agent_name, idle_sleep_us] { return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us); },
+      [agent_name, idle_sleep_us, allowed_devices] {
+        return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us, allowed_devices);
+      },
       capped_bit_rate};
 }
 

@@ -103,8 +103,9 @@ struct Connection {
 class RdmaEngine final : public Engine {
  public:
   // idle_sleep_us: sleep when a pass over the connections found nothing to do (labs on few cores).
-  RdmaEngine(std::string agent_name, unsigned idle_sleep_us)
-      : agent_name_(std::move(agent_name)), idle_sleep_us_(idle_sleep_us) {}
+  // allowed_devices: the only RDMA devices this host lets tests use (--rdma-device); empty: any.
+  RdmaEngine(std::string agent_name, unsigned idle_sleep_us, std::vector<std::string> allowed_devices = {})
+      : agent_name_(std::move(agent_name)), idle_sleep_us_(idle_sleep_us), allowed_devices_(std::move(allowed_devices)) {}
   ~RdmaEngine() override { stop(); }
 
   void prepare(const proto::Plan& plan, EngineEventSink events) override;
@@ -163,6 +164,11 @@ class RdmaEngine final : public Engine {
 
   std::string agent_name_;
   unsigned idle_sleep_us_;
+  std::vector<std::string> allowed_devices_;
+
+  // Why a flow may not go through `device` (the profile names another, or this host does not
+  // offer it), or empty when it may.
+  std::string device_refusal(const std::string& device) const;
   Operation operation_ = Operation::Write;
   proto::Plan plan_;
   EngineEventSink events_;
@@ -188,7 +194,9 @@ class RdmaEngine final : public Engine {
 };
 
 // Registers the "rdma" engine when this host has an RDMA device; otherwise notes clearly why not.
-void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us);
+// allowed_devices (--rdma-device): offer and use only these devices; empty: every device found.
+void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us,
+                     const std::vector<std::string>& allowed_devices = {});
 
 // The bit rate a safety cap holds an rdma plan to: its rate (0, as fast as it can, is never under one).
 double capped_bit_rate(const proto::Plan& plan);
