@@ -12,11 +12,15 @@
 #include <random>
 #include <spdlog/spdlog.h>
 
+#include "agent/config_file.hpp"
 #include "agent/controller_link.hpp"
 #include "agent/inventory.hpp"
 #include "agent/lease_watchdog.hpp"
+#include "agent/option_checks.hpp"
 #include "agent/record_outbox.hpp"
 #include "agent/test_runner.hpp"
+#include "common/build_info.hpp"
+#include "common/cli_completion.hpp"
 #include "common/clock.hpp"
 #include "common/logging.hpp"
 #include "common/tls.hpp"
@@ -239,6 +243,10 @@ class Agent {
   std::int64_t lost_at_ns_ = 0;
 };
 
+// The file's sections are these option groups; the rest of the options sit at its top level.
+const ConfigFileLayout kConfigLayout{{"TLS", "DPDK", "RDMA", "Limits"},
+                                     {"--config", "--check-config", "--bash-completion", "--version"}};
+
 std::string default_agent_name() {
   char host[256] = {};
   return gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string("agent");
@@ -250,49 +258,100 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   AgentOptions options;
   options.name = default_agent_name();
   CLI::App app{"tusk-agent: runs Tusk's traffic engines on this host for a tusk-controller"};
-  app.add_option("--controller", options.controller, "controller address, host:port")->capture_default_str();
-  app.add_option("--name", options.name, "agent name; must equal the CN of its certificate")->capture_default_str();
-  app.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signed the controller's certificate");
-  app.add_option("--cert", options.tls.cert_file, "this agent's certificate (PEM)");
-  app.add_option("--key", options.tls.key_file, "this agent's private key (PEM)");
-  app.add_flag("--insecure", options.insecure, "plaintext control connection, no authentication (labs only)");
-  app.add_option("--dpdk-port", options.dpdk_ports, "DPDK port (PCI address or vdev) this agent may use; repeatable");
+  app.footer(
+      "Every option can also be set in the --config file (YAML): a DPDK or RDMA option under dpdk: or rdma: without "
+      "its prefix, TLS and Limits options under tls: and limits:, the rest at the top; '-' in a flag is '_' in a key. "
+      "A flag on the command line wins over the file.\nExit status: 0 after SIGINT/SIGTERM, 2 for a bad option, "
+      "configuration or certificate.");
+  app.set_version_flag("--version", version_line("tusk-agent"));
+  std::string config_file;
+  bool check_config = false;
+  bool print_completion = false;
+  app.add_option("--config", config_file, "configuration file, e.g. /etc/tusk/agent.yaml")->check(CLI::ExistingFile);
+  app.add_flag("--check-config", check_config,
+               "check the options and configuration file (and load the certificates), then exit 0 or 2 without "
+               "starting");
+  app.add_flag("--bash-completion", print_completion, "print a bash completion script for tusk-agent and exit");
+  app.add_option("--controller", options.controller, "controller address, host:port")
+      ->capture_default_str()
+      ->group("Agent");
+  app.add_option("--name", options.name, "agent name; must equal the CN of its certificate (default: the host name)")
+      ->group("Agent");
   app.add_option("--outbox", options.outbox_capacity, "records kept while the controller is unreachable")
       ->check(CLI::Range(std::size_t{1000}, std::size_t{100'000'000}))
-      ->capture_default_str();
-  app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")->capture_default_str();
+      ->capture_default_str()
+      ->group("Agent");
+  app.add_option("--log-level", options.log_level, "trace, debug, info, warn or error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+      ->capture_default_str()
+      ->group("Agent");
   std::string send_queue = "64MiB";
   app.add_option("--send-queue", send_queue,
                  "bytes waiting to reach the controller before the connection is dropped as stuck (at least 64KiB)")
-      ->capture_default_str();
+      ->check(parsed_by("SIZE", [](const std::string& text) {
+        if (units::parse_size(text) < (64u << 10)) throw std::invalid_argument("must be at least 64KiB");
+      }))
+      ->capture_default_str()
+      ->group("Agent");
+  app.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signed the controller's certificate")
+      ->group("TLS");
+  app.add_option("--cert", options.tls.cert_file, "this agent's certificate (PEM)")->group("TLS");
+  app.add_option("--key", options.tls.key_file, "this agent's private key (PEM)")->group("TLS");
+  app.add_flag("--insecure", options.insecure, "plaintext control connection, no authentication (labs only)")
+      ->group("TLS");
+  app.add_option("--dpdk-port", options.dpdk_ports, "DPDK port (PCI address or vdev) this agent may use; repeatable")
+      ->group("DPDK");
   // This agent's own limits, whatever a controller asks for.
   std::string max_rate = "0", max_duration = "24h", max_lease = "30s";
   app.add_option("--max-rate", max_rate, "refuse plans that would send faster than this (e.g. 100Gbps; 0: the plan's cap)")
-      ->capture_default_str();
-  app.add_option("--max-duration", max_duration, "refuse tests longer than this")->capture_default_str();
+      ->check(parsed_by("RATE", [](const std::string& text) {
+        if (text != "0") units::parse_bit_rate(text);
+      }))
+      ->capture_default_str()
+      ->group("Limits");
+  app.add_option("--max-duration", max_duration, "refuse tests longer than this")
+      ->check(parsed_by("DURATION", [](const std::string& text) { units::parse_duration(text); }))
+      ->capture_default_str()
+      ->group("Limits");
   app.add_option("--max-lease", max_lease, "stop traffic at most this long after the controller goes quiet")
-      ->capture_default_str();
+      ->check(parsed_by("DURATION", [](const std::string& text) {
+        if (units::parse_duration(text) < kMinLease) throw std::invalid_argument("must be at least 300ms");
+      }))
+      ->capture_default_str()
+      ->group("Limits");
   if (setup.add_options) setup.add_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
-  const char* flag = "--max-rate";
-  try {
-    options.limits.max_rate_bps = max_rate == "0" ? 0 : units::parse_bit_rate(max_rate);
-    flag = "--max-duration";
-    options.limits.max_duration =
-        std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_duration));
-    flag = "--max-lease";
-    options.limits.max_lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_lease));
-    if (options.limits.max_lease < kMinLease) throw std::invalid_argument("must be at least 300ms");
-    flag = "--send-queue";
-    options.send_queue_bytes = units::parse_size(send_queue);
-    if (options.send_queue_bytes < (64u << 10)) throw std::invalid_argument("must be at least 64KiB");
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tusk-agent: %s: %s\n", flag, e.what());
-    return 2;
+  if (print_completion) {
+    std::fputs(bash_completion(app, "tusk-agent").c_str(), stdout);
+    return 0;
+  }
+  if (!config_file.empty()) {
+    const auto errors = apply_config_file(app, config_file, kConfigLayout);
+    if (!errors.empty()) {
+      std::fprintf(stderr, "%s\n", join_errors(errors).c_str());
+      return 2;
+    }
+  }
+  options.limits.max_rate_bps = max_rate == "0" ? 0 : units::parse_bit_rate(max_rate);
+  options.limits.max_duration =
+      std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_duration));
+  options.limits.max_lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_lease));
+  options.send_queue_bytes = units::parse_size(send_queue);
+
+  if (check_config) {
+    try {
+      if (!options.insecure) make_tls_context(options.tls, TlsRole::Agent);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tusk-agent: %s\n", e.what());
+      return 2;
+    }
+    std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n",
+                config_file.empty() ? "options" : config_file.c_str(), options.name.c_str(), options.controller.c_str());
+    return 0;
   }
 
   try {

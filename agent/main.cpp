@@ -8,6 +8,7 @@
 
 #include "agent/agent_app.hpp"
 #include "agent/dpdk/dpdk_engine.hpp"
+#include "agent/option_checks.hpp"
 #include "agent/rdma/rdma_engine.hpp"
 
 namespace {
@@ -35,31 +36,39 @@ std::string af_packet_interface(const std::string& vdev) {
 
 int main(int argc, char** argv) {
   DpdkFlags dpdk;
+  std::vector<std::string> rdma_devices;
   dpdk.options.eal.file_prefix = "tusk-" + std::to_string(getpid());
   tusk::EngineSetup setup;
   setup.add_options = [&](CLI::App& app) {
-    app.add_option("--dpdk-vdev", dpdk.vdevs, "DPDK virtual device, e.g. net_af_packet0,iface=eth1; repeatable");
-    app.add_option("--dpdk-pci", dpdk.pci, "DPDK PCI device, e.g. 0000:3b:00.0 (mlx5 bifurcated); repeatable");
+    app.add_option("--dpdk-vdev", dpdk.vdevs, "DPDK virtual device, e.g. net_af_packet0,iface=eth1; repeatable")
+        ->group("DPDK");
+    app.add_option("--dpdk-pci", dpdk.pci, "DPDK PCI device, e.g. 0000:3b:00.0 (mlx5 bifurcated); repeatable")
+        ->group("DPDK");
     app.add_option("--dpdk-address", dpdk.addresses,
                    "IPv4 address of a DPDK port on a routed fabric, ADDRESS/PREFIX[,gw=GATEWAY]; the n-th is the "
                    "n-th port's (vdevs first, then PCI); repeatable")
-        ->check(CLI::Validator(
-            [](std::string& text) {
-              try {
-                tusk::dpdk::parse_ipv4_interface(text);
-                return std::string();
-              } catch (const std::exception& e) {
-                return std::string(e.what());
-              }
-            },
-            "ADDRESS/PREFIX[,gw=GATEWAY]"));
-    app.add_option("--dpdk-lcores", dpdk.options.eal.lcores, "EAL lcore list; with two or more CPUs the TX thread is pinned to the last and RX to the first")->capture_default_str();
-    app.add_flag("--dpdk-hugepages", dpdk.options.eal.use_hugepages, "use reserved hugepages (default: --no-huge)");
-    app.add_option("--dpdk-memory-mb", dpdk.options.eal.memory_mb, "memory without hugepages")->capture_default_str();
-    app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix, "EAL file prefix, unique per DPDK process on a host");
+        ->check(tusk::parsed_by("ADDRESS/PREFIX[,gw=GATEWAY]",
+                                [](const std::string& text) { tusk::dpdk::parse_ipv4_interface(text); }))
+        ->group("DPDK");
+    app.add_option("--dpdk-lcores", dpdk.options.eal.lcores,
+                   "EAL lcore list; with two or more CPUs the TX thread is pinned to the last and RX to the first")
+        ->capture_default_str()
+        ->group("DPDK");
+    app.add_flag("--dpdk-hugepages", dpdk.options.eal.use_hugepages, "use reserved hugepages (default: --no-huge)")
+        ->group("DPDK");
+    app.add_option("--dpdk-memory-mb", dpdk.options.eal.memory_mb, "memory without hugepages")
+        ->capture_default_str()
+        ->group("DPDK");
+    app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix,
+                   "EAL file prefix, unique per DPDK process on a host (default: tusk-<pid>)")
+        ->group("DPDK");
+    app.add_option("--rdma-device", rdma_devices,
+                   "offer and use only this RDMA device, e.g. mlx5_0 (default: every device found); repeatable")
+        ->group("RDMA");
     app.add_option("--idle-sleep-us", dpdk.options.idle_sleep_us,
                    "sleep when a poll finds nothing (labs on few cores); 0 busy-polls")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->group("Agent");
   };
   setup.make_engines = [&](const std::string& agent_name) {
     tusk::EngineCatalog engines;
@@ -79,7 +88,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& address : dpdk.addresses) dpdk.options.addresses.push_back(tusk::dpdk::parse_ipv4_interface(address));
     tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
-    tusk::rdma::add_rdma_engine(engines, agent_name, dpdk.options.idle_sleep_us);
+    tusk::rdma::add_rdma_engine(engines, agent_name, dpdk.options.idle_sleep_us, rdma_devices);
     return engines;
   };
   return tusk::run_agent(argc, argv, setup);

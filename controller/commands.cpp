@@ -17,6 +17,8 @@
 
 #include "common/logging.hpp"
 #include "common/units.hpp"
+#include "common/build_info.hpp"
+#include "common/cli_completion.hpp"
 #include "common/version.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/plan/plan_printer.hpp"
@@ -363,8 +365,13 @@ void raise_descriptor_limit() {
 int controller_main(int argc, char** argv) {
   CLI::App app{fmt::format("tusk-controller {}: drives Tusk agents through a profile and judges the fabric", kTuskVersion)};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_line("tusk-controller"));
+  bool print_completion = false;
+  app.add_flag("--bash-completion", print_completion, "print a bash completion script for tusk-controller and exit");
   std::string log_level = "info";
-  app.add_option("--log-level", log_level, "trace, debug, info, warn or error")->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn or error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
+      ->capture_default_str();
 
   std::vector<std::string> validate_files;
   auto* validate = app.add_subcommand("validate", "check profiles; exit 0 when valid, 2 otherwise");
@@ -428,7 +435,16 @@ int controller_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // Alone, --bash-completion needs no subcommand.
+    if (print_completion) {
+      std::cout << bash_completion(app, "tusk-controller");
+      return kExitPass;
+    }
     return app.exit(e) == 0 ? kExitPass : kExitUsage;
+  }
+  if (print_completion) {
+    std::cout << bash_completion(app, "tusk-controller");
+    return kExitPass;
   }
   try {
     init_logging("tusk-controller", log_level);

@@ -1,0 +1,105 @@
+// tusk-agent started from its configuration file alone (`--config`, no other flag): it reads its
+// controller, name, certificates and limits there, and registers with a real controller over mutual
+// TLS. A bad file is refused before anything starts, with file:line:column, the key and why.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <csignal>
+#include <fstream>
+
+#include "tests/e2e/process.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path);
+  file << text;
+  ASSERT_TRUE(file.good()) << path;
+}
+
+TEST(AgentConfigE2E, AnAgentStartedFromItsConfigFileAloneRegistersUnderTheNameAndCertificateItNames) {
+  const std::string dir = make_scratch_dir("tusk-agent-config");
+  ASSERT_TRUE(make_certs(dir, {"rack7-host3"}));
+  const int port = free_port();
+  const std::string config = dir + "/agent.yaml";
+  write_file(config, "# as a host's /etc/tusk/agent.yaml\n"
+                     "controller: 127.0.0.1:" + std::to_string(port) + "\n"
+                     "name: rack7-host3\n"
+                     "tls:\n"
+                     "  ca: " + dir + "/ca.pem\n"
+                     "  cert: " + dir + "/rack7-host3.pem\n"
+                     "  key: " + dir + "/rack7-host3.key\n"
+                     "limits:\n"
+                     "  max_rate: 10Gbps\n"
+                     "  max_lease: 5s\n"
+                     "log_level: warn\n");
+
+  Process controller({TUSK_CONTROLLER_BIN, "inventory", "--expect", "1", "--wait", "30s", "--listen",
+                      "127.0.0.1:" + std::to_string(port), "--ca", dir + "/ca.pem", "--cert", dir + "/controller.pem",
+                      "--key", dir + "/controller.key", "--json", dir + "/inventory.json"},
+                     dir + "/controller.log");
+  Process agent({TUSK_AGENT_BIN, "--config", config}, dir + "/agent.log");
+
+  ASSERT_EQ(controller.wait(40s), 0) << controller.log() << agent.log();
+  const auto inventory = nlohmann::json::parse(read_file(dir + "/inventory.json"));
+  ASSERT_EQ(inventory["agents"].size(), 1u) << inventory.dump(2);
+  EXPECT_EQ(inventory["agents"][0]["name"], "rack7-host3");
+  EXPECT_EQ(inventory["agents"][0]["version"], TUSK_VERSION);
+  // log_level: warn from the file took effect: no info lines (such as "registered with controller").
+  EXPECT_NE(agent.log().find("tusk-agent warning: "), std::string::npos) << agent.log();
+  EXPECT_EQ(agent.log().find("tusk-agent info: "), std::string::npos) << agent.log();
+  agent.signal(SIGTERM);
+  EXPECT_EQ(agent.wait(10s), 0) << agent.log();
+}
+
+struct BadConfig {
+  std::string text;
+  std::string expected;  // after "<file>:"
+};
+
+TEST(AgentConfigE2E, ABadConfigFileIsRefusedWithItsPositionKeyAndReasonAndNothingStarts) {
+  const std::string dir = make_scratch_dir("tusk-agent-bad-config");
+  const std::vector<BadConfig> cases = {
+      {"controller: 127.0.0.1:7420\ntls:\n  insecure: true\n  cret: agent.pem\n",
+       "4:3: tls.cret: unknown key (did you mean 'cert'?)"},
+      {"controller: 127.0.0.1:7420\nlimits:\n  max_lease: 10ms\n", "3:14: limits.max_lease: must be at least 300ms"},
+      {"dpdk:\n  lcores: [0, 1]\n", "2:11: dpdk.lcores: expected a single value, got a list"},
+      {"outbox: 12\n", "1:9: outbox: Value 12 not in range 1000 to 100000000"},
+      {"name: a\nname: b\n", "2:1: name: duplicate key (first set at line 1)"},
+      {"controller: [\n", "2:1: "},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string config = dir + "/bad" + std::to_string(i) + ".yaml";
+    write_file(config, cases[i].text);
+    Process agent({TUSK_AGENT_BIN, "--config", config}, dir + "/bad" + std::to_string(i) + ".log");
+    EXPECT_EQ(agent.wait(10s), 2) << config << "\n" << agent.log();
+    EXPECT_NE(agent.log().find(config + ":" + cases[i].expected), std::string::npos)
+        << "expected '" << config << ":" << cases[i].expected << "' in:\n" << agent.log();
+    // Refused before it started: it never logged a connection attempt.
+    EXPECT_EQ(agent.log().find("connect"), std::string::npos) << agent.log();
+  }
+}
+
+TEST(AgentConfigE2E, CheckConfigSaysWhichCertificateCannotBeLoaded) {
+  const std::string dir = make_scratch_dir("tusk-agent-check-config");
+  const std::string config = dir + "/agent.yaml";
+  write_file(config, "tls:\n  ca: " + dir + "/missing-ca.pem\n  cert: " + dir + "/a.pem\n  key: " + dir + "/a.key\n");
+  Process agent({TUSK_AGENT_BIN, "--config", config, "--check-config"}, dir + "/check.log");
+  EXPECT_EQ(agent.wait(10s), 2) << agent.log();
+  EXPECT_NE(agent.log().find("missing-ca.pem"), std::string::npos) << agent.log();
+}
+
+TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValid) {
+  const std::string dir = make_scratch_dir("tusk-agent-example-config");
+  // --insecure on the command line wins over the example's certificate paths, which exist only on a host.
+  Process agent({TUSK_AGENT_BIN, "--config", TUSK_SOURCE_DIR "/deploy/config/agent.yaml", "--check-config", "--insecure"},
+                dir + "/check.log");
+  EXPECT_EQ(agent.wait(10s), 0) << agent.log();
+  EXPECT_NE(agent.log().find("agent.yaml: ok"), std::string::npos) << agent.log();
+}
+
+}  // namespace
+}  // namespace tusk::testing
