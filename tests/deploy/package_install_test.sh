@@ -22,7 +22,8 @@ set -euo pipefail
 build_dir=$(realpath "$1")
 version=$2
 shift 2
-targets=("$@")
+targets=()
+for t in "$@"; do [[ -n $t ]] && targets+=("$t"); done
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "SKIP: needs root (mmdebstrap --mode=root and chroot into the new root)"
