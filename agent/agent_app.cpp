@@ -257,7 +257,7 @@ std::string default_agent_name() {
 int run_agent(int argc, char** argv, const EngineSetup& setup) {
   AgentOptions options;
   options.name = default_agent_name();
-  CLI::App app{"tusk-agent: runs Tusk's traffic engines on this host for a tusk-controller"};
+  CLI::App app{"tusk-agent: runs Tusk's traffic engines on this host for a tusk-controller", "tusk-agent"};
   app.footer(
       "Every option can also be set in the --config file (YAML): a DPDK or RDMA option under dpdk: or rdma: without "
       "its prefix, TLS and Limits options under tls: and limits:, the rest at the top; '-' in a flag is '_' in a key. "

@@ -363,7 +363,8 @@ void raise_descriptor_limit() {
 }  // namespace
 
 int controller_main(int argc, char** argv) {
-  CLI::App app{fmt::format("tusk-controller {}: drives Tusk agents through a profile and judges the fabric", kTuskVersion)};
+  CLI::App app{fmt::format("tusk-controller {}: drives Tusk agents through a profile and judges the fabric", kTuskVersion),
+               "tusk-controller"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line("tusk-controller"));
   bool print_completion = false;
@@ -398,6 +399,10 @@ int controller_main(int argc, char** argv) {
   ControlPlaneFlags run_control;
   auto* run = app.add_subcommand("run", "run a profile on its agents and write report.json and junit.xml");
   run->add_option("file", run_file, "profile YAML file")->required();
+  run->footer(
+      "Exit status: 0 every threshold met, 1 a threshold failed, 2 usage, profile or configuration error (nothing "
+      "started), 3 agents missing or lost, 4 the run finished but its report could not be written to --out (the log "
+      "says where it went).");
   run_control.add_to(*run);
   run->add_option("--out", run_flags.out, "report directory (default tusk-reports/<run id>)");
   run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
@@ -429,8 +434,11 @@ int controller_main(int argc, char** argv) {
   inventory->add_option("--expect", expect, "how many agents to wait for")->capture_default_str();
   inventory->add_option("--wait", inventory_wait, "how long to wait")->capture_default_str();
   inventory->add_option("--json", inventory_json, "also write the inventory to this file");
+  inventory->footer("Exit status: 0 when --expect agents registered, 3 when fewer did, 2 for a usage error.");
 
   HistoryCommands history_commands(app);
+  // After the subcommands, which would inherit it.
+  app.footer("Each command's own options: tusk-controller COMMAND --help. Shipped profiles and models: /usr/share/tusk.");
 
   try {
     app.parse(argc, argv);

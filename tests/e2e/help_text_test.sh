@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Every command of both binaries explains itself: `--help` exits 0, every option and positional it
+# lists has a description, and the generated man pages and bash completions exist and parse.
+# Usage: help_text_test.sh AGENT CONTROLLER GENERATED_DOCS_DIR
+set -euo pipefail
+agent=$1 controller=$2 docs=$3
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# An option line is "  --name TYPE   description" or, when the name is long, the description on
+# the next line, indented further. A line with the name alone and no description below is a gap.
+check_help() {
+  local what=$1; shift
+  local text
+  if ! text=$("$@" --help 2>&1); then fail "$what --help exits non-zero"; return; fi
+  [[ -n $text ]] || fail "$what --help prints nothing"
+  awk -v what="$what" '
+    function flush() { if (pending != "") { print "FAIL: " what ": no description for: " pending; bad = 1 } pending = "" }
+    /^  +-/ || /^  +[a-z_]+ [A-Z]/ {
+      flush()
+      line = $0; sub(/^ +/, "", line)
+      # name and type, then two or more spaces, then the description
+      if (line !~ /  +[^ ]/) pending = line
+      next
+    }
+    /^                    +[^ ]/ { pending = ""; next }
+    { flush() }
+    END { flush(); exit bad }' <<<"$text" || failures=$((failures + 1))
+}
+
+check_help tusk-agent "$agent"
+check_help tusk-controller "$controller"
+subcommands=$("$controller" --help | awk '/^Subcommands:/ { on = 1; next } on && /^  [a-z]/ { print $1 }')
+[[ -n $subcommands ]] || fail "tusk-controller --help lists no subcommands"
+for command in $subcommands; do
+  check_help "tusk-controller $command" "$controller" "$command"
+done
+
+"$agent" --version | grep -Eq '^tusk-agent [0-9]+\.[0-9]+\.[0-9]+ \(git [0-9a-f]{7,}|unknown\)' ||
+  fail "tusk-agent --version: $("$agent" --version)"
+"$controller" --version | grep -Eq '^tusk-controller [0-9]+\.[0-9]+\.[0-9]+ \(git ' ||
+  fail "tusk-controller --version: $("$controller" --version)"
+
+for program in tusk-agent tusk-controller; do
+  completion=$docs/completions/$program
+  if [[ -s $completion ]] && bash -n "$completion"; then :; else fail "$completion missing or not valid bash"; fi
+  page=$docs/man1/$program.1
+  if [[ ! -s $page ]]; then
+    fail "$page missing (help2man not installed?)"
+  elif ! grep -q '^\.SH OPTIONS' "$page"; then
+    fail "$page has no OPTIONS section"
+  fi
+done
+for command in $subcommands; do
+  grep -q "^\.SS $command\$" "$docs/man1/tusk-controller.1" || fail "tusk-controller.1 does not describe '$command'"
+done
+
+if ((failures > 0)); then echo "$failures problem(s)"; exit 1; fi
+echo "help, version, man pages and completions: ok ($(wc -w <<<"$subcommands") subcommands)"
