@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything Tusk's build, tests, benchmarks and labs need, from Debian packages only.
-# (libclang-rt-14-dev: libFuzzer and the sanitizers' runtimes, only recommended by clang.)
+# (libclang-rt-14-dev: libFuzzer and the sanitizers' runtimes, only recommended by clang.
+# Deployment: help2man for the man pages, dpkg-dev for the packages' dependencies, mmdebstrap for
+# the install test's fresh Debian root, systemd for systemd-analyze, slurm-wlm and munge for the
+# real single-node Slurm the sbatch script is tested on.)
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
@@ -18,6 +21,7 @@ packages=(
   qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils
   libsqlitecpp-dev libsqlite3-dev sqlite3
   curl chromium fonts-dejavu-core
+  help2man dpkg-dev mmdebstrap systemd slurm-wlm munge
 )
 
 missing=()
