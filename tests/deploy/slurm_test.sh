@@ -20,8 +20,8 @@ export PATH="$1:$2:$PATH"
 
 skip() { echo "SKIP: $*"; exit 77; }
 [[ $(id -u) == 0 ]] || skip "needs root (its own slurmd, munged and a veth pair)"
-for tool in munged slurmctld slurmd sbatch scontrol squeue sinfo scancel jq ip tc; do
-  command -v "$tool" >/dev/null || skip "no $tool: apt-get install slurm-wlm munge jq iproute2"
+for tool in munged slurmctld slurmd sbatch scontrol squeue sinfo scancel ip tc; do
+  command -v "$tool" >/dev/null || skip "no $tool: apt-get install slurm-wlm munge iproute2"
 done
 if ! command -v tusk-agent >/dev/null || ! command -v tusk-controller >/dev/null; then
   echo "FAIL: no tusk-agent or tusk-controller in $1, $2"
@@ -170,6 +170,9 @@ export TUSK_PORT=$(( base + 2 ))
 export XDG_DATA_HOME=$tmp/xdg  # the controller's run history, not root's
 unset TUSK_INSECURE TUSK_AGENT_CONFIG TUSK_OUT TUSK_AGENT_LOGS TUSK_CONTROLLER_HOST
 
+# json_values KEY FILE: every value of KEY (a string or a number) in FILE, in order (no jq needed).
+json_values() { grep -oE "\"$1\": *(\"[^\"]*\"|[0-9]+)" "$2" | sed -E 's/^[^:]*: *"?//; s/"$//'; }
+
 # run_job NAME EXPECTED_EXIT EXPECTED_VERDICT
 run_job() {
   local name=$1 expected=$2 verdict=$3 status=0 t0=$SECONDS
@@ -180,9 +183,9 @@ run_job() {
   [[ $status == "$expected" ]] || fail "job $name exited $status, expected $expected"
   [[ -f $TUSK_OUT/report.json ]] || fail "job $name left no $TUSK_OUT/report.json"
   local got
-  got=$(jq -r '[.tests[].verdict] | join(",")' "$TUSK_OUT/report.json")
+  got=$(json_values verdict "$TUSK_OUT/report.json" | paste -sd,)
   [[ $got == "$verdict" ]] || fail "job $name: verdict '$got', expected '$verdict'"
-  [[ $(jq -r '.exit_code' "$TUSK_OUT/report.json") == "$expected" ]] || fail "job $name: report.json exit_code differs"
+  [[ $(json_values exit_code "$TUSK_OUT/report.json") == "$expected" ]] || fail "job $name: report.json exit_code differs"
   [[ -s $TUSK_AGENT_LOGS/agent-$host.log ]] || fail "job $name: no agent log $TUSK_AGENT_LOGS/agent-$host.log"
   grep -q "tusk-burn-in: $host:" "$TUSK_AGENT_LOGS/agent-$host.log" || fail "job $name: agent not started by the script"
   # The job is over: no agent of it may be left (matched by this test's certificate directory).
@@ -196,8 +199,8 @@ run_job() {
 
 run_job pass 0 pass
 # The pass is measured, not vacuous: the agent's frames came back to it and were checked.
-received=$(jq '[.tests[0].streams[] | select(.kind == "rx") | .counters.rx_frames // 0] | add // 0' "$tmp/report-pass/report.json")
-(( received > 0 )) || fail "job pass: no frame came back ($received)"
+received=$(json_values rx_frames "$tmp/report-pass/report.json" | sort -n | tail -1)
+(( ${received:-0} > 0 )) || fail "job pass: no frame came back"
 unreflect
 run_job fail 1 fail
 # A profile the controller refuses: a configuration error (2), no agent step left behind.
