@@ -3,9 +3,11 @@
 #include <arpa/inet.h>
 #include <endian.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <infiniband/verbs.h>
 #include <net/if.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -133,6 +135,21 @@ Discovery discover_devices() {
     devices.push_back(std::move(out));
   }
   return found;
+}
+
+void keep_allowed_devices(Discovery& discovery, const std::vector<std::string>& allowed) {
+  if (allowed.empty()) return;
+  std::vector<std::string> found;
+  for (const auto& device : discovery.devices) found.push_back(device.name());
+  for (const auto& wanted : allowed) {
+    if (std::find(found.begin(), found.end(), wanted) == found.end()) {
+      discovery.notes.push_back(fmt::format("--rdma-device {}: no such device (found: {})", wanted,
+                                            found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
+    }
+  }
+  std::erase_if(discovery.devices, [&](const proto::RdmaDevice& device) {
+    return std::find(allowed.begin(), allowed.end(), device.name()) == allowed.end();
+  });
 }
 
 }  // namespace tusk::rdma

@@ -17,4 +17,8 @@ struct Discovery {
 // bad device does not hide the others.
 Discovery discover_devices();
 
+// Keeps only the devices named in `allowed` (--rdma-device), noting each name found nowhere with
+// the devices there are; an empty `allowed` keeps every device.
+void keep_allowed_devices(Discovery& discovery, const std::vector<std::string>& allowed);
+
 }  // namespace tusk::rdma

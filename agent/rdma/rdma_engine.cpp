@@ -530,20 +530,9 @@ void RdmaEngine::stop() noexcept {
 void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us,
                      const std::vector<std::string>& allowed_devices) {
   // Discovered once per agent: the inventory reports these devices too.
-  auto [devices, notes] = discover_devices();
-  if (!allowed_devices.empty()) {
-    std::vector<std::string> found;
-    for (const auto& device : devices) found.push_back(device.name());
-    for (const auto& wanted : allowed_devices) {
-      if (std::find(found.begin(), found.end(), wanted) == found.end()) {
-        notes.push_back(fmt::format("--rdma-device {}: no such device (found: {})", wanted,
-                                    found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
-      }
-    }
-    std::erase_if(devices, [&](const proto::RdmaDevice& device) {
-      return std::find(allowed_devices.begin(), allowed_devices.end(), device.name()) == allowed_devices.end();
-    });
-  }
+  Discovery discovery = discover_devices();
+  keep_allowed_devices(discovery, allowed_devices);
+  auto& [devices, notes] = discovery;
   catalog.rdma_devices = std::move(devices);
   if (catalog.rdma_devices.empty()) {
     catalog.notes.push_back(notes.empty() ? "rdma engine: no RDMA device found" : "rdma engine: no RDMA device found (" + notes.front() + ")");
