@@ -33,3 +33,9 @@ execute_process(COMMAND ${HELP2MAN} --no-info --no-discard-stderr "--name=${SUMM
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "help2man ${PROGRAM}: ${errors}")
 endif()
+# Debian policy: installed man pages are compressed with gzip -9n (no name or time stamp inside,
+# so the package is reproducible).
+execute_process(COMMAND gzip -9n -c ${OUTPUT} OUTPUT_FILE ${OUTPUT}.gz RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "gzip ${OUTPUT} failed (${status})")
+endif()

@@ -32,14 +32,14 @@ foreach(program tusk-agent tusk-controller)
   if(TUSK_HELP2MAN)
     set(page ${TUSK_GENERATED_DOCS}/man1/${program}.1)
     add_custom_command(
-      OUTPUT ${page}
+      OUTPUT ${page} ${page}.gz
       COMMAND ${CMAKE_COMMAND} -DHELP2MAN=${TUSK_HELP2MAN} -DPROGRAM=$<TARGET_FILE:${program}> -DNAME=${program}
               "-DSUMMARY=${summary}" -DINCLUDE=${PROJECT_SOURCE_DIR}/cmake/man/${program}.h2m -DOUTPUT=${page}
               -P ${PROJECT_SOURCE_DIR}/cmake/help_to_man.cmake
       DEPENDS ${program} ${PROJECT_SOURCE_DIR}/cmake/help_to_man.cmake ${PROJECT_SOURCE_DIR}/cmake/man/${program}.h2m
       COMMENT "man page for ${program}")
     list(APPEND _tusk_doc_outputs ${page})
-    install(FILES ${page} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT ${component})
+    install(FILES ${page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT ${component})
   endif()
 endforeach()
 add_custom_target(tusk-docs ALL DEPENDS ${_tusk_doc_outputs})

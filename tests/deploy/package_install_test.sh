@@ -99,6 +99,13 @@ done
 grep -qx './usr/bin/tusk-agent' "$work/contents-$(basename "${agent_debs[0]}")" || fail "tusk-agent package lacks /usr/bin/tusk-agent"
 grep -qx './usr/bin/tusk-controller' "$work/contents-$(basename "${controller_debs[0]}")" ||
   fail "tusk-controller package lacks /usr/bin/tusk-controller"
+# Each package carries its program's man page and bash completion.
+for program in tusk-agent tusk-controller; do
+  debs_var="${program#tusk-}_debs[0]"
+  contents="$work/contents-$(basename "${!debs_var}")"
+  grep -qx "./usr/share/man/man1/$program.1.gz" "$contents" || fail "$program package lacks its man page"
+  grep -qx "./usr/share/bash-completion/completions/$program" "$contents" || fail "$program package lacks its completion"
+done
 phase_done "dpkg-deb checks"
 
 # --- 3. a fresh Debian root ----------------------------------------------------------------------
