@@ -49,5 +49,17 @@ inline constexpr std::string_view kNegativeLatencies = "negative_latencies";  //
 inline constexpr std::string_view kVlanTaggedFrames = "vlan_tagged_frames";   // arrived with an 802.1Q tag
 inline constexpr std::string_view kVlanMismatches = "vlan_mismatches";        // tag (or none) not the test's
 inline constexpr std::string_view kPcpChanges = "pcp_changes";                // PCP not the one sent
+// ipv4_udp frames: what the switches on the way did to the IPv4 TOS byte.
+inline constexpr std::string_view kCeMarked = "ce_marked";          // arrived with ECN = CE (congestion)
+inline constexpr std::string_view kDscpRewrites = "dscp_rewrites";  // arrived with another DSCP than sent
+
+// NIC port counters ("nic" streams) the verdict judges one by one. agent/rdma/rdma_counter_names
+// maps each driver's names onto these (rxe's out_of_seq_request is out_of_sequence, ...).
+inline constexpr std::string_view kOutOfSequence = "out_of_sequence";              // responder: PSN ahead
+inline constexpr std::string_view kPacketSeqErr = "packet_seq_err";                // requester: sequence NAKs
+inline constexpr std::string_view kLocalAckTimeoutErr = "local_ack_timeout_err";   // requester: ACK timer fired
+inline constexpr std::string_view kNpCnpSent = "np_cnp_sent";                      // CNPs sent for ECN marks
+inline constexpr std::string_view kNpEcnMarkedRocePackets = "np_ecn_marked_roce_packets";
+inline constexpr std::string_view kSymbolError = "symbol_error";                   // physical layer
 
 }  // namespace tusk::counters

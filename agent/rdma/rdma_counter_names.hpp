@@ -20,6 +20,8 @@
 #include <span>
 #include <string_view>
 
+#include "common/counter_names.hpp"
+
 namespace tusk::counters::rdma {
 
 // ---- canonical names ----------------------------------------------------------------------------
@@ -29,10 +31,10 @@ inline constexpr std::string_view kPortRcvBytes = "port_rcv_bytes";
 inline constexpr std::string_view kPortXmitPackets = "port_xmit_packets";
 inline constexpr std::string_view kPortRcvPackets = "port_rcv_packets";
 // Transport (RC) errors and retries.
-inline constexpr std::string_view kOutOfSequence = "out_of_sequence";
-inline constexpr std::string_view kPacketSeqErr = "packet_seq_err";
+using counters::kOutOfSequence;  // judged one by one: common/counter_names.hpp
+using counters::kPacketSeqErr;  // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kImpliedNakSeqErr = "implied_nak_seq_err";
-inline constexpr std::string_view kLocalAckTimeoutErr = "local_ack_timeout_err";
+using counters::kLocalAckTimeoutErr;  // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kDuplicateRequest = "duplicate_request";
 inline constexpr std::string_view kRnrNakRetryErr = "rnr_nak_retry_err";
 inline constexpr std::string_view kReqRnrRetriesExceeded = "req_rnr_retries_exceeded";
@@ -49,7 +51,7 @@ inline constexpr std::string_view kReqRemoteAccessErrors = "req_remote_access_er
 inline constexpr std::string_view kRespRemoteAccessErrors = "resp_remote_access_errors";
 inline constexpr std::string_view kSendErr = "send_err";
 // Link and physical layer (IB PortCounters).
-inline constexpr std::string_view kSymbolError = "symbol_error";
+using counters::kSymbolError;  // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kLinkDowned = "link_downed";
 inline constexpr std::string_view kLinkErrorRecovery = "link_error_recovery";
 inline constexpr std::string_view kPortRcvErrors = "port_rcv_errors";
@@ -61,10 +63,10 @@ inline constexpr std::string_view kPortRcvConstraintErrors = "port_rcv_constrain
 inline constexpr std::string_view kLocalLinkIntegrityErrors = "local_link_integrity_errors";
 inline constexpr std::string_view kExcessiveBufferOverrunErrors = "excessive_buffer_overrun_errors";
 // Congestion signals (ECN / DCQCN, PFC back-pressure).
-inline constexpr std::string_view kNpCnpSent = "np_cnp_sent";
+using counters::kNpCnpSent;  // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kRpCnpHandled = "rp_cnp_handled";
 inline constexpr std::string_view kRpCnpIgnored = "rp_cnp_ignored";
-inline constexpr std::string_view kNpEcnMarkedRocePackets = "np_ecn_marked_roce_packets";
+using counters::kNpEcnMarkedRocePackets;  // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kPortXmitWait = "port_xmit_wait";
 
 // ---- the table ----------------------------------------------------------------------------------

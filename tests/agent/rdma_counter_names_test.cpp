@@ -70,6 +70,26 @@ TEST(RdmaCounterNames, Mlx5AndIbPortNamesAreCanonicalAlready) {
   }
 }
 
+// The counters a threshold judges one by one (max_out_of_sequence, max_ack_timeouts, max_cnp, ...):
+// the names mlx5, rxe and the IB port counters give them, as their drivers document.
+TEST(RdmaCounterNames, EveryCounterAThresholdJudgesOneByOneHasItsDriversNamesMappedOntoIt) {
+  const std::map<std::string_view, std::set<std::string_view>> expected = {
+      {counters::kOutOfSequence, {"out_of_sequence", "out_of_seq_request"}},
+      {counters::kPacketSeqErr, {"packet_seq_err", "rcvd_seq_err"}},
+      {counters::kLocalAckTimeoutErr, {"local_ack_timeout_err", "completer_retry_err"}},
+      {counters::kNpCnpSent, {"np_cnp_sent"}},
+      {counters::kNpEcnMarkedRocePackets, {"np_ecn_marked_roce_packets"}},
+      {counters::kSymbolError, {"symbol_error"}},
+  };
+  for (const auto& [canonical_name, drivers] : expected) {
+    std::set<std::string_view> found;
+    for (const auto& entry : driver_counter_table()) {
+      if (entry.canonical == canonical_name) found.insert(entry.driver_name);
+    }
+    EXPECT_EQ(found, drivers) << canonical_name;
+  }
+}
+
 TEST(RdmaCounterNames, DataCountersBecomeBytesWithAScaleOfFour) {
   const auto* xmit = find_driver_counter("port_xmit_data");
   const auto* rcv = find_driver_counter("port_rcv_data");

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "common/counter_names.hpp"
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/ecmp_keys.hpp"
@@ -446,9 +447,14 @@ const EngineSlice& slice() {
                         false,
                         true},
                        {"source", {"completion_errors"}},
-                       {"nic", {"retransmits", "link_flaps"}}},
+                       {"nic",
+                        {"retransmits", "link_flaps", counters::kOutOfSequence, counters::kPacketSeqErr,
+                         counters::kLocalAckTimeoutErr, counters::kNpCnpSent, counters::kNpEcnMarkedRocePackets,
+                         counters::kSymbolError}}},
       .thresholds = {"max_flaps", "max_latency_p99", "max_completion_errors", "max_integrity_errors", "max_stalls",
-                     "max_retransmits", "min_throughput", "max_host_drops", "max_agents_lost"},
+                     "max_retransmits", "min_throughput", "max_host_drops", "max_agents_lost", "max_out_of_sequence",
+                     "max_packet_seq_errors", "max_ack_timeouts", "max_cnp", "max_ecn_marked_packets",
+                     "max_symbol_errors"},
       .alternatives = {{"message_size", "message_sizes"}},
       .conclude = conclude,
       .summary_extra = summary_extra,
