@@ -53,6 +53,12 @@ std::uint64_t stream_key(const MacAddress& mac, std::uint32_t address, std::uint
 Ipv4UdpSpec ipv4_fields(const proto::DpdkTest& test, std::uint32_t source) {
   if (test.dscp() > kMaxDscp) throw EngineError(fmt::format("DSCP {} is out of range 0..{}", test.dscp(), kMaxDscp));
   if (test.ecn() > kMaxEcn) throw EngineError(fmt::format("ECN {} is out of range 0..{}", test.ecn(), kMaxEcn));
+  if (test.dscp_classes_size() > kMaxDscp + 1) {
+    throw EngineError(fmt::format("{} DSCP classes: there are only {}", test.dscp_classes_size(), kMaxDscp + 1));
+  }
+  for (const std::uint32_t dscp : test.dscp_classes()) {
+    if (dscp > kMaxDscp) throw EngineError(fmt::format("DSCP class {} is out of range 0..{}", dscp, kMaxDscp));
+  }
   if (test.ttl() > 255) throw EngineError(fmt::format("TTL {} is out of range 1..255", test.ttl()));
   if (test.udp_port() > 0xFFFF) throw EngineError(fmt::format("UDP port {} is out of range 1..65535", test.udp_port()));
   Ipv4UdpSpec ip;
@@ -65,8 +71,9 @@ Ipv4UdpSpec ipv4_fields(const proto::DpdkTest& test, std::uint32_t source) {
 }
 
 void set_flow(proto::StreamCounters& stream, std::uint32_t src, std::uint16_t src_port, std::uint32_t dst,
-              std::uint16_t dst_port) {
+              std::uint16_t dst_port, std::uint8_t dscp) {
   proto::Flow& flow = *stream.mutable_flow();
+  flow.set_dscp(dscp);
   flow.set_src_address(ipv4_to_string(src));
   flow.set_dst_address(ipv4_to_string(dst));
   flow.set_src_port(src_port);
@@ -340,6 +347,7 @@ void DpdkEngine::tx_loop() {
       spec.dst = flow.mac;
       spec.ip.dst_address = flow.address;
       spec.ip.src_port = flow.src_port;
+      spec.ip.dscp = flow.dscp;
       TuskHeader tusk;
       tusk.flags = test.invert() ? kFlagPayloadInverted : 0;
       tusk.stream_id = flow.stream_id;
@@ -387,9 +395,10 @@ void DpdkEngine::rx_loop() {
     std::int64_t unpolled_at_last_arrival_ns = 0;
     std::uint64_t last_tx_ns = 0, gap_lost = 0;
     std::uint64_t bytes = 0, bits_compared = 0, negative_latencies = 0, vlan_tagged = 0, vlan_mismatches = 0,
-                  pcp_changes = 0;
+                  pcp_changes = 0, ce_marked = 0, dscp_rewrites = 0;
     bool latency_changed = false;
     bool vlan_reported = false;
+    bool rewrite_reported = false;
   };
   std::vector<std::unique_ptr<RxState>> state;
   std::unordered_map<std::uint64_t, std::size_t> index_of_stream;  // stream_key -> rx_streams_ index
@@ -446,6 +455,7 @@ void DpdkEngine::rx_loop() {
           rx_streams_[index].source = source;
           rx_streams_[index].stream_id = parsed.header.stream_id;
           rx_streams_[index].flow = parsed.ip;
+          if (by_address) rx_streams_[index].sent_dscp = flow_dscp(test, parsed.ip.src_port);
           index_of_stream.emplace(key, index);
           state.push_back(std::make_unique<RxState>());  // once per new stream, not per frame
           rx_stream_count_.store(index + 1, std::memory_order_release);
@@ -494,6 +504,21 @@ void DpdkEngine::rx_loop() {
         } else if (tag_check == TagCheck::PcpChanged) {
           ++rx.pcp_changes;
         }
+        // What the switches did to the TOS byte: a congestion mark, or another traffic class.
+        if (by_address) {
+          rx.ce_marked += parsed.ip.ecn == kEcnCe;
+          const auto& sent_dscp = rx_streams_[index].sent_dscp;
+          if (sent_dscp && parsed.ip.dscp != *sent_dscp) {
+            ++rx.dscp_rewrites;
+            if (!rx.rewrite_reported && events_) {
+              rx.rewrite_reported = true;
+              events_(proto::AgentEvent::NOTICE,
+                      fmt::format("{} stream {} arrives with DSCP {}, sent with {}: a switch rewrote its class",
+                                  peer_name(rx_streams_[index]), parsed.header.stream_id, parsed.ip.dscp, *sent_dscp),
+                      rx_stream_id(index));
+            }
+          }
+        }
 
         rx.tracker.on_frame(parsed.header.seq, errors > 0, errors);
         const auto counts = rx.tracker.counts();
@@ -536,6 +561,8 @@ void DpdkEngine::rx_loop() {
         counters.vlan_tagged.store(rx.vlan_tagged, std::memory_order_relaxed);
         counters.vlan_mismatches.store(rx.vlan_mismatches, std::memory_order_relaxed);
         counters.pcp_changes.store(rx.pcp_changes, std::memory_order_relaxed);
+        counters.ce_marked.store(rx.ce_marked, std::memory_order_relaxed);
+        counters.dscp_rewrites.store(rx.dscp_rewrites, std::memory_order_relaxed);
       }
       rte_pktmbuf_free(burst[i]);
     }
@@ -579,7 +606,9 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
                              : fmt::format("tx:{}", flow.peer));
     stream.set_peer(flow.peer);
     stream.set_sender_stream_id(flow.stream_id);
-    if (ipv4()) set_flow(stream, frame_spec_.ip.src_address, flow.src_port, flow.address, frame_spec_.ip.dst_port);
+    if (ipv4()) {
+      set_flow(stream, frame_spec_.ip.src_address, flow.src_port, flow.address, frame_spec_.ip.dst_port, flow.dscp);
+    }
     if (tracer_) put_path(tracer_->hops(static_cast<std::size_t>(&target - targets_.data())), stream);
     stream.set_kind("tx");
     auto& map = *stream.mutable_counters();
@@ -595,7 +624,10 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     stream.set_stream_id(rx_stream_id(i));
     stream.set_sender_stream_id(rx.stream_id);
     stream.set_kind("rx");
-    if (ipv4()) set_flow(stream, rx.flow.src_address, rx.flow.src_port, rx.flow.dst_address, rx.flow.dst_port);
+    if (ipv4()) {
+      set_flow(stream, rx.flow.src_address, rx.flow.src_port, rx.flow.dst_address, rx.flow.dst_port,
+               rx.sent_dscp.value_or(rx.flow.dscp));
+    }
     auto& map = *stream.mutable_counters();
     map[std::string(c::kRxFrames)] = rx.frames.load(std::memory_order_relaxed);
     map[std::string(c::kRxBytes)] = rx.bytes.load(std::memory_order_relaxed);
@@ -618,6 +650,10 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kVlanTaggedFrames)] = rx.vlan_tagged.load(std::memory_order_relaxed);
     map[std::string(c::kVlanMismatches)] = rx.vlan_mismatches.load(std::memory_order_relaxed);
     map[std::string(c::kPcpChanges)] = rx.pcp_changes.load(std::memory_order_relaxed);
+    if (ipv4()) {
+      map[std::string(c::kCeMarked)] = rx.ce_marked.load(std::memory_order_relaxed);
+      map[std::string(c::kDscpRewrites)] = rx.dscp_rewrites.load(std::memory_order_relaxed);
+    }
     put_latency_gauges(rx.latency.read(), stream);
     out.push_back(std::move(stream));
   }

@@ -25,6 +25,15 @@ std::string mac_text(const MacAddress& mac) {
   return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 }
 
+std::optional<std::uint8_t> flow_dscp(const proto::DpdkTest& test, std::uint16_t src_port) {
+  const std::uint32_t flows = std::max<std::uint32_t>(1, test.flows_per_peer());
+  const std::uint32_t first_port = test.udp_source_port() > 0 ? test.udp_source_port() : kDefaultUdpPort;
+  if (src_port < first_port || src_port >= first_port + flows) return std::nullopt;
+  const auto& classes = test.dscp_classes();
+  const std::uint32_t dscp = classes.empty() ? test.dscp() : classes[static_cast<int>((src_port - first_port) % classes.size())];
+  return static_cast<std::uint8_t>(dscp & kMaxDscp);  // bounded at prepare(); masked for safety
+}
+
 std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interface& us, ResolveMac resolve) {
   const auto& test = plan.dpdk();
   const bool ipv4 = test.encapsulation() == "ipv4_udp";
@@ -47,6 +56,7 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
       if (!only.empty() && std::find(only.begin(), only.end(), port) == only.end()) continue;
       if (targets.size() >= 0xFFFF) throw EngineError("more than 65535 flows on one port: stream ids would repeat");
       FlowTarget target{peer, mac, address, static_cast<std::uint16_t>(port), static_cast<std::uint16_t>(targets.size() + 1)};
+      if (ipv4) target.dscp = flow_dscp(test, target.src_port).value_or(0);
       targets.push_back(target);
     }
   };

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,14 @@ struct FlowTarget {
   std::uint32_t address = 0;  // ipv4_udp: the peer's IPv4 address
   std::uint16_t src_port = 0;  // ipv4_udp: this flow's UDP source port
   std::uint16_t stream_id = 0;  // 1, 2, ... in order, unique on this port for the test
+  std::uint8_t dscp = 0;  // ipv4_udp: this flow's traffic class (flow_dscp)
 };
+
+// The traffic class (DSCP) of the test's ipv4_udp flow with UDP source port `src_port`: flow k
+// carries dscp_classes[k % n], or `dscp` when the test has no classes. The sender and the
+// receiver both use this rule, so the receiver knows what each flow was sent with and counts a
+// switch's rewrite. Nothing for a source port that is none of the test's flows.
+std::optional<std::uint8_t> flow_dscp(const proto::DpdkTest& test, std::uint16_t src_port);
 
 // The MAC of an IPv4 next hop on our port (ARP); throws EngineError when nobody answers.
 using ResolveMac = std::function<MacAddress(std::uint32_t next_hop)>;

@@ -57,6 +57,7 @@ inline constexpr std::size_t kUdpHeaderLength = 8;
 inline constexpr std::uint16_t kDefaultUdpPort = 0x88B5;
 inline constexpr std::uint8_t kMaxDscp = 63;
 inline constexpr std::uint8_t kMaxEcn = 3;
+inline constexpr std::uint8_t kEcnCe = 3;  // Congestion Experienced: a switch marked the frame (RFC 3168)
 // Ethernet's minimum frame is 64 bytes with the 4-byte FCS; frame sizes here never include the FCS.
 inline constexpr std::size_t kMinFrameLength = 60;
 inline constexpr std::uint16_t kMaxVlanId = 4094;  // 4095 is reserved by 802.1Q

@@ -251,7 +251,8 @@ json test_json(const TestOutcome& test) {
       const auto& flow = verdict.stream.flow();
       stream["flow"] = {{"src_address", flow.src_address()}, {"src_port", flow.src_port()},
                         {"dst_address", flow.dst_address()}, {"dst_port", flow.dst_port()},
-                        {"protocol", flow.protocol()},       {"text", flow_text(verdict.stream)}};
+                        {"protocol", flow.protocol()},       {"dscp", flow.dscp()},
+                        {"text", flow_text(verdict.stream)}};
     }
     stream["passed"] = verdict.passed();
     stream["counters"] = counters_json(verdict.stream);

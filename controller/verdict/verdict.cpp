@@ -38,7 +38,9 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
     metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
   }
   for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
-                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls}) {
+                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls, c::kCeMarked, c::kDscpRewrites,
+                    c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
+                    c::kNpEcnMarkedRocePackets, c::kSymbolError}) {
     if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;
   }
   // A gap is judged as a flap where the port counts it as one (ports without link state do);

@@ -58,6 +58,25 @@ TEST(FlowTargets, EachPeerGetsItsFlowsWithTheirOwnSourcePortsAndStreamIds) {
   EXPECT_EQ(asked, (std::map<std::uint32_t, int>{{*parse_ipv4("192.168.101.1"), 1}}));
 }
 
+TEST(FlowTargets, DscpClassesGoToTheFlowsInTurnAndTheReceiverKnowsEachFlowsClass) {
+  proto::Plan plan = routed_plan(4);
+  plan.mutable_dpdk()->set_dscp(26);
+  plan.mutable_dpdk()->add_dscp_classes(26);
+  plan.mutable_dpdk()->add_dscp_classes(46);
+  const auto targets = flow_targets(plan, us(), [](std::uint32_t) { return kGatewayMac; });
+  ASSERT_EQ(targets.size(), 12u);
+  for (const auto& target : targets) {
+    EXPECT_EQ(target.dscp, (target.src_port - 49152) % 2 == 0 ? 26 : 46) << target.peer << " " << target.src_port;
+    // The receiver's rule, from the source port alone, gives the sender's class.
+    EXPECT_EQ(flow_dscp(plan.dpdk(), target.src_port), target.dscp);
+  }
+  EXPECT_EQ(flow_dscp(plan.dpdk(), 49151), std::nullopt);  // none of the test's flows
+  EXPECT_EQ(flow_dscp(plan.dpdk(), 49156), std::nullopt);
+  // Without classes every flow carries the test's DSCP.
+  plan.mutable_dpdk()->clear_dscp_classes();
+  for (const auto& target : flow_targets(plan, us(), [](std::uint32_t) { return kGatewayMac; })) EXPECT_EQ(target.dscp, 26);
+}
+
 TEST(FlowTargets, EthernetFramesGoToEachPeersMacWithoutAddresses) {
   proto::Plan plan = routed_plan(2);
   plan.mutable_dpdk()->set_encapsulation("ethernet");

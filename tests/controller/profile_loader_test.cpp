@@ -431,7 +431,9 @@ tests:
             "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: max_ber, "
             "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
             "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_retransmits, "
-            "min_throughput, max_host_drops, max_agents_lost");
+            "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
+            "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_ce_marked, min_ce_marked, max_dscp_rewrites, "
+            "max_agents_lost");
 }
 
 TEST(ProfileErrors, NameCannotBeADefault) {

@@ -133,6 +133,51 @@ TEST(ProfileRouted, BadRoutedValuesNameTheirLine) {
             "fabric.yaml:8:22: tests[0].udp_source_port: 8 flows from source port 65530 would pass 65535");
 }
 
+TEST(ProfileRouted, SeveralDscpClassesShareTheFlowsEvenly) {
+  auto d = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    dscp: [26, 46, 0]\n    flows_per_peer: 6\n")).tests.at(0));
+  EXPECT_EQ(d.dscp(), 26u);
+  EXPECT_EQ(std::vector<std::uint32_t>(d.dscp_classes().begin(), d.dscp_classes().end()),
+            (std::vector<std::uint32_t>{26, 46, 0}));
+  EXPECT_EQ(d.flows_per_peer(), 6u);
+  // Flows worked out from the paths are rounded up to a multiple of the classes.
+  d = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    ecmp_paths: 2\n    dscp: [10, 20, 30]\n")).tests.at(0));
+  EXPECT_EQ(d.flows_per_peer(), 9u);  // 8 for the paths, then 3 per class
+  // One class is the plain field.
+  d = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    dscp: [34]\n")).tests.at(0));
+  EXPECT_EQ(d.dscp(), 34u);
+  EXPECT_EQ(d.dscp_classes_size(), 0);
+  proto::Plan plan;
+  *plan.mutable_dpdk() = dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    dscp: [26, 46]\n    flows_per_peer: 4\n    ecn: ect0\n")).tests.at(0));
+  const std::string line = find_engine("dpdk")->plan_line(plan);
+  EXPECT_NE(line.find("ipv4_udp dscp classes 26,46 ecn 2 ttl 64 | 4 flows/peer"), std::string::npos) << line;
+}
+
+TEST(ProfileRouted, EcnTakesRfc3168NamesOrNumbers) {
+  for (const auto& [text, codepoint] : std::vector<std::pair<std::string, std::uint32_t>>{
+           {"not_ect", 0}, {"ect1", 1}, {"ect0", 2}, {"ce", 3}, {"2", 2}}) {
+    EXPECT_EQ(dpdk::params(load(with_keys("    encapsulation: ipv4_udp\n    ecn: " + text + "\n")).tests.at(0)).ecn(), codepoint)
+        << text;
+  }
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    ecn: ect\n")).substr(0, 40),
+            "fabric.yaml:8:10: tests[0].ecn: 'ect' is");
+}
+
+TEST(ProfileRouted, DscpClassesAndTosThresholdsAreChecked) {
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    dscp: [26, 26]\n")),
+            "fabric.yaml:8:11: tests[0].dscp: dscp: class 26 is listed twice");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    dscp: [26, 64]\n")),
+            "fabric.yaml:8:16: tests[0].dscp[1]: dscp[1] 64 is above the maximum 63");
+  EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    dscp: [26, 46]\n    flows_per_peer: 3\n")),
+            "fabric.yaml:9:21: tests[0].flows_per_peer: 3 flows per peer cannot carry 2 DSCP classes evenly: give a "
+            "multiple of 2");
+  EXPECT_EQ(error_of(with_keys("    thresholds:\n      min_ce_marked: 1\n")),
+            "fabric.yaml:8:7: tests[0].min_ce_marked: min_ce_marked reads the IPv4 header's ECN field: set "
+            "encapsulation: ipv4_udp");
+  const Profile judged = load(with_keys("    encapsulation: ipv4_udp\n    thresholds:\n      max_ce_marked: 10\n"
+                                        "      min_ce_marked: 1\n      max_dscp_rewrites: 0\n"));
+  ASSERT_EQ(judged.tests.at(0).thresholds.size() >= 3, true);
+}
+
 TEST(ProfileRouted, FramesTooSmallForTheIpv4HeadersAreAnError) {
   EXPECT_EQ(error_of(with_keys("    encapsulation: ipv4_udp\n    frame_size: 64\n")),
             "fabric.yaml:8:17: tests[0].frame_size: 64 B frames cannot hold ipv4_udp headers: the least is 76 B");

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/counter_names.hpp"
+#include "controller/profile/threshold_catalog.hpp"
 
 namespace tusk {
 namespace {
@@ -164,6 +165,36 @@ TEST(Verdict, CountsAreCopiedAsMetrics) {
   EXPECT_EQ(metrics.at("retransmits"), 4.0);
   EXPECT_EQ(metrics.at("host_drops"), 5.0);
   EXPECT_EQ(metrics.at("bit_errors"), 6.0);
+}
+
+TEST(Verdict, TosAndNicCountersAreMetricsEveryThresholdOfTheCatalogCanRead) {
+  const auto metrics = compute_metrics(stream({{c::kCeMarked, 11},
+                                               {c::kDscpRewrites, 12},
+                                               {c::kOutOfSequence, 13},
+                                               {c::kPacketSeqErr, 14},
+                                               {c::kLocalAckTimeoutErr, 15},
+                                               {c::kNpCnpSent, 16},
+                                               {c::kNpEcnMarkedRocePackets, 17},
+                                               {c::kSymbolError, 18}}),
+                                       10);
+  EXPECT_EQ(metrics.at("ce_marked"), 11.0);
+  EXPECT_EQ(metrics.at("dscp_rewrites"), 12.0);
+  EXPECT_EQ(metrics.at("out_of_sequence"), 13.0);
+  EXPECT_EQ(metrics.at("packet_seq_err"), 14.0);
+  EXPECT_EQ(metrics.at("local_ack_timeout_err"), 15.0);
+  EXPECT_EQ(metrics.at("np_cnp_sent"), 16.0);
+  EXPECT_EQ(metrics.at("np_ecn_marked_roce_packets"), 17.0);
+  EXPECT_EQ(metrics.at("symbol_error"), 18.0);
+  // min_ce_marked: a switch that must mark, judged on the same metric from below.
+  EXPECT_TRUE(check_of(min_of("ce_marked", 10), stream({{c::kCeMarked, 11}})).passed);
+  EXPECT_FALSE(check_of(min_of("ce_marked", 10), stream({{c::kCeMarked, 9}})).passed);
+}
+
+TEST(Verdict, EveryCountThresholdOfTheCatalogFindsItsCounterAsAMetric) {
+  for (const auto& kind : threshold_catalog()) {
+    if (kind.value != ThresholdKind::Value::Count || kind.scope != ThresholdKind::Scope::Stream) continue;
+    EXPECT_TRUE(compute_metrics(stream({{kind.metric, 5}}), 10).contains(std::string(kind.metric))) << kind.key;
+  }
 }
 
 TEST(Verdict, CountsTheStreamDoesNotReportAreAbsentNotZero) {

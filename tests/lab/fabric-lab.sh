@@ -25,9 +25,13 @@
 #                                     flow SRC:SPORT > DST:DPORT onto (the kernel's own choice)
 #   fabric-lab.sh counter LINK DIR    frames that crossed LINK (e.g. l1-s2) in DIR: "up" is leaf to
 #                                     spine, "down" spine to leaf (the sending end's tx_packets)
-#   fabric-lab.sh impair LINK DIR [loss=P] [corrupt=P] [duplicate=P]
+#   fabric-lab.sh impair LINK DIR [loss=P] [corrupt=P] [duplicate=P] [dscp=N] [mark_ce_above=MBPS]
 #                                     impair LINK in DIR (P in percent); corruption flips one bit
-#                                     after the IPv4 and UDP headers, where a BERT checks
+#                                     after the IPv4 and UDP headers, where a BERT checks; dscp=N
+#                                     rewrites every IPv4 frame's DSCP; mark_ce_above marks ECN-capable
+#                                     frames CE beyond that rate (a token bucket, since this kernel
+#                                     has no RED), as a switch's congested port does. LINK may be a
+#                                     host (l2h1) with DIR down: the leaf's port to that host
 #   fabric-lab.sh clear LINK [DIR]    remove impairments from LINK (both directions by default)
 #   fabric-lab.sh link LINK up|down   take LINK down (both ends lose carrier; leaves route around
 #                                     it, as BFD and BGP would) or bring it back
@@ -241,8 +245,16 @@ parse_link() {
   [[ $leaf_n -le $leaves && $spine_n -le $spines ]] || die "no link '$1' in this lab ($leaves leaves, $spines spines)"
 }
 
-# sender_of LINK DIR -> "namespace device" whose egress carries LINK's frames in DIR
+# sender_of LINK DIR -> "namespace device" whose egress carries LINK's frames in DIR. A host's
+# link (l2h1) has one switch port: the leaf's, "down" to the host.
 sender_of() {
+  if [[ $1 =~ ^l([1-8])h([1-8])$ ]]; then
+    load_shape
+    [[ ${BASH_REMATCH[1]} -le $leaves && ${BASH_REMATCH[2]} -le $hosts ]] || die "no host '$1' in this lab"
+    [[ $2 == down ]] || die "host link '$1': only 'down' (the leaf's port to the host) is a switch port"
+    echo "$(ns_of "l${BASH_REMATCH[1]}") h${BASH_REMATCH[2]}"
+    return
+  fi
   parse_link "$1"
   case $2 in
     up) echo "$(ns_of "l$leaf_n") s$spine_n" ;;
@@ -259,7 +271,7 @@ counter() {
 }
 
 impair() {
-  [[ $# -ge 3 ]] || die "usage: impair LINK up|down loss=P|corrupt=P|duplicate=P..."
+  [[ $# -ge 3 ]] || die "usage: impair LINK up|down loss=P|corrupt=P|duplicate=P|dscp=N|mark_ce_above=MBPS..."
   local ns dev
   read -r ns dev < <(sender_of "$1" "$2")
   shift 2
@@ -268,15 +280,30 @@ impair() {
   for spec in "$@"; do
     key=${spec%%=*}
     value=${spec#*=}
-    case $key in loss|corrupt|duplicate) ;; *) die "unknown impairment '$key' (loss, corrupt, duplicate)" ;; esac
-    [[ $value =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "$key=$value: give a percentage, e.g. $key=2 or $key=0.5"
-    ppm=$(awk -v p="$value" 'BEGIN { printf "%d", p * 10000 + 0.5 }')
-    [[ $ppm -le 1000000 ]] || die "$key=$value: more than 100 percent"
-    defines+=("-D${key^^}_PPM=$ppm")
+    case $key in
+      loss|corrupt|duplicate)
+        [[ $value =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "$key=$value: give a percentage, e.g. $key=2 or $key=0.5"
+        ppm=$(awk -v p="$value" 'BEGIN { printf "%d", p * 10000 + 0.5 }')
+        [[ $ppm -le 1000000 ]] || die "$key=$value: more than 100 percent"
+        defines+=("-D${key^^}_PPM=$ppm")
+        ;;
+      dscp)
+        [[ $value =~ ^[0-9]+$ && $value -le 63 ]] || die "dscp=$value: give a DSCP, 0..63"
+        defines+=("-DREMARK_DSCP=$value")
+        ;;
+      mark_ce_above)
+        [[ $value =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "mark_ce_above=$value: give a rate in Mbit/s, e.g. 6 or 0.5"
+        defines+=("-DMARK_CE_ABOVE_BPS=$(awk -v r="$value" 'BEGIN { printf "%d", r * 1000000 + 0.5 }')")
+        ;;
+      *) die "unknown impairment '$key' (loss, corrupt, duplicate, dscp, mark_ce_above)" ;;
+    esac
   done
   local object
   object=$(mktemp /tmp/tusk-fabric-impair-XXXXXX.o)
-  clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" -c "$here/impair.bpf.c" -o "$object"
+  # -g: BTF, which the marker's map needs.
+  clang -O2 -g -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" -c "$here/impair.bpf.c" -o "$object"
+  # A new impairment replaces the last one: `filter replace` without a handle would add a second.
+  in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
   in_ns "$ns" tc qdisc replace dev "$dev" clsact
   in_ns "$ns" tc filter replace dev "$dev" egress pref 1 bpf direct-action obj "$object" sec tc
   rm -f "$object"
@@ -285,6 +312,7 @@ impair() {
 clear_link() {
   [[ $# -ge 1 ]] || die "usage: clear LINK [up|down]"
   local dirs=(up down) ns dev
+  [[ $1 =~ ^l[1-8]h[1-8]$ ]] && dirs=(down)  # a host's link has one switch port
   [[ $# -ge 2 ]] && dirs=("$2")
   for dir in "${dirs[@]}"; do
     read -r ns dev < <(sender_of "$1" "$dir")

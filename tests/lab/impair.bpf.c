@@ -7,6 +7,10 @@
 // Ethernet header by default; the fabric lab passes Ethernet, IPv4 and UDP, so routers still
 // forward the frame and the BERT behind them sees the flip), as netem's corrupt does within a
 // frame, so a BERT must count one bit error per corrupted frame.
+// As a switch under qualification, it also rewrites the DSCP of IPv4 frames (REMARK_DSCP) and marks
+// ECN-capable IPv4 frames Congestion Experienced beyond a rate (MARK_CE_ABOVE_BPS): a token bucket
+// MARK_CE_BURST_NS deep, frames that find it full are marked and pass (a congested port's RED
+// marking, which this kernel lacks), frames within it pass untouched.
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
@@ -24,6 +28,63 @@
 #ifndef PAYLOAD_OFFSET
 #define PAYLOAD_OFFSET 14
 #endif
+#ifndef MARK_CE_BURST_NS
+#define MARK_CE_BURST_NS 100000000ull  // 100 ms at the rate: a sender's catch-up burst is not congestion
+#endif
+
+#define ETH_HEADER 14
+#define IPV4_ETHERTYPE 0x0008  // 0x0800 as it sits in the frame, read on a little-endian host
+#define ECN_CE 3
+
+#ifdef MARK_CE_ABOVE_BPS
+// When the bucket is next empty; a frame adds its time at the rate. Updated without a lock: two
+// CPUs racing lose a frame's worth at most, which a lab marker can afford.
+struct marker {
+  __u64 next_free_ns;
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct marker);
+} ce_marker SEC(".maps");
+
+static __always_inline int beyond_rate(struct __sk_buff *skb) {
+  __u32 zero = 0;
+  struct marker *m = bpf_map_lookup_elem(&ce_marker, &zero);
+  if (!m) return 0;
+  __u64 now = bpf_ktime_get_ns();
+  __u64 cost = (__u64)skb->len * 8 * 1000000000ull / MARK_CE_ABOVE_BPS;
+  __u64 start = m->next_free_ns > now ? m->next_free_ns : now;
+  if (start + cost - now > MARK_CE_BURST_NS) return 1;
+  m->next_free_ns = start + cost;
+  return 0;
+}
+#endif
+
+#if defined(REMARK_DSCP) || defined(MARK_CE_ABOVE_BPS)
+// The IPv4 TOS byte as a switch would leave it; the header checksum follows.
+static __always_inline void remark(struct __sk_buff *skb) {
+  __u16 ethertype;
+  __u8 first[2];  // version/IHL, TOS
+  if (bpf_skb_load_bytes(skb, 12, &ethertype, 2) != 0 || ethertype != IPV4_ETHERTYPE) return;
+  if (bpf_skb_load_bytes(skb, ETH_HEADER, first, 2) != 0) return;
+  __u8 tos = first[1];
+#ifdef REMARK_DSCP
+  tos = (__u8)((REMARK_DSCP << 2) | (tos & 3));
+#endif
+#ifdef MARK_CE_ABOVE_BPS
+  if ((tos & 3) != 0 && (tos & 3) != ECN_CE && beyond_rate(skb)) tos |= ECN_CE;
+#endif
+  if (tos == first[1]) return;
+  __u16 old_word, new_word;
+  __builtin_memcpy(&old_word, first, 2);
+  first[1] = tos;
+  __builtin_memcpy(&new_word, first, 2);
+  bpf_l3_csum_replace(skb, ETH_HEADER + 10, old_word, new_word, 2);
+  bpf_skb_store_bytes(skb, ETH_HEADER + 1, &tos, 1, 0);
+}
+#endif
 // Marks our own duplicate, which comes through this program again and must pass untouched.
 #define DUPLICATE_MARK 0x7475736b
 
@@ -35,6 +96,9 @@ int impair(struct __sk_buff *skb) {
     skb->mark = 0;
     return TC_ACT_OK;
   }
+#if defined(REMARK_DSCP) || defined(MARK_CE_ABOVE_BPS)
+  remark(skb);
+#endif
   if (chance(LOSS_PPM)) return TC_ACT_SHOT;
   if (chance(CORRUPT_PPM) && skb->len > PAYLOAD_OFFSET) {
     __u32 offset = PAYLOAD_OFFSET + bpf_get_prandom_u32() % (skb->len - PAYLOAD_OFFSET);

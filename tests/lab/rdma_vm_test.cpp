@@ -318,6 +318,8 @@ TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
     EXPECT_EQ(flow["nodes"][3], "l2");
   }
   EXPECT_EQ(traced, 11u) << found["flows"].dump(1).substr(0, 3000);
+  std::cout << "localisation: " << found["conclusion"] << "\n";
+  if (!found["suspects"].empty()) std::cout << "top suspect: " << found["suspects"][0].dump() << "\n";
   ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << logs();
   EXPECT_EQ(found["suspects"][0]["link"], "l1:s1 -> s1:l1") << found["conclusion"];
   EXPECT_NE(found["suspects"][0]["confidence"], "low") << found["conclusion"];

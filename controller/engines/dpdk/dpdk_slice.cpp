@@ -1,10 +1,14 @@
 #include "controller/engines/dpdk/dpdk_slice.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <vector>
 
+#include "common/counter_names.hpp"
 #include "common/rates.hpp"
 #include "controller/engines/ecmp_keys.hpp"
 #include "common/units.hpp"
@@ -113,11 +117,45 @@ const std::vector<TestKey>& keys() {
        }},
       {"dscp", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 63, "0", "63"}), d, [](D& t, auto n) { params(t.spec).set_dscp(n); });
+         if (!v.node.IsSequence()) {
+           return store(c.read.uint32(v, {0, 63, "0", "63"}), d, [](D& t, auto n) {
+             params(t.spec).set_dscp(n);
+             params(t.spec).clear_dscp_classes();
+           });
+         }
+         // Several traffic classes: the flows to each peer take them in turn.
+         auto classes = c.read.list(v, [&c](const V& item) { return c.read.uint32(item, {0, 63, "0", "63"}); });
+         if (classes && classes->empty()) {
+           c.read.fail(v, "dscp: give one class, or a list of at least one");
+           classes.reset();
+         }
+         for (std::size_t i = 0; classes && i < classes->size(); ++i) {
+           if (std::find(classes->begin(), classes->begin() + static_cast<std::ptrdiff_t>(i), (*classes)[i]) !=
+               classes->begin() + static_cast<std::ptrdiff_t>(i)) {
+             c.read.fail(v, fmt::format("dscp: class {} is listed twice", (*classes)[i]));
+             classes.reset();
+           }
+         }
+         return store(classes, d, [](D& t, const std::vector<std::uint32_t>& list) {
+           auto& test = params(t.spec);
+           test.set_dscp(list.front());
+           test.clear_dscp_classes();
+           if (list.size() > 1) test.mutable_dscp_classes()->Add(list.begin(), list.end());
+         });
        }},
       {"ecn", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 3, "0", "3"}), d, [](D& t, auto n) { params(t.spec).set_ecn(n); });
+         // RFC 3168's codepoints by name or number.
+         static const std::vector<std::string_view> names{"not_ect", "ect1", "ect0", "ce"};
+         std::optional<std::uint32_t> codepoint;
+         if (!v.text().empty() && std::isalpha(static_cast<unsigned char>(v.text().front()))) {
+           if (const auto name = c.read.choice(v, names)) {
+             codepoint = static_cast<std::uint32_t>(std::find(names.begin(), names.end(), *name) - names.begin());
+           }
+         } else {
+           codepoint = c.read.uint32(v, {0, 3, "0", "3"});
+         }
+         return store(codepoint, d, [](D& t, auto n) { params(t.spec).set_ecn(n); });
        }},
       {"ttl", "dpdk",
        [](R& c, const V& v, D& d) {
@@ -182,6 +220,37 @@ void set_defaults(TestSpec& spec) {
   test.set_trace_rate(kDefaultTraceRate);  // used by ipv4_udp frames only
 }
 
+// Each DSCP class gets as many flows to each peer as every other: flows_per_peer is a multiple of
+// the classes, rounded up when it was worked out from ecmp_paths, refused when written. The
+// thresholds on the TOS byte read what only ipv4_udp frames carry.
+void check_classes(profile_schema::TestCheck& check) {
+  proto::DpdkTest& test = params(check.draft.spec);
+  for (const auto& threshold : check.draft.spec.thresholds) {
+    const bool reads_tos = threshold.metric == counters::kCeMarked || threshold.metric == counters::kDscpRewrites;
+    if (reads_tos && test.encapsulation() != "ipv4_udp") {
+      const profile_schema::Origin origin{threshold.pos, threshold.key, false};
+      check.fail(threshold.key, &origin,
+                 fmt::format("{} reads the IPv4 header's {}: set encapsulation: ipv4_udp", threshold.key,
+                             threshold.metric == counters::kCeMarked ? "ECN field" : "DSCP"));
+    }
+  }
+  const auto classes = static_cast<std::uint32_t>(test.dscp_classes_size());
+  if (classes < 2 || test.flows_per_peer() % classes == 0) return;
+  if (const auto* written = check.draft.origin("flows_per_peer")) {
+    check.fail("flows_per_peer", written,
+               fmt::format("{} flows per peer cannot carry {} DSCP classes evenly: give a multiple of {}",
+                           test.flows_per_peer(), classes, classes));
+    return;
+  }
+  const std::uint32_t flows = (test.flows_per_peer() + classes - 1) / classes * classes;
+  if (flows > kMaxFlowsPerPeer) {
+    check.fail("dscp", check.draft.origin("dscp"),
+               fmt::format("{} DSCP classes need {} flows per peer, more than {}", classes, flows, kMaxFlowsPerPeer));
+    return;
+  }
+  test.set_flows_per_peer(flows);
+}
+
 // The IPv4/UDP keys belong to ipv4_udp frames; the EtherType to ethernet ones; the flow count
 // comes from the declared paths when there are some, and the flows' source ports must not wrap.
 void check_encapsulation(profile_schema::TestCheck& check) {
@@ -212,6 +281,7 @@ void check_encapsulation(profile_schema::TestCheck& check) {
   test.set_ecmp_paths(paths.paths);
   test.set_coverage(paths.coverage);
   if (paths.flows) test.set_flows_per_peer(*paths.flows);
+  check_classes(check);
   if (test.udp_source_port() + test.flows_per_peer() - 1 > 65535) {
     const auto* origin = check.draft.origin("udp_source_port");
     check.fail("udp_source_port", origin ? origin : check.draft.origin("flows_per_peer"),
@@ -285,7 +355,9 @@ std::string plan_line(const proto::Plan& plan) {
   }
   std::string framing;
   if (d.encapsulation() == "ipv4_udp") {
-    framing = fmt::format(" | ipv4_udp dscp {} ecn {} ttl {} | {} flow{}/peer, udp {}->{}", d.dscp(), d.ecn(), d.ttl(),
+    const std::string dscp = d.dscp_classes_size() > 1 ? fmt::format("classes {}", fmt::join(d.dscp_classes(), ","))
+                                                       : fmt::format("{}", d.dscp());
+    framing = fmt::format(" | ipv4_udp dscp {} ecn {} ttl {} | {} flow{}/peer, udp {}->{}", dscp, d.ecn(), d.ttl(),
                           d.flows_per_peer(), d.flows_per_peer() == 1 ? "" : "s",
                           d.flows_per_peer() == 1 ? fmt::format("{}", d.udp_source_port())
                                                   : fmt::format("{}-{}", d.udp_source_port(),
@@ -353,7 +425,8 @@ const EngineSlice& slice() {
       // "port" streams are informational.
       .stream_kinds = {{"rx", {}, true, true}},
       .thresholds = {"max_ber", "max_bit_errors", "max_loss", "max_errored_frames", "max_lost_frames", "max_flaps",
-                     "max_traffic_gaps", "max_latency_p99", "min_throughput", "max_host_drops", "max_agents_lost"},
+                     "max_traffic_gaps", "max_latency_p99", "min_throughput", "max_host_drops", "max_agents_lost",
+                     "max_ce_marked", "min_ce_marked", "max_dscp_rewrites"},
       .alternatives = {{"frame_size", "frame_sizes"}},
       .json_extra = json_extra,
       .ber_target = ber_target,
