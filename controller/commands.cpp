@@ -443,12 +443,8 @@ int controller_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // Alone, --bash-completion needs no subcommand.
-    if (print_completion) {
-      std::cout << bash_completion(app, "tusk-controller");
-      return kExitPass;
-    }
-    return app.exit(e) == 0 ? kExitPass : kExitUsage;
+    // Alone, --bash-completion needs no subcommand: the missing one is no error then.
+    if (!print_completion) return app.exit(e) == 0 ? kExitPass : kExitUsage;
   }
   if (print_completion) {
     std::cout << bash_completion(app, "tusk-controller");
