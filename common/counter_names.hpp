@@ -61,5 +61,11 @@ inline constexpr std::string_view kLocalAckTimeoutErr = "local_ack_timeout_err";
 inline constexpr std::string_view kNpCnpSent = "np_cnp_sent";                      // CNPs sent for ECN marks
 inline constexpr std::string_view kNpEcnMarkedRocePackets = "np_ecn_marked_roce_packets";
 inline constexpr std::string_view kSymbolError = "symbol_error";                   // physical layer
+// Ethernet side of a NIC port (ethtool statistics): agent/nic/ethtool_counter_names maps drivers' names.
+inline constexpr std::string_view kPauseFrames = "pause_frames";  // PAUSE/PFC frames received + sent
+inline constexpr std::string_view kRxDiscards = "rx_discards";    // received, dropped: no port buffer
+// Bits FEC corrected, and every bit the port received: their ratio over the test is the pre-FEC BER.
+inline constexpr std::string_view kRxFecCorrectedBits = "rx_fec_corrected_bits";
+inline constexpr std::string_view kRxPhyBits = "rx_phy_bits";
 
 }  // namespace tusk::counters
