@@ -392,6 +392,15 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
     } catch (const std::exception& e) {
       emit(proto::AgentEvent::NOTICE, fmt::format("NIC counters of {} unavailable: {}", key, e.what()));
     }
+    // The Ethernet side (ethtool) is read apart: a port may have one and not the other.
+    std::string why;
+    port.netdev = nic::open_port_netdev_counters(connection.device, connection.port_num, why);
+    if (port.netdev) {
+      port.netdev_baseline = port.netdev->read();
+      if (auto note = port.netdev->take_note()) emit(proto::AgentEvent::NOTICE, *note);
+    } else {
+      emit(proto::AgentEvent::NOTICE, fmt::format("ethtool counters of {} not read: {}", key, why));
+    }
   }
   std::lock_guard lock(mutex_);
   const auto it = nic_ports_.try_emplace(key, std::move(port)).first;

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "agent/engine.hpp"
+#include "agent/nic/netdev_counters.hpp"
 #include "agent/rdma/port_counters.hpp"
 #include "agent/rdma/socket_path_tracer.hpp"
 #include "agent/rdma/verbs_owners.hpp"
@@ -117,6 +118,8 @@ class RdmaEngine final : public Engine {
   struct NicPort {
     std::unique_ptr<PortCounterReader> reader;
     PortCounterSnapshot baseline;
+    std::unique_ptr<nic::NetdevCounterReader> netdev;  // the port's ethtool counters; null when none
+    PortCounterSnapshot netdev_baseline;
     std::vector<std::string> peers;
   };
 

@@ -25,12 +25,17 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     std::string key;
     PortCounterReader* reader;
     const PortCounterSnapshot* baseline;
+    nic::NetdevCounterReader* netdev;
+    const PortCounterSnapshot* netdev_baseline;
     std::vector<std::string> peers;
   };
   std::vector<NicPortView> nic_ports;
   std::unique_lock lock(mutex_);
   for (auto& [key, port] : nic_ports_) {
-    if (port.reader) nic_ports.push_back({key, port.reader.get(), &port.baseline, port.peers});
+    if (port.reader || port.netdev) {
+      nic_ports.push_back(
+          {key, port.reader.get(), &port.baseline, port.netdev.get(), &port.netdev_baseline, port.peers});
+    }
   }
   for (const auto& connection : connections_) {
     const bool sender = connection->role == Connection::Role::Sender;
@@ -86,7 +91,12 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
   }
   lock.unlock();
   for (const auto& port : nic_ports) {
-    const auto delta = counter_delta(*port.baseline, port.reader->read());
+    auto delta = port.reader ? counter_delta(*port.baseline, port.reader->read()) : PortCounterDelta{};
+    if (port.netdev) {
+      nic::merge_netdev_counters(nic::netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values,
+                                 delta.values);
+      if (auto note = port.netdev->take_note()) emit(proto::AgentEvent::NOTICE, *note);
+    }
     proto::StreamCounters stream;
     stream.set_stream_id("nic:" + port.key);
     stream.set_kind("nic");
@@ -100,7 +110,8 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     for (auto name : {counters::rdma::kLocalAckTimeoutErr, counters::rdma::kPacketSeqErr, counters::rdma::kRoceAdpRetrans}) {
       if (auto it = delta.values.find(name); it != delta.values.end()) retransmits += it->second;
     }
-    map[std::string(c::kRetransmits)] = retransmits;
+    // Without the sysfs counters (only ethtool's) a 0 would read as "none", not as "not measured".
+    if (port.reader) map[std::string(c::kRetransmits)] = retransmits;
     if (auto it = delta.values.find(counters::rdma::kLinkDowned); it != delta.values.end()) {
       map[std::string(c::kLinkFlaps)] = it->second;
     }
