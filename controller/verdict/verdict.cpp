@@ -40,9 +40,14 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
                     c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls, c::kCeMarked, c::kDscpRewrites,
                     c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
-                    c::kNpEcnMarkedRocePackets, c::kSymbolError}) {
+                    c::kNpEcnMarkedRocePackets, c::kSymbolError, c::kPauseFrames, c::kRxDiscards}) {
     if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;
   }
+  // A NIC port's corrected bit ratio (mlx5's counters.rst: rx_corrected_bits_phy / rx_bits_phy over a
+  // time frame). Bits in codewords FEC could not correct are not in it (symbol_error counts those).
+  const auto phy_bits = counter(stream, c::kRxPhyBits);
+  const auto corrected_bits = counter(stream, c::kRxFecCorrectedBits);
+  if (phy_bits && corrected_bits && *phy_bits > 0) metrics["pre_fec_ber"] = *corrected_bits / *phy_bits;
   // A gap is judged as a flap where the port counts it as one (ports without link state do);
   // only the gaps that no flap accounts for are traffic gaps of their own.
   if (auto gaps = counter(stream, c::kTrafficGaps)) {

@@ -432,8 +432,8 @@ tests:
             "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
             "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_retransmits, "
             "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
-            "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_ce_marked, min_ce_marked, max_dscp_rewrites, "
-            "max_agents_lost");
+            "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_pause_frames, max_rx_discards, max_pre_fec_ber, "
+            "max_ce_marked, min_ce_marked, max_dscp_rewrites, max_agents_lost");
 }
 
 TEST(ProfileErrors, NameCannotBeADefault) {
