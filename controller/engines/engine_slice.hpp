@@ -70,6 +70,9 @@ struct EngineSlice {
   // members of the test's report.json object.
   std::string (*summary_extra)(const TestOutcome& test) = nullptr;
   void (*json_extra)(const TestOutcome& test, nlohmann::ordered_json& out) = nullptr;
+  // A method's step (controller/method/): one frame size instead of the test's size or sizes (0:
+  // keep them) and the rate `rate` says. nullptr: the engine has no size or rate a method can change.
+  void (*apply_step)(TestSpec& spec, std::uint32_t frame_size, const StepRate& rate) = nullptr;
   // The BER its streams' compared bits are held to, when the engine compares bits.
   std::optional<BerTarget> (*ber_target)(const TestSpec& spec) = nullptr;
 };

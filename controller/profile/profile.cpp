@@ -22,4 +22,18 @@ std::string_view to_string(Topology topology) {
   return "unknown";
 }
 
+std::string_view to_string(MethodKind kind) {
+  switch (kind) {
+    case MethodKind::Throughput:
+      return "throughput";
+    case MethodKind::FrameLossRate:
+      return "frame_loss_rate";
+    case MethodKind::Sweep:
+      return "sweep";
+    case MethodKind::Incast:
+      return "incast";
+  }
+  return "unknown";
+}
+
 }  // namespace tusk

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/source_pos.hpp"
+#include "common/units.hpp"
 
 namespace tusk {
 
@@ -51,6 +52,41 @@ enum class Topology {
   Permutation,  // agent i sends to agent i + n/2 (mod n): every flow crosses the bisection
 };
 
+// A qualification method (controller/method/): the test runs as a series of steps, each a test of
+// its own, where a step changes the frame size, the offered rate or the senders.
+enum class MethodKind {
+  Throughput,     // RFC 2544 26.1: per frame size, a binary search for the highest rate with no loss
+                  // (NDR) and with loss under pdr_loss (PDR)
+  FrameLossRate,  // RFC 2544 26.3: per frame size, loss at 100 % of the rate, then down in steps
+  Sweep,          // every frame size at every rate, one after another, each step judged alone
+  Incast,         // 2..N senders into one receiver, one step per fan-in
+};
+
+// A step's rate: a fraction of the test's `rate:`, or a bit or packet rate of its own.
+struct StepRate {
+  double fraction = 1;
+  std::optional<double> bits_per_second;
+  std::optional<double> packets_per_second;
+  std::string text;  // as written: "50%", "8Mbit/s"
+};
+
+struct MethodSpec {
+  MethodKind kind = MethodKind::Sweep;
+  std::vector<std::uint32_t> frame_sizes;  // empty: the test's own frame size
+  bool default_sizes = false;              // RFC 2544's list, not written: sizes the framing cannot hold are left out
+  std::vector<StepRate> rates;             // sweep: in order; empty: the test's rate
+  std::vector<std::uint32_t> fan_in;       // incast: senders per step
+  std::chrono::milliseconds trial{0};      // each step's duration
+  double resolution = 0.01;                // throughput: search ends when NDR and PDR are known this close (of the rate)
+  std::uint32_t max_trials = 16;           // throughput: most trials per frame size
+  double pdr_loss = 0.001;                 // throughput: the loss a partial drop rate accepts
+  double step = 0.1;                       // frame_loss_rate: the rate goes down by this much of the rate
+  bool latency = false;                    // throughput: a trial at the NDR per size for its latency
+  // The test's own rate, the one the shares above are of (set by the checks; none for incast).
+  std::optional<units::Rate> rate;
+  SourcePos pos;
+};
+
 struct TestSpec {
   std::string name;
   std::string engine;  // an engine of the table in controller/engines/
@@ -61,6 +97,7 @@ struct TestSpec {
   // writes them (controller/engines/<engine>/), so no other code names an engine's parameters.
   std::any params;
   std::vector<Threshold> thresholds;
+  std::optional<MethodSpec> method;
   SourcePos pos;
 };
 
@@ -75,5 +112,6 @@ struct Profile {
 };
 
 std::string_view to_string(Topology topology);
+std::string_view to_string(MethodKind kind);
 
 }  // namespace tusk

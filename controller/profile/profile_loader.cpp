@@ -1,5 +1,7 @@
 #include "controller/profile/profile_loader.hpp"
 
+#include "controller/method/method_keys.hpp"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -358,17 +360,19 @@ class ProfileReader {
 
     // An engine's own checks come first: a collective sets the topology (and maybe the duration)
     // that the topology check looks at.
-    if (const EngineSlice* engine = tusk::find_engine(spec.engine)) {
-      TestCheck check{draft, profile, [&](std::string_view key, const Origin* origin, std::string message) {
-                        fail_at(test, key, origin, std::move(message));
-                      }};
-      engine->check(check);
-    }
+    // The method goes first: it fills in sizes and fan-in that the engine's checks then hold to its framing.
+    TestCheck check{draft, profile, [&](std::string_view key, const Origin* origin, std::string message) {
+                      fail_at(test, key, origin, std::move(message));
+                    }};
+    method_keys::check_method(check);
+    if (const EngineSlice* engine = tusk::find_engine(spec.engine)) engine->check(check);
     check_topology(test, draft, profile);
   }
 
   void check_topology(const Value& test, const TestDraft& draft, const ProfileContext& profile) {
     if (!profile.agent_count) return;
+    // A method that could not be read may have set the topology (incast): its error says enough.
+    if (draft.written.count("method") && !draft.spec.method) return;
     const std::uint32_t agents = *profile.agent_count;
     const Topology topology = draft.spec.topology;
     const Origin* origin = draft.origin("topology");

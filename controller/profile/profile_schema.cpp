@@ -1,5 +1,7 @@
 #include "controller/profile/profile_schema.hpp"
 
+#include "controller/method/method_keys.hpp"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -142,6 +144,7 @@ const std::vector<TestKey>& common_keys() {
          return store(c.read.uint32(v, {0, 10'000, "0", "10000"}), d, [](D& t, auto n) { t.trace_rate = n; });
        }},
       {"thresholds", "", read_thresholds},
+      {"method", "", method_keys::read_method},
   };
   return keys;
 }

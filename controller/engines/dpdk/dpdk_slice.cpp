@@ -251,6 +251,26 @@ void check_classes(profile_schema::TestCheck& check) {
   test.set_flows_per_peer(flows);
 }
 
+// A method's own sizes replace the test's: RFC 2544's default list loses what the framing cannot
+// hold (64 B for ipv4_udp), a size written in the method is refused.
+void check_method_sizes(profile_schema::TestCheck& check, std::uint32_t least) {
+  auto& method = check.draft.spec.method;
+  if (!method || method->frame_sizes.empty()) return;
+  auto& sizes = method->frame_sizes;
+  if (method->default_sizes) {
+    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [least](std::uint32_t size) { return size < least; }),
+                sizes.end());
+    return;
+  }
+  for (const auto size : sizes) {
+    if (size < least) {
+      check.fail("method", check.draft.origin("method"),
+                 fmt::format("method frame size {} B cannot hold ipv4_udp headers: the least is {} B", size, least));
+      return;
+    }
+  }
+}
+
 // The IPv4/UDP keys belong to ipv4_udp frames; the EtherType to ethernet ones; the flow count
 // comes from the declared paths when there are some, and the flows' source ports must not wrap.
 void check_encapsulation(profile_schema::TestCheck& check) {
@@ -266,7 +286,8 @@ void check_encapsulation(profile_schema::TestCheck& check) {
     const std::uint32_t least = 76 + (test.vlan() != 0 || test.pcp() != 0 ? 4 : 0);
     const SizeMix mix = size_mix(test.frame_size(), test.frame_sizes());
     const char* key = test.frame_sizes_size() > 0 ? "frame_sizes" : "frame_size";
-    if (mix.smallest_bytes < least) {
+    check_method_sizes(check, least);
+    if (mix.smallest_bytes < least && !(check.draft.spec.method && !check.draft.spec.method->frame_sizes.empty())) {
       const auto* origin = check.draft.origin(key);
       check.fail(key, origin ? origin : check.draft.origin("encapsulation"),
                  fmt::format("{} B frames cannot hold ipv4_udp headers: the least is {} B{}", mix.smallest_bytes, least,
@@ -307,7 +328,8 @@ void check(profile_schema::TestCheck& check) {
   if (rate.kind == Kind::BitsPerSecond) test.set_rate_bps(rate.value);
   const double cap = check.profile.safety.max_rate_bps;
   if (cap <= 0 || rate.kind == Kind::Max) return;
-  const SizeMix mix = frame_mix(test);
+  const auto& method = check.draft.spec.method;
+  const SizeMix mix = method && !method->frame_sizes.empty() ? size_mix(0, method->frame_sizes) : frame_mix(test);
   const OfferedRate offered = offered_rate(test.rate_pps(), test.rate_bps(), mix);
   if (offered.capped_bps <= cap) return;
   if (rate.kind == Kind::BitsPerSecond) {
@@ -335,6 +357,22 @@ void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t, pr
   test.set_largest_frame_bytes(static_cast<std::uint32_t>(mix.largest_bytes));
   test.set_offered_pps(offered.pps);
   test.set_offered_bps(offered.bps);
+}
+
+// A method's step: one size, and a share of the test's rate or a rate of its own.
+void apply_step(TestSpec& spec, std::uint32_t frame_size, const StepRate& rate) {
+  proto::DpdkTest& test = params(spec);
+  if (frame_size > 0) {
+    test.set_frame_size(frame_size);
+    test.clear_frame_sizes();
+  }
+  if (rate.bits_per_second || rate.packets_per_second) {
+    test.set_rate_bps(rate.bits_per_second.value_or(0));
+    test.set_rate_pps(rate.packets_per_second.value_or(0));
+  } else {
+    test.set_rate_bps(test.rate_bps() * rate.fraction);
+    test.set_rate_pps(test.rate_pps() * rate.fraction);
+  }
 }
 
 // "1500 B", or "mean 353.8 B" for a size mix.
@@ -429,6 +467,7 @@ const EngineSlice& slice() {
                      "max_ce_marked", "min_ce_marked", "max_dscp_rewrites"},
       .alternatives = {{"frame_size", "frame_sizes"}},
       .json_extra = json_extra,
+      .apply_step = apply_step,
       .ber_target = ber_target,
   };
   return engine;

@@ -1,0 +1,266 @@
+#include "controller/method/method_keys.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "controller/engines/engine_slice.hpp"
+
+namespace tusk::method_keys {
+namespace {
+
+using namespace std::chrono_literals;
+using profile_schema::ReadContext;
+using profile_schema::TestCheck;
+using profile_schema::TestDraft;
+
+const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
+// A search or a sweep is a plan of trials: more than this is a mistake, not a qualification.
+constexpr std::uint32_t kMaxSteps = 256;
+
+const std::vector<std::string_view>& kind_names() {
+  static const std::vector<std::string_view> names{"throughput", "frame_loss_rate", "sweep", "incast"};
+  return names;
+}
+
+// The keys each kind takes beside `kind:`.
+const std::vector<std::string_view>& keys_of(MethodKind kind) {
+  static const std::vector<std::string_view> throughput{"kind", "frame_sizes", "trial", "resolution", "trials",
+                                                        "pdr_loss", "latency"};
+  static const std::vector<std::string_view> loss{"kind", "frame_sizes", "trial", "step"};
+  static const std::vector<std::string_view> sweep{"kind", "frame_sizes", "rates", "trial"};
+  static const std::vector<std::string_view> incast{"kind", "fan_in", "trial"};
+  switch (kind) {
+    case MethodKind::Throughput: return throughput;
+    case MethodKind::FrameLossRate: return loss;
+    case MethodKind::Sweep: return sweep;
+    case MethodKind::Incast: return incast;
+  }
+  return sweep;
+}
+
+std::optional<std::vector<std::uint32_t>> read_sizes(YamlReader& read, const YamlValue& value) {
+  auto sizes = read.list(value, [&](const YamlValue& item) -> std::optional<std::uint32_t> {
+    const auto bytes = read.size(item, kFrameRange);
+    if (!bytes) return std::nullopt;
+    return static_cast<std::uint32_t>(*bytes);
+  });
+  if (sizes && sizes->empty()) {
+    read.fail(value, "frame_sizes is empty: list at least one size, or leave it out");
+    return std::nullopt;
+  }
+  return sizes;
+}
+
+// "50%" is a fraction of the test's rate; anything else a rate of its own.
+std::optional<StepRate> read_step_rate(YamlReader& read, const YamlValue& value) {
+  const std::string text = value.text();
+  StepRate rate;
+  rate.text = text;
+  if (!text.empty() && text.back() == '%') {
+    const auto ratio = read.ratio(value);
+    if (!ratio) return std::nullopt;
+    if (*ratio <= 0 || *ratio > 1) {
+      read.fail(value, fmt::format("{} must be above 0% and at most 100% of the test's rate", text));
+      return std::nullopt;
+    }
+    rate.fraction = *ratio;
+    return rate;
+  }
+  const auto absolute = read.rate(value);
+  if (!absolute) return std::nullopt;
+  switch (absolute->kind) {
+    case units::Rate::Kind::BitsPerSecond: rate.bits_per_second = absolute->value; break;
+    case units::Rate::Kind::PacketsPerSecond: rate.packets_per_second = absolute->value; break;
+    case units::Rate::Kind::Max:
+      read.fail(value, "a step rate is a bit rate, a packet rate or a share of the test's rate (50%), not max");
+      return std::nullopt;
+  }
+  return rate;
+}
+
+std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const YamlValue& value) {
+  // "2..4" is every fan-in from 2 to 4.
+  if (value.node.IsScalar() && value.text().find("..") != std::string::npos) {
+    const std::string text = value.text();
+    const auto dots = text.find("..");
+    try {
+      std::size_t used_low = 0, used_high = 0;
+      const auto low = std::stoul(text.substr(0, dots), &used_low);
+      const auto high = std::stoul(text.substr(dots + 2), &used_high);
+      if (used_low != dots || used_high != text.size() - dots - 2 || low < 1 || high < low || high > 4096) {
+        throw std::invalid_argument(text);
+      }
+      std::vector<std::uint32_t> steps;
+      for (auto n = low; n <= high; ++n) steps.push_back(static_cast<std::uint32_t>(n));
+      return steps;
+    } catch (const std::exception&) {
+      read.fail(value, fmt::format("fan_in '{}': expected FROM..TO senders, e.g. 2..8, with 1 <= FROM <= TO <= 4096",
+                                   text));
+      return std::nullopt;
+    }
+  }
+  auto steps = read.list(value, [&](const YamlValue& item) { return read.uint32(item, {1, 4096, "1", "4096"}); });
+  if (steps && steps->empty()) {
+    read.fail(value, "fan_in is empty: give the senders of each step, e.g. [2, 4, 8] or 2..8");
+    return std::nullopt;
+  }
+  return steps;
+}
+
+}  // namespace
+
+const std::vector<std::uint32_t>& rfc2544_frame_sizes() {
+  static const std::vector<std::uint32_t> sizes{64, 128, 256, 512, 1024, 1280, 1518};
+  return sizes;
+}
+
+bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft) {
+  YamlReader& read = context.read;
+  const auto entries = read.mapping(value, "a method, e.g. {kind: throughput, frame_sizes: [64, 1518]}");
+  if (!entries) return false;
+  const auto kind_entry = std::find_if(entries->begin(), entries->end(), [](const YamlEntry& e) { return e.key == "kind"; });
+  if (kind_entry == entries->end()) {
+    read.missing(value, "kind");
+    return false;
+  }
+  const auto kind_name = read.choice(kind_entry->value, kind_names());
+  if (!kind_name) return false;
+  MethodSpec method;
+  method.kind = static_cast<MethodKind>(std::find(kind_names().begin(), kind_names().end(), *kind_name) -
+                                        kind_names().begin());
+  method.pos = value.key_pos;
+  const auto& allowed = keys_of(method.kind);
+  bool ok = true;
+  for (const auto& entry : *entries) {
+    const std::string& key = entry.key;
+    const YamlValue& v = entry.value;
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      read.unknown_key(entry, allowed);
+      ok = false;
+    } else if (key == "frame_sizes") {
+      const auto sizes = read_sizes(read, v);
+      ok &= sizes.has_value();
+      if (sizes) method.frame_sizes = *sizes;
+    } else if (key == "rates") {
+      const auto rates = read.list(v, [&](const YamlValue& item) { return read_step_rate(read, item); });
+      if (rates && rates->empty()) read.fail(v, "rates is empty: list at least one rate, or leave it out");
+      ok &= rates && !rates->empty();
+      if (rates) method.rates = *rates;
+    } else if (key == "fan_in") {
+      const auto steps = read_fan_in(read, v);
+      ok &= steps.has_value();
+      if (steps) method.fan_in = *steps;
+    } else if (key == "trial") {
+      const auto trial = read.duration(v, {100ms, 1000h, "100ms", "1000h"});
+      ok &= trial.has_value();
+      if (trial) method.trial = *trial;
+    } else if (key == "resolution" || key == "pdr_loss" || key == "step") {
+      auto ratio = read.ratio(v);
+      const bool zero_allowed = key == "pdr_loss";
+      if (ratio && (*ratio < 0 || (*ratio == 0 && !zero_allowed) || *ratio >= 1)) {
+        read.fail(v, fmt::format("{} {} must be {} and below 100%", key, v.text(),
+                                 zero_allowed ? "at least 0" : "above 0"));
+        ratio.reset();
+      }
+      ok &= ratio.has_value();
+      if (ratio) (key == "resolution" ? method.resolution : key == "pdr_loss" ? method.pdr_loss : method.step) = *ratio;
+    } else if (key == "trials") {
+      const auto trials = read.uint32(v, {2, 64, "2", "64"});
+      ok &= trials.has_value();
+      if (trials) method.max_trials = *trials;
+    } else if (key == "latency") {
+      const auto latency = read.boolean(v);
+      ok &= latency.has_value();
+      if (latency) method.latency = *latency;
+    }
+  }
+  if (method.kind == MethodKind::Throughput && method.frame_sizes.empty()) {
+    method.frame_sizes = rfc2544_frame_sizes();
+    method.default_sizes = true;
+  }
+  if (!ok) return false;
+  draft.spec.method = std::move(method);
+  return true;
+}
+
+void check_method(TestCheck& check) {
+  TestSpec& spec = check.draft.spec;
+  if (!spec.method) return;
+  MethodSpec& method = *spec.method;
+  const auto* origin = check.draft.origin("method");
+  const std::string kind{to_string(method.kind)};
+  if (method.trial.count() == 0) method.trial = spec.duration;
+  if (method.trial > check.profile.safety.max_duration) {
+    check.fail("method", origin, fmt::format("method trial {} is above safety.max_duration {}",
+                                             units::format_duration(method.trial), check.profile.max_duration_text));
+  }
+  if (spec.sample_interval > method.trial) {
+    check.fail("method", origin, fmt::format("sample_interval {} is longer than the method's trial {}",
+                                             units::format_duration(spec.sample_interval),
+                                             units::format_duration(method.trial)));
+  }
+  const EngineSlice* engine = find_engine(spec.engine);
+  if (check.draft.rate && check.draft.rate->kind != units::Rate::Kind::Max) method.rate = check.draft.rate;
+  if (method.kind == MethodKind::Incast) {
+    if (const auto* topology = check.draft.origin("topology"); topology && spec.topology != Topology::Incast) {
+      check.fail("topology", topology,
+                 fmt::format("method incast sends from the first agent's peers into it: leave topology out or set "
+                             "topology: incast, not {}", to_string(spec.topology)));
+    }
+    spec.topology = Topology::Incast;
+    if (const auto agents = check.profile.agent_count) {
+      if (method.fan_in.empty()) {
+        for (std::uint32_t n = 1; n < *agents; ++n) method.fan_in.push_back(n);
+      }
+      for (const auto senders : method.fan_in) {
+        if (senders + 1 > *agents) {
+          check.fail("method", origin, fmt::format("method incast: a fan-in of {} needs {} agents; agents selects {}",
+                                                   senders, senders + 1, *agents));
+          break;
+        }
+      }
+    } else if (method.fan_in.empty()) {
+      check.fail("method", origin,
+                 "method incast: give fan_in (e.g. 2..8), or fix the agent count with agents.count or agents.hosts");
+    }
+    return;
+  }
+  if (!engine || !engine->apply_step) {
+    check.fail("method", origin, fmt::format("method {} changes the frame size or rate, which {} tests do not have",
+                                             kind, spec.engine));
+    return;
+  }
+  // A search or a loss curve offers shares of the test's rate, and so does a sweep's "50%".
+  const bool needs_rate = method.kind != MethodKind::Sweep ||
+                          std::any_of(method.rates.begin(), method.rates.end(), [](const StepRate& r) {
+                            return !r.bits_per_second && !r.packets_per_second;
+                          });
+  const bool has_rate = check.draft.rate && check.draft.rate->kind != units::Rate::Kind::Max;
+  if (needs_rate && !has_rate) {
+    check.fail("method", origin,
+               fmt::format("method {} offers shares of the test's rate: set rate: to the highest rate to offer "
+                           "(a bit or packet rate, not max)", kind));
+  }
+  const double cap = check.profile.safety.max_rate_bps;
+  std::uint32_t largest = 0;
+  for (const auto size : method.frame_sizes) largest = std::max(largest, size);
+  for (const auto& rate : method.rates) {
+    const double bps = rate.bits_per_second.value_or(rate.packets_per_second.value_or(0) * largest * 8);
+    if (cap > 0 && bps > cap) {
+      check.fail("method", origin, fmt::format("method rate {} is above safety.max_rate {}", rate.text,
+                                               check.profile.max_rate_text));
+    }
+  }
+  std::size_t steps = std::max<std::size_t>(1, method.frame_sizes.size());
+  if (method.kind == MethodKind::Sweep) steps *= std::max<std::size_t>(1, method.rates.size());
+  if (method.kind == MethodKind::Throughput) steps *= method.max_trials + (method.latency ? 1 : 0);
+  if (method.kind == MethodKind::FrameLossRate) steps *= static_cast<std::size_t>(1 / method.step) + 1;
+  if (steps > kMaxSteps) {
+    check.fail("method", origin, fmt::format("method {} would run up to {} steps, more than {}: fewer sizes, rates "
+                                             "or trials", kind, steps, kMaxSteps));
+  }
+}
+
+}  // namespace tusk::method_keys

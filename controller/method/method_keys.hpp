@@ -1,0 +1,19 @@
+// The profile's `method:` key: reading it into a TestSpec's MethodSpec, and the checks that need
+// the rest of the test (its rate, engine, topology and the profile's agents).
+#pragma once
+
+#include "controller/profile/profile_schema.hpp"
+
+namespace tusk::method_keys {
+
+// The `method:` mapping of a test (or of `defaults`).
+bool read_method(profile_schema::ReadContext& context, const YamlValue& value, profile_schema::TestDraft& draft);
+
+// Cross-key checks, after the engine's own: fills in what the method left to the test (trial
+// duration, fan-in steps) and refuses what cannot run.
+void check_method(profile_schema::TestCheck& check);
+
+// RFC 2544's frame sizes for Ethernet (section 9.1), for a throughput search that names none.
+const std::vector<std::uint32_t>& rfc2544_frame_sizes();
+
+}  // namespace tusk::method_keys
