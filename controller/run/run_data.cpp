@@ -39,6 +39,12 @@ void RunData::fault_once(const std::string& agent, int test_index, const std::st
   state_.faults.push_back({realtime_ns(), agent, test_index, std::move(message)});
 }
 
+int RunData::add_test(std::uint32_t most_samples) {
+  std::lock_guard lock(mutex_);
+  most_samples_.push_back(most_samples);
+  return static_cast<int>(most_samples_.size() - 1);
+}
+
 void RunData::on_record(const std::string& agent, const proto::Record& record) {
   std::lock_guard lock(mutex_);
   auto belongs = [&](const std::string& run_id) { return run_id == state_.run_id; };

@@ -72,6 +72,8 @@ class RunData {
  public:
   // `most_samples[i]`: the most samples test i can make (most_samples()).
   RunData(std::string run_id, std::vector<std::uint32_t> most_samples);
+  // A test added while the run goes (a method's step), with the most samples it can make; returns its index.
+  int add_test(std::uint32_t most_samples);
 
   void on_record(const std::string& agent, const proto::Record& record);
   void on_plan_ack(const std::string& agent, const proto::PlanAck& ack);

@@ -14,6 +14,7 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/method_steps.hpp"
 #include "controller/metrics/live_metrics.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/run/agent_registry.hpp"
@@ -113,29 +114,102 @@ class Orchestrator {
       fail_run(kExitUsage, fmt::format("agents cannot run this profile: {}", fmt::join(problems, "; ")));
       return;
     }
-    for (std::size_t i = 0; i < profile_.tests.size(); ++i) {
+    const std::size_t declared = profile_.tests.size();
+    for (std::size_t i = 0; i < declared; ++i) {
       if (g_interrupted) {
         fail_run(kExitThresholdFailed, "interrupted");
         return;
       }
-      std::vector<AgentPlan> plans;
-      try {
-        plans = plan_test(profile_, i, agents_, outcome_.run_id);
-        if (options_.only_through) restrict_plans(plans, options_.only_through->by_test.at(profile_.tests[i].name));
-        for (auto& plan : plans) {
-          for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
-            for (auto& peer : *endpoints) {
-              describe_peer(plan.plan.engine(), inventory_by_name_.at(plan.agent),
-                            inventory_by_name_.at(peer.agent_name()), peer);
-            }
+      if (profile_.tests[i].method) {
+        if (!run_method(i)) return;
+        continue;
+      }
+      auto plans = plans_for(i, profile_.tests[i].name, agents_);
+      if (!plans) return;
+      auto test = run_test(i, *plans, agents_);
+      if (!test) return;
+      outcome_.tests.push_back(std::move(*test));
+      if (g_interrupted) return;
+    }
+  }
+
+  // Every agent's plan for test `index`, with how it reaches its peers; nothing (and the run ends)
+  // when the test cannot be planned. `name` is the profile test's, for --only-through.
+  std::optional<std::vector<AgentPlan>> plans_for(std::size_t index, const std::string& name,
+                                                  const std::vector<std::string>& agents) {
+    try {
+      auto plans = plan_test(profile_, index, agents, outcome_.run_id);
+      if (options_.only_through) restrict_plans(plans, options_.only_through->by_test.at(name));
+      for (auto& plan : plans) {
+        for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
+          for (auto& peer : *endpoints) {
+            describe_peer(plan.plan.engine(), inventory_by_name_.at(plan.agent),
+                          inventory_by_name_.at(peer.agent_name()), peer);
           }
         }
-      } catch (const PlanError& e) {
-        fail_run(kExitUsage, e.what());
-        return;
       }
-      if (!run_test(i, plans)) return;
+      return plans;
+    } catch (const PlanError& e) {
+      fail_run(kExitUsage, e.what());
+      return std::nullopt;
     }
+  }
+
+  // A method test: its steps one after another, each an ordinary test added to the run, until the
+  // method has its answer. The test's outcome holds the steps and what they came to.
+  bool run_method(std::size_t index) {
+    const TestSpec spec = profile_.tests[index];
+    spdlog::info("test {} '{}': method {}", index, spec.name, to_string(spec.method->kind));
+    MethodSteps steps(spec, agents_.size());
+    bool carry_on = true;
+    while (auto step = steps.next()) {
+      if (g_interrupted) {
+        fail_run(kExitThresholdFailed, "interrupted");
+        carry_on = false;
+        break;
+      }
+      if (step->agents > agents_.size()) {
+        fail_run(kExitUsage, fmt::format("test '{}': step '{}' needs {} agents, the run has {}", spec.name,
+                                         step->spec.name, step->agents, agents_.size()));
+        carry_on = false;
+        break;
+      }
+      const std::vector<std::string> agents(agents_.begin(),
+                                            agents_.begin() + static_cast<std::ptrdiff_t>(step->agents));
+      const auto step_index = static_cast<std::size_t>(
+          data_.add_test(most_samples(step->spec.duration, step->spec.sample_interval)));
+      profile_.tests.push_back(std::move(step->spec));
+      auto plans = plans_for(step_index, spec.name, agents);
+      if (!plans) {
+        carry_on = false;
+        break;
+      }
+      auto outcome = run_test(step_index, *plans, agents);
+      if (!outcome) {
+        carry_on = false;
+        break;
+      }
+      steps.record(std::move(*outcome));
+    }
+    TestOutcome test;
+    test.index = static_cast<int>(index);
+    test.spec = spec;
+    test.agents = agents_;
+    // Each step has its agents' data; the method test itself has none of its own.
+    for (const auto& name : agents_) test.per_agent[name] = AgentTestData{};
+    auto result = std::make_shared<MethodResult>(steps.finish());
+    test.verdict = method_verdict(*result);
+    test.agents_lost = test.verdict == TestVerdict::Incomplete && !result->steps.empty();
+    for (const auto& step : result->step_outcomes) {
+      for (const auto& problem : step.problems) test.problems.push_back(fmt::format("{}: {}", step.spec.name, problem));
+      for (const auto& warning : step.warnings) test.warnings.push_back(fmt::format("{}: {}", step.spec.name, warning));
+    }
+    if (result->steps.empty()) test.problems.push_back("no step of the method ran");
+    test.method = std::move(result);
+    spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict),
+                 test.method->steps.size());
+    outcome_.tests.push_back(std::move(test));
+    return carry_on && !g_interrupted;
   }
 
   bool wait_for_agents() {
@@ -179,8 +253,8 @@ class Orchestrator {
 
   // Fresh clock estimates for every agent of the test; an agent that does not answer keeps offset 0.
   std::map<std::string, ClockSample> sync_clocks() {
-    registry_->sync_clocks(agents_, kClockProbes);
-    const auto deadline = SteadyClock::now() + 3s + clock_sync_duration(agents_.size(), kClockProbes);
+    registry_->sync_clocks(test_agents_, kClockProbes);
+    const auto deadline = SteadyClock::now() + 3s + clock_sync_duration(test_agents_.size(), kClockProbes);
     std::map<std::string, ClockSample> clocks;
     while (true) {
       clocks.clear();
@@ -188,14 +262,14 @@ class Orchestrator {
         if (link.clock && link.clock_samples >= kClockProbes) clocks[link.name] = *link.clock;
       }
       std::size_t ready = 0;
-      for (const auto& name : agents_) ready += clocks.count(name);
-      if (ready == agents_.size() || SteadyClock::now() >= deadline) break;
+      for (const auto& name : test_agents_) ready += clocks.count(name);
+      if (ready == test_agents_.size() || SteadyClock::now() >= deadline) break;
       std::this_thread::sleep_for(kPollInterval);
     }
     for (const auto& link : registry_->links()) {
       if (link.clock) clocks.try_emplace(link.name, *link.clock);
     }
-    for (const auto& name : agents_) {
+    for (const auto& name : test_agents_) {
       if (!clocks.count(name)) data_.on_fault(name, "no clock estimate: start time assumes its clock is ours");
     }
     return clocks;
@@ -208,7 +282,7 @@ class Orchestrator {
     while (true) {
       std::vector<std::string> refused, waiting;
       data_.with([&](RunState& s) {
-        for (const auto& name : agents_) {
+        for (const auto& name : test_agents_) {
           const auto& ack = s.tests[{index, name}].plan_ack;
           if (!ack) {
             waiting.push_back(name);
@@ -233,26 +307,29 @@ class Orchestrator {
         return false;
       }
       progress_.update(fmt::format("test '{}': {} of {} agents prepared", profile_.tests[index].name,
-                                   agents_.size() - waiting.size(), agents_.size()));
+                                   test_agents_.size() - waiting.size(), test_agents_.size()));
       std::this_thread::sleep_for(kPollInterval);
     }
   }
 
-  bool run_test(std::size_t test_index, const std::vector<AgentPlan>& plans) {
+  // One test on `agents`; nothing when it could not start (the run has failed).
+  std::optional<TestOutcome> run_test(std::size_t test_index, const std::vector<AgentPlan>& plans,
+                                      const std::vector<std::string>& agents) {
+    test_agents_ = agents;
     const int index = static_cast<int>(test_index);
     const TestSpec& spec = profile_.tests[test_index];
     data_.with([&](RunState& s) { s.current_test = index; });
     if (options_.live_metrics) options_.live_metrics->test_started(index);
     spdlog::info("test {} '{}': {} engine, {} on {} agents", index, spec.name, spec.engine,
-                 units::format_duration(spec.duration), agents_.size());
+                 units::format_duration(spec.duration), test_agents_.size());
 
     const auto clocks = sync_clocks();
-    if (!hand_out_plans(plans, index)) return false;
+    if (!hand_out_plans(plans, index)) return std::nullopt;
 
     // Far enough ahead that every StartAt arrives first, even on a slow or large fabric.
     std::int64_t max_rtt = 0;
     for (const auto& [name, clock] : clocks) max_rtt = std::max(max_rtt, clock.rtt_ns);
-    const std::int64_t margin = start_margin_ns(max_rtt, agents_.size());
+    const std::int64_t margin = start_margin_ns(max_rtt, test_agents_.size());
     const std::int64_t planned_start = realtime_ns() + margin;
     for (const auto& plan : plans) {
       const auto clock = clocks.count(plan.agent) ? clocks.at(plan.agent) : ClockSample{};
@@ -270,8 +347,7 @@ class Orchestrator {
 
     follow_test(index, spec, planned_start);
     stop_all(index, "test over");
-    outcome_.tests.push_back(collect(index, spec, planned_start, plans));
-    return !g_interrupted;
+    return collect(index, spec, planned_start, plans);
   }
 
   void follow_test(int index, const TestSpec& spec, std::int64_t planned_start) {
@@ -283,7 +359,7 @@ class Orchestrator {
       for (auto& link : registry_->links()) links.emplace(link.name, std::move(link));
       std::vector<std::string> pending;
       data_.with([&](RunState& s) {
-        for (const auto& name : agents_) {
+        for (const auto& name : test_agents_) {
           auto& agent = s.tests[{index, name}];
           if (agent.result || agent.lost) continue;
           auto link = links.find(name);
@@ -309,7 +385,7 @@ class Orchestrator {
         return;
       }
       if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
-      std::this_thread::sleep_for(follow_interval(agents_.size()));
+      std::this_thread::sleep_for(follow_interval(test_agents_.size()));
     }
   }
 
@@ -320,7 +396,7 @@ class Orchestrator {
     double rate_bps = 0;
     std::uint64_t errors = 0;
     data_.with([&](RunState& s) {
-      for (const auto& name : agents_) {
+      for (const auto& name : test_agents_) {
         const auto& samples = s.tests[{index, name}].samples;
         if (samples.empty()) continue;
         const auto& last = samples.rbegin()->second;
@@ -341,13 +417,13 @@ class Orchestrator {
         }
       }
     });
-    const auto connected = std::count_if(agents_.begin(), agents_.end(), [&](const std::string& name) {
+    const auto connected = std::count_if(test_agents_.begin(), test_agents_.end(), [&](const std::string& name) {
       auto link = links.find(name);
       return link != links.end() && link->second.connected;
     });
     return fmt::format("[{}/{} {}] {:.1f}/{:.1f} s  {}  errors {}  agents {}/{}", index + 1, profile_.tests.size(),
                        spec.name, std::min(elapsed, total), total, units::format_bit_rate(rate_bps), errors, connected,
-                       agents_.size());
+                       test_agents_.size());
   }
 
   void stop_all(int index, const std::string& reason) {
@@ -355,7 +431,7 @@ class Orchestrator {
     stop.mutable_stop()->set_run_id(outcome_.run_id);
     stop.mutable_stop()->set_test_index(index);
     stop.mutable_stop()->set_reason(reason);
-    for (const auto& name : agents_) {
+    for (const auto& name : test_agents_) {
       registry_->set_standing_orders(name, {});
       registry_->send(name, stop);
     }
@@ -366,17 +442,17 @@ class Orchestrator {
     test.index = index;
     test.spec = spec;
     for (const auto& plan : plans) test.plans[plan.agent] = plan.plan;
-    test.agents = agents_;
+    test.agents = test_agents_;
     test.planned_start_ns = planned_start;
     data_.with([&](RunState& s) {
-      for (const auto& name : agents_) test.per_agent[name] = s.tests[{index, name}];
+      for (const auto& name : test_agents_) test.per_agent[name] = s.tests[{index, name}];
     });
 
     std::vector<std::int64_t> actual_starts;
     std::vector<AgentStream> streams;
     std::set<std::string> reporting;
     std::vector<std::string> lost_agents;
-    for (const auto& name : agents_) {
+    for (const auto& name : test_agents_) {
       const AgentTestData& agent = test.per_agent[name];
       AgentStart start;
       start.agent = name;
@@ -473,7 +549,8 @@ class Orchestrator {
     }
   }
 
-  const Profile& profile_;
+  // A copy: a method's steps are added to its tests as they run, after the profile's own.
+  Profile profile_;
   const RunOptions& options_;
   RunData data_;
   RunOutcome outcome_;
@@ -483,6 +560,7 @@ class Orchestrator {
   // Declared after control_plane_: the metrics stop asking the registry before it goes.
   LiveMetrics::Attachment live_metrics_;
   std::vector<std::string> agents_;
+  std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)
   std::map<std::string, proto::Inventory> inventory_by_name_;
 };
 

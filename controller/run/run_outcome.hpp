@@ -4,6 +4,7 @@
 #include <any>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
+
+struct MethodResult;
 
 enum ExitCode : int {
   kExitPass = 0,
@@ -58,6 +61,8 @@ struct TestOutcome {
   // What the test's engine worked out of it beyond its streams (EngineSlice::conclude), read by
   // that engine's report extras; empty for an engine that has none.
   std::any engine_result;
+  // A method test's steps and what they came to (controller/method/); null for a test of one step.
+  std::shared_ptr<const MethodResult> method;
   TestVerdict verdict = TestVerdict::Incomplete;
 };
 

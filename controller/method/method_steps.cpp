@@ -1,0 +1,245 @@
+#include "controller/method/method_steps.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/counter_names.hpp"
+#include "common/units.hpp"
+#include "controller/engines/engine_slice.hpp"
+#include "controller/method/step_summary.hpp"
+
+namespace tusk {
+namespace {
+
+// Loss is what a throughput search or a loss curve measures, so no threshold on it judges their
+// trials; sweeps and incast steps keep the ones the profile wrote, not the safe defaults.
+bool judges_loss(const Threshold& threshold) {
+  return threshold.metric == "loss_ratio" || threshold.metric == counters::kLostFrames ||
+         threshold.metric == counters::kTailLostFrames;
+}
+
+bool searches(MethodKind kind) { return kind == MethodKind::Throughput || kind == MethodKind::FrameLossRate; }
+
+// The test's rate at `frame_size` bytes, as bits and frames per second.
+std::pair<double, double> ceiling_at(const std::optional<units::Rate>& rate, std::uint32_t frame_size) {
+  if (!rate || frame_size == 0) return {rate && rate->kind == units::Rate::Kind::BitsPerSecond ? rate->value : 0, 0};
+  const double bits_per_frame = frame_size * 8.0;
+  if (rate->kind == units::Rate::Kind::PacketsPerSecond) return {rate->value * bits_per_frame, rate->value};
+  return {rate->value, rate->value / bits_per_frame};
+}
+
+bool resolved(double passed, double failed, double resolution) {
+  return passed >= 1 || (failed > 0 && failed - passed <= resolution + 1e-12);
+}
+
+}  // namespace
+
+MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents)
+    : test_(test), method_(*test.method), agents_(agents) {
+  result_.kind = method_.kind;
+  result_.pdr_loss = method_.pdr_loss;
+}
+
+PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders) {
+  PlannedStep planned{test_, method_.kind == MethodKind::Incast ? senders + 1 : agents_};
+  TestSpec& spec = planned.spec;
+  spec.method.reset();
+  spec.duration = method_.trial;
+  std::erase_if(spec.thresholds, [this](const Threshold& t) {
+    return (judges_loss(t) && (t.implicit || searches(method_.kind))) ||
+           (searches(method_.kind) && t.metric == "throughput_bps");
+  });
+  const bool own_rate = rate.bits_per_second || rate.packets_per_second;
+  if (method_.kind != MethodKind::Incast && (frame_size > 0 || own_rate || rate.fraction != 1)) {
+    if (const EngineSlice* engine = find_engine(spec.engine); engine && engine->apply_step) {
+      engine->apply_step(spec, frame_size, rate);
+    }
+  }
+
+  MethodStep step;
+  step.frame_size = frame_size;
+  step.senders = static_cast<std::uint32_t>(method_.kind == MethodKind::Incast ? senders : 0);
+  const auto [ceiling_bps, ceiling_pps] = ceiling_at(method_.rate, frame_size);
+  if (own_rate) {
+    step.offered_bps = rate.bits_per_second.value_or(rate.packets_per_second.value_or(0) * frame_size * 8.0);
+    step.offered_pps = rate.packets_per_second.value_or(frame_size > 0 ? step.offered_bps / (frame_size * 8.0) : 0);
+  } else {
+    step.rate_fraction = rate.fraction;
+    step.offered_bps = ceiling_bps * rate.fraction;
+    step.offered_pps = ceiling_pps * rate.fraction;
+  }
+  const std::string size_text = frame_size > 0 ? fmt::format("{} B", frame_size) : "";
+  switch (method_.kind) {
+    case MethodKind::Incast:
+      step.label = fmt::format("fan-in {}", senders);
+      break;
+    case MethodKind::Sweep:
+      step.label = fmt::format("{}{}{}", size_text, size_text.empty() || rate.text.empty() ? "" : " at ",
+                               rate.text.empty() ? "" : rate.text);
+      if (step.label.empty()) step.label = "the test's size and rate";
+      break;
+    default:
+      step.label = fmt::format("{} at {:.4g}% ({})", size_text, rate.fraction * 100,
+                               units::format_bit_rate(step.offered_bps));
+  }
+  spec.name = fmt::format("{} [{}]", test_.name, step.label);
+  pending_ = std::move(step);
+  return planned;
+}
+
+std::optional<PlannedStep> MethodSteps::next() {
+  if (stopped_ || pending_) return std::nullopt;
+  switch (method_.kind) {
+    case MethodKind::Throughput:
+      return next_throughput();
+    case MethodKind::FrameLossRate:
+      return next_frame_loss();
+    case MethodKind::Sweep: {
+      const std::size_t sizes = std::max<std::size_t>(1, method_.frame_sizes.size());
+      const std::size_t rates = std::max<std::size_t>(1, method_.rates.size());
+      if (position_ >= sizes * rates) return std::nullopt;
+      const std::uint32_t size = method_.frame_sizes.empty() ? 0 : method_.frame_sizes[position_ / rates];
+      const StepRate rate = method_.rates.empty() ? StepRate{} : method_.rates[position_ % rates];
+      ++position_;
+      return make_step(size, rate, 0);
+    }
+    case MethodKind::Incast:
+      if (position_ >= method_.fan_in.size()) return std::nullopt;
+      return make_step(0, StepRate{}, method_.fan_in[position_++]);
+  }
+  return std::nullopt;
+}
+
+std::optional<PlannedStep> MethodSteps::next_throughput() {
+  while (position_ < method_.frame_sizes.size()) {
+    const std::uint32_t size = method_.frame_sizes[position_];
+    if (result_.throughput.size() <= position_) {
+      SizeThroughput fresh;
+      fresh.frame_size = size;
+      std::tie(fresh.ceiling_bps, fresh.ceiling_pps) = ceiling_at(method_.rate, size);
+      result_.throughput.push_back(fresh);
+    }
+    SizeThroughput& search = result_.throughput[position_];
+    StepRate rate;
+    if (search.trials == 0) {
+      rate.fraction = 1;
+      return make_step(size, rate, 0);
+    }
+    const bool pdr_known = resolved(search.pdr_share, search.pdr_failed_share, method_.resolution);
+    const bool ndr_known = resolved(search.ndr_share, search.ndr_failed_share, method_.resolution);
+    search.resolved = pdr_known && ndr_known;
+    if (!search.resolved && search.trials < method_.max_trials) {
+      // The PDR first: its bracket holds the NDR's upper end, so each trial narrows both.
+      rate.fraction = !pdr_known ? (search.pdr_share + search.pdr_failed_share) / 2
+                                 : (search.ndr_share + search.ndr_failed_share) / 2;
+      return make_step(size, rate, 0);
+    }
+    if (method_.latency && !latency_done_ && search.ndr_share > 0) {
+      latency_done_ = true;
+      rate.fraction = search.ndr_share;
+      auto planned = make_step(size, rate, 0);
+      pending_->latency_trial = true;
+      pending_->label += ", latency at the NDR";
+      planned.spec.name = fmt::format("{} [{}]", test_.name, pending_->label);
+      return planned;
+    }
+    ++position_;
+    latency_done_ = false;
+  }
+  return std::nullopt;
+}
+
+// RFC 2544 26.3: 100 % of the rate, then down in steps, until two steps in a row lose nothing.
+std::optional<PlannedStep> MethodSteps::next_frame_loss() {
+  const std::vector<std::uint32_t> sizes = method_.frame_sizes.empty() ? std::vector<std::uint32_t>{0}
+                                                                        : method_.frame_sizes;
+  while (position_ < sizes.size()) {
+    const double share = 1 - static_cast<double>(size_step_) * method_.step;
+    if (lossless_run_ < 2 && share > 1e-9) {
+      ++size_step_;
+      StepRate rate;
+      rate.fraction = share;
+      return make_step(sizes[position_], rate, 0);
+    }
+    ++position_;
+    size_step_ = 0;
+    lossless_run_ = 0;
+  }
+  return std::nullopt;
+}
+
+void MethodSteps::update_search(const MethodStep& step) {
+  if (step.latency_trial) {
+    SizeThroughput& search = result_.throughput[position_];
+    search.latency_p50_ns = step.latency_p50_ns;
+    search.latency_p99_ns = step.latency_p99_ns;
+    search.latency_max_ns = step.latency_max_ns;
+    return;
+  }
+  SizeThroughput& search = result_.throughput[position_];
+  ++search.trials;
+  const double share = step.rate_fraction;
+  auto failed_at = [share](double& failed) { failed = failed > 0 ? std::min(failed, share) : share; };
+  if (step.lost_frames == 0) {
+    if (share >= search.ndr_share) search.ndr_sent_bps = step.sent_bps;
+    search.ndr_share = std::max(search.ndr_share, share);
+    search.pdr_share = std::max(search.pdr_share, share);
+    search.sender_short |= step.sender_short;
+    return;
+  }
+  if (step.host_drops > 0) search.receiver_limited = true;
+  failed_at(search.ndr_failed_share);
+  if (step.loss_ratio <= method_.pdr_loss) {
+    search.pdr_share = std::max(search.pdr_share, share);
+    search.sender_short |= step.sender_short;
+  } else {
+    failed_at(search.pdr_failed_share);
+  }
+}
+
+void MethodSteps::record(TestOutcome outcome) {
+  if (!pending_) return;
+  MethodStep step = std::move(*pending_);
+  pending_.reset();
+  summarise_step(outcome, step);
+  // A step that did not run to its end, or sent nothing, measured nothing: the method stops there
+  // rather than read a lost agent as a lossless trial.
+  if (outcome.agents_lost || !outcome.problems.empty() || step.rx_frames + step.lost_frames == 0) {
+    if (outcome.problems.empty() && !outcome.agents_lost) {
+      outcome.problems.push_back("the step sent no frames that any receiver counted: nothing was measured");
+    }
+    step.verdict = outcome.agents_lost ? TestVerdict::Incomplete : TestVerdict::Fail;
+    outcome.verdict = step.verdict;
+    stopped_ = true;
+    result_.complete = false;
+  } else if (method_.kind == MethodKind::Throughput) {
+    update_search(step);
+  } else if (method_.kind == MethodKind::FrameLossRate) {
+    lossless_run_ = step.lost_frames == 0 ? lossless_run_ + 1 : 0;
+  }
+  result_.steps.push_back(std::move(step));
+  result_.step_outcomes.push_back(std::move(outcome));
+}
+
+MethodResult MethodSteps::finish() {
+  if (method_.kind == MethodKind::Throughput) {
+    for (auto& search : result_.throughput) {
+      search.resolved = resolved(search.pdr_share, search.pdr_failed_share, method_.resolution) &&
+                        resolved(search.ndr_share, search.ndr_failed_share, method_.resolution);
+    }
+  }
+  return std::move(result_);
+}
+
+TestVerdict method_verdict(const MethodResult& result) {
+  if (result.steps.empty()) return TestVerdict::Incomplete;
+  bool lost = false, failed = false;
+  for (const auto& step : result.steps) {
+    lost |= step.verdict == TestVerdict::Incomplete;
+    failed |= step.verdict == TestVerdict::Fail;
+  }
+  return lost ? TestVerdict::Incomplete : failed ? TestVerdict::Fail : TestVerdict::Pass;
+}
+
+}  // namespace tusk

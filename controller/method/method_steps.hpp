@@ -1,0 +1,55 @@
+// A method test as the run sees it: a sequence of steps, each an ordinary test, where the next step
+// may depend on what the last one measured (a throughput search halves its bracket).
+//
+// Used by one thread (the run's orchestration): next() gives a step, record() takes its outcome,
+// and finish() gives the method's result once next() has nothing more.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "controller/method/method_result.hpp"
+
+namespace tusk {
+
+struct PlannedStep {
+  TestSpec spec;       // an ordinary test: its size, rate, duration and thresholds set for the step
+  std::size_t agents;  // how many of the run's agents take part: the first ones, in name order
+};
+
+class MethodSteps {
+ public:
+  // `test` has a method; `agents` is the run's agent count.
+  MethodSteps(const TestSpec& test, std::size_t agents);
+
+  std::optional<PlannedStep> next();
+  // The outcome of the step next() gave last.
+  void record(TestOutcome outcome);
+  // The method's result; the method test's verdict follows from it (method_verdict).
+  MethodResult finish();
+
+ private:
+  std::optional<PlannedStep> next_throughput();
+  std::optional<PlannedStep> next_frame_loss();
+  PlannedStep make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders);
+  void update_search(const MethodStep& step);
+
+  TestSpec test_;
+  MethodSpec method_;
+  std::size_t agents_;
+  MethodResult result_;
+  std::optional<MethodStep> pending_;  // the step handed out, waiting for its outcome
+  std::size_t position_ = 0;           // sweep: step number; frame_loss_rate and throughput: frame size number
+  std::size_t size_step_ = 0;          // frame_loss_rate: steps of this size so far
+  std::size_t lossless_run_ = 0;       // frame_loss_rate: steps in a row of this size that lost nothing
+  bool latency_done_ = false;          // throughput: this size's latency trial ran
+  bool stopped_ = false;               // a step could not complete: nothing more runs
+};
+
+// Pass when every step passed (a throughput trial's loss is what it measures, not a failure);
+// Incomplete when a step lost agents or could not run; Fail otherwise.
+TestVerdict method_verdict(const MethodResult& result);
+
+}  // namespace tusk

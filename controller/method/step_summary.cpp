@@ -1,0 +1,66 @@
+#include "controller/method/step_summary.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "common/counter_names.hpp"
+#include "controller/verdict/verdict.hpp"
+
+namespace tusk {
+namespace {
+
+double metric(const StreamVerdict& stream, std::string_view name) {
+  const auto it = stream.metrics.find(std::string(name));
+  return it == stream.metrics.end() ? 0 : it->second;
+}
+
+std::uint64_t counter(const proto::StreamCounters& stream, std::string_view name) {
+  const auto it = stream.counters().find(std::string(name));
+  return it == stream.counters().end() ? 0 : it->second;
+}
+
+void keep_worst(std::optional<double>& worst, const proto::StreamCounters& stream, std::string_view gauge) {
+  const auto it = stream.gauges().find(std::string(gauge));
+  if (it == stream.gauges().end()) return;
+  worst = std::max(worst.value_or(it->second), it->second);
+}
+
+}  // namespace
+
+void summarise_step(const TestOutcome& outcome, MethodStep& step) {
+  namespace c = counters;
+  std::set<std::string> senders;
+  double sent_bytes = 0;
+  for (const auto& stream : outcome.streams) {
+    const auto& counters = stream.stream;
+    if (kind_receives(counters.kind())) {
+      step.rx_frames += counter(counters, c::kRxFrames);
+      step.lost_frames += static_cast<std::uint64_t>(metric(stream, c::kLostFrames));
+      step.host_drops += counter(counters, c::kHostDrops);
+      step.ce_marked += counter(counters, c::kCeMarked);
+      step.rx_bps += metric(stream, "throughput_bps");
+      keep_worst(step.latency_p50_ns, counters, c::kLatencyP50Ns);
+      keep_worst(step.latency_p99_ns, counters, c::kLatencyP99Ns);
+      keep_worst(step.latency_max_ns, counters, c::kLatencyMaxNs);
+    } else if (counter(counters, c::kTxFrames) > 0) {
+      step.tx_frames += counter(counters, c::kTxFrames);
+      sent_bytes += static_cast<double>(counter(counters, c::kTxBytes));
+      senders.insert(stream.agent);
+    }
+    // The NIC's own view of the step (RDMA ports): judged one by one elsewhere, summed here.
+    for (const auto name : {c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
+                            c::kNpEcnMarkedRocePackets, c::kRetransmits}) {
+      if (const auto it = stream.metrics.find(std::string(name)); it != stream.metrics.end()) {
+        step.nic[it->first] += it->second;
+      }
+    }
+  }
+  const double sent = static_cast<double>(step.rx_frames + step.lost_frames);
+  step.loss_ratio = sent > 0 ? static_cast<double>(step.lost_frames) / sent : 0;
+  const double seconds = outcome.spec.duration.count() / 1e3;
+  if (!senders.empty() && seconds > 0) step.sent_bps = sent_bytes * 8 / seconds / static_cast<double>(senders.size());
+  step.sender_short = step.offered_bps > 0 && step.sent_bps < 0.98 * step.offered_bps;
+  step.verdict = outcome.verdict;
+}
+
+}  // namespace tusk
