@@ -6,6 +6,7 @@
 #include "common/rates.hpp"
 #include "common/version.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/method_report.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/verdict/ber_bound.hpp"
 
@@ -214,6 +215,7 @@ json test_json(const TestOutcome& test) {
   if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->json_extra) {
     engine->json_extra(test, out);
   }
+  if (test.method) out["method"] = method_json(*test.method, [](const TestOutcome& step) { return test_json(step); });
 
   json thresholds = json::array();
   for (const auto& threshold : test.spec.thresholds) {

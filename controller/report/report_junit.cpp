@@ -1,7 +1,10 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "common/units.hpp"
+#include "controller/method/method_result.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {
@@ -72,6 +75,35 @@ std::string report_junit(const RunOutcome& outcome) {
       out += event_lines(test, verdict.agent, verdict.stream.stream_id());
       cases += system_out(out, "      ");
       cases += "    </testcase>\n";
+    }
+    // A method's steps: one testcase each, failing with the checks its streams failed.
+    if (test.method) {
+      const MethodResult& method = *test.method;
+      for (std::size_t i = 0; i < method.steps.size(); ++i) {
+        const MethodStep& step = method.steps[i];
+        ++judged;
+        cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
+                             xml_escape(step.label), i < method.step_outcomes.size()
+                                                         ? method.step_outcomes[i].spec.duration.count() / 1e3
+                                                         : 0.0);
+        if (step.verdict != TestVerdict::Pass && i < method.step_outcomes.size()) {
+          std::vector<std::string> failed;
+          for (const auto& verdict : method.step_outcomes[i].streams) {
+            for (const auto& check : verdict.checks) {
+              if (!check.passed) failed.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), check.describe()));
+            }
+          }
+          ++suite_failures;
+          cases += fmt::format("      <failure type=\"step\" message=\"{}\"/>\n",
+                               xml_escape(failed.empty() ? fmt::format("step {}: the test's problems say why", to_string(step.verdict))
+                                                   : fmt::format("{}", fmt::join(failed, "; "))));
+        }
+        cases += system_out(fmt::format("offered {} per sender, sent {}, received {}, lost {} ({:.4g}%), CE marked {}\n",
+                                        units::format_bit_rate(step.offered_bps), step.tx_frames, step.rx_frames,
+                                        step.lost_frames, step.loss_ratio * 100, step.ce_marked),
+                            "      ");
+        cases += "    </testcase>\n";
+      }
     }
     // Agents that produced no streams (lost, refused, no result) still get a testcase: a burn-in
     // pipeline must see them as errors, not as absent.

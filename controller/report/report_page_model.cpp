@@ -297,6 +297,17 @@ json test_model(const json& report, const json& test) {
   json out = copy_of(test, {"index", "name", "engine", "topology", "duration_s", "sample_interval_s", "verdict",
                             "problems", "warnings", "planned_start", "start_skew_ns", "starts", "thresholds",
                             "offered", "collective", "localisation"});
+  // A method's table and curve: its rows, without each step's whole outcome (report.json has those).
+  if (const json& method = member(test, "method"); method.is_object()) {
+    json rows = json::array();
+    for (const json& step : member(method, "steps")) {
+      json row = step;
+      row.erase("test");
+      rows.push_back(std::move(row));
+    }
+    out["method"] = copy_of(method, {"kind", "complete", "pdr_loss", "throughput"});
+    out["method"]["steps"] = std::move(rows);
+  }
   json path_faults = json::array();
   for (const json& sign : member(test, "path_faults")) path_faults.push_back(text_of(sign, "text"));
   out["path_faults"] = path_faults;

@@ -4,6 +4,7 @@
 
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/method_report.hpp"
 #include "controller/verdict/ber_bound.hpp"
 #include "controller/report/reports.hpp"
 
@@ -119,6 +120,12 @@ std::string summary_table(const RunOutcome& outcome) {
     out += render(rows);
     if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->summary_extra) {
       out += engine->summary_extra(test);
+    }
+    if (test.method) {
+      out += fmt::format("  method {}: {} steps{}\n", to_string(test.method->kind), test.method->steps.size(),
+                         test.method->complete ? "" : " (stopped early)");
+      out += render(method_step_rows(*test.method));
+      if (const auto sizes = method_throughput_rows(*test.method); !sizes.empty()) out += render(sizes);
     }
     for (const auto& sign : test.path_faults) out += fmt::format("  path fault: {}\n", sign.text(test.streams));
     out += localisation_lines(test.localisation);

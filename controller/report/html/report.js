@@ -517,6 +517,42 @@ function collectiveSection(section, test) {
     plugins: [eventMarkers(test.events)] }, data, div);
 }
 
+// A qualification method: a row per step, a row per frame size for a throughput search, and the
+// curve of loss (and, for a search, NDR) against what was offered.
+function methodSection(section, test) {
+  const m = test.method;
+  if (!m) return;
+  const latency = (ns) => (ns === null || ns === undefined ? "–" : (ns / 1e3).toFixed(1) + " µs");
+  section.append(el("h3", { text: "Method: " + m.kind + (m.complete ? "" : " (stopped early)") }));
+  if (m.kind === "throughput" && (m.throughput || []).length) {
+    section.append(table(["frame size", "NDR", "NDR frames/s", "PDR (loss ≤ " + (100 * m.pdr_loss).toPrecision(3) + " %)",
+      "trials", "latency p50 / p99 at NDR", "resolved"],
+    m.throughput.map((t) => [t.frame_size + " B", siRate(t.ndr_bps), count(Math.round(t.ndr_pps)) + "/s",
+      siRate(t.pdr_bps), t.trials, latency(t.latency_p50_ns) + " / " + latency(t.latency_p99_ns),
+      (t.resolved ? "yes" : "no") + (t.receiver_limited ? " (receiver dropped frames)" : "") +
+      (t.sender_short ? " (a trial sent less than offered)" : "")])));
+  }
+  const steps = m.steps || [];
+  section.append(table(["step", "offered", "sent", "received", "lost", "loss", "CE marked", "latency p99", "verdict"],
+    steps.map((st) => [st.label, st.offered_bps > 0 ? siRate(st.offered_bps) : "–", count(st.tx_frames), count(st.rx_frames),
+      count(st.lost_frames), (100 * st.loss_ratio).toPrecision(3) + " %" + (st.host_drops > 0 ? " (host drops)" : ""),
+      count(st.ce_marked), latency(st.latency_p99_ns), st.verdict]),
+    (row) => (steps[row].verdict === "pass" ? "" : "failing")));
+  // The curve: loss per step, in step order (a search's trials in the order it ran them).
+  if (!steps.length) return;
+  const x = steps.map((_, i) => i + 1);
+  const div = el("div", { class: "chart" });
+  section.append(div);
+  new uPlot({ title: m.kind === "incast" ? "Loss per fan-in step" : "Loss per step", width: Math.min(1200,
+    document.body.clientWidth - 64), height: 220,
+  series: [{ label: "step" }, { label: "loss %", stroke: rgb(FAIL_RGB), width: 2 },
+    { label: "received Mbit/s", stroke: SERIES_COLOURS[0], width: 1.5, scale: "rate" }],
+  scales: { x: { time: false }, rate: {} },
+  axes: [{ label: "step", values: (u, ticks) => ticks.map((t) => (steps[t - 1] ? steps[t - 1].label : "")) },
+    { label: "loss %", size: 60 }, { scale: "rate", side: 1, label: "Mbit/s", size: 60 }] },
+  [x, steps.map((st) => 100 * st.loss_ratio), steps.map((st) => st.rx_bps / 1e6)], div);
+}
+
 function localisationSection(section, test) {
   const loc = test.localisation;
   if (!loc) return;
@@ -581,6 +617,7 @@ function testSection(test) {
   if (view && draw) view.chartStreams = draw;
   guarded(section, "BER table", () => berSection(section, test));
   guarded(section, "training replay", () => collectiveSection(section, test));
+  guarded(section, "method", () => methodSection(section, test));
   guarded(section, "start", () => startsSection(section, test));
   return section;
 }

@@ -1,0 +1,115 @@
+#include "controller/method/method_report.hpp"
+
+#include <fmt/format.h>
+
+#include "common/units.hpp"
+
+namespace tusk {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+
+std::string latency_text(const std::optional<double>& ns) {
+  return ns ? units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(*ns))) : "-";
+}
+
+}  // namespace
+
+json method_json(const MethodResult& result, const std::function<json(const TestOutcome&)>& step_json) {
+  json out;
+  out["kind"] = std::string(to_string(result.kind));
+  out["complete"] = result.complete;
+  if (result.kind == MethodKind::Throughput) out["pdr_loss"] = result.pdr_loss;
+  json steps = json::array();
+  for (std::size_t i = 0; i < result.steps.size(); ++i) {
+    const MethodStep& step = result.steps[i];
+    json row{{"label", step.label},
+             {"frame_size", step.frame_size},
+             {"offered_bps", step.offered_bps},
+             {"offered_pps", step.offered_pps},
+             {"rate_share", step.rate_fraction},
+             {"senders", step.senders},
+             {"latency_trial", step.latency_trial},
+             {"tx_frames", step.tx_frames},
+             {"rx_frames", step.rx_frames},
+             {"lost_frames", step.lost_frames},
+             {"loss_ratio", step.loss_ratio},
+             {"host_drops", step.host_drops},
+             {"ce_marked", step.ce_marked},
+             {"rx_bps", step.rx_bps},
+             {"sent_bps", step.sent_bps},
+             {"sender_short", step.sender_short},
+             {"latency_p50_ns", optional_number(step.latency_p50_ns)},
+             {"latency_p99_ns", optional_number(step.latency_p99_ns)},
+             {"latency_max_ns", optional_number(step.latency_max_ns)},
+             {"nic", step.nic},
+             {"verdict", std::string(to_string(step.verdict))}};
+    if (i < result.step_outcomes.size()) row["test"] = step_json(result.step_outcomes[i]);
+    steps.push_back(std::move(row));
+  }
+  out["steps"] = std::move(steps);
+  if (result.kind == MethodKind::Throughput) {
+    json sizes = json::array();
+    for (const auto& size : result.throughput) {
+      sizes.push_back({{"frame_size", size.frame_size},
+                       {"ceiling_bps", size.ceiling_bps},
+                       {"ceiling_pps", size.ceiling_pps},
+                       {"ndr_share", size.ndr_share},
+                       {"ndr_bps", size.ndr_bps()},
+                       {"ndr_pps", size.ndr_pps()},
+                       {"ndr_failed_share", size.ndr_failed_share > 0 ? json(size.ndr_failed_share) : json(nullptr)},
+                       {"pdr_share", size.pdr_share},
+                       {"pdr_bps", size.pdr_bps()},
+                       {"pdr_pps", size.pdr_pps()},
+                       {"pdr_failed_share", size.pdr_failed_share > 0 ? json(size.pdr_failed_share) : json(nullptr)},
+                       {"trials", size.trials},
+                       {"resolved", size.resolved},
+                       {"receiver_limited", size.receiver_limited},
+                       {"sender_short", size.sender_short},
+                       {"ndr_sent_bps", size.ndr_sent_bps},
+                       {"latency_p50_ns", optional_number(size.latency_p50_ns)},
+                       {"latency_p99_ns", optional_number(size.latency_p99_ns)},
+                       {"latency_max_ns", optional_number(size.latency_max_ns)}});
+    }
+    out["throughput"] = std::move(sizes);
+  }
+  return out;
+}
+
+std::vector<std::vector<std::string>> method_step_rows(const MethodResult& result) {
+  std::vector<std::vector<std::string>> rows{
+      {"step", "offered", "sent", "received", "lost", "loss", "CE", "latency p99", "verdict"}};
+  for (const auto& step : result.steps) {
+    rows.push_back({step.label,
+                    step.offered_bps > 0 ? units::format_bit_rate(step.offered_bps) : "-",
+                    fmt::format("{}", step.tx_frames), fmt::format("{}", step.rx_frames),
+                    fmt::format("{}", step.lost_frames),
+                    fmt::format("{:.4g}%{}{}", step.loss_ratio * 100, step.host_drops > 0 ? " (host drops)" : "",
+                                step.sender_short ? fmt::format(" (sent {})", units::format_bit_rate(step.sent_bps)) : ""),
+                    fmt::format("{}", step.ce_marked), latency_text(step.latency_p99_ns),
+                    std::string(to_string(step.verdict))});
+  }
+  return rows;
+}
+
+std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult& result) {
+  std::vector<std::vector<std::string>> rows;
+  if (result.kind != MethodKind::Throughput) return rows;
+  rows.push_back({"frame size", "NDR", "NDR frames/s", fmt::format("PDR (loss <= {:g}%)", result.pdr_loss * 100),
+                  "trials", "latency p50 / p99 at NDR", "note"});
+  for (const auto& size : result.throughput) {
+    std::string note = size.resolved ? "" : "not resolved within the trials";
+    if (size.ndr_failed_share == 0 && size.trials > 0) note = "no loss at the test's rate: the NDR is at least that";
+    if (size.receiver_limited) note += (note.empty() ? "" : "; ") + std::string("the receiving host dropped frames: a tester limit");
+    if (size.sender_short) note += (note.empty() ? "" : "; ") + std::string("a passing trial sent less than it offered: a tester limit");
+    rows.push_back({fmt::format("{} B", size.frame_size), units::format_bit_rate(size.ndr_bps()),
+                    units::format_packet_rate(size.ndr_pps()), units::format_bit_rate(size.pdr_bps()),
+                    fmt::format("{}", size.trials),
+                    fmt::format("{} / {}", latency_text(size.latency_p50_ns), latency_text(size.latency_p99_ns)), note});
+  }
+  return rows;
+}
+
+}  // namespace tusk
