@@ -30,6 +30,9 @@ inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";
 inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing received for a while
 inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames whose header was hit
+// Test frames that reached a port but were sent to another host's address (a switch flooding
+// unknown unicast, a mirror): not counted in any stream; reported on the port's stream.
+inline constexpr std::string_view kMisaddressedFrames = "misaddressed_frames";
 // Training-step replay, per sending RDMA flow: steps finished, and the time per step (gauges).
 inline constexpr std::string_view kStepsDone = "steps_done";
 inline constexpr std::string_view kStepTimeMeanNs = "step_time_mean_ns";

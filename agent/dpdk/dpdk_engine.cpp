@@ -438,6 +438,10 @@ void DpdkEngine::rx_loop() {
         }
       } else if (status != ParseStatus::Ok) {
         bad_headers_.fetch_add(1, std::memory_order_relaxed);
+      } else if (by_address && parsed.ip.dst_address != interface_.address) {
+        // Another host's test frame: a switch flooded it (unknown unicast) or mirrored it here.
+        // Counting it would make a stream of a flow this host was never sent.
+        misaddressed_frames_.fetch_add(1, std::memory_order_relaxed);
       } else {
         MacAddress source;
         std::copy(data + 6, data + 12, source.begin());
@@ -669,6 +673,7 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
       const std::uint64_t base = before == start_xstats_.end() ? 0 : before->second;
       map[name] = value >= base ? value - base : value;  // a reset counter counts from zero
     }
+    map[std::string(c::kMisaddressedFrames)] = misaddressed_frames_.load(std::memory_order_relaxed);
     out.push_back(std::move(stream));
   }
   return out;

@@ -128,6 +128,7 @@ class DpdkEngine final : public Engine {
   std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
   std::atomic<std::size_t> rx_stream_count_{0};
   std::atomic<std::uint64_t> bad_headers_{0};
+  std::atomic<std::uint64_t> misaddressed_frames_{0};  // test frames for another host's address
   std::uint64_t start_host_drops_ = 0;
   std::map<std::string, std::uint64_t> start_xstats_;
   std::atomic<std::uint64_t> host_drops_{0};
