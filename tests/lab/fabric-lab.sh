@@ -32,7 +32,13 @@
 #                                     frames CE beyond that rate (a token bucket, since this kernel
 #                                     has no RED), as a switch's congested port does. LINK may be a
 #                                     host (l2h1) with DIR down: the leaf's port to that host
-#   fabric-lab.sh clear LINK [DIR]    remove impairments from LINK (both directions by default)
+#   fabric-lab.sh shape LINK DIR MBPS [queue=MS]
+#                                     hold LINK in DIR to MBPS Mbit/s of frames (a tbf, counting
+#                                     each frame's bytes without FCS, as Tusk's bit rates do) with
+#                                     a queue of MS milliseconds (default 20) before it drops: a
+#                                     switch port slower than what is offered to it
+#   fabric-lab.sh clear LINK [DIR]    remove impairments and shaping from LINK (both directions by
+#                                     default)
 #   fabric-lab.sh link LINK up|down   take LINK down (both ends lose carrier; leaves route around
 #                                     it, as BFD and BGP would) or bring it back
 #   fabric-lab.sh flap LINK MS        LINK down for MS milliseconds, then up
@@ -309,6 +315,32 @@ impair() {
   rm -f "$object"
 }
 
+shape() {
+  [[ $# -ge 3 ]] || die "usage: shape LINK up|down MBPS [queue=MS]"
+  local ns dev
+  read -r ns dev < <(sender_of "$1" "$2")
+  local rate=$3 queue_ms=20
+  [[ $rate =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v r="$rate" 'BEGIN { exit !(r > 0) }' ||
+    die "shape: rate '$rate': give Mbit/s above 0, e.g. 8 or 0.5"
+  shift 3
+  local spec
+  for spec in "$@"; do
+    case $spec in
+      queue=*)
+        queue_ms=${spec#queue=}
+        [[ $queue_ms =~ ^[0-9]+$ && $queue_ms -ge 1 ]] || die "shape: queue=$queue_ms: give whole milliseconds, at least 1"
+        ;;
+      *) die "shape: unknown option '$spec' (queue=MS)" ;;
+    esac
+  done
+  # The bucket holds 10 ms of the rate, and at least two jumbo frames: less than the kernel's tick
+  # (4 ms at HZ=250) of tokens would hold the port below its rate.
+  local bits burst
+  bits=$(awk -v r="$rate" 'BEGIN { printf "%d", r * 1000000 + 0.5 }')
+  burst=$(awk -v b="$bits" 'BEGIN { x = b / 8 / 100; if (x < 18432) x = 18432; printf "%d", x }')
+  in_ns "$ns" tc qdisc replace dev "$dev" root tbf rate "${bits}bit" burst "$burst" latency "${queue_ms}ms"
+}
+
 clear_link() {
   [[ $# -ge 1 ]] || die "usage: clear LINK [up|down]"
   local dirs=(up down) ns dev
@@ -317,6 +349,7 @@ clear_link() {
   for dir in "${dirs[@]}"; do
     read -r ns dev < <(sender_of "$1" "$dir")
     in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
+    in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
   done
 }
 
@@ -384,7 +417,7 @@ down() {
 }
 
 command=${1:-}
-[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|topology-file|port|path|attach|counter|impair|clear|link|flap|down ..."
+[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|topology-file|port|path|attach|counter|impair|shape|clear|link|flap|down ..."
 shift
 case $command in
   up) up "$@" ;;
@@ -395,6 +428,7 @@ case $command in
   counter) counter "$@" ;;
   path) path "$@" ;;
   impair) impair "$@" ;;
+  shape) shape "$@" ;;
   clear) clear_link "$@" ;;
   link) set_link "$@" ;;
   flap) flap "$@" ;;

@@ -105,9 +105,10 @@ class FabricRun : public ::testing::Test {
     return command;
   }
 
-  int run(const std::string& profile, const std::vector<std::string>& extra = {}) {
+  int run(const std::string& profile, const std::vector<std::string>& extra = {},
+          std::chrono::seconds timeout = std::chrono::seconds(120)) {
     Process controller(controller_command(profile, extra), dir_ + "/controller.log");
-    return controller.wait(120s).value_or(-100);
+    return controller.wait(timeout).value_or(-100);
   }
 
   // The lab's topology file (fabric-lab.sh topology-file), for --topology; returns its path.

@@ -1,0 +1,264 @@
+// The method sequencer on simulated devices: a throughput search against a shaper of a known
+// capacity finds it, at rates no lab test uses; incast steps take their senders; a loss curve
+// stops after two lossless steps; a lost agent stops a method instead of reading as no loss.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "common/counter_names.hpp"
+#include "controller/engines/dpdk/dpdk_slice.hpp"
+#include "controller/method/method_report.hpp"
+#include "controller/method/method_steps.hpp"
+#include "controller/profile/profile_loader.hpp"
+#include "tests/support/yaml_errors.hpp"
+
+namespace tusk {
+namespace {
+
+Profile load(const std::string& method, const std::string& extra = "    topology: pipeline\n") {
+  return load_profile_text(testing::text_of(R"(
+name: qualify
+agents: {count: 5}
+tests:
+  - name: switch
+    engine: dpdk
+    duration: 2s
+    rate: 20Mbit/s
+)" + extra + "    method: " + method + "\n"),
+                           "qualify.yaml");
+}
+
+// One receiver stream: what a device that forwards at most `capacity_bps` of frame bits delivers
+// when offered the step's rate for the step's duration; `extra_loss` more on top.
+// `sender_share`: how much of what it offered the sender really sent (a starved tester sends less).
+TestOutcome shaped(const PlannedStep& step, double capacity_bps, double extra_loss = 0, double sender_share = 1) {
+  const auto& test = dpdk::params(step.spec);
+  const double seconds = step.spec.duration.count() / 1e3;
+  const double bits_per_frame = test.frame_size() * 8.0;
+  const double offered_pps = test.rate_bps() / bits_per_frame;
+  const double sent = std::floor(offered_pps * seconds);
+  const double carried = std::min(sent, std::floor(capacity_bps / bits_per_frame * seconds));
+  const auto lost = static_cast<std::uint64_t>(sent - carried + std::ceil(carried * extra_loss));
+  TestOutcome outcome;
+  outcome.spec = step.spec;
+  StreamVerdict rx;
+  rx.agent = "b";
+  rx.stream.set_kind("rx");
+  (*rx.stream.mutable_counters())[std::string(counters::kRxFrames)] = static_cast<std::uint64_t>(sent) - lost;
+  (*rx.stream.mutable_counters())[std::string(counters::kLostFrames)] = lost;
+  rx.metrics = compute_metrics(rx.stream, seconds);
+  StreamVerdict tx;
+  tx.agent = "a";
+  tx.stream.set_kind("tx");
+  (*tx.stream.mutable_counters())[std::string(counters::kTxFrames)] = static_cast<std::uint64_t>(sent);
+  (*tx.stream.mutable_counters())[std::string(counters::kTxBytes)] =
+      static_cast<std::uint64_t>(sent * test.frame_size() * sender_share);
+  outcome.streams = {rx, tx};
+  outcome.verdict = TestVerdict::Pass;
+  return outcome;
+}
+
+MethodResult run(const TestSpec& test, std::size_t agents, const std::function<TestOutcome(const PlannedStep&)>& device,
+                 std::vector<PlannedStep>* seen = nullptr) {
+  MethodSteps steps(test, agents);
+  while (auto step = steps.next()) {
+    if (seen) seen->push_back(*step);
+    steps.record(device(*step));
+  }
+  return steps.finish();
+}
+
+TEST(MethodSteps, ThroughputSearchFindsTheShapersRateAtEachFrameSize) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [256, 1024], resolution: 1%, trials: 16, trial: 1s}");
+  for (const double capacity : {7.3e6, 13.9e6, 3.1e6}) {
+    const MethodResult result = run(profile.tests[0], 2, [&](const PlannedStep& s) { return shaped(s, capacity); });
+    ASSERT_EQ(result.throughput.size(), 2u);
+    for (const auto& size : result.throughput) {
+      SCOPED_TRACE(fmt::format("{} B at {} bit/s", size.frame_size, capacity));
+      EXPECT_TRUE(size.resolved);
+      EXPECT_LE(size.ndr_bps(), capacity);
+      EXPECT_GE(size.ndr_bps(), capacity - 0.01 * 20e6 - 1);  // within the resolution, 1 % of 20 Mbit/s
+      EXPECT_GE(size.pdr_bps(), size.ndr_bps());
+      EXPECT_LE(size.trials, 16u);
+      EXPECT_DOUBLE_EQ(size.ceiling_bps, 20e6);
+      EXPECT_DOUBLE_EQ(size.ceiling_pps, 20e6 / (size.frame_size * 8.0));
+    }
+    EXPECT_EQ(method_verdict(result), TestVerdict::Pass);  // loss is what a search measures, not a failure
+  }
+}
+
+TEST(MethodSteps, ATesterThatSentLessThanItOfferedIsSaid) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [1024]}");
+  const MethodResult honest = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 9e6); });
+  EXPECT_FALSE(honest.throughput.at(0).sender_short);
+  EXPECT_NEAR(honest.throughput.at(0).ndr_sent_bps, honest.throughput.at(0).ndr_bps(), 0.01 * 9e6);
+  const MethodResult starved = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 9e6, 0, 0.9); });
+  EXPECT_TRUE(starved.throughput.at(0).sender_short);
+  EXPECT_TRUE(starved.steps.at(0).sender_short);
+  EXPECT_NE(method_throughput_rows(starved).at(1).back().find("sent less than it offered"), std::string::npos);
+}
+
+TEST(MethodSteps, ThroughputAtTheCeilingTakesOneTrial) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [512]}");
+  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 1e9); });
+  ASSERT_EQ(result.throughput.size(), 1u);
+  EXPECT_EQ(result.throughput[0].trials, 1u);
+  EXPECT_DOUBLE_EQ(result.throughput[0].ndr_share, 1);
+  EXPECT_EQ(method_throughput_rows(result).size(), 2u);
+}
+
+TEST(MethodSteps, PartialDropRateAcceptsTheLossItIsGiven) {
+  // A device that loses 0.05 % at any rate and forwards up to 12 Mbit/s: the NDR finds nothing,
+  // the PDR at 0.1 % finds the capacity.
+  const Profile profile = load("{kind: throughput, frame_sizes: [1024], pdr_loss: 0.1%, resolution: 2%, trial: 20s}");
+  const MethodResult result =
+      run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 12e6, 0.0005); });
+  const auto& size = result.throughput.at(0);
+  EXPECT_LT(size.ndr_bps(), 0.02 * 20e6 + 1);
+  EXPECT_LE(size.pdr_bps(), 12e6);
+  EXPECT_GE(size.pdr_bps(), 12e6 - 0.02 * 20e6 - 1);
+}
+
+TEST(MethodSteps, RfcDefaultSizesLeaveOutWhatIpv4UdpCannotHold) {
+  const Profile profile = load("{kind: throughput}", "    topology: pipeline\n    encapsulation: ipv4_udp\n");
+  EXPECT_EQ(profile.tests[0].method->frame_sizes, (std::vector<std::uint32_t>{128, 256, 512, 1024, 1280, 1518}));
+}
+
+TEST(MethodSteps, LatencyTrialRunsAtTheNdr) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [1024], latency: true}");
+  std::vector<PlannedStep> seen;
+  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 9e6); }, &seen);
+  ASSERT_FALSE(result.steps.empty());
+  EXPECT_TRUE(result.steps.back().latency_trial);
+  EXPECT_NEAR(dpdk::params(seen.back().spec).rate_bps(), result.throughput[0].ndr_bps(), 1);
+}
+
+TEST(MethodSteps, IncastStepsTakeTheReceiverAndThatManySenders) {
+  const Profile profile = load("{kind: incast, fan_in: 2..4, trial: 1s}", "");
+  EXPECT_EQ(profile.tests[0].topology, Topology::Incast);
+  std::vector<PlannedStep> seen;
+  const MethodResult result = run(profile.tests[0], 5, [](const PlannedStep& s) { return shaped(s, 25e6); }, &seen);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].agents, 3u);
+  EXPECT_EQ(seen[2].agents, 5u);
+  EXPECT_EQ(seen[1].spec.duration, std::chrono::seconds(1));
+  EXPECT_FALSE(seen[1].spec.method.has_value());
+  EXPECT_EQ(result.steps[2].label, "fan-in 4");
+  EXPECT_EQ(method_step_rows(result).size(), 4u);
+}
+
+TEST(MethodSteps, FrameLossRateStopsAfterTwoLosslessSteps) {
+  const Profile profile = load("{kind: frame_loss_rate, frame_sizes: [1024], step: 10%}");
+  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 15e6); });
+  // 100 %, 90 %, 80 % lose; 70 % and 60 % do not.
+  ASSERT_EQ(result.steps.size(), 5u);
+  EXPECT_GT(result.steps[0].loss_ratio, result.steps[1].loss_ratio);
+  EXPECT_EQ(result.steps[3].lost_frames, 0u);
+  EXPECT_EQ(result.steps[4].lost_frames, 0u);
+}
+
+TEST(MethodSteps, SweepRunsEverySizeAtEveryRateInOrder) {
+  const Profile profile = load("{kind: sweep, frame_sizes: [256, 1024], rates: [25%, 6Mbit/s]}");
+  std::vector<PlannedStep> seen;
+  run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 1e9); }, &seen);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(dpdk::params(seen[0].spec).frame_size(), 256u);
+  EXPECT_DOUBLE_EQ(dpdk::params(seen[0].spec).rate_bps(), 5e6);
+  EXPECT_DOUBLE_EQ(dpdk::params(seen[1].spec).rate_bps(), 6e6);
+  EXPECT_EQ(dpdk::params(seen[3].spec).frame_size(), 1024u);
+}
+
+TEST(MethodSteps, ALostAgentStopsTheMethodAsIncomplete) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [256, 1024]}");
+  std::size_t steps = 0;
+  const MethodResult result = run(profile.tests[0], 2, [&](const PlannedStep& s) {
+    TestOutcome outcome = shaped(s, 5e6);
+    if (++steps == 2) {
+      outcome.agents_lost = true;
+      outcome.streams.clear();  // nothing came back: must not read as a lossless trial
+    }
+    return outcome;
+  });
+  EXPECT_EQ(result.steps.size(), 2u);
+  EXPECT_FALSE(result.complete);
+  EXPECT_EQ(method_verdict(result), TestVerdict::Incomplete);
+}
+
+TEST(MethodSteps, AStepThatMeasuredNothingIsNotALosslessTrial) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [256]}");
+  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) {
+    TestOutcome outcome = shaped(s, 5e6);
+    outcome.streams.clear();
+    return outcome;
+  });
+  EXPECT_EQ(result.steps.size(), 1u);
+  EXPECT_EQ(result.throughput[0].ndr_share, 0);
+  EXPECT_EQ(method_verdict(result), TestVerdict::Fail);
+}
+
+TEST(MethodSteps, SearchTrialsAreNotJudgedOnLossButOnEverythingElse) {
+  const Profile profile = load("{kind: throughput, frame_sizes: [256]}", "    topology: pipeline\n    thresholds: {max_loss: 0, max_ber: 1e-9}\n");
+  MethodSteps steps(profile.tests[0], 2);
+  const auto step = steps.next();
+  ASSERT_TRUE(step);
+  for (const auto& threshold : step->spec.thresholds) {
+    EXPECT_NE(threshold.metric, "loss_ratio");
+    EXPECT_NE(threshold.metric, counters::kLostFrames);
+  }
+  EXPECT_TRUE(std::any_of(step->spec.thresholds.begin(), step->spec.thresholds.end(),
+                          [](const Threshold& t) { return t.key == "max_ber"; }));
+}
+
+std::vector<std::string> errors_of(const std::string& yaml) {
+  return testing::errors_thrown<ProfileInvalid>([&] { load_profile_text(testing::text_of(yaml), "q.yaml"); });
+}
+
+TEST(MethodKeys, BadMethodsAreRefusedWithFileLineAndField) {
+  const std::string head = R"(
+name: q
+agents: {count: 3}
+tests:
+  - name: t
+    engine: dpdk
+    topology: pipeline
+    duration: 2s
+)";
+  EXPECT_EQ(errors_of(head + "    method: {kind: throughput}\n"),
+            (std::vector<std::string>{"q.yaml:8:13: tests[0].method: method throughput offers shares of the test's "
+                                      "rate: set rate: to the highest rate to offer (a bit or packet rate, not max)"}));
+  auto errors = errors_of(head + "    rate: 1Mbit/s\n    method: {kind: throughput, trails: 3}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("q.yaml:9:"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("trials"), std::string::npos) << errors[0];
+  std::string incast_head = head;
+  incast_head.erase(incast_head.find("    topology: pipeline\n"), 23);
+  errors = errors_of(incast_head + "    method: {kind: incast, fan_in: 2..5}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("a fan-in of 3 needs 4 agents; agents selects 3"), std::string::npos) << errors[0];
+  errors = errors_of(head + "    rate: 1Mbit/s\n    method: {kind: sweep, rates: [150%]}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("between 0 and 1"), std::string::npos) << errors[0];
+  errors = errors_of(incast_head + "    method: {kind: incast, fan_in: 4..2}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("FROM..TO"), std::string::npos) << errors[0];
+  errors = errors_of(head + "    method: {kind: incast, fan_in: [2]}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("leave topology out or set topology: incast"), std::string::npos) << errors[0];
+  std::string rdma_head = head;
+  rdma_head.replace(rdma_head.find("engine: dpdk"), 12, "engine: rdma");
+  errors = errors_of(rdma_head + "    method: {kind: sweep, frame_sizes: [256]}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("method sweep changes the frame size or rate, which rdma tests do not have"),
+            std::string::npos) << errors[0];
+  EXPECT_TRUE(errors_of(head + "    method: {kind: sweep, frame_sizes: [256]}\n").empty());  // at the test's rate
+  errors = errors_of(head + "    method: {kind: warp}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("throughput"), std::string::npos) << errors[0];
+  errors = errors_of(head + "    encapsulation: ipv4_udp\n    rate: 1Mbit/s\n    method: {kind: sweep, frame_sizes: [64]}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("cannot hold ipv4_udp headers"), std::string::npos) << errors[0];
+}
+
+}  // namespace
+}  // namespace tusk
