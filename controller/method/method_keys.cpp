@@ -20,7 +20,8 @@ const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
 constexpr std::uint32_t kMaxSteps = 256;
 
 const std::vector<std::string_view>& kind_names() {
-  static const std::vector<std::string_view> names{"throughput", "frame_loss_rate", "sweep", "incast"};
+  static const std::vector<std::string_view> names{"throughput", "frame_loss_rate", "sweep", "incast",
+                                                   "congestion_control"};
   return names;
 }
 
@@ -31,11 +32,13 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
   static const std::vector<std::string_view> loss{"kind", "frame_sizes", "trial", "step"};
   static const std::vector<std::string_view> sweep{"kind", "frame_sizes", "rates", "trial"};
   static const std::vector<std::string_view> incast{"kind", "fan_in", "trial"};
+  static const std::vector<std::string_view> congestion{"kind", "trial", "uncongested_loss"};
   switch (kind) {
     case MethodKind::Throughput: return throughput;
     case MethodKind::FrameLossRate: return loss;
     case MethodKind::Sweep: return sweep;
     case MethodKind::Incast: return incast;
+    case MethodKind::CongestionControl: return congestion;
   }
   return sweep;
 }
@@ -131,6 +134,8 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
   method.kind = static_cast<MethodKind>(std::find(kind_names().begin(), kind_names().end(), *kind_name) -
                                         kind_names().begin());
   method.pos = value.key_pos;
+  // The uncongested flow of a congestion test may lose nothing unless the profile says otherwise.
+  if (method.kind == MethodKind::CongestionControl) method.pdr_loss = 0;
   const auto& allowed = keys_of(method.kind);
   bool ok = true;
   for (const auto& entry : *entries) {
@@ -156,16 +161,18 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
       const auto trial = read.duration(v, {100ms, 1000h, "100ms", "1000h"});
       ok &= trial.has_value();
       if (trial) method.trial = *trial;
-    } else if (key == "resolution" || key == "pdr_loss" || key == "step") {
+    } else if (key == "resolution" || key == "pdr_loss" || key == "step" || key == "uncongested_loss") {
       auto ratio = read.ratio(v);
-      const bool zero_allowed = key == "pdr_loss";
+      const bool zero_allowed = key == "pdr_loss" || key == "uncongested_loss";
       if (ratio && (*ratio < 0 || (*ratio == 0 && !zero_allowed) || *ratio >= 1)) {
         read.fail(v, fmt::format("{} {} must be {} and below 100%", key, v.text(),
                                  zero_allowed ? "at least 0" : "above 0"));
         ratio.reset();
       }
       ok &= ratio.has_value();
-      if (ratio) (key == "resolution" ? method.resolution : key == "pdr_loss" ? method.pdr_loss : method.step) = *ratio;
+      if (ratio) {
+        (key == "resolution" ? method.resolution : key == "step" ? method.step : method.pdr_loss) = *ratio;
+      }
     } else if (key == "trials") {
       const auto trials = read.uint32(v, {2, 64, "2", "64"});
       ok &= trials.has_value();
@@ -203,6 +210,19 @@ void check_method(TestCheck& check) {
   }
   const EngineSlice* engine = find_engine(spec.engine);
   if (check.draft.rate && check.draft.rate->kind != units::Rate::Kind::Max) method.rate = check.draft.rate;
+  if (method.kind == MethodKind::CongestionControl) {
+    if (const auto* topology = check.draft.origin("topology")) {
+      check.fail("topology", topology, "method congestion_control sets its own arrangement (the first agent is the "
+                                       "congested port, the second the uncongested one, the third and fourth send): "
+                                       "leave topology out");
+    }
+    spec.topology = Topology::Congestion;
+    if (check.profile.agent_count && *check.profile.agent_count < 4) {
+      check.fail("method", origin, fmt::format("method congestion_control needs 4 agents; agents selects {}",
+                                               *check.profile.agent_count));
+    }
+    return;
+  }
   if (method.kind == MethodKind::Incast) {
     if (const auto* topology = check.draft.origin("topology"); topology && spec.topology != Topology::Incast) {
       check.fail("topology", topology,

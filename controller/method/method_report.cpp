@@ -75,6 +75,18 @@ json method_json(const MethodResult& result, const std::function<json(const Test
     }
     out["throughput"] = std::move(sizes);
   }
+  if (const auto& c = result.congestion) {
+    out["congestion"] = {{"congested_agent", c->congested_agent},
+                         {"congested_rx_frames", c->congested_rx_frames},
+                         {"congested_lost_frames", c->congested_lost_frames},
+                         {"congested_loss_ratio", c->congested_loss_ratio},
+                         {"uncongested_agent", c->uncongested_agent},
+                         {"uncongested_rx_frames", c->uncongested_rx_frames},
+                         {"uncongested_lost_frames", c->uncongested_lost_frames},
+                         {"uncongested_loss_ratio", c->uncongested_loss_ratio},
+                         {"uncongested_loss_allowed", c->uncongested_loss_allowed},
+                         {"head_of_line_blocking", c->head_of_line_blocking}};
+  }
   return out;
 }
 
@@ -96,6 +108,16 @@ std::vector<std::vector<std::string>> method_step_rows(const MethodResult& resul
 
 std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult& result) {
   std::vector<std::vector<std::string>> rows;
+  if (const auto& c = result.congestion) {
+    rows.push_back({"port", "agent", "received", "lost", "loss"});
+    rows.push_back({"congested", c->congested_agent, fmt::format("{}", c->congested_rx_frames),
+                    fmt::format("{}", c->congested_lost_frames), fmt::format("{:.4g}%", c->congested_loss_ratio * 100)});
+    rows.push_back({"uncongested", c->uncongested_agent, fmt::format("{}", c->uncongested_rx_frames),
+                    fmt::format("{}", c->uncongested_lost_frames),
+                    fmt::format("{:.4g}%{}", c->uncongested_loss_ratio * 100,
+                                c->head_of_line_blocking ? " HEAD-OF-LINE BLOCKING" : "")});
+    return rows;
+  }
   if (result.kind != MethodKind::Throughput) return rows;
   rows.push_back({"frame size", "NDR", "NDR frames/s", fmt::format("PDR (loss <= {:g}%)", result.pdr_loss * 100),
                   "trials", "latency p50 / p99 at NDR", "note"});

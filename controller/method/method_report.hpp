@@ -16,8 +16,9 @@ namespace tusk {
 nlohmann::ordered_json method_json(const MethodResult& result,
                                    const std::function<nlohmann::ordered_json(const TestOutcome&)>& step_json);
 
-// The method's table as rows of cells (a header row first): one row per step, then for a
-// throughput search one row per frame size with its NDR and PDR.
+// The method's tables as rows of cells (a header row first): one row per step; then for a
+// throughput search one row per frame size with its NDR and PDR, for congestion control one row
+// per receiving port (empty for other kinds).
 std::vector<std::vector<std::string>> method_step_rows(const MethodResult& result);
 std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult& result);
 

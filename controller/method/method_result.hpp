@@ -60,12 +60,26 @@ struct SizeThroughput {
   double pdr_pps() const { return pdr_share * ceiling_pps; }
 };
 
+// RFC 2889 5.5: what reached the congested port and the uncongested one. The uncongested flow
+// losing more than it may is head-of-line blocking: the device let one port's congestion hold
+// back traffic bound elsewhere.
+struct CongestionResult {
+  std::string congested_agent, uncongested_agent;
+  std::uint64_t congested_rx_frames = 0, congested_lost_frames = 0;
+  double congested_loss_ratio = 0;
+  std::uint64_t uncongested_rx_frames = 0, uncongested_lost_frames = 0;
+  double uncongested_loss_ratio = 0;
+  double uncongested_loss_allowed = 0;
+  bool head_of_line_blocking = false;
+};
+
 struct MethodResult {
   MethodKind kind = MethodKind::Sweep;
   double pdr_loss = 0;
   std::vector<MethodStep> steps;
   std::vector<TestOutcome> step_outcomes;   // one per step, in order: each step's streams and problems
   std::vector<SizeThroughput> throughput;   // kind throughput: one per frame size
+  std::optional<CongestionResult> congestion;  // kind congestion_control
   bool complete = true;                     // false: a step could not run to its end (agent lost, plan refused)
 };
 

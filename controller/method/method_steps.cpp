@@ -19,7 +19,9 @@ bool judges_loss(const Threshold& threshold) {
          threshold.metric == counters::kTailLostFrames;
 }
 
-bool searches(MethodKind kind) { return kind == MethodKind::Throughput || kind == MethodKind::FrameLossRate; }
+bool searches(MethodKind kind) {
+  return kind == MethodKind::Throughput || kind == MethodKind::FrameLossRate || kind == MethodKind::CongestionControl;
+}
 
 // The test's rate at `frame_size` bytes, as bits and frames per second.
 std::pair<double, double> ceiling_at(const std::optional<units::Rate>& rate, std::uint32_t frame_size) {
@@ -42,7 +44,9 @@ MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents)
 }
 
 PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders) {
-  PlannedStep planned{test_, method_.kind == MethodKind::Incast ? senders + 1 : agents_};
+  PlannedStep planned{test_, method_.kind == MethodKind::Incast              ? senders + 1
+                             : method_.kind == MethodKind::CongestionControl ? 4
+                                                                              : agents_};
   TestSpec& spec = planned.spec;
   spec.method.reset();
   spec.duration = method_.trial;
@@ -51,7 +55,7 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
            (searches(method_.kind) && t.metric == "throughput_bps");
   });
   const bool own_rate = rate.bits_per_second || rate.packets_per_second;
-  if (method_.kind != MethodKind::Incast && (frame_size > 0 || own_rate || rate.fraction != 1)) {
+  if (method_.kind != MethodKind::Incast && method_.kind != MethodKind::CongestionControl && (frame_size > 0 || own_rate || rate.fraction != 1)) {
     if (const EngineSlice* engine = find_engine(spec.engine); engine && engine->apply_step) {
       engine->apply_step(spec, frame_size, rate);
     }
@@ -73,6 +77,9 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
   switch (method_.kind) {
     case MethodKind::Incast:
       step.label = fmt::format("fan-in {}", senders);
+      break;
+    case MethodKind::CongestionControl:
+      step.label = "two ports into one, one also to a fourth";
       break;
     case MethodKind::Sweep:
       step.label = fmt::format("{}{}{}", size_text, size_text.empty() || rate.text.empty() ? "" : " at ",
@@ -107,6 +114,9 @@ std::optional<PlannedStep> MethodSteps::next() {
     case MethodKind::Incast:
       if (position_ >= method_.fan_in.size()) return std::nullopt;
       return make_step(0, StepRate{}, method_.fan_in[position_++]);
+    case MethodKind::CongestionControl:
+      if (position_++ > 0) return std::nullopt;
+      return make_step(0, StepRate{}, 0);
   }
   return std::nullopt;
 }
@@ -217,6 +227,10 @@ void MethodSteps::record(TestOutcome outcome) {
     update_search(step);
   } else if (method_.kind == MethodKind::FrameLossRate) {
     lossless_run_ = step.lost_frames == 0 ? lossless_run_ + 1 : 0;
+  } else if (method_.kind == MethodKind::CongestionControl) {
+    result_.congestion = congestion_of(outcome, method_.pdr_loss);
+    // Loss on the congested port is the point of the test; only the uncongested flow is judged.
+    if (result_.congestion->head_of_line_blocking) step.verdict = TestVerdict::Fail;
   }
   result_.steps.push_back(std::move(step));
   result_.step_outcomes.push_back(std::move(outcome));
@@ -230,6 +244,43 @@ MethodResult MethodSteps::finish() {
     }
   }
   return std::move(result_);
+}
+
+std::vector<std::string> method_problems(const MethodResult& result) {
+  std::vector<std::string> problems;
+  if (const auto& c = result.congestion; c && c->head_of_line_blocking) {
+    problems.push_back(fmt::format(
+        "head-of-line blocking: the flow to the uncongested port ({}) lost {:.4g}% ({} frames) while {} was "
+        "congested ({:.4g}% lost); it may lose {:.4g}%",
+        c->uncongested_agent, c->uncongested_loss_ratio * 100, c->uncongested_lost_frames, c->congested_agent,
+        c->congested_loss_ratio * 100, c->uncongested_loss_allowed * 100));
+  }
+  return problems;
+}
+
+std::vector<std::string> method_warnings(const MethodResult& result) {
+  std::vector<std::string> warnings;
+  for (const auto& size : result.throughput) {
+    if (!size.resolved && size.trials > 0) {
+      warnings.push_back(fmt::format("{} B: the search did not resolve within {} trials: NDR between {} and {}",
+                                     size.frame_size, size.trials, units::format_bit_rate(size.ndr_bps()),
+                                     units::format_bit_rate(size.ndr_failed_share * size.ceiling_bps)));
+    }
+    if (size.receiver_limited) {
+      warnings.push_back(fmt::format("{} B: a receiving host dropped frames itself during the search: the rate found "
+                                     "may be the tester's limit, not the device's", size.frame_size));
+    }
+    if (size.sender_short) {
+      warnings.push_back(fmt::format("{} B: a passing trial sent less than it offered (the NDR trial sent {}): the "
+                                     "tester could not offer the rate", size.frame_size,
+                                     units::format_bit_rate(size.ndr_sent_bps)));
+    }
+  }
+  if (const auto& c = result.congestion; c && c->congested_lost_frames == 0 && c->congested_rx_frames > 0) {
+    warnings.push_back(fmt::format("the congested port ({}) lost nothing: it was not congested, so head-of-line "
+                                   "blocking was not tested; raise the rate", c->congested_agent));
+  }
+  return warnings;
 }
 
 TestVerdict method_verdict(const MethodResult& result) {

@@ -52,4 +52,10 @@ class MethodSteps {
 // Incomplete when a step lost agents or could not run; Fail otherwise.
 TestVerdict method_verdict(const MethodResult& result);
 
+// What the method found that fails it (head-of-line blocking), one line each.
+std::vector<std::string> method_problems(const MethodResult& result);
+// What a reader must know of its numbers: searches not resolved within their trials, bounds that
+// are the tester's (host drops, a sender short of its rate).
+std::vector<std::string> method_warnings(const MethodResult& result);
+
 }  // namespace tusk

@@ -63,4 +63,31 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
   step.verdict = outcome.verdict;
 }
 
+CongestionResult congestion_of(const TestOutcome& outcome, double allowed) {
+  CongestionResult result;
+  result.uncongested_loss_allowed = allowed;
+  if (outcome.agents.size() < 2) return result;
+  result.congested_agent = outcome.agents[0];
+  result.uncongested_agent = outcome.agents[1];
+  for (const auto& stream : outcome.streams) {
+    if (!kind_receives(stream.stream.kind())) continue;
+    const auto rx = counter(stream.stream, counters::kRxFrames);
+    const auto lost = static_cast<std::uint64_t>(metric(stream, counters::kLostFrames));
+    if (stream.agent == result.congested_agent) {
+      result.congested_rx_frames += rx;
+      result.congested_lost_frames += lost;
+    } else if (stream.agent == result.uncongested_agent) {
+      result.uncongested_rx_frames += rx;
+      result.uncongested_lost_frames += lost;
+    }
+  }
+  const auto ratio = [](std::uint64_t lost, std::uint64_t rx) {
+    return lost + rx > 0 ? static_cast<double>(lost) / static_cast<double>(lost + rx) : 0.0;
+  };
+  result.congested_loss_ratio = ratio(result.congested_lost_frames, result.congested_rx_frames);
+  result.uncongested_loss_ratio = ratio(result.uncongested_lost_frames, result.uncongested_rx_frames);
+  result.head_of_line_blocking = result.uncongested_loss_ratio > allowed;
+  return result;
+}
+
 }  // namespace tusk

@@ -79,6 +79,11 @@ std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::
       }
       for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + n / 2) % n);
       break;
+    case Topology::Congestion:
+      if (n < 4) throw PlanError(fmt::format("test '{}': RFC 2889 congestion control needs 4 agents, {} selected", test, n));
+      peers[2] = {0, 1};
+      peers[3] = {0};
+      break;
     case Topology::Mesh:
       if (n < 2) throw PlanError(fmt::format("test '{}': topology 'mesh' needs at least 2 agents", test));
       for (std::size_t i = 0; i < n; ++i) {

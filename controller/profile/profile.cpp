@@ -18,6 +18,8 @@ std::string_view to_string(Topology topology) {
       return "incast";
     case Topology::Permutation:
       return "permutation";
+    case Topology::Congestion:
+      return "congestion";
   }
   return "unknown";
 }
@@ -32,6 +34,8 @@ std::string_view to_string(MethodKind kind) {
       return "sweep";
     case MethodKind::Incast:
       return "incast";
+    case MethodKind::CongestionControl:
+      return "congestion_control";
   }
   return "unknown";
 }

@@ -50,6 +50,9 @@ enum class Topology {
   Pipeline,  // a chain: agent i sends to agent i+1, the last to nobody (pipeline stages)
   Incast,    // every other agent sends to agent 0 (checkpoint writes to a storage host)
   Permutation,  // agent i sends to agent i + n/2 (mod n): every flow crosses the bisection
+  // RFC 2889 congestion control, set by that method only: agents 2 and 3 send to agent 0 (the
+  // congested port), agent 2 also to agent 1 (the uncongested one); the rest send nothing.
+  Congestion,
 };
 
 // A qualification method (controller/method/): the test runs as a series of steps, each a test of
@@ -60,6 +63,8 @@ enum class MethodKind {
   FrameLossRate,  // RFC 2544 26.3: per frame size, loss at 100 % of the rate, then down in steps
   Sweep,          // every frame size at every rate, one after another, each step judged alone
   Incast,         // 2..N senders into one receiver, one step per fan-in
+  CongestionControl,  // RFC 2889 5.5: two ports into one, one of them also to a fourth; loss on that
+                      // uncongested flow is head-of-line blocking
 };
 
 // A step's rate: a fraction of the test's `rate:`, or a bit or packet rate of its own.
@@ -79,7 +84,8 @@ struct MethodSpec {
   std::chrono::milliseconds trial{0};      // each step's duration
   double resolution = 0.01;                // throughput: search ends when NDR and PDR are known this close (of the rate)
   std::uint32_t max_trials = 16;           // throughput: most trials per frame size
-  double pdr_loss = 0.001;                 // throughput: the loss a partial drop rate accepts
+  double pdr_loss = 0.001;                 // throughput: the loss a partial drop rate accepts;
+                                           // congestion_control: the loss the uncongested flow may have
   double step = 0.1;                       // frame_loss_rate: the rate goes down by this much of the rate
   bool latency = false;                    // throughput: a trial at the NDR per size for its latency
   // The test's own rate, the one the shares above are of (set by the checks; none for incast).

@@ -305,7 +305,7 @@ json test_model(const json& report, const json& test) {
       row.erase("test");
       rows.push_back(std::move(row));
     }
-    out["method"] = copy_of(method, {"kind", "complete", "pdr_loss", "throughput"});
+    out["method"] = copy_of(method, {"kind", "complete", "pdr_loss", "throughput", "congestion"});
     out["method"]["steps"] = std::move(rows);
   }
   json path_faults = json::array();

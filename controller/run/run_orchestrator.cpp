@@ -205,6 +205,8 @@ class Orchestrator {
       for (const auto& warning : step.warnings) test.warnings.push_back(fmt::format("{}: {}", step.spec.name, warning));
     }
     if (result->steps.empty()) test.problems.push_back("no step of the method ran");
+    for (auto& line : method_problems(*result)) test.problems.push_back(std::move(line));
+    for (auto& line : method_warnings(*result)) test.warnings.push_back(std::move(line));
     test.method = std::move(result);
     spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict),
                  test.method->steps.size());

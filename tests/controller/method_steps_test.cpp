@@ -210,6 +210,54 @@ TEST(MethodSteps, SearchTrialsAreNotJudgedOnLossButOnEverythingElse) {
                           [](const Threshold& t) { return t.key == "max_ber"; }));
 }
 
+// The congestion control step's outcome: `congested_lost` of 1000 frames lost at the first agent's
+// port, `uncongested_lost` of 1000 at the second's.
+TestOutcome congestion_outcome(const PlannedStep& step, std::uint64_t congested_lost, std::uint64_t uncongested_lost) {
+  TestOutcome outcome;
+  outcome.spec = step.spec;
+  outcome.agents = {"c", "d", "a", "b"};
+  for (const auto& [agent, lost] : {std::pair<std::string, std::uint64_t>{"c", congested_lost}, {"d", uncongested_lost}}) {
+    StreamVerdict rx;
+    rx.agent = agent;
+    rx.stream.set_kind("rx");
+    (*rx.stream.mutable_counters())[std::string(counters::kRxFrames)] = 1000 - lost;
+    (*rx.stream.mutable_counters())[std::string(counters::kLostFrames)] = lost;
+    rx.metrics = compute_metrics(rx.stream, 2);
+    outcome.streams.push_back(rx);
+  }
+  outcome.verdict = TestVerdict::Pass;
+  return outcome;
+}
+
+TEST(MethodSteps, CongestionControlFailsOnlyOnLossOfTheUncongestedFlow) {
+  const Profile profile = load("{kind: congestion_control}", "");
+  EXPECT_EQ(profile.tests[0].topology, Topology::Congestion);
+  std::vector<PlannedStep> seen;
+  const MethodResult healthy = run(profile.tests[0], 5, [](const PlannedStep& s) { return congestion_outcome(s, 480, 0); }, &seen);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].agents, 4u);
+  ASSERT_TRUE(healthy.congestion);
+  EXPECT_NEAR(healthy.congestion->congested_loss_ratio, 0.48, 1e-9);
+  EXPECT_FALSE(healthy.congestion->head_of_line_blocking);
+  EXPECT_EQ(method_verdict(healthy), TestVerdict::Pass);
+  EXPECT_TRUE(method_problems(healthy).empty());
+
+  const MethodResult blocking = run(profile.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 480, 3); });
+  EXPECT_TRUE(blocking.congestion->head_of_line_blocking);
+  EXPECT_EQ(method_verdict(blocking), TestVerdict::Fail);
+  ASSERT_EQ(method_problems(blocking).size(), 1u);
+  EXPECT_NE(method_problems(blocking)[0].find("head-of-line blocking: the flow to the uncongested port (d) lost 0.3%"),
+            std::string::npos) << method_problems(blocking)[0];
+
+  // A device allowed some loss on the uncongested flow; one that was never congested is said.
+  const Profile lenient = load("{kind: congestion_control, uncongested_loss: 0.5%}", "");
+  EXPECT_EQ(method_verdict(run(lenient.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 480, 3); })),
+            TestVerdict::Pass);
+  const MethodResult idle = run(profile.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 0, 0); });
+  ASSERT_EQ(method_warnings(idle).size(), 1u);
+  EXPECT_NE(method_warnings(idle)[0].find("was not congested"), std::string::npos);
+}
+
 std::vector<std::string> errors_of(const std::string& yaml) {
   return testing::errors_thrown<ProfileInvalid>([&] { load_profile_text(testing::text_of(yaml), "q.yaml"); });
 }
@@ -252,6 +300,9 @@ tests:
   EXPECT_NE(errors[0].find("method sweep changes the frame size or rate, which rdma tests do not have"),
             std::string::npos) << errors[0];
   EXPECT_TRUE(errors_of(head + "    method: {kind: sweep, frame_sizes: [256]}\n").empty());  // at the test's rate
+  errors = errors_of(incast_head + "    method: {kind: congestion_control}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("method congestion_control needs 4 agents; agents selects 3"), std::string::npos) << errors[0];
   errors = errors_of(head + "    method: {kind: warp}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("throughput"), std::string::npos) << errors[0];

@@ -121,13 +121,58 @@ tests:
     // Only the receiver has receiving streams: a leaf that floods frames for l1h1 to its other
     // hosts (unknown unicast) makes no streams there; their ports count the frames instead.
     for (const auto& stream : step["test"]["streams"]) {
-      if (stream["kind"] == "rx") EXPECT_EQ(stream["agent"], "l1h1") << stream.dump(1).substr(0, 1000);
+      if (stream["kind"] == "rx") {
+        EXPECT_EQ(stream["agent"], "l1h1") << stream.dump(1).substr(0, 1000);
+      }
     }
     previous = step["loss_ratio"].get<double>();
   }
   // 5 Mbit/s into 6 loses (almost) nothing; 10 Mbit/s loses about 40 %.
   EXPECT_LT(steps[0]["loss_ratio"].get<double>(), 0.02);
   EXPECT_NEAR(steps[2]["loss_ratio"].get<double>(), 0.4, 0.1);
+}
+
+// RFC 2889 congestion control: l2h1 sends to l1h1 and l1h2, l2h2 to l1h1, whose port is shaped to
+// 6 Mbit/s (12 offered into it). A switch whose ports queue apart loses on the congested port only;
+// one whose uncongested port also loses (here shaped too, standing for head-of-line blocking)
+// fails the method and says so.
+TEST_F(FabricRun, CongestionControlSeesLossOnlyWhereThePortIsCongested) {
+  make_lab(2);
+  start_agents();
+  lab_->run("shape l1h1 down 6");
+  const std::string profile = R"(name: rfc2889
+agents:
+  hosts: [l1h1, l1h2, l2h1, l2h2]
+  wait: 30s
+tests:
+  - name: congestion
+    engine: dpdk
+    duration: 3s
+    rate: 8Mbit/s
+    frame_size: 1024
+    encapsulation: ipv4_udp
+    trace_rate: 0
+    method: {kind: congestion_control}
+)";
+  ASSERT_EQ(run(profile, {}, 120s), 0) << read_file(dir_ + "/controller.log");
+  json c = report()["tests"][0]["method"]["congestion"];
+  std::cout << "congested port lost " << c["congested_loss_ratio"].get<double>() * 100 << " %, uncongested "
+            << c["uncongested_loss_ratio"].get<double>() * 100 << " %\n";
+  EXPECT_EQ(c["congested_agent"], "l1h1");
+  EXPECT_EQ(c["uncongested_agent"], "l1h2");
+  EXPECT_NEAR(c["congested_loss_ratio"].get<double>(), 0.5, 0.1) << c.dump(1);
+  EXPECT_EQ(c["uncongested_lost_frames"].get<std::uint64_t>(), 0u) << c.dump(1);
+  EXPECT_GT(c["uncongested_rx_frames"].get<std::uint64_t>(), 1000u) << c.dump(1);
+  EXPECT_FALSE(c["head_of_line_blocking"].get<bool>());
+
+  lab_->run("shape l1h2 down 2");
+  ASSERT_EQ(run(profile, {}, 120s), 1) << read_file(dir_ + "/controller.log");
+  const json test = report()["tests"][0];
+  c = test["method"]["congestion"];
+  EXPECT_TRUE(c["head_of_line_blocking"].get<bool>()) << c.dump(1);
+  EXPECT_GT(c["uncongested_loss_ratio"].get<double>(), 0.3) << c.dump(1);
+  EXPECT_EQ(test["verdict"], "fail");
+  EXPECT_NE(test["problems"].dump().find("head-of-line blocking"), std::string::npos) << test["problems"].dump();
 }
 
 }  // namespace

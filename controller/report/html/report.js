@@ -532,6 +532,15 @@ function methodSection(section, test) {
       (t.resolved ? "yes" : "no") + (t.receiver_limited ? " (receiver dropped frames)" : "") +
       (t.sender_short ? " (a trial sent less than offered)" : "")])));
   }
+  if (m.congestion) {
+    const c = m.congestion;
+    section.append(table(["port", "agent", "received", "lost", "loss"], [
+      ["congested", c.congested_agent, count(c.congested_rx_frames), count(c.congested_lost_frames),
+        (100 * c.congested_loss_ratio).toPrecision(3) + " %"],
+      ["uncongested", c.uncongested_agent, count(c.uncongested_rx_frames), count(c.uncongested_lost_frames),
+        (100 * c.uncongested_loss_ratio).toPrecision(3) + " %" + (c.head_of_line_blocking ? " — head-of-line blocking" : "")],
+    ], (row) => (row === 1 && c.head_of_line_blocking ? "failing" : "")));
+  }
   const steps = m.steps || [];
   section.append(table(["step", "offered", "sent", "received", "lost", "loss", "CE marked", "latency p99", "verdict"],
     steps.map((st) => [st.label, st.offered_bps > 0 ? siRate(st.offered_bps) : "–", count(st.tx_frames), count(st.rx_frames),
