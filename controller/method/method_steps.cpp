@@ -215,9 +215,10 @@ void MethodSteps::record(TestOutcome outcome) {
   summarise_step(outcome, step);
   // A step that did not run to its end, or sent nothing, measured nothing: the method stops there
   // rather than read a lost agent as a lossless trial.
-  if (outcome.agents_lost || !outcome.problems.empty() || step.rx_frames + step.lost_frames == 0) {
+  const bool measured_nothing = step.rx_frames + step.lost_frames == 0 && step.rx_bps == 0 && step.sent_bps == 0;
+  if (outcome.agents_lost || !outcome.problems.empty() || measured_nothing) {
     if (outcome.problems.empty() && !outcome.agents_lost) {
-      outcome.problems.push_back("the step sent no frames that any receiver counted: nothing was measured");
+      outcome.problems.push_back("the step moved no frame or byte that any stream counted: nothing was measured");
     }
     step.verdict = outcome.agents_lost ? TestVerdict::Incomplete : TestVerdict::Fail;
     outcome.verdict = step.verdict;

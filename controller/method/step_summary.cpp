@@ -42,7 +42,8 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
       keep_worst(step.latency_p50_ns, counters, c::kLatencyP50Ns);
       keep_worst(step.latency_p99_ns, counters, c::kLatencyP99Ns);
       keep_worst(step.latency_max_ns, counters, c::kLatencyMaxNs);
-    } else if (counter(counters, c::kTxFrames) > 0) {
+    } else if (counter(counters, c::kTxFrames) > 0 || counter(counters, c::kTxBytes) > 0) {
+      // Frames (dpdk) or bytes alone (an RDMA flow's messages).
       step.tx_frames += counter(counters, c::kTxFrames);
       sent_bytes += static_cast<double>(counter(counters, c::kTxBytes));
       senders.insert(stream.agent);

@@ -258,6 +258,37 @@ TEST(MethodSteps, CongestionControlFailsOnlyOnLossOfTheUncongestedFlow) {
   EXPECT_NE(method_warnings(idle)[0].find("was not congested"), std::string::npos);
 }
 
+// An RDMA incast counts bytes, not frames: its steps are measured, and the NIC counters of each
+// step are in its row.
+TEST(MethodSteps, IncastStepsOfAnEngineThatCountsBytesAreMeasured) {
+  const Profile profile = load("{kind: incast, fan_in: [1, 2]}", "");
+  const MethodResult result = run(profile.tests[0], 3, [](const PlannedStep& s) {
+    TestOutcome outcome;
+    outcome.spec = s.spec;
+    StreamVerdict rx;
+    rx.agent = "r";
+    rx.stream.set_kind("rx");
+    (*rx.stream.mutable_counters())[std::string(counters::kRxBytes)] = 1'000'000;
+    rx.metrics = compute_metrics(rx.stream, 2);
+    StreamVerdict flow;
+    flow.agent = "s";
+    flow.stream.set_kind("flow");
+    (*flow.stream.mutable_counters())[std::string(counters::kTxBytes)] = 1'000'000;
+    StreamVerdict nic;
+    nic.agent = "r";
+    nic.stream.set_kind("nic");
+    (*nic.stream.mutable_counters())[std::string(counters::kOutOfSequence)] = 7;
+    nic.metrics = compute_metrics(nic.stream, 2);
+    outcome.streams = {rx, flow, nic};
+    outcome.verdict = TestVerdict::Pass;
+    return outcome;
+  });
+  ASSERT_EQ(result.steps.size(), 2u);
+  EXPECT_TRUE(result.complete);
+  EXPECT_DOUBLE_EQ(result.steps[1].nic.at(std::string(counters::kOutOfSequence)), 7);
+  EXPECT_GT(result.steps[1].sent_bps, 0);
+}
+
 std::vector<std::string> errors_of(const std::string& yaml) {
   return testing::errors_thrown<ProfileInvalid>([&] { load_profile_text(testing::text_of(yaml), "q.yaml"); });
 }
