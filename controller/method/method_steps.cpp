@@ -55,7 +55,8 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
            (searches(method_.kind) && t.metric == "throughput_bps");
   });
   const bool own_rate = rate.bits_per_second || rate.packets_per_second;
-  if (method_.kind != MethodKind::Incast && method_.kind != MethodKind::CongestionControl && (frame_size > 0 || own_rate || rate.fraction != 1)) {
+  // Incast and congestion steps keep the test's size and rate: they change who sends.
+  if (frame_size > 0 || own_rate || rate.fraction != 1) {
     if (const EngineSlice* engine = find_engine(spec.engine); engine && engine->apply_step) {
       engine->apply_step(spec, frame_size, rate);
     }

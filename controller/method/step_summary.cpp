@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/counter_names.hpp"
+#include "controller/verdict/stream_values.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
@@ -15,14 +16,11 @@ double metric(const StreamVerdict& stream, std::string_view name) {
 }
 
 std::uint64_t counter(const proto::StreamCounters& stream, std::string_view name) {
-  const auto it = stream.counters().find(std::string(name));
-  return it == stream.counters().end() ? 0 : it->second;
+  return counter_of(stream, name).value_or(0);
 }
 
 void keep_worst(std::optional<double>& worst, const proto::StreamCounters& stream, std::string_view gauge) {
-  const auto it = stream.gauges().find(std::string(gauge));
-  if (it == stream.gauges().end()) return;
-  worst = std::max(worst.value_or(it->second), it->second);
+  if (const auto value = gauge_of(stream, gauge)) worst = std::max(worst.value_or(*value), *value);
 }
 
 }  // namespace
