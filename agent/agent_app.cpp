@@ -140,6 +140,10 @@ class Agent {
   }
 
   void on_hello_ack(const proto::HelloAck& ack) {
+    // Everything unacknowledged goes out again, in order, before any record made from here on
+    // (CONTROLLER_BACK below is one): a record flushed first would reach the controller ahead of
+    // older ones and read there as a gap.
+    outbox_.rewind();
     session_up_ = true;
     link_.session_established();
     lease_.set_lease(bounded_lease(ack.lease_ms(), lease_.lease(), options_.limits));
@@ -156,7 +160,6 @@ class Agent {
                   fmt::format("controller connection restored after {} ms", (realtime_ns() - lost_at_ns_) / 1'000'000));
     }
     lost_at_ns_ = 0;
-    outbox_.rewind();
     flush_records();
     send_heartbeats();
   }
@@ -165,6 +168,7 @@ class Agent {
     const bool was_up = session_up_;
     session_up_ = false;
     heartbeat_timer_.cancel();
+    outbox_.rewind();  // nothing is in flight on a connection that is gone
     if (!was_up) return;  // the link has said why
     spdlog::warn("lost the controller: {}", reason);
     lost_at_ns_ = realtime_ns();
