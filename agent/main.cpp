@@ -8,6 +8,7 @@
 
 #include "agent/agent_app.hpp"
 #include "agent/dpdk/dpdk_engine.hpp"
+#include "agent/dpdk/frame_room.hpp"
 #include "agent/option_checks.hpp"
 #include "agent/rdma/rdma_engine.hpp"
 
@@ -59,6 +60,12 @@ int main(int argc, char** argv) {
     app.add_option("--dpdk-memory-mb", dpdk.options.eal.memory_mb, "memory without hugepages")
         ->capture_default_str()
         ->group("DPDK");
+    app.add_option("--dpdk-max-frame", dpdk.options.max_frame,
+                   fmt::format("largest frame (bytes, without FCS) the DPDK ports carry: jumbo frames up to {}; sizes "
+                               "the mbufs, a NIC's MTU and net_af_packet's ring frames (default: 2048-byte mbufs)",
+                               tusk::dpdk::kLargestMaxFrame))
+        ->check(CLI::Range(std::uint32_t{64}, tusk::dpdk::kLargestMaxFrame))
+        ->group("DPDK");
     app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix,
                    "EAL file prefix, unique per DPDK process on a host (default: tusk-<pid>)")
         ->group("DPDK");
@@ -72,7 +79,9 @@ int main(int argc, char** argv) {
   };
   setup.make_engines = [&](const std::string& agent_name) {
     tusk::EngineCatalog engines;
-    dpdk.options.eal.vdevs = dpdk.vdevs;
+    for (const auto& vdev : dpdk.vdevs) {
+      dpdk.options.eal.vdevs.push_back(tusk::dpdk::vdev_for_max_frame(vdev, dpdk.options.max_frame));
+    }
     dpdk.options.eal.allow_pci = dpdk.pci;
     for (const auto& vdev : dpdk.vdevs) {
       dpdk.options.ports.push_back(device_name(vdev));

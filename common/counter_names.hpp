@@ -33,6 +33,10 @@ inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames
 // Test frames that reached a port but were sent to another host's address (a switch flooding
 // unknown unicast, a mirror): not counted in any stream; reported on the port's stream.
 inline constexpr std::string_view kMisaddressedFrames = "misaddressed_frames";
+// A port's link state as its driver reports it, on the port's stream: times it went down, and
+// the time it spent down, over the test.
+inline constexpr std::string_view kPortLinkDowns = "link_downs";
+inline constexpr std::string_view kPortLinkDownMs = "link_down_ms";
 // Training-step replay, per sending RDMA flow: steps finished, and the time per step (gauges).
 inline constexpr std::string_view kStepsDone = "steps_done";
 inline constexpr std::string_view kStepTimeMeanNs = "step_time_mean_ns";

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "agent/dpdk/cpu_list.hpp"
+#include "agent/dpdk/frame_room.hpp"
 #include "agent/dpdk/neighbour_resolver.hpp"
 #include "agent/dpdk/send_rate.hpp"
 #include "agent/payload/prbs.hpp"
@@ -101,7 +102,15 @@ DpdkContext::DpdkContext(const DpdkAgentOptions& options)
   }
   for (std::size_t i = 0; i < options.ports.size(); ++i) {
     const std::string interface = i < options.kernel_interfaces.size() ? options.kernel_interfaces[i] : "";
-    ports_.push_back(std::make_unique<Port>(options.ports[i], PortOptions{}, interface));
+    // Ports are the vdevs first, then the PCI devices (main.cpp); a PCI port has no vdev text.
+    const std::string vdev = i < options.eal.vdevs.size() ? options.eal.vdevs[i] : "";
+    PortOptions port_options;
+    port_options.mbuf_data_room = mbuf_data_room(vdev, options.max_frame);
+    // A NIC takes jumbo frames once its MTU allows them; net_af_packet follows its kernel interface.
+    if (options.max_frame > 1514 && interface.empty()) {
+      port_options.mtu = options.max_frame - static_cast<std::uint32_t>(kEthernetHeaderLength);
+    }
+    ports_.push_back(std::make_unique<Port>(options.ports[i], port_options, interface));
     Ipv4Interface address = i < options.addresses.size() ? options.addresses[i] : Ipv4Interface{};
     address.mac = ports_.back()->mac();
     addresses_.push_back(address);
@@ -166,10 +175,20 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   } catch (const std::invalid_argument& e) {
     throw EngineError(fmt::format("DPDK port {}: {}", port_->name(), e.what()));
   }
-  const std::size_t room = rte_pktmbuf_data_room_size(port_->mempool()) - RTE_PKTMBUF_HEADROOM;
-  if (cycle->largest_frame_bytes() > room) {
-    throw EngineError(fmt::format("DPDK port {}: {} B frames do not fit its {} B mbufs (jumbo frames are not built yet)",
-                                  port_->name(), cycle->largest_frame_bytes(), room));
+  const std::uint64_t largest = cycle->largest_frame_bytes();
+  if (largest > port_->mbuf_room()) {
+    throw EngineError(fmt::format("DPDK port {}: {} B frames do not fit its {} B mbufs: start the agent with "
+                                  "--dpdk-max-frame {} or more",
+                                  port_->name(), largest, port_->mbuf_room(), largest));
+  }
+  // The kernel under net_af_packet drops, without a word, every frame longer than its interface's
+  // MTU allows (an 802.1Q tag is allowed on top): the test would read as 100 % loss.
+  const std::uint64_t needed_mtu = largest - kEthernetHeaderLength - (spec.tagged ? kVlanTagLength : 0);
+  if (const auto mtu = port_->kernel_mtu(); mtu && needed_mtu > *mtu) {
+    throw EngineError(fmt::format("DPDK port {}: {} B frames need an MTU of {} on interface {}, which has {} "
+                                  "(ip link set {} mtu {})",
+                                  port_->name(), largest, needed_mtu, port_->kernel_interface(), *mtu,
+                                  port_->kernel_interface(), needed_mtu));
   }
   frame_spec_ = spec;
   plan_ = plan;
@@ -265,12 +284,32 @@ void DpdkEngine::start(std::int64_t start_ns) {
   rx_done_ = false;
   rx_thread_ = std::thread([this] { rx_loop(); });
   tx_thread_ = std::thread([this] { tx_loop(); });
+  link_thread_ = std::thread([this] { watch_link(); });
+}
+
+void DpdkEngine::watch_link() {
+  const std::string stream_id = "port:" + port_->name();
+  while (running_) {
+    const std::int64_t now = realtime_ns();
+    if (const auto change = link_watch_.on_poll(port_->link().up, now); change && events_) {
+      if (change->up) {
+        events_(proto::AgentEvent::LINK_UP,
+                fmt::format("port {}: link up after {} ms down", port_->name(), change->down_for_ns / 1'000'000),
+                stream_id);
+      } else {
+        events_(proto::AgentEvent::LINK_DOWN, fmt::format("port {}: link down (the driver reports it)", port_->name()),
+                stream_id);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::nanoseconds(kLinkPollNs));
+  }
 }
 
 void DpdkEngine::stop() noexcept {
   if (!running_.exchange(false)) return;
   stop_requested_ns_ = realtime_ns();
   if (tx_thread_.joinable()) tx_thread_.join();
+  if (link_thread_.joinable()) link_thread_.join();
   // Let frames still in flight arrive before the receiver stops counting.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   rx_done_ = true;
@@ -412,6 +451,7 @@ void DpdkEngine::rx_loop() {
     }
   };
   rte_mbuf* burst[kBurst];
+  std::vector<std::uint8_t> linear(kLargestMaxFrame + kVlanTagLength);  // a chained frame, made contiguous
   std::int64_t last_poll_ns = 0, unpolled_ns = 0;  // time this thread was not polling, summed
   while (!rx_done_) {
     const std::uint16_t got = rte_eth_rx_burst(port_->id(), 0, burst, kBurst);
@@ -421,14 +461,22 @@ void DpdkEngine::rx_loop() {
     for (std::uint16_t i = 0; i < got; ++i) {
       const rte_mbuf* mbuf = burst[i];
       ParsedFrame parsed;
-      const auto* data = rte_pktmbuf_mtod(mbuf, const std::uint8_t*);
-      const auto status = parse_headers(data, rte_pktmbuf_pkt_len(mbuf), parsed, match);
+      // A driver that scatters a long frame over several mbufs hands a chain: it is read as one
+      // run of bytes (copied only then), so headers and PRBS are checked across segments.
+      const std::uint32_t length = rte_pktmbuf_pkt_len(mbuf);
+      if (mbuf->nb_segs > 1 && length > linear.size()) {
+        bad_headers_.fetch_add(1, std::memory_order_relaxed);
+        rte_pktmbuf_free(burst[i]);
+        continue;
+      }
+      const auto* data = static_cast<const std::uint8_t*>(rte_pktmbuf_read(mbuf, 0, length, linear.data()));
+      const auto status = parse_headers(data, length, parsed, match);
       if (status == ParseStatus::NotTusk) {
         // Someone else's frame: not test traffic, not counted; a reply to one of our path-trace
         // probes is booked; ARP, a ping or a probe for our address is answered (the TX thread
         // sends it: it owns the TX queue).
         std::optional<ProbeReply> reply;
-        if (tracer_) reply = parse_probe_reply(interface_, data, rte_pktmbuf_data_len(mbuf));
+        if (tracer_) reply = parse_probe_reply(interface_, data, length);
         if (reply) {
           tracer_->on_reply(*reply);
         } else if (answers_) {
@@ -549,7 +597,7 @@ void DpdkEngine::rx_loop() {
             }
           }
         }
-        rx.bytes += rte_pktmbuf_pkt_len(mbuf) + (stripped ? kVlanTagLength : 0);  // as on the wire
+        rx.bytes += length + (stripped ? kVlanTagLength : 0);  // as on the wire
         rx.bits_compared += std::uint64_t{parsed.payload_length} * 8;
         counters.frames.store(counts.received, std::memory_order_relaxed);
         counters.bytes.store(rx.bytes, std::memory_order_relaxed);
@@ -643,8 +691,9 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kDuplicates)] = rx.duplicates.load(std::memory_order_relaxed);
     map[std::string(c::kReordered)] = rx.reordered.load(std::memory_order_relaxed);
     map[std::string(c::kErrorBursts)] = rx.error_bursts.load(std::memory_order_relaxed);
-    // af_packet ports report no link state: a gap that closed (down, then up) is counted as a flap;
-    // one still open at the end is a traffic gap of its own.
+    // A gap that closed (down, then up) is counted as a flap, whatever the driver says of the link
+    // (a switch port that stops forwarding keeps carrier); one still open at the end is a traffic
+    // gap of its own. The port's own link changes are events and counts on its port stream.
     const std::uint64_t flaps = rx.traffic_gaps.load(std::memory_order_relaxed);
     map[std::string(c::kTrafficGaps)] = flaps + rx.open_gap.load(std::memory_order_relaxed);
     map[std::string(c::kLinkFlaps)] = flaps;
@@ -674,6 +723,9 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
       map[name] = value >= base ? value - base : value;  // a reset counter counts from zero
     }
     map[std::string(c::kMisaddressedFrames)] = misaddressed_frames_.load(std::memory_order_relaxed);
+    map[std::string(c::kPortLinkDowns)] = link_watch_.downs();
+    const std::int64_t until = std::min(realtime_ns(), stop_requested_ns_.load());
+    map[std::string(c::kPortLinkDownMs)] = static_cast<std::uint64_t>(link_watch_.down_ns(until) / 1'000'000);
     out.push_back(std::move(stream));
   }
   return out;

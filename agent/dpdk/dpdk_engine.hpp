@@ -5,7 +5,7 @@
 // drops.
 //
 // Ownership: a DpdkContext (EAL plus the agent's ports) lives as long as the agent; each test's
-// DpdkEngine borrows it and owns only its TX and RX threads, which it joins in stop().
+// DpdkEngine borrows it and owns only its TX, RX and link-watch threads, which it joins in stop().
 // Hot loops hold no locks and make no virtual calls; sample() reads what they publish in atomics.
 #pragma once
 
@@ -23,6 +23,7 @@
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/flow_targets.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
+#include "agent/dpdk/link_watch.hpp"
 #include "agent/dpdk/mbuf_ring.hpp"
 #include "agent/dpdk/neighbour.hpp"
 #include "agent/dpdk/path_tracer.hpp"
@@ -40,6 +41,8 @@ struct DpdkAgentOptions {
   // Sleep this long when a poll finds nothing. 0 busy-polls (real hosts); labs on few cores need
   // a pause so agents and the kernel path between them do not starve each other.
   unsigned idle_sleep_us = 0;
+  // The largest frame the ports carry (frame_room.hpp); 0: DPDK's default 2 KiB mbufs.
+  std::uint32_t max_frame = 0;
 };
 
 class DpdkContext {
@@ -96,6 +99,8 @@ class DpdkEngine final : public Engine {
   static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
   // The most path-trace probes a port sends per second: switches answer them on their CPU.
   static constexpr double kMaxTraceRate = 10'000;
+  // How often the port's link state is read: a link event's time is this close to the change.
+  static constexpr std::int64_t kLinkPollNs = 10'000'000;
 
  private:
   struct TxTarget {
@@ -105,6 +110,8 @@ class DpdkEngine final : public Engine {
 
   void tx_loop();
   void rx_loop();
+  // Polls the port's link state every kLinkPollNs and reports each change as an event.
+  void watch_link();
   // Sends the ARP and ping answers the RX thread queued; the TX thread's, between bursts.
   void send_answers();
   // Sends the path-trace probes due now; the TX thread's, between bursts.
@@ -141,6 +148,8 @@ class DpdkEngine final : public Engine {
   std::atomic<bool> rx_done_{false};
   std::thread tx_thread_;
   std::thread rx_thread_;
+  std::thread link_thread_;
+  LinkWatch link_watch_;
 };
 
 // Registers the "dpdk" engine when the agent was given DPDK ports; otherwise notes why not.

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <vector>
 
 #include "agent/engine.hpp"
@@ -34,13 +35,20 @@ Port::Port(const std::string& name, const PortOptions& options, const std::strin
   check(rte_eth_dev_get_port_by_name(name.c_str(), &id_), name, "rte_eth_dev_get_port_by_name");
   const int socket = rte_eth_dev_socket_id(id_);
   mempool_.reset(rte_pktmbuf_pool_create(fmt::format("tusk_{}", id_).c_str(), options.mbufs, 256, 0,
-                                         RTE_MBUF_DEFAULT_BUF_SIZE, socket < 0 ? SOCKET_ID_ANY : socket));
+                                         static_cast<std::uint16_t>(options.mbuf_data_room + RTE_PKTMBUF_HEADROOM),
+                                         socket < 0 ? SOCKET_ID_ANY : socket));
   if (!mempool_) {
     throw EngineError(fmt::format("DPDK port {}: rte_pktmbuf_pool_create({} mbufs) failed: {}", name, options.mbufs,
                                   rte_strerror(rte_errno)));
   }
   rte_eth_conf config{};
   check(rte_eth_dev_configure(id_, 1, 1, &config), name, "rte_eth_dev_configure");
+  if (options.mtu != 0) {
+    if (const int rc = rte_eth_dev_set_mtu(id_, static_cast<std::uint16_t>(options.mtu)); rc < 0) {
+      throw EngineError(fmt::format("DPDK port {}: rte_eth_dev_set_mtu({}) for jumbo frames failed: {}", name,
+                                    options.mtu, rte_strerror(-rc)));
+    }
+  }
   std::uint16_t rx = options.rx_descriptors, tx = options.tx_descriptors;
   check(rte_eth_dev_adjust_nb_rx_tx_desc(id_, &rx, &tx), name, "rte_eth_dev_adjust_nb_rx_tx_desc");
   check(rte_eth_rx_queue_setup(id_, 0, rx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr, mempool_.get()), name,
@@ -59,6 +67,16 @@ Port::~Port() {
   if (int rc = rte_eth_dev_close(id_); rc < 0) spdlog::warn("DPDK port {}: close failed: {}", name_, rte_strerror(-rc));
 }
 
+std::uint32_t Port::mbuf_room() const { return rte_pktmbuf_data_room_size(mempool_.get()) - RTE_PKTMBUF_HEADROOM; }
+
+std::optional<std::uint32_t> Port::kernel_mtu() const {
+  if (kernel_interface_.empty()) return std::nullopt;
+  std::ifstream file("/sys/class/net/" + kernel_interface_ + "/mtu");
+  std::uint32_t mtu = 0;
+  if (!(file >> mtu)) return std::nullopt;
+  return mtu;
+}
+
 std::array<std::uint8_t, 6> Port::mac() const {
   rte_ether_addr address{};
   std::array<std::uint8_t, 6> out{};
@@ -72,6 +90,14 @@ LinkState Port::link() const {
   if (rte_eth_link_get_nowait(id_, &link) == 0) {
     state.up = link.link_status == RTE_ETH_LINK_UP;
     state.speed_mbps = link.link_speed;
+  }
+  // DPDK 22.11's af_packet PMD calls its link up once started, whatever the cable does (later
+  // versions read the interface's IFF_RUNNING); the kernel's carrier is the link. An interface
+  // that is down has no carrier to read: that is down too.
+  if (!kernel_interface_.empty()) {
+    std::ifstream carrier("/sys/class/net/" + kernel_interface_ + "/carrier");
+    int value = 0;
+    state.up = static_cast<bool>(carrier >> value) && value == 1;
   }
   return state;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 struct rte_mempool;
@@ -23,6 +24,10 @@ struct PortOptions {
   std::uint16_t tx_descriptors = 1024;
   unsigned mbufs = 8191;
   bool promiscuous = true;  // a BERT port receives test frames whatever their destination MAC
+  std::uint32_t mbuf_data_room = 2048;  // bytes per mbuf after the headroom (frame_room.hpp)
+  // 0 leaves the driver's MTU; otherwise set (jumbo frames on a NIC). net_af_packet ports take the
+  // kernel interface's MTU instead: see kernel_mtu().
+  std::uint32_t mtu = 0;
 };
 
 struct LinkState {
@@ -44,7 +49,14 @@ class Port {
   std::uint16_t id() const { return id_; }
   const std::string& name() const { return name_; }
   rte_mempool* mempool() const { return mempool_.get(); }
+  // The largest frame (without FCS) one mbuf holds.
+  std::uint32_t mbuf_room() const;
+  // net_af_packet ports: the MTU of the kernel interface under the driver, which decides what the
+  // kernel sends and takes; nullopt for other drivers or when it cannot be read.
+  std::optional<std::uint32_t> kernel_mtu() const;
+  const std::string& kernel_interface() const { return kernel_interface_; }
   std::array<std::uint8_t, 6> mac() const;
+  // The driver's link state; for net_af_packet, the kernel interface's carrier.
   LinkState link() const;
   // Every extended statistic the driver exposes (CRC errors, missed, FEC ... where it has them).
   std::map<std::string, std::uint64_t> xstats() const;

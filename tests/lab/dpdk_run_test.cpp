@@ -75,18 +75,18 @@ class DpdkRun : public ::testing::Test {
   // groups are per network namespace: two agents on one host can draw the same number, and then
   // the second port fails to open (EINVAL). Start the agents one at a time and give an agent that
   // drew a taken number a new pid.
-  void start_agents() {
+  void start_agents(const std::vector<std::string>& extra_arguments = {}) {
     for (const std::string host : {"a", "b"}) {
       const std::string name = "lab-" + host;
       const std::string log = dir_ + "/agent-" + name + ".log";
       for (int attempt = 1;; ++attempt) {
-        auto agent = std::make_unique<Process>(
-            std::vector<std::string>{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
-                                     "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
-                                     dir_ + "/certs/" + name + ".key", "--dpdk-vdev",
-                                     "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50",
-                                     "--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"},
-            log);
+        std::vector<std::string> command{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
+                                         "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
+                                         dir_ + "/certs/" + name + ".key", "--dpdk-vdev",
+                                         "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50",
+                                         "--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"};
+        command.insert(command.end(), extra_arguments.begin(), extra_arguments.end());
+        auto agent = std::make_unique<Process>(command, log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
         if (read_file(log).find("engines: dpdk") != std::string::npos) {
           // A host without RDMA hardware (this lab's) still serves DPDK, and says why it has no RDMA.
@@ -380,6 +380,55 @@ TEST_F(DpdkRun, ALinkThatGoesDownAndStaysDownFailsOnTheFramesSentAfterIt) {
   }
 }
 
+// A cable pulled for a second: the port whose carrier went says so, with the time it was down, as
+// LINK_DOWN and LINK_UP events on its port stream, beside the traffic gap its receiver saw; the
+// report's timeline has both. The port at the other end, whose carrier stayed, reports no change.
+TEST_F(DpdkRun, ACablePulledForOneSecondIsALinkDownAndUpOnThatPortBesideTheTrafficGap) {
+  start_agents();
+  std::string profile = read_file(dir_ + "/profile.yaml");
+  profile.replace(profile.find("duration: 12s"), 13, "duration: 8s");
+  std::ofstream(dir_ + "/profile.yaml") << profile;
+  auto controller = start_controller();
+  ASSERT_TRUE(wait_for_text(agents_[1]->log_path(), "test 0 started", 30s)) << agents_[1]->log();
+  std::this_thread::sleep_for(3s);
+  ASSERT_EQ(lab("link b down"), 0);
+  std::this_thread::sleep_for(1s);
+  ASSERT_EQ(lab("link b up"), 0);
+  ASSERT_EQ(controller->wait(60s), 1) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  const json& test = result["tests"][0];
+  std::map<std::string, std::uint64_t> downs;
+  for (const auto& stream : test["streams"]) {
+    if (stream["stream_id"] != "port:net_af_packet0") continue;
+    downs[stream["agent"]] = stream["counters"]["link_downs"].get<std::uint64_t>();
+    if (stream["agent"] == "lab-b") {
+      EXPECT_NEAR(stream["counters"]["link_down_ms"].get<double>(), 1000, 300) << stream.dump(2);
+    }
+  }
+  EXPECT_EQ(downs["lab-a"], 0u);
+  EXPECT_EQ(downs["lab-b"], 1u);
+  bool down = false, up = false, gap = false;
+  const std::regex down_for("port net_af_packet0: link up after ([0-9]+) ms down");
+  for (const auto& agent : test["agents"]) {
+    for (const auto& event : agent["events"]) {
+      const std::string message = event["message"];
+      if (agent["agent"] != "lab-b") {
+        EXPECT_EQ(message.find("port net_af_packet0: link"), std::string::npos) << message;
+        continue;
+      }
+      down = down || (event["kind"] == "LINK_DOWN" && message == "port net_af_packet0: link down (the driver reports it)");
+      std::smatch match;
+      if (event["kind"] == "LINK_UP" && std::regex_search(message, match, down_for)) {
+        up = true;
+        EXPECT_NEAR(std::stol(match[1]), 1000, 300) << message;
+      }
+      gap = gap || message.find("traffic gap on lab-a") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(down && up) << test["agents"].dump(2);
+  EXPECT_TRUE(gap) << "the receiver behind the pulled cable saw the gap: " << test["agents"].dump(2);
+}
+
 TEST_F(DpdkRun, VlanTaggedImixAtABitRateArrivesCleanWithItsTagAndLatencyGauges) {
   // 20 Mbit/s of IMIX (mean 4252 / 12 = 354.3 B) is about 7,055 frames/s; at 1500 B it would be
   // 1,667 frames/s and 4.7 Mbit/s of IMIX, far below min_throughput.
@@ -437,6 +486,72 @@ tests:
       EXPECT_TRUE(point.contains("gauges") && point["gauges"].contains("latency_p99_ns")) << point.dump(2);
     }
   }
+}
+
+// Jumbo frames: agents started with --dpdk-max-frame size their mbufs and af_packet rings for them;
+// on a lab whose links all have a 9000-byte MTU, 9000-byte PRBS frames go both ways. One bit in 1 %
+// of the frames into lab-b is flipped in their second 2 KiB (bytes 2048..4095: where a NIC that
+// scatters into 2 KiB mbufs starts a second segment): every flip is counted there, and the other
+// way stays clean.
+constexpr auto kJumboProfile = R"(name: lab-dpdk-jumbo
+agents:
+  hosts: [lab-a, lab-b]
+  wait: 20s
+tests:
+  - name: jumbo
+    engine: dpdk
+    duration: 6s
+    topology: pairs
+    rate: 2kpps
+    frame_size: 9000B
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+)";
+
+TEST_F(DpdkRun, NineThousandByteFramesCrossAJumboLabCleanOneWayAndEveryFlipInTheirSecond2KiBIsCountedTheOther) {
+  ASSERT_EQ(lab("mtu 9000"), 0);
+  ASSERT_EQ(lab("impair b corrupt=1 after=2048 within=2048"), 0);
+  std::ofstream(dir_ + "/profile.yaml") << kJumboProfile;
+  start_agents({"--dpdk-max-frame", "9216"});
+  ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  const auto streams = received_streams(result);
+  ASSERT_EQ(streams.size(), 2u) << result["tests"][0]["streams"].dump(2);
+  for (const auto& stream : streams) {
+    const auto& counters = stream["counters"];
+    const auto frames = counters["rx_frames"].get<std::uint64_t>();
+    EXPECT_GE(frames, 10'000u) << stream.dump(2);
+    EXPECT_EQ(counters["rx_bytes"].get<std::uint64_t>(), frames * 9000) << "every frame whole, none truncated";
+    EXPECT_EQ(counters["lost_frames"], 0) << stream.dump(2);
+    EXPECT_EQ(counters["bad_headers"], 0) << stream.dump(2);
+    EXPECT_EQ(counters["bits_compared"].get<std::uint64_t>() % frames, 0u);
+    if (stream["agent"] == "lab-b") {
+      EXPECT_FALSE(stream["passed"].get<bool>());
+      EXPECT_GT(counters["errored_frames"].get<std::uint64_t>(), frames / 200) << "about 1 % of them";
+      EXPECT_EQ(counters["bit_errors"], counters["errored_frames"]) << "one flipped bit per corrupted frame";
+    } else {
+      EXPECT_TRUE(stream["passed"].get<bool>()) << stream.dump(2);
+      EXPECT_EQ(counters["bit_errors"], 0);
+    }
+  }
+}
+
+// A frame the agent's buffers cannot hold, or that the port's MTU would drop, stops the test
+// before it starts, saying what to change; it is never run as 100 % loss.
+TEST_F(DpdkRun, JumboFramesWithoutTheAgentsMaxFrameOrWithoutTheLinksMtuAreRefusedSayingWhatToChange) {
+  std::ofstream(dir_ + "/profile.yaml") << kJumboProfile;
+  start_agents();
+  EXPECT_NE(run_controller(), 0);
+  EXPECT_NE(read_file(dir_ + "/controller.log").find("start the agent with --dpdk-max-frame 9000 or more"),
+            std::string::npos)
+      << read_file(dir_ + "/controller.log");
+  agents_.clear();
+  start_agents({"--dpdk-max-frame", "9216"});
+  EXPECT_NE(run_controller(), 0);
+  EXPECT_NE(read_file(dir_ + "/controller.log").find("9000 B frames need an MTU of 8986 on interface " + lab_id_ + "-"),
+            std::string::npos)
+      << read_file(dir_ + "/controller.log");
 }
 
 }  // namespace

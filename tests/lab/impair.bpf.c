@@ -28,6 +28,11 @@
 #ifndef PAYLOAD_OFFSET
 #define PAYLOAD_OFFSET 14
 #endif
+// The flip lands within this many bytes from PAYLOAD_OFFSET (to aim at one part of a jumbo frame,
+// e.g. the second 2 KiB where a NIC scattering into 2 KiB mbufs starts a second segment).
+#ifndef CORRUPT_WITHIN
+#define CORRUPT_WITHIN 0xffffffffu
+#endif
 #ifndef MARK_CE_BURST_NS
 #define MARK_CE_BURST_NS 100000000ull  // 100 ms at the rate: a sender's catch-up burst is not congestion
 #endif
@@ -101,7 +106,9 @@ int impair(struct __sk_buff *skb) {
 #endif
   if (chance(LOSS_PPM)) return TC_ACT_SHOT;
   if (chance(CORRUPT_PPM) && skb->len > PAYLOAD_OFFSET) {
-    __u32 offset = PAYLOAD_OFFSET + bpf_get_prandom_u32() % (skb->len - PAYLOAD_OFFSET);
+    __u32 span = skb->len - PAYLOAD_OFFSET;
+    if (span > CORRUPT_WITHIN) span = CORRUPT_WITHIN;
+    __u32 offset = PAYLOAD_OFFSET + bpf_get_prandom_u32() % span;
     __u8 byte;
     if (bpf_skb_load_bytes(skb, offset, &byte, 1) == 0) {
       byte ^= (__u8)(1u << (bpf_get_prandom_u32() & 7));

@@ -7,9 +7,12 @@
 #
 #   netns-lab.sh up [--switch]        make the lab; host ports are $ID-a and $ID-b
 #   netns-lab.sh port HOST            print HOST's port name
-#   netns-lab.sh impair HOST [loss=P] [corrupt=P] [duplicate=P]
+#   netns-lab.sh impair HOST [loss=P] [corrupt=P] [duplicate=P] [after=BYTES] [within=BYTES]
 #                                     impair frames on their way to HOST (P in percent), with a tc
-#                                     BPF program; works on kernels without netem
+#                                     BPF program; works on kernels without netem. A corrupted
+#                                     frame has one bit flipped after its first `after` bytes (14,
+#                                     the Ethernet header) and within `within` bytes from there
+#   netns-lab.sh mtu BYTES            set every lab link's MTU (jumbo frames: 9000)
 #   netns-lab.sh fault HOST ARGS...   netem on the way to HOST, e.g. fault b reorder 25% delay 1ms
 #                                     (needs a kernel with sch_netem)
 #   netns-lab.sh reorder HOST P DEPTH frames on their way to HOST (P in percent) held back until DEPTH
@@ -151,7 +154,14 @@ case ${1:-} in
     defines=()
     for setting in "$@"; do
       key=${setting%%=*}; percent=${setting#*=}
-      case $key in loss|corrupt|duplicate) ;; *) echo "netns-lab: unknown impairment '$key'" >&2; exit 2 ;; esac
+      case $key in
+        loss|corrupt|duplicate) ;;
+        after|within)
+          [[ $percent =~ ^[0-9]+$ && $percent -gt 0 ]] || { echo "netns-lab: '$setting': expected a byte count" >&2; exit 2; }
+          [[ $key == after ]] && defines+=("-DPAYLOAD_OFFSET=$percent") || defines+=("-DCORRUPT_WITHIN=${percent}u")
+          continue ;;
+        *) echo "netns-lab: unknown impairment '$key'" >&2; exit 2 ;;
+      esac
       ppm=$(awk -v p="$percent" 'BEGIN { if (p !~ /^[0-9.]+$/ || p > 100) exit 1; printf "%d", p * 10000 }') ||
         { echo "netns-lab: '$setting': expected a percentage 0..100" >&2; exit 2; }
       defines+=("-D${key^^}_PPM=$ppm")
@@ -161,6 +171,13 @@ case ${1:-} in
     clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" -c "$here/impair.bpf.c" -o "$object"
     in_ns "$ns" tc qdisc replace dev "$dev" clsact
     in_ns "$ns" tc filter replace dev "$dev" egress pref 1 bpf direct-action obj "$object" sec tc
+    ;;
+  mtu)
+    [[ ${2:-} =~ ^[0-9]+$ ]] || { echo "netns-lab.sh: mtu BYTES" >&2; exit 2; }
+    for port in "$(port_of a)" "$(port_of b)"; do ip link set "$port" mtu "$2"; done
+    if ip netns list 2>/dev/null | grep -q "^$switch_ns\b"; then
+      for dev in sw-a sw-b br0; do ip netns exec "$switch_ns" ip link set "$dev" mtu "$2"; done
+    fi
     ;;
   fault)
     read -r ns dev < <(way_to "$2"); shift 2
