@@ -402,6 +402,86 @@ TEST(Prbs, CountBitErrorsAgreesWithAByteWiseComparisonOnRandomData) {
   }
 }
 
+// Bit errors against the bit-serial reference sequence (inverted or not) from `state`, byte by byte.
+std::uint64_t reference_bit_errors(const Taps& t, bool invert, std::uint32_t state, const std::uint8_t* data,
+                                   std::size_t bytes) {
+  const auto expected = ReferenceLfsr(t.n, t.k, state).bytes(bytes, invert);
+  std::uint64_t errors = 0;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    errors += static_cast<unsigned>(std::popcount(static_cast<std::uint8_t>(data[i] ^ expected[i])));
+  }
+  return errors;
+}
+
+void flip_random_bits(std::vector<std::uint8_t>& buf, std::size_t offset, std::size_t bytes, std::size_t count,
+                      std::mt19937& rng) {
+  for (std::size_t i = 0; i < count && bytes > 0; ++i) {
+    const std::size_t bit = rng() % (8 * bytes);
+    buf[offset + bit / 8] = static_cast<std::uint8_t>(buf[offset + bit / 8] ^ (0x80 >> (bit % 8)));
+  }
+}
+
+// Every length to 64 and lengths around the checker's 16-byte blocks and 1 KiB chunks, at every
+// alignment, clean and with bits flipped anywhere (the same bit twice is no error): the count is the
+// reference's, exactly.
+TEST(Prbs, CountBitErrorsMatchesTheBitSerialReference) {
+  std::mt19937 rng(13);
+  std::vector<std::size_t> lengths;
+  for (std::size_t s = 0; s <= 64; ++s) lengths.push_back(s);
+  for (std::size_t s : {79, 80, 95, 96, 97, 111, 127, 128, 129, 1023, 1024, 1025, 1500, 2047, 2049, 9000, 20000}) {
+    lengths.push_back(s);
+  }
+  for (const Taps& t : kPrbs) {
+    const std::uint32_t mask = (std::uint32_t{1} << t.n) - 1;
+    for (bool invert : {false, true}) {
+      std::vector<std::uint32_t> states = {mask, 1, std::uint32_t{1} << (t.n - 1)};
+      for (int i = 0; i < 5; ++i) states.push_back((rng() & mask) | 1);
+      for (std::uint32_t state : states) {
+        for (std::size_t bytes : lengths) {
+          const std::size_t offset = rng() % 16;
+          // Garbage around the region: the checker must read neither side.
+          std::vector<std::uint8_t> buf(offset + bytes + 16, 0xA5);
+          ReferenceLfsr ref(t.n, t.k, state);
+          const auto clean = ref.bytes(bytes, invert);
+          std::copy(clean.begin(), clean.end(), buf.begin() + static_cast<std::ptrdiff_t>(offset));
+          const std::uint8_t* data = buf.data() + offset;
+          ASSERT_EQ(count_bit_errors(t.pattern, invert, state, data, bytes), 0u)
+              << label(t) << " state " << state << " " << bytes << " bytes";
+          for (std::size_t flips : {1, 2, 7}) {
+            flip_random_bits(buf, offset, bytes, flips, rng);
+            ASSERT_EQ(count_bit_errors(t.pattern, invert, state, data, bytes),
+                      reference_bit_errors(t, invert, state, data, bytes))
+                << label(t) << (invert ? " inverted" : "") << " state " << state << " " << bytes << " bytes";
+          }
+        }
+      }
+    }
+  }
+}
+
+// Data that is a PRBS sequence, but not the expected one, obeys the sequence's own recurrence almost
+// everywhere: a sequence from another state throughout, or from a seam on (a sender that restarted).
+TEST(Prbs, CountBitErrorsOnTheSequenceFromAnotherState) {
+  std::mt19937 rng(17);
+  for (const Taps& t : kPrbs) {
+    const std::uint32_t mask = (std::uint32_t{1} << t.n) - 1;
+    for (bool invert : {false, true}) {
+      for (int round = 0; round < 20; ++round) {
+        const std::uint32_t state = (rng() & mask) | 1;
+        const std::uint32_t other = (rng() & mask) | 1;
+        const std::size_t bytes = 64 + rng() % 5000;
+        const std::size_t seam = round == 0 ? 0 : rng() % bytes;
+        std::vector<std::uint8_t> data = ReferenceLfsr(t.n, t.k, state).bytes(bytes, invert);
+        const auto wrong = ReferenceLfsr(t.n, t.k, other).bytes(bytes - seam, invert);
+        std::copy(wrong.begin(), wrong.end(), data.begin() + static_cast<std::ptrdiff_t>(seam));
+        EXPECT_EQ(count_bit_errors(t.pattern, invert, state, data.data(), bytes),
+                  reference_bit_errors(t, invert, state, data.data(), bytes))
+            << label(t) << " seam at " << seam << " of " << bytes;
+      }
+    }
+  }
+}
+
 TEST(Prbs, RejectsAnInvalidState) {
   EXPECT_THROW(PrbsGenerator(Pattern::Prbs7, false, 0), std::invalid_argument);
   EXPECT_THROW(PrbsGenerator(Pattern::Prbs7, false, 0x80), std::invalid_argument);
