@@ -24,6 +24,9 @@ inline constexpr std::string_view kCompletionErrors = "completion_errors";
 inline constexpr std::string_view kIntegrityErrors = "integrity_errors";
 inline constexpr std::string_view kRetransmits = "retransmits";
 inline constexpr std::string_view kHostDrops = "host_drops";
+// RDMA messages a QP posted and saw complete (a flow), or took in (a sink or a READ initiator).
+inline constexpr std::string_view kTxMessages = "tx_messages";
+inline constexpr std::string_view kRxMessages = "rx_messages";
 inline constexpr std::string_view kStalls = "stalls";  // an RDMA flow waited stall_timeout with nothing completing
 inline constexpr std::string_view kDuplicates = "duplicates";
 inline constexpr std::string_view kReordered = "reordered";

@@ -61,7 +61,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     }
     auto& map = *stream.mutable_counters();
     map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
-    map[receives_data ? "rx_messages" : "tx_messages"] = connection->messages.load(std::memory_order_relaxed);
+    map[std::string(receives_data ? c::kRxMessages : c::kTxMessages)] = connection->messages.load(std::memory_order_relaxed);
     map[std::string(c::kCompletionErrors)] = connection->completion_errors.load(std::memory_order_relaxed);
     if (receives_data && plan_.rdma().data_check()) {
       map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common/units.hpp"
 
 namespace tusk {
@@ -33,6 +35,8 @@ json method_json(const MethodResult& result, const std::function<json(const Test
              {"senders", step.senders},
              {"latency_trial", step.latency_trial},
              {"tx_frames", step.tx_frames},
+             {"tx_messages", step.tx_messages},
+             {"messages_per_s", step.messages_per_s},
              {"rx_frames", step.rx_frames},
              {"lost_frames", step.lost_frames},
              {"loss_ratio", step.loss_ratio},
@@ -91,6 +95,20 @@ json method_json(const MethodResult& result, const std::function<json(const Test
 }
 
 std::vector<std::vector<std::string>> method_step_rows(const MethodResult& result) {
+  // RDMA steps move messages, not frames: what each size sent, how many messages a second, and
+  // how long a message took to complete.
+  const bool messages = std::any_of(result.steps.begin(), result.steps.end(),
+                                    [](const MethodStep& step) { return step.tx_messages > 0 && step.tx_frames == 0; });
+  if (messages) {
+    std::vector<std::vector<std::string>> rows{
+        {"step", "sent", "messages/s", "latency p50", "latency p99", "latency max", "verdict"}};
+    for (const auto& step : result.steps) {
+      rows.push_back({step.label, units::format_bit_rate(step.sent_bps), fmt::format("{:.0f}", step.messages_per_s),
+                      latency_text(step.latency_p50_ns), latency_text(step.latency_p99_ns),
+                      latency_text(step.latency_max_ns), std::string(to_string(step.verdict))});
+    }
+    return rows;
+  }
   std::vector<std::vector<std::string>> rows{
       {"step", "offered", "sent", "received", "lost", "loss", "CE", "latency p99", "verdict"}};
   for (const auto& step : result.steps) {

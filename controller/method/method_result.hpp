@@ -23,6 +23,8 @@ struct MethodStep {
   std::uint32_t senders = 0;
   bool latency_trial = false;    // throughput: the trial at the NDR that measures latency
   std::uint64_t tx_frames = 0;
+  std::uint64_t tx_messages = 0;  // RDMA: messages the senders' QPs completed
+  double messages_per_s = 0;      // tx_messages over the step, summed over senders
   std::uint64_t rx_frames = 0;
   std::uint64_t lost_frames = 0;
   std::uint64_t host_drops = 0;  // frames the receiving hosts dropped themselves: not the device's loss
@@ -33,7 +35,8 @@ struct MethodStep {
   // duration): below offered_bps, the tester could not offer what the step asked.
   double sent_bps = 0;
   bool sender_short = false;     // sent_bps under 98 % of offered_bps
-  // The worst receiver's latency (largest p50, p99, max), where the engine measures it.
+  // The worst stream's latency (largest p50, p99, max), where the engine measures it: one way at a
+  // DPDK receiver, completion latency at an RDMA sender.
   std::optional<double> latency_p50_ns, latency_p99_ns, latency_max_ns;
   // NIC counters over the step, summed over ports (out_of_sequence, np_cnp_sent, ...).
   std::map<std::string, double> nic;

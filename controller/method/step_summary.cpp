@@ -37,15 +37,16 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
       step.host_drops += counter(counters, c::kHostDrops);
       step.ce_marked += counter(counters, c::kCeMarked);
       step.rx_bps += metric(stream, "throughput_bps");
-      keep_worst(step.latency_p50_ns, counters, c::kLatencyP50Ns);
-      keep_worst(step.latency_p99_ns, counters, c::kLatencyP99Ns);
-      keep_worst(step.latency_max_ns, counters, c::kLatencyMaxNs);
     } else if (counter(counters, c::kTxFrames) > 0 || counter(counters, c::kTxBytes) > 0) {
       // Frames (dpdk) or bytes alone (an RDMA flow's messages).
       step.tx_frames += counter(counters, c::kTxFrames);
+      step.tx_messages += counter(counters, c::kTxMessages);
       sent_bytes += static_cast<double>(counter(counters, c::kTxBytes));
       senders.insert(stream.agent);
     }
+    keep_worst(step.latency_p50_ns, counters, c::kLatencyP50Ns);
+    keep_worst(step.latency_p99_ns, counters, c::kLatencyP99Ns);
+    keep_worst(step.latency_max_ns, counters, c::kLatencyMaxNs);
     // The NIC's own view of the step (RDMA ports): judged one by one elsewhere, summed here.
     for (const auto name : {c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
                             c::kNpEcnMarkedRocePackets, c::kRetransmits}) {
@@ -58,6 +59,7 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
   step.loss_ratio = sent > 0 ? static_cast<double>(step.lost_frames) / sent : 0;
   const double seconds = outcome.spec.duration.count() / 1e3;
   if (!senders.empty() && seconds > 0) step.sent_bps = sent_bytes * 8 / seconds / static_cast<double>(senders.size());
+  if (seconds > 0) step.messages_per_s = static_cast<double>(step.tx_messages) / seconds;
   step.sender_short = step.offered_bps > 0 && step.sent_bps < 0.98 * step.offered_bps;
   step.verdict = outcome.verdict;
 }

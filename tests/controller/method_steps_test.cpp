@@ -1,6 +1,7 @@
 // The method sequencer on simulated devices: a throughput search against a shaper of a known
 // capacity finds it, at rates no lab test uses; incast steps take their senders; a loss curve
 // stops after two lossless steps; a lost agent stops a method instead of reading as no loss.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "common/counter_names.hpp"
 #include "controller/engines/dpdk/dpdk_slice.hpp"
+#include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/method/method_report.hpp"
 #include "controller/method/method_steps.hpp"
 #include "controller/profile/profile_loader.hpp"
@@ -289,6 +291,56 @@ TEST(MethodSteps, IncastStepsOfAnEngineThatCountsBytesAreMeasured) {
   EXPECT_GT(result.steps[1].sent_bps, 0);
 }
 
+// perftest's -a as a profile key: message_sizes: 2..16 is one step per power of two, each an
+// ordinary RDMA test of that message size; a step's row has what it sent, its message rate and
+// its completion latency.
+TEST(MethodSteps, AnRdmaMessageSizeSweepRunsOneStepPerSizeAndReportsMessageRateAndLatency) {
+  const Profile profile = load_profile_text(testing::text_of(R"(
+name: sweep
+agents: {count: 2}
+tests:
+  - name: sizes
+    engine: rdma
+    duration: 2s
+    message_sizes: 2..16
+)"),
+                                            "sweep.yaml");
+  std::vector<PlannedStep> seen;
+  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) {
+    const auto size = rdma::params(s.spec).message_size();
+    TestOutcome outcome;
+    outcome.spec = s.spec;
+    StreamVerdict flow;
+    flow.agent = "a";
+    flow.stream.set_kind("flow");
+    auto& counters = *flow.stream.mutable_counters();
+    counters[std::string(counters::kTxMessages)] = 1000;
+    counters[std::string(counters::kTxBytes)] = 1000 * size;
+    (*flow.stream.mutable_gauges())[std::string(counters::kLatencyP50Ns)] = 1000.0 * size;
+    (*flow.stream.mutable_gauges())[std::string(counters::kLatencyP99Ns)] = 2000.0 * size;
+    outcome.streams = {flow};
+    outcome.verdict = TestVerdict::Pass;
+    return outcome;
+  }, &seen);
+  ASSERT_EQ(seen.size(), 4u);
+  ASSERT_EQ(result.steps.size(), 4u);
+  const std::vector<std::uint64_t> sizes{2, 4, 8, 16};
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    EXPECT_EQ(rdma::params(seen[i].spec).message_size(), sizes[i]);
+    EXPECT_EQ(rdma::params(seen[i].spec).message_sizes_size(), 0);
+    EXPECT_EQ(result.steps[i].label, fmt::format("{} B", sizes[i]));
+    EXPECT_DOUBLE_EQ(result.steps[i].messages_per_s, 500);  // 1000 in 2 s
+    EXPECT_DOUBLE_EQ(result.steps[i].sent_bps, 1000.0 * sizes[i] * 8 / 2);
+    EXPECT_DOUBLE_EQ(*result.steps[i].latency_p99_ns, 2000.0 * sizes[i]);
+  }
+  EXPECT_TRUE(result.complete);
+  const auto rows = method_step_rows(result);
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"step", "sent", "messages/s", "latency p50", "latency p99",
+                                               "latency max", "verdict"}));
+  EXPECT_EQ(rows[4][2], "500");
+}
+
 std::vector<std::string> errors_of(const std::string& yaml) {
   return testing::errors_thrown<ProfileInvalid>([&] { load_profile_text(testing::text_of(yaml), "q.yaml"); });
 }
@@ -328,8 +380,17 @@ tests:
   rdma_head.replace(rdma_head.find("engine: dpdk"), 12, "engine: rdma");
   errors = errors_of(rdma_head + "    method: {kind: sweep, frame_sizes: [256]}\n");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("method sweep changes the frame size or rate, which rdma tests do not have"),
+  EXPECT_NE(errors[0].find("q.yaml:8:13: tests[0].method: an rdma test sweeps message sizes with message_sizes:"),
             std::string::npos) << errors[0];
+  errors = errors_of(rdma_head + "    message_sizes: 2..64
+    method: {kind: sweep}
+");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("message_sizes is a sweep of its own: not with method:"), std::string::npos) << errors[0];
+  errors = errors_of(rdma_head + "    message_sizes: 64..2
+");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("expected FROM..TO, e.g. 2..8MiB"), std::string::npos) << errors[0];
   EXPECT_TRUE(errors_of(head + "    method: {kind: sweep, frame_sizes: [256]}\n").empty());  // at the test's rate
   errors = errors_of(incast_head + "    method: {kind: congestion_control}\n");
   ASSERT_EQ(errors.size(), 1u);

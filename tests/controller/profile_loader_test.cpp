@@ -192,8 +192,11 @@ TEST(ProfileLoader, FullProfileRdmaTest) {
   EXPECT_EQ(rdma.port(), 2u);
   EXPECT_EQ(rdma.gid_index(), 3u);
   EXPECT_EQ(rdma.operation(), "write_imm");
-  EXPECT_EQ(std::vector<std::uint64_t>(rdma.message_sizes().begin(), rdma.message_sizes().end()),
-            (std::vector<std::uint64_t>{4096, 65536, 1048576}));
+  // A sweep: one step per message size, run by the method framework.
+  ASSERT_TRUE(test.method.has_value());
+  EXPECT_EQ(test.method->kind, MethodKind::Sweep);
+  EXPECT_EQ(test.method->frame_sizes, (std::vector<std::uint32_t>{4096, 65536, 1048576}));
+  EXPECT_EQ(rdma.message_sizes_size(), 0);
   EXPECT_EQ(rdma.qps_per_peer(), 4u);
   EXPECT_EQ(rdma.outstanding(), 32u);
   EXPECT_EQ(rdma.signal_every(), 8u);

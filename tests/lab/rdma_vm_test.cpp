@@ -464,6 +464,43 @@ tests:
   EXPECT_EQ(reads, 2u);
 }
 
+// perftest's -a on real verbs: message_sizes runs one ordinary test per size, and the report has
+// one row per size with what it sent, its message rate and its completion latency.
+TEST_F(RdmaVmLab, AMessageSizeSweepOfFiveSizesReportsFiveRowsOfBandwidthMessageRateAndLatency) {
+  const int exit_code = run_profile(R"(name: lab-rdma-sweep
+agents:
+  hosts: [vm1, vm2]
+  wait: 60s
+tests:
+  - name: sizes
+    engine: rdma
+    topology: pairs
+    duration: 2s
+    message_sizes: [256B, 4KiB, 64KiB, 256KiB, 1MiB]
+    outstanding: 8
+    ack_timeout: 1s
+    data_check: true
+)");
+  ASSERT_EQ(exit_code, 0) << logs();
+  const json result = report();
+  const json& method = result["tests"][0]["method"];
+  ASSERT_EQ(method["steps"].size(), 5u) << method.dump(2);
+  const std::vector<std::string> labels{"256 B", "4096 B", "65536 B", "262144 B", "1048576 B"};
+  const std::vector<double> sizes{256, 4096, 65536, 262144, 1048576};
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const json& row = method["steps"][i];
+    EXPECT_EQ(row["label"], labels[i]);
+    EXPECT_EQ(row["verdict"], "pass") << row.dump(2);
+    EXPECT_GT(row["sent_bps"].get<double>(), 0) << row.dump(2);
+    EXPECT_GT(row["messages_per_s"].get<double>(), 0) << row.dump(2);
+    EXPECT_GT(row["latency_p99_ns"].get<double>(), 0) << row.dump(2);
+    // Each step moved messages of its own size: bytes sent over messages completed, both senders.
+    const double bytes_per_message = row["sent_bps"].get<double>() / 8 * 2 / row["messages_per_s"].get<double>();
+    EXPECT_NEAR(bytes_per_message, sizes[i], sizes[i] * 0.01) << row.dump(2);
+  }
+  EXPECT_NE(logs().find("messages/s"), std::string::npos) << logs();
+}
+
 // A collective of S bytes per step over G = 3 ranks, 5 steps of 4 s (1 s of compute, then send).
 // Three TCG guests on two cores move 10 to 20 Mbit/s per flow: each rank's 2 MB a step needs up to
 // 1.6 s of the 3 s window (a 3 s step with 4 MB overran it once, and the run had 4 steps, not 5).

@@ -33,6 +33,46 @@ using D = TestDraft;
 
 const YamlReader::Range<std::uint64_t> kMessageRange{1, 2ULL << 30, "1", "2GiB"};
 
+// perftest's -a in a profile: "2..8MiB" is every power of two from 2 B to 8 MiB (FROM doubled
+// until TO, and TO itself); or a list of sizes.
+std::optional<std::vector<std::uint32_t>> read_message_sizes(YamlReader& read, const YamlValue& value) {
+  constexpr std::size_t kMostSizes = 64;
+  const std::string text = value.node.IsScalar() ? value.text() : "";
+  if (const auto dots = text.find(".."); dots != std::string::npos) {
+    std::uint64_t low = 0, high = 0;
+    try {
+      low = units::parse_size(text.substr(0, dots));
+      high = units::parse_size(text.substr(dots + 2));
+    } catch (const std::exception&) {
+      low = high = 0;
+    }
+    if (low < kMessageRange.min || high < low || high > kMessageRange.max) {
+      read.fail(value, fmt::format("message_sizes '{}': expected FROM..TO, e.g. 2..8MiB (every power of two between), "
+                                   "with {} <= FROM <= TO <= {}",
+                                   text, kMessageRange.min_text, kMessageRange.max_text));
+      return std::nullopt;
+    }
+    std::vector<std::uint32_t> sizes;
+    for (std::uint64_t size = low; size < high; size *= 2) sizes.push_back(static_cast<std::uint32_t>(size));
+    sizes.push_back(static_cast<std::uint32_t>(high));
+    return sizes;
+  }
+  auto sizes = read.list(value, [&](const YamlValue& item) -> std::optional<std::uint32_t> {
+    const auto bytes = read.size(item, kMessageRange);
+    if (!bytes) return std::nullopt;
+    return static_cast<std::uint32_t>(*bytes);
+  });
+  if (sizes && sizes->empty()) {
+    read.fail(value, "message_sizes is empty: list at least one size, or leave it out");
+    return std::nullopt;
+  }
+  if (sizes && sizes->size() > kMostSizes) {
+    read.fail(value, fmt::format("message_sizes lists {} sizes, more than {}", sizes->size(), kMostSizes));
+    return std::nullopt;
+  }
+  return sizes;
+}
+
 const std::vector<TestKey>& keys() {
   static const std::vector<TestKey> rows{
       {"device", "rdma",
@@ -61,16 +101,16 @@ const std::vector<TestKey>& keys() {
          return store(c.read.size(v, kMessageRange), d,
                       [](D& t, auto bytes) { params(t.spec).set_message_size(bytes); });
        }},
+      // A sweep, one step (an ordinary test) per size, as the method framework runs it.
       {"message_sizes", "rdma",
        [](R& c, const V& v, D& d) {
-         auto sizes =
-             c.read.list(v, [&](const V& item) { return c.read.size(item, kMessageRange); });
-         if (sizes && sizes->empty()) {
-           c.read.fail(v, "message_sizes is empty: list at least one size, or leave it out");
-           sizes.reset();
-         }
-         return store(sizes, d, [](D& t, const auto& list) {
-           params(t.spec).mutable_message_sizes()->Assign(list.begin(), list.end());
+         auto sizes = read_message_sizes(c.read, v);
+         return store(sizes, d, [&v](D& t, const auto& list) {
+           MethodSpec sweep;
+           sweep.kind = MethodKind::Sweep;
+           sweep.frame_sizes = list;
+           sweep.pos = v.key_pos;
+           t.spec.method = std::move(sweep);
          });
        }},
       {"qps_per_peer", "rdma",
@@ -258,6 +298,17 @@ void check(profile_schema::TestCheck& check) {
   auto& draft = check.draft;
   proto::RdmaTest& test = params(draft.spec);
   check_collective(check);
+  if (const auto& method = draft.spec.method; method && method->kind != MethodKind::Incast) {
+    if (const auto* written = draft.origin("method"); written && draft.written.contains("message_sizes")) {
+      check.fail("message_sizes", draft.origin("message_sizes"), "message_sizes is a sweep of its own: not with method:");
+    } else if (written) {
+      check.fail("method", written,
+                 fmt::format("an rdma test sweeps message sizes with message_sizes: (a list, or FROM..TO such as "
+                             "2..8MiB); method {} changes frame sizes and searches on lost frames, which are the "
+                             "dpdk engine's",
+                             to_string(method->kind)));
+    }
+  }
   if (draft.trace_rate) test.set_trace_rate(*draft.trace_rate);
   // Each QP gets its own UDP source port (from its flow label or QP numbers), so QPs cover paths.
   const auto paths = ecmp_keys::flows_for_paths(check, kMaxQpsPerPeer, "qps_per_peer");
@@ -423,6 +474,19 @@ void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
   }
 }
 
+// A message_sizes sweep's step: one message size (a step's rate, where a method gives one, is a
+// bit rate or a share of the test's).
+void apply_step(TestSpec& spec, std::uint32_t message_size, const StepRate& rate) {
+  proto::RdmaTest& test = params(spec);
+  if (message_size > 0) test.set_message_size(message_size);
+  test.clear_message_sizes();
+  if (rate.bits_per_second) {
+    test.set_rate_bps(*rate.bits_per_second);
+  } else {
+    test.set_rate_bps(test.rate_bps() * rate.fraction);
+  }
+}
+
 }  // namespace
 
 const proto::RdmaTest& params(const TestSpec& spec) { return params_of<proto::RdmaTest>(spec); }
@@ -459,6 +523,7 @@ const EngineSlice& slice() {
       .conclude = conclude,
       .summary_extra = summary_extra,
       .json_extra = json_extra,
+      .apply_step = apply_step,
   };
   return engine;
 }
