@@ -382,13 +382,10 @@ tests:
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("q.yaml:8:13: tests[0].method: an rdma test sweeps message sizes with message_sizes:"),
             std::string::npos) << errors[0];
-  errors = errors_of(rdma_head + "    message_sizes: 2..64
-    method: {kind: sweep}
-");
+  errors = errors_of(rdma_head + "    message_sizes: 2..64\n    method: {kind: sweep}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("message_sizes is a sweep of its own: not with method:"), std::string::npos) << errors[0];
-  errors = errors_of(rdma_head + "    message_sizes: 64..2
-");
+  errors = errors_of(rdma_head + "    message_sizes: 64..2\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("expected FROM..TO, e.g. 2..8MiB"), std::string::npos) << errors[0];
   EXPECT_TRUE(errors_of(head + "    method: {kind: sweep, frame_sizes: [256]}\n").empty());  // at the test's rate
