@@ -66,24 +66,19 @@ constexpr std::uint64_t native_from_msb_first(std::uint64_t v) {
 // Thirty-two stream bytes in memory order, for the one loop that is worth AVX2 (see below).
 typedef std::uint64_t WideBlock __attribute__((vector_size(32)));
 
-#if defined(__x86_64__)
-#define TUSK_PRBS_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
-#else
-#define TUSK_PRBS_AVX2_CLONE
-#endif
-
 // Where `data` first breaks the relation data[m] = data[m - far] ^ data[m - near] (complemented if
 // inverted) at or after `at`, to a multiple of 32 bytes from `at`; `bytes` if nowhere. Needs
 // at >= far > near and bytes - at >= 32.
 //
 // The loop is bound by its three loads per block, and a baseline x86-64 build has 16-byte vectors
-// only: on x86-64 an AVX2 clone, picked once by the loader where the CPU has it, does twice the
-// bytes per load.
-TUSK_PRBS_AVX2_CLONE std::size_t relation_holds_to(const std::uint8_t* data, std::size_t at, std::size_t bytes,
-                                                   std::size_t far, std::size_t near, bool invert) {
+// only: on x86-64 an AVX2 copy, chosen at the first call where the CPU has it, does twice the
+// bytes per load. The body is inlined into each copy, which compiles it for its own target.
+[[gnu::always_inline]] inline std::size_t relation_holds_to_body(const std::uint8_t* data, std::size_t at,
+                                                                 std::size_t bytes, std::size_t far,
+                                                                 std::size_t near, bool invert) {
   const WideBlock expected = invert ? ~WideBlock{} : WideBlock{};
   // Vectors stay inside this lambda: passing them between functions outside AVX changes the ABI.
-  const auto obeys = [&](std::size_t from, std::size_t blocks) {
+  const auto obeys = [&](std::size_t from, std::size_t blocks) __attribute__((always_inline)) {
     WideBlock misses{};
     for (std::size_t p = from; p < from + 32 * blocks; p += 32) {
       WideBlock now, far_back, near_back;
@@ -104,6 +99,32 @@ TUSK_PRBS_AVX2_CLONE std::size_t relation_holds_to(const std::uint8_t* data, std
   // The last few bytes, as the 32 that end there.
   if (at < bytes && !obeys(bytes - 32, 1)) return at;
   return bytes;
+}
+
+std::size_t relation_holds_to_baseline(const std::uint8_t* data, std::size_t at, std::size_t bytes, std::size_t far,
+                                       std::size_t near, bool invert) {
+  return relation_holds_to_body(data, at, bytes, far, near, invert);
+}
+
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] std::size_t relation_holds_to_avx2(const std::uint8_t* data, std::size_t at, std::size_t bytes,
+                                                           std::size_t far, std::size_t near, bool invert) {
+  return relation_holds_to_body(data, at, bytes, far, near, invert);
+}
+#endif
+
+// A plain branch, not the loader's ifunc (target_clones): ifunc resolvers run before sanitizer
+// runtimes start (a ThreadSanitizer build crashed at start-up) and do not exist in static builds.
+std::size_t relation_holds_to(const std::uint8_t* data, std::size_t at, std::size_t bytes, std::size_t far,
+                              std::size_t near, bool invert) {
+#if defined(__x86_64__)
+  static const bool avx2 = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  if (avx2) return relation_holds_to_avx2(data, at, bytes, far, near, invert);
+#endif
+  return relation_holds_to_baseline(data, at, bytes, far, near, invert);
 }
 
 // PRBS-n with p(x) = x^n + x^k + 1.
