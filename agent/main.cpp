@@ -26,11 +26,7 @@ std::string device_name(const std::string& vdev) { return vdev.substr(0, vdev.fi
 
 // "net_af_packet0,iface=eth1,..." → "eth1"; "" for other drivers.
 std::string af_packet_interface(const std::string& vdev) {
-  if (vdev.rfind("net_af_packet", 0) != 0) return "";
-  const auto start = vdev.find("iface=");
-  if (start == std::string::npos) return "";
-  const auto value = vdev.substr(start + 6);
-  return value.substr(0, value.find(','));
+  return tusk::dpdk::is_af_packet(vdev) ? tusk::dpdk::vdev_argument(vdev, "iface").value_or("") : "";
 }
 
 }  // namespace

@@ -18,8 +18,6 @@ constexpr std::uint32_t kAfPacketFrameOverhead = 128;
 // The PMD's own default ring frame.
 constexpr std::uint32_t kAfPacketDefaultFrame = 2048;
 
-bool is_af_packet(const std::string& vdev) { return vdev.rfind("net_af_packet", 0) == 0; }
-
 std::uint32_t round_up(std::uint32_t value, std::uint32_t step) { return (value + step - 1) / step * step; }
 
 std::uint32_t af_packet_frame(const std::string& vdev) {
@@ -34,6 +32,8 @@ std::uint32_t af_packet_frame(const std::string& vdev) {
 }
 
 }  // namespace
+
+bool is_af_packet(const std::string& vdev) { return vdev.rfind("net_af_packet", 0) == 0; }
 
 std::optional<std::string> vdev_argument(const std::string& vdev, const std::string& key) {
   std::size_t at = vdev.find(',');

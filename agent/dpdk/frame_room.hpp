@@ -15,6 +15,9 @@ inline constexpr std::uint32_t kDefaultMbufDataRoom = 2048;
 // mbuf data rooms are 16-bit, less the headroom; kept well inside.
 inline constexpr std::uint32_t kLargestMaxFrame = 16000;
 
+// Whether a vdev string names DPDK's net_af_packet driver ("net_af_packet0,iface=eth1").
+bool is_af_packet(const std::string& vdev);
+
 // The value of `key=` in a vdev argument string ("net_af_packet0,iface=lab0,framesz=4096"), if set.
 std::optional<std::string> vdev_argument(const std::string& vdev, const std::string& key);
 
@@ -28,9 +31,5 @@ std::string vdev_for_max_frame(const std::string& vdev, std::uint32_t max_frame)
 // ("" for a PCI port): room for the frame and a VLAN tag a driver may reinsert, and for
 // net_af_packet at least its ring frame, which its RX queue set-up demands.
 std::uint32_t mbuf_data_room(const std::string& vdev, std::uint32_t max_frame);
-
-// The largest frame (without FCS) the port may send: what --dpdk-max-frame promised, or what
-// the default mbufs hold.
-inline std::uint32_t port_max_frame(std::uint32_t max_frame) { return max_frame != 0 ? max_frame : kDefaultMbufDataRoom; }
 
 }  // namespace tusk::dpdk

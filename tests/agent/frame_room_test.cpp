@@ -21,7 +21,6 @@ TEST(FrameRoom, WithoutAMaxFrameNothingChanges) {
   EXPECT_EQ(vdev_for_max_frame("net_af_packet0,iface=lab0", 0), "net_af_packet0,iface=lab0");
   EXPECT_EQ(mbuf_data_room("net_af_packet0,iface=lab0", 0), kDefaultMbufDataRoom);
   EXPECT_EQ(mbuf_data_room("", 0), kDefaultMbufDataRoom);
-  EXPECT_EQ(port_max_frame(0), kDefaultMbufDataRoom);
 }
 
 TEST(FrameRoom, AfPacketGetsRingFramesThatHoldAJumboFrameAndMbufsThatHoldTheRingFrame) {
