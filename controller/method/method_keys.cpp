@@ -15,7 +15,6 @@ using profile_schema::ReadContext;
 using profile_schema::TestCheck;
 using profile_schema::TestDraft;
 
-const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
 // A search or a sweep is a plan of trials: more than this is a mistake, not a qualification.
 constexpr std::uint32_t kMaxSteps = 256;
 
@@ -41,19 +40,6 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
     case MethodKind::CongestionControl: return congestion;
   }
   return sweep;
-}
-
-std::optional<std::vector<std::uint32_t>> read_sizes(YamlReader& read, const YamlValue& value) {
-  auto sizes = read.list(value, [&](const YamlValue& item) -> std::optional<std::uint32_t> {
-    const auto bytes = read.size(item, kFrameRange);
-    if (!bytes) return std::nullopt;
-    return static_cast<std::uint32_t>(*bytes);
-  });
-  if (sizes && sizes->empty()) {
-    read.fail(value, "frame_sizes is empty: list at least one size, or leave it out");
-    return std::nullopt;
-  }
-  return sizes;
 }
 
 // "50%" is a fraction of the test's rate; anything else a rate of its own.
@@ -114,8 +100,27 @@ std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const Ya
 
 }  // namespace
 
+std::optional<std::uint32_t> read_frame_size(YamlReader& read, const YamlValue& value) {
+  // Ethernet's least frame is 64 bytes with its FCS; Tusk's sizes never count the FCS.
+  static const YamlReader::Range<std::uint64_t> range{60, 9216, "60", "9216"};
+  const auto bytes = read.size(value, range);
+  if (!bytes) return std::nullopt;
+  return static_cast<std::uint32_t>(*bytes);
+}
+
+std::optional<std::vector<std::uint32_t>> read_frame_sizes(YamlReader& read, const YamlValue& value) {
+  auto sizes = read.list(value, [&](const YamlValue& item) { return read_frame_size(read, item); });
+  if (sizes && sizes->empty()) {
+    read.fail(value, "frame_sizes is empty: list at least one size, or leave it out");
+    return std::nullopt;
+  }
+  return sizes;
+}
+
 const std::vector<std::uint32_t>& rfc2544_frame_sizes() {
-  static const std::vector<std::uint32_t> sizes{64, 128, 256, 512, 1024, 1280, 1518};
+  // RFC 2544's 64, 128, 256, 512, 1024, 1280 and 1518 count the 4-byte FCS, which Tusk's sizes
+  // leave out: 1518 would be an oversize frame on a 1500 MTU port.
+  static const std::vector<std::uint32_t> sizes{60, 124, 252, 508, 1020, 1276, 1514};
   return sizes;
 }
 
@@ -145,7 +150,7 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
       read.unknown_key(entry, allowed);
       ok = false;
     } else if (key == "frame_sizes") {
-      const auto sizes = read_sizes(read, v);
+      const auto sizes = read_frame_sizes(read, v);
       ok &= sizes.has_value();
       if (sizes) method.frame_sizes = *sizes;
     } else if (key == "rates") {

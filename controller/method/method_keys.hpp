@@ -13,7 +13,12 @@ bool read_method(profile_schema::ReadContext& context, const YamlValue& value, p
 // duration, fan-in steps) and refuses what cannot run.
 void check_method(profile_schema::TestCheck& check);
 
-// RFC 2544's frame sizes for Ethernet (section 9.1), for a throughput search that names none.
+// A frame size (without FCS), or a list of them, bounded to what an Ethernet port carries.
+std::optional<std::uint32_t> read_frame_size(YamlReader& read, const YamlValue& value);
+std::optional<std::vector<std::uint32_t>> read_frame_sizes(YamlReader& read, const YamlValue& value);
+
+// RFC 2544's frame sizes for Ethernet (section 9.1) less their FCS, for a throughput search that
+// names none.
 const std::vector<std::uint32_t>& rfc2544_frame_sizes();
 
 }  // namespace tusk::method_keys

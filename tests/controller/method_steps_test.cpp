@@ -124,7 +124,12 @@ TEST(MethodSteps, PartialDropRateAcceptsTheLossItIsGiven) {
 
 TEST(MethodSteps, RfcDefaultSizesLeaveOutWhatIpv4UdpCannotHold) {
   const Profile profile = load("{kind: throughput}", "    topology: pipeline\n    encapsulation: ipv4_udp\n");
-  EXPECT_EQ(profile.tests[0].method->frame_sizes, (std::vector<std::uint32_t>{128, 256, 512, 1024, 1280, 1518}));
+  EXPECT_EQ(profile.tests[0].method->frame_sizes, (std::vector<std::uint32_t>{124, 252, 508, 1020, 1276, 1514}));
+}
+
+TEST(MethodSteps, RfcDefaultSizesAreTheRfcsWireSizesLessTheirFcsSoTheLargestFitsA1500Mtu) {
+  const Profile profile = load("{kind: throughput}");
+  EXPECT_EQ(profile.tests[0].method->frame_sizes, (std::vector<std::uint32_t>{60, 124, 252, 508, 1020, 1276, 1514}));
 }
 
 TEST(MethodSteps, LatencyTrialRunsAtTheNdr) {

@@ -837,7 +837,7 @@ tests:
     duration: 1s
     frame_size: 20
 )"),
-            "bad.yaml:7:17: tests[0].frame_size: frame_size 20 is below the minimum 64");
+            "bad.yaml:7:17: tests[0].frame_size: frame_size 20 is below the minimum 60");
 }
 
 TEST(ProfileErrors, AboveTheMaximum) {
@@ -1426,7 +1426,7 @@ tests:
       "bad.yaml:4:10: agents.count: expected an integer, got '1.5'",
       "bad.yaml:9:15: tests[0].duration: '30' is not a duration: it needs a unit, e.g. 30s "
       "(units: ns, us, ms, s, m, h)",
-      "bad.yaml:10:17: tests[0].frame_size: frame_size 20 is below the minimum 64",
+      "bad.yaml:10:17: tests[0].frame_size: frame_size 20 is below the minimum 60",
       "bad.yaml:11:11: tests[0].rate: rate 1Mpps with 1500-byte frames is 12.0 Gbit/s, above "
       "safety.max_rate 10Gbps",
       "bad.yaml:15:5: tests[1].frame_size: frame_size is a dpdk key; this test's engine is rdma",

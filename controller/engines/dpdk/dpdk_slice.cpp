@@ -11,6 +11,7 @@
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
 #include "controller/engines/ecmp_keys.hpp"
+#include "controller/method/method_keys.hpp"
 #include "common/units.hpp"
 #include "controller/run/run_outcome.hpp"
 
@@ -25,7 +26,6 @@ using R = ReadContext;
 using V = YamlValue;
 using D = TestDraft;
 
-const YamlReader::Range<std::uint64_t> kFrameRange{64, 9216, "64", "9216"};
 // Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
 constexpr std::uint32_t kMaxFlowsPerPeer = 128;
 // The keys that only IPv4/UDP frames have.
@@ -51,8 +51,8 @@ const std::vector<TestKey>& keys() {
        }},
       {"frame_size", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.size(v, kFrameRange), d, [](D& t, auto bytes) {
-           params(t.spec).set_frame_size(static_cast<std::uint32_t>(bytes));
+         return store(method_keys::read_frame_size(c.read, v), d, [](D& t, auto bytes) {
+           params(t.spec).set_frame_size(bytes);
          });
        }},
       {"frame_sizes", "dpdk",
@@ -64,15 +64,7 @@ const std::vector<TestKey>& keys() {
            c.read.fail(v,
                        fmt::format("expected a list of frame sizes or imix, got '{}'", v.text()));
          } else {
-           sizes = c.read.list(v, [&](const V& item) -> std::optional<std::uint32_t> {
-             const auto bytes = c.read.size(item, kFrameRange);
-             if (!bytes) return std::nullopt;
-             return static_cast<std::uint32_t>(*bytes);
-           });
-           if (sizes && sizes->empty()) {
-             c.read.fail(v, "frame_sizes is empty: list at least one size, or leave it out");
-             sizes.reset();
-           }
+           sizes = method_keys::read_frame_sizes(c.read, v);
          }
          return store(sizes, d, [](D& t, const auto& list) {
            params(t.spec).mutable_frame_sizes()->Assign(list.begin(), list.end());
