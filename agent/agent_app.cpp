@@ -118,13 +118,15 @@ class Agent {
         link_.send(reply);
         break;
       }
-      case proto::Envelope::kPlan: {
-        proto::Envelope reply;
-        *reply.mutable_plan_ack() = runner_.on_plan(message.plan());
-        if (!reply.plan_ack().ok()) spdlog::error("plan refused: {}", reply.plan_ack().error());
-        link_.send(reply);
+      case proto::Envelope::kPlan:
+        // Answered once the engine is ready, which for RDMA is after its QPs connected.
+        runner_.on_plan(message.plan(), [this](proto::PlanAck ack) {
+          if (!ack.ok()) spdlog::error("plan refused: {}", ack.error());
+          proto::Envelope reply;
+          *reply.mutable_plan_ack() = std::move(ack);
+          link_.send(reply);
+        });
         break;
-      }
       case proto::Envelope::kStartAt: runner_.on_start_at(message.start_at()); break;
       case proto::Envelope::kStop: runner_.on_stop(message.stop()); break;
       case proto::Envelope::kRecordAck:

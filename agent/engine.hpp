@@ -1,5 +1,5 @@
 // The small interface the agent drives. An engine runs one test at a time:
-// prepare → start → sample()* → stop. All four are called from the agent's io thread; the
+// prepare → ready()* → start → sample()* → stop. All are called from the agent's io thread; the
 // datapath runs on the engine's own threads and must contain no virtual calls in its hot loop.
 #pragma once
 
@@ -32,6 +32,12 @@ class Engine {
 
   // Builds every resource the test needs. Throws EngineError saying which device, port or call failed.
   virtual void prepare(const proto::Plan& plan, EngineEventSink events) = 0;
+  // Whether the set-up prepare() began in the background (an RDMA engine's connections to its
+  // peers) is over, so that start() only begins traffic. The agent acknowledges the plan, and the
+  // controller therefore fixes the start time, only once this says true; it polls it on the io
+  // thread. Set-up that failed (a peer that never answered) counts as over: the engine has
+  // reported it as an event. Engines whose prepare() does everything itself answer true at once.
+  virtual bool ready() { return true; }
   // Starts traffic at `start_ns` (realtime clock) and returns at once.
   virtual void start(std::int64_t start_ns) = 0;
   // Cumulative counters of every stream since start; cheap, and safe while traffic runs.

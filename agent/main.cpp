@@ -9,6 +9,7 @@
 #include "agent/agent_app.hpp"
 #include "agent/dpdk/dpdk_engine.hpp"
 #include "agent/dpdk/frame_room.hpp"
+#include "agent/dpdk/queue_plan.hpp"
 #include "agent/option_checks.hpp"
 #include "agent/rdma/rdma_engine.hpp"
 
@@ -62,6 +63,12 @@ int main(int argc, char** argv) {
                                tusk::dpdk::kLargestMaxFrame))
         ->check(CLI::Range(std::uint32_t{64}, tusk::dpdk::kLargestMaxFrame))
         ->group("DPDK");
+    app.add_option("--dpdk-queues", dpdk.options.queues,
+                   fmt::format("RX and TX queues per DPDK port, 1..{}: a test spreads its flows over them, one RX and "
+                               "one TX thread per queue (net_af_packet: sets qpairs=; default: qpairs= or 1)",
+                               tusk::dpdk::kMaxPortQueues))
+        ->check(CLI::Range(std::uint16_t{1}, tusk::dpdk::kMaxPortQueues))
+        ->group("DPDK");
     app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix,
                    "EAL file prefix, unique per DPDK process on a host (default: tusk-<pid>)")
         ->group("DPDK");
@@ -76,7 +83,8 @@ int main(int argc, char** argv) {
   setup.make_engines = [&](const std::string& agent_name) {
     tusk::EngineCatalog engines;
     for (const auto& vdev : dpdk.vdevs) {
-      dpdk.options.eal.vdevs.push_back(tusk::dpdk::vdev_for_max_frame(vdev, dpdk.options.max_frame));
+      dpdk.options.eal.vdevs.push_back(tusk::dpdk::vdev_for_queues(
+          tusk::dpdk::vdev_for_max_frame(vdev, dpdk.options.max_frame), dpdk.options.queues));
     }
     dpdk.options.eal.allow_pci = dpdk.pci;
     for (const auto& vdev : dpdk.vdevs) {

@@ -19,7 +19,8 @@ TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engi
       sink_(std::move(sink)),
       start_timer_(executor),
       sample_timer_(executor),
-      end_timer_(executor) {}
+      end_timer_(executor),
+      ready_timer_(executor) {}
 
 TestRunner::~TestRunner() {
   *alive_ = false;
@@ -34,30 +35,47 @@ proto::AgentState TestRunner::state() const {
   return state;
 }
 
-proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
+namespace {
+
+// Longer than any engine's own set-up deadline (the RDMA engine's is 20 s) and shorter than the
+// controller's wait for every answer (30 s), so a stuck engine is refused by name.
+constexpr std::int64_t kMostPrepareNs = 25'000'000'000;
+constexpr auto kReadyPoll = std::chrono::milliseconds(10);
+
+}  // namespace
+
+void TestRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   proto::PlanAck ack;
   ack.set_run_id(plan.run_id());
   ack.set_test_index(plan.test_index());
   const bool same_test = plan.run_id() == plan_.run_id() && plan.test_index() == plan_.test_index();
+  if (same_test && preparing_) {
+    pending_answers_.push_back(std::move(answer));
+    return;
+  }
   if (same_test && phase_ != proto::AgentState::IDLE) {
     ack.set_ok(true);
-    return ack;
+    answer(std::move(ack));
+    return;
   }
-  if (phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::RUNNING) {
+  if (preparing_ || phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::RUNNING) {
     ack.set_error(fmt::format("busy with run {} test {}", plan_.run_id(), plan_.test_index()));
-    return ack;
+    answer(std::move(ack));
+    return;
   }
   const auto entry = engines_.engines.find(plan.engine());
   if (entry == engines_.engines.end()) {
     ack.set_error(fmt::format("this agent has no '{}' engine", plan.engine()));
-    return ack;
+    answer(std::move(ack));
+    return;
   }
   // Safety caps are enforced here too, on what the engine will really send, so a wrong
   // controller cannot exceed them, nor this agent's own limits.
   const double rate = entry->second.capped_bit_rate ? entry->second.capped_bit_rate(plan) : 0;
   if (auto beyond = plan_beyond_limits(plan, rate, limits_)) {
     ack.set_error(*beyond);
-    return ack;
+    answer(std::move(ack));
+    return;
   }
   if (engine_) engine_->stop();
   engine_.reset();
@@ -76,13 +94,44 @@ proto::PlanAck TestRunner::on_plan(const proto::Plan& plan) {
     engine_ = std::move(engine);
   } catch (const std::exception& e) {
     ack.set_error(fmt::format("{} engine could not prepare: {}", plan.engine(), e.what()));
-    return ack;
+    answer(std::move(ack));
+    return;
   }
-  phase_ = proto::AgentState::PREPARED;
-  ack.set_ok(true);
-  spdlog::info("prepared test {} '{}' ({} engine, {} ms)", plan.test_index(), plan.test_name(),
-               plan.engine(), plan.duration_ms());
-  return ack;
+  preparing_ = true;
+  pending_answers_.assign(1, std::move(answer));
+  prepare_deadline_ns_ = realtime_ns() + kMostPrepareNs;
+  await_ready(std::move(ack));
+}
+
+void TestRunner::await_ready(proto::PlanAck ack) {
+  if (!preparing_) return;  // stopped meanwhile
+  bool ready = false;
+  try {
+    ready = engine_->ready();
+    if (!ready && realtime_ns() >= prepare_deadline_ns_) {
+      throw EngineError(fmt::format("still not ready after {} s", kMostPrepareNs / 1'000'000'000));
+    }
+  } catch (const std::exception& e) {
+    engine_->stop();
+    ack.set_error(fmt::format("{} engine could not prepare: {}", plan_.engine(), e.what()));
+  }
+  if (!ready && ack.error().empty()) {
+    ready_timer_.expires_after(kReadyPoll);
+    ready_timer_.async_wait([this, ack = std::move(ack)](boost::system::error_code ec) mutable {
+      if (!ec) await_ready(std::move(ack));
+    });
+    return;
+  }
+  preparing_ = false;
+  if (ready) {
+    phase_ = proto::AgentState::PREPARED;
+    ack.set_ok(true);
+    spdlog::info("prepared test {} '{}' ({} engine, {} ms)", plan_.test_index(), plan_.test_name(), plan_.engine(),
+                 plan_.duration_ms());
+  }
+  auto answers = std::move(pending_answers_);
+  pending_answers_.clear();
+  for (auto& answer : answers) answer(ack);
 }
 
 void TestRunner::on_start_at(const proto::StartAt& start) {
@@ -181,7 +230,13 @@ void TestRunner::finish(bool completed, const std::string& reason) {
 
 void TestRunner::on_stop(const proto::Stop& stop) {
   if (stop.run_id() != plan_.run_id() || stop.test_index() != plan_.test_index()) return;
-  if (phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::PREPARED) {
+  const bool was_preparing = preparing_;
+  if (preparing_) {  // the controller gave up waiting: no answer is wanted any more
+    preparing_ = false;
+    pending_answers_.clear();
+    ready_timer_.cancel();
+  }
+  if (was_preparing || phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::PREPARED) {
     start_timer_.cancel();
     if (engine_) engine_->stop();
     phase_ = proto::AgentState::FINISHED;

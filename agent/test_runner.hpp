@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "agent/agent_limits.hpp"
 #include "agent/engine.hpp"
@@ -25,9 +26,14 @@ class TestRunner {
              AgentLimits limits = {});
   ~TestRunner();
 
-  // Prepares the plan's engine; the ack says whether it can run. A repeat of the plan in hand
-  // (the controller resending after a reconnect) is acknowledged again without re-preparing.
-  proto::PlanAck on_plan(const proto::Plan& plan);
+  using PlanAnswer = std::function<void(proto::PlanAck ack)>;
+
+  // Prepares the plan's engine and answers whether it can run: at once, or once the engine's
+  // background set-up is over (Engine::ready; an RDMA engine connecting its QPs), so the start
+  // time the controller picks after every answer finds nothing left to set up. A repeat of the
+  // plan in hand (the controller resending after a reconnect) is answered again without
+  // re-preparing; one that arrives while it is still preparing is answered when the first is.
+  void on_plan(const proto::Plan& plan, PlanAnswer answer);
   void on_start_at(const proto::StartAt& start);
   void on_stop(const proto::Stop& stop);
   // Stops any traffic now, e.g. because the lease ran out; records an event and the result.
@@ -40,6 +46,9 @@ class TestRunner {
   bool traffic_running() const { return phase_ == proto::AgentState::RUNNING; }
 
  private:
+  // Answers the plan once the engine is ready, polling it; refuses it if it takes longer than
+  // kMostPrepareTime (the engine's own deadlines are shorter: this only guards against a bug).
+  void await_ready(proto::PlanAck ack);
   void begin();
   void take_sample();
   void finish(bool completed, const std::string& reason);
@@ -53,10 +62,15 @@ class TestRunner {
   boost::asio::steady_timer start_timer_;
   boost::asio::steady_timer sample_timer_;
   boost::asio::steady_timer end_timer_;
+  boost::asio::steady_timer ready_timer_;
 
   proto::Plan plan_;
   std::unique_ptr<Engine> engine_;
   proto::AgentState::Phase phase_ = proto::AgentState::IDLE;
+  // Prepared but not yet ready: the plan's answer waits in pending_answers_ (phase_ stays IDLE).
+  bool preparing_ = false;
+  std::vector<PlanAnswer> pending_answers_;
+  std::int64_t prepare_deadline_ns_ = 0;
   std::int64_t start_ns_ = 0;
   std::int64_t actual_start_ns_ = 0;
   std::uint32_t samples_taken_ = 0;

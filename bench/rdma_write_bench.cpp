@@ -65,9 +65,13 @@ int main(int argc, char** argv) {
   engine.prepare(plan, [](tusk::proto::AgentEvent::Kind, const std::string& message, const std::string&) {
     std::fprintf(stderr, "event: %s\n", message.c_str());
   });
+  // As the agent does: start only once the QPs are connected, so posting begins at the start.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!engine.ready() && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   engine.start(tusk::realtime_ns());
   // Steady state only: wait until bytes move, skip one more second, then measure.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (sent_bytes(engine) == 0 && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

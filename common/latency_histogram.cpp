@@ -4,6 +4,23 @@
 
 namespace tusk {
 
+LatencySummary merge_summaries(const std::vector<LatencySummary>& parts) noexcept {
+  LatencySummary whole;
+  double sum_ns = 0;
+  for (const LatencySummary& part : parts) {
+    if (part.count == 0) continue;
+    whole.min_ns = whole.count == 0 ? part.min_ns : std::min(whole.min_ns, part.min_ns);
+    whole.count += part.count;
+    whole.max_ns = std::max(whole.max_ns, part.max_ns);
+    whole.p50_ns = std::max(whole.p50_ns, part.p50_ns);
+    whole.p99_ns = std::max(whole.p99_ns, part.p99_ns);
+    whole.p999_ns = std::max(whole.p999_ns, part.p999_ns);
+    sum_ns += part.mean_ns * static_cast<double>(part.count);
+  }
+  if (whole.count > 0) whole.mean_ns = sum_ns / static_cast<double>(whole.count);
+  return whole;
+}
+
 void LatencyHistogram::merge(const LatencyHistogram& other) noexcept {
   for (std::size_t i = 0; i < kBucketCount; ++i) counts_[i] += other.counts_[i];
   count_ += other.count_;

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace tusk {
 
@@ -34,6 +35,11 @@ struct LatencySummary {
 
   bool operator==(const LatencySummary&) const = default;
 };
+
+// Several summaries of one stream's parts (recorded by different threads) as one: count, min,
+// max and mean exact; each percentile the largest of the parts', which bounds the whole's from
+// above (at least that share of every part's samples lies at or below it).
+LatencySummary merge_summaries(const std::vector<LatencySummary>& parts) noexcept;
 
 class LatencyHistogram {
  public:

@@ -62,7 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         lease = bounded_lease(message.hello_ack().lease_ms(), lease, AgentLimits{});
         (void)bounded_heartbeat(message.hello_ack().heartbeat_interval_ms(), lease);
         break;
-      case proto::Envelope::kPlan: (void)runner.on_plan(message.plan()); break;
+      case proto::Envelope::kPlan: runner.on_plan(message.plan(), [](proto::PlanAck) {}); break;
       case proto::Envelope::kStartAt: runner.on_start_at(message.start_at()); break;
       case proto::Envelope::kStop: runner.on_stop(message.stop()); break;
       case proto::Envelope::kRecordAck: outbox.acknowledge(message.record_ack().acked_through()); break;

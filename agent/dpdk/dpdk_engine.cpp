@@ -19,6 +19,7 @@
 #include "agent/dpdk/cpu_list.hpp"
 #include "agent/dpdk/frame_room.hpp"
 #include "agent/dpdk/neighbour_resolver.hpp"
+#include "agent/dpdk/queue_plan.hpp"
 #include "agent/dpdk/send_rate.hpp"
 #include "agent/payload/prbs.hpp"
 #include "agent/latency_gauges.hpp"
@@ -106,6 +107,7 @@ DpdkContext::DpdkContext(const DpdkAgentOptions& options)
     const std::string vdev = i < options.eal.vdevs.size() ? options.eal.vdevs[i] : "";
     PortOptions port_options;
     port_options.mbuf_data_room = mbuf_data_room(vdev, options.max_frame);
+    port_options.queues = port_queues(vdev, options.queues);
     // A NIC takes jumbo frames once its MTU allows them; net_af_packet follows its kernel interface.
     if (options.max_frame > 1514 && interface.empty()) {
       port_options.mtu = options.max_frame - static_cast<std::uint32_t>(kEthernetHeaderLength);
@@ -226,7 +228,20 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   answers_.reset();
   if (interface_.address != 0) answers_ = std::make_unique<MbufRing>(kAnswerRingSize);
   tx_sizes_.assign(targets_.size(), *cycle);
-  rx_stream_count_ = 0;
+  std::vector<QueueWorker> queue_plan;
+  try {
+    queue_plan = plan_queues({test.queues(), port_->queues(), context_.cpus(), context_.idle_sleep_us() == 0,
+                              port_->name()});
+  } catch (const std::invalid_argument& e) {
+    throw EngineError(e.what());
+  }
+  workers_.clear();
+  for (std::size_t w = 0; w < queue_plan.size(); ++w) {
+    auto worker = std::make_unique<Worker>();
+    worker->queues = queue_plan[w];
+    worker->targets = targets_of_worker(targets_.size(), queue_plan.size(), w);
+    workers_.push_back(std::move(worker));
+  }
   // Each stream's frames come every (sender's targets / port rate); a sender has as many targets
   // (peers times flows) as this agent in every topology but incast and a pipeline's end, where it
   // has fewer.
@@ -244,8 +259,8 @@ std::string DpdkEngine::peer_name(const RxStreamCounters& stream) const {
   return peer != peers_.by_mac.end() ? peer->second : mac_text(stream.source);
 }
 
-std::string DpdkEngine::rx_stream_id(std::size_t index) const {
-  return fmt::format("rx:{}/{}", peer_name(rx_streams_[index]), rx_streams_[index].stream_id);
+std::string DpdkEngine::rx_stream_id(const RxStreamCounters& stream) const {
+  return fmt::format("rx:{}/{}", peer_name(stream), stream.stream_id);
 }
 
 void DpdkEngine::send_answers() {
@@ -282,8 +297,11 @@ void DpdkEngine::start(std::int64_t start_ns) {
   start_xstats_ = port_->xstats();
   running_ = true;
   rx_done_ = false;
-  rx_thread_ = std::thread([this] { rx_loop(); });
-  tx_thread_ = std::thread([this] { tx_loop(); });
+  for (auto& worker : workers_) {
+    Worker& w = *worker;
+    w.rx_thread = std::thread([this, &w] { rx_loop(w); });
+    w.tx_thread = std::thread([this, &w] { tx_loop(w); });
+  }
   link_thread_ = std::thread([this] { watch_link(); });
 }
 
@@ -308,36 +326,49 @@ void DpdkEngine::watch_link() {
 void DpdkEngine::stop() noexcept {
   if (!running_.exchange(false)) return;
   stop_requested_ns_ = realtime_ns();
-  if (tx_thread_.joinable()) tx_thread_.join();
+  for (auto& worker : workers_) {
+    if (worker->tx_thread.joinable()) worker->tx_thread.join();
+  }
   if (link_thread_.joinable()) link_thread_.join();
-  // Let frames still in flight arrive before the receiver stops counting.
+  // Let frames still in flight arrive before the receivers stop counting.
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   rx_done_ = true;
-  if (rx_thread_.joinable()) rx_thread_.join();
+  for (auto& worker : workers_) {
+    if (worker->rx_thread.joinable()) worker->rx_thread.join();
+  }
   if (port_) host_drops_ = port_->host_drops() - start_host_drops_;
 }
 
-void DpdkEngine::tx_loop() {
-  pin_to(context_.tx_cpu(), "TX");
+void DpdkEngine::tx_loop(Worker& worker) {
+  // The first worker's TX queue also carries the ARP and ping answers and the path-trace probes.
+  const bool first = &worker == workers_.front().get();
+  if (!first && worker.targets.empty()) return;
+  pin_to(worker.queues.tx_cpu, "TX");
   if (rte_thread_register() != 0) spdlog::warn("DPDK TX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
   FrameSpec spec = frame_spec_;
   const std::size_t header = header_length(spec);
   const payload::Pattern pattern = *payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
-  // Frames per second for the whole port (port_pps_), shared out over the targets in turn.
-  const double ns_per_frame = port_pps_ > 0 ? 1e9 / port_pps_ : 0;
+  // Frames per second for the whole port (port_pps_), shared out over the targets in turn; each
+  // worker sends its targets' share.
+  const std::vector<std::size_t>& mine = worker.targets;
+  const double worker_pps =
+      targets_.empty() ? 0 : port_pps_ * static_cast<double>(mine.size()) / static_cast<double>(targets_.size());
+  const double ns_per_frame = worker_pps > 0 ? 1e9 / worker_pps : 0;
+  const std::uint16_t queue = worker.queues.tx_queue;
 
   // One sequence for the port, not one per flow: every frame's header says where its payload
   // starts, so a receiver needs no continuity, and one 16 KiB generator buffer stays in L1 where
   // one per flow did not (8 flows sent 20 % fewer 1500 B frames than 1).
   payload::PrbsGenerator generator(pattern, test.invert(), payload::default_state(pattern));
   // Arrays, not vectors: GCC 12 at -O3 warned (free-nonheap-object, falsely) on three vectors here.
-  const auto sequence = std::make_unique<std::uint64_t[]>(targets_.size());
-  const auto sent_by_target = std::make_unique<std::uint64_t[]>(targets_.size());
-  const auto bytes_by_target = std::make_unique<std::uint64_t[]>(targets_.size());
+  // Indexed by position in `mine`.
+  const auto sequence = std::make_unique<std::uint64_t[]>(mine.size());
+  const auto sent_by_target = std::make_unique<std::uint64_t[]>(mine.size());
+  const auto bytes_by_target = std::make_unique<std::uint64_t[]>(mine.size());
 
   while (running_ && realtime_ns() < start_ns_) sleep_us(100);
-  if (targets_.empty()) {
+  if (mine.empty()) {
     // A receiver only (an incast's sink, or idle in a re-test): it still answers ARP and ping.
     while (running_) {
       if (answers_) send_answers();
@@ -354,8 +385,8 @@ void DpdkEngine::tx_loop() {
   rte_mbuf* burst[kBurst];
   std::uint16_t burst_frame_bytes[kBurst];
   while (running_) {
-    if (answers_) send_answers();
-    if (tracer_) send_probes(spec);
+    if (first && answers_) send_answers();
+    if (first && tracer_) send_probes(spec);
     std::uint16_t count = kBurst;
     if (ns_per_frame > 0) {
       // Paced: send what the clock allows, in bursts of at most kBurst. After a stall (the port
@@ -377,8 +408,9 @@ void DpdkEngine::tx_loop() {
     const std::int64_t now = realtime_ns();
     const std::size_t first_target = next_target;
     for (std::uint16_t i = 0; i < count; ++i) {
-      const std::size_t t = next_target;
-      next_target = (next_target + 1) % targets_.size();
+      const std::size_t m = next_target;
+      next_target = (next_target + 1) % mine.size();
+      const std::size_t t = mine[m];
       const FrameSize& size = tx_sizes_[t].next();
       // prepare() checked that the largest size fits an mbuf, so the append cannot fail.
       auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(burst[i], size.frame));
@@ -390,7 +422,7 @@ void DpdkEngine::tx_loop() {
       TuskHeader tusk;
       tusk.flags = test.invert() ? kFlagPayloadInverted : 0;
       tusk.stream_id = flow.stream_id;
-      tusk.seq = sequence[t]++;
+      tusk.seq = sequence[m]++;
       tusk.tx_timestamp_ns = static_cast<std::uint64_t>(now);
       tusk.prbs_state = generator.state();
       tusk.payload_length = size.payload;
@@ -400,26 +432,29 @@ void DpdkEngine::tx_loop() {
     }
     std::uint16_t done = 0;
     while (done < count && running_) {
-      done += rte_eth_tx_burst(port_->id(), 0, burst + done, static_cast<std::uint16_t>(count - done));
+      done += rte_eth_tx_burst(port_->id(), queue, burst + done, static_cast<std::uint16_t>(count - done));
       if (done < count) sleep_us(context_.idle_sleep_us());
     }
     if (done < count) rte_pktmbuf_free_bulk(burst + done, count - done);
     // Count what the driver took, per target, and publish once per burst, not once per frame.
     for (std::uint16_t i = 0; i < done; ++i) {
-      const std::size_t t = (first_target + i) % targets_.size();
-      ++sent_by_target[t];
-      bytes_by_target[t] += burst_frame_bytes[i];
+      const std::size_t m = (first_target + i) % mine.size();
+      ++sent_by_target[m];
+      bytes_by_target[m] += burst_frame_bytes[i];
     }
-    for (std::size_t t = 0; t < targets_.size(); ++t) {
-      targets_[t]->frames.store(sent_by_target[t], std::memory_order_relaxed);
-      targets_[t]->bytes.store(bytes_by_target[t], std::memory_order_relaxed);
+    for (std::size_t m = 0; m < mine.size(); ++m) {
+      targets_[mine[m]]->frames.store(sent_by_target[m], std::memory_order_relaxed);
+      targets_[mine[m]]->bytes.store(bytes_by_target[m], std::memory_order_relaxed);
     }
     sent_total += done;
   }
 }
 
-void DpdkEngine::rx_loop() {
-  pin_to(context_.rx_cpu(), "RX");
+void DpdkEngine::rx_loop(Worker& worker) {
+  pin_to(worker.queues.rx_cpu, "RX");
+  auto& rx_streams = worker.rx_streams;
+  const std::vector<std::uint16_t>& queues = worker.queues.rx_queues;
+  std::size_t next_queue = 0, empty_polls = 0;
   if (rte_thread_register() != 0) spdlog::warn("DPDK RX thread not registered with EAL: mempool caches unused");
   const auto& test = plan_.dpdk();
   const payload::Pattern pattern = *payload::pattern_from_name(test.pattern().empty() ? "prbs31" : test.pattern());
@@ -446,7 +481,7 @@ void DpdkEngine::rx_loop() {
   const auto publish_latency = [&] {
     for (std::size_t i = 0; i < state.size(); ++i) {
       if (!state[i]->latency_changed) continue;
-      rx_streams_[i].latency.publish(state[i]->latency.summary());
+      rx_streams[i].latency.publish(state[i]->latency.summary());
       state[i]->latency_changed = false;
     }
   };
@@ -454,7 +489,10 @@ void DpdkEngine::rx_loop() {
   std::vector<std::uint8_t> linear(kLargestMaxFrame + kVlanTagLength);  // a chained frame, made contiguous
   std::int64_t last_poll_ns = 0, unpolled_ns = 0;  // time this thread was not polling, summed
   while (!rx_done_) {
-    const std::uint16_t got = rte_eth_rx_burst(port_->id(), 0, burst, kBurst);
+    // The worker's queues in turn; it sleeps (labs) only when a whole round found nothing.
+    const std::uint16_t queue = queues[next_queue];
+    next_queue = next_queue + 1 == queues.size() ? 0 : next_queue + 1;
+    const std::uint16_t got = rte_eth_rx_burst(port_->id(), queue, burst, kBurst);
     const std::int64_t now = realtime_ns();
     if (last_poll_ns != 0 && now - last_poll_ns > kPollSlackNs) unpolled_ns += now - last_poll_ns - kPollSlackNs;
     last_poll_ns = now;
@@ -499,21 +537,21 @@ void DpdkEngine::rx_loop() {
         if (const auto known = index_of_stream.find(key); known != index_of_stream.end()) {
           index = known->second;
         } else {
-          index = rx_stream_count_.load(std::memory_order_relaxed);
+          index = worker.rx_stream_count.load(std::memory_order_relaxed);
           if (index == kMaxRxStreams) {
             rte_pktmbuf_free(burst[i]);
             continue;
           }
-          rx_streams_[index].source = source;
-          rx_streams_[index].stream_id = parsed.header.stream_id;
-          rx_streams_[index].flow = parsed.ip;
-          if (by_address) rx_streams_[index].sent_dscp = flow_dscp(test, parsed.ip.src_port);
+          rx_streams[index].source = source;
+          rx_streams[index].stream_id = parsed.header.stream_id;
+          rx_streams[index].flow = parsed.ip;
+          if (by_address) rx_streams[index].sent_dscp = flow_dscp(test, parsed.ip.src_port);
           index_of_stream.emplace(key, index);
           state.push_back(std::make_unique<RxState>());  // once per new stream, not per frame
-          rx_stream_count_.store(index + 1, std::memory_order_release);
+          worker.rx_stream_count.store(index + 1, std::memory_order_release);
         }
         RxState& rx = *state[index];
-        RxStreamCounters& counters = rx_streams_[index];
+        RxStreamCounters& counters = rx_streams[index];
         const bool inverted = parsed.header.flags & kFlagPayloadInverted;
         const std::uint64_t errors =
             payload::count_bit_errors(pattern, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
@@ -548,10 +586,10 @@ void DpdkEngine::rx_loop() {
           if (!rx.vlan_reported && events_) {
             rx.vlan_reported = true;
             events_(proto::AgentEvent::NOTICE,
-                    fmt::format("{} stream {} arrives {}, expected {}", peer_name(rx_streams_[index]), parsed.header.stream_id,
+                    fmt::format("{} stream {} arrives {}, expected {}", peer_name(rx_streams[index]), parsed.header.stream_id,
                                 tag.tagged ? fmt::format("on VLAN {}", tag.vlan) : std::string("untagged"),
                                 frame_spec_.tagged ? fmt::format("VLAN {}", frame_spec_.vlan) : std::string("untagged")),
-                    rx_stream_id(index));
+                    rx_stream_id(rx_streams[index]));
           }
         } else if (tag_check == TagCheck::PcpChanged) {
           ++rx.pcp_changes;
@@ -559,15 +597,15 @@ void DpdkEngine::rx_loop() {
         // What the switches did to the TOS byte: a congestion mark, or another traffic class.
         if (by_address) {
           rx.ce_marked += parsed.ip.ecn == kEcnCe;
-          const auto& sent_dscp = rx_streams_[index].sent_dscp;
+          const auto& sent_dscp = rx_streams[index].sent_dscp;
           if (sent_dscp && parsed.ip.dscp != *sent_dscp) {
             ++rx.dscp_rewrites;
             if (!rx.rewrite_reported && events_) {
               rx.rewrite_reported = true;
               events_(proto::AgentEvent::NOTICE,
                       fmt::format("{} stream {} arrives with DSCP {}, sent with {}: a switch rewrote its class",
-                                  peer_name(rx_streams_[index]), parsed.header.stream_id, parsed.ip.dscp, *sent_dscp),
-                      rx_stream_id(index));
+                                  peer_name(rx_streams[index]), parsed.header.stream_id, parsed.ip.dscp, *sent_dscp),
+                      rx_stream_id(rx_streams[index]));
             }
           }
         }
@@ -581,8 +619,8 @@ void DpdkEngine::rx_loop() {
             if (events_) {
               events_(proto::AgentEvent::NOTICE,
                       fmt::format("{} stream {}: the sender sent nothing for {} ms (its host paused; no frame lost)",
-                                  peer_name(rx_streams_[index]), parsed.header.stream_id, sent_apart_ns / 1'000'000),
-                      rx_stream_id(index));
+                                  peer_name(rx_streams[index]), parsed.header.stream_id, sent_apart_ns / 1'000'000),
+                      rx_stream_id(rx_streams[index]));
             }
           }
           if (gap) {
@@ -592,8 +630,8 @@ void DpdkEngine::rx_loop() {
             if (events_) {
               events_(proto::AgentEvent::LINK_DOWN,
                       fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed ({} frames lost in it)",
-                                  peer_name(rx_streams_[index]), parsed.header.stream_id, silent_ns / 1'000'000, lost_in_gap),
-                      rx_stream_id(index));
+                                  peer_name(rx_streams[index]), parsed.header.stream_id, silent_ns / 1'000'000, lost_in_gap),
+                      rx_stream_id(rx_streams[index]));
             }
           }
         }
@@ -622,7 +660,11 @@ void DpdkEngine::rx_loop() {
       publish_latency();
       last_publish_ns = now;
     }
-    if (got == 0) sleep_us(context_.idle_sleep_us());
+    empty_polls = got == 0 ? empty_polls + 1 : 0;
+    if (empty_polls >= queues.size()) {
+      sleep_us(context_.idle_sleep_us());
+      empty_polls = 0;
+    }
   }
   publish_latency();  // stop() joins this thread before the final sample: that one is exact
 
@@ -634,13 +676,13 @@ void DpdkEngine::rx_loop() {
     const std::int64_t silent_ns =
         (until_ns - rx.last_arrival_ns) - (unpolled_ns - rx.unpolled_at_last_arrival_ns);
     if (silent_ns > gap_threshold_ns_) {
-      rx_streams_[i].open_gap.store(1, std::memory_order_relaxed);
+      rx_streams[i].open_gap.store(1, std::memory_order_relaxed);
       if (events_) {
         events_(proto::AgentEvent::LINK_DOWN,
                 fmt::format("nothing from {} stream {} in the last {} ms of the test: its traffic stopped and did not "
                             "resume (a link that went down and stayed down, or a sender that stopped)",
-                            peer_name(rx_streams_[i]), rx_streams_[i].stream_id, silent_ns / 1'000'000),
-                rx_stream_id(i));
+                            peer_name(rx_streams[i]), rx_streams[i].stream_id, silent_ns / 1'000'000),
+                rx_stream_id(rx_streams[i]));
       }
     }
   }
@@ -668,12 +710,41 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kTxBytes)] = target->bytes.load(std::memory_order_relaxed);
     out.push_back(std::move(stream));
   }
-  const std::size_t streams = rx_stream_count_.load(std::memory_order_acquire);
-  for (std::size_t i = 0; i < streams; ++i) {
-    const auto& rx = rx_streams_[i];
+  // A flow's frames stay on one RX queue, so a stream is normally one worker's. A driver that moves
+  // frames to another queue when one is full splits a flow: its parts are added up and a notice
+  // says so, because each part's sequence tracker counts the other part's frames as lost.
+  std::vector<std::vector<const RxStreamCounters*>> groups;
+  std::unordered_map<std::uint64_t, std::size_t> group_of;
+  for (const auto& worker : workers_) {
+    const std::size_t streams = worker->rx_stream_count.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < streams; ++i) {
+      const RxStreamCounters& part = worker->rx_streams[i];
+      const auto [at, added] =
+          group_of.emplace(stream_key(part.source, ipv4() ? part.flow.src_address : 0, part.stream_id), groups.size());
+      if (added) groups.emplace_back();
+      groups[at->second].push_back(&part);
+    }
+  }
+  for (const auto& parts : groups) {
+    const RxStreamCounters& rx = *parts.front();
+    const auto sum = [&parts](std::atomic<std::uint64_t> RxStreamCounters::*counter) {
+      std::uint64_t total = 0;
+      for (const RxStreamCounters* part : parts) total += (part->*counter).load(std::memory_order_relaxed);
+      return total;
+    };
+    if (parts.size() > 1 && split_reported_.insert(group_of.at(stream_key(rx.source, ipv4() ? rx.flow.src_address : 0,
+                                                                            rx.stream_id)))
+                                .second &&
+        events_) {
+      events_(proto::AgentEvent::NOTICE,
+              fmt::format("{} stream {} arrives on {} RX queues (the driver moved frames off a full queue): its loss, "
+                          "reorder and gap counts are not exact",
+                          peer_name(rx), rx.stream_id, parts.size()),
+              rx_stream_id(rx));
+    }
     proto::StreamCounters stream;
     stream.set_peer(peer_name(rx));
-    stream.set_stream_id(rx_stream_id(i));
+    stream.set_stream_id(rx_stream_id(rx));
     stream.set_sender_stream_id(rx.stream_id);
     stream.set_kind("rx");
     if (ipv4()) {
@@ -681,33 +752,35 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
                rx.sent_dscp.value_or(rx.flow.dscp));
     }
     auto& map = *stream.mutable_counters();
-    map[std::string(c::kRxFrames)] = rx.frames.load(std::memory_order_relaxed);
-    map[std::string(c::kRxBytes)] = rx.bytes.load(std::memory_order_relaxed);
-    map[std::string(c::kBitsCompared)] = rx.bits_compared.load(std::memory_order_relaxed);
-    map[std::string(c::kBitErrors)] = rx.bit_errors.load(std::memory_order_relaxed);
-    map[std::string(c::kErroredFrames)] = rx.errored_frames.load(std::memory_order_relaxed);
-    map[std::string(c::kLostFrames)] = rx.lost.load(std::memory_order_relaxed);
-    map[std::string(c::kGapLostFrames)] = rx.gap_lost.load(std::memory_order_relaxed);
-    map[std::string(c::kDuplicates)] = rx.duplicates.load(std::memory_order_relaxed);
-    map[std::string(c::kReordered)] = rx.reordered.load(std::memory_order_relaxed);
-    map[std::string(c::kErrorBursts)] = rx.error_bursts.load(std::memory_order_relaxed);
+    map[std::string(c::kRxFrames)] = sum(&RxStreamCounters::frames);
+    map[std::string(c::kRxBytes)] = sum(&RxStreamCounters::bytes);
+    map[std::string(c::kBitsCompared)] = sum(&RxStreamCounters::bits_compared);
+    map[std::string(c::kBitErrors)] = sum(&RxStreamCounters::bit_errors);
+    map[std::string(c::kErroredFrames)] = sum(&RxStreamCounters::errored_frames);
+    map[std::string(c::kLostFrames)] = sum(&RxStreamCounters::lost);
+    map[std::string(c::kGapLostFrames)] = sum(&RxStreamCounters::gap_lost);
+    map[std::string(c::kDuplicates)] = sum(&RxStreamCounters::duplicates);
+    map[std::string(c::kReordered)] = sum(&RxStreamCounters::reordered);
+    map[std::string(c::kErrorBursts)] = sum(&RxStreamCounters::error_bursts);
     // A gap that closed (down, then up) is counted as a flap, whatever the driver says of the link
     // (a switch port that stops forwarding keeps carrier); one still open at the end is a traffic
     // gap of its own. The port's own link changes are events and counts on its port stream.
-    const std::uint64_t flaps = rx.traffic_gaps.load(std::memory_order_relaxed);
-    map[std::string(c::kTrafficGaps)] = flaps + rx.open_gap.load(std::memory_order_relaxed);
+    const std::uint64_t flaps = sum(&RxStreamCounters::traffic_gaps);
+    map[std::string(c::kTrafficGaps)] = flaps + sum(&RxStreamCounters::open_gap);
     map[std::string(c::kLinkFlaps)] = flaps;
     map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
     map[std::string(c::kBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);
-    map[std::string(c::kNegativeLatencies)] = rx.negative_latencies.load(std::memory_order_relaxed);
-    map[std::string(c::kVlanTaggedFrames)] = rx.vlan_tagged.load(std::memory_order_relaxed);
-    map[std::string(c::kVlanMismatches)] = rx.vlan_mismatches.load(std::memory_order_relaxed);
-    map[std::string(c::kPcpChanges)] = rx.pcp_changes.load(std::memory_order_relaxed);
+    map[std::string(c::kNegativeLatencies)] = sum(&RxStreamCounters::negative_latencies);
+    map[std::string(c::kVlanTaggedFrames)] = sum(&RxStreamCounters::vlan_tagged);
+    map[std::string(c::kVlanMismatches)] = sum(&RxStreamCounters::vlan_mismatches);
+    map[std::string(c::kPcpChanges)] = sum(&RxStreamCounters::pcp_changes);
     if (ipv4()) {
-      map[std::string(c::kCeMarked)] = rx.ce_marked.load(std::memory_order_relaxed);
-      map[std::string(c::kDscpRewrites)] = rx.dscp_rewrites.load(std::memory_order_relaxed);
+      map[std::string(c::kCeMarked)] = sum(&RxStreamCounters::ce_marked);
+      map[std::string(c::kDscpRewrites)] = sum(&RxStreamCounters::dscp_rewrites);
     }
-    put_latency_gauges(rx.latency.read(), stream);
+    std::vector<LatencySummary> latencies;
+    for (const RxStreamCounters* part : parts) latencies.push_back(part->latency.read());
+    put_latency_gauges(merge_summaries(latencies), stream);
     out.push_back(std::move(stream));
   }
   // The port's own extended statistics (CRC errors, missed, FEC where the driver has them) as
@@ -751,6 +824,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
       entry.set_ipv4(cidr_text(address));
       if (address.gateway != 0) entry.set_gateway(ipv4_to_string(address.gateway));
     }
+    entry.set_queues(port->queues());
     catalog.dpdk_ports.push_back(entry);
   }
   catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate};

@@ -5,7 +5,8 @@
 // drops.
 //
 // Ownership: a DpdkContext (EAL plus the agent's ports) lives as long as the agent; each test's
-// DpdkEngine borrows it and owns only its TX, RX and link-watch threads, which it joins in stop().
+// DpdkEngine borrows it and owns only its threads, which it joins in stop(): a TX and an RX thread
+// per queue the test uses (queue_plan.hpp), and a link watcher.
 // Hot loops hold no locks and make no virtual calls; sample() reads what they publish in atomics.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +30,7 @@
 #include "agent/dpdk/neighbour.hpp"
 #include "agent/dpdk/path_tracer.hpp"
 #include "agent/dpdk/port.hpp"
+#include "agent/dpdk/queue_plan.hpp"
 #include "agent/engine.hpp"
 #include "common/latency_histogram.hpp"
 
@@ -43,6 +46,8 @@ struct DpdkAgentOptions {
   unsigned idle_sleep_us = 0;
   // The largest frame the ports carry (frame_room.hpp); 0: DPDK's default 2 KiB mbufs.
   std::uint32_t max_frame = 0;
+  // Queues per port (--dpdk-queues; 0: net_af_packet's qpairs=, else 1): queue_plan.hpp.
+  std::uint16_t queues = 0;
 };
 
 class DpdkContext {
@@ -53,12 +58,11 @@ class DpdkContext {
   // The port's own IPv4 address (address 0 when it was given none), with its MAC.
   const Ipv4Interface& address(const Port& port) const;
   unsigned idle_sleep_us() const { return idle_sleep_us_; }
-  // With two or more lcores, the TX thread runs on the last and the RX thread on the first, each
-  // pinned as testpmd pins its forwarding cores: measured, a floating TX thread ran at 0.67 or
-  // 1.1 Mpps from run to run, depending on where the kernel put it. With one lcore (labs, where
-  // agents share few cores) the threads float.
-  std::optional<int> tx_cpu() const { return cpus_.size() >= 2 ? std::optional<int>(cpus_.back()) : std::nullopt; }
-  std::optional<int> rx_cpu() const { return cpus_.size() >= 2 ? std::optional<int>(cpus_.front()) : std::nullopt; }
+  // The EAL lcore list. With two or more CPUs the datapath threads are pinned as testpmd pins its
+  // forwarding cores (queue_plan.hpp): measured, a floating TX thread ran at 0.67 or 1.1 Mpps from
+  // run to run, depending on where the kernel put it. With one (labs, where agents share few
+  // cores) the threads float.
+  const std::vector<int>& cpus() const { return cpus_; }
 
  private:
   Eal eal_;  // first: ports are destroyed before the EAL
@@ -68,7 +72,7 @@ class DpdkContext {
   std::vector<int> cpus_;
 };
 
-// Counters one RX stream publishes for sample(); written only by the RX thread.
+// Counters one RX stream publishes for sample(); written only by one RX thread.
 struct RxStreamCounters {
   MacAddress source{};
   std::uint16_t stream_id = 0;
@@ -93,7 +97,8 @@ class DpdkEngine final : public Engine {
   std::vector<proto::StreamCounters> sample() override;
   void stop() noexcept override;
 
-  // Streams one port tracks: peers times flows per peer (the controller allows 128 flows per peer).
+  // Streams one port tracks: peers times flows per peer (the controller allows 128 flows per peer);
+  // each RX thread has room for all of them.
   static constexpr std::size_t kMaxRxStreams = 1024;
   // How stale the latency gauges of a running test may be; the final sample is exact.
   static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
@@ -107,9 +112,17 @@ class DpdkEngine final : public Engine {
     FlowTarget flow;
     std::atomic<std::uint64_t> frames{0}, bytes{0};
   };
+  // One queue's threads: the RX thread owns its streams, the TX thread its targets (flows).
+  struct Worker {
+    QueueWorker queues;
+    std::vector<std::size_t> targets;  // indexes into targets_
+    std::array<RxStreamCounters, kMaxRxStreams> rx_streams;
+    std::atomic<std::size_t> rx_stream_count{0};
+    std::thread tx_thread, rx_thread;
+  };
 
-  void tx_loop();
-  void rx_loop();
+  void tx_loop(Worker& worker);
+  void rx_loop(Worker& worker);
   // Polls the port's link state every kLinkPollNs and reports each change as an event.
   void watch_link();
   // Sends the ARP and ping answers the RX thread queued; the TX thread's, between bursts.
@@ -118,7 +131,7 @@ class DpdkEngine final : public Engine {
   void send_probes(FrameSpec& spec);
   // The agent a stream comes from (a peer or a sender of the plan), else its source address as text.
   std::string peer_name(const RxStreamCounters& stream) const;
-  std::string rx_stream_id(std::size_t index) const;
+  std::string rx_stream_id(const RxStreamCounters& stream) const;
   bool ipv4() const { return frame_spec_.encapsulation == Encapsulation::Ipv4Udp; }
 
   DpdkContext& context_;
@@ -132,8 +145,8 @@ class DpdkEngine final : public Engine {
   PeerNames peers_;
   std::unique_ptr<MbufRing> answers_;
   std::unique_ptr<PathTracer> tracer_;  // ipv4_udp with a trace rate: one entry per target  // RX thread to TX thread; only when the port has an address
-  std::array<RxStreamCounters, kMaxRxStreams> rx_streams_;
-  std::atomic<std::size_t> rx_stream_count_{0};
+  std::vector<std::unique_ptr<Worker>> workers_;  // one per queue the test uses
+  std::set<std::size_t> split_reported_;  // sample()'s: streams already reported split over queues
   std::atomic<std::uint64_t> bad_headers_{0};
   std::atomic<std::uint64_t> misaddressed_frames_{0};  // test frames for another host's address
   std::uint64_t start_host_drops_ = 0;
@@ -146,8 +159,6 @@ class DpdkEngine final : public Engine {
   std::atomic<std::int64_t> stop_requested_ns_{0};  // a test stopped early ends there, not at its duration
   std::atomic<bool> running_{false};
   std::atomic<bool> rx_done_{false};
-  std::thread tx_thread_;
-  std::thread rx_thread_;
   std::thread link_thread_;
   LinkWatch link_watch_;
 };

@@ -16,7 +16,7 @@ MbufRing::MbufRing(unsigned size) {
   // Ring names are global to the EAL: each ring gets its own.
   static std::atomic<unsigned> next{0};
   const std::string name = fmt::format("tusk_mbufs_{}", next++);
-  ring_ = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
+  ring_ = rte_ring_create(name.c_str(), size, SOCKET_ID_ANY, RING_F_SC_DEQ);
   if (ring_ == nullptr) {
     throw EngineError(fmt::format("rte_ring_create({}, {} entries): {}", name, size, rte_strerror(rte_errno)));
   }

@@ -1,6 +1,5 @@
-// A single-producer, single-consumer ring of mbufs between two threads: the RX thread hands the
-// TX thread the ARP and ping answers it made, because a port's TX queue has one user (af_packet
-// ports have one queue pair). Owns the rte_ring and any mbufs still in it when destroyed.
+// A multi-producer, single-consumer ring of mbufs between threads: the RX threads hand the first
+// TX thread the ARP and ping answers they made, because a port's TX queue has one user. Owns the rte_ring and any mbufs still in it when destroyed.
 #pragma once
 
 #include <memory>

@@ -41,30 +41,30 @@ void PathTracer::on_reply(const ProbeReply& reply) {
   if (found == index_.end() || reply.ttl == 0 || reply.ttl > kMaxProbeTtl) return;
   FlowState& state = state_[found->second];
   HopState& hop = state.hops[reply.ttl - 1];
+  // Several RX threads (one per queue) may book replies at once: a slot is claimed by
+  // compare-exchange and counts are added atomically. Replies are rare; this is off the hot path.
   std::size_t slot = kResponders;
-  for (std::size_t i = 0; i < kResponders; ++i) {
-    const std::uint32_t address = hop.address[i].load(std::memory_order_relaxed);
-    if (address == reply.responder || address == 0) {
-      if (address == 0) hop.address[i].store(reply.responder, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kResponders && slot == kResponders; ++i) {
+    std::uint32_t address = hop.address[i].load(std::memory_order_relaxed);
+    if (address == 0 && hop.address[i].compare_exchange_strong(address, reply.responder, std::memory_order_relaxed)) {
       slot = i;
-      break;
+    } else if (address == reply.responder) {
+      slot = i;
     }
   }
   if (slot == kResponders) {
     hop.beyond.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  // Single writer: load and store, not read-modify-write.
-  const auto bump = [](std::atomic<std::uint64_t>& counter) {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  };
-  bump(hop.answers[slot]);
-  if (reply.damaged) bump(hop.damaged[slot]);
-  if (reply.answer == ProbeAnswer::Unreachable) bump(hop.unreachable[slot]);
+  hop.answers[slot].fetch_add(1, std::memory_order_relaxed);
+  if (reply.damaged) hop.damaged[slot].fetch_add(1, std::memory_order_relaxed);
+  if (reply.answer == ProbeAnswer::Unreachable) hop.unreachable[slot].fetch_add(1, std::memory_order_relaxed);
   if (reply.answer == ProbeAnswer::Destination) {
     hop.destination[slot].store(true, std::memory_order_relaxed);
-    const std::uint8_t known = state.destination_ttl.load(std::memory_order_relaxed);
-    if (known == 0 || reply.ttl < known) state.destination_ttl.store(reply.ttl, std::memory_order_relaxed);
+    std::uint8_t known = state.destination_ttl.load(std::memory_order_relaxed);
+    while ((known == 0 || reply.ttl < known) &&
+           !state.destination_ttl.compare_exchange_weak(known, reply.ttl, std::memory_order_relaxed)) {
+    }
   }
 }
 

@@ -5,8 +5,8 @@
 // many probes went unanswered (lost on the way out or back, or a hop that does not answer) and how
 // many arrived damaged. A TTL nobody answered is an unknown hop, never a guess.
 //
-// Threads: next_probe() is the TX thread's, on_reply() the RX thread's, hops() anyone's; counters
-// are atomics each written by one thread, so neither hot loop takes a lock.
+// Threads: next_probe() is one TX thread's, on_reply() any RX thread's (one per queue), hops()
+// anyone's; counters are atomics, so no hot loop takes a lock.
 #pragma once
 
 #include <array>
@@ -58,7 +58,7 @@ class PathTracer {
   // at once, and probes missed beyond that are skipped), else nullopt. Counts it as sent.
   std::optional<Probe> next_probe(std::int64_t now_ns);
 
-  // RX thread: books a reply to one of our probes; replies naming no flow of ours are ignored.
+  // RX threads: books a reply to one of our probes; replies naming no flow of ours are ignored.
   void on_reply(const ProbeReply& reply);
 
   // Any thread: one flow's hops, TTL 1 up to the destination (or the last TTL tried).

@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <vector>
@@ -31,18 +32,39 @@ void check(int rc, const std::string& port, const char* call) {
 }  // namespace
 
 Port::Port(const std::string& name, const PortOptions& options, const std::string& kernel_interface)
-    : name_(name), kernel_interface_(kernel_interface) {
+    : name_(name), queues_(std::max<std::uint16_t>(1, options.queues)), kernel_interface_(kernel_interface) {
   check(rte_eth_dev_get_port_by_name(name.c_str(), &id_), name, "rte_eth_dev_get_port_by_name");
   const int socket = rte_eth_dev_socket_id(id_);
-  mempool_.reset(rte_pktmbuf_pool_create(fmt::format("tusk_{}", id_).c_str(), options.mbufs, 256, 0,
+  rte_eth_dev_info info{};
+  check(rte_eth_dev_info_get(id_, &info), name, "rte_eth_dev_info_get");
+  if (queues_ > info.max_rx_queues || queues_ > info.max_tx_queues) {
+    throw EngineError(fmt::format("DPDK port {}: {} queues asked (--dpdk-queues), and its driver {} offers {} RX and {} "
+                                  "TX queues",
+                                  name, queues_, info.driver_name ? info.driver_name : "?", info.max_rx_queues,
+                                  info.max_tx_queues));
+  }
+  // Every queue's descriptors hold mbufs, and each thread's mempool cache more: a pool sized for
+  // one queue pair would run dry with several.
+  const unsigned mbufs = std::max<unsigned>(
+      options.mbufs, queues_ * (unsigned{options.rx_descriptors} + options.tx_descriptors + 2 * 256) + 4096);
+  mempool_.reset(rte_pktmbuf_pool_create(fmt::format("tusk_{}", id_).c_str(), mbufs, 256, 0,
                                          static_cast<std::uint16_t>(options.mbuf_data_room + RTE_PKTMBUF_HEADROOM),
                                          socket < 0 ? SOCKET_ID_ANY : socket));
   if (!mempool_) {
-    throw EngineError(fmt::format("DPDK port {}: rte_pktmbuf_pool_create({} mbufs) failed: {}", name, options.mbufs,
+    throw EngineError(fmt::format("DPDK port {}: rte_pktmbuf_pool_create({} mbufs) failed: {}", name, mbufs,
                                   rte_strerror(rte_errno)));
   }
   rte_eth_conf config{};
-  check(rte_eth_dev_configure(id_, 1, 1, &config), name, "rte_eth_dev_configure");
+  // RSS on addresses and UDP ports puts each flow (its own UDP source port) on one queue. A driver
+  // that cannot hash (net_af_packet: the kernel's fanout hash spreads its queues) is left alone.
+  if (queues_ > 1) {
+    const std::uint64_t hash = (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP) & info.flow_type_rss_offloads;
+    if (hash != 0) {
+      config.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+      config.rx_adv_conf.rss_conf.rss_hf = hash;
+    }
+  }
+  check(rte_eth_dev_configure(id_, queues_, queues_, &config), name, "rte_eth_dev_configure");
   if (options.mtu != 0) {
     if (const int rc = rte_eth_dev_set_mtu(id_, static_cast<std::uint16_t>(options.mtu)); rc < 0) {
       throw EngineError(fmt::format("DPDK port {}: rte_eth_dev_set_mtu({}) for jumbo frames failed: {}", name,
@@ -51,10 +73,12 @@ Port::Port(const std::string& name, const PortOptions& options, const std::strin
   }
   std::uint16_t rx = options.rx_descriptors, tx = options.tx_descriptors;
   check(rte_eth_dev_adjust_nb_rx_tx_desc(id_, &rx, &tx), name, "rte_eth_dev_adjust_nb_rx_tx_desc");
-  check(rte_eth_rx_queue_setup(id_, 0, rx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr, mempool_.get()), name,
-        "rte_eth_rx_queue_setup");
-  check(rte_eth_tx_queue_setup(id_, 0, tx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr), name,
-        "rte_eth_tx_queue_setup");
+  for (std::uint16_t queue = 0; queue < queues_; ++queue) {
+    check(rte_eth_rx_queue_setup(id_, queue, rx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr, mempool_.get()), name,
+          fmt::format("rte_eth_rx_queue_setup(queue {})", queue).c_str());
+    check(rte_eth_tx_queue_setup(id_, queue, tx, socket < 0 ? SOCKET_ID_ANY : socket, nullptr), name,
+          fmt::format("rte_eth_tx_queue_setup(queue {})", queue).c_str());
+  }
   check(rte_eth_dev_start(id_), name, "rte_eth_dev_start");
   started_ = true;
   if (options.promiscuous) check(rte_eth_promiscuous_enable(id_), name, "rte_eth_promiscuous_enable");

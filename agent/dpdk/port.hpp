@@ -1,4 +1,5 @@
-// One DPDK Ethernet port with its packet mempool: configured with one RX and one TX queue,
+// One DPDK Ethernet port with its packet mempool: configured with N RX and N TX queues (RSS over
+// IP addresses and UDP ports where the driver hashes; net_af_packet spreads by its fanout hash),
 // started on construction, stopped and closed on destruction (after the mempool's users are
 // done: the port is destroyed before its mempool, which it owns and declares first).
 #pragma once
@@ -28,6 +29,7 @@ struct PortOptions {
   // 0 leaves the driver's MTU; otherwise set (jumbo frames on a NIC). net_af_packet ports take the
   // kernel interface's MTU instead: see kernel_mtu().
   std::uint32_t mtu = 0;
+  std::uint16_t queues = 1;  // RX queues, and as many TX queues
 };
 
 struct LinkState {
@@ -49,6 +51,7 @@ class Port {
   std::uint16_t id() const { return id_; }
   const std::string& name() const { return name_; }
   rte_mempool* mempool() const { return mempool_.get(); }
+  std::uint16_t queues() const { return queues_; }
   // The largest frame (without FCS) one mbuf holds.
   std::uint32_t mbuf_room() const;
   // net_af_packet ports: the MTU of the kernel interface under the driver, which decides what the
@@ -69,6 +72,7 @@ class Port {
   std::string name_;
   std::uint16_t id_ = 0;
   Mempool mempool_;
+  std::uint16_t queues_ = 1;
   bool started_ = false;
   std::string kernel_interface_;        // af_packet ports: the interface under the driver
   std::uint64_t socket_drops_seen_ = 0;  // PACKET_STATISTICS resets on read: keep the sum

@@ -242,6 +242,9 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     c.post_refused = false;
   }
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
+  if (count > 0 && c.first_post_ns.load(std::memory_order_relaxed) == 0) {
+    c.first_post_ns.store(now, std::memory_order_relaxed);
+  }
   c.step_sent += posted_bytes;
   if (operation_ != Operation::Read) {
     c.bytes.fetch_add(posted_bytes, std::memory_order_relaxed);

@@ -26,7 +26,10 @@ namespace {
 
 constexpr std::uint16_t kDefaultCmPort = 7471;
 constexpr int kResolveTimeoutMs = 2000;
-constexpr std::int64_t kConnectDeadlineNs = 30'000'000'000;  // peers may still be preparing
+// Peers prepare at the same time as this agent and may not listen yet: connects are retried this
+// long. Under the controller's 30 s wait for every plan's answer, so a peer that never answers is
+// named by this agent (which QP, which call, errno) rather than by the controller's timeout.
+constexpr std::int64_t kConnectDeadlineNs = 20'000'000'000;
 constexpr std::int64_t kRetryDelayNs = 250'000'000;
 constexpr std::uint32_t kSenderCreditReceives = 64;
 constexpr std::uint32_t kReceiverSendQueue = 64;
@@ -145,6 +148,18 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   for (auto& connection : connections_) begin_connect(*connection);
   cm_running_ = true;
   cm_thread_ = std::thread([this] { cm_loop(); });
+}
+
+bool RdmaEngine::ready() {
+  // Every sending QP has connected, or has failed and said why: the test may start at T and the
+  // datapath does nothing but post from then on. (The accepting side's QPs are the senders' peers:
+  // each is established before its sender's ESTABLISHED, whose agent waits for it here.)
+  std::lock_guard lock(mutex_);
+  return std::none_of(connections_.begin(), connections_.end(), [](const auto& connection) {
+    const auto state = connection->state.load();
+    return connection->role == Connection::Role::Sender &&
+           (state == Connection::State::Connecting || state == Connection::State::RetryWait);
+  });
 }
 
 void RdmaEngine::set_id_options(rdma_cm_id* id) {
@@ -463,7 +478,10 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
       case RDMA_CM_EVENT_UNREACHABLE:
       case RDMA_CM_EVENT_REJECTED:
         if (connection->role == Connection::Role::Sender && connection->state != Connection::State::Established) {
-          retry_or_fail(*connection, fmt::format("{} (status {})", what, event.status));
+          // A negative status is an errno (ETIMEDOUT from an unreachable peer); a positive one the
+          // IB CM's reject reason (28: nobody listens on the port yet).
+          retry_or_fail(*connection, event.status < 0 ? fmt::format("{} ({})", what, std::strerror(-event.status))
+                                                      : fmt::format("{} (status {})", what, event.status));
         }
         break;
       case RDMA_CM_EVENT_DISCONNECTED:

@@ -3,9 +3,10 @@
 // writes of whoever connects to this agent, with every message's flow, sequence, length and payload
 // CRC checked. Also reads the NIC's counters of every port it used.
 //
-// Threads: prepare() starts a connection-manager thread (listener, connects with retries while the
-// peers come up, accepts); start() starts one datapath thread that polls every connection's CQ
-// and posts work requests. sample() reads atomics and sysfs. stop() joins both and tears the
+// Threads: prepare() listens and starts a connection-manager thread (connects with retries while
+// the peers come up, accepts); ready() says when every sending QP is connected, and the agent
+// answers the plan only then, so traffic begins at the start time and not a connect later.
+// start() starts one datapath thread that polls every connection's CQ and posts work requests. sample() reads atomics and sysfs. stop() joins both and tears the
 // connections down in reverse creation order.
 //
 // Files: rdma_engine.cpp (set-up: checks, listener, connecting, stop), rdma_datapath.cpp (the
@@ -75,6 +76,8 @@ struct Connection {
   std::int64_t retry_at_ns = 0;
   unsigned attempts = 0;
   std::atomic<std::int64_t> established_ns{0};
+  // When the datapath first posted on this QP: the flow's traffic, and its throughput, begin here.
+  std::atomic<std::int64_t> first_post_ns{0};
 
   // Datapath thread only.
   std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;
@@ -110,6 +113,9 @@ class RdmaEngine final : public Engine {
   ~RdmaEngine() override { stop(); }
 
   void prepare(const proto::Plan& plan, EngineEventSink events) override;
+  // True once every sending QP is connected (or failed, reported as an event): prepare() starts
+  // the connects, so at the start time there is nothing left to do but post.
+  bool ready() override;
   void start(std::int64_t start_ns) override;
   std::vector<proto::StreamCounters> sample() override;
   void stop() noexcept override;

@@ -85,6 +85,11 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
             static_cast<double>(connection->step_time_max_ns.load(std::memory_order_relaxed));
       }
     }
+    // How long after the start time this flow first posted: its QP connected during prepare, so
+    // only the datapath's wake-up (or a collective's compute phase, or the rate) lies between.
+    if (const auto first = connection->first_post_ns.load(std::memory_order_relaxed); sender && first > 0) {
+      (*stream.mutable_gauges())["first_post_delay_ms"] = static_cast<double>(first - start_ns_) / 1e6;
+    }
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num.load();
     (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu.load();
     out.push_back(std::move(stream));

@@ -374,7 +374,8 @@ json report_json(const RunOutcome& outcome) {
                             {"driver", port.driver()},
                             {"mac", port.mac()},
                             {"ipv4", port.ipv4()},
-                            {"gateway", port.gateway()}});
+                            {"gateway", port.gateway()},
+                            {"queues", port.queues()}});
     }
     agent["dpdk_ports"] = dpdk_ports;
     agents.push_back(std::move(agent));

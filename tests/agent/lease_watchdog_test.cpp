@@ -47,6 +47,13 @@ class LeaseTest : public ::testing::Test {
     return catalog_;
   }
 
+  // The plan's answer: this double is ready as soon as prepared, so it comes before on_plan returns.
+  proto::PlanAck prepare(const proto::Plan& plan) {
+    proto::PlanAck answer;
+    runner_.on_plan(plan, [&answer](proto::PlanAck ack) { answer = std::move(ack); });
+    return answer;
+  }
+
   // A 60 s test that starts now.
   void start_long_test() {
     proto::Plan plan;
@@ -56,7 +63,7 @@ class LeaseTest : public ::testing::Test {
     plan.set_duration_ms(60'000);
     plan.set_sample_interval_ms(1000);
     plan.mutable_dpdk()->set_rate_pps(1000);
-    ASSERT_TRUE(runner_.on_plan(plan).ok());
+    ASSERT_TRUE(prepare(plan).ok());
     proto::StartAt start;
     start.set_run_id("run");
     start.set_test_index(0);
@@ -144,11 +151,11 @@ TEST_F(LeaseTest, APlanOverTheSafetyCapIsRefusedOnTheFramesTheEngineWouldSend) {
   dpdk.set_frame_size(64);
   dpdk.add_frame_sizes(1500);
   dpdk.set_rate_pps(100'000);  // 100 kpps of 1500 B is 1.2 Gbit/s; of 64 B it would be 51 Mbit/s
-  const auto refused = runner_.on_plan(plan);
+  const auto refused = prepare(plan);
   EXPECT_FALSE(refused.ok());
   EXPECT_NE(refused.error().find("over the plan's safety cap"), std::string::npos) << refused.error();
   dpdk.set_rate_pps(80'000);  // 960 Mbit/s of 1500 B frames
-  EXPECT_TRUE(runner_.on_plan(plan).ok());
+  EXPECT_TRUE(prepare(plan).ok());
 }
 
 }  // namespace

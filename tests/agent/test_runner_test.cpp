@@ -1,5 +1,6 @@
 // The agent's runner against a controller's StartAt: a start within reach arms the test; one
 // further ahead than any controller needs is refused with an event, and the test stays prepared.
+// And its answer to a plan: given only once the engine's background set-up is over.
 #include "agent/test_runner.hpp"
 
 #include <gtest/gtest.h>
@@ -21,11 +22,36 @@ class IdleEngine final : public Engine {
   void stop() noexcept override {}
 };
 
+// Sets up in the background, as the RDMA engine connects its QPs: ready after `polls` questions,
+// or never (and it says why) when `fails`.
+class BackgroundEngine final : public Engine {
+ public:
+  BackgroundEngine(int polls, bool fails, int& stops) : polls_(polls), fails_(fails), stops_(stops) {}
+  void prepare(const proto::Plan&, EngineEventSink) override {}
+  bool ready() override {
+    if (fails_) throw EngineError("flow to vm2 QP 0: cannot connect");
+    return --polls_ <= 0;
+  }
+  void start(std::int64_t) override {}
+  std::vector<proto::StreamCounters> sample() override { return {}; }
+  void stop() noexcept override { ++stops_; }
+
+ private:
+  int polls_;
+  bool fails_;
+  int& stops_;
+};
+
 struct RunnerFixture {
   RunnerFixture() {
     engines.engines["dpdk"] = {[] { return std::make_unique<IdleEngine>(); },
                                [](const proto::Plan&) { return 1e6; }};
+    engines.engines["rdma"] = {[this] { return std::make_unique<BackgroundEngine>(polls, fails, stops); },
+                               [](const proto::Plan&) { return 0.0; }};
   }
+  int polls = 3;
+  bool fails = false;
+  int stops = 0;
   proto::Plan plan() const {
     proto::Plan p;
     p.set_run_id("run");
@@ -42,6 +68,13 @@ struct RunnerFixture {
     return start;
   }
 
+  // The plan's answer, which an engine that is ready at once gives before on_plan returns.
+  proto::PlanAck prepare(const proto::Plan& plan) {
+    proto::PlanAck answer;
+    runner.on_plan(plan, [&answer](proto::PlanAck ack) { answer = std::move(ack); });
+    return answer;
+  }
+
   boost::asio::io_context io;
   EngineCatalog engines;
   std::vector<proto::Record> records;
@@ -50,19 +83,69 @@ struct RunnerFixture {
 
 TEST(TestRunner, AStartWithinReachArmsTheTest) {
   RunnerFixture f;
-  ASSERT_TRUE(f.runner.on_plan(f.plan()).ok());
+  ASSERT_TRUE(f.prepare(f.plan()).ok());
   f.runner.on_start_at(f.start_in(std::chrono::seconds(30)));
   EXPECT_EQ(f.runner.state().phase(), proto::AgentState::ARMED);
 }
 
 TEST(TestRunner, AStartFurtherAheadThanAnyControllerNeedsIsRefusedWithAnEvent) {
   RunnerFixture f;
-  ASSERT_TRUE(f.runner.on_plan(f.plan()).ok());
+  ASSERT_TRUE(f.prepare(f.plan()).ok());
   f.runner.on_start_at(f.start_in(std::chrono::hours(24 * 365)));
   f.io.poll();
   EXPECT_EQ(f.runner.state().phase(), proto::AgentState::PREPARED);
   ASSERT_EQ(f.records.size(), 1u);
   EXPECT_NE(f.records[0].event().message().find("start refused"), std::string::npos) << f.records[0].DebugString();
+}
+
+TEST(TestRunner, APlanIsAnsweredOnlyOnceTheEngineIsReady) {
+  RunnerFixture f;
+  auto plan = f.plan();
+  plan.set_engine("rdma");
+  std::vector<proto::PlanAck> answers;
+  f.runner.on_plan(plan, [&answers](proto::PlanAck ack) { answers.push_back(std::move(ack)); });
+  EXPECT_TRUE(answers.empty()) << "answered before the engine was ready";
+  // The controller resends the plan (a reconnect): answered with the first, not prepared again.
+  f.runner.on_plan(plan, [&answers](proto::PlanAck ack) { answers.push_back(std::move(ack)); });
+  EXPECT_EQ(f.runner.state().phase(), proto::AgentState::IDLE);
+  f.io.run_for(std::chrono::seconds(2));
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_TRUE(answers[0].ok()) << answers[0].error();
+  EXPECT_TRUE(answers[1].ok()) << answers[1].error();
+  EXPECT_EQ(f.runner.state().phase(), proto::AgentState::PREPARED);
+}
+
+TEST(TestRunner, AnEngineThatCannotGetReadyIsRefusedWithItsReasonAndStopped) {
+  RunnerFixture f;
+  f.fails = true;
+  auto plan = f.plan();
+  plan.set_engine("rdma");
+  std::vector<proto::PlanAck> answers;
+  f.runner.on_plan(plan, [&answers](proto::PlanAck ack) { answers.push_back(std::move(ack)); });
+  f.io.run_for(std::chrono::seconds(1));
+  ASSERT_EQ(answers.size(), 1u);
+  EXPECT_FALSE(answers[0].ok());
+  EXPECT_NE(answers[0].error().find("rdma engine could not prepare: flow to vm2 QP 0: cannot connect"),
+            std::string::npos)
+      << answers[0].error();
+  EXPECT_EQ(f.stops, 1);
+  EXPECT_EQ(f.runner.state().phase(), proto::AgentState::IDLE);
+}
+
+TEST(TestRunner, AStopWhilePreparingStopsTheEngineAndAnswersNothing) {
+  RunnerFixture f;
+  f.polls = 1'000'000;
+  auto plan = f.plan();
+  plan.set_engine("rdma");
+  std::vector<proto::PlanAck> answers;
+  f.runner.on_plan(plan, [&answers](proto::PlanAck ack) { answers.push_back(std::move(ack)); });
+  proto::Stop stop;
+  stop.set_run_id("run");
+  f.runner.on_stop(stop);
+  f.io.run_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(answers.empty());
+  EXPECT_EQ(f.stops, 1);
+  EXPECT_EQ(f.runner.state().phase(), proto::AgentState::FINISHED);
 }
 
 }  // namespace

@@ -554,5 +554,73 @@ TEST_F(DpdkRun, JumboFramesWithoutTheAgentsMaxFrameOrWithoutTheLinksMtuAreRefuse
       << read_file(dir_ + "/controller.log");
 }
 
+// Two queues per port (--dpdk-queues 2: af_packet qpairs=2, the kernel's fanout hash spreading
+// flows): 8 IPv4/UDP flows each way, each on one queue by its UDP source port, checked by two RX
+// threads and sent by two TX threads per agent. Every flow's count is exact at both ends, and
+// both queues carried frames.
+TEST_F(DpdkRun, TwoQueuesPerPortCarryACleanPrbsTestWithEveryFlowsCountExact) {
+  std::ofstream(dir_ + "/profile.yaml") << R"(name: lab-dpdk-queues
+agents:
+  hosts: [lab-a, lab-b]
+  wait: 20s
+tests:
+  - name: two-queues
+    engine: dpdk
+    duration: 6s
+    topology: pairs
+    encapsulation: ipv4_udp
+    flows_per_peer: 8
+    queues: 2
+    rate: 4kpps
+    frame_size: 512B
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+)";
+  start_agents({"--dpdk-queues", "2"});
+  ASSERT_EQ(run_controller(), 0) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  for (const auto& agent : result["agents"]) {
+    ASSERT_EQ(agent["dpdk_ports"].size(), 1u) << agent.dump(2);
+    EXPECT_EQ(agent["dpdk_ports"][0]["queues"], 2) << agent.dump(2);
+  }
+  // Each sender's count per flow, by (sender, receiver, stream id).
+  std::map<std::string, std::uint64_t> sent;
+  for (const auto& stream : result["tests"][0]["streams"]) {
+    const std::string id = stream["stream_id"];
+    if (id.rfind("tx:", 0) == 0) sent[stream["agent"].get<std::string>() + ">" + id.substr(3)] = stream["counters"]["tx_frames"];
+  }
+  const auto streams = received_streams(result);
+  ASSERT_EQ(streams.size(), 16u) << result["tests"][0]["streams"].dump(2);
+  std::uint64_t total = 0;
+  for (const auto& stream : streams) {
+    const auto& counters = stream["counters"];
+    const std::string id = stream["stream_id"];  // rx:SENDER/STREAM
+    const std::string sender = id.substr(3, id.find('/') - 3);
+    const std::string key = sender + ">" + stream["agent"].get<std::string>() + id.substr(id.find('/'));
+    ASSERT_TRUE(sent.count(key)) << key << " has no sender stream";
+    const auto frames = counters["rx_frames"].get<std::uint64_t>();
+    EXPECT_EQ(frames, sent[key]) << key << ": every frame sent arrived, counted once";
+    EXPECT_GT(frames, 1000u) << key;
+    EXPECT_EQ(counters["lost_frames"], 0) << key;
+    EXPECT_EQ(counters["duplicates"], 0) << key;
+    EXPECT_EQ(counters["reordered"], 0) << key;
+    EXPECT_EQ(counters["bit_errors"], 0) << key;
+    EXPECT_EQ(counters["traffic_gaps"], 0) << key;
+    total += frames;
+  }
+  EXPECT_NEAR(static_cast<double>(total), 2 * 4000.0 * 6, 2 * 4000.0 * 6 * 0.05);
+  // Both queues of each port received test frames: the flows were spread, not all on queue 0.
+  std::size_t ports = 0;
+  for (const auto& stream : result["tests"][0]["streams"]) {
+    if (stream["stream_id"].get<std::string>().rfind("port:", 0) != 0) continue;
+    ++ports;
+    EXPECT_GT(stream["counters"].value("rx_q0_packets", 0), 1000) << stream.dump(2);
+    EXPECT_GT(stream["counters"].value("rx_q1_packets", 0), 1000) << stream.dump(2);
+  }
+  EXPECT_EQ(ports, 2u);
+  EXPECT_EQ(read_file(dir_ + "/controller.log").find("RX queues"), std::string::npos) << "no flow was split";
+}
+
 }  // namespace
 }  // namespace tusk::testing

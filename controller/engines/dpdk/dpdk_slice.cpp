@@ -28,6 +28,8 @@ using D = TestDraft;
 
 // Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
 constexpr std::uint32_t kMaxFlowsPerPeer = 128;
+// Queues per port a test may spread over (the agent's --dpdk-queues is at most this too).
+constexpr std::uint32_t kMaxQueues = 16;
 // The keys that only IPv4/UDP frames have.
 constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port", "trace_rate"};
 // Path-trace probes per second per port. Switches answer them on their CPU, which policers guard
@@ -167,6 +169,11 @@ const std::vector<TestKey>& keys() {
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, kMaxFlowsPerPeer, "1", "128"}), d,
                       [](D& t, auto n) { params(t.spec).set_flows_per_peer(n); });
+       }},
+      {"queues", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, kMaxQueues, "1", "16"}), d,
+                      [](D& t, auto n) { params(t.spec).set_queues(n); });
        }},
       {"mode", "dpdk",
        [](R& c, const V& v, D& d) {
@@ -397,6 +404,7 @@ std::string plan_line(const proto::Plan& plan) {
   } else if (d.flows_per_peer() > 1) {
     framing = fmt::format(" | {} flows/peer", d.flows_per_peer());
   }
+  if (d.queues() > 1) framing += fmt::format(" | {} queues", d.queues());
   return fmt::format("port {} | {} frames | {} | {}{} | mode {}{}", d.port().empty() ? "(agent default)" : d.port(),
                      d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
                      rate, d.pattern(), d.invert() ? " inverted" : "", d.mode(), framing);
