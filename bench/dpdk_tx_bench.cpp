@@ -3,11 +3,12 @@
 // same port and prints the ratio; bench/tx_ipv4_vs_ethernet.sh runs it with both encapsulations.
 // Prints only; asserts nothing.
 //
-//   dpdk_tx_bench VDEV SECONDS FRAME_SIZE [ethernet|ipv4_udp [FLOWS]]
+//   dpdk_tx_bench VDEV SECONDS FRAME_SIZE [ethernet|ipv4_udp [FLOWS [QUEUES]]]
 //                                          e.g. dpdk_tx_bench net_af_packet0,iface=veth0 5 128
 // Frames go to a peer whose MAC nobody has (the veth's far end drops them). ipv4_udp frames go
 // from 10.99.0.1 to it at 10.99.0.2 on the same subnet (so nothing is resolved), in FLOWS flows
-// (default 8) of their own UDP source ports, as a routed test sends them.
+// (default 8) of their own UDP source ports, as a routed test sends them, over QUEUES TX queues
+// (default 1; bench/dpdk_queue_scaling.sh compares 1 and 2), each with its own thread.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,16 +16,18 @@
 #include <thread>
 
 #include "agent/dpdk/dpdk_engine.hpp"
+#include "agent/dpdk/queue_plan.hpp"
 #include "common/clock.hpp"
 #include "common/rates.hpp"
 
 int main(int argc, char** argv) {
-  if (argc < 4 || argc > 6) {
-    std::fprintf(stderr, "usage: %s VDEV SECONDS FRAME_SIZE [ethernet|ipv4_udp [FLOWS]]\n", argv[0]);
+  if (argc < 4 || argc > 7) {
+    std::fprintf(stderr, "usage: %s VDEV SECONDS FRAME_SIZE [ethernet|ipv4_udp [FLOWS [QUEUES]]]\n", argv[0]);
     return 2;
   }
   const std::string encapsulation = argc >= 5 ? argv[4] : "ethernet";
-  const auto flows = static_cast<std::uint32_t>(argc == 6 ? std::atoi(argv[5]) : 8);
+  const auto flows = static_cast<std::uint32_t>(argc >= 6 ? std::atoi(argv[5]) : 8);
+  const auto queues = static_cast<std::uint16_t>(argc == 7 ? std::atoi(argv[6]) : 1);
   if (encapsulation != "ethernet" && encapsulation != "ipv4_udp") {
     std::fprintf(stderr, "encapsulation is ethernet or ipv4_udp, not '%s'\n", encapsulation.c_str());
     return 2;
@@ -34,8 +37,12 @@ int main(int argc, char** argv) {
   const auto frame_size = static_cast<std::uint32_t>(std::atoi(argv[3]));
 
   tusk::dpdk::DpdkAgentOptions options;
-  options.eal.vdevs = {vdev};
-  options.eal.lcores = "0-1";
+  options.eal.vdevs = {tusk::dpdk::vdev_for_queues(vdev, queues)};
+  options.queues = queues;
+  // Two CPUs pin one queue's threads, as an agent with --dpdk-lcores 0-1 does. Given QUEUES (the
+  // scaling bench), every run floats instead, 1 queue as 2: this 2-core lab cannot pin 2 queues'
+  // four threads, and the plan lets threads that sleep when idle share.
+  options.eal.lcores = argc == 7 ? "0" : "0-1";
   options.eal.file_prefix = "tusk-bench";
   options.ports = {vdev.substr(0, vdev.find(','))};
   if (encapsulation == "ipv4_udp") options.addresses = {tusk::dpdk::parse_ipv4_interface("10.99.0.1/24")};
@@ -69,7 +76,8 @@ int main(int argc, char** argv) {
   }
   const double elapsed = (tusk::realtime_ns() - start) / 1e9;
   engine.stop();
-  std::printf("tusk tx (%s): %llu frames of %u B in %.2f s = %.0f pps (%.3f Gbit/s)\n", encapsulation.c_str(),
+  std::printf("tusk tx (%s, %u queue%s): %llu frames of %u B in %.2f s = %.0f pps (%.3f Gbit/s)\n",
+              encapsulation.c_str(), unsigned{queues}, queues == 1 ? "" : "s",
               static_cast<unsigned long long>(frames), frame_size, elapsed, frames / elapsed,
               tusk::bit_rate_of(frames / elapsed, frame_size) / 1e9);
   return 0;
