@@ -468,6 +468,7 @@ void DpdkEngine::rx_loop(Worker& worker) {
     std::int64_t last_arrival_ns = 0;
     std::int64_t unpolled_at_last_arrival_ns = 0;
     std::uint64_t last_tx_ns = 0, gap_lost = 0;
+    std::int64_t clock_correction_ns = 0;  // the sender's clock minus ours (peer_names)
     std::uint64_t bytes = 0, bits_compared = 0, negative_latencies = 0, vlan_tagged = 0, vlan_mismatches = 0,
                   pcp_changes = 0, ce_marked = 0, dscp_rewrites = 0;
     bool latency_changed = false;
@@ -548,6 +549,7 @@ void DpdkEngine::rx_loop(Worker& worker) {
           if (by_address) rx_streams[index].sent_dscp = flow_dscp(test, parsed.ip.src_port);
           index_of_stream.emplace(key, index);
           state.push_back(std::make_unique<RxState>());  // once per new stream, not per frame
+          state.back()->clock_correction_ns = peers_.latency_correction_ns(peer_name(rx_streams[index]));
           worker.rx_stream_count.store(index + 1, std::memory_order_release);
         }
         RxState& rx = *state[index];
@@ -567,10 +569,12 @@ void DpdkEngine::rx_loop(Worker& worker) {
         bool gap = silent_ns > gap_threshold_ns_;
         const std::uint64_t lost_before = gap ? rx.tracker.counts().lost : 0;  // rare: off the per-frame path
 
-        // One-way latency on the realtime clock of both ends. Between hosts it includes their clock
-        // offset, which the controller measures at start (report.json starts[].clock_offset_ns) and
-        // does not correct here; an RX time before the TX stamp is that offset showing, kept as 0 ns.
-        rx.negative_latencies += rx.latency.record_clamped(now - static_cast<std::int64_t>(parsed.header.tx_timestamp_ns));
+        // One-way latency from the sender's TX stamp to our RX time, less the two clocks' offset as
+        // the controller estimated it before the test (its error is within half the round trip of
+        // its probes, report.json starts[].clock_rtt_ns). What still comes out negative is that
+        // error showing: kept as 0 ns, and counted.
+        rx.negative_latencies += rx.latency.record_clamped(
+            now - static_cast<std::int64_t>(parsed.header.tx_timestamp_ns) + rx.clock_correction_ns);
         rx.latency_changed = true;
 
         // The kernel under af_packet always moves a received tag into packet metadata; DPDK's

@@ -112,9 +112,19 @@ PeerNames peer_names(const proto::Plan& plan) {
       MacAddress mac;
       if (parse_mac(peer.address(), mac)) names.by_mac.emplace(mac, peer.agent_name());
       if (const auto address = parse_ipv4(peer.ipv4())) names.by_address.emplace(*address, peer.agent_name());
+      if (peer.clock_offset_ns() > kMaxPeerClockOffsetNs || peer.clock_offset_ns() < -kMaxPeerClockOffsetNs) {
+        throw EngineError(fmt::format("peer {}: clock offset {} ns is beyond an hour", peer.agent_name(),
+                                      peer.clock_offset_ns()));
+      }
+      names.clock_offset_ns[peer.agent_name()] = peer.clock_offset_ns();
     }
   }
   return names;
+}
+
+std::int64_t PeerNames::latency_correction_ns(const std::string& peer) const {
+  const auto found = clock_offset_ns.find(peer);
+  return found == clock_offset_ns.end() ? 0 : found->second;
 }
 
 }  // namespace tusk::dpdk

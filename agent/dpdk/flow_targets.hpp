@@ -46,7 +46,14 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
 struct PeerNames {
   std::map<MacAddress, std::string> by_mac;
   std::map<std::uint32_t, std::string> by_address;
+  // By agent name: its clock minus ours (PeerEndpoint.clock_offset_ns), within kMaxPeerClockOffsetNs.
+  std::map<std::string, std::int64_t> clock_offset_ns;
+  // What to add to (our RX time - a peer's TX stamp) for one-way latency; 0 for an unknown peer.
+  std::int64_t latency_correction_ns(const std::string& peer) const;
 };
+// A clock offset beyond this is no estimate but a broken clock or a hostile controller: refused.
+inline constexpr std::int64_t kMaxPeerClockOffsetNs = 3'600'000'000'000;  // an hour
+// Throws EngineError for an offset out of bounds.
 PeerNames peer_names(const proto::Plan& plan);
 
 bool parse_mac(const std::string& text, MacAddress& out);

@@ -165,4 +165,17 @@ std::string make_run_id() {
   return fmt::format("{}-{:04x}", stamp, random() & 0xffff);
 }
 
+void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::string, std::int64_t>& offset_ns) {
+  for (auto& agent_plan : plans) {
+    const auto own = offset_ns.find(agent_plan.agent);
+    if (own == offset_ns.end()) continue;
+    for (auto* endpoints : {agent_plan.plan.mutable_peers(), agent_plan.plan.mutable_senders()}) {
+      for (auto& peer : *endpoints) {
+        const auto theirs = offset_ns.find(peer.agent_name());
+        if (theirs != offset_ns.end()) peer.set_clock_offset_ns(theirs->second - own->second);
+      }
+    }
+  }
+}
+
 }  // namespace tusk

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct AgentPlan {
   std::string agent;
   proto::Plan plan;
 };
+
+// Tells every agent each peer's and sender's clock relative to its own (PeerEndpoint.clock_offset_ns)
+// from each agent's clock minus the controller's; a pair where either clock is unknown stays 0.
+void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::string, std::int64_t>& offset_ns);
 
 // One Plan per agent for test `test_index`. Throws PlanError when the topology does not fit.
 std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,

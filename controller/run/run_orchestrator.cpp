@@ -326,14 +326,19 @@ class Orchestrator {
                  units::format_duration(spec.duration), test_agents_.size());
 
     const auto clocks = sync_clocks();
-    if (!hand_out_plans(plans, index)) return std::nullopt;
+    // Receivers take the clock offsets out of one-way latency.
+    std::map<std::string, std::int64_t> offsets;
+    for (const auto& [name, clock] : clocks) offsets[name] = clock.offset_ns;
+    std::vector<AgentPlan> timed_plans = plans;
+    set_peer_clock_offsets(timed_plans, offsets);
+    if (!hand_out_plans(timed_plans, index)) return std::nullopt;
 
     // Far enough ahead that every StartAt arrives first, even on a slow or large fabric.
     std::int64_t max_rtt = 0;
     for (const auto& [name, clock] : clocks) max_rtt = std::max(max_rtt, clock.rtt_ns);
     const std::int64_t margin = start_margin_ns(max_rtt, test_agents_.size());
     const std::int64_t planned_start = realtime_ns() + margin;
-    for (const auto& plan : plans) {
+    for (const auto& plan : timed_plans) {
       const auto clock = clocks.count(plan.agent) ? clocks.at(plan.agent) : ClockSample{};
       proto::Envelope start;
       start.mutable_start_at()->set_run_id(outcome_.run_id);
@@ -349,7 +354,7 @@ class Orchestrator {
 
     follow_test(index, spec, planned_start);
     stop_all(index, "test over");
-    return collect(index, spec, planned_start, plans);
+    return collect(index, spec, planned_start, timed_plans);
   }
 
   void follow_test(int index, const TestSpec& spec, std::int64_t planned_start) {

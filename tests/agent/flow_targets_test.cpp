@@ -172,5 +172,19 @@ TEST(FlowTargets, AReceiverOnlyOrIdleAgentSendsNothingNotALoopback) {
   EXPECT_TRUE(flow_targets(plan, us(), [](std::uint32_t) { return MacAddress{}; }).empty());
 }
 
+TEST(FlowTargets, ASendersClockOffsetCorrectsLatencyAndAnAbsurdOneIsRefused) {
+  proto::Plan plan = routed_plan(1);
+  auto& sender = *plan.add_senders();
+  sender.set_agent_name("sender");
+  sender.set_ipv4("192.168.103.10");
+  sender.set_clock_offset_ns(-2'500'000);  // its clock 2.5 ms behind ours
+  const PeerNames names = peer_names(plan);
+  EXPECT_EQ(names.latency_correction_ns("sender"), -2'500'000);
+  EXPECT_EQ(names.latency_correction_ns("near"), 0);
+  EXPECT_EQ(names.latency_correction_ns("nobody"), 0);
+  sender.set_clock_offset_ns(kMaxPeerClockOffsetNs + 1);
+  EXPECT_THROW(peer_names(plan), EngineError);
+}
+
 }  // namespace
 }  // namespace tusk::dpdk
