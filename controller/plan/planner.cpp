@@ -165,14 +165,20 @@ std::string make_run_id() {
   return fmt::format("{}-{:04x}", stamp, random() & 0xffff);
 }
 
-void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::string, std::int64_t>& offset_ns) {
+void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::string, std::int64_t>& offset_ns,
+                            const std::map<std::string, std::string>& hosts) {
+  const auto same_host = [&hosts](const std::string& a, const std::string& b) {
+    const auto host_a = hosts.find(a), host_b = hosts.find(b);
+    return host_a != hosts.end() && host_b != hosts.end() && !host_a->second.empty() && host_a->second == host_b->second;
+  };
   for (auto& agent_plan : plans) {
     const auto own = offset_ns.find(agent_plan.agent);
     if (own == offset_ns.end()) continue;
     for (auto* endpoints : {agent_plan.plan.mutable_peers(), agent_plan.plan.mutable_senders()}) {
       for (auto& peer : *endpoints) {
         const auto theirs = offset_ns.find(peer.agent_name());
-        if (theirs != offset_ns.end()) peer.set_clock_offset_ns(theirs->second - own->second);
+        const bool known = theirs != offset_ns.end() && !same_host(agent_plan.agent, peer.agent_name());
+        peer.set_clock_offset_ns(known ? theirs->second - own->second : 0);
       }
     }
   }

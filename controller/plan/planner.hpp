@@ -35,8 +35,11 @@ struct AgentPlan {
 };
 
 // Tells every agent each peer's and sender's clock relative to its own (PeerEndpoint.clock_offset_ns)
-// from each agent's clock minus the controller's; a pair where either clock is unknown stays 0.
-void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::string, std::int64_t>& offset_ns);
+// from each agent's clock minus the controller's. A pair where either clock is unknown stays 0, and
+// so does a pair on one host (same `hosts` entry): one clock, whose two estimates differ only by
+// their errors.
+void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::string, std::int64_t>& offset_ns,
+                            const std::map<std::string, std::string>& hosts = {});
 
 // One Plan per agent for test `test_index`. Throws PlanError when the topology does not fit.
 std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,

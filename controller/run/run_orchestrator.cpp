@@ -329,8 +329,10 @@ class Orchestrator {
     // Receivers take the clock offsets out of one-way latency.
     std::map<std::string, std::int64_t> offsets;
     for (const auto& [name, clock] : clocks) offsets[name] = clock.offset_ns;
+    std::map<std::string, std::string> hosts;
+    for (const auto& [name, inventory] : inventory_by_name_) hosts[name] = inventory.hostname();
     std::vector<AgentPlan> timed_plans = plans;
-    set_peer_clock_offsets(timed_plans, offsets);
+    set_peer_clock_offsets(timed_plans, offsets, hosts);
     if (!hand_out_plans(timed_plans, index)) return std::nullopt;
 
     // Far enough ahead that every StartAt arrives first, even on a slow or large fabric.

@@ -478,6 +478,35 @@ TEST(Planner, RunIdIsAUtcTimestampAndFourHexDigits) {
   }
 }
 
+// ---- set_peer_clock_offsets: one-way latency without the clocks' offset ----------------------
+
+TEST(Planner, EachPeerAndSenderCarriesItsClockMinusTheReceiversAndAnUnknownClockStaysZero) {
+  auto plans = plan_test(profile_with(dpdk_test("t", Topology::Mesh)), 0, {"a", "b", "c"}, "run");
+  ASSERT_EQ(plans.size(), 3u);
+  // Each agent's clock minus the controller's; c's is unknown.
+  set_peer_clock_offsets(plans, {{"a", 1'000}, {"b", -4'000}});
+  std::map<std::string, std::int64_t> seen;
+  for (const auto& plan : plans) {
+    for (const auto* endpoints : {&plan.plan.peers(), &plan.plan.senders()}) {
+      for (const auto& peer : *endpoints) seen[plan.agent + "<" + peer.agent_name()] = peer.clock_offset_ns();
+    }
+  }
+  EXPECT_EQ(seen.at("a<b"), -5'000);  // b's clock is 5 us behind a's: a adds -5 us to b's latency
+  EXPECT_EQ(seen.at("b<a"), 5'000);
+  EXPECT_EQ(seen.at("a<c"), 0);
+  EXPECT_EQ(seen.at("c<a"), 0);
+  EXPECT_EQ(seen.at("c<b"), 0);
+  // Agents on one host share its clock: their estimates differ only by their errors.
+  set_peer_clock_offsets(plans, {{"a", 1'000}, {"b", -4'000}, {"c", 7'000}}, {{"a", "h1"}, {"b", "h1"}, {"c", "h2"}});
+  for (const auto& plan : plans) {
+    for (const auto& peer : plan.plan.peers()) seen[plan.agent + "<" + peer.agent_name()] = peer.clock_offset_ns();
+  }
+  EXPECT_EQ(seen.at("a<b"), 0);
+  EXPECT_EQ(seen.at("b<a"), 0);
+  EXPECT_EQ(seen.at("a<c"), 6'000);
+  EXPECT_EQ(seen.at("c<b"), -11'000);
+}
+
 }  // namespace
 }  // namespace tusk
 
@@ -537,23 +566,3 @@ TEST(CollectiveBytes, EachAlgorithmPutsItsShareOnTheWire) {
 }
 
 }  // namespace
-
-// ---- set_peer_clock_offsets: one-way latency without the clocks' offset ----------------------
-
-TEST(Planner, EachPeerAndSenderCarriesItsClockMinusTheReceiversAndAnUnknownClockStaysZero) {
-  auto plans = plan_test(profile_with(dpdk_test("t", Topology::Mesh)), 0, {"a", "b", "c"}, "run");
-  ASSERT_EQ(plans.size(), 3u);
-  // Each agent's clock minus the controller's; c's is unknown.
-  set_peer_clock_offsets(plans, {{"a", 1'000}, {"b", -4'000}});
-  std::map<std::string, std::int64_t> seen;
-  for (const auto& plan : plans) {
-    for (const auto* endpoints : {&plan.plan.peers(), &plan.plan.senders()}) {
-      for (const auto& peer : *endpoints) seen[plan.agent + "<" + peer.agent_name()] = peer.clock_offset_ns();
-    }
-  }
-  EXPECT_EQ(seen.at("a<b"), -5'000);  // b's clock is 5 us behind a's: a adds -5 us to b's latency
-  EXPECT_EQ(seen.at("b<a"), 5'000);
-  EXPECT_EQ(seen.at("a<c"), 0);
-  EXPECT_EQ(seen.at("c<a"), 0);
-  EXPECT_EQ(seen.at("c<b"), 0);
-}
