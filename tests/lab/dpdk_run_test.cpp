@@ -79,6 +79,8 @@ class DpdkRun : public ::testing::Test {
     for (const std::string host : {"a", "b"}) {
       const std::string name = "lab-" + host;
       const std::string log = dir_ + "/agent-" + name + ".log";
+      // A second start in one test must not read the first agent's log as its own.
+      fs::remove(log);
       for (int attempt = 1;; ++attempt) {
         std::vector<std::string> command{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
                                          "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
