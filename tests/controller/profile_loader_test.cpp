@@ -840,6 +840,19 @@ tests:
             "bad.yaml:7:17: tests[0].frame_size: frame_size 20 is below the minimum 60");
 }
 
+TEST(ProfileErrors, MoreQueuesThanAnAgentOpensAreRefusedAtTheirLine) {
+  EXPECT_EQ(error_of(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: dpdk
+    duration: 1s
+    queues: 17
+)"),
+            "bad.yaml:7:13: tests[0].queues: queues 17 is above the maximum 16");
+}
+
 TEST(ProfileErrors, AboveTheMaximum) {
   EXPECT_EQ(error_of(R"(
 name: x
