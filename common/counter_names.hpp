@@ -48,6 +48,10 @@ inline constexpr std::string_view kStepTimeMaxNs = "step_time_max_ns";
 inline constexpr std::string_view kAgentsLost = "agents_lost";
 // Gauges (not cumulative).
 inline constexpr std::string_view kLatencyP99Ns = "latency_p99_ns";
+// How long after it was due (the start time; a training replay's first communication phase) a
+// stream first carried data: an RDMA flow's first post, a sink's first message. Its throughput is
+// measured from then, so a late first post neither hides in nor drags down the rate.
+inline constexpr std::string_view kTrafficStartDelayMs = "traffic_start_delay_ms";
 // One-way latency per received stream (common/latency_histogram.hpp), since the test started.
 inline constexpr std::string_view kLatencyMinNs = "latency_min_ns";
 inline constexpr std::string_view kLatencyP50Ns = "latency_p50_ns";

@@ -242,8 +242,8 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     c.post_refused = false;
   }
   if (c.last_progress_ns == 0) c.last_progress_ns = now;
-  if (count > 0 && c.first_post_ns.load(std::memory_order_relaxed) == 0) {
-    c.first_post_ns.store(now, std::memory_order_relaxed);
+  if (count > 0 && c.first_traffic_ns.load(std::memory_order_relaxed) == 0) {
+    c.first_traffic_ns.store(now, std::memory_order_relaxed);
   }
   c.step_sent += posted_bytes;
   if (operation_ != Operation::Read) {
@@ -346,6 +346,7 @@ bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
       }
     }
     ++c.verified;
+    if (c.first_traffic_ns.load(std::memory_order_relaxed) == 0) c.first_traffic_ns.store(now, std::memory_order_relaxed);
     c.bytes.fetch_add(wc.byte_len, std::memory_order_relaxed);
     c.messages.fetch_add(1, std::memory_order_relaxed);
     post_receive(c, slot);

@@ -76,8 +76,9 @@ struct Connection {
   std::int64_t retry_at_ns = 0;
   unsigned attempts = 0;
   std::atomic<std::int64_t> established_ns{0};
-  // When the datapath first posted on this QP: the flow's traffic, and its throughput, begin here.
-  std::atomic<std::int64_t> first_post_ns{0};
+  // When the datapath first posted on this QP (a sender) or took in a message on it (a receiver):
+  // the stream's traffic, and its throughput, begin here.
+  std::atomic<std::int64_t> first_traffic_ns{0};
 
   // Datapath thread only.
   std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;

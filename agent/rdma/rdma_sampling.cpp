@@ -85,10 +85,13 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
             static_cast<double>(connection->step_time_max_ns.load(std::memory_order_relaxed));
       }
     }
-    // How long after the start time this flow first posted: its QP connected during prepare, so
-    // only the datapath's wake-up (or a collective's compute phase, or the rate) lies between.
-    if (const auto first = connection->first_post_ns.load(std::memory_order_relaxed); sender && first > 0) {
-      (*stream.mutable_gauges())["first_post_delay_ms"] = static_cast<double>(first - start_ns_) / 1e6;
+    // How long after it was due this stream first carried data: QPs connect during prepare, so
+    // only the datapath's wake-up (and for a sink the way across) lies between; the controller
+    // measures throughput from then. A replay's first post is due after its first compute phase.
+    if (const auto first = connection->first_traffic_ns.load(std::memory_order_relaxed); first > 0) {
+      const std::int64_t due = start_ns_ + std::int64_t{plan_.rdma().collective().empty() ? 0u : plan_.rdma().compute_ms()} * 1'000'000;
+      (*stream.mutable_gauges())[std::string(c::kTrafficStartDelayMs)] =
+          static_cast<double>(std::max<std::int64_t>(first - due, 0)) / 1e6;
     }
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num.load();
     (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu.load();

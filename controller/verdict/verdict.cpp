@@ -19,14 +19,24 @@ std::optional<double> counter(const proto::StreamCounters& stream, std::string_v
   return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
 }
 
+// How late the stream began within a window of `duration_s`, from the agent's gauge: a value
+// that is not a delay inside the window (negative, NaN, past its end) is none.
+double start_delay_s(const proto::StreamCounters& stream, double duration_s) {
+  const auto it = stream.gauges().find(std::string(counters::kTrafficStartDelayMs));
+  if (it == stream.gauges().end()) return 0;
+  const double delay_s = it->second / 1e3;
+  return delay_s > 0 && delay_s < duration_s ? delay_s : 0;
+}
+
 }  // namespace
 
 std::map<std::string, double> compute_metrics(const proto::StreamCounters& stream, double duration_s) {
   namespace c = counters;
   std::map<std::string, double> metrics;
-  // Throughput is what arrived where the receiver counts it, else what was sent.
+  // Throughput is what arrived where the receiver counts it, else what was sent, from when the
+  // stream first carried data (an RDMA QP's first post may come a little after the start time).
   const auto bytes = counter(stream, c::kRxBytes) ? counter(stream, c::kRxBytes) : counter(stream, c::kTxBytes);
-  if (bytes && duration_s > 0) metrics["throughput_bps"] = throughput_bps(*bytes, duration_s);
+  if (bytes && duration_s > 0) metrics["throughput_bps"] = throughput_bps(*bytes, duration_s - start_delay_s(stream, duration_s));
   const auto bits = counter(stream, c::kBitsCompared);
   if (bits && *bits > 0) metrics["ber"] = counter(stream, c::kBitErrors).value_or(0) / *bits;
   // Frames lost in traffic gaps belong to the flap (max_flaps judges it); loss is what the link

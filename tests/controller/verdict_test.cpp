@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -76,6 +77,7 @@ TEST(CounterNames, AreTheCanonicalSnakeCaseNames) {
   EXPECT_EQ(c::kRetransmits, "retransmits");
   EXPECT_EQ(c::kHostDrops, "host_drops");
   EXPECT_EQ(c::kLatencyP99Ns, "latency_p99_ns");
+  EXPECT_EQ(c::kTrafficStartDelayMs, "traffic_start_delay_ms");
 }
 
 // ---- compute_metrics -------------------------------------------------------------------------
@@ -92,6 +94,18 @@ TEST(Verdict, ThroughputFallsBackToSentBytes) {
   const auto metrics = compute_metrics(stream({{c::kTxBytes, 500'000'000}}), 4);
   ASSERT_TRUE(metrics.contains("throughput_bps"));
   EXPECT_DOUBLE_EQ(metrics.at("throughput_bps"), 1e9);
+}
+
+TEST(Verdict, ThroughputIsMeasuredFromTheStreamsFirstTraffic) {
+  // 500'000'000 bytes sent from 200 ms after the start of a 4.2 s window: 4 s of traffic, 1e9 bit/s.
+  auto late = stream({{c::kTxBytes, 500'000'000}});
+  (*late.mutable_gauges())[std::string(c::kTrafficStartDelayMs)] = 200;
+  EXPECT_DOUBLE_EQ(compute_metrics(late, 4.2).at("throughput_bps"), 1e9);
+  // A delay from a peer that is not one inside the window measures over the whole window.
+  for (double bogus : {-50.0, 4200.0, 1e300, std::nan("")}) {
+    (*late.mutable_gauges())[std::string(c::kTrafficStartDelayMs)] = bogus;
+    EXPECT_DOUBLE_EQ(compute_metrics(late, 4).at("throughput_bps"), 1e9) << bogus;
+  }
 }
 
 TEST(Verdict, ZeroBytesReceivedIsZeroThroughputNotTheSentRate) {
