@@ -25,13 +25,13 @@
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/flow_targets.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
-#include "agent/dpdk/link_watch.hpp"
 #include "agent/dpdk/mbuf_ring.hpp"
 #include "agent/dpdk/neighbour.hpp"
 #include "agent/dpdk/path_tracer.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/dpdk/queue_plan.hpp"
 #include "agent/engine.hpp"
+#include "agent/link_watch.hpp"
 #include "common/latency_histogram.hpp"
 
 namespace tusk::dpdk {

@@ -1,9 +1,9 @@
 // A port's link state over a test: downs, ups with how long the link was down, and the time down.
-#include "agent/dpdk/link_watch.hpp"
+#include "agent/link_watch.hpp"
 
 #include <gtest/gtest.h>
 
-using namespace tusk::dpdk;
+using namespace tusk;
 
 constexpr std::int64_t kMs = 1'000'000;
 

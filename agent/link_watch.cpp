@@ -1,6 +1,6 @@
-#include "agent/dpdk/link_watch.hpp"
+#include "agent/link_watch.hpp"
 
-namespace tusk::dpdk {
+namespace tusk {
 
 std::optional<LinkChange> LinkWatch::on_poll(bool up, std::int64_t now_ns) {
   const bool first = !known_;
@@ -27,4 +27,4 @@ std::int64_t LinkWatch::down_ns(std::int64_t now_ns) const {
   return down_total_ns_.load(std::memory_order_relaxed) + (since != 0 && now_ns > since ? now_ns - since : 0);
 }
 
-}  // namespace tusk::dpdk
+}  // namespace tusk

@@ -1,6 +1,7 @@
-// A port's link state over a test, from the driver's reports (polled: net_af_packet reads the
-// kernel interface's carrier, a NIC its PHY): when it went down and came back, with timestamps, so
-// the report's timeline shows link events beside the traffic gaps the receivers saw.
+// A port's link state over a test, from the driver's reports (polled: a DPDK port's driver, or
+// net_af_packet's kernel interface carrier; an RDMA port's state in sysfs): when it went down and
+// came back, with timestamps, so the report's timeline shows link events beside the traffic gaps
+// and stalled flows they caused. Both engines use it.
 // Not thread-safe: one thread polls; sample() reads the published counts.
 #pragma once
 
@@ -8,7 +9,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace tusk::dpdk {
+namespace tusk {
 
 struct LinkChange {
   bool up = false;
@@ -32,4 +33,4 @@ class LinkWatch {
   std::atomic<std::int64_t> down_since_ns_{0};  // 0: up
 };
 
-}  // namespace tusk::dpdk
+}  // namespace tusk
