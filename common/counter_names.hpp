@@ -28,6 +28,11 @@ inline constexpr std::string_view kHostDrops = "host_drops";
 inline constexpr std::string_view kTxMessages = "tx_messages";
 inline constexpr std::string_view kRxMessages = "rx_messages";
 inline constexpr std::string_view kStalls = "stalls";  // an RDMA flow waited stall_timeout with nothing completing
+// An RDMA flow's time without traffic after its QP broke (port down, completion error, peer gone),
+// until a new QP carried it again or the test ended; and how many new QPs took it over
+// (recovery: reconnect).
+inline constexpr std::string_view kDowntimeMs = "downtime_ms";
+inline constexpr std::string_view kReconnects = "reconnects";
 inline constexpr std::string_view kDuplicates = "duplicates";
 inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";

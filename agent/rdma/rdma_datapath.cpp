@@ -109,17 +109,25 @@ void RdmaEngine::start_tracing() {
 }
 
 void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& completion) {
+  // A broken flow's QP flushes what it had queued when it is torn down: the consequence of the
+  // break, which was reported, not errors of their own.
+  if (connection.state == Connection::State::Broken) return;
   connection.completion_errors.fetch_add(1, std::memory_order_relaxed);
   const std::size_t slot = std::min(static_cast<std::size_t>(completion.status), kCountedStatuses);
   connection.errors_by_status[slot].fetch_add(1, std::memory_order_relaxed);
-  if (connection.state == Connection::State::Established) {
-    // The QP is in the error state now: every WR still queued flushes. Policy: stop this flow.
-    connection.state = Connection::State::Failed;
+  // The QP is in the error state now: every WR still queued flushes.
+  const std::string what = fmt::format("completion error '{}' ({})", ibv_wc_status_str(completion.status),
+                                       detail::status_counter_name(completion.status));
+  if (reconnects()) {
+    break_flow(connection, proto::AgentEvent::ENGINE_FAULT, what + "; reconnecting");
+    return;
+  }
+  auto established = Connection::State::Established;
+  if (connection.state.compare_exchange_strong(established, Connection::State::Failed)) {
     emit(proto::AgentEvent::ENGINE_FAULT,
-         fmt::format("flow {} {} QP {} ({} qpn {}): completion error '{}' ({}); flow stopped",
+         fmt::format("flow {} {} QP {} ({} qpn {}): {}; flow stopped",
                      connection.role == Connection::Role::Sender ? "to" : "from", connection.peer, connection.flow_id,
-                     connection.device, connection.qp_num.load(), ibv_wc_status_str(completion.status),
-                     detail::status_counter_name(completion.status)),
+                     connection.device, connection.qp_num.load(), what),
          &connection);
   }
 }
@@ -134,7 +142,7 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
       on_completion_error(c, wc);
       continue;
     }
-    c.last_progress_ns = now;
+    note_progress(c, now);
     if (wc.wr_id & kReceiveTag) {  // a credit: the receiver has checked this many messages
       c.credited = unwrap32(c.credited, ntohl(wc.imm_data));
       post_receive(c, static_cast<std::uint32_t>(wc.wr_id & ~kReceiveTag));
@@ -160,6 +168,12 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
   // Bytes this flow may still post now: a step's remainder once its compute phase is over, or
   // what the rate allows (unlimited when neither applies).
   std::uint64_t allowance = std::numeric_limits<std::uint64_t>::max();
+  if (c.joins_schedule && !test.collective().empty()) {
+    // A successor of a broken flow: its replay goes on at the step the schedule is at now.
+    c.joins_schedule = false;
+    const std::int64_t period_ns = std::int64_t{test.step_period_ms()} * 1'000'000;
+    c.step = static_cast<std::uint32_t>(std::clamp<std::int64_t>((now - start_ns_) / period_ns, 0, test.steps() - 1));
+  }
   if (!test.collective().empty()) {
     allowance = step_allowance(c, now, byte_budget);
   } else if (byte_budget > 0) {
@@ -170,6 +184,9 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     allowance -= allowance % c.message_size;  // whole messages only
   }
   const bool credits = consumes_receives();
+  // Nothing outstanding but an unsignaled tail, which never completes on its own: a post now
+  // starts a wait.
+  const bool idle = c.posted - c.completed < test.signal_every();
   ibv_send_wr wrs[kPostBatch];
   ibv_sge sges[kPostBatch];
   int count = 0;
@@ -232,8 +249,10 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     if (c.step_last_seq > c.posted) c.step_last_seq = 0;  // the step's last write was not posted after all
     count = posted;
     c.post_refused = error == ENOMEM && posted == 0;
-    if (error != ENOMEM) {
-      c.state = Connection::State::Failed;
+    if (error != ENOMEM && reconnects()) {
+      break_flow(c, proto::AgentEvent::ENGINE_FAULT, fmt::format("ibv_post_send: {}; reconnecting", std::strerror(error)));
+    } else if (auto established = Connection::State::Established;
+               error != ENOMEM && c.state.compare_exchange_strong(established, Connection::State::Failed)) {
       emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
                                                         c.peer, c.flow_id, c.device, c.qp_num.load(), std::strerror(error)),
            &c);
@@ -241,7 +260,11 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
   } else {
     c.post_refused = false;
   }
-  if (c.last_progress_ns == 0) c.last_progress_ns = now;
+  // A flow that was idle (paced, between a replay's steps) waits from now, not from its last
+  // completion: that pause is neither a stall nor downtime.
+  if (count > 0 && (idle || c.last_progress_ns.load(std::memory_order_relaxed) == 0)) {
+    c.last_progress_ns.store(now, std::memory_order_relaxed);
+  }
   if (count > 0 && c.first_traffic_ns.load(std::memory_order_relaxed) == 0) {
     c.first_traffic_ns.store(now, std::memory_order_relaxed);
   }
@@ -333,7 +356,7 @@ bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
       continue;
     }
     if (!(wc.wr_id & kReceiveTag)) continue;  // one of our credit SENDs completed
-    c.last_progress_ns = now;
+    note_progress(c, now);
     const std::uint64_t seq = c.verified;
     const auto slot = static_cast<std::uint32_t>(wc.wr_id & ~kReceiveTag);
     if (plan_.rdma().data_check()) {
@@ -391,11 +414,20 @@ void RdmaEngine::datapath_loop() {
       active.clear();
       senders = 0;
       for (auto& c : connections_) {
-        if (c->established_ns == 0) continue;
+        if (c->established_ns == 0 || c->retired.load(std::memory_order_relaxed)) continue;
         active.push_back(c.get());
-        senders += c->role == Connection::Role::Sender;
       }
     }
+    // Broken connections their successors replaced: let them go, so their resources can.
+    const auto retiring = [](Connection* c) {
+      if (!c->retire.load(std::memory_order_acquire)) return false;
+      c->retired.store(true, std::memory_order_release);
+      return true;
+    };
+    active.erase(std::remove_if(active.begin(), active.end(), retiring), active.end());
+    senders = static_cast<std::size_t>(std::count_if(active.begin(), active.end(), [](const Connection* c) {
+      return c->role == Connection::Role::Sender;
+    }));
     const std::int64_t now = realtime_ns();
     const double elapsed_ns = static_cast<double>(now - start_ns_);
     // On/off bursts: the communication phase of a training step, then silence.
@@ -404,26 +436,31 @@ void RdmaEngine::datapath_loop() {
     // Each sender's share of the agent's rate: bytes allowed so far, or for a collective bytes per
     // nanosecond of its communication phase (0 = no limit).
     const double share = rate > 0 && senders > 0 ? rate / 8.0 / static_cast<double>(senders) / 1e9 : 0;
-    const double budget = test.collective().empty() ? share * elapsed_ns : share;
     bool progress = false;
     for (Connection* c : active) {
+      // A successor's budget counts from its establishment: the outage's bytes are not owed.
+      // A QP the NIC paces gets no budget from the datapath.
+      const double budget = c->hw_rate_kbps > 0       ? 0
+                            : test.collective().empty() ? share * (elapsed_ns - static_cast<double>(c->paced_from_ns))
+                                                        : share;
       progress |= c->role == Connection::Role::Sender ? serve_sender(*c, now, on, budget) : serve_receiver(*c, now);
       // A sender waits on its completions, or on credits when the receiver checks the data.
       const bool waiting = c->role == Connection::Role::Sender &&
                            (c->posted > c->completed || (credits && c->posted - c->credited >= c->slots) ||
                             c->post_refused);
+      const std::int64_t last_progress = c->last_progress_ns.load(std::memory_order_relaxed);
       if (waiting && c->state == Connection::State::Established && !c->stall_reported &&
-          now - c->last_progress_ns > stall_ns) {
+          now - last_progress > stall_ns) {
         c->stall_reported = true;
         c->stalls.fetch_add(1, std::memory_order_relaxed);
         emit(proto::AgentEvent::ENGINE_FAULT,
              fmt::format("flow to {} QP {} ({} qpn {}): stalled, nothing completed for {} ms ({} WRs outstanding, "
                          "{} messages not yet credited by the receiver{})",
-                         c->peer, c->flow_id, c->device, c->qp_num.load(), (now - c->last_progress_ns) / 1'000'000,
+                         c->peer, c->flow_id, c->device, c->qp_num.load(), (now - last_progress) / 1'000'000,
                          c->posted - c->completed, c->posted - c->credited,
                          c->post_refused ? "; the send queue refuses new WRs (ENOMEM)" : ""),
              c);
-      } else if (c->stall_reported && now - c->last_progress_ns < stall_ns) {
+      } else if (c->stall_reported && now - last_progress < stall_ns) {
         c->stall_reported = false;
         emit(proto::AgentEvent::NOTICE, fmt::format("flow to {} QP {}: completions resumed", c->peer, c->flow_id), c);
       }

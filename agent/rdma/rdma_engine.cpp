@@ -13,6 +13,7 @@
 
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
+#include "agent/rdma/pacing.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
 #include "common/clock.hpp"
@@ -103,6 +104,14 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     throw EngineError(fmt::format("message_size {} B cannot hold the {} B header the data check needs",
                                   test.message_size(), kMessageHeaderBytes));
   }
+  if (test.recovery().empty()) test.set_recovery("stop");
+  if (test.recovery() != "stop" && test.recovery() != "reconnect") {
+    throw EngineError(fmt::format("unknown recovery '{}' (stop, reconnect)", test.recovery()));
+  }
+  if (test.pacing().empty()) test.set_pacing("auto");
+  if (test.pacing() != "auto" && test.pacing() != "hardware" && test.pacing() != "software") {
+    throw EngineError(fmt::format("unknown pacing '{}' (auto, hardware, software)", test.pacing()));
+  }
   if (test.outstanding() == 0) test.set_outstanding(16);
   if (test.qps_per_peer() == 0) test.set_qps_per_peer(1);
   test.set_signal_every(std::clamp<std::uint32_t>(test.signal_every(), 1, test.outstanding()));
@@ -142,6 +151,7 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
       connection->peer = peer.agent_name();
       connection->address = peer.address();
       connection->flow_id = q;
+      connection->connect_deadline_ns = prepared_ns_ + kConnectDeadlineNs;
       connections_.push_back(std::move(connection));
     }
   }
@@ -197,7 +207,7 @@ void RdmaEngine::begin_connect(Connection& connection) {
 }
 
 void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
-  if (realtime_ns() - prepared_ns_ < kConnectDeadlineNs && cm_running_.load()) {
+  if (realtime_ns() < connection.connect_deadline_ns && cm_running_.load()) {
     connection.state = Connection::State::RetryWait;  // resources are released after the event is acked
     connection.retry_at_ns = realtime_ns() + kRetryDelayNs;
     return;
@@ -229,9 +239,12 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   // header changes from message to message.
   const bool source = receiver == (operation_ == Operation::Read);
   if (source && test.data_check()) {
+    // One PRBS fill and CRC, copied: a connect (and a reconnect, whose time is a flow's downtime)
+    // should not generate the same megabytes once per slot.
+    connection.payload_crc = fill_message_payload(connection.buffer.get(), connection.message_size);
     for (std::uint32_t s = 0; s < slots; ++s) {
       std::uint8_t* message = connection.buffer.get() + std::size_t{s} * connection.message_size;
-      connection.payload_crc = fill_message_payload(message, connection.message_size);
+      if (s > 0) std::memcpy(message, connection.buffer.get(), connection.message_size);
       if (operation_ == Operation::Read) {
         write_message_header(message, {connection.flow_id, s, connection.message_size, connection.payload_crc});
       }
@@ -290,6 +303,7 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
          &connection);
     return;
   }
+  if (!choose_pacing_for(connection)) return;
   build_resources(connection, connection.id.get(), slots_for(plan_.rdma()), false);
   ConnectRequestData request{};
   request.flow_id = connection.flow_id;
@@ -315,6 +329,13 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   request.sender[sizeof(request.sender) - 1] = '\0';
   connection->peer = request.sender;
   connection->flow_id = request.flow_id;
+  // A sender's new QP for a flow this side already serves (it reconnected): the new connection
+  // takes the flow over and ends its outage.
+  if (const Connection* previous = replace_receiver(connection->peer, connection->flow_id)) {
+    const auto successor = successor_of(*previous);
+    connection->generation = successor->generation;
+    connection->outage_since_ns = successor->outage_since_ns.load();
+  }
   connection->id.reset(event.id);
   event.id->context = connection.get();
   try {
@@ -347,6 +368,53 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   }
   std::lock_guard lock(mutex_);
   connections_.push_back(std::move(connection));
+}
+
+bool RdmaEngine::choose_pacing_for(Connection& connection) {
+  const auto& test = plan_.rdma();
+  // The rate is the agent's, shared by every QP it sends on.
+  const double qps = static_cast<double>(std::max(plan_.peers_size(), 1)) * test.qps_per_peer();
+  const auto choice = choose_pacing(test.pacing(), test.rate_bps() / qps, test.burst_period_ms() > 0,
+                                    query_pacing_caps(connection.id->verbs), connection.device);
+  if (!choice.refusal.empty()) {
+    connection.state = Connection::State::Failed;
+    emit(proto::AgentEvent::ENGINE_FAULT,
+         fmt::format("flow to {} QP {}: {}", connection.peer, connection.flow_id, choice.refusal), &connection);
+    return false;
+  }
+  connection.hw_rate_kbps = choice.hardware ? choice.kbps : 0;
+  if (!pacing_reported_.exchange(true)) emit(proto::AgentEvent::NOTICE, "pacing: " + choice.reason);
+  return true;
+}
+
+bool RdmaEngine::set_hardware_rate(Connection& connection) {
+  ibv_qp_rate_limit_attr limit{};
+  limit.rate_limit = connection.hw_rate_kbps;
+  if (const int error = ibv_modify_qp_rate_limit(connection.qp.get(), &limit); error != 0) {
+    // The device said it could; if it will not after all, the datapath paces (auto) or the flow
+    // may not run unpaced (hardware).
+    const std::string what = fmt::format("{} qpn {}: ibv_modify_qp_rate_limit({} kbit/s): {}", connection.device,
+                                         connection.qp_num.load(), connection.hw_rate_kbps, std::strerror(error));
+    connection.hw_rate_kbps = 0;
+    if (plan_.rdma().pacing() == "hardware") {
+      connection.state = Connection::State::Failed;
+      emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {}: {}", connection.peer, connection.flow_id, what),
+           &connection);
+      return false;
+    }
+    emit(proto::AgentEvent::NOTICE, what + "; the agent paces this QP", &connection);
+  }
+  return true;
+}
+
+void RdmaEngine::note_ack_timeout(Connection& connection) {
+  ibv_qp_attr attributes{};
+  ibv_qp_init_attr init{};
+  if (ibv_query_qp(connection.qp.get(), &attributes, IBV_QP_TIMEOUT, &init) != 0) return;
+  // 4.096 us x 2^timeout; 0 is "wait forever", which never retransmits: the floor applies.
+  if (attributes.timeout == 0 || attributes.timeout > 31) return;
+  const double ack_timeout_ns = 4096.0 * static_cast<double>(std::uint64_t{1} << attributes.timeout);
+  connection.gap_ns = std::max<std::int64_t>(connection.gap_ns, static_cast<std::int64_t>(1.5 * ack_timeout_ns));
 }
 
 void RdmaEngine::note_path_mtu(Connection& connection) {
@@ -403,6 +471,8 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
   // Only this (the CM) thread adds ports, so the entry cannot appear meanwhile; the sysfs reads
   // that make it happen outside the lock the datapath takes.
   NicPort port;
+  port.device = connection.device;
+  port.port = connection.port_num;
   if (!known) {
     try {
       port.reader = std::make_unique<PortCounterReader>(connection.device, connection.port_num);
@@ -454,8 +524,15 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
           connection->remote_key = answer.key;
           connection->slots = std::min(connection->slots, answer.slots);
         }
+        // The NIC's rate limit needs the QP in RTS; a flow that must have it and cannot has failed.
+        if (connection->hw_rate_kbps > 0 && !set_hardware_rate(*connection)) break;
         connection->established_ns = realtime_ns();
+        // A successor paces from now, not from the start: the outage's bytes are not owed.
+        if (connection->generation > 0 && start_ns_ > 0) {
+          connection->paced_from_ns = std::max<std::int64_t>(connection->established_ns - start_ns_, 0);
+        }
         note_path_mtu(*connection);
+        note_ack_timeout(*connection);
         note_flow(*connection);
         note_nic_port(*connection);
         connection->state = Connection::State::Established;
@@ -464,7 +541,7 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
                      connection->role == Connection::Role::Sender ? "flow to" : "flow from", connection->peer,
                      connection->flow_id, connection->device, connection->port_num, connection->qp_num.load(),
                      connection->udp_source_port);
-        if (start_ns_ > 0 && connection->established_ns > start_ns_) {
+        if (start_ns_ > 0 && connection->established_ns > start_ns_ && connection->generation == 0) {
           emit(proto::AgentEvent::NOTICE, fmt::format("flow {} {} QP {} connected {} ms after the start",
                                                       connection->role == Connection::Role::Sender ? "to" : "from",
                                                       connection->peer, connection->flow_id,
@@ -485,6 +562,20 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
         }
         break;
       case RDMA_CM_EVENT_DISCONNECTED:
+        connection->disconnected = true;
+        // Under reconnect a peer that disconnects mid-test broke the flow (its port went down and
+        // came back, or its QP failed): connect again. One that disconnects in the test's last half
+        // second is stopping, a few milliseconds before this agent.
+        if (reconnects() && running_ &&
+            realtime_ns() < start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000 - 500'000'000) {
+          if (break_flow(*connection, proto::AgentEvent::NOTICE,
+                         connection->role == Connection::Role::Sender
+                             ? "the peer disconnected; reconnecting"
+                             : "the peer disconnected; waiting for it to reconnect")) {
+            break;
+          }
+        }
+        if (connection->state == Connection::State::Broken) break;  // recover() takes it from here
         if (connection->state == Connection::State::Established && running_) {
           emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow {} {} QP {}: peer disconnected",
                                                             connection->role == Connection::Role::Sender ? "to" : "from",
@@ -503,14 +594,18 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
 
 void RdmaEngine::cm_loop() {
   while (cm_running_) {
+    // Every 10 ms at most: the ports' state is polled here, and a link's downtime is timed by it.
     pollfd descriptor{channel_->fd, POLLIN, 0};
-    if (poll(&descriptor, 1, 50) > 0) {
+    if (poll(&descriptor, 1, 10) > 0) {
       rdma_cm_event* raw = nullptr;
       while (rdma_get_cm_event(channel_.get(), &raw) == 0) {
         CmEvent event(raw);  // acked when this scope ends, before any id it names is destroyed
         handle_cm_event(*event);
       }
     }
+    watch_ports();
+    recover();
+    release_retired();
     // Retries happen here, after the failed attempt's events were acked.
     std::vector<Connection*> due;
     {
@@ -532,8 +627,12 @@ void RdmaEngine::cm_loop() {
 }
 
 void RdmaEngine::emit(proto::AgentEvent::Kind kind, const std::string& message, const Connection* connection) {
+  emit(kind, message, connection ? stream_id(*connection) : std::string());
+}
+
+void RdmaEngine::emit(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
   spdlog::warn("{}", message);
-  if (events_) events_(kind, message, connection ? stream_id(*connection) : std::string());
+  if (events_) events_(kind, message, stream_id);
 }
 
 std::string RdmaEngine::stream_id(const Connection& connection) const {
@@ -543,6 +642,7 @@ std::string RdmaEngine::stream_id(const Connection& connection) const {
 }
 
 void RdmaEngine::stop() noexcept {
+  if (stopped_ns_.load() == std::numeric_limits<std::int64_t>::max()) stopped_ns_ = realtime_ns();
   if (running_.exchange(false) && data_thread_.joinable()) data_thread_.join();
   if (tracing_thread_.joinable()) tracing_thread_.join();
   if (tracer_) tracer_->stop();

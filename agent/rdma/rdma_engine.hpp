@@ -4,13 +4,21 @@
 // CRC checked. Also reads the NIC's counters of every port it used.
 //
 // Threads: prepare() listens and starts a connection-manager thread (connects with retries while
-// the peers come up, accepts); ready() says when every sending QP is connected, and the agent
-// answers the plan only then, so traffic begins at the start time and not a connect later.
-// start() starts one datapath thread that polls every connection's CQ and posts work requests. sample() reads atomics and sysfs. stop() joins both and tears the
-// connections down in reverse creation order.
+// the peers come up, accepts, watches the ports' state, reconnects); ready() says when every
+// sending QP is connected, and the agent answers the plan only then, so traffic begins at the
+// start time and not a connect later. start() starts one datapath thread that polls every
+// connection's CQ and posts work requests. sample() reads atomics and sysfs. stop() joins both and
+// tears the connections down in reverse creation order.
 //
-// Files: rdma_engine.cpp (set-up: checks, listener, connecting, stop), rdma_datapath.cpp (the
-// datapath thread), rdma_sampling.cpp (counters).
+// Recovery (the plan's `recovery`): under "stop" a flow whose QP fails stays down. Under
+// "reconnect" a flow whose port goes down, whose QP fails or whose peer disconnects is broken: the
+// CM thread disconnects it once its port is up and connects a successor QP for the same flow (the
+// accepting side replaces its QP when the sender's new request comes); the flow's stream sums its
+// QPs' counts and reports its reconnects and the time it carried nothing (downtime_ms).
+//
+// Files: rdma_engine.cpp (set-up: checks, listener, connecting, stop), rdma_recovery.cpp (port
+// state, broken flows, successors), rdma_datapath.cpp (the datapath thread), rdma_sampling.cpp
+// (counters).
 //
 // Flow control when data is checked: the receiver has `slots` message buffers and returns credits
 // (SEND with immediate = messages verified) so a sender never overwrites a buffer not yet checked.
@@ -19,6 +27,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -27,6 +36,7 @@
 #include <vector>
 
 #include "agent/engine.hpp"
+#include "agent/link_watch.hpp"
 #include "agent/nic/netdev_counters.hpp"
 #include "agent/rdma/port_counters.hpp"
 #include "agent/rdma/socket_path_tracer.hpp"
@@ -39,9 +49,14 @@ namespace tusk::rdma {
 inline constexpr std::size_t kCountedStatuses = 32;
 
 // One RC connection: this agent's side of a QP, as sender or receiver. Members in creation order.
+// A flow (peer, flow_id, role) has one connection, or under `recovery: reconnect` a chain of them:
+// each successor takes the flow over from a broken one, which stays for its counts.
 struct Connection {
   enum class Role { Sender, Receiver };
-  enum class State { Connecting, RetryWait, Established, Failed, Closed };
+  // Broken: its flow stopped (port down, a completion error, the peer disconnected) and a successor
+  // takes over (recovery: reconnect). Failed: it stopped for good (recovery: stop, or it never
+  // connected). Closed: the peer disconnected in order.
+  enum class State { Connecting, RetryWait, Established, Broken, Failed, Closed };
 
   Role role = Role::Sender;
   std::string peer;      // the other agent's name
@@ -74,15 +89,44 @@ struct Connection {
 
   std::atomic<State> state{State::Connecting};
   std::int64_t retry_at_ns = 0;
+  std::int64_t connect_deadline_ns = 0;  // connects are retried until then
   unsigned attempts = 0;
+  unsigned generation = 0;  // 0: the flow's first QP; n: its nth successor
+
+  // Recovery, CM thread only: rdma_disconnect sent; a successor made (sender) or accepted (receiver).
+  bool disconnected = false;
+  bool replaced = false;
+  // CM thread -> datapath: drop it from the active list; datapath -> CM thread: it no longer touches
+  // it, so its verbs resources may go (its counts stay).
+  std::atomic<bool> retire{false};
+  std::atomic<bool> retired{false};
+  // A successor: since when its flow carried nothing (the broken one's last progress), until its own
+  // first completion or message closes that outage (and sets this to 0).
+  std::atomic<std::int64_t> outage_since_ns{0};
+  // When it broke: its flow's last progress then (what comes in after, while it is torn down, does
+  // not end the outage). Set by whoever breaks it.
+  std::atomic<std::int64_t> broken_progress_ns{0};
+  // Time the flow carried nothing: closed outages, and a sender's silences with work outstanding
+  // longer than gap_ns (what one retransmission explains: 1.5 x its QP's ACK timeout, at least
+  // 100 ms), such as a link outage its QP rode out by retransmitting. Written by the datapath.
+  std::atomic<std::int64_t> downtime_ns{0};
+  std::int64_t gap_ns = 100'000'000;  // set by the CM thread before Established
+  // A sender the NIC paces (its per-QP rate limit, kbit/s); 0: the datapath paces it, if at all.
+  std::uint32_t hw_rate_kbps = 0;
   std::atomic<std::int64_t> established_ns{0};
   // When the datapath first posted on this QP (a sender) or took in a message on it (a receiver):
   // the stream's traffic, and its throughput, begin here.
   std::atomic<std::int64_t> first_traffic_ns{0};
 
-  // Datapath thread only.
+  // Datapath thread only (set up by the CM thread before the connection is Established).
   std::uint64_t posted = 0, completed = 0, credited = 0, verified = 0, credits_sent = 0, credit_sends = 0;
-  std::int64_t last_progress_ns = 0;
+  // A successor: software pacing's budget counts from its establishment, and its replay joins the
+  // step the schedule is at.
+  std::int64_t paced_from_ns = 0;
+  bool joins_schedule = false;
+  // The last completion or message, or a sender's post after it was idle: its silence counts from
+  // here (the CM thread reads it when the flow breaks).
+  std::atomic<std::int64_t> last_progress_ns{0};
   bool stall_reported = false;
   // The last post was refused for want of room (ENOMEM) and nothing has gone since: the flow wants
   // to send and cannot, which is a stall as much as WRs that never complete.
@@ -123,6 +167,9 @@ class RdmaEngine final : public Engine {
 
  private:
   struct NicPort {
+    std::string device;
+    std::uint8_t port = 0;
+    std::unique_ptr<LinkWatch> link = std::make_unique<LinkWatch>();  // its state, polled by the CM thread
     std::unique_ptr<PortCounterReader> reader;
     PortCounterSnapshot baseline;
     std::unique_ptr<nic::NetdevCounterReader> netdev;  // the port's ethtool counters; null when none
@@ -138,7 +185,33 @@ class RdmaEngine final : public Engine {
   void build_resources(Connection& connection, rdma_cm_id* id, std::uint32_t slots, bool receiver);
   void retry_or_fail(Connection& connection, const std::string& why);
   void note_nic_port(const Connection& connection);
+  // A sender's pacing, from the plan and its device (pacing.hpp): false when pacing: hardware
+  // cannot be had, the flow then failed and said why. And the NIC's limit set once it connected.
+  bool choose_pacing_for(Connection& connection);
+  bool set_hardware_rate(Connection& connection);
+  std::atomic<bool> pacing_reported_{false};
+
+  // Recovery (rdma_recovery.cpp), CM thread unless said otherwise.
+  bool reconnects() const { return plan_.rdma().recovery() == "reconnect"; }
+  // Established -> Broken, once, from any thread; reports `why`. False when it was not established.
+  bool break_flow(Connection& connection, proto::AgentEvent::Kind kind, const std::string& why);
+  // Polls every used port's state: LINK_DOWN/LINK_UP events; under reconnect a port that went down
+  // breaks its flows.
+  void watch_ports();
+  bool port_up(const Connection& connection);
+  // Broken flows whose port is up: disconnect them and connect a successor (senders).
+  void recover();
+  void release_retired();
+  // The accepting side: the flow's latest receiver, which a sender's new QP takes over from (broken,
+  // disconnected and retired here if it was not yet), or null for a new flow.
+  Connection* replace_receiver(const std::string& peer, std::uint32_t flow_id);
+  std::unique_ptr<Connection> successor_of(const Connection& broken) const;
+  // Datapath: the flow made progress (a completion, a message): closes a successor's outage, or
+  // counts a sender's silence longer than its gap as downtime.
+  void note_progress(Connection& connection, std::int64_t now);
   void note_path_mtu(Connection& connection);
+  // A sender's silence longer than one retransmission explains counts as downtime: its gap_ns.
+  void note_ack_timeout(Connection& connection);
   // The QP's UDP source port (what ECMP hashes) from its flow label and QP numbers, and its addresses.
   void note_flow(Connection& connection);
   void start_tracing();
@@ -164,6 +237,7 @@ class RdmaEngine final : public Engine {
   void on_completion_error(Connection& connection, const ibv_wc& completion);
   // `connection`: the flow it happened to, whose stream the event belongs to.
   void emit(proto::AgentEvent::Kind kind, const std::string& message, const Connection* connection = nullptr);
+  void emit(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id);
   // The stream a connection reports as: "flow:vm2/qp0" (sender), "sink:", "read:", "source:".
   std::string stream_id(const Connection& connection) const;
   static const char* stream_kind(bool sender, bool reads) {
@@ -184,6 +258,7 @@ class RdmaEngine final : public Engine {
   EngineEventSink events_;
   std::int64_t prepared_ns_ = 0;
   std::int64_t start_ns_ = 0;
+  std::atomic<std::int64_t> stopped_ns_{std::numeric_limits<std::int64_t>::max()};
 
   EventChannel channel_;
   CmId listener_;

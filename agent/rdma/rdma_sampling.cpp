@@ -8,12 +8,44 @@
 #include "agent/rdma/rdma_counter_names.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
+#include "common/clock.hpp"
 #include "common/counter_names.hpp"
 
 // The RDMA engine's counters: each connection's published atomics and each NIC port's counters.
 namespace tusk::rdma {
 
+namespace {
 
+// A flow's connections (a broken QP and its successors) report as one stream: counts summed, the
+// gauges (QP number, latency, connected) and the 5-tuple the newest QP's, when traffic began the
+// first's.
+void fold_successor(proto::StreamCounters& flow, proto::StreamCounters&& successor) {
+  for (const auto& [name, value] : successor.counters()) (*flow.mutable_counters())[name] += value;
+  const std::string started(counters::kTrafficStartDelayMs);
+  for (const auto& [name, value] : successor.gauges()) {
+    if (name != started || !flow.gauges().contains(started)) (*flow.mutable_gauges())[name] = value;
+  }
+  if (successor.has_flow()) *flow.mutable_flow() = successor.flow();
+}
+
+// How long a connection's flow has carried nothing up to `until`: the outage a successor ended,
+// or, for the flow's newest connection, the one still open (a successor not yet carrying, a QP
+// broken or failed and not replaced).
+std::int64_t downtime_ns(const Connection& c, bool newest, std::int64_t until) {
+  const std::int64_t closed = c.downtime_ns.load();
+  const std::int64_t since = c.outage_since_ns.load();
+  if (!newest) return closed;
+  if (since != 0) return closed + std::max<std::int64_t>(until - since, 0);
+  const auto state = c.state.load();
+  if ((state == Connection::State::Broken || state == Connection::State::Failed) && c.established_ns.load() > 0) {
+    const std::int64_t broken = c.broken_progress_ns.load();
+    const std::int64_t progress = broken != 0 ? broken : c.last_progress_ns.load(std::memory_order_relaxed);
+    return closed + std::max<std::int64_t>(until - (progress != 0 ? progress : c.established_ns.load()), 0);
+  }
+  return closed;
+}
+
+}  // namespace
 
 std::vector<proto::StreamCounters> RdmaEngine::sample() {
   namespace c = counters;
@@ -27,17 +59,21 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     const PortCounterSnapshot* baseline;
     nic::NetdevCounterReader* netdev;
     const PortCounterSnapshot* netdev_baseline;
+    const LinkWatch* link;
     std::vector<std::string> peers;
   };
   std::vector<NicPortView> nic_ports;
   std::unique_lock lock(mutex_);
   for (auto& [key, port] : nic_ports_) {
-    if (port.reader || port.netdev) {
-      nic_ports.push_back(
-          {key, port.reader.get(), &port.baseline, port.netdev.get(), &port.netdev_baseline, port.peers});
-    }
+    nic_ports.push_back({key, port.reader.get(), &port.baseline, port.netdev.get(), &port.netdev_baseline,
+                         port.link.get(), port.peers});
   }
-  for (const auto& connection : connections_) {
+  const std::int64_t until = std::max(std::min(realtime_ns(), stopped_ns_.load()), start_ns_);
+  std::map<std::string, std::size_t> newest;  // stream id -> the flow's newest connection
+  for (std::size_t i = 0; i < connections_.size(); ++i) newest[stream_id(*connections_[i])] = i;
+  std::map<std::string, std::size_t> position;  // stream id -> its place in `out`
+  for (std::size_t i = 0; i < connections_.size(); ++i) {
+    const auto& connection = connections_[i];
     const bool sender = connection->role == Connection::Role::Sender;
     proto::StreamCounters stream;
     stream.set_peer(connection->peer);
@@ -67,8 +103,9 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
       map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
     }
     map[std::string(c::kStalls)] = connection->stalls.load(std::memory_order_relaxed);
+    const auto state = connection->state.load();
     (*stream.mutable_gauges())["connected"] =
-        connection->established_ns > 0 && connection->state != Connection::State::Failed ? 1 : 0;
+        connection->established_ns > 0 && state != Connection::State::Failed && state != Connection::State::Broken;
     for (std::size_t s = 0; s <= kCountedStatuses; ++s) {
       if (const auto n = connection->errors_by_status[s].load(std::memory_order_relaxed); n > 0) {
         map[s < kCountedStatuses ? detail::status_counter_name(static_cast<int>(s)) : "wc_other"] = n;
@@ -94,8 +131,18 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
           static_cast<double>(std::max<std::int64_t>(first - due, 0)) / 1e6;
     }
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num.load();
+    if (sender && connection->hw_rate_kbps > 0) (*stream.mutable_gauges())["hw_rate_limit_bps"] = connection->hw_rate_kbps * 1e3;
     (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu.load();
-    out.push_back(std::move(stream));
+    // The time the flow carried nothing after a break, and (recovery: reconnect) its new QPs.
+    map[std::string(c::kDowntimeMs)] =
+        static_cast<std::uint64_t>(downtime_ns(*connection, newest[stream.stream_id()] == i, until) / 1'000'000);
+    if (reconnects()) map[std::string(c::kReconnects)] = connection->generation > 0 && connection->established_ns > 0;
+    if (const auto it = position.find(stream.stream_id()); it != position.end()) {
+      fold_successor(out[it->second], std::move(stream));
+    } else {
+      position[stream.stream_id()] = out.size();
+      out.push_back(std::move(stream));
+    }
   }
   lock.unlock();
   for (const auto& port : nic_ports) {
@@ -123,6 +170,10 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     if (auto it = delta.values.find(counters::rdma::kLinkDowned); it != delta.values.end()) {
       map[std::string(c::kLinkFlaps)] = it->second;
     }
+    // The port's state as the CM thread polled it: downs, and the time spent down (information;
+    // link_downed above is what max_flaps judges).
+    map[std::string(c::kPortLinkDowns)] = port.link->downs();
+    map[std::string(c::kPortLinkDownMs)] = static_cast<std::uint64_t>(port.link->down_ns(until) / 1'000'000);
     out.push_back(std::move(stream));
   }
   return out;

@@ -221,6 +221,17 @@ const std::vector<TestKey>& keys() {
          }
          return store(ratio, d, [](D& t, double r) { params(t.spec).set_scale(r); });
        }},
+      // What a flow whose QP breaks does: stay down, or connect a new QP once its port is up.
+      {"recovery", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"stop", "reconnect"}), d,
+                      [](D& t, auto s) { params(t.spec).set_recovery(std::string(s)); });
+       }},
+      {"pacing", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"auto", "hardware", "software"}), d,
+                      [](D& t, auto s) { params(t.spec).set_pacing(std::string(s)); });
+       }},
       {"cm_port", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
@@ -242,6 +253,8 @@ void set_defaults(TestSpec& spec) {
   test.set_outstanding(16);
   test.set_signal_every(1);
   test.set_data_check(true);
+  test.set_recovery("stop");
+  test.set_pacing("auto");
 }
 
 // A training-step replay needs its bytes, steps and period; it sets the topology and fills the
@@ -363,6 +376,8 @@ std::string plan_line(const proto::Plan& plan) {
                                  r.outstanding(),
                                  r.rate_bps() > 0 ? units::format_bit_rate(r.rate_bps()) : "line rate",
                                  r.data_check() ? " | data check" : "");
+  if (r.recovery() == "reconnect") text += " | reconnects broken flows";
+  if (r.rate_bps() > 0 && r.pacing() != "auto" && !r.pacing().empty()) text += fmt::format(" | {} pacing", r.pacing());
   if (!r.collective().empty()) {
     // The step rhythm: silence, then exactly these bytes to every peer, step after step.
     const std::uint64_t per_step = r.peer_bytes_per_step() * static_cast<std::uint64_t>(plan.peers_size());

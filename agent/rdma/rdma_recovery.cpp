@@ -1,0 +1,188 @@
+#include <fmt/format.h>
+#include <rdma/rdma_cma.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "agent/rdma/port_state.hpp"
+#include "agent/rdma/rdma_engine.hpp"
+#include "common/clock.hpp"
+
+// The RDMA engine's ports and broken flows, on the CM thread: each used port's state polled (link
+// events, and under `recovery: reconnect` the flows it carried broken when it goes down), and a
+// broken flow's successor QP connected once its port is up again.
+namespace tusk::rdma {
+
+namespace {
+
+std::string flow_name(const Connection& c) {
+  return fmt::format("flow {} {} QP {}", c.role == Connection::Role::Sender ? "to" : "from", c.peer, c.flow_id);
+}
+
+std::string port_key(const std::string& device, unsigned port) { return fmt::format("{}/{}", device, port); }
+
+// Where a broken connection's flow stopped carrying: its last progress, or, for a successor that
+// never carried anything, where the outage it was to end began.
+std::int64_t outage_start(const Connection& broken) {
+  if (const std::int64_t since = broken.outage_since_ns.load(); since != 0) return since;
+  if (const std::int64_t progress = broken.broken_progress_ns.load(); progress != 0) return progress;
+  const std::int64_t progress = broken.last_progress_ns.load(std::memory_order_relaxed);
+  return progress != 0 ? progress : broken.established_ns.load();
+}
+
+}  // namespace
+
+bool RdmaEngine::break_flow(Connection& c, proto::AgentEvent::Kind kind, const std::string& why) {
+  auto expected = Connection::State::Established;
+  if (!c.state.compare_exchange_strong(expected, Connection::State::Broken)) return false;
+  const std::int64_t progress = c.last_progress_ns.load(std::memory_order_relaxed);
+  c.broken_progress_ns.store(progress != 0 ? progress : c.established_ns.load());
+  emit(kind, fmt::format("{} ({} qpn {}): {}", flow_name(c), c.device, c.qp_num.load(), why), &c);
+  return true;
+}
+
+void RdmaEngine::watch_ports() {
+  struct Watched {
+    std::string key, device;
+    std::uint8_t port;
+    LinkWatch* link;
+  };
+  std::vector<Watched> ports;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [key, port] : nic_ports_) ports.push_back({key, port.device, port.port, port.link.get()});
+  }
+  for (const auto& watched : ports) {
+    const auto active = read_port_active(watched.device, watched.port);
+    if (!active) continue;  // a port whose state cannot be read is not watched, never taken as down
+    const auto change = watched.link->on_poll(*active, realtime_ns());
+    if (!change) continue;
+    if (change->up) {
+      emit(proto::AgentEvent::LINK_UP,
+           fmt::format("RDMA port {}: link up after {} ms down", watched.key, change->down_for_ns / 1'000'000),
+           "nic:" + watched.key);
+      continue;
+    }
+    emit(proto::AgentEvent::LINK_DOWN, fmt::format("RDMA port {}: link down (the driver reports it)", watched.key),
+         "nic:" + watched.key);
+    if (!reconnects()) continue;  // recovery: stop leaves the QPs to ride it out or fail
+    std::vector<Connection*> on_port;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto& c : connections_) {
+        if (c->device == watched.device && c->port_num == watched.port) on_port.push_back(c.get());
+      }
+    }
+    for (Connection* c : on_port) {
+      break_flow(*c, proto::AgentEvent::NOTICE, fmt::format("port {} went down; reconnecting once it is up", watched.key));
+    }
+  }
+}
+
+bool RdmaEngine::port_up(const Connection& connection) {
+  std::lock_guard lock(mutex_);
+  const auto it = nic_ports_.find(port_key(connection.device, connection.port_num));
+  return it == nic_ports_.end() || it->second.link->up();
+}
+
+std::unique_ptr<Connection> RdmaEngine::successor_of(const Connection& broken) const {
+  auto next = std::make_unique<Connection>();
+  next->role = broken.role;
+  next->peer = broken.peer;
+  next->address = broken.address;
+  next->flow_id = broken.flow_id;
+  next->generation = broken.generation + 1;
+  next->connect_deadline_ns = std::numeric_limits<std::int64_t>::max();  // until the test ends
+  next->outage_since_ns = outage_start(broken);
+  next->joins_schedule = true;
+  return next;
+}
+
+void RdmaEngine::recover() {
+  if (!reconnects()) return;
+  std::vector<Connection*> broken;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& c : connections_) {
+      if (c->state == Connection::State::Broken && !c->replaced) broken.push_back(c.get());
+    }
+  }
+  for (Connection* c : broken) {
+    if (!port_up(*c)) continue;
+    // Its peer learns of the break from the disconnect (and reconnects, if it is the sender).
+    if (!c->disconnected && c->id) rdma_disconnect(c->id.get());
+    c->disconnected = true;
+    c->replaced = true;
+    c->retire.store(true, std::memory_order_release);
+    if (c->role != Connection::Role::Sender) continue;  // the sender's new QP replaces this one
+    auto successor = successor_of(*c);
+    Connection& next = *successor;
+    {
+      std::lock_guard lock(mutex_);
+      connections_.push_back(std::move(successor));
+    }
+    try {
+      begin_connect(next);
+    } catch (const std::exception& e) {
+      retry_or_fail(next, e.what());
+    }
+  }
+}
+
+Connection* RdmaEngine::replace_receiver(const std::string& peer, std::uint32_t flow_id) {
+  Connection* previous = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& c : connections_) {
+      if (c->role == Connection::Role::Receiver && c->peer == peer && c->flow_id == flow_id) previous = c.get();
+    }
+  }
+  // The flow's latest receiver; one broken and retired already (its port went down) still says
+  // where the outage began.
+  if (previous == nullptr || previous->replaced) return previous;
+  break_flow(*previous, proto::AgentEvent::NOTICE, "the sender connected a new QP for the flow; this one is retired");
+  if (!previous->disconnected && previous->id && previous->state != Connection::State::Closed) {
+    rdma_disconnect(previous->id.get());
+  }
+  previous->disconnected = true;
+  previous->replaced = true;
+  previous->retire.store(true, std::memory_order_release);
+  return previous;
+}
+
+void RdmaEngine::release_retired() {
+  std::vector<Connection*> retired;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& c : connections_) {
+      // One never established was never the datapath's (this thread establishes connections).
+      const bool idle = c->retired.load(std::memory_order_acquire) ||
+                        (c->retire.load(std::memory_order_relaxed) && c->established_ns.load() == 0);
+      if (idle && c->id) retired.push_back(c.get());
+    }
+  }
+  // The datapath no longer touches them; their counts stay for sample().
+  for (Connection* c : retired) c->release_resources();
+}
+
+void RdmaEngine::note_progress(Connection& c, std::int64_t now) {
+  const std::int64_t last = c.last_progress_ns.load(std::memory_order_relaxed);
+  c.last_progress_ns.store(now, std::memory_order_relaxed);
+  if (const std::int64_t since = c.outage_since_ns.load(std::memory_order_relaxed); since != 0) {
+    const std::int64_t down = std::max<std::int64_t>(now - since, 1);
+    c.downtime_ns.fetch_add(down, std::memory_order_relaxed);
+    c.outage_since_ns.store(0, std::memory_order_relaxed);
+    emit(proto::AgentEvent::NOTICE,
+         fmt::format("{} resumed on a new QP (reconnect {}) after {} ms without traffic", flow_name(c), c.generation,
+                     down / 1'000'000),
+         &c);
+  } else if (c.role == Connection::Role::Sender && last != 0 && now - last > c.gap_ns &&
+             c.state.load(std::memory_order_relaxed) == Connection::State::Established) {
+    // A receiver's silences are its sender's pauses (a rate, a replay's compute phase); a sender's
+    // with work outstanding are the network's. A broken QP's late completions end nothing: its
+    // successor carries the outage.
+    c.downtime_ns.fetch_add(now - last, std::memory_order_relaxed);
+  }
+}
+
+}  // namespace tusk::rdma
