@@ -147,9 +147,13 @@ void keep_allowed_devices(Discovery& discovery, const std::vector<std::string>& 
                                             found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
     }
   }
-  std::erase_if(discovery.devices, [&](const proto::RdmaDevice& device) {
-    return std::find(allowed.begin(), allowed.end(), device.name()) == allowed.end();
-  });
+  std::vector<proto::RdmaDevice> kept;
+  for (const auto& wanted : allowed) {
+    const auto named = [&wanted](const proto::RdmaDevice& device) { return device.name() == wanted; };
+    const auto device = std::find_if(discovery.devices.begin(), discovery.devices.end(), named);
+    if (device != discovery.devices.end() && std::none_of(kept.begin(), kept.end(), named)) kept.push_back(*device);
+  }
+  discovery.devices = std::move(kept);
 }
 
 }  // namespace tusk::rdma

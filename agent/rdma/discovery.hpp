@@ -17,8 +17,9 @@ struct Discovery {
 // bad device does not hide the others.
 Discovery discover_devices();
 
-// Keeps only the devices named in `allowed` (--rdma-device), noting each name found nowhere with
-// the devices there are; an empty `allowed` keeps every device.
+// Keeps only the devices named in `allowed` (--rdma-device), in its order (a test's rails are the
+// agent's devices in this order), noting each name found nowhere with the devices there are; an
+// empty `allowed` keeps every device, as the host lists them.
 void keep_allowed_devices(Discovery& discovery, const std::vector<std::string>& allowed);
 
 }  // namespace tusk::rdma

@@ -34,11 +34,26 @@ constexpr std::int64_t kConnectDeadlineNs = 20'000'000'000;
 constexpr std::int64_t kRetryDelayNs = 250'000'000;
 constexpr std::uint32_t kSenderCreditReceives = 64;
 constexpr std::uint32_t kReceiverSendQueue = 64;
+constexpr std::uint32_t kMaxRails = 16;
+
+sockaddr_in ipv4_socket_address(const std::string& address, std::uint16_t port) {
+  sockaddr_in out{};
+  out.sin_family = AF_INET;
+  out.sin_port = htons(port);
+  inet_pton(AF_INET, address.c_str(), &out.sin_addr);
+  return out;
+}
+
+bool is_ipv4(const std::string& address) {
+  in_addr parsed{};
+  return inet_pton(AF_INET, address.c_str(), &parsed) == 1;
+}
 
 // What a sender tells the acceptor in the connect request, and what the acceptor answers with.
 struct ConnectRequestData {
   std::uint32_t flow_id;
   char sender[48];
+  std::uint16_t rail_plus_one;  // 0: no rails
 };
 struct AcceptData {
   std::uint64_t address;
@@ -139,20 +154,39 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     throw EngineError(fmt::format("rdma_cm: rdma_listen on port {}: {}", test.cm_port(), std::strerror(errno)));
   }
 
-  for (const auto& peer : plan.peers()) {
-    in_addr parsed{};
-    if (inet_pton(AF_INET, peer.address().c_str(), &parsed) != 1) {
-      throw EngineError(fmt::format("peer '{}' has no RDMA address (got '{}'): does it have a RoCE IPv4 GID?",
-                                    peer.agent_name(), peer.address()));
+  // Rails: the planner named this agent's rail devices and each peer's address on every rail.
+  const std::uint32_t rails = test.rails();
+  if (rails > kMaxRails || static_cast<std::uint32_t>(test.rail_endpoints_size()) != rails) {
+    throw EngineError(fmt::format("the plan asks for {} rails and names {} rail devices (at most {})", rails,
+                                  test.rail_endpoints_size(), kMaxRails));
+  }
+  for (const auto& rail : test.rail_endpoints()) {
+    if (!is_ipv4(rail.address())) {
+      throw EngineError(fmt::format("rail device {} has no IPv4 address in the plan (got '{}')", rail.device(), rail.address()));
     }
-    for (std::uint32_t q = 0; q < test.qps_per_peer(); ++q) {
-      auto connection = std::make_unique<Connection>();
-      connection->role = Connection::Role::Sender;
-      connection->peer = peer.agent_name();
-      connection->address = peer.address();
-      connection->flow_id = q;
-      connection->connect_deadline_ns = prepared_ns_ + kConnectDeadlineNs;
-      connections_.push_back(std::move(connection));
+  }
+  for (const auto& peer : plan.peers()) {
+    if (rails > 0 && static_cast<std::uint32_t>(peer.rail_addresses_size()) != rails) {
+      throw EngineError(fmt::format("peer '{}' has {} rail addresses for {} rails", peer.agent_name(),
+                                    peer.rail_addresses_size(), rails));
+    }
+    for (int r = rails > 0 ? 0 : -1; r < static_cast<int>(rails); ++r) {
+      const std::string& address = r < 0 ? peer.address() : peer.rail_addresses(r);
+      if (!is_ipv4(address)) {
+        throw EngineError(fmt::format("peer '{}' has no RDMA address{} (got '{}'): does it have a RoCE IPv4 GID?",
+                                      peer.agent_name(), r < 0 ? "" : fmt::format(" on rail {}", r), address));
+      }
+      for (std::uint32_t q = 0; q < test.qps_per_peer(); ++q) {
+        auto connection = std::make_unique<Connection>();
+        connection->role = Connection::Role::Sender;
+        connection->peer = peer.agent_name();
+        connection->address = address;
+        connection->rail = r;
+        if (r >= 0) connection->source = test.rail_endpoints(r).address();
+        connection->flow_id = q;
+        connection->connect_deadline_ns = prepared_ns_ + kConnectDeadlineNs;
+        connections_.push_back(std::move(connection));
+      }
     }
   }
   for (auto& connection : connections_) begin_connect(*connection);
@@ -196,12 +230,11 @@ void RdmaEngine::begin_connect(Connection& connection) {
   ++connection.attempts;
   connection.id = create_cm_id(channel_.get(), &connection, RDMA_PS_TCP);
   set_id_options(connection.id.get());
-  sockaddr_in destination{};
-  destination.sin_family = AF_INET;
-  destination.sin_port = htons(static_cast<std::uint16_t>(plan_.rdma().cm_port()));
-  inet_pton(AF_INET, connection.address.c_str(), &destination.sin_addr);
-  if (rdma_resolve_addr(connection.id.get(), nullptr, reinterpret_cast<sockaddr*>(&destination), kResolveTimeoutMs) !=
-      0) {
+  sockaddr_in destination = ipv4_socket_address(connection.address, static_cast<std::uint16_t>(plan_.rdma().cm_port()));
+  // On a rail the QP leaves from that rail's address, which binds it to the rail's device.
+  sockaddr_in source = ipv4_socket_address(connection.source, 0);
+  if (rdma_resolve_addr(connection.id.get(), connection.source.empty() ? nullptr : reinterpret_cast<sockaddr*>(&source),
+                        reinterpret_cast<sockaddr*>(&destination), kResolveTimeoutMs) != 0) {
     retry_or_fail(connection, fmt::format("rdma_resolve_addr({}): {}", connection.address, std::strerror(errno)));
   }
 }
@@ -279,7 +312,13 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
   }
 }
 
-std::string RdmaEngine::device_refusal(const std::string& device) const {
+std::string RdmaEngine::device_refusal(const Connection& connection, const std::string& device) const {
+  if (connection.rail >= 0) {
+    const auto& rail = plan_.rdma().rail_endpoints(connection.rail);
+    if (device != rail.device()) {
+      return fmt::format("goes through {}, not rail {}'s device {}", device, connection.rail, rail.device());
+    }
+  }
   if (!plan_.rdma().device().empty() && device != plan_.rdma().device()) {
     return fmt::format("goes through {}, not the profile's device {}", device, plan_.rdma().device());
   }
@@ -295,7 +334,7 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
   // rdma_cm picks the device from the route to the peer's address; a profile that names a device
   // must get that one, or the test would load a NIC nobody asked for.
   const std::string device = ibv_get_device_name(connection.id->verbs->device);
-  if (const auto refusal = device_refusal(device); !refusal.empty()) {
+  if (const auto refusal = device_refusal(connection, device); !refusal.empty()) {
     connection.state = Connection::State::Failed;
     emit(proto::AgentEvent::ENGINE_FAULT,
          fmt::format("flow to {} QP {}: the route to {} {}", connection.peer, connection.flow_id, connection.address,
@@ -307,6 +346,7 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
   build_resources(connection, connection.id.get(), slots_for(plan_.rdma()), false);
   ConnectRequestData request{};
   request.flow_id = connection.flow_id;
+  request.rail_plus_one = static_cast<std::uint16_t>(connection.rail + 1);
   std::strncpy(request.sender, agent_name_.c_str(), sizeof(request.sender) - 1);
   rdma_conn_param parameters{};
   parameters.private_data = &request;
@@ -329,9 +369,12 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   request.sender[sizeof(request.sender) - 1] = '\0';
   connection->peer = request.sender;
   connection->flow_id = request.flow_id;
+  // A peer's rail is bounded by this plan's (a request naming another is refused below).
+  const bool rail_known = request.rail_plus_one <= plan_.rdma().rails();
+  connection->rail = rail_known ? static_cast<int>(request.rail_plus_one) - 1 : -1;
   // A sender's new QP for a flow this side already serves (it reconnected): the new connection
   // takes the flow over and ends its outage.
-  if (const Connection* previous = replace_receiver(connection->peer, connection->flow_id)) {
+  if (const Connection* previous = rail_known ? replace_receiver(*connection) : nullptr) {
     const auto successor = successor_of(*previous);
     connection->generation = successor->generation;
     connection->outage_since_ns = successor->outage_since_ns.load();
@@ -339,7 +382,11 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   connection->id.reset(event.id);
   event.id->context = connection.get();
   try {
-    if (const auto refusal = device_refusal(ibv_get_device_name(event.id->verbs->device)); !refusal.empty()) {
+    if (!rail_known) {
+      throw EngineError(fmt::format("the connection names rail {} of a plan with {} rails", request.rail_plus_one - 1,
+                                    plan_.rdma().rails()));
+    }
+    if (const auto refusal = device_refusal(*connection, ibv_get_device_name(event.id->verbs->device)); !refusal.empty()) {
       throw EngineError("the connection " + refusal);
     }
     set_id_options(event.id);
@@ -638,6 +685,10 @@ void RdmaEngine::emit(proto::AgentEvent::Kind kind, const std::string& message, 
 std::string RdmaEngine::stream_id(const Connection& connection) const {
   const bool sender = connection.role == Connection::Role::Sender;
   const bool reads = operation_ == Operation::Read;
+  if (connection.rail >= 0) {
+    return fmt::format("{}:{}/rail{}/qp{}", stream_kind(sender, reads), connection.peer, connection.rail,
+                       connection.flow_id);
+  }
   return fmt::format("{}:{}/qp{}", stream_kind(sender, reads), connection.peer, connection.flow_id);
 }
 

@@ -61,7 +61,9 @@ struct Connection {
   Role role = Role::Sender;
   std::string peer;      // the other agent's name
   std::string address;   // its IP (senders)
-  std::uint32_t flow_id = 0;  // QP index within the peer pair
+  std::string source;    // this agent's address to send from: its rail's (senders with rails)
+  int rail = -1;         // the rail it runs on, -1 without rails
+  std::uint32_t flow_id = 0;  // QP index within the peer pair (and rail)
   // Written by the CM thread while sample() may read them: atomics.
   std::atomic<std::uint32_t> qp_num{0};
   std::atomic<std::uint32_t> path_mtu{0};  // bytes, as the QP has it
@@ -204,7 +206,7 @@ class RdmaEngine final : public Engine {
   void release_retired();
   // The accepting side: the flow's latest receiver, which a sender's new QP takes over from (broken,
   // disconnected and retired here if it was not yet), or null for a new flow.
-  Connection* replace_receiver(const std::string& peer, std::uint32_t flow_id);
+  Connection* replace_receiver(const Connection& incoming);
   std::unique_ptr<Connection> successor_of(const Connection& broken) const;
   // Datapath: the flow made progress (a completion, a message): closes a successor's outage, or
   // counts a sender's silence longer than its gap as downtime.
@@ -238,7 +240,8 @@ class RdmaEngine final : public Engine {
   // `connection`: the flow it happened to, whose stream the event belongs to.
   void emit(proto::AgentEvent::Kind kind, const std::string& message, const Connection* connection = nullptr);
   void emit(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id);
-  // The stream a connection reports as: "flow:vm2/qp0" (sender), "sink:", "read:", "source:".
+  // The stream a connection reports as: "flow:vm2/qp0" (sender), "sink:", "read:", "source:";
+  // on rails "flow:vm2/rail1/qp0".
   std::string stream_id(const Connection& connection) const;
   static const char* stream_kind(bool sender, bool reads) {
     return sender ? (reads ? "read" : "flow") : (reads ? "source" : "sink");
@@ -252,7 +255,7 @@ class RdmaEngine final : public Engine {
 
   // Why a flow may not go through `device` (the profile names another, or this host does not
   // offer it), or empty when it may.
-  std::string device_refusal(const std::string& device) const;
+  std::string device_refusal(const Connection& connection, const std::string& device) const;
   Operation operation_ = Operation::Write;
   proto::Plan plan_;
   EngineEventSink events_;

@@ -90,6 +90,8 @@ std::unique_ptr<Connection> RdmaEngine::successor_of(const Connection& broken) c
   next->role = broken.role;
   next->peer = broken.peer;
   next->address = broken.address;
+  next->source = broken.source;
+  next->rail = broken.rail;
   next->flow_id = broken.flow_id;
   next->generation = broken.generation + 1;
   next->connect_deadline_ns = std::numeric_limits<std::int64_t>::max();  // until the test ends
@@ -129,12 +131,15 @@ void RdmaEngine::recover() {
   }
 }
 
-Connection* RdmaEngine::replace_receiver(const std::string& peer, std::uint32_t flow_id) {
+Connection* RdmaEngine::replace_receiver(const Connection& incoming) {
   Connection* previous = nullptr;
   {
     std::lock_guard lock(mutex_);
     for (auto& c : connections_) {
-      if (c->role == Connection::Role::Receiver && c->peer == peer && c->flow_id == flow_id) previous = c.get();
+      if (c->role == Connection::Role::Receiver && c->peer == incoming.peer && c->flow_id == incoming.flow_id &&
+          c->rail == incoming.rail) {
+        previous = c.get();
+      }
     }
   }
   // The flow's latest receiver; one broken and retired already (its port went down) still says

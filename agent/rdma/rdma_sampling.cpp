@@ -83,6 +83,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     const bool receives_data = sender == reads;
     stream.set_stream_id(stream_id(*connection));
     stream.set_kind(stream_kind(sender, reads));
+    if (connection->established_ns > 0) stream.set_nic(fmt::format("{}/{}", connection->device, connection->port_num));
     if (connection->flow_known.load(std::memory_order_acquire)) {
       proto::Flow& flow = *stream.mutable_flow();
       flow.set_src_address(connection->flow_src);

@@ -10,6 +10,7 @@
 
 #include <any>
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,10 @@ struct EngineSlice {
   std::string (*data_plane_address)(const proto::Inventory& from, const proto::Inventory& to);
   // Where it also needs the peer's IPv4 address beside that (DPDK frames that route), that address.
   std::string (*data_plane_ipv4)(const proto::Inventory& from, const proto::Inventory& to) = nullptr;
+  // What else of the agents' inventories `agent`'s plan needs (an RDMA test's rails: its devices
+  // and each peer's address on every rail), filled in; or why it cannot be ("" when it can).
+  std::string (*bind_inventories)(proto::Plan& plan, const std::string& agent,
+                                  const std::map<std::string, proto::Inventory>& inventories) = nullptr;
   // Stream kinds judged on something; any other kind it reports is informational (shown, not judged).
   std::vector<StreamKind> stream_kinds;
   std::vector<std::string_view> thresholds;  // threshold keys it measures (threshold_catalog)

@@ -155,6 +155,24 @@ void describe_peer(const std::string& engine, const proto::Inventory& from, cons
   if (slice->data_plane_ipv4) peer.set_ipv4(slice->data_plane_ipv4(from, to));
 }
 
+void describe_plan(AgentPlan& agent_plan, const std::map<std::string, proto::Inventory>& inventories) {
+  proto::Plan& plan = agent_plan.plan;
+  const auto inventory = [&inventories](const std::string& name) -> const proto::Inventory& {
+    const auto it = inventories.find(name);
+    if (it == inventories.end()) throw PlanError(fmt::format("agent {} has not registered an inventory", name));
+    return it->second;
+  };
+  for (auto* endpoints : {plan.mutable_peers(), plan.mutable_senders()}) {
+    for (auto& peer : *endpoints) describe_peer(plan.engine(), inventory(agent_plan.agent), inventory(peer.agent_name()), peer);
+  }
+  const EngineSlice* slice = find_engine(plan.engine());
+  if (slice && slice->bind_inventories) {
+    if (auto problem = slice->bind_inventories(plan, agent_plan.agent, inventories); !problem.empty()) {
+      throw PlanError(fmt::format("test {}: {}", plan.test_name(), problem));
+    }
+  }
+}
+
 std::string make_run_id() {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};

@@ -57,5 +57,8 @@ std::string data_plane_address(const std::string& engine, const proto::Inventory
 // Fills `peer`'s data-plane address (and IPv4 address, for engines that route) as `from` sees `to`.
 void describe_peer(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to,
                    proto::PeerEndpoint& peer);
+// Every peer's and sender's data-plane address in `plan`, and what else of the agents' inventories
+// its engine needs (an RDMA test's rails). Throws PlanError naming what an agent lacks.
+void describe_plan(AgentPlan& plan, const std::map<std::string, proto::Inventory>& inventories);
 
 }  // namespace tusk

@@ -243,6 +243,7 @@ json test_json(const TestOutcome& test) {
     stream["stream_id"] = verdict.stream.stream_id();
     stream["peer"] = verdict.stream.peer();
     stream["kind"] = verdict.stream.kind();
+    if (!verdict.stream.nic().empty()) stream["nic"] = verdict.stream.nic();  // the local NIC port it went through
     // Which way its traffic went, so every view draws the same host pair.
     if (!verdict.stream.peer().empty()) {
       const bool receives = kind_receives(verdict.stream.kind());

@@ -140,14 +140,7 @@ class Orchestrator {
     try {
       auto plans = plan_test(profile_, index, agents, outcome_.run_id);
       if (options_.only_through) restrict_plans(plans, options_.only_through->by_test.at(name));
-      for (auto& plan : plans) {
-        for (auto* endpoints : {plan.plan.mutable_peers(), plan.plan.mutable_senders()}) {
-          for (auto& peer : *endpoints) {
-            describe_peer(plan.plan.engine(), inventory_by_name_.at(plan.agent),
-                          inventory_by_name_.at(peer.agent_name()), peer);
-          }
-        }
-      }
+      for (auto& plan : plans) describe_plan(plan, inventory_by_name_);
       return plans;
     } catch (const PlanError& e) {
       fail_run(kExitUsage, e.what());

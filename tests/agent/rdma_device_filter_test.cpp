@@ -29,6 +29,14 @@ TEST(RdmaDeviceFilter, KeepsOnlyTheNamedDevices) {
   EXPECT_TRUE(discovery.notes.empty());
 }
 
+TEST(RdmaDeviceFilter, KeepsTheOrderTheyAreNamedInWhichIsTheRailOrderOnce) {
+  auto discovery = two_devices();
+  keep_allowed_devices(discovery, {"mlx5_1", "mlx5_0", "mlx5_1"});
+  ASSERT_EQ(discovery.devices.size(), 2u);
+  EXPECT_EQ(discovery.devices[0].name(), "mlx5_1");
+  EXPECT_EQ(discovery.devices[1].name(), "mlx5_0");
+}
+
 TEST(RdmaDeviceFilter, ANameFoundNowhereIsNotedWithTheDevicesThereAre) {
   auto discovery = two_devices();
   keep_allowed_devices(discovery, {"mlx5_0", "rxe0"});

@@ -90,6 +90,55 @@ TEST(CollectiveReport, ConcludedOnceAndReadByBothViews) {
   EXPECT_EQ(out["collective"]["slowest_rank"], "vm2");
 }
 
+// Rails: a ring per rail, so a rank is an agent's NIC. Two agents on two rails, each NIC's flow to
+// the other agent's NIC on its rail sending S = 2 MB (2(G-1)/G * S with G = 2); vm2's rail 1 is slow.
+TEST(CollectiveReport, OnRailsARankIsANicAndEachIsHeldToItsRailsModel) {
+  const Profile profile = load_profile_text(R"(name: p
+agents: {hosts: [vm1, vm2]}
+tests:
+  - name: replay
+    engine: rdma
+    rails: 2
+    collective: all_reduce
+    collective_bytes: 2MB
+    steps: 4
+    step_period: 3s
+)",
+                                            "p.yaml");
+  TestOutcome test;
+  test.spec = profile.tests[0];
+  test.agents = {"vm1", "vm2"};
+  for (auto& plan : plan_test(profile, 0, test.agents, "run")) test.plans[plan.agent] = plan.plan;
+  for (const std::string agent : {"vm1", "vm2"}) {
+    for (int rail = 0; rail < 2; ++rail) {
+      StreamVerdict verdict;
+      verdict.agent = agent;
+      verdict.stream.set_peer(agent == "vm1" ? "vm2" : "vm1");
+      verdict.stream.set_stream_id("flow:" + verdict.stream.peer() + "/rail" + std::to_string(rail) + "/qp0");
+      verdict.stream.set_kind("flow");
+      verdict.stream.set_nic("mlx5_" + std::to_string(rail) + "/1");
+      (*verdict.stream.mutable_counters())[std::string(c::kTxBytes)] = 4 * 2'000'000;
+      (*verdict.stream.mutable_counters())[std::string(c::kStepsDone)] = 4;
+      const double step_s = agent == "vm2" && rail == 1 ? 2.0 : 0.5;
+      (*verdict.stream.mutable_gauges())[std::string(c::kStepTimeMeanNs)] = step_s * 1e9;
+      (*verdict.stream.mutable_gauges())[std::string(c::kStepTimeMaxNs)] = step_s * 1e9;
+      test.streams.push_back(verdict);
+    }
+  }
+  const auto result = collective_result(test);
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->ranks, 2u);  // in each ring
+  EXPECT_EQ(result->rails, 2u);
+  ASSERT_EQ(result->per_rank.size(), 4u);
+  for (const auto& rank : result->per_rank) {
+    EXPECT_FALSE(rank.nic.empty()) << rank.agent;
+    EXPECT_DOUBLE_EQ(rank.model_bytes_per_step, 2'000'000) << rank.agent << " " << rank.nic;
+    EXPECT_DOUBLE_EQ(rank.bytes_per_step, 2'000'000) << rank.agent << " " << rank.nic;
+  }
+  EXPECT_EQ(result->slowest_rank, "vm2 mlx5_1/1");
+  EXPECT_EQ(result->links.size(), 4u);
+}
+
 TEST(CollectiveReport, NothingWithoutThePlans) {
   TestOutcome test = ring_outcome(1.0);
   test.plans.clear();

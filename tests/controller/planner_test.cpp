@@ -541,6 +541,60 @@ TEST(DataPlaneAddress, RdmaPrefersRoceV2AndSkipsGidsWithoutIpv4) {
   EXPECT_EQ(tusk::data_plane_address("rdma", from, tusk::proto::Inventory{}), "");
 }
 
+// Rails: every agent's r-th RDMA device with a RoCE IPv4 address is rail r; its plan names its own
+// rail devices and every peer's (and sender's) address on each rail.
+tusk::proto::Inventory with_devices(std::initializer_list<std::pair<const char*, const char*>> device_and_ip) {
+  tusk::proto::Inventory inventory;
+  for (const auto& [name, ip] : device_and_ip) {
+    auto* device = inventory.add_rdma_devices();
+    device->set_name(name);
+    auto* gid = device->add_ports()->add_gids();
+    gid->set_ip(ip);
+    gid->set_type("RoCE v2");
+  }
+  return inventory;
+}
+
+TEST(DescribePlan, RailsNameEachAgentsDevicesAndThePeersAddressOnEveryRail) {
+  tusk::TestSpec test = tusk::rdma_test("replay", tusk::Topology::Ring);
+  tusk::rdma::params(test).clear_device();
+  tusk::rdma::params(test).set_rails(2);
+  const tusk::Profile profile = tusk::profile_with(test);
+  const std::map<std::string, tusk::proto::Inventory> inventories{
+      {"a", with_devices({{"mlx5_0", "10.0.0.1"}, {"mlx5_1", "10.1.0.1"}, {"mlx5_2", "10.2.0.1"}})},
+      {"b", with_devices({{"mlx5_4", "10.0.0.2"}, {"mlx5_5", "10.1.0.2"}})}};
+  auto plans = tusk::plan_test(profile, 0, {"a", "b"}, "run");
+  for (auto& plan : plans) tusk::describe_plan(plan, inventories);
+  const auto& a = plans[0].plan;
+  ASSERT_EQ(a.rdma().rail_endpoints_size(), 2) << "the first two of a's three devices";
+  EXPECT_EQ(a.rdma().rail_endpoints(0).device(), "mlx5_0");
+  EXPECT_EQ(a.rdma().rail_endpoints(1).address(), "10.1.0.1");
+  ASSERT_EQ(a.peers_size(), 1);
+  EXPECT_EQ(a.peers(0).rail_addresses(0), "10.0.0.2");
+  EXPECT_EQ(a.peers(0).rail_addresses(1), "10.1.0.2");
+  EXPECT_EQ(plans[1].plan.rdma().rail_endpoints(1).device(), "mlx5_5");
+  EXPECT_EQ(plans[1].plan.senders(0).rail_addresses(1), "10.1.0.1");
+}
+
+TEST(DescribePlan, AnAgentWithFewerRailDevicesThanRailsIsNamedAndNothingStarts) {
+  tusk::TestSpec test = tusk::rdma_test("replay", tusk::Topology::Ring);
+  tusk::rdma::params(test).clear_device();
+  tusk::rdma::params(test).set_rails(2);
+  const tusk::Profile profile = tusk::profile_with(test);
+  const std::map<std::string, tusk::proto::Inventory> inventories{
+      {"a", with_devices({{"mlx5_0", "10.0.0.1"}, {"mlx5_1", "10.1.0.1"}})},
+      {"b", with_devices({{"mlx5_4", "10.0.0.2"}})}};
+  auto plans = tusk::plan_test(profile, 0, {"a", "b"}, "run");
+  try {
+    tusk::describe_plan(plans[0], inventories);
+    FAIL() << "planned rails b does not have";
+  } catch (const tusk::PlanError& e) {
+    EXPECT_STREQ(e.what(),
+                 "test replay: rails: 2 needs 2 RDMA devices with a RoCE IPv4 address on b, which has 1 (mlx5_4 "
+                 "10.0.0.2)");
+  }
+}
+
 TEST(DataPlaneAddress, DpdkIsThePeersPortMac) {
   tusk::proto::Inventory to;
   to.add_dpdk_ports()->set_mac("02:00:00:00:00:02");

@@ -853,6 +853,54 @@ tests:
             "bad.yaml:7:13: tests[0].queues: queues 17 is above the maximum 16");
 }
 
+TEST(ProfileErrors, RailsBesideADeviceOrBeyondSixteenAreRefusedAtTheirLine) {
+  EXPECT_EQ(error_of(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: rdma
+    duration: 1s
+    device: mlx5_0
+    rails: 2
+)"),
+            "bad.yaml:7:13: tests[0].device: device names one device for every flow; with rails each agent uses one "
+            "device per rail (its first `rails` devices, in --rdma-device order): leave device out");
+  EXPECT_EQ(error_of(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: rdma
+    duration: 1s
+    rails: 17
+)"),
+            "bad.yaml:7:12: tests[0].rails: rails 17 is above the maximum 16");
+}
+
+TEST(ProfileErrors, RecoveryAndPacingTakeTheirWordsOnly) {
+  EXPECT_NE(error_of(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: rdma
+    duration: 1s
+    recovery: retry
+)").find("bad.yaml:7:15: tests[0].recovery:"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: rdma
+    duration: 1s
+    pacing: nic
+)").find("bad.yaml:7:13: tests[0].pacing:"),
+            std::string::npos);
+}
+
 TEST(ProfileErrors, AboveTheMaximum) {
   EXPECT_EQ(error_of(R"(
 name: x

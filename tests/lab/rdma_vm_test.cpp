@@ -57,8 +57,9 @@ tests:
 
 // One lab of `kVms` VMs per test suite (booting takes half a minute); one agent per VM per test.
 // kOnFabric: the VMs sit on the leaves of a routed fabric lab (tests/lab/fabric-lab.sh, 2 spines,
-// 2 leaves), one per leaf, instead of on a mesh of point-to-point links.
-template <int kVms, bool kOnFabric = false>
+// 2 leaves), one per leaf, instead of on a mesh of point-to-point links. kRails: that many links
+// between every two VMs, one per rail, and each agent offers its devices in rail order.
+template <int kVms, bool kOnFabric = false, int kRails = 1>
 class VmLabTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -73,6 +74,10 @@ class VmLabTest : public ::testing::Test {
         id_ = "rf" + std::to_string(getpid() % 100000);
         fabric_ = std::make_unique<FabricLab>("vf" + std::to_string(getpid() % 10000), "--spines 2 --leaves 2 --hosts 1");
         fabric_option = " --fabric vf" + std::to_string(getpid() % 10000);
+      }
+      if (kRails > 1) {
+        id_ = "rr" + std::to_string(getpid() % 100000);
+        fabric_option = " --rails " + std::to_string(kRails);
       }
       if (lab("up " + id_ + " " + std::to_string(kVms) + fabric_option) != 0) boot_failed_ = true;
     }
@@ -98,7 +103,7 @@ class VmLabTest : public ::testing::Test {
       // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
       ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + TUSK_AGENT_BIN + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
                     name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
-                    "/certs/" + name + ".key --idle-sleep-us 100 >/dev/null"),
+                    "/certs/" + name + ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
                 0);
       agent_jobs_.push_back(vm + " " + job);
     }
@@ -167,6 +172,13 @@ class VmLabTest : public ::testing::Test {
 
   std::string logs() { return read_file(dir_ + "/controller.log"); }
 
+  // On a rails lab every VM's rail r is rxeR (rxe-vm-lab.sh): the agent offers them in that order.
+  static std::string rail_devices() {
+    std::string options;
+    for (int r = 0; kRails > 1 && r < kRails; ++r) options += " --rdma-device rxe" + std::to_string(r);
+    return options;
+  }
+
   static inline std::unique_ptr<FabricLab> fabric_;
   static inline std::string skip_reason_;
   static inline std::string id_;
@@ -181,6 +193,7 @@ class VmLabTest : public ::testing::Test {
 using RdmaVmLab = VmLabTest<2>;
 using FabricVmLab = VmLabTest<2, true>;
 using TrainingVmLab = VmLabTest<3>;
+using RailsVmLab = VmLabTest<2, false, 2>;
 
 TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
   ASSERT_EQ(start_controller(TUSK_SOURCE_DIR "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0) << logs();
@@ -659,6 +672,71 @@ TEST_F(TrainingVmLab, AllToAllSendsSOverGToEveryOtherRankEachStep) {
     EXPECT_NEAR(total, 2.0 / 3 * 3e6, 0.02 * 2e6) << agent;
   }
   EXPECT_GT(result["tests"][0]["collective"]["busbw_bytes_per_s"].get<double>(), 0);
+}
+
+}  // namespace
+}  // namespace tusk::testing
+
+namespace tusk::testing {
+namespace {
+
+// Rails: two VMs joined by two links, each VM's NIC i on rail i (rxe0, rxe1), as a GPU host's NIC i
+// talks to NIC i of the others. A ring all-reduce replayed rail-aligned runs one ring per rail:
+// every NIC carries its own rank's 2(G-1)/G * S = S per step (G = 2), through its own device only,
+// and the collective report has one rank per NIC, each within 2 % of the model.
+TEST_F(RailsVmLab, ARailAlignedAllReduceSendsTheModelsBytesThroughEachNic) {
+  ASSERT_EQ(run_profile(R"(name: lab-rails
+agents:
+  hosts: [vm1, vm2]
+  wait: 90s
+tests:
+  - name: replay
+    engine: rdma
+    rails: 2
+    collective: all_reduce
+    collective_bytes: 1.5MB
+    steps: 5
+    step_period: 4s
+    compute_time: 1s
+    message_size: 64KiB
+    outstanding: 8
+    ack_timeout: 1s
+    data_check: true
+)"),
+            0)
+      << logs();
+  const json result = report();
+  const double model = 1.5e6;  // 2(G-1)/G * S with G = 2
+  const auto flows = streams_of(result, "flow:");
+  ASSERT_EQ(flows.size(), 4u) << "one flow per rail from each VM:\n" << result.dump(2);
+  for (const auto& flow : flows) {
+    const std::string id = flow["stream_id"];
+    const std::string rail = id.find("/rail1/") != std::string::npos ? "1" : "0";
+    EXPECT_NE(id.find("/rail" + rail + "/qp0"), std::string::npos) << id;
+    // Rail-aligned: rail r leaves through the VM's rxeR, and the NIC's traffic is that rail's.
+    EXPECT_EQ(flow["nic"], "rxe" + rail + "/1") << flow.dump(2);
+    EXPECT_EQ(counter(flow, "steps_done"), 5u) << flow.dump(2);
+    EXPECT_NEAR(static_cast<double>(counter(flow, "tx_bytes")) / 5, model, 0.02 * model) << flow.dump(2);
+  }
+  for (const auto& sink : streams_of(result, "sink:")) {
+    const std::string id = sink["stream_id"];
+    EXPECT_EQ(sink["nic"], std::string("rxe") + (id.find("/rail1/") != std::string::npos ? "1" : "0") + "/1")
+        << sink.dump(2);
+  }
+  const auto& collective = result["tests"][0]["collective"];
+  EXPECT_EQ(collective["rails"], 2);
+  ASSERT_EQ(collective["per_rank"].size(), 4u) << "a rank per NIC:\n" << collective.dump(2);
+  std::set<std::string> nics;
+  for (const auto& rank : collective["per_rank"]) {
+    nics.insert(rank["agent"].get<std::string>() + " " + rank["nic"].get<std::string>());
+    EXPECT_DOUBLE_EQ(rank["model_bytes_per_step"].get<double>(), model) << rank.dump(2);
+    EXPECT_NEAR(rank["bytes_per_step"].get<double>(), model, 0.02 * model) << rank.dump(2);
+  }
+  EXPECT_EQ(nics, (std::set<std::string>{"vm1 rxe0/1", "vm1 rxe1/1", "vm2 rxe0/1", "vm2 rxe1/1"}));
+  // Each VM reports both NIC ports, each with its peer.
+  std::set<std::string> ports;
+  for (const auto& nic : streams_of(result, "nic:")) ports.insert(nic["agent"].get<std::string>() + " " + nic["stream_id"].get<std::string>());
+  EXPECT_EQ(ports, (std::set<std::string>{"vm1 nic:rxe0/1", "vm1 nic:rxe1/1", "vm2 nic:rxe0/1", "vm2 nic:rxe1/1"}));
 }
 
 }  // namespace

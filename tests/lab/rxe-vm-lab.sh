@@ -9,7 +9,10 @@
 #
 #   rxe-vm-lab.sh has-qemu                      exit 0 when qemu-system-x86_64 and busybox-static are installed
 #   rxe-vm-lab.sh prepare                       fetch the kernel, build the initramfs (cached; up does it too)
-#   rxe-vm-lab.sh up ID [N] [--fabric LAB]      boot N VMs (2..9, default 2) for lab ID, wait until ready;
+#   rxe-vm-lab.sh up ID [N] [--fabric LAB | --rails R]
+#                                               boot N VMs (2..9, default 2) for lab ID, wait until ready;
+#                                               --rails: R links (1..4) between every two VMs, one per
+#                                               rail (a host's NIC i on rail i, as in GPU racks);
 #                                               --fabric: instead of the mesh, one data NIC per VM on a
 #                                               leaf of the fabric lab LAB (tests/lab/fabric-lab.sh, up
 #                                               first): VM i on leaf ((i-1) % leaves)+1, addressed
@@ -42,6 +45,9 @@
 # Addressing (independent of N): the link between VMs i < j is 10.99.<i><j>.0/24; VM i is .i and
 # VM j is .j (link 1-2: 10.99.12.1 <-> 10.99.12.2). VM i's data NICs are data0, data1, ... in order
 # of peer number, each with Soft-RoCE device rxeK on dataK (in a 2-VM lab: data0/rxe0 on both).
+# With --rails R, rail r's links are 10.(99-r).<i><j>.0/24 and its NICs come after rail r-1's:
+# VM i's NIC to VM j on rail r is data(r*(N-1) + K), K as above ("peerJ" is rail 0's); in a 2-VM
+# lab data0/rxe0 is rail 0 and data1/rxe1 rail 1 on both VMs.
 # IPv6 is off on lab NICs, so each rxe GID table holds the link-local default GID at 0 and the
 # IPv4 (RoCE v2) GID at 1. Control NIC "ctl": 10.0.2.15/24, default route via 10.0.2.2, the host.
 # `addresses` prints, per VM, a line for ctl ("vm=I nic=ctl mac=M ip=10.0.2.15 prefix=24
@@ -67,7 +73,7 @@ cache=${TUSK_VMLAB_CACHE:-/var/cache/tusk-vmlab}
 state_root=${TUSK_VMLAB_STATE_ROOT:-/tmp}
 
 die() { echo "rxe-vm-lab: $*" >&2; exit 125; }
-usage() { sed -n '10,41p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '10,42p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 # ---------------------------------------------------------------------------------------------
 # Addressing, shared by host and guest.
@@ -79,17 +85,17 @@ state_of() { echo "$state_root/tusk-vmlab-$1"; }
 
 # Index of VM i's data NIC that faces VM j: peers in ascending order, skipping i itself.
 nic_index() { local i=$1 j=$2; if ((j < i)); then echo $((j - 1)); else echo $((j - 2)); fi; }
-link_net() { local i=$1 j=$2; ((i < j)) && echo "10.99.$i$j" || echo "10.99.$j$i"; }
+link_net() { local i=$1 j=$2 r=${3:-0}; ((i < j)) && echo "10.$((99 - r)).$i$j" || echo "10.$((99 - r)).$j$i"; }
 fabric_tap() { echo "$1-v$2"; }  # at most 6 + 3 characters
 fabric_leaves() { awk '/^leaf /' < <(TUSK_LAB_ID=$1 bash "$(dirname "${BASH_SOURCE[0]}")/fabric-lab.sh" topology) | wc -l; }
-data_mac() { printf '52:54:00:99:%02x:%02x' "$1" "$2"; }
+data_mac() { printf '52:54:%02x:99:%02x:%02x' "${3:-0}" "$1" "$2"; }  # VM, peer, rail
 ctl_mac() { printf '52:54:00:00:00:%02x' "$1"; }
 
 # The per-VM network plan the guest applies, one line per NIC:
 #   ctl MAC 10.0.2.15/24 - - -
 #   data NIC MAC IP/24 PEER_VM PEER_NIC PEER_IP
 write_net_conf() {
-  local i=$1 n=$2 fabric_leaves=${3:-0} j net leaf
+  local i=$1 n=$2 fabric_leaves=${3:-0} rails=${4:-1} j r net leaf
   echo "ctl ctl $(ctl_mac "$i") 10.0.2.15/24 - - -"
   if ((fabric_leaves > 0)); then
     # On a routed fabric: one NIC on the VM's leaf; "peer" is the leaf and its gateway address.
@@ -97,10 +103,13 @@ write_net_conf() {
     echo "fabric data0 $(data_mac "$i" 0) 192.168.$((100 + leaf)).$((20 + i))/24 - l$leaf 192.168.$((100 + leaf)).1"
     return
   fi
-  for ((j = 1; j <= n; j++)); do
-    ((j == i)) && continue
-    net=$(link_net "$i" "$j")
-    echo "data data$(nic_index "$i" "$j") $(data_mac "$i" "$j") $net.$i/24 $j data$(nic_index "$j" "$i") $net.$j"
+  for ((r = 0; r < rails; r++)); do
+    for ((j = 1; j <= n; j++)); do
+      ((j == i)) && continue
+      net=$(link_net "$i" "$j" "$r")
+      echo "data data$((r * (n - 1) + $(nic_index "$i" "$j"))) $(data_mac "$i" "$j" "$r") $net.$i/24 $j" \
+        "data$((r * (n - 1) + $(nic_index "$j" "$i"))) $net.$j"
+    done
   done
 }
 
@@ -272,7 +281,7 @@ prepare() {
 # up / down
 
 qemu_args() {
-  local id=$1 i=$2 n=$3 st=$4 fabric=${5:-} j
+  local id=$1 i=$2 n=$3 st=$4 fabric=${5:-} rails=${6:-1} j r
   local vmdir=$st/vm$i
   # shellcheck disable=SC2054 # commas inside qemu option values
   args=(
@@ -299,12 +308,14 @@ qemu_args() {
   fi
   # One unix datagram socket pair per link: no ports to collide, and either end may start first
   # (datagrams to an end not yet bound are dropped, like on a cable not yet plugged in).
-  for ((j = 1; j <= n; j++)); do
-    ((j == i)) && continue
-    args+=(
-      -netdev "dgram,id=to$j,local.type=unix,local.path=$st/sock/$i-$j,remote.type=unix,remote.path=$st/sock/$j-$i"
-      -device "virtio-net-pci,netdev=to$j,mac=$(data_mac "$i" "$j"),romfile="
-    )
+  for ((r = 0; r < rails; r++)); do
+    for ((j = 1; j <= n; j++)); do
+      ((j == i)) && continue
+      args+=(
+        -netdev "dgram,id=to${j}r$r,local.type=unix,local.path=$st/sock/$i-$j-$r,remote.type=unix,remote.path=$st/sock/$j-$i-$r"
+        -device "virtio-net-pci,netdev=to${j}r$r,mac=$(data_mac "$i" "$j" "$r"),romfile="
+      )
+    done
   done
 }
 
@@ -322,10 +333,13 @@ show_failure() {
 }
 
 up() {
-  local id=$1 n=${2:-2} fabric="" leaves=0 mtu=${TUSK_VMLAB_MTU:-9000} st i started ready_count deadline
+  local id=$1 n=${2:-2} fabric="" leaves=0 rails=1 mtu=${TUSK_VMLAB_MTU:-9000} st i started ready_count deadline
   check_id "$id"
   [[ $n =~ ^[2-9]$ ]] || { echo "rxe-vm-lab: N must be 2..9" >&2; exit 2; }
-  if [[ ${3:-} == --fabric ]]; then
+  if [[ ${3:-} == --rails ]]; then
+    rails=${4:-}
+    [[ $rails =~ ^[1-4]$ ]] || { echo "rxe-vm-lab: --rails needs 1..4" >&2; exit 2; }
+  elif [[ ${3:-} == --fabric ]]; then
     fabric=${4:-}
     [[ $fabric =~ ^[A-Za-z0-9]{1,6}$ ]] || { echo "rxe-vm-lab: --fabric needs the fabric lab's id" >&2; exit 2; }
     leaves=$(fabric_leaves "$fabric")
@@ -344,8 +358,8 @@ up() {
   started=$(date +%s.%N)
   for ((i = 1; i <= n; i++)); do
     mkdir -p "$st/vm$i/spool" "$st/vm$i/jobs"
-    write_net_conf "$i" "$n" "$leaves" >"$st/vm$i/net.conf"
-    qemu_args "$id" "$i" "$n" "$st" "$fabric"
+    write_net_conf "$i" "$n" "$leaves" "$rails" >"$st/vm$i/net.conf"
+    qemu_args "$id" "$i" "$n" "$st" "$fabric" "$rails"
     if ! qemu-system-x86_64 "${args[@]}" >"$st/vm$i/qemu.log" 2>&1; then
       show_failure "$st" "$i" "qemu did not start"
       exit 125
@@ -545,7 +559,7 @@ resolve_nic() {
   if [[ $nic =~ ^peer([0-9])$ ]]; then
     ((BASH_REMATCH[1] != vm)) || { echo "rxe-vm-lab: vm$vm has no link to itself" >&2; exit 2; }
     echo "data$(nic_index "$vm" "${BASH_REMATCH[1]}")"
-  elif [[ $nic =~ ^(data[0-9]|ctl)$ ]]; then
+  elif [[ $nic =~ ^(data[0-9]+|ctl)$ ]]; then
     echo "$nic"
   else
     echo "rxe-vm-lab: NIC must be dataK or peerJ, not '$nic'" >&2; exit 2

@@ -1,5 +1,7 @@
 #include "controller/engines/rdma/collective_report.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -30,34 +32,39 @@ std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
   CollectiveResult result;
   result.collective = planned.collective();
   result.ranks = test.agents.size();
+  result.rails = planned.rails();
   result.bytes_per_step = planned.collective_bytes();
   result.steps = planned.steps();
 
-  // Flows (QPs) of one rank to one peer add up to that link.
+  // Flows (QPs) of one rank to one peer add up to that link; on rails a rank is an agent's NIC.
   struct LinkSum {
     double bytes = 0, step_time_mean_ns = 0, step_time_max_ns = 0;
     std::uint64_t steps = std::numeric_limits<std::uint64_t>::max();
   };
-  std::map<std::pair<std::string, std::string>, LinkSum> links;
+  using RankKey = std::pair<std::string, std::string>;  // agent, NIC (on rails)
+  std::map<std::pair<RankKey, std::string>, LinkSum> links;
   for (const auto& verdict : test.streams) {
     const auto& stream = verdict.stream;
     if (stream.kind() != "flow") continue;
-    LinkSum& link = links[{verdict.agent, stream.peer()}];
+    LinkSum& link = links[{{verdict.agent, result.rails > 0 ? stream.nic() : ""}, stream.peer()}];
     link.bytes += counter(stream, counters::kTxBytes);
     link.steps = std::min<std::uint64_t>(link.steps, static_cast<std::uint64_t>(counter(stream, counters::kStepsDone)));
     link.step_time_mean_ns = std::max(link.step_time_mean_ns, gauge(stream, counters::kStepTimeMeanNs));
     link.step_time_max_ns = std::max(link.step_time_max_ns, gauge(stream, counters::kStepTimeMaxNs));
   }
-  std::map<std::string, RankResult> ranks;
+  std::map<RankKey, RankResult> ranks;
   double best_rate = 0;
   for (const auto& [key, link] : links) {
+    const auto& [rank_key, peer] = key;
     const double bytes_per_step = link.steps > 0 ? link.bytes / static_cast<double>(link.steps) : 0;
     const double rate = throughput_bps(bytes_per_step, link.step_time_mean_ns / 1e9);
     best_rate = std::max(best_rate, rate);
-    result.links.push_back({key.first, key.second, bytes_per_step, rate, 0});
-    RankResult& rank = ranks[key.first];
-    rank.agent = key.first;
-    if (const auto plan = test.plans.find(key.first); plan != test.plans.end()) {
+    result.links.push_back({rank_key.first, peer, rank_key.second, bytes_per_step, rate, 0});
+    RankResult& rank = ranks[rank_key];
+    rank.agent = rank_key.first;
+    rank.nic = rank_key.second;
+    // What the algorithm puts on the wire per rank (per rail: each rail is a ring of its own).
+    if (const auto plan = test.plans.find(rank.agent); plan != test.plans.end()) {
       rank.model_bytes_per_step = static_cast<double>(plan->second.rdma().peer_bytes_per_step()) *
                                   static_cast<double>(plan->second.peers_size());
     }
@@ -68,15 +75,15 @@ std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
   for (auto& link : result.links) {
     link.below_best_percent = best_rate > 0 ? (1 - link.rate_bps / best_rate) * 100 : 0;
   }
-  for (auto& [agent, rank] : ranks) {
+  for (auto& [rank_key, rank] : ranks) {
     double sent = 0;
     for (const auto& link : result.links) {
-      if (link.from == agent) sent += link.bytes_per_step;
+      if (link.from == rank.agent && link.nic == rank.nic) sent += link.bytes_per_step;
     }
     rank.bytes_per_step = sent;
     if (rank.step_time_mean_s > result.time_per_step_s) {
       result.time_per_step_s = rank.step_time_mean_s;
-      result.slowest_rank = agent;
+      result.slowest_rank = rank.nic.empty() ? rank.agent : fmt::format("{} {}", rank.agent, rank.nic);
     }
     result.per_rank.push_back(rank);
   }

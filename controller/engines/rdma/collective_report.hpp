@@ -12,8 +12,10 @@
 
 namespace tusk {
 
+// A rank is an agent, or on rails one of its NICs (GPU i's traffic goes through NIC i).
 struct RankResult {
   std::string agent;
+  std::string nic;                  // on rails: its NIC port ("mlx5_1/1"); empty otherwise
   double bytes_per_step = 0;        // measured: sent over all its flows / steps done
   double model_bytes_per_step = 0;  // what the collective's algorithm puts on the wire
   std::uint64_t steps_done = 0;     // the fewest over its flows
@@ -23,6 +25,7 @@ struct RankResult {
 
 struct LinkResult {
   std::string from, to;
+  std::string nic;                 // on rails: the sender's NIC port
   double bytes_per_step = 0;
   double rate_bps = 0;             // while communicating: bytes per step over mean step time
   double below_best_percent = 0;   // 0 for the fastest link
@@ -30,12 +33,13 @@ struct LinkResult {
 
 struct CollectiveResult {
   std::string collective;
-  std::size_t ranks = 0;
+  std::size_t ranks = 0;             // in one ring: the agents
+  std::uint32_t rails = 0;           // rings side by side, one per rail (0: no rails)
   std::uint64_t bytes_per_step = 0;  // S, scaled
   std::uint32_t steps = 0;
   std::vector<RankResult> per_rank;
   std::vector<LinkResult> links;
-  std::string slowest_rank;
+  std::string slowest_rank;          // the agent, and on rails its NIC: "vm2 rxe1/1"
   double time_per_step_s = 0;  // the slowest rank's mean
   double algbw_bytes_per_s = 0;  // S / time per step
   double busbw_bytes_per_s = 0;  // algbw * 2(n-1)/n (all_reduce) or (n-1)/n

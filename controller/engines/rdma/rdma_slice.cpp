@@ -21,6 +21,7 @@ namespace tusk::rdma {
 namespace {
 
 constexpr std::uint32_t kMaxQpsPerPeer = 1024;
+constexpr std::uint32_t kMaxRails = 16;
 
 using namespace std::chrono_literals;
 using profile_schema::ReadContext;
@@ -227,6 +228,12 @@ const std::vector<TestKey>& keys() {
          return store(c.read.choice(v, {"stop", "reconnect"}), d,
                       [](D& t, auto s) { params(t.spec).set_recovery(std::string(s)); });
        }},
+      // One device per rail on every agent, rail-aligned: each QP goes from rail r to the peer's rail r.
+      {"rails", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, kMaxRails, "1", "16"}), d,
+                      [](D& t, auto n) { params(t.spec).set_rails(n); });
+       }},
       {"pacing", "rdma",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"auto", "hardware", "software"}), d,
@@ -341,6 +348,11 @@ void check(profile_schema::TestCheck& check) {
       }
     }
   }
+  if (const auto* rails = draft.origin("rails"); rails && draft.written.contains("device")) {
+    check.fail("device", draft.origin("device"),
+               "device names one device for every flow; with rails each agent uses one device per rail (its first "
+               "`rails` devices, in --rdma-device order): leave device out");
+  }
   const auto* signal = draft.origin("signal_every");
   if (signal && test.signal_every() > test.outstanding()) {
     check.fail("signal_every", signal,
@@ -376,6 +388,11 @@ std::string plan_line(const proto::Plan& plan) {
                                  r.outstanding(),
                                  r.rate_bps() > 0 ? units::format_bit_rate(r.rate_bps()) : "line rate",
                                  r.data_check() ? " | data check" : "");
+  if (r.rails() > 0) {
+    std::vector<std::string> devices;
+    for (const auto& rail : r.rail_endpoints()) devices.push_back(rail.device());
+    text += fmt::format(" | {} rails{}", r.rails(), devices.empty() ? "" : fmt::format(" ({})", fmt::join(devices, ", ")));
+  }
   if (r.recovery() == "reconnect") text += " | reconnects broken flows";
   if (r.rate_bps() > 0 && r.pacing() != "auto" && !r.pacing().empty()) text += fmt::format(" | {} pacing", r.pacing());
   if (!r.collective().empty()) {
@@ -431,6 +448,56 @@ std::string data_plane_address(const proto::Inventory& from, const proto::Invent
   return inet_ntop(AF_INET, &out, text, sizeof text) ? text : "";
 }
 
+// An agent's rails: its devices in inventory order (the agent lists them in --rdma-device order),
+// each with the IPv4 address of its RoCE v2 GID (v1 if none); devices without one cannot be rails.
+std::vector<proto::RdmaRail> rails_of(const proto::Inventory& inventory) {
+  std::vector<proto::RdmaRail> rails;
+  for (const auto& device : inventory.rdma_devices()) {
+    proto::Inventory one;
+    *one.add_rdma_devices() = device;
+    const auto addresses = roce_ipv4_addresses(one);
+    if (addresses.empty()) continue;
+    const auto best = std::find_if(addresses.begin(), addresses.end(), [](const GidAddress& a) { return a.v2; });
+    in_addr out{htonl((best != addresses.end() ? *best : addresses.front()).ip)};
+    char text[INET_ADDRSTRLEN];
+    if (inet_ntop(AF_INET, &out, text, sizeof text) == nullptr) continue;
+    proto::RdmaRail rail;
+    rail.set_device(device.name());
+    rail.set_address(text);
+    rails.push_back(std::move(rail));
+  }
+  return rails;
+}
+
+// Rails: this agent's first `rails` devices, and each peer's address on every rail.
+std::string bind_inventories(proto::Plan& plan, const std::string& agent,
+                             const std::map<std::string, proto::Inventory>& inventories) {
+  const std::uint32_t wanted = plan.rdma().rails();
+  if (wanted == 0) return "";
+  const auto rails_of_agent = [&](const std::string& name, std::vector<proto::RdmaRail>& rails) -> std::string {
+    const auto it = inventories.find(name);
+    rails = it == inventories.end() ? std::vector<proto::RdmaRail>{} : rails_of(it->second);
+    if (rails.size() >= wanted) return "";
+    std::vector<std::string> found;
+    for (const auto& rail : rails) found.push_back(fmt::format("{} {}", rail.device(), rail.address()));
+    return fmt::format("rails: {} needs {} RDMA devices with a RoCE IPv4 address on {}, which has {}{}", wanted, wanted,
+                       name, rails.size(), found.empty() ? "" : fmt::format(" ({})", fmt::join(found, ", ")));
+  };
+  std::vector<proto::RdmaRail> own;
+  if (auto problem = rails_of_agent(agent, own); !problem.empty()) return problem;
+  plan.mutable_rdma()->clear_rail_endpoints();
+  for (std::uint32_t r = 0; r < wanted; ++r) *plan.mutable_rdma()->add_rail_endpoints() = own[r];
+  for (auto* endpoints : {plan.mutable_peers(), plan.mutable_senders()}) {
+    for (auto& peer : *endpoints) {
+      std::vector<proto::RdmaRail> theirs;
+      if (auto problem = rails_of_agent(peer.agent_name(), theirs); !problem.empty()) return problem;
+      peer.clear_rail_addresses();
+      for (std::uint32_t r = 0; r < wanted; ++r) peer.add_rail_addresses(theirs[r].address());
+    }
+  }
+  return "";
+}
+
 // A training replay's line in the summary: busbw, the slowest rank, each rank against the model.
 std::any conclude(const TestOutcome& test) {
   auto collective = collective_result(test);
@@ -441,13 +508,16 @@ std::string summary_extra(const TestOutcome& test) {
   std::string out;
   if (const auto* collective = std::any_cast<CollectiveResult>(&test.engine_result)) {
     out += fmt::format(
-        "  {} over {} ranks, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
-        collective->collective, collective->ranks, units::format_size(collective->bytes_per_step),
+        "  {} over {} ranks{}, {} per step: {} per step (slowest rank {}), algbw {}, busbw {}\n",
+        collective->collective, collective->ranks,
+        collective->rails > 0 ? fmt::format(" on each of {} rails", collective->rails) : "",
+        units::format_size(collective->bytes_per_step),
         units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(collective->time_per_step_s * 1e9))),
         collective->slowest_rank, units::format_bit_rate(bit_rate_of(collective->algbw_bytes_per_s, 1)),
         units::format_bit_rate(bit_rate_of(collective->busbw_bytes_per_s, 1)));
     for (const auto& rank : collective->per_rank) {
-      out += fmt::format("    {} sent {} per step (model {}), {} steps\n", rank.agent,
+      out += fmt::format("    {}{} sent {} per step (model {}), {} steps\n", rank.agent,
+                         rank.nic.empty() ? "" : " through " + rank.nic,
                          units::format_size(static_cast<std::uint64_t>(rank.bytes_per_step)),
                          units::format_size(static_cast<std::uint64_t>(rank.model_bytes_per_step)), rank.steps_done);
     }
@@ -462,6 +532,7 @@ void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
     json ranks = json::array();
     for (const auto& rank : collective->per_rank) {
       ranks.push_back({{"agent", rank.agent},
+                       {"nic", rank.nic},
                        {"bytes_per_step", rank.bytes_per_step},
                        {"model_bytes_per_step", rank.model_bytes_per_step},
                        {"steps_done", rank.steps_done},
@@ -472,12 +543,14 @@ void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
     for (const auto& link : collective->links) {
       links.push_back({{"from", link.from},
                        {"to", link.to},
+                       {"nic", link.nic},
                        {"bytes_per_step", link.bytes_per_step},
                        {"rate_bps", link.rate_bps},
                        {"below_best_percent", link.below_best_percent}});
     }
     out["collective"] = {{"name", collective->collective},
                          {"ranks", collective->ranks},
+                         {"rails", collective->rails},
                          {"bytes_per_step", collective->bytes_per_step},
                          {"steps", collective->steps},
                          {"time_per_step_s", collective->time_per_step_s},
@@ -517,6 +590,7 @@ const EngineSlice& slice() {
       .complete_plan = complete_plan,
       .plan_line = plan_line,
       .data_plane_address = data_plane_address,
+      .bind_inventories = bind_inventories,
       // A sending QP ("flow"), a receiving one ("sink"), a READ initiator that checks what it pulled
       // ("read"), a READ target ("source"), and a port's NIC counters ("nic").
       .stream_kinds = {{"flow", {"throughput_bps", "completion_errors", "stalls", "latency_p99_ns"}},

@@ -469,18 +469,24 @@ function berSection(section, test) {
   }
 }
 
+// A rank is an agent, or on rails one of its NICs ("vm2 mlx5_1/1", as slowest_rank names it).
+function rankName(rank) {
+  return rank.nic ? rank.agent + " " + rank.nic : rank.agent;
+}
+
 function collectiveSection(section, test) {
   const c = test.collective;
   if (!c) return;
   section.append(el("h3", { text: "Training step replay: " + c.name }));
-  section.append(el("p", {}, c.ranks + " ranks, " + c.steps + " steps, " + (c.time_per_step_s * 1e3).toFixed(3) +
+  section.append(el("p", {}, c.ranks + " ranks" + (c.rails ? " on each of " + c.rails + " rails" : "") + ", " + c.steps +
+    " steps, " + (c.time_per_step_s * 1e3).toFixed(3) +
     " ms per step; algbw " + siRate(8 * c.algbw_bytes_per_s) + ", busbw " + siRate(8 * c.busbw_bytes_per_s) +
     "; slowest rank " + c.slowest_rank));
   const ranks = c.per_rank || [];
   section.append(table(["rank", "steps done", "step time mean", "step time max", "bytes per step", "model bytes per step"],
-    ranks.map((r) => [r.agent, r.steps_done, (r.step_time_mean_s * 1e3).toFixed(3) + " ms",
+    ranks.map((r) => [rankName(r), r.steps_done, (r.step_time_mean_s * 1e3).toFixed(3) + " ms",
       (r.step_time_max_s * 1e3).toFixed(3) + " ms", count(r.bytes_per_step), count(r.model_bytes_per_step)]),
-    (row) => (ranks[row].agent === c.slowest_rank ? "straggler" : "")));
+    (row) => (rankName(ranks[row]) === c.slowest_rank ? "straggler" : "")));
   // The step timeline: per rank, its slowest flow's time per step in each interval.
   const s = test.streams, byRank = new Map();
   for (let i = 0; i < s.id.length; i++) {
