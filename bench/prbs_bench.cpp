@@ -135,7 +135,11 @@ int main(int argc, char** argv) {
         {fmt::format("{} check", name), check_gbps, fmt::format("{:.2f}x memcmp", check_gbps / memcmp_gbps)});
   }
 
-  // Frame by frame, as the datapath calls it: each frame carries its own start state.
+  // Frame by frame. The DPDK TX datapath fills each frame from one generator that runs on across
+  // frames (every frame's header says where its payload starts), so a frame costs a copy from the
+  // generator's 16 KiB buffer; the receiver checks each frame from the start state its header
+  // carries. The fill from a fresh state per frame (what a sender without the running generator
+  // would pay) is shown beside it.
   {
     const Pattern pattern = Pattern::Prbs31;
     const std::size_t frames = kBufferBytes / kFrameBytes;
@@ -146,6 +150,14 @@ int main(int argc, char** argv) {
       states[f] = gen.state();
       gen.fill(dst.data() + f * kFrameBytes, kFrameBytes);
     }
+    tusk::payload::PrbsGenerator running(pattern, true, tusk::payload::default_state(pattern));
+    const double running_gbps = rate(seconds, bytes, [&] {
+      for (std::size_t f = 0; f < frames; ++f) running.fill(dst.data() + f * kFrameBytes, kFrameBytes);
+      escape(dst.data());
+      return std::uint64_t{dst[0]};
+    });
+    rows.push_back({fmt::format("prbs31 fill, {} B frames", kFrameBytes), running_gbps,
+                    fmt::format("{:.2f}x memcpy", running_gbps / memcpy_gbps)});
     const double fill_gbps = rate(seconds, bytes, [&] {
       for (std::size_t f = 0; f < frames; ++f) {
         tusk::payload::fill_pattern(pattern, true, states[f], dst.data() + f * kFrameBytes, kFrameBytes);
@@ -153,7 +165,7 @@ int main(int argc, char** argv) {
       escape(dst.data());
       return std::uint64_t{dst[0]};
     });
-    rows.push_back({fmt::format("prbs31 fill, {} B frames", kFrameBytes), fill_gbps,
+    rows.push_back({fmt::format("  (from a fresh state each)"), fill_gbps,
                     fmt::format("{:.2f}x memcpy", fill_gbps / memcpy_gbps)});
     const double check_gbps = rate(seconds, bytes, [&] {
       escape(dst.data());
@@ -172,7 +184,8 @@ int main(int argc, char** argv) {
   fmt::print("{:<30} {:>10}  {}\n", "operation", "GB/s", "ratio");
   fmt::print("{:-<30} {:->10}  {:-<14}\n", "", "", "");
   for (const Row& row : rows) fmt::print("{:<30} {:>10.2f}  {}\n", row.what, row.gbps, row.ratio);
-  fmt::print("\nGB/s count the bytes of one buffer (memcmp reads two). Goal: check >= 0.5x memcmp.\n");
+  fmt::print("\nGB/s count the bytes of one buffer (memcmp reads two). Goal: fill >= 0.5x memcpy and check >= 0.5x "
+             "memcmp, frame by frame.\n");
   if (check_errors != 0) fmt::print("WARNING: the checker counted {} bit errors on clean data\n", check_errors);
   return 0;
 }

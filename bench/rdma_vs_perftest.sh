@@ -2,8 +2,17 @@
 # RDMA WRITE throughput of Tusk's engine against perftest's ib_write_bw between the same two
 # Soft-RoCE VMs (tests/lab/rxe-vm-lab.sh), same message size, QP count and writes in flight, back
 # to back, several rounds; prints each round, the medians and their ratio (goal: >= 0.95).
+#
+# Both are measured with one meter: the sending VM's data NIC byte counter, read inside the guest
+# with the guest's clock, over SECONDS of steady state (after a 3 s warm-up) while the tool runs.
+# A tool's own figure is printed beside it, for information: ib_write_bw converts TSC cycles with
+# the CPU frequency it reads, which an emulated guest's TSC need not match.
+# Tusk runs as the labs run its agents, with --idle-sleep-us 100 (IDLE_SLEEP_US): each guest has one
+# vCPU on a host of two cores shared with the other VM's, so a guest that busy-polls takes the host
+# core its peer's NIC emulation needs (0 busy-polls, as on a host with cores to spare: measured
+# about 0.87 of ib_write_bw here).
 # Root and qemu only. Boots its own lab unless TUSK_BENCH_LAB names one that is up.
-#   bench/rdma_vs_perftest.sh [BUILD_DIR] [SECONDS] [ROUNDS] [SIZE] [QPS] [DEPTH]
+#   bench/rdma_vs_perftest.sh [BUILD_DIR] [SECONDS] [ROUNDS] [SIZE] [QPS] [DEPTH] [IDLE_SLEEP_US]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-build}" && pwd)
@@ -12,6 +21,9 @@ rounds=${3:-3}
 size=${4:-65536}
 qps=${5:-1}
 depth=${6:-128}
+idle_sleep_us=${7:-100}
+warmup=3
+runtime=$((warmup + seconds + 3))  # each tool runs past the metered window
 lab="bash $here/tests/lab/rxe-vm-lab.sh"
 id=${TUSK_BENCH_LAB:-}
 if [[ -z $id ]]; then
@@ -22,35 +34,65 @@ fi
 server_ip=$($lab addresses "$id" | awk '$1 == "vm=2" && $2 == "nic=data0" { sub("ip=", "", $4); print $4 }')
 [[ -n $server_ip ]] || { echo "no data address for vm2 in lab $id" >&2; exit 1; }
 
+# "SECONDS.NANOS BYTES": the guest's clock and vm1's data NIC transmit counter, read together.
+meter() {
+  $lab exec "$id" 1 -- sh -c 'echo "$(date +%s.%N) $(cat /sys/class/net/data0/statistics/tx_bytes)"'
+}
+
+# Gbit/s on vm1's data NIC over `seconds`, starting `warmup` s after the sender started.
+metered_gbps() {
+  sleep "$warmup"
+  local before after
+  before=$(meter)
+  sleep "$seconds"
+  after=$(meter)
+  awk -v a="$before" -v b="$after" 'BEGIN { split(a, x, " "); split(b, y, " ");
+    printf "%.4f", (y[2] - x[2]) * 8 / (y[1] - x[1]) / 1e9 }'
+}
+
 # perftest: server in vm2, client in vm1; -u 18 is the ACK timeout Tusk's bench uses too.
-perftest_gbps() {
-  local args=(-d rxe0 -x 1 -s "$size" -q "$qps" -t "$depth" -D "$seconds" -u 18 --report_gbits -F)
+perftest_round() {
+  local args=(-d rxe0 -x 1 -s "$size" -q "$qps" -t "$depth" -D "$runtime" -u 18 --report_gbits -F)
   $lab exec "$id" 2 --background --name "perf$1" -- ib_write_bw "${args[@]}" >/dev/null
   for _ in $(seq 50); do
     $lab exec "$id" 2 -- ss -ltn 2>/dev/null | grep -q ':18515 ' && break
     sleep 0.2
   done
-  $lab exec "$id" 1 --timeout $((seconds + 60)) -- ib_write_bw "${args[@]}" "$server_ip" |
-    awk '/BW average/ { getline; print $4 }'
+  $lab exec "$id" 1 --background --name "perfc$1" --log "$work/perfc$1.log" -- ib_write_bw "${args[@]}" "$server_ip" \
+    >/dev/null
+  metered_gbps
+  echo -n " "
+  $lab wait "$id" 1 "perfc$1" --timeout $((runtime + 60)) >/dev/null 2>&1 || true
+  awk '/BW average/ { getline; printf "%s", $4 }' "$work/perfc$1.log"
   $lab wait "$id" 2 "perf$1" --timeout 30 >/dev/null 2>&1 || true
 }
 
-tusk_gbps() {
-  $lab exec "$id" 2 --background --name "tusk$1" -- "$build/bench/rdma_write_bench" receive $((seconds + 40)) >/dev/null
-  $lab exec "$id" 1 --timeout $((seconds + 60)) -- "$build/bench/rdma_write_bench" send "$server_ip" "$seconds" \
-    "$size" "$qps" "$depth" | awk '/tusk rdma write/ { print $(NF - 1) }'
+tusk_round() {
+  $lab exec "$id" 2 --background --name "tusk$1" -- "$build/bench/rdma_write_bench" receive $((runtime + 40)) "$idle_sleep_us" >/dev/null
+  $lab exec "$id" 1 --background --name "tuskc$1" --log "$work/tuskc$1.log" -- "$build/bench/rdma_write_bench" send \
+    "$server_ip" "$((runtime - 2))" "$size" "$qps" "$depth" "$idle_sleep_us" >/dev/null
+  metered_gbps
+  echo -n " "
+  $lab wait "$id" 1 "tuskc$1" --timeout $((runtime + 60)) >/dev/null 2>&1 || true
+  awk '/tusk rdma write/ { printf "%s", $(NF - 1) }' "$work/tuskc$1.log"
   $lab stop "$id" 2 "tusk$1" >/dev/null 2>&1 || true
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# The guests write the tools' logs here: the lab's state directory is theirs to write.
+work="$($lab dir "$id")/bench"
+mkdir -p "$work"
 perftest_runs=(); tusk_runs=()
 for ((round = 1; round <= rounds; ++round)); do
-  perftest_runs+=("$(perftest_gbps "$round")")
-  tusk_runs+=("$(tusk_gbps "$round")")
-  echo "round $round: ib_write_bw ${perftest_runs[-1]:-?} Gb/s, tusk ${tusk_runs[-1]:-?} Gb/s ($size B, $qps QP, $depth in flight)"
+  read -r p_wire p_own < <(perftest_round "$round"; echo)
+  read -r t_wire t_own < <(tusk_round "$round"; echo)
+  perftest_runs+=("$p_wire"); tusk_runs+=("$t_wire")
+  echo "round $round: on the wire ib_write_bw $p_wire Gb/s, tusk $t_wire Gb/s" \
+    "(their own figures: ${p_own:-?} and ${t_own:-?}; $size B, $qps QP, $depth in flight, tusk idle sleep" \
+    "$idle_sleep_us us)"
 done
 perftest=$(printf '%s\n' "${perftest_runs[@]}" | median)
 tusk=$(printf '%s\n' "${tusk_runs[@]}" | median)
 awk -v t="$tusk" -v p="$perftest" 'BEGIN {
-  printf "median: ib_write_bw %.4f Gb/s, tusk %.4f Gb/s, ratio tusk/ib_write_bw = %.2f\n", p, t, (p > 0 ? t / p : 0) }'
+  printf "median on the wire: ib_write_bw %.4f Gb/s, tusk %.4f Gb/s, ratio tusk/ib_write_bw = %.2f\n", p, t, (p > 0 ? t / p : 0) }'

@@ -2,8 +2,10 @@
 // bench/rdma_vs_perftest.sh runs it back to back with ib_write_bw on the same pair (the
 // Soft-RoCE VM lab) and prints the ratio. Prints only; asserts nothing.
 //
-//   rdma_write_bench receive SECONDS                     listen and take writes for SECONDS
-//   rdma_write_bench send PEER_IP SECONDS SIZE QPS DEPTH write to PEER_IP; prints the steady rate
+//   rdma_write_bench receive SECONDS [IDLE_SLEEP_US]     listen and take writes for SECONDS
+//   rdma_write_bench send PEER_IP SECONDS SIZE QPS DEPTH [IDLE_SLEEP_US]
+//                                                        write to PEER_IP; prints the steady rate
+// IDLE_SLEEP_US is the agent's --idle-sleep-us (default 0, busy polling).
 //
 // Settings follow ib_write_bw's defaults where it has one: DEPTH writes in flight per QP (its
 // --tx-depth, 128), a completion every 100 (its --cq-mod), no data check, ACK timeout 2^18 x
@@ -29,7 +31,8 @@ std::uint64_t sent_bytes(tusk::rdma::RdmaEngine& engine) {
 }
 
 int usage(const char* self) {
-  std::fprintf(stderr, "usage: %s receive SECONDS | send PEER_IP SECONDS SIZE QPS DEPTH\n", self);
+  std::fprintf(stderr, "usage: %s receive SECONDS [IDLE_SLEEP_US] | send PEER_IP SECONDS SIZE QPS DEPTH [IDLE_SLEEP_US]\n",
+               self);
   return 2;
 }
 
@@ -44,8 +47,13 @@ int main(int argc, char** argv) {
   test.set_operation("write");
   test.set_ack_timeout(18);
   test.set_data_check(false);
-  tusk::rdma::RdmaEngine engine(role, 0);
-  if (role == "receive" && argc == 3) {
+  const bool receive = role == "receive" && (argc == 3 || argc == 4);
+  const bool send = role == "send" && (argc == 7 || argc == 8);
+  if (!receive && !send) return usage(argv[0]);
+  const int idle_sleep_arg = receive ? 3 : 7;
+  const auto idle_sleep_us = static_cast<unsigned>(argc > idle_sleep_arg ? std::atoi(argv[idle_sleep_arg]) : 0);
+  tusk::rdma::RdmaEngine engine(role, idle_sleep_us);
+  if (receive) {
     test.set_message_size(65536);
     engine.prepare(plan, nullptr);
     engine.start(tusk::realtime_ns());
@@ -53,7 +61,6 @@ int main(int argc, char** argv) {
     engine.stop();
     return 0;
   }
-  if (role != "send" || argc != 7) return usage(argv[0]);
   const double seconds = std::atof(argv[3]);
   test.set_message_size(std::strtoull(argv[4], nullptr, 10));
   test.set_qps_per_peer(static_cast<std::uint32_t>(std::atoi(argv[5])));

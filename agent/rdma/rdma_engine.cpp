@@ -430,7 +430,8 @@ bool RdmaEngine::choose_pacing_for(Connection& connection) {
     return false;
   }
   connection.hw_rate_kbps = choice.hardware ? choice.kbps : 0;
-  if (!pacing_reported_.exchange(true)) emit(proto::AgentEvent::NOTICE, "pacing: " + choice.reason);
+  // Said once, and only for a rate: an unpaced test has nothing to say.
+  if (test.rate_bps() > 0 && !pacing_reported_.exchange(true)) emit(proto::AgentEvent::NOTICE, "pacing: " + choice.reason);
   return true;
 }
 
