@@ -555,15 +555,19 @@ tusk::proto::Inventory with_devices(std::initializer_list<std::pair<const char*,
   return inventory;
 }
 
-TEST(DescribePlan, RailsNameEachAgentsDevicesAndThePeersAddressOnEveryRail) {
+// A ring of agents a and b on two rails, planned (not yet described).
+std::vector<tusk::AgentPlan> two_rail_plans() {
   tusk::TestSpec test = tusk::rdma_test("replay", tusk::Topology::Ring);
   tusk::rdma::params(test).clear_device();
   tusk::rdma::params(test).set_rails(2);
-  const tusk::Profile profile = tusk::profile_with(test);
+  return tusk::plan_test(tusk::profile_with(test), 0, {"a", "b"}, "run");
+}
+
+TEST(DescribePlan, RailsNameEachAgentsDevicesAndThePeersAddressOnEveryRail) {
   const std::map<std::string, tusk::proto::Inventory> inventories{
       {"a", with_devices({{"mlx5_0", "10.0.0.1"}, {"mlx5_1", "10.1.0.1"}, {"mlx5_2", "10.2.0.1"}})},
       {"b", with_devices({{"mlx5_4", "10.0.0.2"}, {"mlx5_5", "10.1.0.2"}})}};
-  auto plans = tusk::plan_test(profile, 0, {"a", "b"}, "run");
+  auto plans = two_rail_plans();
   for (auto& plan : plans) tusk::describe_plan(plan, inventories);
   const auto& a = plans[0].plan;
   ASSERT_EQ(a.rdma().rail_endpoints_size(), 2) << "the first two of a's three devices";
@@ -577,14 +581,10 @@ TEST(DescribePlan, RailsNameEachAgentsDevicesAndThePeersAddressOnEveryRail) {
 }
 
 TEST(DescribePlan, AnAgentWithFewerRailDevicesThanRailsIsNamedAndNothingStarts) {
-  tusk::TestSpec test = tusk::rdma_test("replay", tusk::Topology::Ring);
-  tusk::rdma::params(test).clear_device();
-  tusk::rdma::params(test).set_rails(2);
-  const tusk::Profile profile = tusk::profile_with(test);
   const std::map<std::string, tusk::proto::Inventory> inventories{
       {"a", with_devices({{"mlx5_0", "10.0.0.1"}, {"mlx5_1", "10.1.0.1"}})},
       {"b", with_devices({{"mlx5_4", "10.0.0.2"}})}};
-  auto plans = tusk::plan_test(profile, 0, {"a", "b"}, "run");
+  auto plans = two_rail_plans();
   try {
     tusk::describe_plan(plans[0], inventories);
     FAIL() << "planned rails b does not have";

@@ -594,15 +594,17 @@ tests:
 // A collective of S bytes per step over G = 3 ranks, 5 steps of 4 s (1 s of compute, then send).
 // Three TCG guests on two cores move 10 to 20 Mbit/s per flow: each rank's 2 MB a step needs up to
 // 1.6 s of the 3 s window (a 3 s step with 4 MB overran it once, and the run had 4 steps, not 5).
-std::string collective_profile(const std::string& collective, const std::string& bytes) {
+// `extra`: more keys of the test (each line indented by four spaces).
+std::string collective_profile(const std::string& collective, const std::string& bytes,
+                               const std::string& hosts = "[vm1, vm2, vm3]", const std::string& extra = "") {
   return R"(name: lab-collective
 agents:
-  hosts: [vm1, vm2, vm3]
+  hosts: )" + hosts + R"(
   wait: 90s
 tests:
   - name: replay
     engine: rdma
-    collective: )" + collective + R"(
+)" + extra + R"(    collective: )" + collective + R"(
     collective_bytes: )" + bytes + R"(
     steps: 5
     step_period: 4s
@@ -685,26 +687,7 @@ namespace {
 // every NIC carries its own rank's 2(G-1)/G * S = S per step (G = 2), through its own device only,
 // and the collective report has one rank per NIC, each within 2 % of the model.
 TEST_F(RailsVmLab, ARailAlignedAllReduceSendsTheModelsBytesThroughEachNic) {
-  ASSERT_EQ(run_profile(R"(name: lab-rails
-agents:
-  hosts: [vm1, vm2]
-  wait: 90s
-tests:
-  - name: replay
-    engine: rdma
-    rails: 2
-    collective: all_reduce
-    collective_bytes: 1.5MB
-    steps: 5
-    step_period: 4s
-    compute_time: 1s
-    message_size: 64KiB
-    outstanding: 8
-    ack_timeout: 1s
-    data_check: true
-)"),
-            0)
-      << logs();
+  ASSERT_EQ(run_profile(collective_profile("all_reduce", "1.5MB", "[vm1, vm2]", "    rails: 2\n")), 0) << logs();
   const json result = report();
   const double model = 1.5e6;  // 2(G-1)/G * S with G = 2
   const auto flows = streams_of(result, "flow:");
