@@ -36,6 +36,7 @@ server_ip=$($lab addresses "$id" | awk '$1 == "vm=2" && $2 == "nic=data0" { sub(
 
 # "SECONDS.NANOS BYTES": the guest's clock and vm1's data NIC transmit counter, read together.
 meter() {
+  # shellcheck disable=SC2016 # expanded in the guest
   $lab exec "$id" 1 -- sh -c 'echo "$(date +%s.%N) $(cat /sys/class/net/data0/statistics/tx_bytes)"'
 }
 

@@ -33,6 +33,9 @@ inline constexpr std::string_view kStalls = "stalls";  // an RDMA flow waited st
 // (recovery: reconnect).
 inline constexpr std::string_view kDowntimeMs = "downtime_ms";
 inline constexpr std::string_view kReconnects = "reconnects";
+// Of downtime_ms, the part after the break could be repaired (its port up again, or the peer's
+// disconnect received) until a new QP carried the flow: the reconnect's own time.
+inline constexpr std::string_view kReconnectMs = "reconnect_ms";
 inline constexpr std::string_view kDuplicates = "duplicates";
 inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";

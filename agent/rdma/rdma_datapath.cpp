@@ -10,6 +10,7 @@
 #include <limits>
 #include <thread>
 
+#include "agent/rdma/port_state.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
 
 #include "agent/latency_gauges.hpp"
@@ -112,12 +113,19 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
   // A broken flow's QP flushes what it had queued when it is torn down: the consequence of the
   // break, which was reported, not errors of their own.
   if (connection.state == Connection::State::Broken) return;
-  connection.completion_errors.fetch_add(1, std::memory_order_relaxed);
-  const std::size_t slot = std::min(static_cast<std::size_t>(completion.status), kCountedStatuses);
-  connection.errors_by_status[slot].fetch_add(1, std::memory_order_relaxed);
   // The QP is in the error state now: every WR still queued flushes.
   const std::string what = fmt::format("completion error '{}' ({})", ibv_wc_status_str(completion.status),
                                        detail::status_counter_name(completion.status));
+  // Under reconnect, WRs that fail because this port is down (rxe cannot transmit; the port watch
+  // has not polled yet) are the flap's, which is reported: the flow breaks without an error.
+  if (reconnects() && read_port_active(connection.device, connection.port_num) == false) {
+    break_flow(connection, proto::AgentEvent::NOTICE,
+               fmt::format("port {}/{} is down: {}; reconnecting once it is up", connection.device, connection.port_num, what));
+    return;
+  }
+  connection.completion_errors.fetch_add(1, std::memory_order_relaxed);
+  const std::size_t slot = std::min(static_cast<std::size_t>(completion.status), kCountedStatuses);
+  connection.errors_by_status[slot].fetch_add(1, std::memory_order_relaxed);
   if (reconnects()) {
     break_flow(connection, proto::AgentEvent::ENGINE_FAULT, what + "; reconnecting");
     return;

@@ -27,6 +27,13 @@ namespace {
 
 constexpr std::uint16_t kDefaultCmPort = 7471;
 constexpr int kResolveTimeoutMs = 2000;
+// A successor's link has just come back: a neighbour entry the outage left failed, or a first ARP
+// that went nowhere, is tried again at once rather than waited out.
+constexpr int kReconnectResolveTimeoutMs = 300;
+
+int resolve_timeout_ms(const Connection& connection) {
+  return connection.generation > 0 ? kReconnectResolveTimeoutMs : kResolveTimeoutMs;
+}
 // Peers prepare at the same time as this agent and may not listen yet: connects are retried this
 // long. Under the controller's 30 s wait for every plan's answer, so a peer that never answers is
 // named by this agent (which QP, which call, errno) rather than by the controller's timeout.
@@ -234,7 +241,7 @@ void RdmaEngine::begin_connect(Connection& connection) {
   // On a rail the QP leaves from that rail's address, which binds it to the rail's device.
   sockaddr_in source = ipv4_socket_address(connection.source, 0);
   if (rdma_resolve_addr(connection.id.get(), connection.source.empty() ? nullptr : reinterpret_cast<sockaddr*>(&source),
-                        reinterpret_cast<sockaddr*>(&destination), kResolveTimeoutMs) != 0) {
+                        reinterpret_cast<sockaddr*>(&destination), resolve_timeout_ms(connection)) != 0) {
     retry_or_fail(connection, fmt::format("rdma_resolve_addr({}): {}", connection.address, std::strerror(errno)));
   }
 }
@@ -242,7 +249,8 @@ void RdmaEngine::begin_connect(Connection& connection) {
 void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
   if (realtime_ns() < connection.connect_deadline_ns && cm_running_.load()) {
     connection.state = Connection::State::RetryWait;  // resources are released after the event is acked
-    connection.retry_at_ns = realtime_ns() + kRetryDelayNs;
+    connection.retry_at_ns = realtime_ns() + connection.retry_delay_ns;
+    connection.retry_delay_ns = std::min(2 * connection.retry_delay_ns, kRetryDelayNs);
     return;
   }
   connection.state = Connection::State::Failed;
@@ -378,6 +386,7 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
     const auto successor = successor_of(*previous);
     connection->generation = successor->generation;
     connection->outage_since_ns = successor->outage_since_ns.load();
+    connection->repairable_ns = successor->repairable_ns.load();
   }
   connection->id.reset(event.id);
   event.id->context = connection.get();
@@ -422,7 +431,7 @@ bool RdmaEngine::choose_pacing_for(Connection& connection) {
   // The rate is the agent's, shared by every QP it sends on.
   const double qps = static_cast<double>(std::max(plan_.peers_size(), 1)) * test.qps_per_peer();
   const auto choice = choose_pacing(test.pacing(), test.rate_bps() / qps, test.burst_period_ms() > 0,
-                                    query_pacing_caps(connection.id->verbs), connection.device);
+                                    query_pacing_caps(connection.id->verbs), ibv_get_device_name(connection.id->verbs->device));
   if (!choice.refusal.empty()) {
     connection.state = Connection::State::Failed;
     emit(proto::AgentEvent::ENGINE_FAULT,
@@ -430,8 +439,15 @@ bool RdmaEngine::choose_pacing_for(Connection& connection) {
     return false;
   }
   connection.hw_rate_kbps = choice.hardware ? choice.kbps : 0;
-  // Said once, and only for a rate: an unpaced test has nothing to say.
-  if (test.rate_bps() > 0 && !pacing_reported_.exchange(true)) emit(proto::AgentEvent::NOTICE, "pacing: " + choice.reason);
+  // Said once. The NIC pacing the flows is news (and its stream's hw_rate_limit_bps gauge says it);
+  // the agent pacing them, as every NIC without packet pacing has it, goes to the log only.
+  if (test.rate_bps() > 0 && !pacing_reported_.exchange(true)) {
+    if (choice.hardware) {
+      emit(proto::AgentEvent::NOTICE, "pacing: " + choice.reason);
+    } else {
+      spdlog::info("pacing: {}", choice.reason);
+    }
+  }
   return true;
 }
 
@@ -556,7 +572,7 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
   try {
     switch (event.event) {
       case RDMA_CM_EVENT_ADDR_RESOLVED:
-        if (rdma_resolve_route(event.id, kResolveTimeoutMs) != 0) {
+        if (rdma_resolve_route(event.id, resolve_timeout_ms(*connection)) != 0) {
           retry_or_fail(*connection, fmt::format("rdma_resolve_route: {}", std::strerror(errno)));
         }
         break;
@@ -609,13 +625,14 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
                                                       : fmt::format("{} (status {})", what, event.status));
         }
         break;
-      case RDMA_CM_EVENT_DISCONNECTED:
+      case RDMA_CM_EVENT_DISCONNECTED: {
         connection->disconnected = true;
+        // A peer that disconnects in the test's last half second is stopping, a few milliseconds
+        // before this agent: an orderly end, not a fault.
+        const bool ending = realtime_ns() >= start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000 - 500'000'000;
         // Under reconnect a peer that disconnects mid-test broke the flow (its port went down and
-        // came back, or its QP failed): connect again. One that disconnects in the test's last half
-        // second is stopping, a few milliseconds before this agent.
-        if (reconnects() && running_ &&
-            realtime_ns() < start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000 - 500'000'000) {
+        // came back, or its QP failed): connect again.
+        if (reconnects() && running_ && !ending) {
           if (break_flow(*connection, proto::AgentEvent::NOTICE,
                          connection->role == Connection::Role::Sender
                              ? "the peer disconnected; reconnecting"
@@ -624,7 +641,7 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
           }
         }
         if (connection->state == Connection::State::Broken) break;  // recover() takes it from here
-        if (connection->state == Connection::State::Established && running_) {
+        if (connection->state == Connection::State::Established && running_ && !ending) {
           emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow {} {} QP {}: peer disconnected",
                                                             connection->role == Connection::Role::Sender ? "to" : "from",
                                                             connection->peer, connection->flow_id),
@@ -632,6 +649,7 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
         }
         connection->state = Connection::State::Closed;
         break;
+      }
       default:
         break;
     }

@@ -91,6 +91,9 @@ struct Connection {
 
   std::atomic<State> state{State::Connecting};
   std::int64_t retry_at_ns = 0;
+  // Between connect attempts: a first connect waits on peers that prepare at the same moment; a
+  // successor retries at once and backs off, as its link's addresses and GIDs come back.
+  std::int64_t retry_delay_ns = 250'000'000;
   std::int64_t connect_deadline_ns = 0;  // connects are retried until then
   unsigned attempts = 0;
   unsigned generation = 0;  // 0: the flow's first QP; n: its nth successor
@@ -108,6 +111,10 @@ struct Connection {
   // When it broke: its flow's last progress then (what comes in after, while it is torn down, does
   // not end the outage). Set by whoever breaks it.
   std::atomic<std::int64_t> broken_progress_ns{0};
+  // A broken one: when it could be repaired (its port up again); a successor: copied from it. The
+  // outage from then to the successor's first traffic is the reconnect's share of the downtime.
+  std::atomic<std::int64_t> repairable_ns{0};
+  std::atomic<std::int64_t> reconnect_ns{0};
   // Time the flow carried nothing: closed outages, and a sender's silences with work outstanding
   // longer than gap_ns (what one retransmission explains: 1.5 x its QP's ACK timeout, at least
   // 100 ms), such as a link outage its QP rode out by retransmitting. Written by the datapath.

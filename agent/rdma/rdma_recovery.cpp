@@ -15,11 +15,13 @@ namespace tusk::rdma {
 
 namespace {
 
+// A successor's first retry after a failed connect: its link has just come back, and the
+// addresses and GIDs on it may take a moment; it backs off to the first connect's 250 ms.
+constexpr std::int64_t kFirstReconnectRetryNs = 20'000'000;
+
 std::string flow_name(const Connection& c) {
   return fmt::format("flow {} {} QP {}", c.role == Connection::Role::Sender ? "to" : "from", c.peer, c.flow_id);
 }
-
-std::string port_key(const std::string& device, unsigned port) { return fmt::format("{}/{}", device, port); }
 
 // Where a broken connection's flow stopped carrying: its last progress, or, for a successor that
 // never carried anything, where the outage it was to end began.
@@ -80,9 +82,8 @@ void RdmaEngine::watch_ports() {
 }
 
 bool RdmaEngine::port_up(const Connection& connection) {
-  std::lock_guard lock(mutex_);
-  const auto it = nic_ports_.find(port_key(connection.device, connection.port_num));
-  return it == nic_ports_.end() || it->second.link->up();
+  // Read now, not the last poll's: a flow the datapath broke on a failed WR may be ahead of it.
+  return read_port_active(connection.device, connection.port_num).value_or(true);
 }
 
 std::unique_ptr<Connection> RdmaEngine::successor_of(const Connection& broken) const {
@@ -95,7 +96,10 @@ std::unique_ptr<Connection> RdmaEngine::successor_of(const Connection& broken) c
   next->flow_id = broken.flow_id;
   next->generation = broken.generation + 1;
   next->connect_deadline_ns = std::numeric_limits<std::int64_t>::max();  // until the test ends
+  next->retry_delay_ns = kFirstReconnectRetryNs;
   next->outage_since_ns = outage_start(broken);
+  const std::int64_t repairable = broken.repairable_ns.load();
+  next->repairable_ns = repairable != 0 ? repairable : realtime_ns();
   next->joins_schedule = true;
   return next;
 }
@@ -111,6 +115,7 @@ void RdmaEngine::recover() {
   }
   for (Connection* c : broken) {
     if (!port_up(*c)) continue;
+    c->repairable_ns = realtime_ns();
     // Its peer learns of the break from the disconnect (and reconnects, if it is the sender).
     if (!c->disconnected && c->id) rdma_disconnect(c->id.get());
     c->disconnected = true;
@@ -145,6 +150,7 @@ Connection* RdmaEngine::replace_receiver(const Connection& incoming) {
   // The flow's latest receiver; one broken and retired already (its port went down) still says
   // where the outage began.
   if (previous == nullptr || previous->replaced) return previous;
+  previous->repairable_ns = realtime_ns();
   break_flow(*previous, proto::AgentEvent::NOTICE, "the sender connected a new QP for the flow; this one is retired");
   if (!previous->disconnected && previous->id && previous->state != Connection::State::Closed) {
     rdma_disconnect(previous->id.get());
@@ -176,6 +182,8 @@ void RdmaEngine::note_progress(Connection& c, std::int64_t now) {
   if (const std::int64_t since = c.outage_since_ns.load(std::memory_order_relaxed); since != 0) {
     const std::int64_t down = std::max<std::int64_t>(now - since, 1);
     c.downtime_ns.fetch_add(down, std::memory_order_relaxed);
+    const std::int64_t repairable = c.repairable_ns.load(std::memory_order_relaxed);
+    if (repairable != 0) c.reconnect_ns.fetch_add(std::clamp<std::int64_t>(now - repairable, 0, down), std::memory_order_relaxed);
     c.outage_since_ns.store(0, std::memory_order_relaxed);
     emit(proto::AgentEvent::NOTICE,
          fmt::format("{} resumed on a new QP (reconnect {}) after {} ms without traffic", flow_name(c), c.generation,

@@ -137,7 +137,10 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     // The time the flow carried nothing after a break, and (recovery: reconnect) its new QPs.
     map[std::string(c::kDowntimeMs)] =
         static_cast<std::uint64_t>(downtime_ns(*connection, newest[stream.stream_id()] == i, until) / 1'000'000);
-    if (reconnects()) map[std::string(c::kReconnects)] = connection->generation > 0 && connection->established_ns > 0;
+    if (reconnects()) {
+      map[std::string(c::kReconnects)] = connection->generation > 0 && connection->established_ns > 0;
+      map[std::string(c::kReconnectMs)] = static_cast<std::uint64_t>(connection->reconnect_ns.load() / 1'000'000);
+    }
     if (const auto it = position.find(stream.stream_id()); it != position.end()) {
       fold_successor(out[it->second], std::move(stream));
     } else {

@@ -459,8 +459,9 @@ TEST_F(RdmaVmLab, DataNicDownForTwoSecondsIsReportedAndTheFlowsCarryOnOrFailWith
 // Recovery: the same outage under `recovery: reconnect`. vm1's port goes down for 2 s: its flows
 // break at once, and when the port is up again they are disconnected and connected anew; vm2,
 // whose own port never went down, learns of it from the disconnect and reconnects its flow too.
-// Every flow and sink carries on counting in one stream, and reports the time it carried nothing
-// within 300 ms of the outage the port itself measured, which is the 2 s within 300 ms.
+// Every flow and sink carries on counting in one stream, and reports the time it carried nothing:
+// the outage the port itself measured (the 2 s, within 300 ms) within 300 ms, and the reconnect
+// after it, which it reports apart.
 TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsItsDowntime) {
   std::ofstream(dir_ + "/profile.yaml") << profile("20s", "      max_flaps: 1\n") << "    recovery: reconnect\n";
   auto controller = start_controller(dir_ + "/profile.yaml");
@@ -491,10 +492,16 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
     for (const auto& stream : streams) {
       const std::string name = stream["agent"].get<std::string>() + " " + stream["stream_id"].get<std::string>();
       const double downtime_ms = static_cast<double>(counter(stream, "downtime_ms"));
-      std::cout << name << ": " << counter(stream, "reconnects") << " reconnects, down " << downtime_ms << " ms\n";
+      const double reconnect_ms = static_cast<double>(counter(stream, "reconnect_ms"));
+      std::cout << name << ": " << counter(stream, "reconnects") << " reconnects, down " << downtime_ms
+                << " ms, of which reconnecting " << reconnect_ms << " ms\n";
       EXPECT_GE(counter(stream, "reconnects"), 1u) << name << "\n" << stream.dump(2);
-      // The flow's downtime is the outage and the reconnect (150-220 ms in TCG guests).
-      EXPECT_NEAR(downtime_ms, port_down_ms, 300) << name << "\n" << stream.dump(2);
+      // The flow's downtime is the outage, then the reconnect once the link was back (120-360 ms
+      // in TCG guests, a connect's handshake and resources on both sides): the outage within
+      // 300 ms, and the reconnect, each reported.
+      EXPECT_NEAR(downtime_ms - reconnect_ms, port_down_ms, 300) << name << "\n" << stream.dump(2);
+      EXPECT_GT(reconnect_ms, 0) << name << "\n" << stream.dump(2);
+      EXPECT_LT(reconnect_ms, 1000) << name << "\n" << stream.dump(2);
       EXPECT_EQ(counter(stream, "completion_errors"), 0u) << name << "\n" << stream.dump(2);
       EXPECT_EQ(counter(stream, "integrity_errors"), 0u) << name << "\n" << stream.dump(2);
       // Counting carried on: bytes moved in each of the last 5 s, long after the outage.
