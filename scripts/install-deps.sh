@@ -3,7 +3,7 @@
 # (libclang-rt-14-dev: libFuzzer and the sanitizers' runtimes, only recommended by clang.
 # Deployment: help2man for the man pages, dpkg-dev for the packages' dependencies, mmdebstrap for
 # the install test's fresh Debian root, systemd for systemd-analyze, slurm-wlm and munge for the
-# real single-node Slurm the sbatch script is tested on.)
+# real single-node Slurm the sbatch script is tested on. jq: the lab demo reads its reports.)
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
@@ -20,7 +20,7 @@ packages=(
   iproute2 procps ethtool iputils-ping
   qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils
   libsqlitecpp-dev libsqlite3-dev sqlite3
-  curl chromium fonts-dejavu-core
+  curl chromium fonts-dejavu-core jq
   help2man dpkg-dev mmdebstrap systemd slurm-wlm munge
 )
 

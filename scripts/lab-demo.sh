@@ -1,59 +1,66 @@
 #!/usr/bin/env bash
-# Tusk's main job on the built-in lab, no hardware needed: install, build, make the DPDK lab (two
-# hosts' ports on veth links through a bridge namespace), start one tusk-agent per host with DPDK
-# on net_af_packet, and run the shipped cable BER profile through tusk-controller over mutual TLS:
-# PRBS-31 frames both ways, every bit checked, a verdict, report.json and junit.xml.
-# Needs root (the lab's links). The RDMA (Soft-RoCE VM) lab joins this script with its engine.
+# Tusk on its built-in labs, no hardware needed: one command per capability. Each scenario
+# installs what it needs, builds, makes its lab, runs tusk-controller with mutual TLS against one
+# tusk-agent per lab host, injects a fault, checks that the report found it where it was put, tears
+# the lab down and leaves the run directories in tusk-reports/. It exits 0 only when it found
+# what it injected. Needs root (the labs' namespaces and VMs).
+#
+#   scripts/lab-demo.sh [SCENARIO] [--keep] [--build-dir DIR]
+#   scripts/lab-demo.sh --list
+#
+#   SCENARIO      ber (default), rdma, training or fabric (--list says what each does)
+#   --keep        leave the lab up afterwards, and say how to take it down
+#   --build-dir   use the binaries already built in DIR instead of building into build/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
-cmake --build build -j "$(nproc)"
-
-work=$(mktemp -d /tmp/tusk-lab-XXXXXX)
-export TUSK_LAB_ID="demo$(( $$ % 100000 ))"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  bash tests/lab/netns-lab.sh down
-  rm -rf "$work"
+scenarios=(ber rdma training fabric)
+list() {
+  cat <<'LIST'
+ber       (default, 2 min) the cable BER test between two DPDK lab hosts, clean, then with 1 % of the
+          frames one way hit by a one-bit flip: the verdict names that direction, the BER bound moves
+rdma      (2-3 min) two Soft-RoCE VMs, checked RDMA WRITEs both ways, then 1 % loss on one link:
+          retransmits and out-of-sequence packets on that link's ports, and the run fails on them
+training  (2-3 min) three Soft-RoCE VMs replay a GPT-2-small gradient all-reduce, its bytes from
+          models/gpt2-small-lab.yaml through `tusk-controller model`: busbw and the slowest rank
+fabric    (1-2 min) the routed leaf-spine lab, every host to every other over both spines, one
+          uplink losing 2 %: the run names that link, and its cable, as the suspect
+The first run of any of them also installs the dependencies and builds Tusk (about 20 min on 2 cores).
+LIST
 }
-trap cleanup EXIT
 
-bash scripts/make-certs.sh "$work/certs" lab-a lab-b >/dev/null
-port=$(( 20000 + RANDOM % 20000 ))
-
-echo "== validate and plan the shipped profiles"
-for profile in profiles/*.yaml; do
-  build/controller/tusk-controller validate "$profile"
+scenario=ber keep=0 build=""
+while (($#)); do
+  case $1 in
+    --list) list; exit 0 ;;
+    --keep) keep=1; shift ;;
+    --build-dir) build=${2:?--build-dir needs a directory}; shift 2 ;;
+    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+    -*) echo "lab-demo: unknown option '$1' (--list, --keep, --build-dir DIR)" >&2; exit 2 ;;
+    *)
+      [[ " ${scenarios[*]} " == *" $1 "* ]] || { echo "lab-demo: no scenario '$1' (${scenarios[*]})" >&2; exit 2; }
+      scenario=$1
+      shift
+      ;;
+  esac
 done
-build/controller/tusk-controller plan profiles/lab-dpdk-ber.yaml
+[[ $(id -u) -eq 0 ]] || { echo "lab-demo: the labs need root (network namespaces, VMs): run it with sudo" >&2; exit 2; }
 
-echo
-echo "== the lab: $(bash tests/lab/netns-lab.sh up --switch)"
-# DPDK 22.11's af_packet PMD names its fanout group (pid ^ ifindex): two agents on one host can
-# collide, and then the second port will not open. Such an agent is restarted with a new pid.
-for host in a b; do
-  for attempt in 1 2 3 4 5; do
-    build/agent/tusk-agent --controller "127.0.0.1:$port" --name "lab-$host" \
-      --ca "$work/certs/ca.pem" --cert "$work/certs/lab-$host.pem" --key "$work/certs/lab-$host.key" \
-      --dpdk-vdev "net_af_packet0,iface=$(bash tests/lab/netns-lab.sh port $host)" --idle-sleep-us 50 \
-      >"$work/lab-$host.log" 2>&1 &
-    pid=$!
-    for _ in $(seq 300); do grep -q "agent 'lab-$host'" "$work/lab-$host.log" 2>/dev/null && break; sleep 0.1; done
-    if grep -q "engines: dpdk" "$work/lab-$host.log"; then pids+=("$pid"); break; fi
-    kill "$pid"; wait "$pid" 2>/dev/null || true
-  done
-done
+bash scripts/install-deps.sh
+if [[ -z $build ]]; then
+  build=build
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  cmake --build build -j "$(nproc)"
+fi
+[[ -x $build/agent/tusk-agent && -x $build/controller/tusk-controller ]] ||
+  { echo "lab-demo: no tusk-agent and tusk-controller in $build" >&2; exit 2; }
 
-echo
-echo "== run profiles/lab-dpdk-ber.yaml: lab-a <-> lab-b, PRBS-31, 30 s"
-status=0
-build/controller/tusk-controller run profiles/lab-dpdk-ber.yaml --listen "127.0.0.1:$port" \
-  --ca "$work/certs/ca.pem" --cert "$work/certs/controller.pem" --key "$work/certs/controller.key" \
-  --out tusk-reports/lab-demo || status=$?
-echo
-echo "lab demo done (exit $status); the report is in tusk-reports/lab-demo/: open report.html in a browser"
-exit "$status"
+reports=$PWD/tusk-reports
+mkdir -p "$reports"
+# Certificates and logs. VMs read their certificates from here: guests see the host's /tmp, read-only.
+work=$(mktemp -d /tmp/tusk-demo-XXXXXX)
+# shellcheck source=scripts/demo/common.sh
+source scripts/demo/common.sh
+# shellcheck disable=SC1090 # one scenario file per scenario
+source "scripts/demo/$scenario.sh"
+"scenario_$scenario"
