@@ -23,6 +23,16 @@ bool searches(MethodKind kind) {
   return kind == MethodKind::Throughput || kind == MethodKind::FrameLossRate || kind == MethodKind::CongestionControl;
 }
 
+// A method that offers a port more than it forwards (a search's trials above the rate, a loss
+// curve, congestion, incast) makes tail drop lock a paced flow out for long enough to read as a
+// traffic gap, whose frames the step counts as lost. So the safe defaults on gaps and flaps do not
+// judge its steps; ones the profile wrote do.
+bool overloads(MethodKind kind) { return searches(kind) || kind == MethodKind::Incast; }
+
+bool judges_gaps(const Threshold& threshold) {
+  return threshold.metric == counters::kLinkFlaps || threshold.metric == counters::kTrafficGaps;
+}
+
 // The test's rate at `frame_size` bytes, as bits and frames per second.
 std::pair<double, double> ceiling_at(const std::optional<units::Rate>& rate, std::uint32_t frame_size) {
   if (!rate || frame_size == 0) return {rate && rate->kind == units::Rate::Kind::BitsPerSecond ? rate->value : 0, 0};
@@ -52,6 +62,7 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
   spec.duration = method_.trial;
   std::erase_if(spec.thresholds, [this](const Threshold& t) {
     return (judges_loss(t) && (t.implicit || searches(method_.kind))) ||
+           (judges_gaps(t) && t.implicit && overloads(method_.kind)) ||
            (searches(method_.kind) && t.metric == "throughput_bps");
   });
   const bool own_rate = rate.bits_per_second || rate.packets_per_second;

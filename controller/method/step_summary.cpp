@@ -19,6 +19,14 @@ std::uint64_t counter(const proto::StreamCounters& stream, std::string_view name
   return counter_of(stream, name).value_or(0);
 }
 
+// Every frame a receiver's sender sent and it never got. A method measures loss, and a port it
+// overloads can drop one flow's frames for long enough to read as a traffic gap (tail drop locks a
+// paced flow out): the frames lost in gaps are lost frames here, not a flap's.
+std::uint64_t lost_frames(const StreamVerdict& stream) {
+  return static_cast<std::uint64_t>(metric(stream, counters::kLostFrames)) +
+         counter(stream.stream, counters::kGapLostFrames);
+}
+
 void keep_worst(std::optional<double>& worst, const proto::StreamCounters& stream, std::string_view gauge) {
   if (const auto value = gauge_of(stream, gauge)) worst = std::max(worst.value_or(*value), *value);
 }
@@ -33,7 +41,7 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
     const auto& counters = stream.stream;
     if (kind_receives(counters.kind())) {
       step.rx_frames += counter(counters, c::kRxFrames);
-      step.lost_frames += static_cast<std::uint64_t>(metric(stream, c::kLostFrames));
+      step.lost_frames += lost_frames(stream);
       step.host_drops += counter(counters, c::kHostDrops);
       step.ce_marked += counter(counters, c::kCeMarked);
       step.rx_bps += metric(stream, "throughput_bps");
@@ -73,7 +81,7 @@ CongestionResult congestion_of(const TestOutcome& outcome, double allowed) {
   for (const auto& stream : outcome.streams) {
     if (!kind_receives(stream.stream.kind())) continue;
     const auto rx = counter(stream.stream, counters::kRxFrames);
-    const auto lost = static_cast<std::uint64_t>(metric(stream, counters::kLostFrames));
+    const auto lost = lost_frames(stream);
     if (stream.agent == result.congested_agent) {
       result.congested_rx_frames += rx;
       result.congested_lost_frames += lost;

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "common/counter_names.hpp"
 #include "controller/engines/dpdk/dpdk_slice.hpp"
@@ -263,6 +264,44 @@ TEST(MethodSteps, CongestionControlFailsOnlyOnLossOfTheUncongestedFlow) {
   const MethodResult idle = run(profile.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 0, 0); });
   ASSERT_EQ(method_warnings(idle).size(), 1u);
   EXPECT_NE(method_warnings(idle)[0].find("was not congested"), std::string::npos);
+}
+
+// Tail drop on an overloaded port can lock one paced flow out for a second: the receiver reads a
+// traffic gap and counts its frames as gap_lost_frames. A method counts them as lost, and the safe
+// defaults on gaps and flaps do not judge the steps of a method that overloads; written ones do,
+// and a sweep keeps the safe defaults.
+TEST(MethodSteps, FramesLostInGapsOfAnOverloadedPortAreLossNotFlaps) {
+  const Profile profile = load("{kind: congestion_control}", "");
+  const MethodResult result = run(profile.tests[0], 4, [](const PlannedStep& s) {
+    TestOutcome outcome = congestion_outcome(s, 300, 0);
+    (*outcome.streams[0].stream.mutable_counters())[std::string(counters::kGapLostFrames)] = 200;
+    return outcome;
+  });
+  ASSERT_TRUE(result.congestion);
+  EXPECT_EQ(result.congestion->congested_lost_frames, 500u);
+  EXPECT_NEAR(result.congestion->congested_loss_ratio, 500.0 / 1200, 1e-9);
+  ASSERT_EQ(result.steps.size(), 1u);
+  EXPECT_EQ(result.steps[0].lost_frames, 500u);
+
+  const auto judged = [](const std::string& method, const std::string& extra) {
+    const Profile p = load(method, extra);
+    MethodSteps steps(p.tests[0], 5);
+    const auto step = steps.next();
+    std::set<std::string> keys;
+    if (step) {
+      for (const auto& threshold : step->spec.thresholds) keys.insert(threshold.key);
+    }
+    return keys;
+  };
+  for (const std::string method : {"{kind: throughput, frame_sizes: [256]}", "{kind: incast, fan_in: [2]}"}) {
+    const auto keys = judged(method, method.find("incast") != std::string::npos ? "" : "    topology: pipeline\n");
+    EXPECT_FALSE(keys.contains("max_flaps")) << method;
+    EXPECT_FALSE(keys.contains("max_traffic_gaps")) << method;
+    EXPECT_TRUE(keys.contains("max_bit_errors")) << method << ": every other safe default still judges";
+  }
+  EXPECT_TRUE(judged("{kind: throughput, frame_sizes: [256]}", "    topology: pipeline\n    thresholds: {max_flaps: 0}\n")
+                  .contains("max_flaps"));
+  EXPECT_TRUE(judged("{kind: sweep, frame_sizes: [256], rates: [50%]}", "    topology: pipeline\n").contains("max_flaps"));
 }
 
 // An RDMA incast counts bytes, not frames: its steps are measured, and the NIC counters of each
