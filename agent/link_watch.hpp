@@ -24,8 +24,6 @@ class LinkWatch {
   // Downs so far, and the time spent down up to `now_ns` (a link still down counts until then).
   std::uint64_t downs() const { return downs_.load(std::memory_order_relaxed); }
   std::int64_t down_ns(std::int64_t now_ns) const;
-  // The state the last poll saw (up until the first): the polling thread's.
-  bool up() const { return up_; }
 
  private:
   bool known_ = false;
