@@ -39,6 +39,9 @@ struct StreamKind {
   // It counts what its peer sent (a receiver, a READ initiator): the reports draw it as the
   // peer -> agent pair; any other stream with a peer is agent -> peer.
   bool receives = false;
+  // It counts one flow (a frame stream, a QP), not a port: flows between the same two hosts are
+  // siblings, and some failing beside passing ones point at their paths (path_faults.hpp).
+  bool per_flow = true;
 };
 
 struct EngineSlice {

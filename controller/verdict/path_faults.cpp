@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace tusk {
@@ -29,17 +30,21 @@ std::string PathFaultSign::text(const std::vector<StreamVerdict>& streams) const
 }
 
 std::vector<PathFaultSign> path_fault_signs(const std::vector<StreamVerdict>& streams) {
-  std::map<std::pair<std::string, std::string>, PathFaultSign> by_hosts;
+  // Siblings are streams of one kind (an RDMA QP's flow and its sink are one flow, not two).
+  std::map<std::tuple<std::string, std::string, std::string>, PathFaultSign> by_hosts;
   for (std::size_t index = 0; index < streams.size(); ++index) {
     const StreamVerdict& verdict = streams[index];
-    // Only judged streams that came from a peer: a sender's own count or a port's statistics
-    // tell nothing about a path.
-    if (verdict.stream.kind() == "tx" || informational_kind(verdict.stream.kind()) || verdict.stream.peer().empty()) {
-      continue;
-    }
-    PathFaultSign& sign = by_hosts[{verdict.agent, verdict.stream.peer()}];
-    sign.receiver = verdict.agent;
-    sign.sender = verdict.stream.peer();
+    const std::string& kind = verdict.stream.kind();
+    // Only judged streams of one flow with a peer: a sender's own count, a port's statistics or
+    // a NIC's counters (one port, every peer's traffic) tell nothing about a path.
+    if (informational_kind(kind) || !kind_counts_a_flow(kind) || verdict.stream.peer().empty()) continue;
+    // A stream that counts what its peer sent is the receiver's; any other is the sender's.
+    const bool receives = kind.empty() || kind_receives(kind);
+    const std::string& receiver = receives ? verdict.agent : verdict.stream.peer();
+    const std::string& sender = receives ? verdict.stream.peer() : verdict.agent;
+    PathFaultSign& sign = by_hosts[{receiver, sender, kind}];
+    sign.receiver = receiver;
+    sign.sender = sender;
     (verdict.passed() ? sign.passing : sign.failing).push_back(index);
   }
   std::vector<PathFaultSign> signs;

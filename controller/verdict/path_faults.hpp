@@ -20,7 +20,8 @@ struct PathFaultSign {
   std::string text(const std::vector<StreamVerdict>& streams) const;
 };
 
-// One sign per (receiver, sender) whose judged streams number two or more and both fail and pass.
+// One sign per (receiver, sender, stream kind) whose streams of one flow each number two or more
+// and both fail and pass.
 std::vector<PathFaultSign> path_fault_signs(const std::vector<StreamVerdict>& streams);
 
 // "192.168.101.10:49152 > 192.168.102.10:34997 udp", or "" for a stream that is no routed flow.

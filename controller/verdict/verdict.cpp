@@ -205,6 +205,12 @@ bool kind_receives(const std::string& kind) {
   return described && described->receives;
 }
 
+bool kind_counts_a_flow(const std::string& kind) {
+  if (kind.empty()) return true;
+  const StreamKind* described = stream_kind(kind);
+  return described && described->per_flow;
+}
+
 namespace {
 
 bool judged_on_some_stream(const Threshold& threshold, const std::vector<StreamVerdict>& streams) {

@@ -65,6 +65,9 @@ bool kind_judges(const std::string& kind, const std::string& metric);
 bool informational_kind(const std::string& kind);
 // Streams of `kind` count what their peer sent (EngineSlice::stream_kinds' `receives`).
 bool kind_receives(const std::string& kind);
+// Streams of `kind` count one flow, not a port (EngineSlice::stream_kinds' `per_flow`); a stream
+// that names no kind is taken for one.
+bool kind_counts_a_flow(const std::string& kind);
 
 // One line per threshold the profile set on `test` that none of `streams` was judged on.
 std::vector<std::string> unjudged_thresholds(const TestSpec& test, const std::vector<StreamVerdict>& streams);

@@ -52,5 +52,24 @@ TEST(PathFaults, AllFailingOrAllPassingOrALoneFlowIsNoSign) {
   EXPECT_TRUE(path_fault_signs({flow("a", "b", 1, false), flow("a", "b", 2, true, "tx")}).empty());
 }
 
+// An RDMA host's NIC counters name the peers whose traffic crossed the port, and a NIC that
+// retransmits fails them: that is the port's, not one flow beside its siblings. An RDMA flow is
+// its sender's stream, so its sign reads receiver from sender all the same.
+TEST(PathFaults, ANicsCountersAreNoSiblingAndAFlowOnItsSendersSideIsOrientedByItsPeer) {
+  StreamVerdict nic = flow("a", "b", 0, false, "nic");
+  nic.stream.clear_flow();
+  EXPECT_TRUE(path_fault_signs({nic, flow("a", "b", 1, true, "sink"), flow("a", "b", 2, true, "sink")}).empty());
+
+  const std::vector<StreamVerdict> qps{flow("a", "b", 1, true, "flow"), flow("a", "b", 2, false, "flow"), nic,
+                                       flow("b", "a", 1, true, "sink"), flow("b", "a", 2, true, "sink")};
+  const auto signs = path_fault_signs(qps);
+  ASSERT_EQ(signs.size(), 1u);
+  EXPECT_EQ(signs[0].receiver, "b");
+  EXPECT_EQ(signs[0].sender, "a");
+  EXPECT_EQ(signs[0].failing, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(signs[0].passing, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(signs[0].text(qps).rfind("b from a: 1 of 2 flows fail (rx:b/2 ", 0), 0u) << signs[0].text(qps);
+}
+
 }  // namespace
 }  // namespace tusk
