@@ -7,6 +7,7 @@
 # are); a crash leaves its input in build-fuzz/crashes/ and fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/build-env.sh
 
 seconds="${1:-60}"
 shift || true
@@ -14,7 +15,7 @@ targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames report_files)
 
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+tusk_configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DTUSK_BUILD_TESTS=OFF -DTUSK_BUILD_BENCH=OFF -DTUSK_BUILD_FUZZ=ON \
   -DCMAKE_CXX_FLAGS="$sanitizers -fsanitize=fuzzer-no-link -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" >/dev/null

@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build ccache pkg-config git
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev

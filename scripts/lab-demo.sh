@@ -48,8 +48,10 @@ done
 
 bash scripts/install-deps.sh
 if [[ -z $build ]]; then
+  # build/ as scripts/test.sh makes it, so the README's second command compiles nothing again.
+  source scripts/build-env.sh
   build=build
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  tusk_configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_WARNINGS_AS_ERRORS="$(tusk_warnings_as_errors)"
   cmake --build build -j "$(nproc)"
 fi
 [[ -x $build/agent/tusk-agent && -x $build/controller/tusk-controller ]] ||

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine: install dependencies, build, run every test.
 # Extra arguments go to ctest, e.g. `scripts/test.sh -L unit` or `scripts/test.sh -L e2e`.
+# It builds build/ exactly as scripts/lab-demo.sh does (same type, same flags, same compiler
+# cache), so after the demo it compiles nothing again. Warnings are errors in CI (CI=true) or with
+# TUSK_WARNINGS_AS_ERRORS=ON; elsewhere they are printed and the build goes on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/build-env.sh
 
 bash scripts/install-deps.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_WARNINGS_AS_ERRORS=ON
+tusk_configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_WARNINGS_AS_ERRORS="$(tusk_warnings_as_errors)"
 cmake --build build -j "$(nproc)"
 ctest --test-dir build --output-on-failure "$@"

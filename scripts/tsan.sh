@@ -6,8 +6,9 @@
 # warning-clean build is scripts/test.sh's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/build-env.sh
 
-cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=OFF \
+tusk_configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=OFF \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
 cmake --build build-tsan -j "$(nproc)" --target common_test controller_test agent_test e2e_test tusk-docs

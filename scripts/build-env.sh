@@ -1,0 +1,32 @@
+# Sourced by every script that builds Tusk (test.sh, lab-demo.sh, tsan.sh, fuzz.sh, .ci/run), so
+# that they configure their build directories one way and share one compiler cache.
+#
+#   tusk_configure BUILD_DIR [CMAKE_ARGS ...]
+#
+# ccache (Debian's, from install-deps.sh) is the compiler launcher where it is installed. Its base
+# directory is the checkout and it does not hash the working directory, so two clones at different
+# paths (CI builds in a fresh clone) hit each other's objects; the debug info of a hit then names
+# the first clone's paths, which only a debugger reads. CCACHE_DIR and CCACHE_MAXSIZE can be set
+# by the caller; the cache is bounded at 8 GiB otherwise (four build trees of Tusk take about 3).
+# A user's own `cmake` build is left as it is: only these scripts add the launcher.
+
+tusk_repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$tusk_repo_root}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+
+tusk_configure() {
+  local dir=$1
+  shift
+  local launcher=()
+  if command -v ccache >/dev/null 2>&1; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  fi
+  cmake -S "$tusk_repo_root" -B "$dir" -G Ninja "${launcher[@]}" "$@"
+}
+
+# The warning gate: on in CI (CI=true) and wherever TUSK_WARNINGS_AS_ERRORS=ON is set, off otherwise,
+# so that README's two commands configure build/ alike and the second compiles nothing the first did.
+tusk_warnings_as_errors() {
+  if [[ ${TUSK_WARNINGS_AS_ERRORS:-} == ON || ${CI:-} == true ]]; then echo ON; else echo OFF; fi
+}
