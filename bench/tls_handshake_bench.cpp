@@ -22,6 +22,7 @@
 #include <string>
 
 #include "common/tls.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace {
 namespace fs = std::filesystem;

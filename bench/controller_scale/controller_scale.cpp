@@ -26,6 +26,7 @@
 #include "bench/controller_scale/sim_agent.hpp"
 #include "common/units.hpp"
 #include "tests/e2e/process.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace {
 namespace asio = boost::asio;

@@ -10,6 +10,7 @@
 
 #include "common/connection.hpp"
 #include "common/tls.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk {
 namespace {

@@ -9,10 +9,7 @@
 #include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
-
-#ifndef TUSK_SOURCE_DIR
-#error "controller_test needs TUSK_SOURCE_DIR, the repository root, to find profiles/"
-#endif
+#include "tusk_build_paths.hpp"
 
 namespace tusk {
 namespace {

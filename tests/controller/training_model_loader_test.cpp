@@ -11,10 +11,7 @@
 
 #include "common/units.hpp"
 #include "tests/support/yaml_errors.hpp"
-
-#ifndef TUSK_SOURCE_DIR
-#error "controller_test needs TUSK_SOURCE_DIR, the repository root, to find models/"
-#endif
+#include "tusk_build_paths.hpp"
 
 namespace tusk {
 namespace {

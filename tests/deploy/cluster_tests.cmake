@@ -6,10 +6,7 @@ tusk_add_test(kubernetes_manifests_test
   SOURCES deploy/kubernetes_manifests_test.cpp e2e/process.cpp
   LIBS tusk_common yaml-cpp
   LABELS deploy)
-target_compile_definitions(kubernetes_manifests_test PRIVATE
-  TUSK_CONTROLLER_BIN="$<TARGET_FILE:tusk-controller>"
-  TUSK_AGENT_BIN="$<TARGET_FILE:tusk-agent>"
-  TUSK_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+target_link_libraries(kubernetes_manifests_test PRIVATE tusk_build_paths)
 add_dependencies(kubernetes_manifests_test tusk-controller tusk-agent)
 
 # deploy/slurm/tusk-burn-in.sbatch through a real single-node Slurm (slurmctld, slurmd and munged

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tests/e2e/process.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace fs = std::filesystem;
 using tusk::testing::Process;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "tests/e2e/process.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 namespace {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/e2e/process.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 

@@ -12,6 +12,7 @@
 
 #include "tests/e2e/control_plane_fixture.hpp"
 #include "tests/e2e/cutting_proxy.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 namespace {

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include "tusk_build_paths.hpp"
 
 extern char** environ;
 

@@ -10,6 +10,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/headless_chromium.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 namespace {

@@ -21,6 +21,7 @@
 #include "agent/dpdk/port.hpp"
 #include "agent/payload/prbs.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::dpdk {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/report_page_check.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 namespace {

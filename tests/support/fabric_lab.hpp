@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 

@@ -17,6 +17,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/fabric_lab.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 
