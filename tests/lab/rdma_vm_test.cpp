@@ -18,6 +18,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/fabric_lab.hpp"
+#include "tusk_build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -69,17 +70,16 @@ class VmLabTest : public ::testing::Test {
       skip_reason_ = "qemu-system-x86_64 or busybox-static is not installed (scripts/install-deps.sh installs them)";
     } else {
       id_ = "rv" + std::to_string(kVms) + "-" + std::to_string(getpid() % 100000);
-      std::string fabric_option;
       if (kOnFabric) {
         id_ = "rf" + std::to_string(getpid() % 100000);
         fabric_ = std::make_unique<FabricLab>("vf" + std::to_string(getpid() % 10000), "--spines 2 --leaves 2 --hosts 1");
-        fabric_option = " --fabric vf" + std::to_string(getpid() % 10000);
+        lab_options_ = " --fabric vf" + std::to_string(getpid() % 10000);
       }
       if (kRails > 1) {
         id_ = "rr" + std::to_string(getpid() % 100000);
-        fabric_option = " --rails " + std::to_string(kRails);
+        lab_options_ = " --rails " + std::to_string(kRails);
       }
-      if (lab("up " + id_ + " " + std::to_string(kVms) + fabric_option) != 0) boot_failed_ = true;
+      boot();
     }
   }
   static void TearDownTestSuite() {
@@ -87,8 +87,20 @@ class VmLabTest : public ::testing::Test {
     fabric_.reset();
   }
 
+  // The suite's tests share its VMs. A test whose agent would not die (a process stuck in the
+  // guest's kernel) or whose fault would not clear taints them, and the next test boots them anew.
+  static void boot() {
+    boot_failed_ = lab("up " + id_ + " " + std::to_string(kVms) + lab_options_) != 0;
+    tainted_.clear();
+  }
+
   void SetUp() override {
     if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    if (!tainted_.empty() && !boot_failed_) {
+      std::cerr << "rebooting the VM lab " << id_ << ": " << tainted_ << "\n";
+      lab("down " + id_);
+      boot();
+    }
     ASSERT_FALSE(boot_failed_) << "the VM lab did not come up (see its output above)";
     dir_ = make_scratch_dir("tusk-rdma-vm");  // under the host's /tmp, which the guests see read-only
     std::vector<std::string> names;
@@ -109,11 +121,20 @@ class VmLabTest : public ::testing::Test {
     }
   }
   void TearDown() override {
-    for (const auto& job : agent_jobs_) lab("stop " + id_ + " " + job + " >/dev/null");
-    for (const auto& nic : faulted_nics_) {
-      lab("clear " + id_ + " " + nic + " 2>/dev/null");
-      lab("link " + id_ + " " + nic + " up 2>/dev/null");
+    for (const auto& job : agent_jobs_) {
+      if (lab("stop " + id_ + " " + job + " >/dev/null") != 0) tainted_ += "agent " + job + " would not stop; ";
     }
+    for (const auto& nic : faulted_nics_) {
+      // `clear` fails where no fault is left (a link test set none): only `link up` must succeed.
+      lab("clear " + id_ + " " + nic + " 2>/dev/null");
+      if (lab("link " + id_ + " " + nic + " up 2>/dev/null") != 0) tainted_ += "NIC " + nic + " would not come up; ";
+    }
+    // A fabric test that stopped between its impair and its clear leaves no fault behind.
+    if (fabric_) {
+      for (const char* link : {"l1-s1", "l1-s2", "l2-s1", "l2-s2"}) fabric_->run(std::string("clear ") + link);
+    }
+    // What a failed test leaves in the guests' kernels is unknown: the next one gets fresh VMs.
+    if (HasFailure()) tainted_ += "the last test failed; ";
     if (dir_.empty()) return;
     if (HasFailure()) {
       // The lab's state directory goes with the suite: keep this test's agent logs with the rest.
@@ -182,7 +203,9 @@ class VmLabTest : public ::testing::Test {
   static inline std::unique_ptr<FabricLab> fabric_;
   static inline std::string skip_reason_;
   static inline std::string id_;
+  static inline std::string lab_options_;
   static inline bool boot_failed_ = false;
+  static inline std::string tainted_;  // why the VMs must boot anew before the next test
   static inline int run_ = 0;
   std::string dir_;
   int port_ = 0;

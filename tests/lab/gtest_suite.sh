@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs one GoogleTest suite of a lab binary as one ctest test (cmake/gtest_suites.cmake), so the
+# suite makes its lab (VMs, namespaces) once for all its tests:
+#   gtest_suite.sh BINARY SUITE
+# Exit: the binary's own; 77 (ctest: skipped) when it passed with every test skipped. A suite
+# that died before its TearDownTestSuite (a crash, a timeout's kill) leaves its labs up: those
+# that appeared while it ran are taken down here, so the next suite starts on a clean machine.
+set -uo pipefail
+binary=$1 suite=$2
+here=$(cd "$(dirname "$0")" && pwd)
+
+labs() {
+  ls -1d /tmp/tusk-vmlab-* 2>/dev/null | sed 's|^/tmp/tusk-vmlab-|vm |'
+  ls -1 /run/tusk-fabric-lab 2>/dev/null | sed 's|^|fabric |'
+}
+before=$(labs)
+output=$(mktemp)
+trap 'rm -f "$output"' EXIT
+
+"$binary" --gtest_filter="$suite.*" --gtest_color=no 2>&1 | tee "$output"
+status=${PIPESTATUS[0]}
+
+while read -r kind id; do
+  [[ -n $id ]] || continue
+  grep -qxF "$kind $id" <<<"$before" && continue
+  echo "gtest_suite: $suite left the $kind lab '$id' up; taking it down"
+  case $kind in
+    vm) bash "$here/rxe-vm-lab.sh" down "$id" ;;
+    fabric) TUSK_LAB_ID=$id bash "$here/fabric-lab.sh" down ;;
+  esac
+done <<<"$(labs)"
+
+if [[ $status -eq 0 ]] && grep -q '^\[  PASSED  \] 0 tests\.' "$output" && grep -q '^\[  SKIPPED \]' "$output"; then
+  exit 77
+fi
+exit "$status"
