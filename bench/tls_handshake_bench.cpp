@@ -22,7 +22,7 @@
 #include <string>
 
 #include "common/tls.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string dir = pattern;
-  const std::string make = "bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir + " lab-a >/dev/null";
+  const std::string make = "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + dir + " lab-a >/dev/null";
   if (std::system(make.c_str()) != 0) {
     std::fprintf(stderr, "tls_handshake_bench: scripts/make-certs.sh failed\n");
     return 1;

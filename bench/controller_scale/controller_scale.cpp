@@ -26,7 +26,7 @@
 #include "bench/controller_scale/sim_agent.hpp"
 #include "common/units.hpp"
 #include "tests/e2e/process.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace {
 namespace asio = boost::asio;
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
   int dialling = 128;
   std::string duration = "10s";
   std::string sample_interval = "1s";
-  std::string controller_bin = TUSK_CONTROLLER_BIN;
+  std::string controller_bin = tusk::build_paths::controller_bin();
   bool keep = false;
   CLI::App app{"controller_scale: one tusk-controller against N simulated agents over TLS on 127.0.0.1"};
   app.add_option("--agents", agents, "simulated agents (even: they are paired)")->check(CLI::Range(2, 65536))->capture_default_str();

@@ -10,7 +10,7 @@
 
 #include "common/connection.hpp"
 #include "common/tls.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk {
 namespace {
@@ -36,7 +36,7 @@ class Certificates {
 
  private:
   void make(const std::string& ca) {
-    const std::string command = "bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + root_ + "/" + ca + " lab-a >/dev/null";
+    const std::string command = "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + root_ + "/" + ca + " lab-a >/dev/null";
     if (std::system(command.c_str()) != 0) throw std::runtime_error("make-certs.sh failed");
   }
   std::string root_;

@@ -9,14 +9,14 @@
 #include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk {
 namespace {
 
 std::vector<std::filesystem::path> shipped_profiles() {
   std::vector<std::filesystem::path> paths;
-  const std::filesystem::path directory = std::filesystem::path(TUSK_SOURCE_DIR) / "profiles";
+  const std::filesystem::path directory = std::filesystem::path(tusk::build_paths::source_dir()) / "profiles";
   for (const auto& entry : std::filesystem::directory_iterator(directory)) {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
       paths.push_back(entry.path());

@@ -11,7 +11,7 @@
 
 #include "common/units.hpp"
 #include "tests/support/yaml_errors.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk {
 namespace {
@@ -368,7 +368,7 @@ TEST(ModelFile, MissingFileIsReported) {
 
 std::vector<std::filesystem::path> shipped_models() {
   std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TUSK_SOURCE_DIR) / "models")) {
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(tusk::build_paths::source_dir()) / "models")) {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") paths.push_back(entry.path());
   }
   std::sort(paths.begin(), paths.end());

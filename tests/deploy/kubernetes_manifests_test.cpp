@@ -22,14 +22,14 @@
 #include <vector>
 
 #include "tests/e2e/process.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace fs = std::filesystem;
 using tusk::testing::Process;
 
 namespace {
 
-const fs::path kDir = fs::path(TUSK_SOURCE_DIR) / "deploy" / "kubernetes";
+const fs::path kDir = fs::path(tusk::build_paths::source_dir()) / "deploy" / "kubernetes";
 const std::string kNamespace = "tusk";
 // Secrets the user creates (they hold keys, so they are not in the manifests); each must be
 // documented in the manifests by the command that creates it.
@@ -537,7 +537,7 @@ TEST(KubernetesManifests, EmbeddedProfilesPassTuskControllerValidate) {
       SCOPED_TRACE("tusk-profiles/" + key);
       const auto path = dir + "/" + key;
       std::ofstream(path) << entry.second.as<std::string>();
-      Process validate({TUSK_CONTROLLER_BIN, "validate", path}, dir + "/" + key + ".log");
+      Process validate({tusk::build_paths::controller_bin(), "validate", path}, dir + "/" + key + ".log");
       EXPECT_EQ(validate.wait(std::chrono::seconds(30)), 0) << validate.log();
       ++profiles;
     }
@@ -561,7 +561,7 @@ TEST(KubernetesManifests, EmbeddedAgentConfigPassesTuskAgentCheckConfig) {
   const auto dir = scratch_dir();
   ASSERT_TRUE(tusk::testing::make_certs(dir + "/certs", {"node-1"}));
   std::ofstream(dir + "/agent.yaml") << text;
-  Process check({TUSK_AGENT_BIN, "--config", dir + "/agent.yaml", "--check-config", "--name=node-1", "--ca",
+  Process check({tusk::build_paths::agent_bin(), "--config", dir + "/agent.yaml", "--check-config", "--name=node-1", "--ca",
                  dir + "/certs/ca.pem", "--cert", dir + "/certs/node-1.pem", "--key", dir + "/certs/node-1.key"},
                 dir + "/check.log");
   EXPECT_EQ(check.wait(std::chrono::seconds(30)), 0) << check.log();

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "tests/e2e/process.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -38,11 +38,11 @@ TEST(AgentConfigE2E, AnAgentStartedFromItsConfigFileAloneRegistersUnderTheNameAn
                      "  max_lease: 5s\n"
                      "log_level: warn\n");
 
-  Process controller({TUSK_CONTROLLER_BIN, "inventory", "--expect", "1", "--wait", "30s", "--listen",
+  Process controller({tusk::build_paths::controller_bin(), "inventory", "--expect", "1", "--wait", "30s", "--listen",
                       "127.0.0.1:" + std::to_string(port), "--ca", dir + "/ca.pem", "--cert", dir + "/controller.pem",
                       "--key", dir + "/controller.key", "--json", dir + "/inventory.json"},
                      dir + "/controller.log");
-  Process agent({TUSK_AGENT_BIN, "--config", config}, dir + "/agent.log");
+  Process agent({tusk::build_paths::agent_bin(), "--config", config}, dir + "/agent.log");
 
   ASSERT_EQ(controller.wait(40s), 0) << controller.log() << agent.log();
   const auto inventory = nlohmann::json::parse(read_file(dir + "/inventory.json"));
@@ -75,7 +75,7 @@ TEST(AgentConfigE2E, ABadConfigFileIsRefusedWithItsPositionKeyAndReasonAndNothin
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string config = dir + "/bad" + std::to_string(i) + ".yaml";
     write_file(config, cases[i].text);
-    Process agent({TUSK_AGENT_BIN, "--config", config}, dir + "/bad" + std::to_string(i) + ".log");
+    Process agent({tusk::build_paths::agent_bin(), "--config", config}, dir + "/bad" + std::to_string(i) + ".log");
     EXPECT_EQ(agent.wait(10s), 2) << config << "\n" << agent.log();
     EXPECT_NE(agent.log().find(config + ":" + cases[i].expected), std::string::npos)
         << "expected '" << config << ":" << cases[i].expected << "' in:\n" << agent.log();
@@ -88,7 +88,7 @@ TEST(AgentConfigE2E, CheckConfigSaysWhichCertificateCannotBeLoaded) {
   const std::string dir = make_scratch_dir("tusk-agent-check-config");
   const std::string config = dir + "/agent.yaml";
   write_file(config, "tls:\n  ca: " + dir + "/missing-ca.pem\n  cert: " + dir + "/a.pem\n  key: " + dir + "/a.key\n");
-  Process agent({TUSK_AGENT_BIN, "--config", config, "--check-config"}, dir + "/check.log");
+  Process agent({tusk::build_paths::agent_bin(), "--config", config, "--check-config"}, dir + "/check.log");
   EXPECT_EQ(agent.wait(10s), 2) << agent.log();
   EXPECT_NE(agent.log().find("missing-ca.pem"), std::string::npos) << agent.log();
 }
@@ -96,7 +96,7 @@ TEST(AgentConfigE2E, CheckConfigSaysWhichCertificateCannotBeLoaded) {
 TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValid) {
   const std::string dir = make_scratch_dir("tusk-agent-example-config");
   // --insecure on the command line wins over the example's certificate paths, which exist only on a host.
-  Process agent({TUSK_AGENT_BIN, "--config", TUSK_SOURCE_DIR "/deploy/config/agent.yaml", "--check-config", "--insecure"},
+  Process agent({tusk::build_paths::agent_bin(), "--config", tusk::build_paths::source_dir() + "/deploy/config/agent.yaml", "--check-config", "--insecure"},
                 dir + "/check.log");
   EXPECT_EQ(agent.wait(10s), 0) << agent.log();
   EXPECT_NE(agent.log().find("agent.yaml: ok"), std::string::npos) << agent.log();

@@ -12,7 +12,7 @@
 
 #include "tests/e2e/control_plane_fixture.hpp"
 #include "tests/e2e/cutting_proxy.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -134,7 +134,7 @@ TEST_F(ControlPlaneE2E, AgentWhoseCertificateNamesSomeoneElseIsRefused) {
 TEST_F(ControlPlaneE2E, AnAgentThatCannotVerifyItsControllerSaysWhyOnceAtWarningLevel) {
   auto controller = start_controller(write_profile("2s"), "report", {"--wait", "4s"});
   // Trusting the wrong CA: its own certificate stands in for one.
-  std::vector<std::string> argv{TUSK_AGENT_DOUBLE_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
+  std::vector<std::string> argv{tusk::build_paths::agent_double_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
                                 "lab-a", "--ca", cert("lab-a.pem"), "--cert", cert("lab-a.pem"), "--key", cert("lab-a.key")};
   Process agent(argv, dir_ + "/agent-lab-a.log");
   ASSERT_EQ(controller->wait(30s), 3) << controller->log();

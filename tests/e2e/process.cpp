@@ -15,7 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 extern char** environ;
 
@@ -99,7 +99,7 @@ std::string make_scratch_dir(const std::string& prefix) {
 
 bool make_certs(const std::string& dir, const std::vector<std::string>& agents,
                 const std::vector<std::string>& controller_names) {
-  std::string command = "bash " TUSK_SOURCE_DIR "/scripts/make-certs.sh " + dir;
+  std::string command = "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + dir;
   for (const auto& name : controller_names) command += " --controller-name " + name;
   for (const auto& agent : agents) command += " " + agent;
   return std::system((command + " >/dev/null").c_str()) == 0;

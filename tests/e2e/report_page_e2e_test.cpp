@@ -10,7 +10,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/headless_chromium.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -96,7 +96,7 @@ TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayT
   const auto dir = std::filesystem::temp_directory_path() / ("tusk-report-page-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "run");
   std::ofstream(dir / "run" / "report.json") << everything_report().dump(1);
-  ASSERT_EQ(Process({TUSK_CONTROLLER_BIN, "report", (dir / "run").string()}, (dir / "report.log").string()).wait(30s).value_or(-100), 0);
+  ASSERT_EQ(Process({tusk::build_paths::controller_bin(), "report", (dir / "run").string()}, (dir / "report.log").string()).wait(30s).value_or(-100), 0);
 
   const RenderedPage page = HeadlessChromium::render((dir / "run" / "report.html").string(), dir.string());
   ASSERT_EQ(page.status, 0) << page.log;
@@ -121,12 +121,12 @@ TEST(ReportPageE2E, ARunDirectoryWithoutAReportIsAUsageErrorThatNamesTheFile) {
   const auto dir = std::filesystem::temp_directory_path() / ("tusk-report-none-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string log = (dir / "report.log").string();
-  EXPECT_EQ(Process({TUSK_CONTROLLER_BIN, "report", dir.string()}, log).wait(30s).value_or(-100), 2);
+  EXPECT_EQ(Process({tusk::build_paths::controller_bin(), "report", dir.string()}, log).wait(30s).value_or(-100), 2);
   std::ifstream file(log);
   const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find((dir / "report.json").string()), std::string::npos) << text;
   std::ofstream(dir / "report.json") << R"({"schema": "something/else"})";
-  EXPECT_EQ(Process({TUSK_CONTROLLER_BIN, "report", dir.string()}, log).wait(30s).value_or(-100), 2);
+  EXPECT_EQ(Process({tusk::build_paths::controller_bin(), "report", dir.string()}, log).wait(30s).value_or(-100), 2);
   std::filesystem::remove_all(dir);
 }
 

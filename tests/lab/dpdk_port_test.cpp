@@ -21,7 +21,7 @@
 #include "agent/dpdk/port.hpp"
 #include "agent/payload/prbs.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::dpdk {
 namespace {
@@ -43,8 +43,8 @@ class Lab {
 
  private:
   std::string command(const std::string& arguments) const {
-    return "TUSK_LAB_ID=" + id_ + " TUSK_LAB_RELAY=" TUSK_LAB_RELAY_BIN " bash " TUSK_SOURCE_DIR
-           "/tests/lab/netns-lab.sh " + arguments;
+    return "TUSK_LAB_ID=" + id_ + " TUSK_LAB_RELAY=" + tusk::build_paths::lab_relay_bin() + " bash " +
+           tusk::build_paths::source_dir() + "/tests/lab/netns-lab.sh " + arguments;
   }
   std::string id_;
 };

@@ -14,7 +14,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/report_page_check.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -69,7 +69,7 @@ class DpdkRun : public ::testing::Test {
   }
 
   int lab(const std::string& arguments) {
-    return std::system(("TUSK_LAB_ID=" + lab_id_ + " bash " TUSK_SOURCE_DIR "/tests/lab/netns-lab.sh " + arguments).c_str());
+    return std::system(("TUSK_LAB_ID=" + lab_id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/netns-lab.sh " + arguments).c_str());
   }
 
   // DPDK 22.11's af_packet PMD names its PACKET_FANOUT group (getpid() ^ ifindex) & 0xffff, and
@@ -83,7 +83,7 @@ class DpdkRun : public ::testing::Test {
       // A second start in one test must not read the first agent's log as its own.
       fs::remove(log);
       for (int attempt = 1;; ++attempt) {
-        std::vector<std::string> command{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
+        std::vector<std::string> command{tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
                                          "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
                                          dir_ + "/certs/" + name + ".key", "--dpdk-vdev",
                                          "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50",
@@ -109,7 +109,7 @@ class DpdkRun : public ::testing::Test {
 
   // Every run is recorded in the test's own history file, never in the user's.
   std::unique_ptr<Process> start_controller() {
-    return std::make_unique<Process>(std::vector<std::string>{TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
+    return std::make_unique<Process>(std::vector<std::string>{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
                         "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
                         dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress",
                         "--history", history_path()},
@@ -120,7 +120,7 @@ class DpdkRun : public ::testing::Test {
 
   // `tusk-controller ARGUMENTS --history <the test's>`, its output in dir_/LOG; the exit code.
   int history_command(std::vector<std::string> arguments, const std::string& log) {
-    arguments.insert(arguments.begin(), TUSK_CONTROLLER_BIN);
+    arguments.insert(arguments.begin(), tusk::build_paths::controller_bin());
     arguments.insert(arguments.end(), {"--history", history_path()});
     return Process(arguments, dir_ + "/" + log).wait(30s).value_or(-100);
   }
@@ -205,13 +205,13 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
 // The README's lab demo as it ships (profiles/lab-dpdk-ber.yaml, 30 s): it passes, and its
 // report.html opens in a browser without an error.
 TEST_F(DpdkRun, TheLabDemoProfilePassesAndItsReportPageOpens) {
-  fs::copy_file(TUSK_SOURCE_DIR "/profiles/lab-dpdk-ber.yaml", dir_ + "/profile.yaml", fs::copy_options::overwrite_existing);
+  fs::copy_file(tusk::build_paths::source_dir() + "/profiles/lab-dpdk-ber.yaml", dir_ + "/profile.yaml", fs::copy_options::overwrite_existing);
   start_agents();
   ASSERT_EQ(run_controller(), 0) << read_file(dir_ + "/controller.log");
   expect_report_page_draws(dir_ + "/report", dir_, "report-lab-demo.png");
   // The same page again from the run directory alone, as `tusk-controller report` draws it later.
   fs::remove(dir_ + "/report/report.html");
-  ASSERT_EQ(Process({TUSK_CONTROLLER_BIN, "report", dir_ + "/report"}, dir_ + "/report-command.log").wait(30s).value_or(-100), 0)
+  ASSERT_EQ(Process({tusk::build_paths::controller_bin(), "report", dir_ + "/report"}, dir_ + "/report-command.log").wait(30s).value_or(-100), 0)
       << read_file(dir_ + "/report-command.log");
   expect_report_page_draws(dir_ + "/report", dir_, "report-lab-demo-redrawn.png");
 }

@@ -18,7 +18,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/fabric_lab.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -28,7 +28,7 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kLab = "bash " TUSK_SOURCE_DIR "/tests/lab/rxe-vm-lab.sh ";
+const std::string kLab = "bash " + tusk::build_paths::source_dir() + "/tests/lab/rxe-vm-lab.sh ";
 // Three TCG guests on two cores, each with Soft-RoCE traffic, can go unscheduled for seconds: a
 // guest once heard nothing from the controller for the default 3 s lease and stopped mid-test. No
 // test here is about the lease, so it must outlast a starved guest, not time a lost controller.
@@ -113,7 +113,7 @@ class VmLabTest : public ::testing::Test {
       const std::string name = "vm" + vm;
       const std::string job = "agent" + std::to_string(run_);
       // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
-      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + TUSK_AGENT_BIN + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
+      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + tusk::build_paths::agent_bin() + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
                     name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
                     "/certs/" + name + ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
                 0);
@@ -151,7 +151,7 @@ class VmLabTest : public ::testing::Test {
   }
 
   std::unique_ptr<Process> start_controller(const std::string& profile_path, const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> command{TUSK_CONTROLLER_BIN, "run", profile_path, "--listen",
+    std::vector<std::string> command{tusk::build_paths::controller_bin(), "run", profile_path, "--listen",
                                      "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
                                      dir_ + "/report", "--no-progress", "--lease", kLease, "--no-history"};
@@ -219,7 +219,7 @@ using TrainingVmLab = VmLabTest<3>;
 using RailsVmLab = VmLabTest<2, false, 2>;
 
 TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
-  ASSERT_EQ(start_controller(TUSK_SOURCE_DIR "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0) << logs();
+  ASSERT_EQ(start_controller(tusk::build_paths::source_dir() + "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0) << logs();
   const json result = report();
   const auto flows = streams_of(result, "flow:");
   const auto sinks = streams_of(result, "sink:");
@@ -493,7 +493,7 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
   // Down and up by one process in the guest: two lab commands would add their exec latency (up to
   // 2 s under TCG) to the outage. vm1's NIC facing vm2 is data0 in a 2-VM lab.
   faulted_nics_.push_back("1 peer2");
-  ASSERT_EQ(lab("exec " + id_ + " 1 -- " TUSK_LAB_FLAP_BIN " data0 2"), 0);
+  ASSERT_EQ(lab("exec " + id_ + " 1 -- " + tusk::build_paths::lab_flap_bin() + " data0 2"), 0);
   const auto exit_code = controller->wait(120s);
   ASSERT_TRUE(exit_code.has_value()) << "the run hung after the link came back:\n" << logs();
   // The flap is allowed (max_flaps: 1) and nothing else went wrong: the flows came back.

@@ -8,7 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 
@@ -36,7 +36,7 @@ class FabricLab {
 
  private:
   std::string command(const std::string& arguments) const {
-    return "TUSK_LAB_ID=" + id_ + " bash " TUSK_SOURCE_DIR "/tests/lab/fabric-lab.sh " + arguments + " 2>&1";
+    return "TUSK_LAB_ID=" + id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/fabric-lab.sh " + arguments + " 2>&1";
   }
   std::string id_;
 };

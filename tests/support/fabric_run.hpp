@@ -17,7 +17,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/fabric_lab.hpp"
-#include "tusk_build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 
@@ -77,7 +77,7 @@ class FabricRun : public ::testing::Test {
       const std::string idle = std::to_string(sleep != idle_sleep_us.end() ? sleep->second : 50);
       for (int attempt = 1;; ++attempt) {
         auto agent = std::make_unique<Process>(
-            std::vector<std::string>{TUSK_AGENT_BIN, "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
+            std::vector<std::string>{tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
                                      host.name, "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/" + host.name + ".pem", "--key", dir_ + "/certs/" + host.name + ".key",
                                      "--dpdk-vdev", "net_af_packet0,iface=" + lab_->ns(host.name), "--dpdk-file-prefix",
@@ -98,7 +98,7 @@ class FabricRun : public ::testing::Test {
   // The controller's command line for `profile` (written to the scratch directory), plus `extra`.
   std::vector<std::string> controller_command(const std::string& profile, const std::vector<std::string>& extra = {}) {
     std::ofstream(dir_ + "/profile.yaml") << profile;
-    std::vector<std::string> command{TUSK_CONTROLLER_BIN, "run", dir_ + "/profile.yaml", "--listen",
+    std::vector<std::string> command{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen",
                                      "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
                                      dir_ + "/report", "--no-progress", "--no-history"};
