@@ -25,8 +25,15 @@ tusk_configure() {
   cmake -S "$tusk_repo_root" -B "$dir" -G Ninja "${launcher[@]}" "$@"
 }
 
-# The warning gate: on in CI (CI=true) and wherever TUSK_WARNINGS_AS_ERRORS=ON is set, off otherwise,
-# so that README's two commands configure build/ alike and the second compiles nothing the first did.
+# The warning gate: on in CI (CI=true) and wherever TUSK_WARNINGS_AS_ERRORS=ON is set, off otherwise.
 tusk_warnings_as_errors() {
   if [[ ${TUSK_WARNINGS_AS_ERRORS:-} == ON || ${CI:-} == true ]]; then echo ON; else echo OFF; fi
+}
+
+# build/, configured and built one way for README's two commands (scripts/lab-demo.sh and
+# scripts/test.sh), so the second compiles nothing the first did.
+tusk_build_main() {
+  tusk_configure "$tusk_repo_root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTUSK_WARNINGS_AS_ERRORS="$(tusk_warnings_as_errors)"
+  cmake --build "$tusk_repo_root/build" -j "$(nproc)"
 }

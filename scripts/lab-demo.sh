@@ -51,8 +51,7 @@ if [[ -z $build ]]; then
   # build/ as scripts/test.sh makes it, so the README's second command compiles nothing again.
   source scripts/build-env.sh
   build=build
-  tusk_configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_WARNINGS_AS_ERRORS="$(tusk_warnings_as_errors)"
-  cmake --build build -j "$(nproc)"
+  tusk_build_main
 fi
 [[ -x $build/agent/tusk-agent && -x $build/controller/tusk-controller ]] ||
   { echo "lab-demo: no tusk-agent and tusk-controller in $build" >&2; exit 2; }

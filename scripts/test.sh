@@ -9,6 +9,5 @@ cd "$(dirname "$0")/.."
 source scripts/build-env.sh
 
 bash scripts/install-deps.sh
-tusk_configure build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_WARNINGS_AS_ERRORS="$(tusk_warnings_as_errors)"
-cmake --build build -j "$(nproc)"
+tusk_build_main
 ctest --test-dir build --output-on-failure "$@"
