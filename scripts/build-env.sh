@@ -7,7 +7,8 @@
 # directory is the checkout and it does not hash the working directory, so two clones at different
 # paths (CI builds in a fresh clone) hit each other's objects; the debug info of a hit then names
 # the first clone's paths, which only a debugger reads. CCACHE_DIR and CCACHE_MAXSIZE can be set
-# by the caller; the cache is bounded at 8 GiB otherwise (four build trees of Tusk take about 3).
+# by the caller; the cache is bounded at 8 GiB otherwise (the four build trees CI makes take
+# about 0.5 GiB of it, compressed).
 # A user's own `cmake` build is left as it is: only these scripts add the launcher.
 
 tusk_repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -37,7 +37,7 @@ std::vector<PathFaultSign> path_fault_signs(const std::vector<StreamVerdict>& st
     const std::string& kind = verdict.stream.kind();
     // Only judged streams of one flow with a peer: a sender's own count, a port's statistics or
     // a NIC's counters (one port, every peer's traffic) tell nothing about a path.
-    if (informational_kind(kind) || !kind_counts_a_flow(kind) || verdict.stream.peer().empty()) continue;
+    if (!kind_counts_a_flow(kind) || verdict.stream.peer().empty()) continue;
     // A stream that counts what its peer sent is the receiver's; any other is the sender's.
     const bool receives = kind.empty() || kind_receives(kind);
     const std::string& receiver = receives ? verdict.agent : verdict.stream.peer();
