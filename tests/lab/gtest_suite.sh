@@ -3,8 +3,9 @@
 # suite makes its lab (VMs, namespaces) once for all its tests:
 #   gtest_suite.sh BINARY SUITE
 # Exit: the binary's own; 77 (ctest: skipped) when it passed with every test skipped. A suite
-# that died before its TearDownTestSuite (a crash, a timeout's kill) leaves its labs up: those
-# that appeared while it ran are taken down here, so the next suite starts on a clean machine.
+# that died before its TearDownTestSuite (a crash) leaves its labs up: those that appeared while
+# it ran are taken down here, so the next suite starts on a clean machine. ctest's TIMEOUT kills
+# this script as well, so a suite that hangs past it still leaves its labs behind.
 set -uo pipefail
 binary=$1 suite=$2
 here=$(cd "$(dirname "$0")" && pwd)
