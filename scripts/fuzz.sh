@@ -33,25 +33,42 @@ seeds_of() {
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}"
 mkdir -p build-fuzz/crashes
-for target in "${targets[@]}"; do
-  work="build-fuzz/corpus/$target"
+
+# One target's run; its log is build-fuzz/<target>.log.
+fuzz_one() {
+  local target=$1 work="build-fuzz/corpus/$1" dir
   mkdir -p "$work"
-  seeds=()
+  local seeds=()
   for dir in $(seeds_of "$target"); do [[ -d "$dir" ]] && seeds+=("$dir"); done
-  limit=(-max_total_time="$seconds")
+  local limit=(-max_total_time="$seconds")
   [[ -n "${FUZZ_RUNS:-}" ]] && limit=(-runs="$FUZZ_RUNS")
-  echo "== $target: ${FUZZ_RUNS:-$seconds s} ${FUZZ_RUNS:+executions}"
   # -timeout: one input that takes 10 s is a hang; -rss_limit_mb: one that needs 2 GiB is a leak
   # of the bounds this target checks.
-  log="build-fuzz/${target}.log"
-  status=0
   "build-fuzz/fuzz/${target}_fuzz" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=1048576 \
-    -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/${target}-" "$work" "${seeds[@]}" >"$log" 2>&1 || status=$?
+    -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/${target}-" "$work" "${seeds[@]}" \
+    >"build-fuzz/${target}.log" 2>&1
+}
+
+# Targets run side by side, one per core: each is single-threaded, and a time limit is wall time.
+parallel="${FUZZ_JOBS:-$(nproc)}"
+declare -A pid_of
+for target in "${targets[@]}"; do
+  while (( $(jobs -rp | wc -l) >= parallel )); do wait -n || true; done
+  fuzz_one "$target" &
+  pid_of[$target]=$!
+done
+failed=()
+for target in "${targets[@]}"; do
+  status=0
+  wait "${pid_of[$target]}" || status=$?
+  log="build-fuzz/${target}.log"
+  echo "== $target: ${FUZZ_RUNS:-$seconds s} ${FUZZ_RUNS:+executions}"
   grep -aE '^(#[0-9]+.*(DONE|INITED)|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)|==[0-9]+==ERROR|SUMMARY|.*Test unit written)' "$log" || true
   if [[ $status -ne 0 ]]; then
     tail -40 "$log" >&2
     echo "fuzz: $target failed (exit $status); the input is in build-fuzz/crashes/, the log in $log" >&2
-    exit 1
+    failed+=("$target")
   fi
 done
+[[ ${#failed[@]} -eq 0 ]] || { echo "fuzz: failed: ${failed[*]}" >&2; exit 1; }
 echo "fuzz: ${targets[*]}: no crash, hang, leak or undefined behaviour"
