@@ -15,6 +15,7 @@
 #include <iostream>
 #include <thread>
 
+#include "common/json_text.hpp"
 #include "common/logging.hpp"
 #include "common/units.hpp"
 #include "common/build_info.hpp"
@@ -108,7 +109,7 @@ int command_plan(const std::string& file, const std::vector<std::string>& agents
   try {
     const auto plan = expand_plan(*profile, offline_agents(*profile, agents), "plan-only");
     if (as_json) {
-      std::cout << plan_json(*profile, plan).dump(2) << "\n";
+      std::cout << json_text(plan_json(*profile, plan)) << "\n";
     } else {
       std::cout << plan_text(*profile, plan);
     }
@@ -131,7 +132,7 @@ int command_model(const std::string& file, bool as_json, bool binary_units) {
   }
   const auto report = traffic::analyse(spec);
   if (as_json) {
-    std::cout << traffic::model_json(spec, report).dump(2) << "\n";
+    std::cout << json_text(traffic::model_json(spec, report)) << "\n";
   } else {
     std::cout << traffic::model_text(spec, report, binary_units);
   }
@@ -170,8 +171,8 @@ void only_through(const RunFlags& flags, Profile& profile, RunOptions& options) 
   if (!file) throw std::runtime_error(fmt::format("--from {}: cannot read it: {}", flags.from_report, std::strerror(errno)));
   nlohmann::json report;
   try {
-    report = nlohmann::json::parse(file);
-  } catch (const nlohmann::json::exception& e) {
+    report = parse_json<nlohmann::json>(file);
+  } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("--from {}: not JSON: {}", flags.from_report, e.what()));
   }
   try {
@@ -233,13 +234,14 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   }
   const std::string directory = flags.out.empty() ? fmt::format("tusk-reports/{}", outcome.run_id) : flags.out;
   std::cout << summary_table(outcome);
-  std::string fallback_directory;  // empty: straight to stdout
+  std::string fallback_parent;  // empty: straight to stdout
   std::error_code no_temp;
   const auto temp = std::filesystem::temp_directory_path(no_temp);
-  if (!no_temp) fallback_directory = (temp / "tusk-reports" / outcome.run_id).string();
-  const auto fallback = write_reports_somewhere(outcome, directory, fallback_directory, std::cout);
+  if (!no_temp) fallback_parent = temp.string();
+  const auto report = report_json(outcome);
+  const auto fallback = write_reports_somewhere(outcome, report, directory, fallback_parent, std::cout);
   // History is one more view of the report, recorded where the report went; a failure is a warning.
-  record_in_history(report_json(outcome), fallback ? fallback->written_to : directory, flags.history);
+  record_in_history(report, fallback ? fallback->written_to : directory, flags.history);
   if (!fallback) {
     std::cout << fmt::format("report: {}/report.html, {}/report.json, {}/junit.xml\n", directory, directory, directory);
     if (metrics) metrics->linger(metrics_linger);
@@ -265,7 +267,7 @@ int command_report(const std::string& run, const std::string& out) {
   }
   std::string html;
   try {
-    html = report_html(nlohmann::ordered_json::parse(file));
+    html = report_html(parse_json<nlohmann::ordered_json>(file));
   } catch (const std::exception& e) {
     std::cerr << fmt::format("{}: {}\n", input.string(), e.what());
     return kExitUsage;
@@ -338,7 +340,7 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
     }
     if (!json_path.empty()) {
       std::ofstream file(json_path);
-      file << nlohmann::json{{"agents", agents}}.dump(2) << "\n";
+      file << json_text(nlohmann::json{{"agents", agents}}) << "\n";
       if (!file) {
         spdlog::error("cannot write '{}'", json_path);
         return kExitUsage;

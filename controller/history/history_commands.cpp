@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/json_text.hpp"
 #include "common/units.hpp"
 #include "controller/history/run_history.hpp"
 #include "controller/run/run_outcome.hpp"
@@ -358,7 +359,7 @@ int HistoryCommands::history(std::ostream& out, std::ostream& err) const {
         return kExitUsage;
       }
       if (as_json_) {
-        out << json{{"history", path}, {"runs", json::array()}}.dump(2) << "\n";
+        out << json_text(json{{"history", path}, {"runs", json::array()}}) << "\n";
       } else {
         out << fmt::format("no history at {} yet: `tusk-controller run` records each run there\n", path);
       }
@@ -371,7 +372,7 @@ int HistoryCommands::history(std::ostream& out, std::ostream& err) const {
       if (as_json_) {
         json list = json::array();
         for (const auto& run : runs) list.push_back(run_json(run));
-        out << json{{"history", path}, {"runs", list}}.dump(2) << "\n";
+        out << json_text(json{{"history", path}, {"runs", list}}) << "\n";
       } else {
         out << fmt::format("{} run(s) in {}\n", runs.size(), path);
         if (!runs.empty()) out << runs_table(runs);
@@ -386,7 +387,7 @@ int HistoryCommands::history(std::ostream& out, std::ostream& err) const {
         stream_list.push_back({{"run", run_json(run)}, {"stream", stream_json(stream)}});
       json link_list = json::array();
       for (const auto& [run, link] : links) link_list.push_back({{"run", run_json(run)}, {"link", link_json(link)}});
-      out << json{{"history", path}, {"link", link_}, {"streams", stream_list}, {"links", link_list}}.dump(2) << "\n";
+      out << json_text(json{{"history", path}, {"link", link_}, {"streams", stream_list}, {"links", link_list}}) << "\n";
     } else {
       if (!streams.empty()) out << fmt::format("streams of '{}' across runs:\n{}", link_, stream_trend_table(streams));
       if (!links.empty()) out << fmt::format("fabric link '{}' across runs:\n{}", link_, link_trend_table(links));
@@ -416,7 +417,7 @@ int HistoryCommands::compare(std::ostream& out, std::ostream& err) const {
   }
   const Comparison comparison = compare_runs(before, after, thresholds);
   if (as_json_) {
-    out << comparison_json(before, after, comparison, thresholds).dump(2) << "\n";
+    out << json_text(comparison_json(before, after, comparison, thresholds)) << "\n";
   } else {
     out << comparison_text(before, after, comparison);
   }

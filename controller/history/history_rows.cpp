@@ -11,6 +11,8 @@
 #include <limits>
 #include <map>
 
+#include "common/json_text.hpp"
+
 namespace tusk {
 using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
@@ -245,10 +247,12 @@ json read_report_file(const std::string& path_or_directory, std::string* directo
   std::ifstream in(file);
   if (!in) throw ReportUnreadable(fmt::format("{}: cannot read it: {}", file.string(), std::strerror(errno)));
   try {
-    json report = json::parse(in);
+    json report = parse_json<json>(in);
     // Absolute: the history outlives the working directory it was recorded from.
     if (directory) *directory = fs::absolute(file, error).parent_path().lexically_normal().string();
     return report;
+  } catch (const JsonTooDeep& e) {
+    throw ReportUnreadable(fmt::format("{}: not a report: {}", file.string(), e.what()));
   } catch (const json::exception& e) {
     throw ReportUnreadable(fmt::format("{}: not JSON: {}", file.string(), e.what()));
   }

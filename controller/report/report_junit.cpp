@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "common/printable.hpp"
 #include "common/units.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/report/reports.hpp"
@@ -10,22 +11,6 @@
 namespace tusk {
 
 namespace {
-
-std::string xml_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // The events an agent reported for one stream (or, with an empty id, for none in particular).
 std::string event_lines(const TestOutcome& test, const std::string& agent, const std::string& stream_id) {
@@ -39,7 +24,7 @@ std::string event_lines(const TestOutcome& test, const std::string& agent, const
 }
 
 std::string system_out(const std::string& text, const char* indent) {
-  return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_escape(text));
+  return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_text(text));
 }
 
 std::string testcase_name(const StreamVerdict& verdict) {
@@ -57,18 +42,18 @@ std::string report_junit(const RunOutcome& outcome) {
     std::string cases;
     std::size_t suite_failures = 0, suite_errors = 0;
     const double seconds = test.spec.duration.count() / 1e3;
-    const std::string classname = xml_escape(outcome.profile.name + "." + test.spec.name);
+    const std::string classname = xml_text(outcome.profile.name + "." + test.spec.name);
     std::size_t judged = 0;
     for (const auto& verdict : test.streams) {
       if (informational_kind(verdict.stream.kind())) continue;  // the receiver's stream is the testcase
       ++judged;
       cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
-                           xml_escape(testcase_name(verdict)), seconds);
+                           xml_text(testcase_name(verdict)), seconds);
       for (const auto& check : verdict.checks) {
         if (check.passed) continue;
         ++suite_failures;
-        cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_escape(check.threshold.key),
-                             xml_escape(check.describe()));
+        cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_text(check.threshold.key),
+                             xml_text(check.describe()));
       }
       std::string out;
       for (const auto& warning : verdict.warnings()) out += "warning: " + warning + "\n";
@@ -83,7 +68,7 @@ std::string report_junit(const RunOutcome& outcome) {
         const MethodStep& step = method.steps[i];
         ++judged;
         cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
-                             xml_escape(step.label), i < method.step_outcomes.size()
+                             xml_text(step.label), i < method.step_outcomes.size()
                                                          ? method.step_outcomes[i].spec.duration.count() / 1e3
                                                          : 0.0);
         if (step.verdict != TestVerdict::Pass && i < method.step_outcomes.size()) {
@@ -95,7 +80,7 @@ std::string report_junit(const RunOutcome& outcome) {
           }
           ++suite_failures;
           cases += fmt::format("      <failure type=\"step\" message=\"{}\"/>\n",
-                               xml_escape(failed.empty() ? fmt::format("step {}: the test's problems say why", to_string(step.verdict))
+                               xml_text(failed.empty() ? fmt::format("step {}: the test's problems say why", to_string(step.verdict))
                                                    : fmt::format("{}", fmt::join(failed, "; "))));
         }
         cases += system_out(fmt::format("offered {} per sender, sent {}, received {}, lost {} ({:.4g}%), CE marked {}\n",
@@ -110,8 +95,8 @@ std::string report_junit(const RunOutcome& outcome) {
     for (const auto& problem : test.problems) {
       ++suite_errors;
       cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", classname,
-                           xml_escape("run: " + problem));
-      cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_escape(problem));
+                           xml_text("run: " + problem));
+      cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_text(problem));
     }
     // Where the fault is, as one testcase a pipeline's failure list shows: the top suspect link,
     // the host problems, or why no link could be named.
@@ -132,7 +117,7 @@ std::string report_junit(const RunOutcome& outcome) {
       }
       cases += fmt::format("    <testcase classname=\"{}\" name=\"localisation\" time=\"0\">\n", classname);
       cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", top ? "suspect_link" : "localisation",
-                           xml_escape(message));
+                           xml_text(message));
       cases += system_out(details, "      ");
       cases += "    </testcase>\n";
     }
@@ -164,12 +149,12 @@ std::string report_junit(const RunOutcome& outcome) {
     suites += fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
                           "    <testcase classname=\"{}\" name=\"run\" time=\"0\">\n"
                           "      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
-                          xml_escape(outcome.profile.name), xml_escape(outcome.profile.name),
-                          xml_escape(outcome.conclusion));
+                          xml_text(outcome.profile.name), xml_text(outcome.profile.name),
+                          xml_text(outcome.conclusion));
   }
   return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                      "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
-                     xml_escape(outcome.profile.name), total, failures, errors, suites);
+                     xml_text(outcome.profile.name), total, failures, errors, suites);
 }
 
 }  // namespace tusk

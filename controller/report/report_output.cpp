@@ -1,20 +1,47 @@
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <stdlib.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
+#include <vector>
 
+#include "common/json_text.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Writes `text` to a new file beside `path` and renames it over `path`: a reader sees the old file
+// or the whole new one, and a failed write leaves no truncated file behind.
 void write_file(const fs::path& path, const std::string& text) {
-  std::ofstream file(path);
-  file << text;
-  file.close();
-  if (!file) throw std::runtime_error(fmt::format("cannot write '{}'", path.string()));
+  std::string temporary = path.string() + ".XXXXXX";
+  const int fd = mkstemp(temporary.data());
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+  std::size_t written = 0;
+  int error = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  // The files are for everyone who may read the run's directory, like any other file made here.
+  if (error == 0 && fchmod(fd, 0644) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0) error = errno;
+  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(error)));
+  }
 }
 
 void create_directory(const std::string& directory) {
@@ -22,12 +49,22 @@ void create_directory(const std::string& directory) {
   fs::create_directories(directory, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create report directory '{}': {}", directory, ec.message()));
 }
+
+// A directory no one else made: mkdtemp fails rather than reuse a name, so a link or directory
+// another local user placed in a shared /tmp is never followed.
+std::string private_directory(const std::string& parent, const std::string& run_id) {
+  std::string name = (fs::path(parent) / fmt::format("tusk-reports-{}-XXXXXX", run_id)).string();
+  if (!mkdtemp(name.data())) {
+    throw std::runtime_error(fmt::format("cannot create a directory in '{}': {}", parent, std::strerror(errno)));
+  }
+  return name;
+}
+
 }  // namespace
 
-void write_reports(const RunOutcome& outcome, const std::string& directory) {
+void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory) {
   create_directory(directory);
-  const auto report = report_json(outcome);
-  write_file(fs::path(directory) / "report.json", report.dump(2) + "\n");
+  write_file(fs::path(directory) / "report.json", json_text(report) + "\n");
   write_file(fs::path(directory) / "junit.xml", report_junit(outcome));
   write_file(fs::path(directory) / "report.html", report_html(report));
 }
@@ -40,25 +77,28 @@ void check_report_directory(const std::string& directory) {
   fs::remove(probe, ec);
 }
 
-std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const std::string& directory,
-                                                      const std::string& fallback_directory,
+std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const nlohmann::ordered_json& report,
+                                                      const std::string& directory,
+                                                      const std::string& fallback_parent,
                                                       std::ostream& stdout_stream) {
   ReportFallback fallback;
   try {
-    write_reports(outcome, directory);
+    write_reports(outcome, report, directory);
     return std::nullopt;
   } catch (const std::exception& e) {
     fallback.error = e.what();
   }
-  if (!fallback_directory.empty()) {
+  if (!fallback_parent.empty()) {
     try {
-      write_reports(outcome, fallback_directory);
+      const std::string fallback_directory = private_directory(fallback_parent, outcome.run_id);
+      write_reports(outcome, report, fallback_directory);
       fallback.written_to = fallback_directory;
       return fallback;
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+      fallback.error += fmt::format("; {}", e.what());
     }
   }
-  stdout_stream << report_json(outcome).dump(2) << "\n";
+  stdout_stream << json_text(report) << "\n";
   fallback.written_to = "-";
   return fallback;
 }

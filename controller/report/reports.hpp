@@ -24,9 +24,10 @@ std::string report_html(const nlohmann::ordered_json& report);
 // The table printed at the end of a run.
 std::string summary_table(const RunOutcome& outcome);
 
-// Writes report.json, junit.xml and report.html into `directory` (created). Throws std::runtime_error naming
-// the file that could not be written.
-void write_reports(const RunOutcome& outcome, const std::string& directory);
+// Writes report.json (`report`, report_json's), junit.xml and report.html into `directory`
+// (created), each to a temporary file renamed over its name, so a reader never sees half a file
+// and a failure leaves none. Throws std::runtime_error naming the file that could not be written.
+void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory);
 
 // Before a run: creates `directory` and proves a file can be written there, so a report that
 // could not be kept is known before any traffic. Throws std::runtime_error naming the path.
@@ -38,10 +39,13 @@ struct ReportFallback {
   std::string error;  // why `directory` failed
   std::string written_to;
 };
-// Writes the reports into `directory`, else into `fallback_directory` (skipped when empty), else
-// report.json to `stdout_stream`. Returns nullopt when `directory` worked.
-std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const std::string& directory,
-                                                      const std::string& fallback_directory,
+// Writes the reports into `directory`; else into a new directory of this process's own under
+// `fallback_parent` (mkdtemp: never an existing one, nor through a link another user placed;
+// skipped when `fallback_parent` is empty); else report.json to `stdout_stream`. Returns nullopt
+// when `directory` worked.
+std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const nlohmann::ordered_json& report,
+                                                      const std::string& directory,
+                                                      const std::string& fallback_parent,
                                                       std::ostream& stdout_stream);
 
 }  // namespace tusk

@@ -1,0 +1,102 @@
+// Where a run's reports go and what they are made of: any byte a profile, a peer or a path holds
+// ends up in a report that parses; a failed write leaves no half file; the fallback directory is
+// the controller's own, never one another local user placed.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+
+class ReportOutput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/tusk-report-output-XXXXXX";
+    ASSERT_NE(mkdtemp(name), nullptr);
+    dir_ = name;
+    outcome_.run_id = "20261126-000000-abcd";
+    outcome_.profile.name = "latin-1";
+    // A profile whose comment was saved as Latin-1 ("# caf\xe9"): the test passed, then the
+    // strict JSON writer threw and the whole run was lost.
+    outcome_.profile.source = "name: latin-1\n# caf\xe9\n";
+    outcome_.faults.push_back({0, "agent-\xff", -1, "a fault from a directory named \xff\xfe"});
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static std::string read(const fs::path& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+
+  std::string dir_;
+  RunOutcome outcome_;
+};
+
+TEST_F(ReportOutput, BytesThatAreNotUtf8AreWrittenAsReplacementCharactersNotLost) {
+  const std::string out = dir_ + "/run";
+  std::ostringstream stdout_text;
+  ASSERT_FALSE(write_reports_somewhere(outcome_, report_json(outcome_), out, dir_, stdout_text));
+  const json report = json::parse(read(out + "/report.json"));
+  EXPECT_NE(report.dump().find("caf\xef\xbf\xbd"), std::string::npos);
+  EXPECT_TRUE(fs::exists(out + "/report.html"));
+  EXPECT_TRUE(fs::exists(out + "/junit.xml"));
+  for (const auto& entry : fs::directory_iterator(out)) {
+    EXPECT_EQ(entry.path().filename().string().find(".XXXXXX"), std::string::npos) << entry.path();
+    EXPECT_EQ(entry.path().filename().string().find("report.json."), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(ReportOutput, AFileThatCannotBeWrittenLeavesNoHalfFileAndTheOldOneWhole) {
+  const std::string out = dir_ + "/run";
+  fs::create_directories(out + "/report.html");  // a directory in the way of the page
+  std::ofstream(out + "/report.html/keep") << "x";
+  std::ostringstream stdout_text;
+  const auto fallback = write_reports_somewhere(outcome_, report_json(outcome_), out, "", stdout_text);
+  ASSERT_TRUE(fallback);
+  EXPECT_EQ(fallback->written_to, "-");
+  EXPECT_NE(fallback->error.find("cannot write '" + out + "/report.html'"), std::string::npos) << fallback->error;
+  // Nothing half-written stays beside the files, and stdout has the whole report.
+  for (const auto& entry : fs::directory_iterator(out)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name == "report.json" || name == "junit.xml" || name == "report.html") << name;
+  }
+  EXPECT_EQ(json::parse(stdout_text.str())["run_id"], outcome_.run_id);
+}
+
+// Before: the fallback was the fixed $TMPDIR/tusk-reports/<run id>, followed through a link
+// another local user had placed there.
+TEST_F(ReportOutput, TheFallbackIsANewPrivateDirectoryNeverALinkPlacedInTheSharedParent) {
+  const std::string victim = dir_ + "/victim";
+  fs::create_directories(victim);
+  fs::create_directory_symlink(victim, dir_ + "/tusk-reports");
+  fs::create_directories(dir_ + "/tusk-reports-" + outcome_.run_id);
+  const std::string blocked = dir_ + "/not-a-directory";
+  std::ofstream(blocked) << "in the way\n";
+  std::ostringstream stdout_text;
+  const auto fallback = write_reports_somewhere(outcome_, report_json(outcome_), blocked + "/run", dir_, stdout_text);
+  ASSERT_TRUE(fallback);
+  ASSERT_NE(fallback->written_to, "-") << fallback->error;
+  EXPECT_EQ(fs::path(fallback->written_to).parent_path(), fs::path(dir_));
+  EXPECT_EQ(fs::path(fallback->written_to).filename().string().rfind("tusk-reports-" + outcome_.run_id + "-", 0), 0u);
+  EXPECT_FALSE(fs::is_symlink(fallback->written_to));
+  struct stat status {};
+  ASSERT_EQ(stat(fallback->written_to.c_str(), &status), 0);
+  EXPECT_EQ(status.st_mode & 0777, 0700u);
+  EXPECT_TRUE(fs::exists(fallback->written_to + "/report.json"));
+  EXPECT_TRUE(fs::is_empty(victim));
+  EXPECT_TRUE(stdout_text.str().empty());
+}
+
+}  // namespace
+}  // namespace tusk
