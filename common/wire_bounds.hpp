@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 
 namespace tusk::wire {
 
@@ -12,5 +13,15 @@ inline constexpr std::chrono::milliseconds kMinSampleInterval{100};
 inline constexpr std::chrono::milliseconds kMaxSampleInterval{60'000};
 // How far ahead a StartAt may be: the controller's start margin is at most 30 s.
 inline constexpr std::chrono::milliseconds kMaxStartAhead{std::chrono::minutes(5)};
+
+// A flow's path trace: one hop per TTL up to this (the agent's probes go no further).
+inline constexpr unsigned kMaxPathHops = 12;
+// What one stream of a sample or result may take, serialized (its counters, gauges, flow, path and
+// ids; a NIC's stream with hundreds of ethtool counters is ~15 KiB), and what the streams of one
+// sample may take together per stream its plan can make: the controller drops what is past either.
+inline constexpr std::size_t kMaxStreamBytes = 64 * 1024;
+inline constexpr std::size_t kSampleBytesPerPlannedStream = 8 * 1024;
+// An agent's event message or error text past this is cut (on a character).
+inline constexpr std::size_t kMaxPeerMessageBytes = 1024;
 
 }  // namespace tusk::wire

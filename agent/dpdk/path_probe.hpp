@@ -19,13 +19,14 @@
 
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/neighbour.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk::dpdk {
 
 inline constexpr std::uint32_t kProbeMagic = 0x54534B50;  // "TSKP"
 inline constexpr std::size_t kProbePayloadLength = 32;
 // TTLs a tracer tries; paths in a datacenter fabric are 3 to 7 switches long.
-inline constexpr std::uint8_t kMaxProbeTtl = 12;
+inline constexpr std::uint8_t kMaxProbeTtl = wire::kMaxPathHops;
 // The longest probe frame: Ethernet, 802.1Q tag, IPv4, UDP, payload.
 inline constexpr std::size_t kMaxProbeFrameLength =
     kEthernetHeaderLength + kVlanTagLength + kIpv4HeaderLength + kUdpHeaderLength + kProbePayloadLength;

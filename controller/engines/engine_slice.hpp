@@ -83,7 +83,16 @@ struct EngineSlice {
   void (*apply_step)(TestSpec& spec, std::uint32_t frame_size, const StepRate& rate) = nullptr;
   // The BER its streams' compared bits are held to, when the engine compares bits.
   std::optional<BerTarget> (*ber_target)(const TestSpec& spec) = nullptr;
+  // The most streams one sample or result of an agent with this plan can honestly hold (its flows
+  // or QPs to and from each peer, its ports), with room to spare: the controller drops any beyond
+  // it, so what an agent sends costs no more than what its plan made. nullptr: most_streams_of()'s
+  // generic bound.
+  std::size_t (*most_streams)(const proto::Plan& plan) = nullptr;
 };
+
+// The most streams an agent with `plan` may report per sample or result: its engine's most_streams,
+// or, for an engine without one (or none known), 64 per peer and sender and 64 of its own.
+std::size_t most_streams_of(const proto::Plan& plan);
 
 // Every engine the controller knows, in the order profiles and help list them.
 const std::vector<const EngineSlice*>& engine_table();

@@ -31,6 +31,15 @@ void unregister_engine(std::string_view name) {
   std::erase_if(engines, [name](const EngineSlice* engine) { return engine->name == name; });
 }
 
+std::size_t most_streams_of(const proto::Plan& plan) {
+  if (const EngineSlice* engine = find_engine(plan.engine()); engine && engine->most_streams) {
+    return engine->most_streams(plan);
+  }
+  constexpr std::size_t kStreamsPerParty = 64;
+  return (static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1) *
+         kStreamsPerParty;
+}
+
 const EngineSlice* find_engine(std::string_view name) {
   const auto& table = engine_table();
   const auto found =

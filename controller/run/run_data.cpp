@@ -7,8 +7,57 @@
 #include <limits>
 
 #include "common/clock.hpp"
+#include "common/printable.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk {
+
+namespace {
+
+// `text` cut to `most` bytes (on a character, so as not to split one) and made printable().
+void make_printable(std::string& text, std::size_t most = wire::kMaxPeerMessageBytes) {
+  if (text.size() > most) {
+    std::size_t cut = most;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text.resize(cut);
+    text += "...";
+  }
+  text = printable(text);
+}
+
+// Every string of a stream an agent named, made printable: ids, kinds, addresses, counter names.
+void make_printable(proto::StreamCounters& stream) {
+  for (std::string* text : {stream.mutable_stream_id(), stream.mutable_peer(), stream.mutable_kind(), stream.mutable_nic()}) {
+    make_printable(*text);
+  }
+  // Only a flow that is there: mutable_flow() would make one, and a stream with a flow is judged as one.
+  if (stream.has_flow()) {
+    auto& flow = *stream.mutable_flow();
+    for (std::string* text : {flow.mutable_src_address(), flow.mutable_dst_address(), flow.mutable_protocol()}) {
+      make_printable(*text);
+    }
+  }
+  for (auto& hop : *stream.mutable_path()) {
+    make_printable(*hop.mutable_address());
+    make_printable(*hop.mutable_other_address());
+  }
+  const auto printable_keys = [](auto& map) {
+    bool clean = true;
+    for (const auto& [name, value] : map) clean = clean && printable(name) == name && name.size() <= 256;
+    if (clean) return;
+    std::remove_reference_t<decltype(map)> safe;
+    for (const auto& [name, value] : map) {
+      std::string key = name;
+      make_printable(key, 256);
+      safe[key] = value;
+    }
+    map.swap(safe);
+  };
+  printable_keys(*stream.mutable_counters());
+  printable_keys(*stream.mutable_gauges());
+}
+
+}  // namespace
 
 SampleAccount account_samples(const AgentTestData& data, std::uint64_t claimed, std::uint32_t most) {
   SampleAccount account;
@@ -45,6 +94,77 @@ int RunData::add_test(std::uint32_t most_samples) {
   return static_cast<int>(most_samples_.size() - 1);
 }
 
+void RunData::expect(const std::string& agent, int test_index, std::size_t most_streams) {
+  std::lock_guard lock(mutex_);
+  most_streams_[{agent, test_index}] = most_streams;
+}
+
+void RunData::bound_streams(const std::string& agent, int test_index,
+                            google::protobuf::RepeatedPtrField<proto::StreamCounters>& streams) {
+  const auto planned = most_streams_.find({agent, test_index});
+  const std::size_t most = planned == most_streams_.end() ? 0 : planned->second;
+  const std::size_t byte_budget = most * wire::kSampleBytesPerPlannedStream;
+  std::size_t past_plan = 0, oversized = 0, past_budget = 0, hops_cut = 0, bytes = 0;
+  int kept = 0;
+  for (int i = 0; i < streams.size(); ++i) {
+    auto& stream = streams[i];
+    if (static_cast<std::size_t>(kept) >= most) {
+      ++past_plan;
+      continue;
+    }
+    if (stream.path_size() > static_cast<int>(wire::kMaxPathHops)) {
+      hops_cut += static_cast<std::size_t>(stream.path_size()) - wire::kMaxPathHops;
+      stream.mutable_path()->DeleteSubrange(wire::kMaxPathHops, stream.path_size() - static_cast<int>(wire::kMaxPathHops));
+    }
+    const std::size_t size = stream.ByteSizeLong();
+    if (size > wire::kMaxStreamBytes) {
+      ++oversized;
+      continue;
+    }
+    if (bytes + size > byte_budget) {
+      ++past_budget;
+      continue;
+    }
+    bytes += size;
+    make_printable(stream);
+    if (kept != i) streams.SwapElements(kept, i);
+    ++kept;
+  }
+  streams.DeleteSubrange(kept, streams.size() - kept);
+  if (past_plan > 0) {
+    fault_once(agent, test_index, "streams",
+               fmt::format("reported {} streams in one record of test {}, more than the {} its plan can make: the "
+                           "rest are dropped",
+                           past_plan + static_cast<std::size_t>(kept) + oversized + past_budget, test_index, most));
+  }
+  if (oversized > 0) {
+    fault_once(agent, test_index, "stream bytes",
+               fmt::format("reported a stream of more than {} bytes in test {}: dropped", wire::kMaxStreamBytes,
+                           test_index));
+  }
+  if (past_budget > 0) {
+    fault_once(agent, test_index, "sample bytes",
+               fmt::format("reported streams of more than {} bytes in one record of test {} ({} per stream its plan "
+                           "can make): the rest are dropped",
+                           byte_budget, test_index, wire::kSampleBytesPerPlannedStream));
+  }
+  if (hops_cut > 0) {
+    fault_once(agent, test_index, "path hops",
+               fmt::format("reported a path of more than {} hops in test {}: the rest are dropped",
+                           wire::kMaxPathHops, test_index));
+  }
+}
+
+bool RunData::admit_event(const std::string& agent, int test_index) {
+  if (++event_counts_[{agent, test_index}] <= kMaxEventsPerAgentTest) return true;
+  fault_once(agent, test_index, "events",
+             test_index < 0 ? fmt::format("sent more than {} events outside this run's tests: the rest are dropped",
+                                          kMaxEventsPerAgentTest)
+                            : fmt::format("sent more than {} events in test {}: the rest are dropped",
+                                          kMaxEventsPerAgentTest, test_index));
+  return false;
+}
+
 void RunData::on_record(const std::string& agent, const proto::Record& record) {
   std::lock_guard lock(mutex_);
   auto belongs = [&](const std::string& run_id) { return run_id == state_.run_id; };
@@ -54,6 +174,13 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
     fault_once(agent, test_index, "test",
                fmt::format("sent records for test {}, which this run of {} tests does not have: dropped", test_index,
                            most_samples_.size()));
+    return false;
+  };
+  // A test this agent was handed a plan for; records of any other are dropped, and said once.
+  auto planned = [&](int test_index) {
+    if (most_streams_.contains({agent, test_index})) return true;
+    fault_once(agent, test_index, "plan",
+               fmt::format("sent records for test {}, for which it was handed no plan: dropped", test_index));
     return false;
   };
   switch (record.body_case()) {
@@ -67,31 +194,37 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
                                sample.test_index(), most));
         return;
       }
-      state_.tests[{sample.test_index(), agent}].samples[sample.index()] = sample;
+      if (!planned(sample.test_index())) return;
+      proto::Sample kept = sample;
+      bound_streams(agent, sample.test_index(), *kept.mutable_streams());
+      state_.tests[{sample.test_index(), agent}].samples[sample.index()] = std::move(kept);
       break;
     }
-    case proto::Record::kResult:
-      if (!belongs(record.result().run_id()) || !known_test(record.result().test_index())) return;
-      state_.tests[{record.result().test_index(), agent}].result = record.result();
+    case proto::Record::kResult: {
+      const auto& result = record.result();
+      if (!belongs(result.run_id()) || !known_test(result.test_index()) || !planned(result.test_index())) return;
+      proto::TestResult kept = result;
+      bound_streams(agent, result.test_index(), *kept.mutable_streams());
+      make_printable(*kept.mutable_stop_reason());
+      state_.tests[{result.test_index(), agent}].result = std::move(kept);
       break;
+    }
     case proto::Record::kEvent: {
-      const auto& event = record.event();
+      proto::AgentEvent event = record.event();
+      // Events outside this run (e.g. a lease that expired while idle) are still faults worth
+      // telling, under the same limit as a test's.
+      const bool ours = belongs(event.run_id());
+      if (ours && !known_test(event.test_index())) return;
+      if (!admit_event(agent, ours ? event.test_index() : -1)) return;
+      make_printable(*event.mutable_message());
+      make_printable(*event.mutable_stream_id());
       spdlog::warn("agent '{}': {}: {}", agent, proto::AgentEvent::Kind_Name(event.kind()), event.message());
-      // Events outside this run (e.g. a lease that expired while idle) are still faults worth telling.
-      if (!belongs(event.run_id())) {
+      if (!ours) {
         state_.faults.push_back({event.agent_time_ns(), agent, -1,
                                  proto::AgentEvent::Kind_Name(event.kind()) + ": " + event.message()});
         return;
       }
-      if (!known_test(event.test_index())) return;
-      auto& events = state_.tests[{event.test_index(), agent}].events;
-      if (events.size() >= kMaxEventsPerAgentTest) {
-        fault_once(agent, event.test_index(), "events",
-                   fmt::format("sent more than {} events in test {}: the rest are dropped", kMaxEventsPerAgentTest,
-                               event.test_index()));
-        return;
-      }
-      events.push_back(event);
+      state_.tests[{event.test_index(), agent}].events.push_back(std::move(event));
       break;
     }
     case proto::Record::BODY_NOT_SET:

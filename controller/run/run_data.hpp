@@ -64,16 +64,24 @@ struct RunState {
   std::vector<Fault> faults;
 };
 
-// Records are bounded on arrival: a test index the run does not have, a sample index past what
-// its test can make, or events past kMaxEventsPerAgentTest are dropped, each kind reported once
-// per agent and test as a fault, so one agent can neither grow the controller's memory without
-// end nor flood the report.
+// Records are bounded on arrival by what the plan made, not by what an agent sends: a test index
+// the run does not have, a test the agent was handed no plan for, a sample index past what its
+// test can make, streams past what its plan can make (most_streams_of) or past their byte budget
+// (wire::kMaxStreamBytes, kSampleBytesPerPlannedStream per planned stream), path hops past
+// wire::kMaxPathHops, and events past kMaxEventsPerAgentTest (those of another run too) are
+// dropped, each kind reported once per agent and test as a fault, so one agent can neither grow
+// the controller's memory without end nor flood the report. Every text an agent sends is kept
+// printable() (one line, valid UTF-8, no control characters), so no report or log can be forged
+// or broken by it.
 class RunData {
  public:
   // `most_samples[i]`: the most samples test i can make (most_samples()).
   RunData(std::string run_id, std::vector<std::uint32_t> most_samples);
   // A test added while the run goes (a method's step), with the most samples it can make; returns its index.
   int add_test(std::uint32_t most_samples);
+  // What the plan handed to `agent` for test `test_index` lets it report: the most streams one of
+  // its samples or results may hold. Records of a test an agent has no plan for are dropped.
+  void expect(const std::string& agent, int test_index, std::size_t most_streams);
 
   void on_record(const std::string& agent, const proto::Record& record);
   void on_plan_ack(const std::string& agent, const proto::PlanAck& ack);
@@ -91,7 +99,16 @@ class RunData {
 
   std::mutex mutex_;
   RunState state_;
+  // Keeps the streams the plan allows, each within its bounds; reports what it cut.
+  void bound_streams(const std::string& agent, int test_index,
+                     google::protobuf::RepeatedPtrField<proto::StreamCounters>& streams);
+  // Whether one more event of (agent, test) fits under kMaxEventsPerAgentTest (test -1: events of
+  // no test of this run); past it, one fault says so.
+  bool admit_event(const std::string& agent, int test_index);
+
   std::vector<std::uint32_t> most_samples_;
+  std::map<std::pair<std::string, int>, std::size_t> most_streams_;
+  std::map<std::pair<std::string, int>, std::size_t> event_counts_;
   std::set<std::tuple<std::string, int, std::string>> reported_;
   std::map<std::pair<std::string, int>, std::size_t> connection_faults_;
 };

@@ -272,7 +272,10 @@ class Orchestrator {
 
   // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
   bool hand_out_plans(const std::vector<AgentPlan>& plans, int index) {
-    for (const auto& plan : plans) registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan)});
+    for (const auto& plan : plans) {
+      data_.expect(plan.agent, index, most_streams_of(plan.plan));
+      registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan)});
+    }
     const auto deadline = SteadyClock::now() + options_.plan_ack_timeout;
     while (true) {
       std::vector<std::string> refused, waiting;

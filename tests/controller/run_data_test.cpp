@@ -4,11 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
+
+#include "common/wire_bounds.hpp"
 
 namespace tusk {
 namespace {
@@ -62,6 +66,7 @@ TEST(RunData, TheListOfMissingSamplesIsShortButTheCountIsWhole) {
 
 TEST(RunData, SamplesPastTheTestOrOfATestTheRunLacksAreDroppedAndReportedOnce) {
   RunData data("run", {5});
+  data.expect("a", 0, 4);
   data.on_record("a", sample_record(0, 3));
   for (std::uint32_t index : {6u, 1'000'000u, std::numeric_limits<std::uint32_t>::max(), 0u}) {
     data.on_record("a", sample_record(0, index));
@@ -81,6 +86,7 @@ TEST(RunData, SamplesPastTheTestOrOfATestTheRunLacksAreDroppedAndReportedOnce) {
 
 TEST(RunData, EventsPastTheLimitAreCountedInOneFault) {
   RunData data("run", {5});
+  data.expect("a", 0, 4);
   for (std::size_t i = 0; i < kMaxEventsPerAgentTest + 500; ++i) data.on_record("a", event_record(0));
   const std::size_t kept = data.with([](RunState& s) { return s.tests[std::pair<int, std::string>{0, "a"}].events.size(); });
   EXPECT_EQ(kept, kMaxEventsPerAgentTest);
@@ -94,6 +100,151 @@ TEST(RunData, ConnectionFaultsPastTheLimitAreCountedInOneFault) {
   EXPECT_EQ(faults(data), kMaxConnectionFaultsPerAgentTest + 2) << "a's limit, one line saying so, and b's";
   const auto last_of_a = data.with([](RunState& s) { return s.faults[kMaxConnectionFaultsPerAgentTest].message; });
   EXPECT_NE(last_of_a.find("not listed"), std::string::npos) << last_of_a;
+}
+
+proto::StreamCounters stream_named(const std::string& id) {
+  proto::StreamCounters stream;
+  stream.set_stream_id(id);
+  stream.set_kind("rx");
+  stream.set_peer("b");
+  (*stream.mutable_counters())["rx_frames"] = 1000;
+  return stream;
+}
+
+std::string fault_text(RunData& data) {
+  return data.with([](RunState& s) {
+    std::string text;
+    for (const auto& fault : s.faults) text += fault.message + "\n";
+    return text;
+  });
+}
+
+// Before: a result with 160,000 streams was kept whole and paired stream by stream (335 s).
+TEST(RunData, StreamsPastWhatThePlanCanMakeAreDroppedWithOneFault) {
+  RunData data("run", {5});
+  data.expect("a", 0, 6);
+  proto::Record record = sample_record(0, 1);
+  for (int i = 0; i < 100'000; ++i) *record.mutable_sample()->add_streams() = stream_named("s" + std::to_string(i));
+  data.on_record("a", record);
+  proto::Record result;
+  result.mutable_result()->set_run_id("run");
+  result.mutable_result()->set_test_index(0);
+  *result.mutable_result()->mutable_streams() = record.sample().streams();
+  data.on_record("a", result);
+  data.with([](RunState& s) {
+    const auto& agent = s.tests[std::pair<int, std::string>{0, "a"}];
+    ASSERT_EQ(agent.samples.at(1).streams_size(), 6);
+    EXPECT_EQ(agent.samples.at(1).streams(5).stream_id(), "s5");
+    ASSERT_TRUE(agent.result);
+    EXPECT_EQ(agent.result->streams_size(), 6);
+  });
+  const std::string faults = fault_text(data);
+  EXPECT_NE(faults.find("reported 100000 streams in one record of test 0, more than the 6 its plan can make"),
+            std::string::npos)
+      << faults;
+  EXPECT_EQ(std::count(faults.begin(), faults.end(), '\n'), 1) << faults;
+}
+
+// Before: 300 samples of ~4 MiB each took the controller to 1.3 GiB in 25 s.
+TEST(RunData, AStreamOrASampleBeyondItsByteBudgetIsDropped) {
+  RunData data("run", {500});
+  data.expect("a", 0, 4);
+  proto::Record record = sample_record(0, 1);
+  auto huge = stream_named("huge");
+  for (int i = 0; i < 2000; ++i) (*huge.mutable_counters())["counter_with_a_long_name_" + std::to_string(i)] = 1;
+  ASSERT_GT(huge.ByteSizeLong(), wire::kMaxStreamBytes);
+  *record.mutable_sample()->add_streams() = huge;
+  // Three streams of 14 KiB each: under a stream's bound, but 4 planned streams may take 32 KiB.
+  for (int s = 0; s < 3; ++s) {
+    auto big = stream_named("big" + std::to_string(s));
+    for (int i = 0; i < 400; ++i) (*big.mutable_counters())["counter_with_a_long_name_" + std::to_string(i)] = 1;
+    ASSERT_LT(big.ByteSizeLong(), wire::kMaxStreamBytes);
+    ASSERT_GT(big.ByteSizeLong(), 12 * 1024u);
+    *record.mutable_sample()->add_streams() = big;
+  }
+  data.on_record("a", record);
+  data.with([](RunState& s) {
+    const auto& sample = s.tests[std::pair<int, std::string>{0, "a"}].samples.at(1);
+    ASSERT_EQ(sample.streams_size(), 2);
+    EXPECT_EQ(sample.streams(0).stream_id(), "big0");
+    EXPECT_EQ(sample.streams(1).stream_id(), "big1");
+  });
+  const std::string faults = fault_text(data);
+  EXPECT_NE(faults.find("a stream of more than 65536 bytes"), std::string::npos) << faults;
+  EXPECT_NE(faults.find("streams of more than 32768 bytes in one record"), std::string::npos) << faults;
+}
+
+TEST(RunData, PathHopsPastTheProbesReachAreCut) {
+  RunData data("run", {5});
+  data.expect("a", 0, 4);
+  proto::Record record = sample_record(0, 1);
+  auto traced = stream_named("flow");
+  for (unsigned ttl = 1; ttl <= 400; ++ttl) {
+    auto* hop = traced.add_path();
+    hop->set_ttl(ttl);
+    hop->set_address("10.0.0.1");
+  }
+  *record.mutable_sample()->add_streams() = traced;
+  data.on_record("a", record);
+  const int hops = data.with(
+      [](RunState& s) { return s.tests[std::pair<int, std::string>{0, "a"}].samples.at(1).streams(0).path_size(); });
+  EXPECT_EQ(hops, static_cast<int>(wire::kMaxPathHops));
+  EXPECT_NE(fault_text(data).find("a path of more than 12 hops"), std::string::npos);
+}
+
+TEST(RunData, RecordsOfATestTheAgentWasHandedNoPlanForAreDropped) {
+  RunData data("run", {5, 5});
+  data.expect("a", 0, 4);
+  data.on_record("a", sample_record(1, 1));
+  data.on_record("b", sample_record(0, 1));
+  data.with([](RunState& s) { EXPECT_TRUE(s.tests.empty()); });
+  const std::string faults = fault_text(data);
+  EXPECT_NE(faults.find("test 1, for which it was handed no plan"), std::string::npos) << faults;
+  EXPECT_NE(faults.find("test 0, for which it was handed no plan"), std::string::npos) << faults;
+}
+
+// Before: events naming another run id went straight to the run's faults, 100k of them: 817 MiB.
+TEST(RunData, EventsOfAnotherRunAreHeldToTheSameLimit) {
+  RunData data("run", {5});
+  data.expect("a", 0, 4);
+  for (std::size_t i = 0; i < kMaxEventsPerAgentTest + 500; ++i) {
+    proto::Record record = event_record(0);
+    record.mutable_event()->set_run_id("another-run-" + std::to_string(i));
+    data.on_record("a", record);
+  }
+  EXPECT_EQ(faults(data), kMaxEventsPerAgentTest + 1);
+  EXPECT_NE(fault_text(data).find("events outside this run's tests"), std::string::npos);
+}
+
+// Before: a message with a newline and the controller's own line format printed "test 0 't0': pass"
+// into a failing run's log; a stream id with \x01 made junit.xml ill-formed.
+TEST(RunData, TextsFromAnAgentAreKeptOneLinePrintableAndShort) {
+  RunData data("run", {5});
+  data.expect("a", 0, 4);
+  proto::Record event = event_record(0);
+  event.mutable_event()->set_message("bad\n2026-11-26T00:00:00.000 tusk-controller info: test 0 't0': pass\x1b[2J" +
+                                     std::string(5000, 'x'));
+  event.mutable_event()->set_stream_id("s\x01");
+  data.on_record("a", event);
+  proto::Record sample = sample_record(0, 1);
+  auto stream = stream_named("rx\x01\xff");
+  (*stream.mutable_counters())["evil\nname"] = 3;
+  *sample.mutable_sample()->add_streams() = stream;
+  data.on_record("a", sample);
+  data.with([](RunState& s) {
+    const auto& agent = s.tests[std::pair<int, std::string>{0, "a"}];
+    ASSERT_EQ(agent.events.size(), 1u);
+    const std::string& message = agent.events[0].message();
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    EXPECT_EQ(message.find('\x1b'), std::string::npos);
+    EXPECT_NE(message.find("bad\\n2026"), std::string::npos) << message;
+    EXPECT_LE(message.size(), wire::kMaxPeerMessageBytes + 16);
+    EXPECT_EQ(agent.events[0].stream_id(), "s\\x01");
+    const auto& kept = agent.samples.at(1).streams(0);
+    EXPECT_EQ(kept.stream_id(), "rx\\x01\\xff");
+    EXPECT_TRUE(kept.counters().contains("evil\\nname"));
+    EXPECT_FALSE(kept.has_flow()) << "a stream without a flow stays one";
+  });
 }
 
 }  // namespace

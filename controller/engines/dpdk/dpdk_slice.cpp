@@ -443,6 +443,14 @@ void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
   out["offered"] = std::move(offered);
 }
 
+// A "tx" stream per flow to each peer, an "rx" per flow from each sender (a loopback test is its own
+// peer), and the port's; twice that, so a receiver that tells a stray sender's frames apart keeps them.
+std::size_t most_streams(const proto::Plan& plan) {
+  const std::size_t flows = std::max<std::size_t>(plan.dpdk().flows_per_peer(), 1);
+  const std::size_t parties = static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1;
+  return 2 * (parties * flows + 1);
+}
+
 }  // namespace
 
 const proto::DpdkTest& params(const TestSpec& spec) { return params_of<proto::DpdkTest>(spec); }
@@ -469,6 +477,7 @@ const EngineSlice& slice() {
       .json_extra = json_extra,
       .apply_step = apply_step,
       .ber_target = ber_target,
+      .most_streams = most_streams,
   };
   return engine;
 }

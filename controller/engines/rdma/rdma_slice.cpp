@@ -575,6 +575,15 @@ void apply_step(TestSpec& spec, std::uint32_t message_size, const StepRate& rate
   }
 }
 
+// A stream per QP on each rail to each peer and from each sender, and a NIC's per rail; twice that,
+// for flows a recovery reconnects under a new QP.
+std::size_t most_streams(const proto::Plan& plan) {
+  const std::size_t qps = std::max<std::size_t>(plan.rdma().qps_per_peer(), 1);
+  const std::size_t rails = std::max<std::size_t>(plan.rdma().rails(), 1);
+  const std::size_t parties = static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1;
+  return 2 * (parties * qps * rails + rails);
+}
+
 }  // namespace
 
 const proto::RdmaTest& params(const TestSpec& spec) { return params_of<proto::RdmaTest>(spec); }
@@ -616,6 +625,7 @@ const EngineSlice& slice() {
       .summary_extra = summary_extra,
       .json_extra = json_extra,
       .apply_step = apply_step,
+      .most_streams = most_streams,
   };
   return engine;
 }
