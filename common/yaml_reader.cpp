@@ -7,9 +7,13 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <map>
 #include <utility>
+#include <vector>
 
 #include "common/did_you_mean.hpp"
+#include "common/printable.hpp"
 
 namespace tusk {
 namespace {
@@ -58,18 +62,16 @@ YamlPos YamlErrors::pos_of(const YAML::Node& node, const YamlPos& fallback) cons
 }
 
 void YamlErrors::add(const YamlPos& pos, std::string path, std::string message) {
-  YamlError error{pos, std::move(path), std::move(message)};
-  const bool seen = std::any_of(errors_.begin(), errors_.end(), [&](const YamlError& e) {
-    return e.pos.line == error.pos.line && e.pos.column == error.pos.column &&
-           e.field_path == error.field_path && e.message == error.message;
-  });
-  if (!seen) errors_.push_back(std::move(error));
+  // A set of what was added, so a file with 80,000 mistakes costs n log n, not n squared.
+  if (!seen_.emplace(pos.line, pos.column, path, message).second) return;
+  errors_.push_back(YamlError{pos, std::move(path), std::move(message)});
 }
 
 std::vector<YamlError> YamlErrors::take_sorted() {
   std::stable_sort(errors_.begin(), errors_.end(), [](const auto& a, const auto& b) {
     return std::pair(a.pos.line, a.pos.column) < std::pair(b.pos.line, b.pos.column);
   });
+  seen_.clear();
   return std::move(errors_);
 }
 
@@ -90,9 +92,61 @@ std::optional<std::string> read_input_file(YamlErrors& errors, std::string_view 
   return text;
 }
 
+namespace {
+
+// The 1-based line and column of byte `offset` of `text`.
+YamlPos position_of(const std::string& file, std::string_view text, std::size_t offset) {
+  const std::string_view before = text.substr(0, offset);
+  const std::size_t line_start = before.rfind('\n');
+  const int line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const auto column = offset - (line_start == std::string_view::npos ? 0 : line_start + 1) + 1;
+  return {file, line, static_cast<int>(column)};
+}
+
+// Whether the document, its aliases followed, holds at most kMaxYamlValues values nested at most
+// kMaxYamlDepth deep. yaml-cpp shares an aliased node rather than copying it, so a few lines of
+// aliases of aliases stand for billions of values that every reader after this would walk.
+// Iterative, and it stops at the first value past either bound.
+bool within_yaml_bounds(const YAML::Node& root) {
+  std::vector<std::pair<YAML::Node, std::size_t>> pending{{root, 1}};
+  std::size_t values = 0;
+  while (!pending.empty()) {
+    auto [node, depth] = std::move(pending.back());
+    pending.pop_back();
+    if (++values > kMaxYamlValues || depth > kMaxYamlDepth) return false;
+    if (node.IsMap()) {
+      for (const auto& entry : node) {
+        pending.emplace_back(entry.first, depth + 1);
+        pending.emplace_back(entry.second, depth + 1);
+      }
+    } else if (node.IsSequence()) {
+      for (const auto& element : node) pending.emplace_back(element, depth + 1);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors) {
+  // YAML is UTF-8 (or UTF-16/32, which no one writes by hand): a Latin-1 comment is named here,
+  // where it can be fixed, instead of breaking a report that quotes the file later.
+  if (const std::size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    errors.add(position_of(errors.file(), text, bad), "",
+               fmt::format("byte 0x{:02x} is not UTF-8: save the file as UTF-8",
+                           static_cast<unsigned>(static_cast<unsigned char>(text[bad]))));
+    return std::nullopt;
+  }
   try {
-    return YAML::Load(std::string(text));
+    YAML::Node document = YAML::Load(std::string(text));
+    if (!within_yaml_bounds(document)) {
+      errors.add({errors.file(), 0, 0}, "",
+                 fmt::format("the document holds more than {} values or nests deeper than {} once its aliases "
+                             "are followed: is an alias repeated on purpose?",
+                             kMaxYamlValues, kMaxYamlDepth));
+      return std::nullopt;
+    }
+    return document;
   } catch (const YAML::Exception& error) {
     const bool has_mark = error.mark.line >= 0;
     errors.add({errors.file(), has_mark ? error.mark.line + 1 : 0,
@@ -133,6 +187,7 @@ std::optional<std::vector<YamlEntry>> YamlReader::mapping(const YamlValue& value
     return std::nullopt;
   }
   std::vector<YamlEntry> entries;
+  std::map<std::string, std::size_t, std::less<>> index_of;  // key -> entries index: duplicates in log n
   for (const auto& pair : value.node) {
     const YamlPos key_pos = errors_.pos_of(pair.first, value.pos);
     if (!pair.first.IsScalar()) {
@@ -142,13 +197,12 @@ std::optional<std::vector<YamlEntry>> YamlReader::mapping(const YamlValue& value
     }
     const std::string& key = pair.first.Scalar();
     const std::string path = join_path(value.path, key);
-    const auto first = std::find_if(entries.begin(), entries.end(),
-                                    [&](const YamlEntry& entry) { return entry.key == key; });
-    if (first != entries.end()) {
+    if (const auto first = index_of.find(key); first != index_of.end()) {
       errors_.add(key_pos, path,
-                  fmt::format("duplicate key (first set at line {})", first->value.key_pos.line));
+                  fmt::format("duplicate key (first set at line {})", entries[first->second].value.key_pos.line));
       continue;
     }
+    index_of.emplace(key, entries.size());
     // An empty value (`rate:`) has no position of its own; yaml-cpp points at the next token.
     const YamlPos pos = pair.second.IsNull() ? key_pos : errors_.pos_of(pair.second, key_pos);
     entries.push_back({key, YamlValue{pair.second, path, key, pos, key_pos}});

@@ -16,8 +16,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "common/source_pos.hpp"
@@ -62,14 +64,21 @@ class YamlErrors {
  private:
   std::string file_;
   std::vector<YamlError> errors_;
+  std::set<std::tuple<int, int, std::string, std::string>> seen_;  // (line, column, path, message)
 };
 
 // The whole of the file `errors` is for, or nothing, with "cannot read <what>: <reason>" added to
 // `errors` (at no position: the file itself).
 std::optional<std::string> read_input_file(YamlErrors& errors, std::string_view what);
 
-// Parses `text` as one YAML document. A syntax error is added to `errors` (with its position when
-// yaml-cpp knows it) and gives nothing.
+// Values one document may expand to, its aliases followed, and how deep it may nest: far past any
+// profile, topology or model, far short of what would stall a reader.
+inline constexpr std::size_t kMaxYamlValues = 1'000'000;
+inline constexpr std::size_t kMaxYamlDepth = 64;
+
+// Parses `text` as one YAML document. A byte that is not UTF-8, a syntax error, or a document past
+// kMaxYamlValues or kMaxYamlDepth is added to `errors` (with its position where there is one) and
+// gives nothing.
 std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors);
 
 // One value to read (a mapping's value or a list's element) and where to report problems with it.

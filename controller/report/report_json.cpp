@@ -1,6 +1,10 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <map>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
 
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
@@ -36,11 +40,24 @@ json gauges_json(const proto::StreamCounters& stream) {
   return gauges;
 }
 
-const proto::StreamCounters* find_stream(const proto::Sample& sample, const std::string& stream_id) {
-  for (const auto& stream : sample.streams()) {
-    if (stream.stream_id() == stream_id) return &stream;
+// One agent's samples of each stream, in sample order: made in one pass over the samples, so the
+// series of all streams cost what the samples do, not streams x samples.
+struct SeriesSample {
+  const proto::Sample* sample;
+  const proto::StreamCounters* stream;
+};
+using SamplesByStream = std::unordered_map<std::string_view, std::vector<SeriesSample>>;
+
+SamplesByStream samples_by_stream(const AgentTestData& agent) {
+  SamplesByStream by_stream;
+  for (const auto& [index, sample] : agent.samples) {
+    for (const auto& stream : sample.streams()) {
+      auto& list = by_stream[stream.stream_id()];
+      // A stream id twice in one sample: the first counts, as it always did.
+      if (list.empty() || list.back().sample != &sample) list.push_back({&sample, &stream});
+    }
   }
-  return nullptr;
+  return by_stream;
 }
 
 double counter_or_zero(const proto::StreamCounters* stream, std::string_view name) {
@@ -69,15 +86,16 @@ std::optional<double> interval_step_time_ns(const proto::StreamCounters* previou
 
 // Per-interval deltas of every counter of one stream, plus the interval's throughput and, for a
 // training replay, its time per step.
-json stream_series(const AgentTestData& agent, const std::string& stream_id) {
+json stream_series(const SamplesByStream& samples, const std::string& stream_id) {
   json series = json::array();
+  const auto found = samples.find(stream_id);
+  if (found == samples.end()) return series;
   const proto::StreamCounters* previous = nullptr;
   std::uint64_t previous_elapsed_ms = 0;
-  for (const auto& [index, sample] : agent.samples) {
-    const auto* stream = find_stream(sample, stream_id);
-    if (!stream) continue;
+  for (const auto& [sample_pointer, stream] : found->second) {
+    const proto::Sample& sample = *sample_pointer;
     json point;
-    point["index"] = index;
+    point["index"] = sample.index();
     point["elapsed_ms"] = sample.elapsed_ms();
     json deltas = json::object();
     for (const auto& [name, value] : stream->counters()) {
@@ -237,6 +255,7 @@ json test_json(const TestOutcome& test) {
   out["starts"] = starts;
 
   json streams = json::array();
+  std::map<std::string, SamplesByStream> samples_of;  // by agent, made when its first stream needs it
   for (const auto& verdict : test.streams) {
     json stream;
     stream["agent"] = verdict.agent;
@@ -271,7 +290,11 @@ json test_json(const TestOutcome& test) {
                         {"text", check.describe()}});
     }
     stream["checks"] = checks;
-    stream["series"] = stream_series(test.per_agent.at(verdict.agent), verdict.stream.stream_id());
+    auto samples = samples_of.find(verdict.agent);
+    if (samples == samples_of.end()) {
+      samples = samples_of.emplace(verdict.agent, samples_by_stream(test.per_agent.at(verdict.agent))).first;
+    }
+    stream["series"] = stream_series(samples->second, verdict.stream.stream_id());
     streams.push_back(std::move(stream));
   }
   out["streams"] = streams;

@@ -70,6 +70,8 @@ class TopologyReader {
           }
         }
       }
+      device_index_.emplace(device.name, devices_.size());
+      for (const auto& interface : device.interfaces) ports_.insert(device.name + ":" + interface.name);
       devices_.push_back(std::move(device));
     }
   }
@@ -119,14 +121,13 @@ class TopologyReader {
       return std::nullopt;
     }
     LinkEnd out{trim(text.substr(0, colon)), trim(text.substr(colon + 1))};
-    const auto device = std::find_if(devices_.begin(), devices_.end(), [&](const TopologyDevice& d) { return d.name == out.device; });
-    if (device == devices_.end()) {
+    const auto indexed = device_index_.find(out.device);
+    if (indexed == device_index_.end()) {
       read_.fail(at, fmt::format("link end {}: no device '{}' under devices", out.text(), out.device));
       return std::nullopt;
     }
-    const bool known = std::any_of(device->interfaces.begin(), device->interfaces.end(),
-                                   [&](const TopologyInterface& i) { return i.name == out.interface; });
-    if (!known) {
+    const TopologyDevice* device = &devices_[indexed->second];
+    if (!ports_.contains(out.text())) {
       std::vector<std::string> names;
       for (const auto& i : device->interfaces) names.push_back(i.name);
       read_.fail(at, fmt::format("link end {}: {} has no interface '{}' (its interfaces: {})", out.text(), out.device,
@@ -202,24 +203,36 @@ class TopologyReader {
   std::vector<TopologyLink> links_;
   std::map<std::string, std::string> owners_;       // address -> "device:interface"
   std::map<std::string, std::size_t> ends_used_;    // "device:interface" -> links index
+  std::map<std::string, std::size_t> device_index_; // name -> devices_ index (the first of that name)
+  std::set<std::string> ports_;                     // "device:interface" of every device's interfaces
 };
 
 }  // namespace
 
 FabricTopology::FabricTopology(std::string file, std::vector<TopologyDevice> devices, std::vector<TopologyLink> links)
-    : file_(std::move(file)), devices_(std::move(devices)), links_(std::move(links)) {}
+    : file_(std::move(file)), devices_(std::move(devices)), links_(std::move(links)) {
+  // Indexes, so that placing a hop or naming a link costs log n however big the fabric: every
+  // localisation round asks for thousands. The first owner of an address or port wins, as a scan
+  // in file order would have it.
+  for (const auto& device : devices_) {
+    for (const auto& interface : device.interfaces) {
+      for (const auto& address : interface.addresses) places_.emplace(address, Place{device.name, interface.name});
+    }
+  }
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    const auto& link = links_[i];
+    links_at_end_[link.a.text()].push_back(i);
+    if (link.b.text() != link.a.text()) links_at_end_[link.b.text()].push_back(i);
+    links_joining_[std::minmax(link.a.device, link.b.device)].push_back(i);
+  }
+}
 
 std::optional<Place> FabricTopology::find(const std::string& address) const {
   const auto canonical = canonical_ipv4(address);
   if (!canonical) return std::nullopt;
-  for (const auto& device : devices_) {
-    for (const auto& interface : device.interfaces) {
-      if (std::find(interface.addresses.begin(), interface.addresses.end(), *canonical) != interface.addresses.end()) {
-        return Place{device.name, interface.name};
-      }
-    }
-  }
-  return std::nullopt;
+  const auto found = places_.find(*canonical);
+  if (found == places_.end()) return std::nullopt;
+  return found->second;
 }
 
 NamedLink FabricTopology::link_between(const std::string& from, const std::string& to) const {
@@ -240,20 +253,22 @@ NamedLink FabricTopology::link_between(const std::string& from, const std::strin
     named.name = link.cable.empty() ? named.key : fmt::format("{}, cable {}", named.key, link.cable);
   };
   // The port the answer came from, when it faces the previous hop.
-  for (const auto& link : links_) {
-    const bool a_is_target = link.a.device == target->device && link.a.interface == target->interface;
-    const bool b_is_target = link.b.device == target->device && link.b.interface == target->interface;
-    if ((a_is_target && link.b.device == source->device) || (b_is_target && link.a.device == source->device)) {
-      pick(link);
-      return named;
+  if (const auto at_end = links_at_end_.find(LinkEnd{target->device, target->interface}.text());
+      at_end != links_at_end_.end()) {
+    for (const std::size_t i : at_end->second) {
+      const auto& link = links_[i];
+      const bool a_is_target = link.a.device == target->device && link.a.interface == target->interface;
+      const bool b_is_target = link.b.device == target->device && link.b.interface == target->interface;
+      if ((a_is_target && link.b.device == source->device) || (b_is_target && link.a.device == source->device)) {
+        pick(link);
+        return named;
+      }
     }
   }
   std::vector<const TopologyLink*> joining;
-  for (const auto& link : links_) {
-    if ((link.a.device == source->device && link.b.device == target->device) ||
-        (link.b.device == source->device && link.a.device == target->device)) {
-      joining.push_back(&link);
-    }
+  if (const auto between = links_joining_.find(std::minmax(source->device, target->device));
+      between != links_joining_.end()) {
+    for (const std::size_t i : between->second) joining.push_back(&links_[i]);
   }
   if (joining.size() == 1) {
     pick(*joining.front());

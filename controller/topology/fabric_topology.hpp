@@ -19,9 +19,11 @@
 // Like profiles, every mistake in the file is reported at once as file:line:column: field: message.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/yaml_reader.hpp"
@@ -85,6 +87,9 @@ class FabricTopology {
   std::string file_;
   std::vector<TopologyDevice> devices_;
   std::vector<TopologyLink> links_;
+  std::map<std::string, Place> places_;                                              // address -> its port
+  std::map<std::string, std::vector<std::size_t>> links_at_end_;                     // "device:interface" -> links
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> links_joining_;  // devices, lesser first
 };
 
 // What a node of a path is called: "leaf1" (or "leaf1:swp3"), else the address as text.

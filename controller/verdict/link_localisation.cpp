@@ -7,9 +7,12 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
+#include "common/wire_bounds.hpp"
 #include "controller/verdict/path_faults.hpp"
-
 
 namespace tusk {
 namespace {
@@ -25,7 +28,15 @@ struct LinkData {
   // Probes past this link that another address answered: the flows' path moved off the link for a
   // while (a route withdrawn when it went down).
   std::uint64_t moved = 0;
+  // Its votes in kVoteUnit units: each unexplained failing flow through it gives kVoteUnit / (the
+  // links on that flow's path).
+  std::int64_t vote_units = 0;
 };
+
+// The least common multiple of 1..wire::kMaxPathHops: every flow's vote is an exact integer of these,
+// so ranking links needs no tolerance and a vote can be taken back exactly.
+constexpr std::int64_t kVoteUnit = 27720;
+static_assert(wire::kMaxPathHops <= 12, "kVoteUnit must be divisible by every path length");
 
 // The cable a directed link is one direction of: its two ends, in one order.
 std::string cable_of(const std::string& key) {
@@ -101,7 +112,9 @@ void mark_slow_flows(const std::vector<StreamVerdict>& streams, std::vector<Trac
 // route onward, or the destination.
 void read_path(const proto::StreamCounters& tx, TracedFlowPath& flow) {
   flow.nodes.push_back(tx.flow().src_address());
+  // No probe goes past wire::kMaxPathHops, so a longer path is no path a tracer found.
   for (const auto& hop : tx.path()) {
+    if (flow.nodes.size() > wire::kMaxPathHops) return;
     if (hop.address().empty()) return;  // unknown: the links past it are not guessed
     if (hop.destination()) {
       flow.nodes.push_back(tx.flow().dst_address());
@@ -322,6 +335,7 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
 
   // Votes and exoneration, link by link.
   std::map<std::string, LinkData> links;
+  std::vector<std::vector<LinkData*>> links_of_flow(out.flows.size());
   std::size_t untraced = 0;
   for (std::size_t f = 0; f < out.flows.size(); ++f) {
     const TracedFlowPath& flow = out.flows[f];
@@ -339,6 +353,7 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
       LinkData& link = links[named.key];
       link.named = named;
       (flow.failing ? link.failing : link.passing).insert(f);
+      links_of_flow[f].push_back(&link);
       if (flow.failing) link.faults.insert(flow.faults.begin(), flow.faults.end());
       const auto& here = hops.Get(static_cast<int>(k - 1));
       link.probes.probes += here.probes();
@@ -382,39 +397,46 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
   const auto share = [](const LinkData& l) {
     return static_cast<double>(l.failing.size()) / static_cast<double>(l.failing.size() + l.passing.size());
   };
-  const auto votes = [&](const LinkData& l) {
-    double sum = 0;
-    for (const std::size_t f : l.failing) {
-      if (unexplained.contains(f)) sum += 1.0 / static_cast<double>(out.flows[f].nodes.size() - 1);
-    }
-    return sum;
+  const auto vote_of = [&](std::size_t f) {
+    return kVoteUnit / static_cast<std::int64_t>(out.flows[f].nodes.size() - 1);
   };
-  const auto strength = [](const LinkData& l) { return std::max(l.probes.loss_z, l.probes.damage_z); };
+  for (const std::size_t f : unexplained) {
+    for (LinkData* link : links_of_flow[f]) link->vote_units += vote_of(f);
+  }
+  const auto strength = [](const LinkData& l) {
+    const double z = std::max(l.probes.loss_z, l.probes.damage_z);
+    return std::isnan(z) ? -std::numeric_limits<double>::infinity() : z;
+  };
+  // Candidates best first: most votes, then the largest share of failing flows, then the strongest
+  // probe evidence, then by name. Votes only fall as flows are explained, so a link is taken out
+  // and put back when they do: each round costs log n, not a sort of every link.
+  using Rank = std::tuple<std::int64_t, double, double, std::string_view>;
+  const auto rank_of = [&](const std::string& key, const LinkData& l) {
+    return Rank{-l.vote_units, -share(l), -strength(l), key};
+  };
+  std::set<Rank> candidates;
+  std::map<const LinkData*, const std::string*> key_of;
+  for (const auto& [key, link] : links) {
+    key_of[&link] = &key;
+    if (share(link) >= kMinFailingShare && link.vote_units > 0) candidates.insert(rank_of(key, link));
+  }
+  // Links crossed by exactly the same flows cannot be told apart by the flows: grouped once, by
+  // their failing and passing flows.
+  std::map<std::pair<std::set<std::size_t>, std::set<std::size_t>>, std::vector<std::string>> same_flows;
+  for (const auto& [key, link] : links) {
+    if (share(link) >= kMinFailingShare) same_flows[{link.failing, link.passing}].push_back(key);
+  }
   std::set<std::string> used;
-  while (!unexplained.empty()) {
-    std::vector<std::string> candidates;
-    for (const auto& [key, link] : links) {
-      if (!used.contains(key) && share(link) >= kMinFailingShare && votes(link) > 0) candidates.push_back(key);
-    }
-    if (candidates.empty()) break;
-    std::sort(candidates.begin(), candidates.end(), [&](const std::string& a, const std::string& b) {
-      const LinkData& la = links[a];
-      const LinkData& lb = links[b];
-      if (std::abs(votes(la) - votes(lb)) > 1e-9) return votes(la) > votes(lb);
-      if (share(la) != share(lb)) return share(la) > share(lb);
-      if (strength(la) != strength(lb)) return strength(la) > strength(lb);
-      return a < b;
-    });
-    // Links crossed by exactly the same flows as the best: the flows cannot tell them apart.
-    const LinkData& best = links[candidates.front()];
+  while (!unexplained.empty() && !candidates.empty()) {
+    const LinkData& best = links.at(std::string(std::get<3>(*candidates.begin())));
     std::vector<std::string> group;
-    for (const auto& key : candidates) {
-      const LinkData& link = links[key];
-      if (link.failing == best.failing && link.passing == best.passing) group.push_back(key);
+    for (const auto& key : same_flows.at({best.failing, best.passing})) {
+      if (!used.contains(key) && links.at(key).vote_units > 0) group.push_back(key);
     }
     std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
       if (cable_moved(a) != cable_moved(b)) return cable_moved(a);
-      return strength(links[a]) > strength(links[b]);
+      if (strength(links[a]) != strength(links[b])) return strength(links[a]) > strength(links[b]);
+      return rank_of(a, links[a]) < rank_of(b, links[b]);
     });
     const std::string& winner = group.front();
     const LinkData& chosen = links[winner];
@@ -428,7 +450,7 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     suspect.name = chosen.named.name;
     suspect.failing.assign(chosen.failing.begin(), chosen.failing.end());
     suspect.passing.assign(chosen.passing.begin(), chosen.passing.end());
-    suspect.votes = votes(chosen);
+    suspect.votes = static_cast<double>(chosen.vote_units) / static_cast<double>(kVoteUnit);
     suspect.probes = chosen.probes;
     suspect.faults.assign(chosen.faults.begin(), chosen.faults.end());
     for (std::size_t g = 1; g < group.size(); ++g) (tie ? suspect.tied : suspect.cleared).push_back(links[group[g]].named.name);
@@ -461,8 +483,20 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     suspect.evidence = std::move(evidence);
     suspect.next_steps = next_steps(suspect, chosen.named);
     out.suspects.push_back(std::move(suspect));
-    for (const auto& key : group) used.insert(key);
-    for (const std::size_t f : chosen.failing) unexplained.erase(f);
+    for (const auto& key : group) {
+      used.insert(key);
+      candidates.erase(rank_of(key, links[key]));
+    }
+    const std::vector<std::size_t> explained(chosen.failing.begin(), chosen.failing.end());
+    for (const std::size_t f : explained) {
+      if (unexplained.erase(f) == 0) continue;
+      for (LinkData* link : links_of_flow[f]) {
+        const std::string& key = *key_of.at(link);
+        const bool listed = candidates.erase(rank_of(key, *link)) > 0;
+        link->vote_units -= vote_of(f);
+        if (listed && link->vote_units > 0) candidates.insert(rank_of(key, *link));
+      }
+    }
   }
 
   std::vector<std::string> parts;

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <tuple>
 
 #include "common/counter_names.hpp"
 #include "controller/verdict/stream_values.hpp"
@@ -21,35 +24,47 @@ std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& str
                                                    const std::set<std::string>& reporting) {
   namespace c = counters;
   std::vector<std::string> problems;
-  // Index the senders first: receivers are modified below.
-  std::vector<std::pair<std::string, proto::StreamCounters>> senders;
-  for (const auto& entry : streams) {
-    if (entry.stream.kind() == "tx") senders.emplace_back(entry.agent, entry.stream);
+  // Each receiver's "rx" streams by (receiver, sender, sender's stream id), and by (receiver,
+  // sender) for a sender that names none: one pass, so pairing is n log n in the streams.
+  using Key = std::tuple<std::string_view, std::string_view, std::uint32_t>;
+  std::map<Key, std::size_t> rx_by_flow;
+  std::map<std::pair<std::string_view, std::string_view>, std::size_t> rx_by_peer;
+  std::vector<std::size_t> senders;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const auto& entry = streams[i];
+    if (entry.stream.kind() == "tx") senders.push_back(i);
+    if (entry.stream.kind() != "rx") continue;
+    rx_by_flow.emplace(Key{entry.agent, entry.stream.peer(), entry.stream.sender_stream_id()}, i);
+    rx_by_peer.emplace(std::pair<std::string_view, std::string_view>{entry.agent, entry.stream.peer()}, i);
   }
-  for (const auto& sent_by : senders) {
-    // Named, not a structured binding: clang before 16 cannot capture those in the lambda below.
-    const std::string& sender = sent_by.first;
-    const proto::StreamCounters& tx = sent_by.second;
+  for (const std::size_t s : senders) {
+    const std::string& sender = streams[s].agent;
+    const proto::StreamCounters& tx = streams[s].stream;
     const std::string& receiver = tx.peer();
     if (!reporting.contains(receiver)) continue;
     const std::uint64_t sent = counter(tx, c::kTxFrames);
-    const auto rx = std::find_if(streams.begin(), streams.end(), [&](const AgentStream& entry) {
-      return entry.agent == receiver && entry.stream.kind() == "rx" && entry.stream.peer() == sender &&
-             (tx.sender_stream_id() == 0 || entry.stream.sender_stream_id() == tx.sender_stream_id());
-    });
-    if (rx == streams.end()) {
+    std::optional<std::size_t> rx;
+    if (tx.sender_stream_id() == 0) {
+      if (const auto found = rx_by_peer.find({receiver, sender}); found != rx_by_peer.end()) rx = found->second;
+    } else if (const auto found = rx_by_flow.find(Key{receiver, sender, tx.sender_stream_id()});
+               found != rx_by_flow.end()) {
+      rx = found->second;
+    }
+    if (!rx) {
       if (sent > 0) {
         problems.push_back(fmt::format("{} received none of the {} frames {} sent it{}", receiver, sent, sender,
                                        tx.sender_stream_id() == 0 ? "" : fmt::format(" on {}", tx.stream_id())));
       }
       continue;
     }
-    auto& counters = *rx->stream.mutable_counters();
+    // Receivers change below, senders never: the indexes' keys stay valid.
+    auto& rx_stream = streams[*rx].stream;
+    auto& counters = *rx_stream.mutable_counters();
     const std::uint64_t accounted =
-        counter(rx->stream, c::kRxFrames) + counter(rx->stream, c::kLostFrames) + counter(rx->stream, c::kGapLostFrames);
+        counter(rx_stream, c::kRxFrames) + counter(rx_stream, c::kLostFrames) + counter(rx_stream, c::kGapLostFrames);
     const std::uint64_t tail = sent > accounted ? sent - accounted : 0;
     counters[std::string(c::kTailLostFrames)] = tail;
-    counters[std::string(c::kLostFrames)] = counter(rx->stream, c::kLostFrames) + tail;
+    counters[std::string(c::kLostFrames)] = counter(rx_stream, c::kLostFrames) + tail;
   }
   return problems;
 }
