@@ -1,8 +1,71 @@
 #include "agent/record_outbox.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "common/printable.hpp"
+
 namespace tusk {
 
+namespace {
+
+void make_utf8(std::string& text) {
+  if (first_invalid_utf8(text) != std::string::npos) text = valid_utf8(text);
+}
+
+template <typename Map>
+void make_utf8_keys(Map& map) {
+  const bool clean = std::all_of(map.begin(), map.end(),
+                                 [](const auto& entry) { return first_invalid_utf8(entry.first) == std::string::npos; });
+  if (clean) return;
+  Map valid;
+  for (const auto& [key, value] : map) valid[valid_utf8(key)] = value;
+  map.swap(valid);
+}
+
+void make_utf8(proto::StreamCounters& stream) {
+  for (std::string* text : {stream.mutable_stream_id(), stream.mutable_peer(), stream.mutable_kind(), stream.mutable_nic()}) {
+    make_utf8(*text);
+  }
+  if (stream.has_flow()) {
+    for (std::string* text : {stream.mutable_flow()->mutable_src_address(), stream.mutable_flow()->mutable_dst_address(),
+                              stream.mutable_flow()->mutable_protocol()}) {
+      make_utf8(*text);
+    }
+  }
+  for (auto& hop : *stream.mutable_path()) {
+    make_utf8(*hop.mutable_address());
+    make_utf8(*hop.mutable_other_address());
+  }
+  make_utf8_keys(*stream.mutable_counters());
+  make_utf8_keys(*stream.mutable_gauges());
+}
+
+}  // namespace
+
+void make_sendable(proto::Record& record) {
+  switch (record.body_case()) {
+    case proto::Record::kSample:
+      make_utf8(*record.mutable_sample()->mutable_run_id());
+      for (auto& stream : *record.mutable_sample()->mutable_streams()) make_utf8(stream);
+      break;
+    case proto::Record::kResult:
+      make_utf8(*record.mutable_result()->mutable_run_id());
+      make_utf8(*record.mutable_result()->mutable_stop_reason());
+      for (auto& stream : *record.mutable_result()->mutable_streams()) make_utf8(stream);
+      break;
+    case proto::Record::kEvent:
+      make_utf8(*record.mutable_event()->mutable_run_id());
+      make_utf8(*record.mutable_event()->mutable_message());
+      make_utf8(*record.mutable_event()->mutable_stream_id());
+      break;
+    case proto::Record::BODY_NOT_SET:
+      break;
+  }
+}
+
 std::uint64_t RecordOutbox::add(proto::Record record) {
+  make_sendable(record);
   record.set_seq(next_seq_++);
   if (records_.size() >= capacity_) {
     pop_oldest();

@@ -2,6 +2,8 @@
 // kept here until the controller acknowledges it. After a reconnect, all unacknowledged records
 // are sent again; the controller drops the ones it already has.
 //
+// Sendable: each record is made valid UTF-8 as it is added (make_sendable).
+//
 // Bounded: when full, the oldest record is dropped and counted; the controller sees the gap in
 // sequence numbers, and the agent reports the count, so an overflow is never silent.
 //
@@ -18,6 +20,12 @@
 #include "tusk.pb.h"
 
 namespace tusk {
+
+// Every string of `record` made valid UTF-8 (bad bytes as U+FFFD). proto3 strings must be UTF-8:
+// the controller refuses a whole frame that holds one that is not and drops the connection, so a
+// record with an interface name or an error text in another encoding would be sent again and
+// refused again, and block every record behind it.
+void make_sendable(proto::Record& record);
 
 class RecordOutbox {
  public:

@@ -368,3 +368,38 @@ TEST(RecordOutbox, DroppingTheOldestWhileFullShrinksWhatIsInFlight) {
 
 }  // namespace
 }  // namespace tusk
+
+namespace tusk {
+namespace {
+
+// Before: an engine's text in another encoding (an interface name, a strerror in a Latin-1
+// locale) made a record the controller refused whole, again after every reconnect.
+TEST(RecordOutbox, EveryStringOfARecordIsMadeValidUtf8AsItIsAdded) {
+  RecordOutbox outbox(10);
+  proto::Record record;
+  auto& stream = *record.mutable_sample()->add_streams();
+  stream.set_stream_id("eth\xe9");
+  (*stream.mutable_counters())["rx_\xff"] = 7;
+  stream.add_path()->set_address("\xc0\xaf");
+  outbox.add(record);
+  proto::Record event;
+  event.mutable_event()->set_message("caf\xe9 \x01 kept");
+  outbox.add(event);
+  proto::RecordBatch batch;
+  ASSERT_TRUE(outbox.take_unsent(batch, 10));
+  ASSERT_EQ(batch.records_size(), 2);
+  const auto& sent = batch.records(0).sample().streams(0);
+  EXPECT_EQ(sent.stream_id(), "eth\xef\xbf\xbd");
+  EXPECT_EQ(sent.counters().at("rx_\xef\xbf\xbd"), 7u);
+  EXPECT_EQ(sent.path(0).address(), "\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_FALSE(sent.has_flow());
+  // Control characters are the controller's to escape where it prints them; only encoding is fixed.
+  EXPECT_EQ(batch.records(1).event().message(), "caf\xef\xbf\xbd \x01 kept");
+  std::string wire;
+  ASSERT_TRUE(batch.SerializeToString(&wire));
+  proto::RecordBatch parsed;
+  EXPECT_TRUE(parsed.ParseFromString(wire)) << "the controller's strict parse accepts it";
+}
+
+}  // namespace
+}  // namespace tusk

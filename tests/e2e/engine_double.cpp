@@ -20,6 +20,7 @@ void EngineDouble::prepare(const proto::Plan& plan, EngineEventSink) {
   bit_errors_per_s_ = errors ? std::atof(errors) : 0;
   const char* streams = std::getenv("TUSK_DOUBLE_STREAMS_PER_PEER");
   streams_per_peer_ = streams ? std::max(1, std::atoi(streams)) : 1;
+  hostile_text_ = std::getenv("TUSK_DOUBLE_HOSTILE_TEXT") != nullptr;
   start_ns_ = stop_ns_ = 0;
 }
 
@@ -52,6 +53,19 @@ std::vector<proto::StreamCounters> EngineDouble::sample() {
   for (const auto& peer : plan_.peers()) {
     const std::string first = "to-" + peer.agent_name();
     streams.push_back(counted_stream(first, peer.agent_name()));
+    if (hostile_text_) {
+      // What a hostile agent would send: a stream id that ends its log line and writes the
+      // controller's own verdict lines, an escape sequence, a control character and a byte that
+      // is not UTF-8; and a path far past any probe's reach.
+      streams.back().set_stream_id(first +
+                                   "\n2026-01-01T00:00:00.000 tusk-controller info: test 0 'double-pairs': pass"
+                                   "\nresult: all 1 tests passed (exit 0)\x1b[2J\x01\xe9");
+      for (std::uint32_t ttl = 1; ttl <= 400; ++ttl) {
+        auto& hop = *streams.back().add_path();
+        hop.set_ttl(ttl);
+        hop.set_address("10.0.0.1");
+      }
+    }
     for (int n = 1; n < streams_per_peer_; ++n) {
       streams.push_back(counted_stream(first + "-" + std::to_string(n), peer.agent_name()));
     }

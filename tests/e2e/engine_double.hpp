@@ -4,7 +4,9 @@
 //
 // TUSK_DOUBLE_BIT_ERRORS_PER_S (environment) makes every stream report that many bit errors per
 // second, so a test can breach a threshold. TUSK_DOUBLE_STREAMS_PER_PEER (default 1) makes each
-// peer carry that many streams, so a test can make samples as large as it needs.
+// peer carry that many streams, so a test can make samples as large as it needs (or larger than
+// its plan allows). TUSK_DOUBLE_HOSTILE_TEXT (set) makes each peer's first stream what a hostile
+// agent would send: an id with forged log lines, escapes and bad bytes, and a 400-hop path.
 #pragma once
 
 #include <atomic>
@@ -29,6 +31,7 @@ class EngineDouble final : public Engine {
   double frames_per_s_ = 0;
   double bit_errors_per_s_ = 0;
   int streams_per_peer_ = 1;
+  bool hostile_text_ = false;
   std::int64_t start_ns_ = 0;
   std::int64_t stop_ns_ = 0;
 };

@@ -1,0 +1,61 @@
+// An authenticated but hostile agent against a real controller: what it sends beyond its plan is
+// counted and dropped, and nothing it writes forges the operator's log or breaks a report.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "common/printable.hpp"
+#include "tests/e2e/control_plane_fixture.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST_F(ControlPlaneE2E, AHostileAgentsStreamsPastItsPlanAndItsForgedTextsNeitherFloodNorForgeTheRun) {
+  auto controller = start_controller(write_profile("3s"), "report");
+  // Both agents' streams fail on bit errors, so a forged "passed" line would be a lie; lab-b is
+  // the hostile one: 3,000 streams where its plan makes a handful, and text meant to forge lines.
+  const std::map<std::string, std::string> honest{{"TUSK_DOUBLE_BIT_ERRORS_PER_S", "50"}};
+  std::map<std::string, std::string> hostile = honest;
+  hostile["TUSK_DOUBLE_STREAMS_PER_PEER"] = "3000";
+  hostile["TUSK_DOUBLE_HOSTILE_TEXT"] = "1";
+  auto agent_a = start_agent("lab-a", port_, honest);
+  auto agent_b = start_agent("lab-b", port_, hostile);
+  ASSERT_EQ(controller->wait(60s), 1) << controller->log();
+
+  const json report = read_report("report");
+  std::size_t from_b = 0;
+  for (const auto& stream : report["tests"][0]["streams"]) from_b += stream["agent"] == "lab-b" ? 1 : 0;
+  EXPECT_GT(from_b, 0u);
+  EXPECT_LE(from_b, 16u) << "lab-b's streams past its plan must be dropped";
+  const std::string faults = report["faults"].dump();
+  EXPECT_NE(faults.find("more than the"), std::string::npos) << faults;
+  EXPECT_NE(faults.find("its plan can make"), std::string::npos) << faults;
+  EXPECT_NE(faults.find("a path of more than 12 hops"), std::string::npos) << faults;
+
+  // No line of the controller's output (log and summary) is one the agent wrote.
+  std::istringstream lines(controller->log());
+  std::string line;
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line.rfind("result: all", 0), std::string::npos) << line;
+    EXPECT_NE(line.rfind("2026-01-01T00:00:00.000", 0), 0u) << line;
+    EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+    EXPECT_EQ(line.find('\x01'), std::string::npos) << line;
+  }
+  EXPECT_NE(controller->log().find("\\nresult: all 1 tests passed (exit 0)\\x1b[2J\\x01\xef\xbf\xbd"), std::string::npos)
+      << "the forged id is shown, escaped";
+
+  // junit.xml holds no character XML 1.0 forbids, and no byte that is not UTF-8.
+  const std::string junit = read_file(dir_ + "/report/junit.xml");
+  EXPECT_TRUE(std::none_of(junit.begin(), junit.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 && c != '\n' && c != '\r' && c != '\t';
+  }));
+  EXPECT_EQ(first_invalid_utf8(junit), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tusk::testing
