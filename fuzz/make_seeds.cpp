@@ -210,6 +210,32 @@ int main(int argc, char** argv) {
   ack.mutable_record_ack()->set_acked_through(3);
   write(root / "agent_messages", "dpdk-run", frames({hello_ack, plan("dpdk"), start, ack, stop}));
   write(root / "agent_messages", "rdma-run", frames({hello_ack, plan("rdma"), start, stop, plan("rdma")}));
+  // agent_plan: bare plans, one per engine, an RDMA one with senders, rails and a collective.
+  write(root / "agent_plan", "dpdk", plan("dpdk").plan().SerializeAsString());
+  write(root / "agent_plan", "rdma", plan("rdma").plan().SerializeAsString());
+  Envelope rails = plan("rdma");
+  auto& train = *rails.mutable_plan();
+  auto* sender = train.add_senders();
+  sender->set_agent_name("lab-c");
+  sender->set_address("10.0.0.3");
+  sender->add_rail_addresses("10.0.0.3");
+  sender->add_rail_addresses("10.1.0.3");
+  train.mutable_peers(0)->set_address("10.0.0.2");
+  train.mutable_peers(0)->add_rail_addresses("10.0.0.2");
+  train.mutable_peers(0)->add_rail_addresses("10.1.0.2");
+  train.mutable_rdma()->set_rails(2);
+  for (const char* address : {"10.0.0.1", "10.1.0.1"}) {
+    auto* rail = train.mutable_rdma()->add_rail_endpoints();
+    rail->set_device("rxe0");
+    rail->set_address(address);
+  }
+  train.mutable_rdma()->set_data_check(true);
+  train.mutable_rdma()->set_collective("all_reduce");
+  train.mutable_rdma()->set_steps(10);
+  train.mutable_rdma()->set_step_period_ms(100);
+  train.mutable_rdma()->set_compute_ms(40);
+  train.mutable_rdma()->set_peer_bytes_per_step(1 << 20);
+  write(root / "agent_plan", "rdma-rails-collective", train.SerializeAsString());
   write_dpdk_frames(root / "dpdk_frames");
   return 0;
 }

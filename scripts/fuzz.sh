@@ -12,7 +12,7 @@ source scripts/build-env.sh
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames report_files)
+[[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames report_files agent_plan)
 
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 tusk_configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \

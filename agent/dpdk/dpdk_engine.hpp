@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "agent/dpdk/eal.hpp"
+#include "agent/dpdk/dpdk_plan.hpp"
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/flow_targets.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
@@ -99,11 +100,9 @@ class DpdkEngine final : public Engine {
 
   // Streams one port tracks: peers times flows per peer (the controller allows 128 flows per peer);
   // each RX thread has room for all of them.
-  static constexpr std::size_t kMaxRxStreams = 1024;
   // How stale the latency gauges of a running test may be; the final sample is exact.
   static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
   // The most path-trace probes a port sends per second: switches answer them on their CPU.
-  static constexpr double kMaxTraceRate = 10'000;
   // How often the port's link state is read: a link event's time is this close to the change.
   static constexpr std::int64_t kLinkPollNs = 10'000'000;
 

@@ -14,6 +14,7 @@
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "agent/rdma/pacing.hpp"
+#include "agent/rdma/rdma_plan.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
 #include "common/clock.hpp"
@@ -25,7 +26,6 @@ namespace tusk::rdma {
 
 namespace {
 
-constexpr std::uint16_t kDefaultCmPort = 7471;
 constexpr int kResolveTimeoutMs = 2000;
 // A successor's link has just come back: a neighbour entry the outage left failed, or a first ARP
 // that went nowhere, is tried again at once rather than waited out.
@@ -41,7 +41,6 @@ constexpr std::int64_t kConnectDeadlineNs = 20'000'000'000;
 constexpr std::int64_t kRetryDelayNs = 250'000'000;
 constexpr std::uint32_t kSenderCreditReceives = 64;
 constexpr std::uint32_t kReceiverSendQueue = 64;
-constexpr std::uint32_t kMaxRails = 16;
 
 sockaddr_in ipv4_socket_address(const std::string& address, std::uint16_t port) {
   sockaddr_in out{};
@@ -70,15 +69,28 @@ struct AcceptData {
 };
 static_assert(sizeof(ConnectRequestData) <= 56 && sizeof(AcceptData) <= 56, "RC private data is 56 bytes");
 
+// An address as the plan writes it: IPv4 dotted (also one an IPv6 socket shows v4-mapped).
+std::string address_text(const sockaddr* address) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (address == nullptr) return "";
+  if (address->sa_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(address)->sin_addr, text, sizeof text);
+  } else if (address->sa_family == AF_INET6) {
+    const auto& v6 = reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&v6)) {
+      inet_ntop(AF_INET, v6.s6_addr + 12, text, sizeof text);
+    } else {
+      inet_ntop(AF_INET6, &v6, text, sizeof text);
+    }
+  }
+  return text;
+}
+
 // RDMA READs a QP may have in flight, as initiator and as target: what the device allows, up to 16.
 std::uint8_t read_depth(ibv_context* context) {
   ibv_device_attr attributes{};
   if (ibv_query_device(context, &attributes) != 0) return 1;
   return static_cast<std::uint8_t>(std::clamp(std::min(attributes.max_qp_init_rd_atom, attributes.max_qp_rd_atom), 1, 16));
-}
-
-std::uint32_t slots_for(const proto::RdmaTest& test) {
-  return std::max<std::uint32_t>(2 * test.outstanding(), test.outstanding() + test.signal_every());
 }
 
 }  // namespace
@@ -94,9 +106,8 @@ void Connection::release_resources() noexcept {
 
 
 void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
-  if (!plan.has_rdma()) throw EngineError("plan has no rdma parameters");
-  proto::RdmaTest test = plan.rdma();
-  const std::string operation = test.operation().empty() ? "write" : test.operation();
+  proto::RdmaTest test = resolve_rdma_plan(plan);
+  const std::string& operation = test.operation();
   if (operation == "write") {
     // A checked WRITE tells the receiver about every message: it becomes a WRITE with immediate.
     operation_ = test.data_check() ? Operation::WriteImm : Operation::Write;
@@ -104,40 +115,9 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     operation_ = Operation::WriteImm;
   } else if (operation == "send") {
     operation_ = Operation::Send;
-  } else if (operation == "read") {
-    operation_ = Operation::Read;
   } else {
-    throw EngineError(fmt::format("unknown RDMA operation '{}' (write, write_imm, send, read)", operation));
+    operation_ = Operation::Read;
   }
-  test.set_operation(operation);
-  if (!test.collective().empty()) {
-    if (operation_ == Operation::Read) {
-      throw EngineError("a collective replay sends its bytes: use write, write_imm or send, not read");
-    }
-    if (test.steps() == 0 || test.step_period_ms() == 0) {
-      throw EngineError(fmt::format("collective {} needs steps and a step period", test.collective()));
-    }
-  }
-  // The controller runs a message_sizes sweep as one test per size; a plan with the list is not ours.
-  if (test.message_sizes_size() > 0) {
-    throw EngineError("the plan lists message_sizes: a controller runs such a sweep one message size per test");
-  }
-  if (test.message_size() < kMessageHeaderBytes && test.data_check()) {
-    throw EngineError(fmt::format("message_size {} B cannot hold the {} B header the data check needs",
-                                  test.message_size(), kMessageHeaderBytes));
-  }
-  if (test.recovery().empty()) test.set_recovery("stop");
-  if (test.recovery() != "stop" && test.recovery() != "reconnect") {
-    throw EngineError(fmt::format("unknown recovery '{}' (stop, reconnect)", test.recovery()));
-  }
-  if (test.pacing().empty()) test.set_pacing("auto");
-  if (test.pacing() != "auto" && test.pacing() != "hardware" && test.pacing() != "software") {
-    throw EngineError(fmt::format("unknown pacing '{}' (auto, hardware, software)", test.pacing()));
-  }
-  if (test.outstanding() == 0) test.set_outstanding(16);
-  if (test.qps_per_peer() == 0) test.set_qps_per_peer(1);
-  test.set_signal_every(std::clamp<std::uint32_t>(test.signal_every(), 1, test.outstanding()));
-  if (test.cm_port() == 0) test.set_cm_port(kDefaultCmPort);
   plan_ = plan;
   *plan_.mutable_rdma() = test;
   events_ = std::move(events);
@@ -162,11 +142,7 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   }
 
   // Rails: the planner named this agent's rail devices and each peer's address on every rail.
-  const std::uint32_t rails = test.rails();
-  if (rails > kMaxRails || static_cast<std::uint32_t>(test.rail_endpoints_size()) != rails) {
-    throw EngineError(fmt::format("the plan asks for {} rails and names {} rail devices (at most {})", rails,
-                                  test.rail_endpoints_size(), kMaxRails));
-  }
+  const std::uint32_t rails = test.rails();  // at most kMaxRails, each with its device (resolve_rdma_plan)
   for (const auto& rail : test.rail_endpoints()) {
     if (!is_ipv4(rail.address())) {
       throw EngineError(fmt::format("rail device {} has no IPv4 address in the plan (got '{}')", rail.device(), rail.address()));
@@ -369,20 +345,35 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
 }
 
 void RdmaEngine::on_connect_request(rdma_cm_event& event) {
+  ConnectRequestData request{};
+  if (event.param.conn.private_data != nullptr) {
+    std::memcpy(&request, event.param.conn.private_data,
+                std::min<std::size_t>(sizeof request, event.param.conn.private_data_len));
+  }
+  request.sender[sizeof(request.sender) - 1] = '\0';
+  // Who may connect is the plan's to say: anyone else is refused before any memory is pinned or
+  // any flow of a real sender is retired in its name, and said once per claimed name and reason.
+  const std::string source = address_text(rdma_get_peer_addr(event.id));
+  if (const auto refusal = refuse_connect_request(
+          plan_, {request.sender, request.flow_id, request.rail_plus_one, source})) {
+    rdma_reject(event.id, nullptr, 0);
+    refused_ids_.emplace_back(event.id);  // destroyed once this event is acked
+    const std::string key = fmt::format("{}\n{}", request.sender, *refusal);
+    if (refusals_reported_.size() < kMaxRefusalsReported && refusals_reported_.insert(key).second) {
+      emit(proto::AgentEvent::ENGINE_FAULT,
+           fmt::format("refused a connection claiming to be {} QP {}{}: {}", request.sender, request.flow_id,
+                       source.empty() ? "" : " from " + source, *refusal));
+    }
+    return;
+  }
   auto connection = std::make_unique<Connection>();
   connection->role = Connection::Role::Receiver;
-  ConnectRequestData request{};
-  std::memcpy(&request, event.param.conn.private_data,
-              std::min<std::size_t>(sizeof request, event.param.conn.private_data_len));
-  request.sender[sizeof(request.sender) - 1] = '\0';
   connection->peer = request.sender;
   connection->flow_id = request.flow_id;
-  // A peer's rail is bounded by this plan's (a request naming another is refused below).
-  const bool rail_known = request.rail_plus_one <= plan_.rdma().rails();
-  connection->rail = rail_known ? static_cast<int>(request.rail_plus_one) - 1 : -1;
+  connection->rail = static_cast<int>(request.rail_plus_one) - 1;
   // A sender's new QP for a flow this side already serves (it reconnected): the new connection
   // takes the flow over and ends its outage.
-  if (const Connection* previous = rail_known ? replace_receiver(*connection) : nullptr) {
+  if (const Connection* previous = replace_receiver(*connection)) {
     const auto successor = successor_of(*previous);
     connection->generation = successor->generation;
     connection->outage_since_ns = successor->outage_since_ns.load();
@@ -391,10 +382,6 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   connection->id.reset(event.id);
   event.id->context = connection.get();
   try {
-    if (!rail_known) {
-      throw EngineError(fmt::format("the connection names rail {} of a plan with {} rails", request.rail_plus_one - 1,
-                                    plan_.rdma().rails()));
-    }
     if (const auto refusal = device_refusal(*connection, ibv_get_device_name(event.id->verbs->device)); !refusal.empty()) {
       throw EngineError("the connection " + refusal);
     }
@@ -496,21 +483,6 @@ void RdmaEngine::note_path_mtu(Connection& connection) {
   }
 }
 
-namespace {
-
-std::string address_text(const sockaddr* address) {
-  char text[INET6_ADDRSTRLEN] = "";
-  if (address == nullptr) return "";
-  if (address->sa_family == AF_INET) {
-    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(address)->sin_addr, text, sizeof text);
-  } else if (address->sa_family == AF_INET6) {
-    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(address)->sin6_addr, text, sizeof text);
-  }
-  return text;
-}
-
-}  // namespace
-
 void RdmaEngine::note_flow(Connection& connection) {
   ibv_qp_attr attributes{};
   ibv_qp_init_attr init{};
@@ -562,6 +534,7 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
 }
 
 void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
+  refused_ids_.clear();  // their connect requests were acked before this event was taken
   if (event.event == RDMA_CM_EVENT_CONNECT_REQUEST) {
     on_connect_request(event);
     return;
@@ -723,6 +696,7 @@ void RdmaEngine::stop() noexcept {
   }
   // The connections' counters stay for the final sample(); only their verbs resources go.
   for (auto& connection : connections_) connection->release_resources();
+  refused_ids_.clear();  // the CM thread is gone: every event it took was acked
   listener_.reset();
   channel_.reset();
 }

@@ -31,6 +31,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -224,7 +225,6 @@ class RdmaEngine final : public Engine {
   // The QP's UDP source port (what ECMP hashes) from its flow label and QP numbers, and its addresses.
   void note_flow(Connection& connection);
   void start_tracing();
-  static constexpr double kMaxTraceRate = 10'000;
   void set_id_options(rdma_cm_id* id);
 
   // Counts an integrity error (and reports the first) unless the message checks out.
@@ -274,6 +274,11 @@ class RdmaEngine final : public Engine {
   CmId listener_;
   std::mutex mutex_;  // guards connections_ (the vector, not the connections) and nic_ports_
   std::vector<std::unique_ptr<Connection>> connections_;
+  // Connect requests refused (refuse_connect_request): their ids wait here for their event's ack,
+  // and each claimed name and reason is reported once, up to kMaxRefusalsReported of them.
+  std::vector<CmId> refused_ids_;
+  std::set<std::string> refusals_reported_;
+  static constexpr std::size_t kMaxRefusalsReported = 64;
   std::map<std::string, NicPort> nic_ports_;  // "device/port"
   std::atomic<unsigned> connections_version_{0};  // bumped when a connection is established
 

@@ -1,0 +1,53 @@
+// What the RDMA engine takes from a plan and from a peer's connect request, checked like the
+// network input they are: every numeric field against the type it is stored in, zero where it
+// divides, counts against the memory they pin. Pure functions, so a unit test and the agent_plan
+// fuzz target reach every check without an RDMA device. The bounds are listed in docs/wire-bounds.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tusk.pb.h"
+
+namespace tusk::rdma {
+
+inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;  // stored as uint32
+inline constexpr std::uint32_t kMaxQpsPerPeer = 1024;
+inline constexpr std::uint32_t kMaxOutstanding = 8192;
+inline constexpr std::uint32_t kMaxInlineBytes = 4096;
+inline constexpr std::uint32_t kMaxRails = 16;
+inline constexpr int kMaxPeers = 4096;                          // peers, and senders, each
+inline constexpr std::uint64_t kMaxQueuePairs = 65'536;         // every QP of the plan, both ways
+inline constexpr std::uint64_t kMaxRegisteredBytes = std::uint64_t{32} << 30;  // every QP's buffer
+inline constexpr std::uint32_t kMaxStallTimeoutMs = 3'600'000;
+inline constexpr std::uint32_t kMaxBurstPeriodMs = 60'000;
+inline constexpr std::uint32_t kMaxSteps = 10'000'000;
+inline constexpr std::uint32_t kMaxStepPeriodMs = 3'600'000;
+inline constexpr double kMaxTraceRate = 10'000;
+inline constexpr std::uint16_t kDefaultCmPort = 7471;
+
+// A message buffer of each QP holds this many messages.
+std::uint32_t slots_for(const proto::RdmaTest& test);
+
+// `plan`'s RDMA parameters checked and their defaults resolved (operation "write", 16 outstanding,
+// one QP per peer, signal_every within outstanding, recovery "stop", pacing "auto", the default CM
+// port). Throws EngineError naming the field, its value and its bound.
+proto::RdmaTest resolve_rdma_plan(const proto::Plan& plan);
+
+// What a peer's connect request claims, from its private data and its source address.
+struct ConnectRequest {
+  std::string_view sender;          // the agent it says it is
+  std::uint32_t flow_id = 0;
+  std::uint32_t rail_plus_one = 0;  // 0: no rail
+  std::string_view source_address;  // where it came from ("" when rdma_cm does not say)
+};
+
+// Why this plan refuses `request`, or nullopt to accept it: only the plan's senders, with a flow id
+// and a rail their plan has, from the address the plan gives them on that rail, may connect, so no
+// one else on the fabric pins this agent's memory or retires a sender's QP in its name.
+std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const ConnectRequest& request);
+
+}  // namespace tusk::rdma
