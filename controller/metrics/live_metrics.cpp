@@ -178,6 +178,7 @@ void LiveMetrics::test_started(int test_index) {
     return;
   }
   streams_.clear();
+  series_bytes_ = 0;
   omitted_by_agent_.clear();
   series_test_ = test_index;
 }
@@ -247,8 +248,15 @@ bool LiveMetrics::update_stream(const std::string& agent, const proto::StreamCou
   if (it == streams_.end()) {
     if (!exports_anything(stream)) return true;  // nothing to show, so nothing left out
     if (streams_.size() >= limits_.max_streams) return false;
+    auto labels = labels_of(agent, stream);
+    // Each series of the stream is a line: its name, these labels quoted, a value.
+    std::size_t line_bytes = 64;
+    for (const auto& label : *labels) line_bytes += label.name.size() + label.value.size() + 4;
+    const std::size_t bytes = (kExportedCounters + 2) * line_bytes;
+    if (series_bytes_ + bytes > limits_.max_series_bytes) return false;
+    series_bytes_ += bytes;
     it = streams_.emplace(std::make_pair(agent, stream.stream_id()), StreamSeries{}).first;
-    it->second.labels = labels_of(agent, stream);
+    it->second.labels = std::move(labels);
   }
   StreamSeries& series = it->second;
   const bool result = !elapsed_ms.has_value();

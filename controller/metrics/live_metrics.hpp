@@ -5,8 +5,8 @@
 //
 // Series: the streams of one test at a time. When the next test starts, the last one's series go
 // (Prometheus keeps their history); after the run, the last test's stay with their final values.
-// At most `max_streams` streams per test are kept, first come first kept; the rest are counted in
-// tusk_metrics_streams_omitted. Label values come from agents and are cut to `max_label_bytes`.
+// At most `max_streams` streams per test are kept, and no more than their series' text fits in
+// `max_series_bytes`, first come first kept; the rest are counted in tusk_metrics_streams_omitted. Label values come from agents and are cut to `max_label_bytes`.
 //
 // Threads: on_record runs on the control plane's io thread, test_started and attach on the
 // orchestrator's, collect on the HTTP server's. One mutex guards the state; it is held to update a
@@ -36,6 +36,10 @@ namespace tusk {
 struct LiveMetricsLimits {
   std::size_t max_streams = 20'000;
   std::size_t max_label_bytes = 128;
+  // What one scrape of the streams' series may take as text, estimated as each stream is added:
+  // at the other limits alone a scrape was 222 MB (300,000 series), and each concurrent scrape
+  // renders its own copy.
+  std::size_t max_series_bytes = 16 * 1024 * 1024;
 };
 
 // The canonical counters exported per stream, each as a Prometheus counter (common/counter_names.hpp).
@@ -116,6 +120,7 @@ class LiveMetrics {
   int current_test_ = -1;
   int series_test_ = -1;  // the test whose streams are the series: the last one started
   std::map<std::pair<std::string, std::string>, StreamSeries> streams_;  // (agent, stream id)
+  std::size_t series_bytes_ = 0;  // the streams' series as text, estimated (max_series_bytes)
   // Streams left out of each agent's latest record: every record holds all of an agent's streams,
   // so this counts them once however often they come, in memory bounded by the agents.
   std::map<std::string, std::size_t> omitted_by_agent_;

@@ -70,10 +70,17 @@ MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMet
     return address.is_v6() ? fmt::format("[{}]:{}", address.to_string(), port)
                            : fmt::format("{}:{}", address.to_string(), port);
   };
-  // Two threads answer scrapes; a client that stalls mid-request is dropped after 10 s, so a
-  // stuck one cannot hold them for good.
-  std::vector<std::string> options{
-      "listening_ports", with_port(listen.port), "num_threads", "2", "request_timeout_ms", "10000"};
+  // Each connection holds a server thread while it lasts: with two, four clients that connect and
+  // send nothing kept every scrape out. Eight threads, and a client that has not sent its request
+  // within 2 s is dropped, so a few slow or idle clients cannot starve a
+  // scraper that keeps to Prometheus's own 10 s timeout.
+  std::vector<std::string> options{"listening_ports", with_port(listen.port), "num_threads", "8",
+                                   "request_timeout_ms", "2000"};
+  if (address.is_unspecified()) {
+    spdlog::warn("metrics: {} is every address of this host: /metrics is plain HTTP without authentication, "
+                 "so anyone who reaches this host reads it; bind it to a management address",
+                 listen.host);
+  }
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(std::move(options));
   } catch (const std::exception& e) {

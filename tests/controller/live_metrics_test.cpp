@@ -250,6 +250,28 @@ TEST(LiveMetrics, StreamsPastTheLimitAreCountedNotKeptAndLongLabelsAreCutOnAChar
   EXPECT_EQ(value(families, "tusk_metrics_streams_omitted"), 1) << "z, once however often it came";
 }
 
+// Before: at the stream limit alone one scrape was 222 MB (300,000 series).
+TEST(LiveMetrics, StreamsPastTheSeriesByteBudgetAreCountedNotKept) {
+  LiveMetricsLimits limits;
+  limits.max_series_bytes = 10'000;
+  LiveMetrics metrics(profile(), limits);
+  auto attachment = metrics.attach("run-1", two_links);
+  metrics.test_started(0);
+  std::vector<proto::StreamCounters> streams;
+  for (int i = 0; i < 100; ++i) streams.push_back(rx_stream("stream-" + std::to_string(i), 1));
+  metrics.on_record("lab-a", sample(0, 1, streams), kT0);
+  const auto families = metrics.collect(kT0);
+  const MetricFamily* rx_frames = find_family(families, "tusk_stream_rx_frames_total");
+  ASSERT_NE(rx_frames, nullptr);
+  EXPECT_GT(rx_frames->metric.size(), 0u);
+  EXPECT_LT(rx_frames->metric.size(), 10u);
+  EXPECT_EQ(value(families, "tusk_metrics_streams_omitted"), 100.0 - static_cast<double>(rx_frames->metric.size()));
+  // A new test starts with the whole budget again.
+  metrics.test_started(1);
+  metrics.on_record("lab-a", sample(1, 1, streams), kT0);
+  EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_stream_rx_frames_total")->metric.size(), rx_frames->metric.size());
+}
+
 TEST(LiveMetrics, RecordsPerSecondCountsTheLastFiveWholeSeconds) {
   LiveMetrics metrics(profile());
   for (int second = 0; second < 5; ++second) {

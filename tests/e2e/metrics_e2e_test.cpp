@@ -143,6 +143,32 @@ TEST_F(MetricsE2E, APrometheusServerScrapesARunningControllerAndReturnsATuskSeri
   EXPECT_EQ(controller->wait(30s), 0) << controller->log();
 }
 
+// Before: two server threads, each held 10 s by a client that connected and sent nothing: with
+// four such clients no scrape was answered. A wildcard address was taken without a word.
+TEST_F(MetricsE2E, IdleClientsDoNotStarveAScrapeAndAWildcardAddressIsWarnedOf) {
+  const int metrics_port = free_port();
+  auto controller = start_controller(write_profile("2s"), "report",
+                                     {"--metrics-listen", "0.0.0.0:" + std::to_string(metrics_port), "--metrics-linger",
+                                      "60s"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  EXPECT_NE(controller->log().find("metrics: 0.0.0.0 is every address of this host"), std::string::npos)
+      << controller->log();
+  asio::io_context io;
+  std::vector<asio::ip::tcp::socket> idle;
+  for (int i = 0; i < 6; ++i) {
+    idle.emplace_back(io);
+    idle.back().connect({asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(metrics_port)});
+  }
+  std::this_thread::sleep_for(200ms);  // the server has taken them
+  const auto body = http_get(metrics_port, "/metrics");  // gives up after 5 s
+  ASSERT_TRUE(body.has_value()) << "a scrape beside 6 idle clients went unanswered";
+  EXPECT_NE(body->find("tusk_stream_tx_frames_total"), std::string::npos);
+  controller->signal(SIGTERM);
+  EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+}
+
 TEST_F(MetricsE2E, AMetricsPortSomeoneListensOnIsAUsageErrorAndNothingStarts) {
   asio::io_context io;
   asio::ip::tcp::acceptor taken(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
