@@ -40,8 +40,12 @@ struct ControlPlaneFlags {
   std::string lease = "3s";
   ControlPlaneOptions options;
 
+  CLI::Option* listen_option = nullptr;
+
   void add_to(CLI::App& command) {
-    command.add_option("--listen", listen, "address to accept agents on, host:port")->capture_default_str();
+    listen_option = command.add_option("--listen", listen,
+                                       "address to accept agents on, host:port (with --insecure: 127.0.0.1:7420)")
+                        ->capture_default_str();
     command.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signs agent certificates");
     command.add_option("--cert", options.tls.cert_file, "controller certificate (PEM)");
     command.add_option("--key", options.tls.key_file, "controller private key (PEM)");
@@ -53,7 +57,16 @@ struct ControlPlaneFlags {
   // Throws std::invalid_argument with the flag's name.
   ControlPlaneOptions resolve() {
     ControlPlaneOptions resolved = options;
+    // Without TLS anyone who reaches the port can register as any agent: the default address is
+    // then this host's loopback, and every address only when --listen says so, with a warning.
+    const bool listen_given = listen_option != nullptr && listen_option->count() > 0;
+    if (options.insecure && !listen_given) listen = "127.0.0.1:7420";
     resolved.listen = parse_host_port(listen);
+    if (options.insecure && listen_given && (resolved.listen.host == "0.0.0.0" || resolved.listen.host == "::")) {
+      spdlog::warn("--insecure on {}: anyone who reaches this host on port {} can register as any agent and "
+                   "read its plan; use a lab network only",
+                   resolved.listen.host, resolved.listen.port);
+    }
     try {
       resolved.lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(lease));
     } catch (const std::exception& e) {

@@ -33,7 +33,7 @@ const fs::path kDir = fs::path(tusk::build_paths::source_dir()) / "deploy" / "ku
 const std::string kNamespace = "tusk";
 // Secrets the user creates (they hold keys, so they are not in the manifests); each must be
 // documented in the manifests by the command that creates it.
-const std::set<std::string> kUserSecrets = {"tusk-agent-tls", "tusk-controller-tls"};
+const std::set<std::string> kUserSecrets = {"tusk-controller-tls"};
 
 // node[k1][k2]...: the node, or an undefined one (false in a test) when any key is missing.
 // yaml-cpp throws on indexing a missing key's node again, so chains go through this.
@@ -433,16 +433,57 @@ TEST(KubernetesManifests, AgentDaemonSetIsHostNetworkedNamedAfterItsNodeAndReads
     }
     EXPECT_TRUE(under_mount) << "tls." << key << " " << path << " is on no volume the agent mounts";
   }
-  // And the init container fills that volume from the per-node Secret.
-  const auto init = container(spec, "select-certificate");
-  EXPECT_TRUE(init) << "no init container picks this node's certificate";
-
-  std::set<std::string> capabilities;
-  for (const auto& cap : strings(dig(agent, {"securityContext", "capabilities", "add"}))) capabilities.insert(cap);
-  for (const char* needed : {"IPC_LOCK", "NET_RAW", "NET_ADMIN"}) {
-    EXPECT_TRUE(capabilities.count(needed)) << "the agent lacks " << needed;
+  // Before: every pod mounted one Secret with every node's private key, so one compromised node
+  // could be any agent. The certificate volume is the node's own directory, and no Secret of
+  // agent keys is mounted at all.
+  for (const auto& mount : agent["volumeMounts"]) {
+    if (mount["mountPath"].as<std::string>("") != "/etc/tusk/tls") continue;
+    const auto& volume = volumes[mount["name"].as<std::string>("")];
+    EXPECT_EQ(dig(volume, {"hostPath", "path"}).as<std::string>(""), "/etc/tusk/tls");
+    EXPECT_EQ(dig(volume, {"hostPath", "type"}).as<std::string>(""), "Directory");
+    EXPECT_TRUE(mount["readOnly"].as<bool>(false)) << "the certificate volume is writable";
   }
+  for (const auto& [name, volume] : volumes) EXPECT_FALSE(volume["secret"]) << "the agent mounts Secret volume " << name;
+  EXPECT_FALSE(spec["initContainers"]) << "an init container would see more than the agent needs";
+
+  // Least privilege: exactly the three capabilities the engines use, everything else dropped; no
+  // escalation, the runtime's seccomp filter, a read-only root, not privileged.
+  const auto security = agent["securityContext"];
+  EXPECT_EQ(strings(dig(security, {"capabilities", "drop"})), std::vector<std::string>{"ALL"});
+  std::set<std::string> capabilities;
+  for (const auto& cap : strings(dig(security, {"capabilities", "add"}))) capabilities.insert(cap);
+  EXPECT_EQ(capabilities, (std::set<std::string>{"IPC_LOCK", "NET_RAW", "NET_ADMIN"}))
+      << "the same three as deploy/systemd/tusk-agent.service";
+  EXPECT_FALSE(security["allowPrivilegeEscalation"].as<bool>(true));
+  EXPECT_TRUE(security["readOnlyRootFilesystem"].as<bool>(false));
+  EXPECT_EQ(dig(security, {"seccompProfile", "type"}).as<std::string>(""), "RuntimeDefault");
+  EXPECT_FALSE(security["privileged"].as<bool>(false));
   EXPECT_TRUE(dig(agent, {"resources", "limits", "rdma/hca_shared_devices_a"})) << "no RDMA device resource";
+}
+
+// Before: the controller Job had no securityContext at all.
+TEST(KubernetesManifests, TheControllerRunsUnprivilegedWithNothingToGain) {
+  const auto docs = load_docs();
+  const auto spec = pod_spec(the_one(docs, "Job"));
+  const auto controller = container(spec, "controller");
+  ASSERT_TRUE(controller);
+  EXPECT_TRUE(dig(spec, {"securityContext", "runAsNonRoot"}).as<bool>(false));
+  EXPECT_GT(dig(spec, {"securityContext", "runAsUser"}).as<int>(0), 0);
+  EXPECT_EQ(dig(spec, {"securityContext", "seccompProfile", "type"}).as<std::string>(""), "RuntimeDefault");
+  const auto security = controller["securityContext"];
+  EXPECT_EQ(strings(dig(security, {"capabilities", "drop"})), std::vector<std::string>{"ALL"});
+  EXPECT_FALSE(dig(security, {"capabilities", "add"})) << "the controller needs no capability";
+  EXPECT_FALSE(security["allowPrivilegeEscalation"].as<bool>(true));
+  EXPECT_TRUE(security["readOnlyRootFilesystem"].as<bool>(false));
+  // What it writes (reports, history, the fallback TMPDIR) is on volumes, not its root.
+  std::set<std::string> mounted;
+  for (const auto& mount : controller["volumeMounts"]) mounted.insert(mount["mountPath"].as<std::string>(""));
+  EXPECT_TRUE(mounted.count("/tmp")) << "no writable /tmp for the report fallback";
+  const auto args = strings(controller["args"]);
+  const auto history = std::find(args.begin(), args.end(), "--history");
+  ASSERT_NE(history, args.end()) << "the default history is under the container's read-only home";
+  ASSERT_NE(history + 1, args.end());
+  EXPECT_EQ((history + 1)->rfind("/reports/", 0), 0u) << *(history + 1);
 }
 
 TEST(KubernetesManifests, ServiceReachesTheControllerJobOnThePortAgentsDial) {

@@ -68,6 +68,15 @@ grep -q '^RestartSec=' "$unit" || fail "RestartSec= is missing"
 for cap in CAP_NET_RAW CAP_NET_ADMIN CAP_IPC_LOCK; do
   grep -q "^CapabilityBoundingSet=.*\b$cap\b" "$unit" || fail "CapabilityBoundingSet lacks $cap"
 done
+# Exactly the three capabilities the Kubernetes DaemonSet and the Dockerfile grant, nothing more.
+bounding=$(awk -F= '/^CapabilityBoundingSet=/ { print $2 }' "$unit" | tr ' ' '\n' | sort | xargs)
+[[ $bounding == "CAP_IPC_LOCK CAP_NET_ADMIN CAP_NET_RAW" ]] || fail "CapabilityBoundingSet is '$bounding'"
+# A system-call filter that denies what no engine calls (before: none at all).
+filter=$(awk -F= '/^SystemCallFilter=/ { print $2 }' "$unit")
+for group in @module @mount @reboot @raw-io @debug @clock; do
+  [[ $filter == "~"*"$group"* ]] || fail "SystemCallFilter does not deny $group: '$filter'"
+done
+[[ $filter != *@resources* ]] || fail "SystemCallFilter denies @resources, which DPDK's NUMA memory needs"
 # PrivateDevices= would hide /dev/infiniband and /dev/vfio from DPDK and verbs.
 grep -q '^PrivateDevices=yes' "$unit" && fail "PrivateDevices=yes hides the RDMA and VFIO devices"
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/printable.hpp"
+#include "tests/support/build_paths.hpp"
 #include "tests/e2e/control_plane_fixture.hpp"
 
 namespace tusk::testing {
@@ -55,6 +56,36 @@ TEST_F(ControlPlaneE2E, AHostileAgentsStreamsPastItsPlanAndItsForgedTextsNeither
     return byte < 0x20 && c != '\n' && c != '\r' && c != '\t';
   }));
   EXPECT_EQ(first_invalid_utf8(junit), std::string::npos);
+}
+
+// Before: --insecure with the default --listen opened an unauthenticated control port on every
+// interface. Now it listens on loopback unless told otherwise, and warns when told every address.
+TEST_F(ControlPlaneE2E, InsecureListensOnLoopbackUnlessToldAndWarnsOfEveryAddress) {
+  const std::string profile = write_profile_text(R"(name: insecure
+agents:
+  hosts: [nobody-a, nobody-b]
+  wait: 1s
+tests:
+  - name: t
+    engine: dpdk
+    duration: 1s
+    frame_size: 1000B
+)");
+  Process by_default({tusk::build_paths::controller_bin(), "run", profile, "--insecure", "--no-progress", "--no-history",
+                      "--out", dir_ + "/default"},
+                     dir_ + "/controller-default.log");
+  by_default.wait(30s);
+  // Listening there, or (when something else holds the port) failing to: either way, loopback.
+  EXPECT_NE(by_default.log().find("127.0.0.1:7420"), std::string::npos) << by_default.log();
+  EXPECT_EQ(by_default.log().find("0.0.0.0"), std::string::npos) << by_default.log();
+
+  const std::string everywhere = "0.0.0.0:" + std::to_string(port_);
+  Process told({tusk::build_paths::controller_bin(), "run", profile, "--insecure", "--listen", everywhere,
+                "--no-progress", "--no-history", "--out", dir_ + "/told"},
+               dir_ + "/controller-told.log");
+  EXPECT_EQ(told.wait(30s), 3) << told.log();
+  EXPECT_NE(told.log().find("--insecure on 0.0.0.0: anyone who reaches this host on port"), std::string::npos)
+      << told.log();
 }
 
 }  // namespace
