@@ -120,16 +120,19 @@ void LiveMetrics::RecordRate::advance_to(std::int64_t second) {
 }
 
 LiveMetrics::LiveMetrics(const Profile& profile, LiveMetricsLimits limits)
-    : profile_name_(profile.name), limits_(limits) {
-  for (const auto& test : profile.tests) {
-    test_names_.push_back(test.name);
-    std::optional<double> confidence;
-    const EngineSlice* engine = find_engine(test.engine);
-    if (engine && engine->ber_target) {
-      if (const auto target = engine->ber_target(test)) confidence = target->confidence;
-    }
-    ber_confidence_.push_back(confidence);
+    : profile_name_(profile.name), profile_tests_(profile.tests.size()), limits_(limits) {
+  for (const auto& test : profile.tests) add_test(test);
+}
+
+void LiveMetrics::add_test(const TestSpec& test) {
+  std::optional<double> confidence;
+  const EngineSlice* engine = find_engine(test.engine);
+  if (engine && engine->ber_target) {
+    if (const auto target = engine->ber_target(test)) confidence = target->confidence;
   }
+  std::lock_guard lock(mutex_);
+  test_names_.push_back(test.name);
+  ber_confidence_.push_back(confidence);
 }
 
 LiveMetrics::Attachment LiveMetrics::attach(const std::string& run_id, LinksSource links) {
@@ -301,19 +304,23 @@ std::vector<MetricFamily> LiveMetrics::collect(Clock::time_point now) const {
   std::string run_id;
   bool run_over = false;
   int current_test = -1;
-  int series_test = -1;
   std::uint64_t omitted = 0, records = 0;
   RecordRate rate;
   AgentHealth health;
+  std::optional<std::string> current_name;
+  std::optional<double> test_confidence;
   {
     std::lock_guard lock(mutex_);
+    if (current_test_ >= 0 && static_cast<std::size_t>(current_test_) < test_names_.size()) {
+      current_name = test_names_[static_cast<std::size_t>(current_test_)];
+    }
+    if (series_test_ >= 0) test_confidence = ber_confidence_[static_cast<std::size_t>(series_test_)];
     streams.reserve(streams_.size());
     for (const auto& [key, series] : streams_)
       streams.push_back({series.labels, series.counters, series.throughput_bps});
     run_id = run_id_;
     run_over = run_over_;
     current_test = current_test_;
-    series_test = series_test_;
     for (const auto& [agent, count] : omitted_by_agent_) omitted += count;
     records = records_;
     rate = rate_;
@@ -333,12 +340,12 @@ std::vector<MetricFamily> LiveMetrics::collect(Clock::time_point now) const {
   }
   add("tusk_run_finished", "1 once the run is over (the values are final), else 0.", MetricType::Gauge,
       run_over ? 1 : 0);
-  add("tusk_run_tests", "Tests in the run's profile.", MetricType::Gauge, static_cast<double>(test_names_.size()));
+  add("tusk_run_tests", "Tests in the run's profile.", MetricType::Gauge, static_cast<double>(profile_tests_));
   add("tusk_current_test_index", "The running test's index from 0; -1 when none runs.", MetricType::Gauge,
       current_test);
-  if (current_test >= 0 && static_cast<std::size_t>(current_test) < test_names_.size()) {
-    add("tusk_current_test_info", "The running test; the value is always 1.", MetricType::Gauge, 1,
-        {{"test", test_names_[static_cast<std::size_t>(current_test)]}, {"index", std::to_string(current_test)}});
+  if (current_name) {
+    add("tusk_current_test_info", "The running test (a method's step by its own name); the value is always 1.",
+        MetricType::Gauge, 1, {{"test", *current_name}, {"index", std::to_string(current_test)}});
   }
   add("tusk_agents_connected", "Agents connected to the controller now.", MetricType::Gauge,
       static_cast<double>(health.connected));
@@ -379,8 +386,6 @@ std::vector<MetricFamily> LiveMetrics::collect(Clock::time_point now) const {
 
   // The bound the verdict will claim, from the same function and the test's confidence.
   // A plain double and a flag: GCC's -O2 flow analysis takes an optional's value for uninitialised.
-  const std::optional<double> test_confidence =
-      series_test >= 0 ? ber_confidence_[static_cast<std::size_t>(series_test)] : std::nullopt;
   const bool has_confidence = test_confidence.has_value();
   const double confidence = test_confidence.value_or(0.0);
   constexpr std::size_t kBitErrorsAt = 5, kBitsComparedAt = 6;

@@ -72,6 +72,9 @@ class LiveMetrics {
   };
   [[nodiscard]] Attachment attach(const std::string& run_id, LinksSource links);
 
+  // A test added while the run goes, after the profile's (a method's step): once it starts, its
+  // streams are the series, under its own name, as a profile's test's are.
+  void add_test(const TestSpec& test);
   void test_started(int test_index);
   void on_record(const std::string& agent, const proto::Record& record, Clock::time_point now = Clock::now());
 
@@ -106,8 +109,7 @@ class LiveMetrics {
       const std::string& agent, const proto::StreamCounters& stream) const;
 
   const std::string profile_name_;
-  std::vector<std::string> test_names_;
-  std::vector<std::optional<double>> ber_confidence_;  // per test: the engine's, as the verdict holds it
+  const std::size_t profile_tests_;
   const LiveMetricsLimits limits_;
 
   // Taken alone, or before mutex_; never while the io thread could wait for it.
@@ -115,6 +117,10 @@ class LiveMetrics {
   LinksSource links_;
 
   mutable std::mutex mutex_;
+  // Per test (the profile's, then the steps add_test added): its name, and its engine's BER
+  // confidence as the verdict holds it.
+  std::vector<std::string> test_names_;
+  std::vector<std::optional<double>> ber_confidence_;
   std::string run_id_;
   bool run_over_ = false;
   int current_test_ = -1;

@@ -171,6 +171,7 @@ class Orchestrator {
                                             agents_.begin() + static_cast<std::ptrdiff_t>(step->agents));
       const auto step_index = static_cast<std::size_t>(
           data_.add_test(most_samples(step->spec.duration, step->spec.sample_interval)));
+      if (options_.live_metrics) options_.live_metrics->add_test(step->spec);
       profile_.tests.push_back(std::move(step->spec));
       auto plans = plans_for(step_index, spec.name, agents);
       if (!plans) {

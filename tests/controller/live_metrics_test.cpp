@@ -272,6 +272,30 @@ TEST(LiveMetrics, StreamsPastTheSeriesByteBudgetAreCountedNotKept) {
   EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_stream_rx_frames_total")->metric.size(), rx_frames->metric.size());
 }
 
+// Before: a method's steps (tests added while the run goes) were not exported, and the series of
+// the test before stayed on for the whole method.
+TEST(LiveMetrics, AMethodsStepsAreExportedEachUnderItsOwnName) {
+  const Profile loaded = profile();
+  LiveMetrics metrics(loaded);
+  auto attachment = metrics.attach("run-1", two_links);
+  metrics.test_started(0);
+  metrics.on_record("lab-a", sample(0, 1, {rx_stream("lab-b", 5)}), kT0);
+  TestSpec step = loaded.tests[0];
+  step.name = "soak step 1 (1000 B)";
+  metrics.add_test(step);
+  metrics.test_started(2);
+  EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_stream_rx_frames_total"), nullptr)
+      << "the test before the method's step still shows";
+  metrics.on_record("lab-a", sample(2, 1, {rx_stream("lab-b", 7)}), kT0);
+  const auto families = metrics.collect(kT0);
+  const MetricFamily* rx_frames = find_family(families, "tusk_stream_rx_frames_total");
+  ASSERT_NE(rx_frames, nullptr) << "the step's streams are not exported";
+  ASSERT_EQ(rx_frames->metric.size(), 1u);
+  EXPECT_EQ(label(rx_frames->metric.at(0), "test"), "soak step 1 (1000 B)");
+  EXPECT_EQ(value(families, "tusk_stream_rx_frames_total"), 7);
+  EXPECT_EQ(value(families, "tusk_run_tests"), 2) << "the profile's tests, not its steps";
+}
+
 TEST(LiveMetrics, RecordsPerSecondCountsTheLastFiveWholeSeconds) {
   LiveMetrics metrics(profile());
   for (int second = 0; second < 5; ++second) {
