@@ -162,6 +162,7 @@ struct RunFlags {
   bool no_progress = false;
   std::string metrics_listen;
   std::string metrics_linger = "0s";
+  MetricsSecurity metrics_security;
 };
 
 // --metrics-listen: serving before anything starts, so a taken port is a usage error, not a
@@ -170,7 +171,8 @@ std::unique_ptr<MetricsEndpoint> start_metrics(const RunFlags& flags, const Prof
   if (flags.metrics_listen.empty()) return nullptr;
   try {
     options.live_metrics = std::make_shared<LiveMetrics>(profile);
-    return std::make_unique<MetricsEndpoint>(parse_host_port(flags.metrics_listen), options.live_metrics);
+    return std::make_unique<MetricsEndpoint>(parse_host_port(flags.metrics_listen), options.live_metrics,
+                                             flags.metrics_security);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("--metrics-listen {}: {}", flags.metrics_listen, e.what()));
   }
@@ -427,6 +429,9 @@ int controller_main(int argc, char** argv) {
                                          "serve Prometheus metrics on this address while the run lasts, ip:port");
   run->add_option("--metrics-linger", run_flags.metrics_linger, "keep serving the final metrics this long after the run")
       ->capture_default_str()
+      ->needs(metrics_listen);
+  run->add_option("--metrics-auth", run_flags.metrics_security.basic_auth,
+                  "HTTP basic authentication for /metrics: a file whose first line is user:password")
       ->needs(metrics_listen);
   run->add_option("--only-through", run_flags.only_through,
                   "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");

@@ -10,7 +10,13 @@
 #include <boost/asio/ip/tcp.hpp>
 
 #include <atomic>
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -55,6 +61,27 @@ boost::asio::ip::address check_can_listen(const HostPort& listen) {
   return address;
 }
 
+// "user:password" from the first line of `path`; throws naming the file.
+std::pair<std::string, std::string> read_credentials(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) throw std::runtime_error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  std::string line;
+  std::getline(file, line);
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  const auto colon = line.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == line.size()) {
+    throw std::runtime_error(fmt::format("'{}': its first line is not user:password", path));
+  }
+  return {line.substr(0, colon), line.substr(colon + 1)};
+}
+
+// Whether a equals b, in time that depends on their lengths only, not on where they differ.
+bool equal_in_constant_time(const std::string& a, const std::string& b) {
+  unsigned char difference = a.size() == b.size() ? 0 : 1;
+  for (std::size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i % std::max<std::size_t>(b.size(), 1)]);
+  return difference == 0;
+}
+
 std::atomic<bool> g_stop_lingering{false};
 
 extern "C" void on_linger_signal(int) {
@@ -63,9 +90,12 @@ extern "C" void on_linger_signal(int) {
 
 }  // namespace
 
-MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMetrics> metrics)
+MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMetrics> metrics,
+                                 const MetricsSecurity& security)
     : collectable_(std::make_shared<LiveMetricsCollectable>(std::move(metrics))) {
   const auto address = check_can_listen(listen);
+  std::optional<std::pair<std::string, std::string>> credentials;
+  if (!security.basic_auth.empty()) credentials = read_credentials(security.basic_auth);
   const auto with_port = [&](std::uint16_t port) {
     return address.is_v6() ? fmt::format("[{}]:{}", address.to_string(), port)
                            : fmt::format("{}:{}", address.to_string(), port);
@@ -77,9 +107,10 @@ MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMet
   std::vector<std::string> options{"listening_ports", with_port(listen.port), "num_threads", "8",
                                    "request_timeout_ms", "2000"};
   if (address.is_unspecified()) {
-    spdlog::warn("metrics: {} is every address of this host: /metrics is plain HTTP without authentication, "
-                 "so anyone who reaches this host reads it; bind it to a management address",
-                 listen.host);
+    spdlog::warn("metrics: {} is every address of this host: /metrics is plain HTTP{}, so anyone who reaches "
+                 "this host {}; bind it to a management address",
+                 listen.host, credentials ? " with the password in the clear" : " without authentication",
+                 credentials ? "can read the password off the wire" : "reads it");
   }
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(std::move(options));
@@ -87,9 +118,17 @@ MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMet
     throw std::runtime_error(fmt::format("cannot serve metrics on {}: {}", with_port(listen.port), e.what()));
   }
   exposer_->RegisterCollectable(collectable_);
+  if (credentials) {
+    exposer_->RegisterAuth(
+        [expected = *credentials](const std::string& user, const std::string& password) {
+          return equal_in_constant_time(user, expected.first) & equal_in_constant_time(password, expected.second);
+        },
+        "tusk");
+  }
   const auto ports = exposer_->GetListeningPorts();
   port_ = ports.empty() ? listen.port : static_cast<std::uint16_t>(ports.front());
-  spdlog::info("metrics: serving Prometheus metrics on http://{}/metrics", with_port(port_));
+  spdlog::info("metrics: serving Prometheus metrics on http://{}/metrics{}", with_port(port_),
+               credentials ? " (basic authentication)" : "");
 }
 
 MetricsEndpoint::~MetricsEndpoint() = default;

@@ -1,7 +1,10 @@
 // The HTTP side of `run --metrics-listen`: serves GET /metrics in Prometheus's text format from
 // the moment it is built until it is destroyed, each scrape a fresh LiveMetrics::collect().
-// Plain HTTP without authentication, as Prometheus scrapes by default: bind it to a management
-// address. prometheus-cpp's Exposer (civetweb) owns the socket and the two threads that answer.
+// Plain HTTP, as Prometheus scrapes by default: bind it to a management address; HTTP basic
+// authentication keeps out whoever lacks the password (sent in the clear). No TLS: Debian 12's
+// civetweb crashes (a null SSL function under OpenSSL 3) at the first TLS handshake, so HTTPS
+// needs a TLS-terminating proxy in front. prometheus-cpp's Exposer (civetweb) owns the socket and
+// the threads that answer.
 //
 // Threads: built, lingered on and destroyed on the caller's thread; scrapes run on the server's.
 #pragma once
@@ -20,11 +23,17 @@ class Exposer;
 
 namespace tusk {
 
+// How /metrics is protected; empty: no authentication.
+struct MetricsSecurity {
+  std::string basic_auth;  // a file whose first line is "user:password" (HTTP basic authentication)
+};
+
 class MetricsEndpoint {
  public:
   // Listens on `listen` (an IP address and a port; port 0 picks one). Throws std::runtime_error
-  // naming the address and why (not an address, in use, not this host's) before serving anything.
-  MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMetrics> metrics);
+  // naming the address and why (not an address, in use, not this host's), or the file that cannot
+  // be read, before serving anything.
+  MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMetrics> metrics, const MetricsSecurity& security = {});
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;

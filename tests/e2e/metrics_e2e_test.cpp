@@ -15,6 +15,10 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <utility>
+#include <cstdlib>
+#include <cstdio>
+#include <sys/wait.h>
 #include <thread>
 
 #include "tests/e2e/control_plane_fixture.hpp"
@@ -167,6 +171,53 @@ TEST_F(MetricsE2E, IdleClientsDoNotStarveAScrapeAndAWildcardAddressIsWarnedOf) {
   EXPECT_NE(body->find("tusk_stream_tx_frames_total"), std::string::npos);
   controller->signal(SIGTERM);
   EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+}
+
+// curl's exit status and what it printed (the body, then the HTTP status on its own line).
+std::pair<int, std::string> curl(const std::string& arguments) {
+  const std::string command = "curl -sS --max-time 5 -w '\n%{http_code}' " + arguments + " 2>&1";
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, ""};
+  char buffer[4096];
+  std::size_t got = 0;
+  while ((got = fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, got);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// Before: /metrics was open to anyone who reached the port.
+TEST_F(MetricsE2E, WithBasicAuthenticationOnlyAScraperWithThePasswordReadsMetrics) {
+  if (std::system("command -v curl >/dev/null") != 0) GTEST_SKIP() << "curl is absent: apt-get install curl";
+  const std::string auth = dir_ + "/metrics-auth";
+  std::ofstream(auth) << "prometheus:s3cret\n";
+  const int metrics_port = free_port();
+  auto controller = start_controller(write_profile("2s"), "report",
+                                     {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger",
+                                      "60s", "--metrics-auth", auth});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  EXPECT_NE(controller->log().find("/metrics (basic authentication)"), std::string::npos) << controller->log();
+  const std::string url = "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics";
+  for (const std::string& who : {std::string(), std::string("-u prometheus:guess "), std::string("-u prometheu:s3cret ")}) {
+    const auto refused = curl(who + url);
+    EXPECT_NE(refused.second.find("\n401"), std::string::npos) << who << refused.second;
+    EXPECT_EQ(refused.second.find("tusk_run_info"), std::string::npos) << who;
+  }
+  const auto authorised = curl("-u prometheus:s3cret " + url);
+  EXPECT_EQ(authorised.first, 0) << authorised.second;
+  EXPECT_NE(authorised.second.find("tusk_run_info"), std::string::npos) << authorised.second;
+  EXPECT_NE(authorised.second.find("\n200"), std::string::npos) << authorised.second;
+  controller->signal(SIGTERM);
+  EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+
+  // A credentials file without user:password is a usage error before anything starts.
+  std::ofstream(auth) << "no colon here\n";
+  auto bad = start_controller(write_profile("2s"), "bad",
+                              {"--metrics-listen", "127.0.0.1:" + std::to_string(free_port()), "--metrics-auth", auth});
+  ASSERT_EQ(bad->wait(30s), 2) << bad->log();
+  EXPECT_NE(bad->log().find("its first line is not user:password"), std::string::npos) << bad->log();
 }
 
 TEST_F(MetricsE2E, AMetricsPortSomeoneListensOnIsAUsageErrorAndNothingStarts) {
