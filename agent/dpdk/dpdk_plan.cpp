@@ -8,22 +8,13 @@
 
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/engine.hpp"
+#include "agent/plan_bounds.hpp"
 #include "agent/payload/prbs.hpp"
 
 namespace tusk::dpdk {
 
-namespace {
-
-template <typename Value, typename Bound>
-void at_most(std::string_view field, Value value, Bound most) {
-  if (value > most) throw EngineError(fmt::format("{} {} is out of range (at most {})", field, value, most));
-}
-
-void finite_at_least_zero(std::string_view field, double value) {
-  if (!std::isfinite(value) || value < 0) throw EngineError(fmt::format("{} {} is not a number of 0 or more", field, value));
-}
-
-}  // namespace
+using plan_bounds::at_most;
+using plan_bounds::finite_at_least_zero;
 
 void check_dpdk_plan(const proto::Plan& plan) {
   if (!plan.has_dpdk()) throw EngineError("plan has no dpdk parameters");

@@ -6,22 +6,13 @@
 #include <cmath>
 
 #include "agent/engine.hpp"
+#include "agent/plan_bounds.hpp"
 #include "agent/rdma/message_format.hpp"
 
 namespace tusk::rdma {
 
-namespace {
-
-template <typename Value, typename Bound>
-void at_most(std::string_view field, Value value, Bound most) {
-  if (value > most) throw EngineError(fmt::format("{} {} is out of range (at most {})", field, value, most));
-}
-
-void finite_at_least_zero(std::string_view field, double value) {
-  if (!std::isfinite(value) || value < 0) throw EngineError(fmt::format("{} {} is not a number of 0 or more", field, value));
-}
-
-}  // namespace
+using plan_bounds::at_most;
+using plan_bounds::finite_at_least_zero;
 
 std::uint32_t slots_for(const proto::RdmaTest& test) {
   return std::max<std::uint32_t>(2 * test.outstanding(), test.outstanding() + test.signal_every());
