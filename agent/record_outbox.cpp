@@ -1,9 +1,9 @@
 #include "agent/record_outbox.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "common/printable.hpp"
+#include "common/stream_texts.hpp"
 
 namespace tusk {
 
@@ -13,32 +13,9 @@ void make_utf8(std::string& text) {
   if (first_invalid_utf8(text) != std::string::npos) text = valid_utf8(text);
 }
 
-template <typename Map>
-void make_utf8_keys(Map& map) {
-  const bool clean = std::all_of(map.begin(), map.end(),
-                                 [](const auto& entry) { return first_invalid_utf8(entry.first) == std::string::npos; });
-  if (clean) return;
-  Map valid;
-  for (const auto& [key, value] : map) valid[valid_utf8(key)] = value;
-  map.swap(valid);
-}
-
 void make_utf8(proto::StreamCounters& stream) {
-  for (std::string* text : {stream.mutable_stream_id(), stream.mutable_peer(), stream.mutable_kind(), stream.mutable_nic()}) {
-    make_utf8(*text);
-  }
-  if (stream.has_flow()) {
-    for (std::string* text : {stream.mutable_flow()->mutable_src_address(), stream.mutable_flow()->mutable_dst_address(),
-                              stream.mutable_flow()->mutable_protocol()}) {
-      make_utf8(*text);
-    }
-  }
-  for (auto& hop : *stream.mutable_path()) {
-    make_utf8(*hop.mutable_address());
-    make_utf8(*hop.mutable_other_address());
-  }
-  make_utf8_keys(*stream.mutable_counters());
-  make_utf8_keys(*stream.mutable_gauges());
+  const auto utf8 = [](std::string& text) { make_utf8(text); };
+  rewrite_stream_texts(stream, utf8, utf8);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "common/clock.hpp"
 #include "common/printable.hpp"
+#include "common/stream_texts.hpp"
 #include "common/wire_bounds.hpp"
 
 namespace tusk {
@@ -27,34 +28,8 @@ void make_printable(std::string& text, std::size_t most = wire::kMaxPeerMessageB
 
 // Every string of a stream an agent named, made printable: ids, kinds, addresses, counter names.
 void make_printable(proto::StreamCounters& stream) {
-  for (std::string* text : {stream.mutable_stream_id(), stream.mutable_peer(), stream.mutable_kind(), stream.mutable_nic()}) {
-    make_printable(*text);
-  }
-  // Only a flow that is there: mutable_flow() would make one, and a stream with a flow is judged as one.
-  if (stream.has_flow()) {
-    auto& flow = *stream.mutable_flow();
-    for (std::string* text : {flow.mutable_src_address(), flow.mutable_dst_address(), flow.mutable_protocol()}) {
-      make_printable(*text);
-    }
-  }
-  for (auto& hop : *stream.mutable_path()) {
-    make_printable(*hop.mutable_address());
-    make_printable(*hop.mutable_other_address());
-  }
-  const auto printable_keys = [](auto& map) {
-    bool clean = true;
-    for (const auto& [name, value] : map) clean = clean && printable(name) == name && name.size() <= 256;
-    if (clean) return;
-    std::remove_reference_t<decltype(map)> safe;
-    for (const auto& [name, value] : map) {
-      std::string key = name;
-      make_printable(key, 256);
-      safe[key] = value;
-    }
-    map.swap(safe);
-  };
-  printable_keys(*stream.mutable_counters());
-  printable_keys(*stream.mutable_gauges());
+  rewrite_stream_texts(
+      stream, [](std::string& text) { make_printable(text); }, [](std::string& name) { make_printable(name, 256); });
 }
 
 }  // namespace
