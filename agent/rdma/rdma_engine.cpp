@@ -172,6 +172,8 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
       }
     }
   }
+  port_watch_ = std::make_unique<PortWatch>(
+      [this](const std::string& key, const LinkChange& change) { on_port_change(key, change); });
   for (auto& connection : connections_) begin_connect(*connection);
   cm_running_ = true;
   cm_thread_ = std::thread([this] { cm_loop(); });
@@ -526,11 +528,16 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
       emit(proto::AgentEvent::NOTICE, fmt::format("ethtool counters of {} not read: {}", key, why));
     }
   }
-  std::lock_guard lock(mutex_);
-  const auto it = nic_ports_.try_emplace(key, std::move(port)).first;
-  if (std::find(it->second.peers.begin(), it->second.peers.end(), connection.peer) == it->second.peers.end()) {
-    it->second.peers.push_back(connection.peer);
+  LinkWatch* link = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = nic_ports_.try_emplace(key, std::move(port)).first;
+    if (std::find(it->second.peers.begin(), it->second.peers.end(), connection.peer) == it->second.peers.end()) {
+      it->second.peers.push_back(connection.peer);
+    }
+    link = it->second.link.get();
   }
+  if (!known) port_watch_->watch(connection.device, connection.port_num, *link);
 }
 
 void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
@@ -633,7 +640,7 @@ void RdmaEngine::handle_cm_event(rdma_cm_event& event) {
 
 void RdmaEngine::cm_loop() {
   while (cm_running_) {
-    // Every 10 ms at most: the ports' state is polled here, and a link's downtime is timed by it.
+    // Every 10 ms at most: broken flows and connect retries wait on this loop.
     pollfd descriptor{channel_->fd, POLLIN, 0};
     if (poll(&descriptor, 1, 10) > 0) {
       rdma_cm_event* raw = nullptr;
@@ -642,7 +649,6 @@ void RdmaEngine::cm_loop() {
         handle_cm_event(*event);
       }
     }
-    watch_ports();
     recover();
     release_retired();
     // Retries happen here, after the failed attempt's events were acked.
@@ -686,6 +692,7 @@ std::string RdmaEngine::stream_id(const Connection& connection) const {
 
 void RdmaEngine::stop() noexcept {
   if (stopped_ns_.load() == std::numeric_limits<std::int64_t>::max()) stopped_ns_ = realtime_ns();
+  if (port_watch_) port_watch_->stop();  // its changes break flows: none once the teardown begins
   if (running_.exchange(false) && data_thread_.joinable()) data_thread_.join();
   if (tracing_thread_.joinable()) tracing_thread_.join();
   if (tracer_) tracer_->stop();

@@ -4,11 +4,11 @@
 // CRC checked. Also reads the NIC's counters of every port it used.
 //
 // Threads: prepare() listens and starts a connection-manager thread (connects with retries while
-// the peers come up, accepts, watches the ports' state, reconnects); ready() says when every
-// sending QP is connected, and the agent answers the plan only then, so traffic begins at the
-// start time and not a connect later. start() starts one datapath thread that polls every
-// connection's CQ and posts work requests. sample() reads atomics and sysfs. stop() joins both and
-// tears the connections down in reverse creation order.
+// the peers come up, accepts, reconnects) and a port watch (port_watch.hpp: the used ports'
+// state); ready() says when every sending QP is connected, and the agent answers the plan only
+// then, so traffic begins at the start time and not a connect later. start() starts one datapath
+// thread that polls every connection's CQ and posts work requests. sample() reads atomics and
+// sysfs. stop() joins them all and tears the connections down in reverse creation order.
 //
 // Recovery (the plan's `recovery`): under "stop" a flow whose QP fails stays down. Under
 // "reconnect" a flow whose port goes down, whose QP fails or whose peer disconnects is broken: the
@@ -40,6 +40,7 @@
 #include "agent/link_watch.hpp"
 #include "agent/nic/netdev_counters.hpp"
 #include "agent/rdma/port_counters.hpp"
+#include "agent/rdma/port_watch.hpp"
 #include "agent/rdma/socket_path_tracer.hpp"
 #include "agent/rdma/verbs_owners.hpp"
 #include "common/latency_histogram.hpp"
@@ -179,7 +180,7 @@ class RdmaEngine final : public Engine {
   struct NicPort {
     std::string device;
     std::uint8_t port = 0;
-    std::unique_ptr<LinkWatch> link = std::make_unique<LinkWatch>();  // its state, polled by the CM thread
+    std::unique_ptr<LinkWatch> link = std::make_unique<LinkWatch>();  // its state, kept by port_watch_
     std::unique_ptr<PortCounterReader> reader;
     PortCounterSnapshot baseline;
     std::unique_ptr<nic::NetdevCounterReader> netdev;  // the port's ethtool counters; null when none
@@ -205,9 +206,9 @@ class RdmaEngine final : public Engine {
   bool reconnects() const { return plan_.rdma().recovery() == "reconnect"; }
   // Established -> Broken, once, from any thread; reports `why`. False when it was not established.
   bool break_flow(Connection& connection, proto::AgentEvent::Kind kind, const std::string& why);
-  // Polls every used port's state: LINK_DOWN/LINK_UP events; under reconnect a port that went down
-  // breaks its flows.
-  void watch_ports();
+  // On port_watch_'s thread: a used port went down or came up: LINK_DOWN/LINK_UP events; under
+  // reconnect a port that went down breaks its flows.
+  void on_port_change(const std::string& key, const LinkChange& change);
   bool port_up(const Connection& connection);
   // Broken flows whose port is up: disconnect them and connect a successor (senders).
   void recover();
@@ -280,6 +281,8 @@ class RdmaEngine final : public Engine {
   std::set<std::string> refusals_reported_;
   static constexpr std::size_t kMaxRefusalsReported = 64;
   std::map<std::string, NicPort> nic_ports_;  // "device/port"
+  // Every used port's state (their LinkWatches are nic_ports_'s): made by prepare(), stopped first.
+  std::unique_ptr<PortWatch> port_watch_;
   std::atomic<unsigned> connections_version_{0};  // bumped when a connection is established
 
   std::atomic<bool> cm_running_{false};

@@ -8,8 +8,8 @@
 #include "agent/rdma/rdma_engine.hpp"
 #include "common/clock.hpp"
 
-// The RDMA engine's ports and broken flows, on the CM thread: each used port's state polled (link
-// events, and under `recovery: reconnect` the flows it carried broken when it goes down), and a
+// The RDMA engine's ports and broken flows: a used port's changes (link events, and under
+// `recovery: reconnect` the flows it carried broken when it goes down), and, on the CM thread, a
 // broken flow's successor QP connected once its port is up again.
 namespace tusk::rdma {
 
@@ -43,47 +43,33 @@ bool RdmaEngine::break_flow(Connection& c, proto::AgentEvent::Kind kind, const s
   return true;
 }
 
-void RdmaEngine::watch_ports() {
-  struct Watched {
-    std::string key, device;
-    std::uint8_t port;
-    LinkWatch* link;
-  };
-  std::vector<Watched> ports;
+void RdmaEngine::on_port_change(const std::string& key, const LinkChange& change) {
+  if (change.up) {
+    emit(proto::AgentEvent::LINK_UP, fmt::format("RDMA port {}: link up after {} ms down", key, change.down_for_ns / 1'000'000),
+         "nic:" + key);
+    return;
+  }
+  emit(proto::AgentEvent::LINK_DOWN, fmt::format("RDMA port {}: link down (the driver reports it)", key), "nic:" + key);
+  if (!reconnects()) return;  // recovery: stop leaves the QPs to ride it out or fail
+  std::vector<Connection*> on_port;
   {
     std::lock_guard lock(mutex_);
-    for (auto& [key, port] : nic_ports_) ports.push_back({key, port.device, port.port, port.link.get()});
+    for (auto& c : connections_) {
+      // Only an established connection breaks, and its device and port were set before that.
+      if (c->state.load() != Connection::State::Established) continue;
+      if (fmt::format("{}/{}", c->device, c->port_num) == key) on_port.push_back(c.get());
+    }
   }
-  for (const auto& watched : ports) {
-    const auto active = read_port_active(watched.device, watched.port);
-    if (!active) continue;  // a port whose state cannot be read is not watched, never taken as down
-    const auto change = watched.link->on_poll(*active, realtime_ns());
-    if (!change) continue;
-    if (change->up) {
-      emit(proto::AgentEvent::LINK_UP,
-           fmt::format("RDMA port {}: link up after {} ms down", watched.key, change->down_for_ns / 1'000'000),
-           "nic:" + watched.key);
-      continue;
-    }
-    emit(proto::AgentEvent::LINK_DOWN, fmt::format("RDMA port {}: link down (the driver reports it)", watched.key),
-         "nic:" + watched.key);
-    if (!reconnects()) continue;  // recovery: stop leaves the QPs to ride it out or fail
-    std::vector<Connection*> on_port;
-    {
-      std::lock_guard lock(mutex_);
-      for (auto& c : connections_) {
-        if (c->device == watched.device && c->port_num == watched.port) on_port.push_back(c.get());
-      }
-    }
-    for (Connection* c : on_port) {
-      break_flow(*c, proto::AgentEvent::NOTICE, fmt::format("port {} went down; reconnecting once it is up", watched.key));
-    }
+  for (Connection* c : on_port) {
+    break_flow(*c, proto::AgentEvent::NOTICE, fmt::format("port {} went down; reconnecting once it is up", key));
   }
 }
 
 bool RdmaEngine::port_up(const Connection& connection) {
-  // Read now, not the last poll's: a flow the datapath broke on a failed WR may be ahead of it.
-  return read_port_active(connection.device, connection.port_num).value_or(true);
+  // The watch's state, and, when that says up, a read now: a flow the datapath broke on a failed
+  // WR may be ahead of the port's event.
+  return port_watch_->up(connection.device, connection.port_num) &&
+         read_port_active(connection.device, connection.port_num).value_or(true);
 }
 
 std::unique_ptr<Connection> RdmaEngine::successor_of(const Connection& broken) const {
@@ -115,7 +101,10 @@ void RdmaEngine::recover() {
   }
   for (Connection* c : broken) {
     if (!port_up(*c)) continue;
-    c->repairable_ns = realtime_ns();
+    // Repairable since its port came up, when it went down after the flow broke; since now otherwise
+    // (the peer broke it, or its QP failed), whenever this thread gets to it.
+    const std::int64_t up_at = port_watch_->last_up_ns(c->device, c->port_num);
+    c->repairable_ns = up_at > c->broken_progress_ns.load() ? up_at : realtime_ns();
     // Its peer learns of the break from the disconnect (and reconnects, if it is the sender).
     if (!c->disconnected && c->id) rdma_disconnect(c->id.get());
     c->disconnected = true;
