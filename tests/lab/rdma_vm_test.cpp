@@ -36,6 +36,16 @@ const std::string kLease = "10s";
 
 int lab(const std::string& arguments) { return std::system((kLab + arguments).c_str()); }
 
+// The last `lines` lines of a file, headed by its name.
+std::string tail_of(const fs::path& path, std::size_t lines) {
+  const std::string text = read_file(path.string());
+  std::size_t from = text.size();
+  for (std::size_t seen = 0; from > 0 && seen <= lines;) {
+    if (text[--from] == '\n') ++seen;
+  }
+  return "== " + path.string() + ", last lines\n" + text.substr(from == 0 ? 0 : from + 1);
+}
+
 // A profile like profiles/lab-rdma-write.yaml with another duration and thresholds (none: only
 // the safe defaults judge).
 std::string profile(const std::string& duration, const std::string& thresholds) {
@@ -121,6 +131,16 @@ class VmLabTest : public ::testing::Test {
     }
   }
   void TearDown() override {
+    // CI keeps nothing but this output: what the guests were doing when a test failed, read
+    // before their agents are stopped (an agent stuck in the kernel shows where).
+    if (HasFailure() && !id_.empty() && !boot_failed_) {
+      const fs::path state = fs::temp_directory_path() / ("tusk-vmlab-" + id_);
+      for (int vm = 1; vm <= kVms; ++vm) {
+        std::cerr << tail_of(state / ("vm" + std::to_string(vm)) / "jobs" / ("agent" + std::to_string(run_) + ".log"),
+                             40);
+        lab("diag " + id_ + " " + std::to_string(vm) + " >&2");
+      }
+    }
     for (const auto& job : agent_jobs_) {
       if (lab("stop " + id_ + " " + job + " >/dev/null") != 0) tainted_ += "agent " + job + " would not stop; ";
     }

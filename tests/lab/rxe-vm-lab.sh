@@ -33,6 +33,11 @@
 #   rxe-vm-lab.sh wait ID VM NAME [--timeout S] wait for a background job; exit with its exit code
 #   rxe-vm-lab.sh stop ID VM NAME [SIGNAL]      signal a background job's session (default TERM),
 #                                               SIGKILL after 10 s; print its exit code
+#   rxe-vm-lab.sh diag ID VM                    what a stuck guest is doing: every tusk process's threads
+#                                               (state, kernel wait channel and stack), the kernel's
+#                                               blocked tasks (sysrq w) and its last messages; and the
+#                                               serial console's tail, read on the host (a guest too
+#                                               stuck to answer still shows its lockup warnings there)
 #   rxe-vm-lab.sh impair ID VM NIC NETEM-ARGS   netem on NIC's egress in VM: impair lab 1 data0 loss 1%
 #   rxe-vm-lab.sh impair-ports ID VM NIC MASK VALUE NETEM-ARGS
 #                                               netem only on UDP packets whose source port & MASK is
@@ -73,7 +78,7 @@ cache=${TUSK_VMLAB_CACHE:-/var/cache/tusk-vmlab}
 state_root=${TUSK_VMLAB_STATE_ROOT:-/tmp}
 
 die() { echo "rxe-vm-lab: $*" >&2; exit 125; }
-usage() { sed -n '10,42p' "${BASH_SOURCE[0]}" >&2; exit 2; }
+usage() { sed -n '10,47p' "${BASH_SOURCE[0]}" >&2; exit 2; }
 
 # ---------------------------------------------------------------------------------------------
 # Addressing, shared by host and guest.
@@ -420,6 +425,32 @@ status() {
   done
 }
 
+diag() {
+  local id=$1 vm=$2 st
+  check_id "$id"
+  st=$(state_of "$id")
+  check_vm "$st" "$vm"
+  echo "== vm$vm: tusk threads, blocked tasks, kernel messages"
+  # Shell built-ins over /proc: a fork per task takes long in a TCG guest.
+  # shellcheck disable=SC2016,SC2086 # expanded in the guest; $stat split into its fields
+  exec_in_vm "$id" "$vm" --timeout 60 --cwd / -- sh -c '
+    for pid in $(pgrep tusk); do
+      for task in /proc/$pid/task/*; do
+        read -r stat <"$task/stat" || continue
+        wchan=?
+        read -r wchan <"$task/wchan"  # no newline at its end: read fails, yet sets it
+        set -- $stat
+        echo "-- $task $2 $3 wchan=$wchan"
+        while read -r line; do echo "   $line"; done <"$task/stack"
+      done
+    done
+    echo w >/proc/sysrq-trigger 2>/dev/null
+    sleep 1
+    dmesg | tail -n 80' || echo "(vm$vm did not answer within 60 s)"
+  echo "== vm$vm: serial console, last lines"
+  tail -n 40 "$st/vm$vm/serial.log" 2>/dev/null
+}
+
 addresses() {
   local id=$1 st n i
   check_id "$id"
@@ -759,6 +790,7 @@ case $cmd in
   dir) (($# == 1)) || usage; check_id "$1"; state_of "$1" ;;
   status) (($# == 1)) || usage; status "$1" ;;
   addresses) (($# == 1)) || usage; addresses "$1" ;;
+  diag) (($# == 2)) || usage; diag "$1" "$2" ;;
   exec) (($# >= 3)) || usage; exec_in_vm "$@" ;;
   wait) (($# >= 3)) || usage; wait_job "$@" ;;
   stop) (($# >= 3)) || usage; stop_job "$@" ;;
