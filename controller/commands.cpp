@@ -421,7 +421,8 @@ int controller_main(int argc, char** argv) {
       "started), 3 agents missing or lost, 4 the run finished but its report could not be written to --out (the log "
       "says where it went).");
   run_control.add_to(*run);
-  run->add_option("--out", run_flags.out, "report directory (default tusk-reports/<run id>)");
+  run->add_option("--out", run_flags.out,
+                  "report directory, new or empty: a report is never overwritten (default tusk-reports/<run id>)");
   run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
   run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
   run_flags.history.add_to(*run);

@@ -6,10 +6,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
 #include "common/json_text.hpp"
+#include "common/printable.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {
@@ -17,9 +19,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Writes `text` to a new file beside `path` and renames it over `path`: a reader sees the old file
-// or the whole new one, and a failed write leaves no truncated file behind.
-void write_file(const fs::path& path, const std::string& text) {
+// The files a run writes into its directory: one that holds any of them holds a report.
+constexpr const char* kReportFiles[] = {"report.json", "junit.xml", "report.html"};
+
+// Moves the finished temporary file to `path` unless something is there already: link() fails
+// rather than replace, on every file system with hard links; renameat2's RENAME_NOREPLACE covers
+// most of those without.
+int publish_new(const std::string& temporary, const fs::path& path) {
+  if (::link(temporary.c_str(), path.c_str()) == 0) {
+    ::unlink(temporary.c_str());
+    return 0;
+  }
+  if (errno == EEXIST) return EEXIST;
+  if (::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  return errno;
+}
+
+enum class Existing { Replace, Keep };
+
+// Writes `text` to a new file beside `path`, then puts it in place: renamed over `path`
+// (Existing::Replace: a reader sees the old file or the whole new one), or only where nothing is
+// (Existing::Keep: a report is evidence, never overwritten). A failed write leaves no truncated file.
+void write_file(const fs::path& path, const std::string& text, Existing existing) {
   std::string temporary = path.string() + ".XXXXXX";
   const int fd = mkstemp(temporary.data());
   if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
@@ -37,11 +58,34 @@ void write_file(const fs::path& path, const std::string& text) {
   // The files are for everyone who may read the run's directory, like any other file made here.
   if (error == 0 && fchmod(fd, 0644) != 0) error = errno;
   if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && std::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error == 0) {
+    if (existing == Existing::Keep) {
+      error = publish_new(temporary, path);
+    } else if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+      error = errno;
+    }
+  }
   if (error != 0) {
     ::unlink(temporary.c_str());
+    if (error == EEXIST && existing == Existing::Keep) {
+      throw std::runtime_error(fmt::format("cannot write '{}': it exists, and a report is never overwritten", path.string()));
+    }
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(error)));
   }
+}
+
+// What an existing report in `directory` is, for the message that refuses to write over it.
+std::string existing_report(const fs::path& directory, const std::string& file) {
+  std::ifstream json_file(directory / "report.json");
+  std::string run_id;
+  try {
+    const auto report = parse_json<nlohmann::json>(json_file);
+    if (report.contains("run_id") && report["run_id"].is_string()) run_id = report["run_id"].get<std::string>();
+  } catch (const std::exception&) {
+    // Not a report this build can read: the file's name says enough.
+  }
+  return run_id.empty() ? fmt::format("'{}' already holds {}", directory.string(), file)
+                        : fmt::format("'{}' already holds run {}'s report ({})", directory.string(), printable(run_id), file);
 }
 
 void create_directory(const std::string& directory) {
@@ -64,15 +108,22 @@ std::string private_directory(const std::string& parent, const std::string& run_
 
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory) {
   create_directory(directory);
-  write_file(fs::path(directory) / "report.json", json_text(report) + "\n");
-  write_file(fs::path(directory) / "junit.xml", report_junit(outcome));
-  write_file(fs::path(directory) / "report.html", report_html(report));
+  write_file(fs::path(directory) / "report.json", json_text(report) + "\n", Existing::Keep);
+  write_file(fs::path(directory) / "junit.xml", report_junit(outcome), Existing::Keep);
+  write_file(fs::path(directory) / "report.html", report_html(report), Existing::Keep);
 }
 
 void check_report_directory(const std::string& directory) {
+  for (const char* file : kReportFiles) {
+    std::error_code ignored;
+    if (fs::exists(fs::symlink_status(fs::path(directory) / file, ignored))) {
+      throw std::runtime_error(fmt::format("{}: a report is never overwritten; give --out a new directory",
+                                           existing_report(directory, file)));
+    }
+  }
   create_directory(directory);
   const fs::path probe = fs::path(directory) / ".tusk-write-check";
-  write_file(probe, "tusk\n");
+  write_file(probe, "tusk\n", Existing::Replace);
   std::error_code ec;
   fs::remove(probe, ec);
 }

@@ -25,12 +25,15 @@ std::string report_html(const nlohmann::ordered_json& report);
 std::string summary_table(const RunOutcome& outcome);
 
 // Writes report.json (`report`, report_json's), junit.xml and report.html into `directory`
-// (created), each to a temporary file renamed over its name, so a reader never sees half a file
-// and a failure leaves none. Throws std::runtime_error naming the file that could not be written.
+// (created), each to a temporary file put in place whole, so a reader never sees half a file and a
+// failure leaves none. A report is evidence: a file of those names already there is never
+// replaced (another run wrote it meanwhile). Throws std::runtime_error naming the file that could
+// not be written.
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory);
 
-// Before a run: creates `directory` and proves a file can be written there, so a report that
-// could not be kept is known before any traffic. Throws std::runtime_error naming the path.
+// Before a run: refuses a `directory` that holds a report already (naming its run), creates it and
+// proves a file can be written there, so a report that could not be kept is known before any
+// traffic. Throws std::runtime_error naming the path.
 void check_report_directory(const std::string& directory);
 
 // Where the reports went when `directory` failed at the end of a run (full disk, removed):

@@ -74,6 +74,42 @@ TEST_F(ReportOutput, AFileThatCannotBeWrittenLeavesNoHalfFileAndTheOldOneWhole) 
   EXPECT_EQ(json::parse(stdout_text.str())["run_id"], outcome_.run_id);
 }
 
+// Before: `run --out DIR` twice replaced the first run's report without a word, and the history
+// still named DIR as the first run's.
+TEST_F(ReportOutput, ADirectoryThatHoldsAReportIsRefusedBeforeTheRunAndNeverWrittenOver) {
+  const std::string out = dir_ + "/run";
+  check_report_directory(out);  // new: fine
+  std::ostringstream stdout_text;
+  ASSERT_FALSE(write_reports_somewhere(outcome_, report_json(outcome_), out, dir_, stdout_text));
+  const std::string first = read(out + "/report.json");
+  try {
+    check_report_directory(out);
+    FAIL() << "a directory holding a report was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'" + out + "' already holds run " + outcome_.run_id + "'s report (report.json)"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("never overwritten"), std::string::npos) << e.what();
+  }
+  // One file of a report is enough to refuse it, whichever it is.
+  const std::string partial = dir_ + "/partial";
+  fs::create_directories(partial);
+  std::ofstream(partial + "/junit.xml") << "<testsuites/>\n";
+  EXPECT_THROW(check_report_directory(partial), std::runtime_error);
+
+  // Another run that wrote there meanwhile (both checked the directory while it was empty): the
+  // second's report goes to a directory of its own, and the first stays whole.
+  RunOutcome second = outcome_;
+  second.run_id = "20261126-000001-beef";
+  const auto fallback = write_reports_somewhere(second, report_json(second), out, dir_, stdout_text);
+  ASSERT_TRUE(fallback);
+  EXPECT_NE(fallback->error.find("cannot write '" + out + "/report.json': it exists, and a report is never overwritten"),
+            std::string::npos)
+      << fallback->error;
+  EXPECT_EQ(read(out + "/report.json"), first);
+  EXPECT_EQ(json::parse(read(fallback->written_to + "/report.json"))["run_id"], second.run_id);
+}
+
 // Before: the fallback was the fixed $TMPDIR/tusk-reports/<run id>, followed through a link
 // another local user had placed there.
 TEST_F(ReportOutput, TheFallbackIsANewPrivateDirectoryNeverALinkPlacedInTheSharedParent) {
