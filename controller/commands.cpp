@@ -419,7 +419,7 @@ int controller_main(int argc, char** argv) {
   run->footer(
       "Exit status: 0 every threshold met, 1 a threshold failed, 2 usage, profile or configuration error (nothing "
       "started), 3 agents missing or lost, 4 the run finished but its report could not be written to --out (the log "
-      "says where it went).");
+      "says where it went), 128 + N interrupted by signal N (130 Ctrl-C, 143 SIGTERM; the report says when).");
   run_control.add_to(*run);
   run->add_option("--out", run_flags.out,
                   "report directory, new or empty: a report is never overwritten (default tusk-reports/<run id>)");

@@ -361,6 +361,7 @@ json report_json(const RunOutcome& outcome) {
                        {"source", outcome.profile.source}};
   report["started"] = iso_time(outcome.started_ns);
   report["finished"] = iso_time(outcome.finished_ns);
+  if (outcome.interrupted_ns != 0) report["interrupted"] = iso_time(outcome.interrupted_ns);
   report["exit_code"] = outcome.exit_code;
   report["conclusion"] = outcome.conclusion;
   report["missing_agents"] = outcome.missing_agents;

@@ -42,8 +42,20 @@ constexpr int kClockProbes = 8;
 constexpr auto kSettleTime = 3s;
 
 std::atomic<bool> g_interrupted{false};
+// The first interruption's signal and time (clock_gettime is async-signal-safe).
+std::atomic<int> g_interrupt_signal{0};
+std::atomic<std::int64_t> g_interrupt_ns{0};
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free);
 
-extern "C" void on_interrupt(int) { g_interrupted = true; }
+extern "C" void on_interrupt(int signal) {
+  int none = 0;
+  if (g_interrupt_signal.compare_exchange_strong(none, signal)) {
+    timespec now{};
+    clock_gettime(CLOCK_REALTIME, &now);
+    g_interrupt_ns = std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+  }
+  g_interrupted = true;
+}
 
 proto::Envelope envelope_of(const proto::Plan& plan) {
   proto::Envelope envelope;
@@ -74,12 +86,14 @@ class Orchestrator {
     outcome_.started_ns = realtime_ns();
     start_control_plane();
     g_interrupted = false;
+    g_interrupt_signal = 0;
     auto previous_int = std::signal(SIGINT, on_interrupt);
     auto previous_term = std::signal(SIGTERM, on_interrupt);
     run_tests();
     std::signal(SIGINT, previous_int);
     std::signal(SIGTERM, previous_term);
     progress_.finish();
+    if (g_interrupted) conclude_interrupted();
     outcome_.agents = registry_->agents();
     outcome_.faults = data_.with([](RunState& s) { return s.faults; });
     outcome_.finished_ns = realtime_ns();
@@ -116,10 +130,8 @@ class Orchestrator {
     }
     const std::size_t declared = profile_.tests.size();
     for (std::size_t i = 0; i < declared; ++i) {
-      if (g_interrupted) {
-        fail_run(kExitThresholdFailed, "interrupted");
-        return;
-      }
+      if (g_interrupted) return;
+      phase_ = fmt::format("before test {} '{}'", i, profile_.tests[i].name);
       if (profile_.tests[i].method) {
         if (!run_method(i)) return;
         continue;
@@ -157,7 +169,6 @@ class Orchestrator {
     bool carry_on = true;
     while (auto step = steps.next()) {
       if (g_interrupted) {
-        fail_run(kExitThresholdFailed, "interrupted");
         carry_on = false;
         break;
       }
@@ -234,6 +245,10 @@ class Orchestrator {
       }
       if (now >= deadline || g_interrupted) {
         outcome_.missing_agents = selection.missing;
+        if (g_interrupted) {
+          phase_ = fmt::format("while waiting for agents ({} connected; {})", connected.size(), selection.shortfall);
+          return false;
+        }
         fail_run(kExitAgentsMissing, fmt::format("agents missing after {}: {}", units::format_duration(wait),
                                                  selection.shortfall));
         return false;
@@ -298,11 +313,11 @@ class Orchestrator {
         return false;
       }
       if (SteadyClock::now() >= deadline || g_interrupted) {
-        stop_all(index, "plan not acknowledged");
-        fail_run(g_interrupted ? kExitThresholdFailed : kExitAgentsMissing,
-                 g_interrupted ? "interrupted"
-                               : fmt::format("test '{}': no answer to the plan from {}", profile_.tests[index].name,
-                                             fmt::join(waiting, ", ")));
+        stop_all(index, g_interrupted ? "run interrupted" : "plan not acknowledged");
+        if (!g_interrupted) {
+          fail_run(kExitAgentsMissing, fmt::format("test '{}': no answer to the plan from {}", profile_.tests[index].name,
+                                                   fmt::join(waiting, ", ")));
+        }
         return false;
       }
       progress_.update(fmt::format("test '{}': {} of {} agents prepared", profile_.tests[index].name,
@@ -321,6 +336,7 @@ class Orchestrator {
     if (options_.live_metrics) options_.live_metrics->test_started(index);
     spdlog::info("test {} '{}': {} engine, {} on {} agents", index, spec.name, spec.engine,
                  units::format_duration(spec.duration), test_agents_.size());
+    phase_ = fmt::format("during test {} '{}'", index, spec.name);
 
     const auto clocks = sync_clocks();
     // Receivers take the clock offsets out of one-way latency.
@@ -538,6 +554,19 @@ class Orchestrator {
     }
   }
 
+  // An interrupted run says so, whatever else it came to: by which signal, when, and where it was.
+  void conclude_interrupted() {
+    const int signal = g_interrupt_signal.load();
+    const std::int64_t at = g_interrupt_ns.load();
+    const std::string why = fmt::format(
+        "interrupted by {} {} into the run, {}", signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "a signal",
+        units::format_duration(std::chrono::nanoseconds(std::max<std::int64_t>(at - outcome_.started_ns, 0))), phase_);
+    spdlog::error("{}", why);
+    outcome_.exit_code = kExitInterruptedBase + (signal != 0 ? signal : SIGINT);
+    outcome_.conclusion = why;
+    outcome_.interrupted_ns = at;
+  }
+
   void conclude() {
     if (!outcome_.conclusion.empty()) return;  // fail_run already decided
     const bool lost = std::any_of(outcome_.tests.begin(), outcome_.tests.end(), [](const TestOutcome& t) { return t.agents_lost; });
@@ -567,6 +596,7 @@ class Orchestrator {
   LiveMetrics::Attachment live_metrics_;
   std::vector<std::string> agents_;
   std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)
+  std::string phase_ = "while starting";   // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;
 };
 

@@ -26,6 +26,8 @@ enum ExitCode : int {
   kExitUsage = 2,
   kExitAgentsMissing = 3,
   kExitReportElsewhere = 4,  // the run finished; its report is not where --out said
+  // An interrupted run (SIGINT, SIGTERM) exits 128 + the signal's number, as a shell reports it.
+  kExitInterruptedBase = 128,
 };
 
 struct AgentStart {
@@ -77,6 +79,7 @@ struct RunOutcome {
   std::vector<Fault> faults;
   int exit_code = kExitPass;
   std::string conclusion;  // one line: why the run passed or not
+  std::int64_t interrupted_ns = 0;  // when a signal interrupted the run; 0: none did
 };
 
 std::string_view to_string(TestVerdict verdict);
