@@ -21,6 +21,7 @@
 #include "agent/test_runner.hpp"
 #include "common/build_info.hpp"
 #include "common/cli_completion.hpp"
+#include "common/cli_suggestion.hpp"
 #include "common/clock.hpp"
 #include "common/logging.hpp"
 #include "common/tls.hpp"
@@ -329,7 +330,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
+    return usage_error(app, e, argc, argv) == 0 ? 0 : 2;
   }
   if (print_completion) {
     std::fputs(bash_completion(app, "tusk-agent").c_str(), stdout);

@@ -20,6 +20,7 @@
 #include "common/units.hpp"
 #include "common/build_info.hpp"
 #include "common/cli_completion.hpp"
+#include "common/cli_suggestion.hpp"
 #include "common/version.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/plan/plan_printer.hpp"
@@ -465,7 +466,7 @@ int controller_main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // Alone, --bash-completion needs no subcommand: the missing one is no error then.
-    if (!print_completion) return app.exit(e) == 0 ? kExitPass : kExitUsage;
+    if (!print_completion) return usage_error(app, e, argc, argv) == 0 ? kExitPass : kExitUsage;
   }
   if (print_completion) {
     std::cout << bash_completion(app, "tusk-controller");
