@@ -186,13 +186,21 @@ std::string run_line(const RunRow& run) {
                      exit_text(run.exit_code));
 }
 
+// Two runs that share no stream (both measured nothing, or different tests) say nothing of each
+// other: not a pass.
+bool nothing_compared(const Comparison& comparison) { return !comparison.worse() && comparison.compared_streams == 0; }
+
 std::string comparison_text(const RunRows& before, const RunRows& after, const Comparison& comparison) {
   std::string text = fmt::format("before: {}\nafter:  {}\n", run_line(before.run), run_line(after.run));
   if (before.run.profile_name != after.run.profile_name) {
     text += fmt::format("note: different profiles ('{}' and '{}'): only streams of the same test and agent compare\n",
                         before.run.profile_name, after.run.profile_name);
   }
-  if (!comparison.worse()) {
+  if (nothing_compared(comparison)) {
+    text += fmt::format("nothing compared: no stream of the same test, agent, stream id and peer is in both runs "
+                        "(before: {} stream(s), after: {}); neither better nor worse\n",
+                        before.streams.size(), after.streams.size());
+  } else if (!comparison.worse()) {
     text += fmt::format("nothing got worse: {} stream(s) compared\n", comparison.compared_streams);
   } else {
     // Grouped by what got worse, in the order the regressions came.
@@ -237,6 +245,7 @@ json comparison_json(const RunRows& before, const RunRows& after, const Comparis
   return {{"before", run_json(before.run)},
           {"after", run_json(after.run)},
           {"worse", comparison.worse()},
+          {"nothing_compared", nothing_compared(comparison)},
           {"compared_streams", comparison.compared_streams},
           {"regressions", regressions},
           {"new_streams", comparison.new_streams},
@@ -290,7 +299,8 @@ HistoryCommands::HistoryCommands(CLI::App& app) {
   history_->add_flag("--json", as_json_, "machine-readable output");
 
   compare_ = app.add_subcommand("compare",
-                                "whether RUN_B is worse than RUN_A, stream by stream; exit 1 when something got worse");
+                                "whether RUN_B is worse than RUN_A, stream by stream; exit 1 when something got worse, "
+                                "2 when the runs share no stream (nothing compared)");
   compare_->add_option("run_a", run_before_, "the earlier run: a run id in the history, a run directory or report.json")
       ->required();
   compare_->add_option("run_b", run_after_, "the later run, the same ways")->required();
@@ -421,6 +431,7 @@ int HistoryCommands::compare(std::ostream& out, std::ostream& err) const {
   } else {
     out << comparison_text(before, after, comparison);
   }
+  if (nothing_compared(comparison)) return kExitUsage;
   return comparison.worse() ? kExitThresholdFailed : kExitPass;
 }
 
