@@ -330,9 +330,11 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     nlohmann::json agents = nlohmann::json::array();
     std::cout << fmt::format("{} agent(s) registered (expected {}):\n", names.size(), expect);
+    std::vector<std::string> idle;  // registered, but with no engine: they can run no test
     for (const auto& view : registry.agents()) {
       if (!view.connected) continue;
       const auto& inventory = view.inventory;
+      if (inventory.engines().empty()) idle.push_back(view.name);
       std::cout << fmt::format("  {:<16} {:<22} clock offset {:>9.3f} ms  rtt {:>8.3f} ms  engines [{}]  RDMA devices {}\n",
                                view.name, view.remote, view.clock ? view.clock->offset_ns / 1e6 : 0.0,
                                view.clock ? view.clock->rtt_ns / 1e6 : 0.0, fmt::join(inventory.engines(), ","),
@@ -362,7 +364,16 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
         return kExitUsage;
       }
     }
-    return names.size() >= expect ? kExitPass : kExitAgentsMissing;
+    const std::size_t usable = names.size() - std::min(names.size(), idle.size());
+    if (!idle.empty()) {
+      std::cout << fmt::format("{} agent(s) can run nothing, no engine (their notes say why): {}\n", idle.size(),
+                               fmt::join(idle, ", "));
+    }
+    if (usable < expect) {
+      std::cout << fmt::format("{} of the {} expected agent(s) can run tests\n", usable, expect);
+      return kExitAgentsMissing;
+    }
+    return kExitPass;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
     return kExitUsage;
@@ -456,7 +467,9 @@ int controller_main(int argc, char** argv) {
   inventory->add_option("--expect", expect, "how many agents to wait for")->capture_default_str();
   inventory->add_option("--wait", inventory_wait, "how long to wait")->capture_default_str();
   inventory->add_option("--json", inventory_json, "also write the inventory to this file");
-  inventory->footer("Exit status: 0 when --expect agents registered, 3 when fewer did, 2 for a usage error.");
+  inventory->footer(
+      "Exit status: 0 when --expect agents registered that can run tests (each with an engine), 3 when fewer did, 2 for a "
+      "usage error.");
 
   HistoryCommands history_commands(app);
   // After the subcommands, which would inherit it.
