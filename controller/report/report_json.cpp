@@ -130,10 +130,11 @@ json ber_json(const StreamVerdict& verdict) {
           {"bit_errors", estimate.errors},
           {"measured", estimate.has_data() ? json(estimate.measured) : json(nullptr)},
           {"upper_bound", estimate.has_data() ? json(estimate.upper_bound) : json(nullptr)},
+          {"lower_bound", estimate.has_data() ? json(estimate.lower_bound) : json(nullptr)},
           {"confidence", estimate.confidence},
           {"target", ber.target},
           {"bits_needed_for_target", ber.bits_needed_for_target},
-          {"seconds_more_for_target", ber.seconds_more_for_target}};
+          {"seconds_more_for_target", ber.seconds_more_for_target ? json(*ber.seconds_more_for_target) : json(nullptr)}};
 }
 
 

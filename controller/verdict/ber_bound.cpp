@@ -97,6 +97,24 @@ double poisson_upper_limit(std::uint64_t observed, double confidence) {
   return 0.5 * (lo + hi);
 }
 
+double poisson_lower_limit(std::uint64_t observed, double confidence) {
+  check_confidence(confidence);
+  if (observed == 0) return 0.0;
+  // P(X ≥ k | λ) = 1 − P(X ≤ k − 1 | λ) rises with λ; the root lies below k.
+  const std::uint64_t below = observed - 1;
+  double lo = 0.0;
+  double hi = static_cast<double>(observed);
+  for (int i = 0; i < 200 && hi - lo > 1e-14 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (1.0 - poisson_cdf(below, mid) < 1.0 - confidence) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
 BerEstimate estimate_ber(std::uint64_t bit_errors, std::uint64_t bits_compared, double confidence) {
   check_confidence(confidence);
   if (bit_errors > bits_compared) {
@@ -114,6 +132,7 @@ BerEstimate estimate_ber(std::uint64_t bit_errors, std::uint64_t bits_compared, 
   const double n = static_cast<double>(bits_compared);
   e.measured = static_cast<double>(bit_errors) / n;
   e.upper_bound = std::min(1.0, poisson_upper_limit(bit_errors, confidence) / n);
+  e.lower_bound = std::min(e.measured, poisson_lower_limit(bit_errors, confidence) / n);
   return e;
 }
 

@@ -13,6 +13,7 @@ namespace tusk {
 struct BerEstimate {
   double measured = 0;     // errors / bits; NaN when no bits were compared
   double upper_bound = 0;  // BER ≤ this at `confidence`; +infinity when no bits were compared
+  double lower_bound = 0;  // BER ≥ this at `confidence`: what errors show (0 without errors)
   double confidence = 0;
   std::uint64_t bits = 0;
   std::uint64_t errors = 0;
@@ -30,6 +31,10 @@ BerEstimate estimate_ber(std::uint64_t bit_errors, std::uint64_t bits_compared, 
 // (half the chi-square quantile at CL with 2·observed + 2 degrees of freedom). Stable up to millions
 // of events. Throws std::invalid_argument for confidence outside (0, 1).
 double poisson_upper_limit(std::uint64_t observed, double confidence);
+
+// The Poisson lower limit on the mean, given `observed` events: the λ with P(X ≥ observed | λ) =
+// 1 − CL (0 for no event). Throws std::invalid_argument for confidence outside (0, 1).
+double poisson_lower_limit(std::uint64_t observed, double confidence);
 
 // Total bits to compare before BER ≤ target_ber can be claimed at `confidence`, assuming no errors
 // beyond errors_so_far. Throws std::invalid_argument for target_ber outside (0, 1] or a bad confidence.

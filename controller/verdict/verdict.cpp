@@ -137,7 +137,7 @@ std::optional<BerResult> ber_result(const TestSpec& test, const proto::StreamCou
   result.target = target;
   result.bits_needed_for_target = bits_needed(result.target, confidence, errors);
   const double rate = duration_s > 0 ? static_cast<double>(*bits) / duration_s : 0;
-  result.seconds_more_for_target = seconds_needed(result.target, confidence, *bits, rate, errors);
+  if (errors == 0) result.seconds_more_for_target = seconds_needed(result.target, confidence, *bits, rate, errors);
   return result;
 }
 

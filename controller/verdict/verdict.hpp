@@ -42,7 +42,10 @@ struct BerResult {
   BerEstimate estimate;
   double target = 0;
   double bits_needed_for_target = 0;
-  double seconds_more_for_target = 0;
+  // Without errors, how much longer an error-free run must go on. With errors none is said: more
+  // time shows the target only if no more come, which the errors so far argue against; their
+  // lower bound is what they show.
+  std::optional<double> seconds_more_for_target;
 };
 
 struct StreamVerdict {

@@ -108,6 +108,18 @@ TEST(BerBound, PoissonUpperLimitMatchesReferenceValues) {
   EXPECT_NEAR(poisson_upper_limit(1000, 0.99), kThousandAt99, 1e-8);
 }
 
+// One-sided lower limits: half the chi-square quantile at 1 - CL with 2k degrees of freedom.
+TEST(BerBound, PoissonLowerLimitMatchesReferenceValuesAndBoundsTheMeasuredRateFromBelow) {
+  EXPECT_EQ(poisson_lower_limit(0, 0.95), 0.0);
+  EXPECT_NEAR(poisson_lower_limit(1, 0.95), 0.051293, 1e-6);
+  EXPECT_NEAR(poisson_lower_limit(10, 0.95), 5.425406, 1e-5);
+  EXPECT_NEAR(poisson_lower_limit(1, 0.99), 0.010050, 1e-6);
+  const BerEstimate estimate = estimate_ber(5825, 8'000'000'000, 0.95);
+  EXPECT_LT(estimate.lower_bound, estimate.measured);
+  EXPECT_GT(estimate.lower_bound, 0.95 * estimate.measured);
+  EXPECT_EQ(estimate_ber(0, 8'000'000'000, 0.95).lower_bound, 0.0);
+}
+
 TEST(BerBound, PoissonUpperLimitIsStableForMillionsOfErrors) {
   EXPECT_NEAR(poisson_upper_limit(1'000'000, 0.95), kMillionAt95, 1e-5);
   EXPECT_NEAR(poisson_upper_limit(1'000'000, 0.50), kMillionAt50, 1e-5);

@@ -96,6 +96,26 @@ TEST(ReportPageModel, LaysTheStreamsOutAsColumnsWithTheirHostPairs) {
   EXPECT_EQ(test["ber"][0]["upper_bound"], 3.7e-10);
 }
 
+// Before: a stream that had failed with 5,825 bit errors was offered "more time to show the
+// target: 298.6 days", a time worked out as if no more errors would come.
+TEST(ReportPageModel, AStreamWithBitErrorsIsShownWhatTheErrorsProveNeverMoreTime) {
+  json report = two_host_report("lab-b");
+  json& ber = report["tests"][0]["streams"][1]["ber"];
+  ber["bit_errors"] = 5825;
+  ber["measured"] = 5825 / 8e9;
+  ber["lower_bound"] = 7.1e-7;
+  ber["upper_bound"] = 7.4e-7;
+  ber["seconds_more_for_target"] = 25'800'000.0;  // as an older report had it
+  const json model = report_page_model(report);
+  const json& rows = model["tests"][0]["ber"];
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0]["seconds_more_for_target"], nullptr);
+  EXPECT_EQ(rows[0]["errors_show"], "errors show BER ≥ 7.10e-07 (95.0 %): above the target");
+  // Its error-free sibling still gets its time, and nothing about errors.
+  EXPECT_EQ(rows[1]["seconds_more_for_target"], 1200.0);
+  EXPECT_EQ(rows[1]["errors_show"], nullptr);
+}
+
 TEST(ReportPageModel, PutsEventsFaultsAndTrafficGapsOnTheTestsTimeAxis) {
   const json events = report_page_model(two_host_report("lab-b"))["tests"][0]["events"];
   std::map<std::string, double> at;

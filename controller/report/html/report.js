@@ -57,13 +57,13 @@ function siRate(bps) {
 }
 function count(n) { return n === null || n === undefined ? "–" : Math.round(n).toLocaleString("en-US"); }
 function sci(x) { return x === null || x === undefined ? "–" : x === 0 ? "0" : x.toExponential(2); }
-function seconds(s) {
+function seconds(s, suffix = "") {
   if (s === null || s === undefined) return "–";
   if (s <= 0) return "reached";
-  if (s < 120) return s.toFixed(1) + " s";
-  if (s < 7200) return (s / 60).toFixed(1) + " min";
-  if (s < 172800) return (s / 3600).toFixed(1) + " h";
-  return (s / 86400).toFixed(1) + " days";
+  if (s < 120) return s.toFixed(1) + " s" + suffix;
+  if (s < 7200) return (s / 60).toFixed(1) + " min" + suffix;
+  if (s < 172800) return (s / 3600).toFixed(1) + " h" + suffix;
+  return (s / 86400).toFixed(1) + " days" + suffix;
 }
 // A field the report gives as a list or as one sentence, as text.
 function joined(value, separator) {
@@ -458,10 +458,10 @@ function berSection(section, test) {
   const shown = rows.slice(0, MAX_TABLE_ROWS);
   section.append(el("h3", { text: "Bit error ratio" }));
   section.append(table(["agent", "stream", "bits compared", "bit errors", "measured", "upper bound", "confidence", "target",
-    "more time to show the target"],
+    "to show the target"],
   shown.map((r) => [test.hosts[s.agent[r.stream]], s.id[r.stream], sci(r.bits_compared), count(r.bit_errors), sci(r.measured),
     sci(r.upper_bound), r.confidence === null ? "–" : (100 * r.confidence).toFixed(1) + " %", sci(r.target),
-    seconds(r.seconds_more_for_target)]),
+    r.errors_show ?? seconds(r.seconds_more_for_target, " more")]),
   (row) => (s.passed[shown[row].stream] ? "" : "failing")));
   if (rows.length > shown.length) {
     section.append(el("p", { class: "hint", text: "… " + (rows.length - shown.length) +
