@@ -90,7 +90,8 @@ class Agent {
 
  private:
   void on_connected() {
-    spdlog::info("connected to controller {}, saying hello", options_.controller);
+    // Not yet a session: the TLS handshake may still fail (said as a warning), "registered" is success.
+    spdlog::debug("TCP connection to controller {} made; TLS handshake and hello under way", options_.controller);
     proto::Envelope envelope;
     auto* hello = envelope.mutable_hello();
     hello->set_protocol_version(kProtocolVersion);

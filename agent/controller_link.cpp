@@ -60,13 +60,33 @@ void ControllerLink::dial() {
       });
 }
 
+namespace {
+
+// What a TLS alert usually means here, so that a failed handshake says what to check.
+std::string handshake_hint(const std::string& reason) {
+  if (reason.find("unsupported certificate") != std::string::npos) {
+    return " (a certificate lacks the key usage its side needs: extendedKeyUsage serverAuth on the controller's, "
+           "clientAuth on this agent's)";
+  }
+  if (reason.find("certificate verify failed") != std::string::npos) {
+    return " (the controller's certificate is not signed by --ca's CA, or does not name the address dialled)";
+  }
+  if (reason.find("unknown ca") != std::string::npos || reason.find("bad certificate") != std::string::npos) {
+    return " (the controller does not trust this agent's certificate: not signed by its CA, or another agent's name)";
+  }
+  return "";
+}
+
+}  // namespace
+
 void ControllerLink::attempt_failed(const std::string& reason) {
   if (reason == last_failure_) {
     spdlog::debug("controller {}:{}: {} (again)", controller_.host, controller_.port, reason);
     return;
   }
   last_failure_ = reason;
-  spdlog::warn("cannot register with controller {}:{}: {}; retrying", controller_.host, controller_.port, reason);
+  spdlog::warn("cannot register with controller {}:{}: {}{}; retrying", controller_.host, controller_.port, reason,
+               handshake_hint(reason));
 }
 
 void ControllerLink::schedule_dial() {

@@ -4,10 +4,14 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <boost/system/system_error.hpp>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
+
+#include "common/printable.hpp"
 
 namespace tusk {
 namespace ssl = boost::asio::ssl;
@@ -31,6 +35,47 @@ void load(const std::string& path, const char* what, Call&& call) {
   }
 }
 
+// What a certificate's extended key usage allows, for the message that refuses it.
+std::string extended_key_usages(X509* certificate) {
+  if ((X509_get_extension_flags(certificate) & EXFLAG_XKUSAGE) == 0) return "any (no extended key usage)";
+  const std::uint32_t usage = X509_get_extended_key_usage(certificate);
+  std::string text;
+  const auto add = [&](std::uint32_t bit, const char* name) {
+    if (usage & bit) text += (text.empty() ? "" : ", ") + std::string(name);
+  };
+  add(XKU_SSL_SERVER, "serverAuth");
+  add(XKU_SSL_CLIENT, "clientAuth");
+  add(XKU_SMIME, "emailProtection");
+  add(XKU_CODE_SIGN, "codeSigning");
+  add(XKU_OCSP_SIGN, "OCSPSigning");
+  add(XKU_TIMESTAMP, "timeStamping");
+  return text.empty() ? "none that TLS knows" : text;
+}
+
+// A certificate that cannot play this side's part fails every handshake later with a terse alert
+// ("unsupported certificate"); refused here, at start, with what it allows and what it needs.
+void require_purpose(SSL_CTX* context, const std::string& file, TlsRole role) {
+  X509* certificate = SSL_CTX_get0_certificate(context);
+  if (certificate == nullptr) return;
+  const bool server = role == TlsRole::Controller;
+  if (X509_check_purpose(certificate, server ? X509_PURPOSE_SSL_SERVER : X509_PURPOSE_SSL_CLIENT, 0) == 1) return;
+  char subject[256] = "?";
+  X509_NAME_get_text_by_NID(X509_get_subject_name(certificate), NID_commonName, subject, sizeof subject);
+  std::string key_usage;
+  if (X509_get_extension_flags(certificate) & EXFLAG_KUSAGE) {
+    const std::uint32_t usage = X509_get_key_usage(certificate);
+    if ((usage & (KU_DIGITAL_SIGNATURE | KU_KEY_ENCIPHERMENT | KU_KEY_AGREEMENT)) == 0) {
+      key_usage = "; its key usage has none of digitalSignature, keyEncipherment, keyAgreement";
+    }
+  }
+  throw TlsError(fmt::format(
+      "TLS: certificate '{}' (CN={}) cannot be a TLS {}: its extended key usage allows {}{}; the {} needs "
+      "extendedKeyUsage {} (an {}'s certificate given to the {}?)",
+      file, printable(subject), server ? "server" : "client", extended_key_usages(certificate), key_usage,
+      server ? "controller" : "agent", server ? "serverAuth" : "clientAuth", server ? "agent" : "controller",
+      server ? "controller" : "agent"));
+}
+
 }  // namespace
 
 ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
@@ -50,6 +95,7 @@ ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
   }
   load(files.ca_file, "CA certificate", [&] { context.load_verify_file(files.ca_file); });
   load(files.cert_file, "certificate", [&] { context.use_certificate_chain_file(files.cert_file); });
+  require_purpose(context.native_handle(), files.cert_file, role);
   // OpenSSL checks the key against the certificate as it loads it; name both files when it fails.
   try {
     context.use_private_key_file(files.key_file, ssl::context::pem);

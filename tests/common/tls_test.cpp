@@ -95,6 +95,30 @@ TEST(Tls, AgentSignedByOurCaIsAcceptedAndNamedByItsCertificate) {
   EXPECT_EQ(result.client_name_seen_by_server, "lab-a");
 }
 
+// Before: the controller started with an agent's certificate (clientAuth only) and every agent
+// then failed at the handshake with "sslv3 alert unsupported certificate".
+TEST(Tls, ACertificateThatCannotPlayItsSidesPartIsRefusedAtStartNamingItsKeyUsage) {
+  try {
+    make_tls_context(certificates().files("ours", "lab-a"), TlsRole::Controller);
+    FAIL() << "the controller took an agent's certificate";
+  } catch (const TlsError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("lab-a.pem' (CN=lab-a) cannot be a TLS server: its extended key usage allows clientAuth; the "
+                        "controller needs extendedKeyUsage serverAuth (an agent's certificate given to the controller?)"),
+              std::string::npos)
+        << what;
+  }
+  try {
+    make_tls_context(certificates().files("ours", "controller"), TlsRole::Agent);
+    FAIL() << "an agent took the controller's certificate";
+  } catch (const TlsError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be a TLS client: its extended key usage allows serverAuth; the agent "
+                                         "needs extendedKeyUsage clientAuth"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Tls, AgentCertificateFromAnotherCaIsRefused) {
   auto server_tls = make_tls_context(certificates().files("ours", "controller"), TlsRole::Controller);
   // The impostor trusts our CA (so it would accept our controller) but its own certificate is theirs.
