@@ -23,7 +23,9 @@
 #include "common/cli_completion.hpp"
 #include "common/cli_suggestion.hpp"
 #include "common/clock.hpp"
+#include "common/endpoint.hpp"
 #include "common/logging.hpp"
+#include "common/printable.hpp"
 #include "common/tls.hpp"
 #include "common/units.hpp"
 #include "common/version.hpp"
@@ -260,6 +262,35 @@ std::string default_agent_name() {
   return gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string("agent");
 }
 
+// Everything --check-config can check on this host without starting: the controller's address,
+// the certificates and their CN against the agent's name, and what the engines' options name.
+std::vector<std::string> configuration_problems(const AgentOptions& options, const EngineSetup& setup) {
+  std::vector<std::string> problems;
+  try {
+    parse_host_port(options.controller);
+  } catch (const std::exception& e) {
+    problems.push_back(fmt::format("--controller: {}", e.what()));
+  }
+  if (!options.insecure) {
+    try {
+      make_tls_context(options.tls, TlsRole::Agent);
+      // The controller takes an agent's name from its certificate and refuses one that says another.
+      const std::string common_name = certificate_common_name(options.tls.cert_file);
+      if (common_name != options.name) {
+        problems.push_back(fmt::format("--name '{}' is not the CN of its certificate '{}' ({}): the controller refuses "
+                                       "that agent; use --name {} or a certificate made for {}",
+                                       options.name, options.tls.cert_file, common_name, common_name, options.name));
+      }
+    } catch (const std::exception& e) {
+      problems.push_back(e.what());
+    }
+  }
+  if (setup.check_host) {
+    for (auto& problem : setup.check_host()) problems.push_back(std::move(problem));
+  }
+  return problems;
+}
+
 }  // namespace
 
 int run_agent(int argc, char** argv, const EngineSetup& setup) {
@@ -351,12 +382,9 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   options.send_queue_bytes = units::parse_size(send_queue);
 
   if (check_config) {
-    try {
-      if (!options.insecure) make_tls_context(options.tls, TlsRole::Agent);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tusk-agent: %s\n", e.what());
-      return 2;
-    }
+    const auto problems = configuration_problems(options, setup);
+    for (const auto& problem : problems) std::fprintf(stderr, "tusk-agent: %s\n", printable(problem).c_str());
+    if (!problems.empty()) return 2;
     std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n",
                 config_file.empty() ? "options" : config_file.c_str(), options.name.c_str(), options.controller.c_str());
     return 0;
@@ -369,6 +397,10 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
       spdlog::warn("--insecure: the control connection is plaintext and unauthenticated");
     } else {
       tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
+      if (const auto common_name = certificate_common_name(options.tls.cert_file); common_name != options.name) {
+        spdlog::warn("agent name '{}' is not its certificate's CN '{}': the controller will refuse it (--name {}?)",
+                     options.name, common_name, common_name);
+      }
     }
     EngineCatalog engines = setup.make_engines ? setup.make_engines(options.name) : EngineCatalog{};
     asio::io_context io;

@@ -16,6 +16,9 @@ namespace tusk {
 struct EngineSetup {
   std::function<void(CLI::App&)> add_options;
   std::function<EngineCatalog(const std::string& agent_name)> make_engines;
+  // For --check-config: what the engines' options name that this host lacks (a PCI device, an
+  // interface, an RDMA device), one line each; empty when all is there.
+  std::function<std::vector<std::string>()> check_host;
 };
 
 // Returns the process exit code.

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "agent/agent_app.hpp"
@@ -79,6 +80,35 @@ int main(int argc, char** argv) {
                    "sleep when a poll finds nothing (labs on few cores); 0 busy-polls")
         ->capture_default_str()
         ->group("Agent");
+  };
+  setup.check_host = [&] {
+    std::vector<std::string> problems;
+    const auto missing = [](const std::string& path) {
+      std::error_code ignored;
+      return !std::filesystem::exists(path, ignored);
+    };
+    for (const auto& vdev : dpdk.vdevs) {
+      const std::string interface = af_packet_interface(vdev);
+      if (!interface.empty() && missing("/sys/class/net/" + interface)) {
+        problems.push_back(fmt::format("--dpdk-vdev {}: this host has no network interface '{}'", vdev, interface));
+      }
+    }
+    for (const auto& pci : dpdk.pci) {
+      if (missing("/sys/bus/pci/devices/" + pci)) {
+        problems.push_back(fmt::format("--dpdk-pci {}: this host has no PCI device {} (lspci -D lists them)", pci, pci));
+      }
+    }
+    for (const auto& device : rdma_devices) {
+      if (missing("/sys/class/infiniband/" + device)) {
+        problems.push_back(fmt::format("--rdma-device {}: this host has no RDMA device '{}' (ibv_devices lists them)",
+                                       device, device));
+      }
+    }
+    if (dpdk.addresses.size() > dpdk.vdevs.size() + dpdk.pci.size()) {
+      problems.push_back(fmt::format("--dpdk-address given {} times for {} DPDK ports: one per port, in order",
+                                     dpdk.addresses.size(), dpdk.vdevs.size() + dpdk.pci.size()));
+    }
+    return problems;
   };
   setup.make_engines = [&](const std::string& agent_name) {
     tusk::EngineCatalog engines;

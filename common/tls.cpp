@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
@@ -116,6 +117,19 @@ ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
     SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
   }
   return context;
+}
+
+std::string certificate_common_name(const std::string& cert_file) {
+  require_readable(cert_file, "certificate");
+  std::unique_ptr<BIO, decltype(&BIO_free)> file(BIO_new_file(cert_file.c_str(), "r"), &BIO_free);
+  std::unique_ptr<X509, decltype(&X509_free)> certificate(
+      file ? PEM_read_bio_X509(file.get(), nullptr, nullptr, nullptr) : nullptr, &X509_free);
+  if (!certificate) throw TlsError(fmt::format("TLS: certificate '{}' is not a PEM certificate", cert_file));
+  char name[256] = "";
+  if (X509_NAME_get_text_by_NID(X509_get_subject_name(certificate.get()), NID_commonName, name, sizeof name) <= 0) {
+    throw TlsError(fmt::format("TLS: certificate '{}' has no subject common name (CN)", cert_file));
+  }
+  return name;
 }
 
 std::optional<std::string> peer_common_name(ssl_st* ssl) {

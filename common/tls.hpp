@@ -32,6 +32,10 @@ class TlsError : public std::runtime_error {
 // Throws TlsError naming the file and OpenSSL's reason when a file is missing or does not match.
 boost::asio::ssl::context make_tls_context(const TlsFiles& files, TlsRole role);
 
+// The subject common name of the PEM certificate in `cert_file`. Throws TlsError naming the file
+// when it cannot be read or has no common name.
+std::string certificate_common_name(const std::string& cert_file);
+
 // The subject common name of the peer's verified certificate, or nullopt when there is none.
 std::optional<std::string> peer_common_name(ssl_st* ssl);
 

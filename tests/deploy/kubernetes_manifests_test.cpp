@@ -605,7 +605,15 @@ TEST(KubernetesManifests, EmbeddedAgentConfigPassesTuskAgentCheckConfig) {
   Process check({tusk::build_paths::agent_bin(), "--config", dir + "/agent.yaml", "--check-config", "--name=node-1", "--ca",
                  dir + "/certs/ca.pem", "--cert", dir + "/certs/node-1.pem", "--key", dir + "/certs/node-1.key"},
                 dir + "/check.log");
-  EXPECT_EQ(check.wait(std::chrono::seconds(30)), 0) << check.log();
+  // The file is valid; what it names that this machine lacks (its NIC's PCI address) is all that may fail.
+  const auto exit_code = check.wait(std::chrono::seconds(30));
+  if (exit_code != 0) {
+    EXPECT_EQ(exit_code, 2) << check.log();
+    std::istringstream lines(check.log());
+    for (std::string line; std::getline(lines, line);) {
+      EXPECT_NE(line.find(": this host has no "), std::string::npos) << line;
+    }
+  }
   fs::remove_all(dir);
 }
 

@@ -99,13 +99,50 @@ TEST(AgentConfigE2E, CheckConfigSaysWhichCertificateCannotBeLoaded) {
   EXPECT_NE(agent.log().find("missing-ca.pem"), std::string::npos) << agent.log();
 }
 
-TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValid) {
+TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValidAndOnlyItsDeviceIsMissingHere) {
   const std::string dir = make_scratch_dir("tusk-agent-example-config");
   // --insecure on the command line wins over the example's certificate paths, which exist only on a host.
-  Process agent({tusk::build_paths::agent_bin(), "--config", tusk::build_paths::source_dir() + "/deploy/config/agent.yaml", "--check-config", "--insecure"},
+  const std::string example = tusk::build_paths::source_dir() + "/deploy/config/agent.yaml";
+  Process agent({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure"}, dir + "/check.log");
+  EXPECT_EQ(agent.wait(10s), 2) << agent.log();
+  EXPECT_EQ(agent.log(), "tusk-agent: --dpdk-pci 0000:3b:00.0: this host has no PCI device 0000:3b:00.0 (lspci -D lists "
+                         "them)\n");
+  // Without the example's PCI device, the rest of it is fine.
+  Process without_port({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure", "--dpdk-pci",
+                        "", "--dpdk-vdev", "net_af_packet0,iface=lo"},
+                       dir + "/check-lo.log");
+  EXPECT_EQ(without_port.wait(10s), 0) << without_port.log();
+  EXPECT_NE(without_port.log().find("agent.yaml: ok"), std::string::npos) << without_port.log();
+}
+
+// Before: --check-config said ok for a name its certificate's CN does not match (the controller
+// always refuses that), a controller address without a port (the agent then refused to start),
+// and a PCI device, RDMA device or interface that does not exist.
+TEST(AgentConfigE2E, CheckConfigChecksTheNameAgainstTheCertificateTheAddressAndTheHostsDevices) {
+  const std::string dir = make_scratch_dir("tusk-agent-check-host");
+  ASSERT_TRUE(make_certs(dir, {"rack7-host3"}));
+  Process agent({tusk::build_paths::agent_bin(), "--check-config", "--controller", "controller.example.net", "--name",
+                 "rack7-host4", "--ca", dir + "/ca.pem", "--cert", dir + "/rack7-host3.pem", "--key", dir + "/rack7-host3.key",
+                 "--dpdk-pci", "0000:ff:1f.7", "--dpdk-vdev", "net_af_packet0,iface=nosuch9", "--rdma-device", "nosuch_0"},
                 dir + "/check.log");
-  EXPECT_EQ(agent.wait(10s), 0) << agent.log();
-  EXPECT_NE(agent.log().find("agent.yaml: ok"), std::string::npos) << agent.log();
+  EXPECT_EQ(agent.wait(10s), 2) << agent.log();
+  const std::string log = agent.log();
+  for (const std::string& expected : std::vector<std::string>{
+           "--controller: 'controller.example.net' is not host:port (e.g. 127.0.0.1:7420)",
+        "--name 'rack7-host4' is not the CN of its certificate '" + dir + "/rack7-host3.pem' (rack7-host3): the "
+        "controller refuses that agent; use --name rack7-host3 or a certificate made for rack7-host4",
+        "--dpdk-vdev net_af_packet0,iface=nosuch9: this host has no network interface 'nosuch9'",
+        "--dpdk-pci 0000:ff:1f.7: this host has no PCI device 0000:ff:1f.7", "--rdma-device nosuch_0: this host has no RDMA "
+        "device 'nosuch_0'"}) {
+    EXPECT_NE(log.find(expected), std::string::npos) << expected << "\n" << log;
+  }
+  EXPECT_EQ(log.find(": ok"), std::string::npos) << log;
+
+  Process good({tusk::build_paths::agent_bin(), "--check-config", "--controller", "127.0.0.1:7420", "--name", "rack7-host3",
+                "--ca", dir + "/ca.pem", "--cert", dir + "/rack7-host3.pem", "--key", dir + "/rack7-host3.key",
+                "--dpdk-vdev", "net_af_packet0,iface=lo"},
+               dir + "/good.log");
+  EXPECT_EQ(good.wait(10s), 0) << good.log();
 }
 
 }  // namespace
