@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/counter_names.hpp"
 #include "common/units.hpp"
@@ -131,6 +132,33 @@ std::optional<PlannedStep> MethodSteps::next() {
       return make_step(0, StepRate{}, 0);
   }
   return std::nullopt;
+}
+
+std::optional<std::vector<PlannedStep>> MethodSteps::fixed_steps() const {
+  if (searches(method_.kind)) return std::nullopt;
+  MethodSteps walk = *this;
+  std::vector<PlannedStep> steps;
+  while (auto step = walk.next()) {
+    steps.push_back(std::move(*step));
+    walk.pending_.reset();  // these steps follow one another whatever each one measures
+  }
+  return steps;
+}
+
+std::size_t MethodSteps::most_trials() const {
+  const std::size_t sizes = std::max<std::size_t>(1, method_.frame_sizes.size());
+  if (method_.kind == MethodKind::Throughput) return sizes * (method_.max_trials + (method_.latency ? 1 : 0));
+  if (method_.kind == MethodKind::FrameLossRate) {
+    return sizes * static_cast<std::size_t>(std::ceil(1.0 / std::max(method_.step, 1e-3)));
+  }
+  return 0;
+}
+
+std::size_t MethodSteps::least_trials() const {
+  const std::size_t sizes = std::max<std::size_t>(1, method_.frame_sizes.size());
+  if (method_.kind == MethodKind::Throughput) return sizes * (method_.latency ? 2 : 1);
+  if (method_.kind == MethodKind::FrameLossRate) return sizes * 2;
+  return 0;
 }
 
 std::optional<PlannedStep> MethodSteps::next_throughput() {

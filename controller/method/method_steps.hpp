@@ -30,6 +30,15 @@ class MethodSteps {
   // The method's result; the method test's verdict follows from it (method_verdict).
   MethodResult finish();
 
+  // Every step, for a method whose steps do not depend on what they measure (sweep, incast,
+  // congestion_control); nothing for a search (throughput, frame_loss_rate). Leaves this as it was.
+  std::optional<std::vector<PlannedStep>> fixed_steps() const;
+  // The most trials a search may take: each at most max_trials per frame size (and one latency
+  // trial each), or, stepping down, one per step of the rate; 0 for a method of fixed steps.
+  std::size_t most_trials() const;
+  // The fewest: one per frame size (all of the rate carried lossless), two stepping down.
+  std::size_t least_trials() const;
+
  private:
   std::optional<PlannedStep> next_throughput();
   std::optional<PlannedStep> next_frame_loss();

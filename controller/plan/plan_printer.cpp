@@ -5,16 +5,10 @@
 
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/method_steps.hpp"
 
 namespace tusk {
 using nlohmann::json;
-
-ExpandedPlan expand_plan(const Profile& profile, const std::vector<std::string>& agents, const std::string& run_id) {
-  ExpandedPlan plan;
-  plan.agents = agents;
-  for (std::size_t i = 0; i < profile.tests.size(); ++i) plan.tests.push_back(plan_test(profile, i, agents, run_id));
-  return plan;
-}
 
 namespace {
 
@@ -23,11 +17,76 @@ std::string engine_text(const proto::Plan& plan) {
   return engine ? engine->plan_line(plan) : plan.engine();
 }
 
+// A method test's steps, each planned as the run plans it: added to the profile as a test of its
+// own, on the first agents it needs.
+PlannedSteps plan_steps(const Profile& profile, std::size_t index, const std::vector<std::string>& agents,
+                        const std::string& run_id) {
+  PlannedSteps planned;
+  const MethodSteps steps(profile.tests[index], agents.size());
+  const auto fixed = steps.fixed_steps();
+  if (!fixed) {
+    planned.least_trials = steps.least_trials();
+    planned.most_trials = steps.most_trials();
+    planned.trial = profile.tests[index].method->trial;
+    return planned;
+  }
+  Profile with_step = profile;
+  for (const auto& step : *fixed) {
+    with_step.tests.push_back(step.spec);
+    const std::vector<std::string> step_agents(agents.begin(),
+                                               agents.begin() + static_cast<std::ptrdiff_t>(std::min(step.agents, agents.size())));
+    const auto plans = plan_test(with_step, with_step.tests.size() - 1, step_agents, run_id);
+    planned.names.push_back(step.spec.name);
+    planned.lengths.push_back(step.spec.duration);
+    planned.lines.push_back(plans.empty() ? std::string("(no agent)") : engine_text(plans.front().plan));
+    with_step.tests.pop_back();
+  }
+  return planned;
+}
+
 }  // namespace
+
+ExpandedPlan expand_plan(const Profile& profile, const std::vector<std::string>& agents, const std::string& run_id) {
+  ExpandedPlan plan;
+  plan.agents = agents;
+  for (std::size_t i = 0; i < profile.tests.size(); ++i) {
+    plan.tests.push_back(plan_test(profile, i, agents, run_id));
+    plan.steps.push_back(profile.tests[i].method ? std::optional(plan_steps(profile, i, agents, run_id)) : std::nullopt);
+  }
+  return plan;
+}
+
+PlanLength plan_length(const Profile& profile, const ExpandedPlan& plan) {
+  PlanLength length;
+  for (std::size_t i = 0; i < profile.tests.size(); ++i) {
+    const auto& steps = i < plan.steps.size() ? plan.steps[i] : std::nullopt;
+    if (!steps) {
+      length.least += profile.tests[i].duration;
+      length.most += profile.tests[i].duration;
+      continue;
+    }
+    for (const auto step : steps->lengths) {
+      length.least += step;
+      length.most += step;
+    }
+    if (steps->most_trials > 0) {
+      length.least += steps->trial * static_cast<long>(steps->least_trials);
+      length.most += steps->trial * static_cast<long>(steps->most_trials);
+    }
+  }
+  return length;
+}
 
 std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
   std::string out = fmt::format("profile '{}' ({}): {} test(s) on {} agent(s): {}\n", profile.name, profile.file,
                                 profile.tests.size(), plan.agents.size(), fmt::join(plan.agents, ", "));
+  const PlanLength length = plan_length(profile, plan);
+  out += length.least == length.most
+             ? fmt::format("length: {} of traffic, plus a few seconds' set-up per test\n",
+                           units::format_duration(length.least))
+             : fmt::format("length: {} to {} of traffic (a search stops when it has its answer), plus a few seconds' "
+                           "set-up per test and step\n",
+                           units::format_duration(length.least), units::format_duration(length.most));
   if (profile.safety.max_rate_bps > 0 || profile.safety.max_duration.count() > 0) {
     out += fmt::format("safety caps: rate {}, duration {}\n",
                        profile.safety.max_rate_bps > 0 ? units::format_bit_rate(profile.safety.max_rate_bps) : "none",
@@ -54,6 +113,22 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
         explicit_rules += rule + ";";
       }
     }
+    if (const auto& steps = plan.steps[i]) {
+      if (steps->most_trials > 0) {
+        out += fmt::format("  method {}: a search of {} to {} trials of {} each; each trial's rate follows the last "
+                           "one's loss, so its plans are made as it runs\n",
+                           to_string(test.method->kind), steps->least_trials, steps->most_trials,
+                           units::format_duration(steps->trial));
+      } else {
+        out += fmt::format("  method {}: {} steps, one after another, each planned as below (the lines above are the "
+                           "test's own, which each step changes)\n",
+                           to_string(test.method->kind), steps->names.size());
+        for (std::size_t s = 0; s < steps->names.size(); ++s) {
+          out += fmt::format("    step {} {}: {}\n      {}\n", s + 1, steps->names[s],
+                             units::format_duration(steps->lengths[s]), steps->lines[s]);
+        }
+      }
+    }
     if (!explicit_rules.empty()) out += "  pass when:" + explicit_rules + "\n";
     if (!safe_defaults.empty()) out += "  safe defaults (a threshold with that key relaxes one):" + safe_defaults + "\n";
   }
@@ -78,9 +153,25 @@ json plan_json(const Profile& profile, const ExpandedPlan& plan) {
       }
       agents[agent_plan.agent] = json::parse(text);
     }
-    tests.push_back({{"name", profile.tests[i].name}, {"plans", agents}});
+    json test{{"name", profile.tests[i].name}, {"duration_s", profile.tests[i].duration.count() / 1e3}, {"plans", agents}};
+    if (const auto& steps = plan.steps[i]) {
+      if (steps->most_trials > 0) {
+        test["search"] = {{"least_trials", steps->least_trials},
+                          {"most_trials", steps->most_trials},
+                          {"trial_s", steps->trial.count() / 1e3}};
+      } else {
+        json list = json::array();
+        for (std::size_t s = 0; s < steps->names.size(); ++s) {
+          list.push_back({{"name", steps->names[s]}, {"duration_s", steps->lengths[s].count() / 1e3}, {"plan", steps->lines[s]}});
+        }
+        test["steps"] = list;
+      }
+    }
+    tests.push_back(test);
   }
   out["tests"] = tests;
+  const PlanLength length = plan_length(profile, plan);
+  out["length_s"] = {{"least", length.least.count() / 1e3}, {"most", length.most.count() / 1e3}};
   return out;
 }
 

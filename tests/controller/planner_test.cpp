@@ -379,7 +379,7 @@ TEST(Planner, ThePlanLineShowsTheOfferedRateOfAFrameMix) {
   dpdk::params(test).set_rate_pps(1e6);
   const Profile profile = profile_with(test);
   const std::string text = plan_text(profile, expand_plan(profile, {"a", "b"}, "run"));
-  EXPECT_NE(text.find("| 1.00 Mpps (4.34 Gbit/s at mean 542.7 B) |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 1.00 Mpps (4.34 Gbit/s at mean 542.7 B) per agent, shared by its 1 flow |"), std::string::npos) << text;
 }
 
 TEST(Planner, WithoutASafetyCapPlansHaveNoRateLimit) {

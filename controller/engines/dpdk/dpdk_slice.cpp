@@ -390,6 +390,11 @@ std::string plan_line(const proto::Plan& plan) {
     rate = fmt::format("{} ({} at {})", units::format_bit_rate(d.offered_bps()),
                        units::format_packet_rate(d.offered_pps()), frame_text(d));
   }
+  // The rate's scope: the agent's port sends it, shared by every flow to every peer.
+  if (d.rate_pps() > 0 || d.rate_bps() > 0) {
+    const std::size_t flows = static_cast<std::size_t>(std::max(plan.peers_size(), 1)) * std::max<std::uint32_t>(d.flows_per_peer(), 1);
+    rate += fmt::format(" per agent, shared by its {} flow{}", flows, flows == 1 ? "" : "s");
+  }
   std::string framing;
   if (d.encapsulation() == "ipv4_udp") {
     const std::string dscp = d.dscp_classes_size() > 1 ? fmt::format("classes {}", fmt::join(d.dscp_classes(), ","))

@@ -379,15 +379,23 @@ void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t age
   }
 }
 
+// The rate's scope: it is the agent's, shared by every QP it sends on (the engine's pacing).
+std::string rate_text(const proto::Plan& plan) {
+  const auto& r = plan.rdma();
+  if (r.rate_bps() <= 0) return "line rate";
+  const std::size_t qps = static_cast<std::size_t>(std::max(plan.peers_size(), 1)) * std::max<std::uint32_t>(r.qps_per_peer(), 1) *
+                          std::max<std::uint32_t>(r.rails(), 1);
+  return fmt::format("{} per agent, shared by its {} sending QP{} ({} each)", units::format_bit_rate(r.rate_bps()), qps,
+                     qps == 1 ? "" : "s", units::format_bit_rate(r.rate_bps() / static_cast<double>(qps)));
+}
+
 std::string plan_line(const proto::Plan& plan) {
   const auto& r = plan.rdma();
   std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer{}, {} outstanding | {}{}",
                                  r.device().empty() ? "(the route's)" : r.device(), r.operation(),
                                  units::format_size(r.message_size()), r.qps_per_peer(),
                                  r.ecmp_paths() > 0 ? fmt::format(" (cover {} paths at {:g}%)", r.ecmp_paths(), r.coverage() * 100) : "",
-                                 r.outstanding(),
-                                 r.rate_bps() > 0 ? units::format_bit_rate(r.rate_bps()) : "line rate",
-                                 r.data_check() ? " | data check" : "");
+                                 r.outstanding(), rate_text(plan), r.data_check() ? " | data check" : "");
   if (r.rails() > 0) {
     std::vector<std::string> devices;
     for (const auto& rail : r.rail_endpoints()) devices.push_back(rail.device());
