@@ -86,6 +86,31 @@ std::string address_text(const sockaddr* address) {
   return text;
 }
 
+std::string gid_text(const ibv_gid& gid) {
+  char text[INET6_ADDRSTRLEN] = "";
+  inet_ntop(AF_INET6, gid.raw, text, sizeof text);
+  return text;
+}
+
+// What rdma_cm's route gave `id` (resolved, or a connect request's), for refuse_route: only what
+// the profile asks about is read.
+ResolvedRoute resolved_route(rdma_cm_id* id, const proto::RdmaTest& test) {
+  ResolvedRoute route;
+  route.port = id->port_num;
+  if (test.gid_index() != 0) {
+    route.source_gid = gid_text(id->route.addr.addr.ibaddr.sgid);
+    ibv_gid gid{};
+    if (ibv_query_gid(id->verbs, id->port_num, static_cast<int>(test.gid_index()), &gid) == 0) {
+      route.gid_at_profile_index = gid_text(gid);
+    }
+  }
+  if (test.path_mtu() != 0) {
+    ibv_port_attr port{};
+    if (ibv_query_port(id->verbs, id->port_num, &port) == 0) route.active_mtu = 128u << port.active_mtu;
+  }
+  return route;
+}
+
 // RDMA READs a QP may have in flight, as initiator and as target: what the device allows, up to 16.
 std::uint8_t read_depth(ibv_context* context) {
   ibv_device_attr attributes{};
@@ -328,6 +353,14 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
          &connection);
     return;
   }
+  if (const auto refusal = refuse_route(plan_.rdma(), resolved_route(connection.id.get(), plan_.rdma()))) {
+    connection.state = Connection::State::Failed;
+    emit(proto::AgentEvent::ENGINE_FAULT,
+         fmt::format("flow to {} QP {}: the route to {} on {} {}", connection.peer, connection.flow_id, connection.address,
+                     device, *refusal),
+         &connection);
+    return;
+  }
   if (!choose_pacing_for(connection)) return;
   build_resources(connection, connection.id.get(), slots_for(plan_.rdma()), false);
   ConnectRequestData request{};
@@ -386,6 +419,9 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   try {
     if (const auto refusal = device_refusal(*connection, ibv_get_device_name(event.id->verbs->device)); !refusal.empty()) {
       throw EngineError("the connection " + refusal);
+    }
+    if (const auto refusal = refuse_route(plan_.rdma(), resolved_route(event.id, plan_.rdma()))) {
+      throw EngineError(fmt::format("the connection on {} {}", ibv_get_device_name(event.id->verbs->device), *refusal));
     }
     set_id_options(event.id);
     build_resources(*connection, event.id, slots_for(plan_.rdma()), true);

@@ -122,4 +122,27 @@ std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const
   return std::nullopt;
 }
 
+std::optional<std::string> refuse_route(const proto::RdmaTest& test, const ResolvedRoute& route) {
+  if (test.port() != 0 && test.port() != route.port) {
+    return fmt::format("goes through port {}, not the profile's ib_port {} (rdma_cm takes the port from the route to "
+                       "the peer's address)",
+                       route.port, test.port());
+  }
+  // gid_index 0 is a real index, but also the field's default: a profile that wants 0 names it
+  // through its address (the GID table's first entry is the port's link-local one).
+  if (test.gid_index() != 0 && route.source_gid && route.gid_at_profile_index &&
+      *route.source_gid != *route.gid_at_profile_index) {
+    return fmt::format("leaves from GID {}, not from the profile's gid_index {} ({}): rdma_cm takes the GID from this "
+                       "host's address on the route (show_gids lists them)",
+                       *route.source_gid, test.gid_index(), *route.gid_at_profile_index);
+  }
+  if (test.path_mtu() != 0 && route.active_mtu != 0 && route.active_mtu != test.path_mtu()) {
+    return fmt::format("would run at path MTU {} (rdma_cm's, the port's active MTU), not the profile's path_mtu {}: {}",
+                       route.active_mtu, test.path_mtu(),
+                       route.active_mtu < test.path_mtu() ? "raise the interface's MTU (and the switches') or lower path_mtu"
+                                                          : "lower the interface's MTU or raise path_mtu");
+  }
+  return std::nullopt;
+}
+
 }  // namespace tusk::rdma

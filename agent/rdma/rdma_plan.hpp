@@ -50,4 +50,20 @@ struct ConnectRequest {
 // one else on the fabric pins this agent's memory or retires a sender's QP in its name.
 std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const ConnectRequest& request);
 
+// What rdma_cm's resolved route gives a QP: the port, its source GID and the GID the profile's
+// gid_index holds on that port (as text, nullopt where they cannot be read), and the port's active
+// MTU in bytes. GIDs are compared, not indexes: RoCE v1 and v2 entries repeat one GID.
+struct ResolvedRoute {
+  std::uint32_t port = 0;
+  std::optional<std::string> source_gid;
+  std::optional<std::string> gid_at_profile_index;
+  std::uint32_t active_mtu = 0;
+};
+
+// Why the plan's ib_port, gid_index or path_mtu refuses this route, or nullopt when it has none or
+// they match: rdma_cm takes all three from the route (the port and GID from the addresses, the
+// path MTU from the port's active MTU), so a profile's other value cannot be had, and a test that
+// ran anyway would not be the one asked for.
+std::optional<std::string> refuse_route(const proto::RdmaTest& test, const ResolvedRoute& route);
+
 }  // namespace tusk::rdma

@@ -115,6 +115,42 @@ TEST(RdmaPlan, EveryOtherNumberIsHeldToWhatItIsStoredInOrMeans) {
               HasSubstr("unknown RDMA operation 'atomic'"));
 }
 
+// Before: the shipped RDMA profiles set ib_port, gid_index and path_mtu, which the engine never
+// looked at; validate, plan and run were silent. rdma_cm takes all three from the route: a route
+// that does not give what the profile asks for is refused, with what it gives and what to change.
+TEST(RdmaRoute, TheProfilesPortGidAndPathMtuAreCheckedAgainstTheResolvedRoute) {
+  proto::RdmaTest test;
+  rdma::ResolvedRoute route;
+  route.port = 1;
+  route.source_gid = "::ffff:10.99.12.1";
+  route.gid_at_profile_index = "::ffff:10.99.12.1";
+  route.active_mtu = 4096;
+  EXPECT_EQ(rdma::refuse_route(test, route), std::nullopt) << "nothing asked, nothing refused";
+  test.set_port(1);
+  test.set_gid_index(3);
+  test.set_path_mtu(4096);
+  EXPECT_EQ(rdma::refuse_route(test, route), std::nullopt);
+
+  test.set_port(2);
+  EXPECT_THAT(rdma::refuse_route(test, route).value_or(""),
+              ::testing::HasSubstr("goes through port 1, not the profile's ib_port 2"));
+  test.set_port(1);
+
+  route.gid_at_profile_index = "fe80::5054:ff:fe99:12";  // index 3 holds the link-local GID here
+  EXPECT_THAT(rdma::refuse_route(test, route).value_or(""),
+              ::testing::HasSubstr("leaves from GID ::ffff:10.99.12.1, not from the profile's gid_index 3 "
+                                   "(fe80::5054:ff:fe99:12)"));
+  route.gid_at_profile_index.reset();  // the index is past the table: nothing to compare
+  EXPECT_EQ(rdma::refuse_route(test, route), std::nullopt);
+
+  route.active_mtu = 1024;
+  EXPECT_THAT(rdma::refuse_route(test, route).value_or(""),
+              ::testing::HasSubstr("would run at path MTU 1024 (rdma_cm's, the port's active MTU), not the profile's "
+                                   "path_mtu 4096: raise the interface's MTU"));
+  test.set_path_mtu(512);
+  EXPECT_THAT(rdma::refuse_route(test, route).value_or(""), ::testing::HasSubstr("lower the interface's MTU or raise path_mtu"));
+}
+
 TEST(DpdkPlan, NumbersOfAPlanAreBoundedBeforeAnyPortIsTouched) {
   proto::Plan plan;
   plan.set_engine("dpdk");

@@ -401,6 +401,14 @@ std::string plan_line(const proto::Plan& plan) {
     for (const auto& rail : r.rail_endpoints()) devices.push_back(rail.device());
     text += fmt::format(" | {} rails{}", r.rails(), devices.empty() ? "" : fmt::format(" ({})", fmt::join(devices, ", ")));
   }
+  if (r.port() != 0 || r.gid_index() != 0 || r.path_mtu() != 0) {
+    std::vector<std::string> route;
+    if (r.port() != 0) route.push_back(fmt::format("ib_port {}", r.port()));
+    if (r.gid_index() != 0) route.push_back(fmt::format("gid_index {}", r.gid_index()));
+    if (r.path_mtu() != 0) route.push_back(fmt::format("path_mtu {}", r.path_mtu()));
+    text += fmt::format(" | {} (checked against rdma_cm's route; a flow whose route differs is refused)",
+                        fmt::join(route, ", "));
+  }
   if (r.recovery() == "reconnect") text += " | reconnects broken flows";
   if (r.rate_bps() > 0 && r.pacing() != "auto" && !r.pacing().empty()) text += fmt::format(" | {} pacing", r.pacing());
   if (!r.collective().empty()) {
