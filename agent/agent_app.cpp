@@ -262,6 +262,21 @@ std::string default_agent_name() {
   return gethostname(host, sizeof(host) - 1) == 0 ? std::string(host) : std::string("agent");
 }
 
+// The TLS flags an agent without --insecure lacks, said with where each can come from; nothing when
+// none is missing.
+std::optional<std::string> missing_tls_flags(const AgentOptions& options) {
+  if (options.insecure) return std::nullopt;
+  std::vector<std::string> missing;
+  if (options.tls.ca_file.empty()) missing.push_back("--ca (tls: ca:)");
+  if (options.tls.cert_file.empty()) missing.push_back("--cert (tls: cert:)");
+  if (options.tls.key_file.empty()) missing.push_back("--key (tls: key:)");
+  if (missing.empty()) return std::nullopt;
+  return fmt::format("no {} given: mutual TLS needs the CA that signs the controller's certificate and this agent's "
+                     "certificate and key (scripts/make-certs.sh makes a lab set), or --insecure for a plaintext lab "
+                     "control plane",
+                     fmt::join(missing, ", "));
+}
+
 // Everything --check-config can check on this host without starting: the controller's address,
 // the certificates and their CN against the agent's name, and what the engines' options name.
 std::vector<std::string> configuration_problems(const AgentOptions& options, const EngineSetup& setup) {
@@ -271,7 +286,9 @@ std::vector<std::string> configuration_problems(const AgentOptions& options, con
   } catch (const std::exception& e) {
     problems.push_back(fmt::format("--controller: {}", e.what()));
   }
-  if (!options.insecure) {
+  if (const auto missing = missing_tls_flags(options)) {
+    problems.push_back(*missing);
+  } else if (!options.insecure) {
     try {
       make_tls_context(options.tls, TlsRole::Agent);
       // The controller takes an agent's name from its certificate and refuses one that says another.
@@ -393,6 +410,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   try {
     init_logging("tusk-agent", options.log_level);
     std::optional<asio::ssl::context> tls;
+    if (const auto missing = missing_tls_flags(options)) throw std::invalid_argument(*missing);
     if (options.insecure) {
       spdlog::warn("--insecure: the control connection is plaintext and unauthenticated");
     } else {

@@ -58,6 +58,18 @@ struct ControlPlaneFlags {
   // Throws std::invalid_argument with the flag's name.
   ControlPlaneOptions resolve() {
     ControlPlaneOptions resolved = options;
+    if (!options.insecure) {
+      std::vector<std::string> missing;
+      if (options.tls.ca_file.empty()) missing.push_back("--ca");
+      if (options.tls.cert_file.empty()) missing.push_back("--cert");
+      if (options.tls.key_file.empty()) missing.push_back("--key");
+      if (!missing.empty()) {
+        throw std::invalid_argument(fmt::format(
+            "no {} given: mutual TLS needs --ca (the CA that signs the agents' certificates), --cert and --key (the "
+            "controller's own; scripts/make-certs.sh makes a lab set), or --insecure for a plaintext lab control plane",
+            fmt::join(missing, ", ")));
+      }
+    }
     // Without TLS anyone who reaches the port can register as any agent: the default address is
     // then this host's loopback, and every address only when --listen says so, with a warning.
     const bool listen_given = listen_option != nullptr && listen_option->count() > 0;

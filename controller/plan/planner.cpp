@@ -7,7 +7,9 @@
 #include <ctime>
 #include <random>
 #include <set>
+#include <string_view>
 
+#include "common/did_you_mean.hpp"
 #include "controller/engines/engine_slice.hpp"
 
 namespace tusk {
@@ -33,12 +35,33 @@ AgentSelection select_agents(const AgentSelector& selector, std::vector<std::str
   if (selector.count && candidates.size() > *selector.count) candidates.resize(*selector.count);
   selection.chosen = std::move(candidates);
 
+  // Who is there but not selected: a host name mistyped in the profile (or on the agent) shows here.
+  std::vector<std::string> unused;
+  if (by_name) {
+    for (const auto& name : available) {
+      if (!matched.contains(name)) unused.push_back(name);
+    }
+  }
+  const auto registered = [&] {
+    return selection.chosen.empty() ? std::string("none of them registered")
+                                    : fmt::format("registered: {}", fmt::join(selection.chosen, ", "));
+  };
   if (!selection.missing.empty()) {
-    selection.shortfall = fmt::format("not registered: {}", fmt::join(selection.missing, ", "));
+    selection.shortfall = fmt::format("not registered: {}; {}", fmt::join(selection.missing, ", "), registered());
   } else if (selector.count && selection.chosen.size() < *selector.count) {
-    selection.shortfall = fmt::format("{} of {} agents registered", selection.chosen.size(), *selector.count);
+    selection.shortfall = fmt::format("{} of {} agents registered{}", selection.chosen.size(), *selector.count,
+                                      selection.chosen.empty() ? "" : fmt::format(": {}", fmt::join(selection.chosen, ", ")));
   } else if (selection.chosen.empty()) {
     selection.shortfall = "no agent matches the profile's selection";
+  }
+  if (!selection.shortfall.empty() && !unused.empty()) {
+    std::vector<std::string> named;
+    const std::vector<std::string_view> missing(selection.missing.begin(), selection.missing.end());
+    for (const auto& name : unused) {
+      const auto meant = closest_match(name, missing);
+      named.push_back(meant ? fmt::format("{} (for {}?)", name, *meant) : name);
+    }
+    selection.shortfall += fmt::format("; connected but not in the profile: {}", fmt::join(named, ", "));
   }
   selection.complete = selection.shortfall.empty();
   return selection;

@@ -147,7 +147,17 @@ TEST(Planner, MissingHostsAreListedAndMakeTheSelectionIncomplete) {
   EXPECT_EQ(selection.chosen, (Names{"a"}));
   EXPECT_EQ(selection.missing, (Names{"x", "y"}));
   EXPECT_FALSE(selection.complete);
-  EXPECT_EQ(selection.shortfall, "not registered: x, y");
+  EXPECT_EQ(selection.shortfall, "not registered: x, y; registered: a; connected but not in the profile: b (for x?)");
+}
+
+// Before: "2 of 4 agents registered" named none of them, and a host name mistyped in the profile
+// never said which connected agent went unused.
+TEST(Planner, AShortfallNamesWhoRegisteredAndTheConnectedAgentsTheProfileDidNotName) {
+  const auto selection = select_agents(hosts({"rack1-gpu01", "rack1-gpu02", "rack1-gpu03"}),
+                                       {"rack1-gpu01", "rack1-gpu02", "rack1-gpu3", "spare"});
+  EXPECT_EQ(selection.shortfall,
+            "not registered: rack1-gpu03; registered: rack1-gpu01, rack1-gpu02; connected but not in the profile: "
+            "rack1-gpu3 (for rack1-gpu03?), spare");
 }
 
 TEST(Planner, CountNotMetIsIncomplete) {
@@ -158,7 +168,7 @@ TEST(Planner, CountNotMetIsIncomplete) {
   EXPECT_EQ(selection.chosen, (Names{"n1", "n2"}));
   EXPECT_TRUE(selection.missing.empty());
   EXPECT_FALSE(selection.complete);
-  EXPECT_EQ(selection.shortfall, "2 of 3 agents registered");
+  EXPECT_EQ(selection.shortfall, "2 of 3 agents registered: n1, n2; connected but not in the profile: m1");
 }
 
 TEST(Planner, CountOfAnyAgentsNotMetIsIncomplete) {
@@ -167,14 +177,14 @@ TEST(Planner, CountOfAnyAgentsNotMetIsIncomplete) {
   const auto selection = select_agents(selector, {"only"});
   EXPECT_EQ(selection.chosen, (Names{"only"}));
   EXPECT_FALSE(selection.complete);
-  EXPECT_EQ(selection.shortfall, "1 of 2 agents registered");
+  EXPECT_EQ(selection.shortfall, "1 of 2 agents registered: only");
 }
 
 TEST(Planner, NothingMatchingIsIncomplete) {
   const auto selection = select_agents(patterns({"zzz*"}), {"a", "b"});
   EXPECT_TRUE(selection.chosen.empty());
   EXPECT_FALSE(selection.complete);
-  EXPECT_EQ(selection.shortfall, "no agent matches the profile's selection");
+  EXPECT_EQ(selection.shortfall, "no agent matches the profile's selection; connected but not in the profile: a, b");
 }
 
 TEST(Planner, NoAgentsRegisteredIsIncomplete) {
