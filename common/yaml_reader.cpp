@@ -137,6 +137,19 @@ std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors) 
                            static_cast<unsigned>(static_cast<unsigned char>(text[bad]))));
     return std::nullopt;
   }
+  // A control character other than tab and line ends is no text a person wrote: most likely a
+  // binary file given as YAML. Named here, before the parser quotes it raw into its message.
+  const auto control = std::find_if(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7f;
+  });
+  if (control != text.end()) {
+    const auto at = static_cast<std::size_t>(control - text.begin());
+    errors.add(position_of(errors.file(), text, at), "",
+               fmt::format("control byte 0x{:02x}: this is not a text file (a binary given as YAML?)",
+                           static_cast<unsigned>(static_cast<unsigned char>(*control))));
+    return std::nullopt;
+  }
   try {
     YAML::Node document = YAML::Load(std::string(text));
     if (!within_yaml_bounds(document)) {
@@ -151,7 +164,7 @@ std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors) 
     const bool has_mark = error.mark.line >= 0;
     errors.add({errors.file(), has_mark ? error.mark.line + 1 : 0,
                 has_mark ? error.mark.column + 1 : 0},
-               "", fmt::format("YAML syntax error: {}", error.msg));
+               "", fmt::format("YAML syntax error: {}", printable(error.msg)));
     return std::nullopt;
   }
 }

@@ -214,6 +214,18 @@ TEST(HostileScale, AByteThatIsNotUtf8IsNamedAtItsLineAndColumn) {
   }
 }
 
+// Before: a binary file given as a profile printed the parser's message with a raw control byte in it.
+TEST(HostileScale, ABinaryFileGivenAsAProfileIsNamedWithoutPrintingItsBytes) {
+  try {
+    load_profile_text(std::string("name: x") + std::string(1, '\0') + "\x01\x02" "ELF\n", "tusk-controller");
+    FAIL() << "a binary file was read as a profile";
+  } catch (const ProfileInvalid& e) {
+    ASSERT_EQ(e.errors().size(), 1u);
+    EXPECT_EQ(e.errors().front().to_string(),
+              "tusk-controller:1:8: control byte 0x00: this is not a text file (a binary given as YAML?)");
+  }
+}
+
 // Before: a report.json nested 200,000 deep crashed `report` and `history --import` (stack
 // overflow in the recursive walk of the parsed document).
 TEST(HostileScale, AJsonDocumentNestedTooDeepIsRefusedBeforeItIsParsed) {
