@@ -31,6 +31,7 @@ install(TARGETS tusk-controller RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMP
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/profiles ${PROJECT_SOURCE_DIR}/models
         DESTINATION ${TUSK_DATADIR} COMPONENT controller FILES_MATCHING PATTERN "*.yaml")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/grafana ${PROJECT_SOURCE_DIR}/deploy/prometheus
+                  ${PROJECT_SOURCE_DIR}/deploy/topology
         DESTINATION ${TUSK_DATADIR} COMPONENT controller)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/make-certs.sh DESTINATION ${TUSK_DATADIR} COMPONENT controller)
 

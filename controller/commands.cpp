@@ -25,6 +25,7 @@
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
+#include "controller/report/report_text.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/run/run_orchestrator.hpp"
 #include "controller/model/training_model_loader.hpp"
@@ -285,7 +286,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
 
 // report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into
 // RUN_DIR/report.html, or into --out.
-int command_report(const std::string& run, const std::string& out) {
+int command_report(const std::string& run, const std::string& out, bool as_text) {
   namespace fs = std::filesystem;
   const fs::path input = fs::is_directory(run) ? fs::path(run) / "report.json" : fs::path(run);
   std::ifstream file(input);
@@ -295,7 +296,12 @@ int command_report(const std::string& run, const std::string& out) {
   }
   std::string html;
   try {
-    html = report_html(parse_json<nlohmann::ordered_json>(file));
+    const auto report = parse_json<nlohmann::ordered_json>(file);
+    if (as_text) {
+      std::cout << report_text(report);
+      return kExitPass;
+    }
+    html = report_html(report);
   } catch (const std::exception& e) {
     std::cerr << fmt::format("{}: {}\n", input.string(), e.what());
     return kExitUsage;
@@ -466,9 +472,14 @@ int controller_main(int argc, char** argv) {
 
   std::string report_run;
   std::string report_out;
-  auto* report = app.add_subcommand("report", "draw report.html from an earlier run's report.json");
+  auto* report = app.add_subcommand("report", "draw report.html from an earlier run's report.json, or print its summary");
   report->add_option("run", report_run, "run directory (or its report.json)")->required();
-  report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
+  auto* report_out_option =
+      report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
+  bool report_as_text = false;
+  report->add_flag("--text", report_as_text,
+                   "print the run's summary (streams, verdicts, suspects, faults, result) instead of drawing the page")
+      ->excludes(report_out_option);
 
   ControlPlaneFlags inventory_control;
   std::uint32_t expect = 1;
@@ -507,7 +518,7 @@ int controller_main(int argc, char** argv) {
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
-  if (*report) return command_report(report_run, report_out);
+  if (*report) return command_report(report_run, report_out, report_as_text);
   raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);

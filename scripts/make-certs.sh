@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Makes a lab CA and certificates for Tusk's mutually authenticated control plane.
 #
-#   scripts/make-certs.sh DIR [--controller-name NAME]... AGENT_NAME...
+#   scripts/make-certs.sh DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME...
+#
+# --hosts FILE: the agents' names from FILE, one per line (the hosts' names, which each agent
+# takes as its own by default); blank lines and '#' comments are skipped.
 #
 # DIR/ca.pem, DIR/ca.key          the lab CA (keep ca.key off the hosts)
 # DIR/controller.pem, .key        for tusk-controller; names localhost, 127.0.0.1, ::1 and every
@@ -10,7 +13,7 @@
 # An existing CA is reused, so certificates for new agents can be added later.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--controller-name NAME]... AGENT_NAME..." >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME..." >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 dir=$1; shift
 controller_names=(localhost)
@@ -18,10 +21,32 @@ agents=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --controller-name) [[ $# -ge 2 ]] || usage; controller_names+=("$2"); shift 2 ;;
+    --hosts)
+      [[ $# -ge 2 ]] || usage
+      [[ -r $2 ]] || { echo "make-certs.sh: --hosts $2: cannot read it" >&2; exit 2; }
+      line_number=0
+      while IFS= read -r line || [[ -n $line ]]; do
+        line_number=$((line_number + 1))
+        line=${line%%#*}
+        line=${line//[[:space:]]/}
+        [[ -z $line ]] && continue
+        agents+=("$line")
+      done <"$2"
+      shift 2
+      ;;
     -*) usage ;;
     *) agents+=("$1"); shift ;;
   esac
 done
+
+# A name becomes a file name and a certificate's CN: letters, digits, '.', '_' and '-' only.
+for agent in "${agents[@]}"; do
+  if [[ ! $agent =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$ || $agent == controller || $agent == ca ]]; then
+    echo "make-certs.sh: '$agent' cannot be an agent's name (letters, digits, '.', '_', '-'; not 'ca' or 'controller')" >&2
+    exit 2
+  fi
+done
+[[ ${#agents[@]} -gt 0 ]] || echo "make-certs.sh: no agent named: only the CA and the controller's certificate" >&2
 
 mkdir -p "$dir"
 umask 077

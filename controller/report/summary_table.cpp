@@ -7,28 +7,11 @@
 #include "controller/method/method_report.hpp"
 #include "controller/verdict/ber_bound.hpp"
 #include "controller/report/reports.hpp"
+#include "controller/report/text_table.hpp"
 
 namespace tusk {
 
 namespace {
-
-// Left-aligned columns sized to their widest cell.
-std::string render(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += fmt::format("{:<{}}", row[i], i + 1 < row.size() ? widths[i] + 2 : 0);
-    }
-    out += "  " + line + "\n";
-  }
-  return out;
-}
 
 std::string metric_text(const StreamVerdict& verdict, const std::string& name) {
   auto it = verdict.metrics.find(name);
@@ -117,15 +100,15 @@ std::string summary_table(const RunOutcome& outcome) {
                       metric_text(verdict, "loss_ratio"), result});
       if (flows) rows.back().insert(rows.back().begin() + 3, flow_text(verdict.stream));
     }
-    out += render(rows);
+    out += text_table(rows);
     if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->summary_extra) {
       out += engine->summary_extra(test);
     }
     if (test.method) {
       out += fmt::format("  method {}: {} steps{}\n", to_string(test.method->kind), test.method->steps.size(),
                          test.method->complete ? "" : " (stopped early)");
-      out += render(method_step_rows(*test.method));
-      if (const auto sizes = method_throughput_rows(*test.method); !sizes.empty()) out += render(sizes);
+      out += text_table(method_step_rows(*test.method));
+      if (const auto sizes = method_throughput_rows(*test.method); !sizes.empty()) out += text_table(sizes);
     }
     for (const auto& sign : test.path_faults) out += fmt::format("  path fault: {}\n", sign.text(test.streams));
     out += localisation_lines(test.localisation);

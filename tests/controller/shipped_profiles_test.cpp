@@ -1,4 +1,5 @@
-// Every profile shipped in profiles/ must load: they are the examples people copy.
+// Every profile shipped in profiles/ and every topology template in deploy/topology/ must load:
+// they are the examples people copy.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "controller/engines/rdma/rdma_slice.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
+#include "controller/topology/fabric_topology.hpp"
 #include "tests/support/build_paths.hpp"
 
 namespace tusk {
@@ -60,6 +62,22 @@ TEST(ShippedProfiles, EveryOnePlansAndATrainingReplayShowsItsStepRhythm) {
       EXPECT_NE(text.find(" compute, then send"), std::string::npos) << text;
     }
   }
+}
+
+TEST(ShippedTopologies, EveryTemplateLoads) {
+  const std::filesystem::path directory = std::filesystem::path(tusk::build_paths::source_dir()) / "deploy/topology";
+  std::size_t templates = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++templates;
+    SCOPED_TRACE(entry.path().string());
+    try {
+      load_topology_file(entry.path().string());
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << error.what();
+    }
+  }
+  EXPECT_EQ(templates, 2u);
 }
 
 }  // namespace

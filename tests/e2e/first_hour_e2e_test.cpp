@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 
 #include "tests/e2e/control_plane_fixture.hpp"
@@ -72,6 +74,89 @@ TEST_F(FirstHourE2E, ASecondRunIntoTheSameDirectoryIsRefusedAndTheFirstReportSta
       << again->log();
   EXPECT_NE(again->log().find("nothing was started"), std::string::npos) << again->log();
   EXPECT_EQ(read_file(dir_ + "/report/report.json"), first);
+}
+
+// docs/real-cluster.md's commands, in its order, for four agents on 127.0.0.1 whose engines are
+// doubles: host list, certificates, configs, --check-config, agents, inventory, plan, run of the
+// starter profile (its minutes cut to seconds), report --text.
+TEST_F(FirstHourE2E, TheRealClusterPageWalksFromAHostListToAReadReport) {
+  const std::vector<std::string> hosts{"rack1-gpu01", "rack1-gpu02", "rack1-gpu03", "rack1-gpu04"};
+  std::ofstream(dir_ + "/hosts.txt") << "# rack 1\n" << hosts[0] << "\n" << hosts[1] << "  # spare PSU\n\n" << hosts[2] << "\n"
+                                     << hosts[3] << "\n";
+  const std::string source = tusk::build_paths::source_dir();
+  ASSERT_EQ(std::system(("bash " + source + "/scripts/make-certs.sh " + dir_ + "/rack-certs --hosts " + dir_ +
+                         "/hosts.txt >" + dir_ + "/make-certs.log 2>&1")
+                            .c_str()),
+            0)
+      << read_file(dir_ + "/make-certs.log");
+  const std::string certs = dir_ + "/rack-certs/";
+  // One configuration per host, as the page's template has it (the name is each host's; all four
+  // share this machine, so it is written out here).
+  for (const auto& host : hosts) {
+    std::ofstream(dir_ + "/" + host + ".yaml") << "controller: 127.0.0.1:" << port_ << "\nname: " << host << "\ntls:\n  ca: "
+                                               << certs << "ca.pem\n  cert: " << certs << host << ".pem\n  key: " << certs
+                                               << host << ".key\nlimits:\n  max_rate: 400Gbps\n";
+    Process check({tusk::build_paths::agent_bin(), "--config", dir_ + "/" + host + ".yaml", "--check-config"},
+                  dir_ + "/check-" + host + ".log");
+    ASSERT_EQ(check.wait(15s), 0) << check.log();
+  }
+  std::vector<std::unique_ptr<Process>> agents;
+  for (const auto& host : hosts) {
+    agents.push_back(std::make_unique<Process>(
+        std::vector<std::string>{tusk::build_paths::agent_double_bin(), "--config", dir_ + "/" + host + ".yaml"},
+        dir_ + "/agent-" + host + ".log"));
+  }
+  const std::vector<std::string> tls{"--ca", certs + "ca.pem", "--cert", certs + "controller.pem", "--key",
+                                     certs + "controller.key"};
+  const auto controller_command = [&](std::vector<std::string> words) {
+    words.insert(words.begin(), tusk::build_paths::controller_bin());
+    if (words[1] == "inventory" || words[1] == "run") {
+      words.insert(words.end(), tls.begin(), tls.end());
+      words.insert(words.end(), {"--listen", "127.0.0.1:" + std::to_string(port_)});
+    }
+    return words;
+  };
+  {
+    Process inventory(controller_command({"inventory", "--expect", "4", "--wait", "30s"}), dir_ + "/inventory.log");
+    ASSERT_EQ(inventory.wait(40s), 0) << inventory.log();
+    for (const auto& host : hosts) EXPECT_NE(inventory.log().find(host), std::string::npos) << inventory.log();
+  }
+  // The starter profile as shipped, its minutes cut to seconds.
+  std::string profile = read_file(source + "/profiles/rack-starter-400g.yaml");
+  for (const auto& [from, to] : {std::pair{"duration: 2m", "duration: 3s"}, std::pair{"duration: 10m", "duration: 3s"},
+                                 std::pair{"sample_interval: 5s", "sample_interval: 1s"}}) {
+    ASSERT_NE(profile.find(from), std::string::npos) << from;
+    profile.replace(profile.find(from), std::string(from).size(), to);
+  }
+  const std::string profile_path = write_profile_text(profile);
+  {
+    Process plan(controller_command({"plan", profile_path, "--agents", "rack1-gpu01,rack1-gpu02,rack1-gpu03,rack1-gpu04"}),
+                 dir_ + "/plan.log");
+    ASSERT_EQ(plan.wait(15s), 0) << plan.log();
+    EXPECT_NE(plan.log().find("per agent, shared by its"), std::string::npos) << plan.log();
+  }
+  const std::string out = dir_ + "/reports/rack1-burn-in-1";
+  {
+    Process run(controller_command({"run", profile_path, "--out", out, "--no-progress", "--no-history"}),
+                dir_ + "/run.log");
+    const auto exit_code = run.wait(120s);
+    ASSERT_TRUE(exit_code.has_value()) << run.log();
+    // The doubles move no real traffic: the 375 Gb/s floor may fail them; the run itself completes.
+    EXPECT_TRUE(*exit_code == 0 || *exit_code == 1) << run.log();
+  }
+  Process text(controller_command({"report", out, "--text"}), dir_ + "/report-text.log");
+  ASSERT_EQ(text.wait(15s), 0) << text.log();
+  const json report = json::parse(read_file(out + "/report.json"));
+  const std::string summary = text.log();
+  EXPECT_EQ(summary.rfind("Tusk run " + report["run_id"].get<std::string>() + " — profile 'rack-starter-400g'", 0), 0u)
+      << summary;
+  EXPECT_NE(summary.find("test 0 'nic-bandwidth' (rdma engine, 3 s)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("test 1 'mesh-checked' (rdma engine, 3 s)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("rack1-gpu04"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\nresult: " + report["conclusion"].get<std::string>() + " (exit " +
+                         std::to_string(report["exit_code"].get<int>()) + ")\n"),
+            std::string::npos)
+      << summary;
 }
 
 }  // namespace

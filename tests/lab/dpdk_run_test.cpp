@@ -109,6 +109,9 @@ class DpdkRun : public ::testing::Test {
 
   // Every run is recorded in the test's own history file, never in the user's.
   std::unique_ptr<Process> start_controller() {
+    // A report is never written over: each run gets the directory afresh (earlier runs live on
+    // in the test's history), and the test reads the latest.
+    std::filesystem::remove_all(dir_ + "/report");
     return std::make_unique<Process>(std::vector<std::string>{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
                         "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
                         dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress",

@@ -171,6 +171,8 @@ class VmLabTest : public ::testing::Test {
   }
 
   std::unique_ptr<Process> start_controller(const std::string& profile_path, const std::vector<std::string>& extra = {}) {
+    // A report is never written over: each run gets the directory afresh, the test reads the latest.
+    fs::remove_all(dir_ + "/report");
     std::vector<std::string> command{tusk::build_paths::controller_bin(), "run", profile_path, "--listen",
                                      "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",

@@ -98,6 +98,8 @@ class FabricRun : public ::testing::Test {
   // The controller's command line for `profile` (written to the scratch directory), plus `extra`.
   std::vector<std::string> controller_command(const std::string& profile, const std::vector<std::string>& extra = {}) {
     std::ofstream(dir_ + "/profile.yaml") << profile;
+    // A report is never written over: each run gets the directory afresh, the test reads the latest.
+    std::filesystem::remove_all(dir_ + "/report");
     std::vector<std::string> command{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen",
                                      "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
                                      dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",

@@ -250,7 +250,6 @@ const std::vector<TestKey>& keys() {
 
 void set_defaults(TestSpec& spec) {
   auto& test = spec.params.emplace<proto::RdmaTest>();
-  test.set_port(1);
   test.set_operation("write");
   test.set_message_size(64 * 1024);
   test.set_qps_per_peer(1);
