@@ -7,6 +7,7 @@
 #include "common/units.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/report/reports.hpp"
+#include "controller/verdict/verdict.hpp"
 
 namespace tusk {
 
@@ -27,10 +28,14 @@ std::string system_out(const std::string& text, const char* indent) {
   return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_text(text));
 }
 
+// The traffic's direction first, as people name a link ("lab-a -> lab-b"), then where it was
+// measured: a receiver's stream reads "lab-a -> lab-b (lab-b rx:lab-a/1)", not backwards.
 std::string testcase_name(const StreamVerdict& verdict) {
   const auto& stream = verdict.stream;
-  return stream.peer().empty() ? fmt::format("{}:{}", verdict.agent, stream.stream_id())
-                               : fmt::format("{}:{} -> {}", verdict.agent, stream.stream_id(), stream.peer());
+  if (stream.peer().empty()) return fmt::format("{}:{}", verdict.agent, stream.stream_id());
+  const bool receives = kind_receives(stream.kind());
+  return fmt::format("{} -> {} ({} {})", receives ? stream.peer() : verdict.agent, receives ? verdict.agent : stream.peer(),
+                     verdict.agent, stream.stream_id());
 }
 
 }  // namespace

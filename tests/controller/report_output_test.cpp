@@ -110,6 +110,27 @@ TEST_F(ReportOutput, ADirectoryThatHoldsAReportIsRefusedBeforeTheRunAndNeverWrit
   EXPECT_EQ(json::parse(read(fallback->written_to + "/report.json"))["run_id"], second.run_id);
 }
 
+// Before: the receiver's testcase read "lab-b:rx:lab-a/1 -> lab-a", backwards: the flow is lab-a -> lab-b.
+TEST_F(ReportOutput, AJunitTestcaseNamesItsTrafficsDirectionThenWhereItWasMeasured) {
+  TestOutcome test;
+  test.spec.name = "cable";
+  StreamVerdict received;
+  received.agent = "lab-b";
+  received.stream.set_stream_id("rx:lab-a/1");
+  received.stream.set_kind("rx");
+  received.stream.set_peer("lab-a");
+  StreamVerdict sent = received;
+  sent.agent = "lab-a";
+  sent.stream.set_stream_id("flow:lab-b/qp0");
+  sent.stream.set_kind("flow");
+  sent.stream.set_peer("lab-b");
+  test.streams = {received, sent};
+  outcome_.tests.push_back(test);
+  const std::string junit = report_junit(outcome_);
+  EXPECT_NE(junit.find("name=\"lab-a -&gt; lab-b (lab-b rx:lab-a/1)\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("name=\"lab-a -&gt; lab-b (lab-a flow:lab-b/qp0)\""), std::string::npos) << junit;
+}
+
 // Before: the fallback was the fixed $TMPDIR/tusk-reports/<run id>, followed through a link
 // another local user had placed there.
 TEST_F(ReportOutput, TheFallbackIsANewPrivateDirectoryNeverALinkPlacedInTheSharedParent) {
