@@ -346,6 +346,19 @@ json test_model(const json& report, const json& test) {
   return out;
 }
 
+// What the run's badge says: a run that never got to a test, or was interrupted, is not a failed
+// cable. "pass" and "fail" only for a run that ran its tests to a verdict.
+std::string run_status(const json& report) {
+  const json& code = member(report, "exit_code");
+  const int exit_code = code.is_number_integer() ? code.get<int>() : -1;
+  if (!member(report, "interrupted").is_null() || exit_code >= 128) return "interrupted";
+  const json& tests = member(report, "tests");
+  if (!tests.is_array() || tests.empty()) return "not run";
+  if (exit_code == 0) return "pass";
+  if (exit_code == 1) return "fail";
+  return "incomplete";  // agents lost (3), a report written elsewhere (4), a plan refused (2)
+}
+
 }  // namespace
 
 json report_page_model(const json& report) {
@@ -354,8 +367,9 @@ json report_page_model(const json& report) {
   }
   json model;
   model["schema"] = "tusk.report-page/1";
-  model["run"] = copy_of(report, {"run_id", "tusk_version", "profile", "started", "finished", "exit_code", "conclusion",
-                                  "missing_agents"});
+  model["run"] = copy_of(report, {"run_id", "tusk_version", "profile", "started", "finished", "interrupted", "exit_code",
+                                  "conclusion", "missing_agents"});
+  model["run"]["status"] = run_status(report);
   json agents = json::array();
   for (const json& agent : member(report, "agents")) {
     agents.push_back(copy_of(agent, {"name", "hostname", "version", "remote", "connected_at_end", "connections",

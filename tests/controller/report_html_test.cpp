@@ -148,6 +148,23 @@ TEST(ReportPageModel, ALongRunsSeriesIsDrawnInBinsThatKeepCountsAndTheSlowestSte
   EXPECT_EQ(test["streams"]["series"][0]["throughput_bps"].size(), 2u) << "a short stream is not binned";
 }
 
+// Before: a run that never started (no agent came) wore the same FAIL badge as a bad cable.
+TEST(ReportPageModel, TheRunsBadgeSaysPassOrFailOnlyForARunThatReachedAVerdict) {
+  json report = two_host_report("lab-b");
+  EXPECT_EQ(report_page_model(report)["run"]["status"], "fail");
+  report["exit_code"] = 0;
+  EXPECT_EQ(report_page_model(report)["run"]["status"], "pass");
+  report["exit_code"] = 3;
+  EXPECT_EQ(report_page_model(report)["run"]["status"], "incomplete");
+  report["interrupted"] = "2026-11-24T10:00:01.000Z";
+  report["exit_code"] = 130;
+  EXPECT_EQ(report_page_model(report)["run"]["status"], "interrupted");
+  report.erase("interrupted");
+  report["tests"] = json::array();
+  report["exit_code"] = 3;
+  EXPECT_EQ(report_page_model(report)["run"]["status"], "not run");
+}
+
 TEST(ReportPageModel, RefusesWhatIsNotATuskReportAndToleratesAnOlderOne) {
   EXPECT_THROW(report_page_model(json{{"hello", 1}}), std::runtime_error);
   EXPECT_THROW(report_page_model(json::array()), std::runtime_error);

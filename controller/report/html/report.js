@@ -73,7 +73,9 @@ function joined(value, separator) {
 function ms(ns) { return ns === null || ns === undefined ? "–" : (ns / 1e6).toFixed(3) + " ms"; }
 function badge(verdict) {
   const v = String(verdict || "incomplete").toLowerCase();
-  return el("span", { class: "badge " + v, text: v.toUpperCase() });
+  // Only a verdict is red or green: a run that never started or was interrupted is no bad cable.
+  const style = v === "pass" || v === "fail" ? v : "incomplete";
+  return el("span", { class: "badge " + style, text: v.toUpperCase() });
 }
 function rgb(c) { return "rgb(" + c[0] + "," + c[1] + "," + c[2] + ")"; }
 function mix(a, b, t) { return [0, 1, 2].map((i) => Math.round(a[i] + (b[i] - a[i]) * t)); }
@@ -410,7 +412,8 @@ function chart(container, title, test, indexes, field, unit, events, format) {
   container.append(div);
   new uPlot({
     title, width: Math.min(1200, document.body.clientWidth - 64), height: 240, series, data,
-    scales: { x: { time: false } },
+    // Rates and counts from zero: a zoomed axis makes a 2.5 % dip look like a collapse.
+    scales: { x: { time: false }, y: { range: (u, min, max) => [0, max > 0 ? max * 1.05 : 1] } },
     axes: [{ label: "seconds into the test" },
       { label: unit, size: 80, values: (u, ticks) => ticks.map(field === "throughput_bps" ? siRate : (v) => String(+v.toPrecision(6))) }],
     plugins: [eventMarkers(events)],
@@ -639,7 +642,7 @@ function testSection(test) {
 
 function runSection(model) {
   const run = model.run;
-  const verdict = run.exit_code === 0 ? "pass" : "fail";
+  const verdict = run.status || (run.exit_code === 0 ? "pass" : "fail");
   const header = el("header", {},
     el("h1", {}, "Tusk run " + run.run_id, badge(verdict)),
     el("p", { class: "conclusion", text: run.conclusion || "" }),
