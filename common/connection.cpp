@@ -6,8 +6,10 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/write.hpp>
+#include <openssl/x509.h>
 #include <iterator>
 
+#include "common/printable.hpp"
 #include "common/tls.hpp"
 
 namespace tusk {
@@ -72,12 +74,30 @@ void Connection::start(bool as_server, const std::string& expected_host) {
   handshake_timer_.async_wait([self = shared_from_this()](error_code ec) {
     if (!ec) self->close("TLS handshake timed out");
   });
-  if (!as_server) stream_.set_verify_callback(asio::ssl::host_name_verification(expected_host));
+  if (as_server) {
+    stream_.set_verify_callback([this](bool preverified, asio::ssl::verify_context& context) {
+      X509_STORE_CTX* store = context.native_handle();
+      if (X509* certificate = X509_STORE_CTX_get_current_cert(store);
+          certificate != nullptr && X509_STORE_CTX_get_error_depth(store) == 0) {
+        char name[256] = "";
+        if (X509_NAME_get_text_by_NID(X509_get_subject_name(certificate), NID_commonName, name, sizeof name) > 0) {
+          presented_name_ = name;
+        }
+      }
+      return preverified;
+    });
+  } else {
+    stream_.set_verify_callback(asio::ssl::host_name_verification(expected_host));
+  }
   stream_.async_handshake(as_server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
                           [self = shared_from_this()](error_code ec) {
                             self->handshake_timer_.cancel();
                             if (ec) {
-                              self->close(fmt::format("TLS handshake failed: {}", ec.message()));
+                              self->close(fmt::format(
+                                  "TLS handshake failed: {}{}", ec.message(),
+                                  self->presented_name_.empty()
+                                      ? std::string()
+                                      : fmt::format(" (its certificate says CN={})", printable(self->presented_name_))));
                               return;
                             }
                             self->on_ready();

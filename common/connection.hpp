@@ -84,6 +84,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Limits limits_;
   framing::FrameDecoder decoder_;
   std::string remote_;
+  // The server side: the CN of the certificate the peer presented, read while it is verified, so
+  // that a handshake that fails names who tried (its IP alone says little on a fabric).
+  std::string presented_name_;
   MessageHandler on_message_;
   CloseHandler on_close_;
   // One TLS record's worth: a larger buffer only costs memory on every idle connection.

@@ -128,6 +128,9 @@ TEST(Tls, AgentCertificateFromAnotherCaIsRefused) {
   const auto result = attempt(server_tls, &client_tls);
   EXPECT_FALSE(result.server_got_message);
   EXPECT_NE(result.server_close_reason.find("TLS handshake failed"), std::string::npos) << result.server_close_reason;
+  // Before, the controller named the failed peer by IP:port only; the certificate it presented says who it claims to be.
+  EXPECT_NE(result.server_close_reason.find("(its certificate says CN=lab-a)"), std::string::npos)
+      << result.server_close_reason;
 }
 
 TEST(Tls, ControllerCertificateFromAnotherCaIsRefusedByTheAgent) {
