@@ -288,6 +288,10 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
 // RUN_DIR/report.html, or into --out.
 int command_report(const std::string& run, const std::string& out, bool as_text) {
   namespace fs = std::filesystem;
+  if (as_text && !out.empty()) {
+    std::cerr << "report: --text prints the summary on stdout; --out is where the page goes: give one or the other\n";
+    return kExitUsage;
+  }
   const fs::path input = fs::is_directory(run) ? fs::path(run) / "report.json" : fs::path(run);
   std::ifstream file(input);
   if (!file) {
@@ -474,12 +478,10 @@ int controller_main(int argc, char** argv) {
   std::string report_out;
   auto* report = app.add_subcommand("report", "draw report.html from an earlier run's report.json, or print its summary");
   report->add_option("run", report_run, "run directory (or its report.json)")->required();
-  auto* report_out_option =
-      report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
+  report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
   bool report_as_text = false;
   report->add_flag("--text", report_as_text,
-                   "print the run's summary (streams, verdicts, suspects, faults, result) instead of drawing the page")
-      ->excludes(report_out_option);
+                   "print the run's summary (streams, verdicts, suspects, faults, result) instead of drawing the page");
 
   ControlPlaneFlags inventory_control;
   std::uint32_t expect = 1;
