@@ -199,6 +199,7 @@ json localisation_json(const TestOutcome& test) {
                                     {"damage_z", p.damage_z}}},
                         {"cleared_by_probes", suspect.cleared},
                         {"tied_with", suspect.tied},
+                        {"lossier_past_it", suspect.lossier_past_it},
                         {"evidence", suspect.evidence},
                         {"next_steps", suspect.next_steps}});
   }

@@ -433,16 +433,23 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     for (const auto& key : same_flows.at({best.failing, best.passing})) {
       if (!used.contains(key) && links.at(key).vote_units > 0) group.push_back(key);
     }
+    // The same flows cross the group's links in one order. Where loss starts on two of them, the
+    // first is where it starts for certain: past it, a second fault or a router that answers fewer
+    // probes (ICMP rate limits, a busy control plane) both add loss, and neither is told apart.
+    const auto& along = out.flows[*best.failing.begin()].links;
+    const auto position = [&](const std::string& key) { return std::find(along.begin(), along.end(), key) - along.begin(); };
     std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
       if (cable_moved(a) != cable_moved(b)) return cable_moved(a);
+      const bool starts_a = links[a].probes.starts_here(), starts_b = links[b].probes.starts_here();
+      if (starts_a != starts_b) return starts_a;
+      if (starts_a && position(a) != position(b)) return position(a) < position(b);
       if (strength(links[a]) != strength(links[b])) return strength(links[a]) > strength(links[b]);
       return rank_of(a, links[a]) < rank_of(b, links[b]);
     });
     const std::string& winner = group.front();
     const LinkData& chosen = links[winner];
     const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
-    const bool probes_decide = moved_decides || (group.size() > 1 && chosen.probes.starts_here() &&
-                                                 !links[group[1]].probes.starts_here());
+    const bool probes_decide = moved_decides || (group.size() > 1 && chosen.probes.starts_here());
     const bool tie = group.size() > 1 && !probes_decide;
 
     LinkSuspect suspect;
@@ -453,7 +460,16 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     suspect.votes = static_cast<double>(chosen.vote_units) / static_cast<double>(kVoteUnit);
     suspect.probes = chosen.probes;
     suspect.faults.assign(chosen.faults.begin(), chosen.faults.end());
-    for (std::size_t g = 1; g < group.size(); ++g) (tie ? suspect.tied : suspect.cleared).push_back(links[group[g]].named.name);
+    for (std::size_t g = 1; g < group.size(); ++g) {
+      const LinkData& twin = links[group[g]];
+      if (tie) {
+        suspect.tied.push_back(twin.named.name);
+      } else if (!moved_decides && twin.probes.starts_here()) {
+        suspect.lossier_past_it.push_back(fmt::format("{} ({})", twin.named.name, probe_text(twin.probes)));
+      } else {
+        suspect.cleared.push_back(twin.named.name);
+      }
+    }
     if (chosen.failing.size() < 2 || tie) {
       suspect.confidence = Confidence::Low;
     } else if (chosen.passing.empty()) {
@@ -474,6 +490,11 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     if (!suspect.cleared.empty()) {
       evidence += fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
                               moved_decides ? "over which no route moved" : "whose probes show no fault starting there");
+    }
+    if (!suspect.lossier_past_it.empty()) {
+      evidence += fmt::format("; past it the same flows cross {}, where probes go missing more still: a second fault "
+                              "there, or a router that answers fewer probes",
+                              fmt::join(suspect.lossier_past_it, " and "));
     }
     if (tie) {
       evidence += fmt::format("; the same flows cross {}, and neither flows nor probes tell them apart",

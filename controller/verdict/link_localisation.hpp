@@ -66,6 +66,8 @@ struct LinkSuspect {
   std::vector<std::string> faults;      // what the failing flows failed on
   std::vector<std::string> cleared;     // links the same flows crossed that the probes clear
   std::vector<std::string> tied;        // links nothing tells apart from this one
+  // Links the same flows cross after this one where loss or damage starts again, with their probes.
+  std::vector<std::string> lossier_past_it;
   std::string evidence;                 // one line
   std::vector<std::string> next_steps;
 };

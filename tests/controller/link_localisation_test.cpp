@@ -64,6 +64,10 @@ struct Fault {
   // to another spine.
   int flap_leaf = 0, flap_spine = 0;
   double flap_share = 0.08;
+  // A router (by the address it answers from) that answers only a share of the probes that reach
+  // it (link empty): an ICMP rate limit or a busy control plane, not a fault on any link.
+  std::string quiet_router{};
+  double answered_share = 1;
 };
 
 struct Endpoint {
@@ -137,7 +141,12 @@ std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fa
           hop.set_ttl(static_cast<std::uint32_t>(ttl));
           hop.set_address(answers[ttl - 1]);
           hop.set_probes(400);
-          hop.set_answers(static_cast<std::uint64_t>(400 * (ttl == 1 ? 1 : reach) * (ttl == 2 ? 1 - moved_at_2 : 1)));
+          double answered = 1;
+          for (const auto& fault : faults) {
+            if (!fault.quiet_router.empty() && fault.quiet_router == answers[ttl - 1]) answered *= fault.answered_share;
+          }
+          hop.set_answers(static_cast<std::uint64_t>(400 * (ttl == 1 ? 1 : reach) * (ttl == 2 ? 1 - moved_at_2 : 1) *
+                                                     answered));
           if (ttl == 2 && moved_at_2 > 0) {
             hop.set_other_address(spine_end(src.leaf, spine % fabric.spines + 1));
             hop.set_other_answers(400 - hop.answers());
@@ -354,6 +363,49 @@ TEST(Localisation, WithoutProbesTwinLinksAreATieNotAGuess) {
   ASSERT_FALSE(result.suspects.empty());
   EXPECT_EQ(result.suspects[0].tied.size(), 1u);
   EXPECT_THAT(result.conclusion, HasSubstr("cannot be told apart"));
+}
+
+// The fabric VM lab's case: 3 % loss on a leaf's uplink, and the far leaf answering a tenth fewer
+// probes than reach it. Loss starts at both links the same flows cross; it starts for certain on
+// the first, and the second is named for what it shows, not made a tie.
+TEST(Localisation, LossStartingOnTwoTwinLinksNamesTheFirstAndSaysWhatTheSecondShows) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  Fault quiet;
+  quiet.quiet_router = gateway(2);
+  quiet.answered_share = 0.9;
+  const auto result = localise(run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.03, 0, "loss_ratio"}, quiet}), &topology);
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, "l1:s1 -> s1:l1") << result.conclusion;
+  EXPECT_NE(result.top()->confidence, Confidence::Low) << result.conclusion;
+  EXPECT_TRUE(result.top()->tied.empty()) << result.conclusion;
+  ASSERT_EQ(result.top()->lossier_past_it.size(), 1u) << result.conclusion;
+  EXPECT_THAT(result.top()->lossier_past_it[0], HasSubstr("s1:l2 -> l2:s1"));
+  EXPECT_THAT(result.top()->evidence, HasSubstr("a second fault there, or a router that answers fewer probes"));
+  EXPECT_EQ(result.suspects.size(), 1u) << result.conclusion;
+}
+
+// A quiet router alone is no fault: flows pass, nothing is suspected.
+TEST(Localisation, ARouterThatAnswersFewerProbesIsNoSuspect) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  Fault quiet;
+  quiet.quiet_router = gateway(2);
+  quiet.answered_share = 0.8;
+  const auto result = localise(run_fabric(fabric, {quiet}), &topology);
+  EXPECT_TRUE(result.suspects.empty()) << result.conclusion;
+  EXPECT_EQ(result.conclusion, "");
+}
+
+// Real loss on the second twin only: the first shows none, so the second is named.
+TEST(Localisation, LossStartingOnlyOnTheSecondTwinNamesTheSecond) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  const auto result = localise(run_fabric(fabric, {{"s1:l2 -> l2:s1", 0.03, 0, "loss_ratio"}}), &topology);
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, "s1:l2 -> l2:s1");
+  EXPECT_TRUE(result.top()->lossier_past_it.empty());
+  EXPECT_EQ(result.top()->cleared.size(), 1u) << result.conclusion;
 }
 
 TEST(Localisation, WithoutATopologyLinksAreNamedByAddresses) {
