@@ -16,4 +16,4 @@ add_test(NAME slurm_sbatch
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/deploy/slurm_test.sh
           $<TARGET_FILE_DIR:tusk-agent> $<TARGET_FILE_DIR:tusk-controller>)
 set_tests_properties(slurm_sbatch PROPERTIES
-  LABELS "deploy" RUN_SERIAL ON TIMEOUT 600 SKIP_RETURN_CODE 77)
+  LABELS "deploy" TIMEOUT 600 SKIP_RETURN_CODE 77)

@@ -18,4 +18,4 @@ add_test(NAME deploy_package_install
                  ${CMAKE_BINARY_DIR} ${PROJECT_VERSION} tusk-agent tusk-controller
                  $<$<TARGET_EXISTS:tusk-docs>:tusk-docs>)
 set_tests_properties(deploy_package_install PROPERTIES
-  LABELS "deploy" RUN_SERIAL ON TIMEOUT 1200 SKIP_RETURN_CODE 77)
+  LABELS "deploy" TIMEOUT 1200 SKIP_RETURN_CODE 77)
