@@ -177,6 +177,7 @@ struct RunFlags {
   std::string metrics_listen;
   std::string metrics_linger = "0s";
   MetricsSecurity metrics_security;
+  bool metrics_tls = false;
 };
 
 // --metrics-listen: serving before anything starts, so a taken port is a usage error, not a
@@ -184,9 +185,16 @@ struct RunFlags {
 std::unique_ptr<MetricsEndpoint> start_metrics(const RunFlags& flags, const Profile& profile, RunOptions& options) {
   if (flags.metrics_listen.empty()) return nullptr;
   try {
+    MetricsSecurity security = flags.metrics_security;
+    if (flags.metrics_tls) {
+      if (options.control.insecure) {
+        throw std::runtime_error("--metrics-tls serves /metrics with the controller's --cert and --key to scrapers "
+                                 "whose certificate --ca signed: it cannot go with --insecure");
+      }
+      security.tls = options.control.tls;
+    }
     options.live_metrics = std::make_shared<LiveMetrics>(profile);
-    return std::make_unique<MetricsEndpoint>(parse_host_port(flags.metrics_listen), options.live_metrics,
-                                             flags.metrics_security);
+    return std::make_unique<MetricsEndpoint>(parse_host_port(flags.metrics_listen), options.live_metrics, security);
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("--metrics-listen {}: {}", flags.metrics_listen, e.what()));
   }
@@ -467,6 +475,9 @@ int controller_main(int argc, char** argv) {
       ->needs(metrics_listen);
   run->add_option("--metrics-auth", run_flags.metrics_security.basic_auth,
                   "HTTP basic authentication for /metrics: a file whose first line is user:password")
+      ->needs(metrics_listen);
+  run->add_flag("--metrics-tls", run_flags.metrics_tls,
+                "serve /metrics over HTTPS with --cert and --key, only to scrapers whose certificate --ca signed")
       ->needs(metrics_listen);
   run->add_option("--only-through", run_flags.only_through,
                   "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");

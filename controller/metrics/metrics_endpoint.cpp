@@ -1,68 +1,65 @@
 #include "controller/metrics/metrics_endpoint.hpp"
 
 #include <fmt/format.h>
-#include <prometheus/collectable.h>
-#include <prometheus/exposer.h>
+#include <openssl/evp.h>
+#include <prometheus/text_serializer.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <optional>
-#include <utility>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
-#include <vector>
+#include <utility>
+
+#include "common/printable.hpp"
+#include "controller/metrics/metrics_page.hpp"
 
 namespace tusk {
 
 namespace {
 
-// The Exposer holds collectables by weak_ptr; this one lives as long as the endpoint.
-class LiveMetricsCollectable : public prometheus::Collectable {
- public:
-  explicit LiveMetricsCollectable(std::shared_ptr<LiveMetrics> metrics) : metrics_(std::move(metrics)) {}
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+using namespace std::chrono_literals;
 
-  std::vector<prometheus::MetricFamily> Collect() const override {
-    // An exception would end the server's thread; a scrape that fails says so and returns nothing.
-    try {
-      return metrics_->collect();
-    } catch (const std::exception& e) {
-      spdlog::warn("metrics: a scrape failed: {}", e.what());
-      return {};
-    }
-  }
+// Connections are cheap here (a socket and a small buffer each; every scrape of a second shares one
+// page's text), so the limit is generous: enough that idle clients cannot crowd out a scraper
+// before the request timeout closes them.
+constexpr std::size_t kMaxConnections = 256;
+// A connection's TLS handshake, and each request on it, must be done within this; Prometheus's
+// own scrape timeout is 10 s, so a scraper that keeps to it is never cut off.
+constexpr auto kRequestTimeout = 2s;
+constexpr auto kWriteTimeout = 10s;
+constexpr auto kPageFreshFor = 1s;
+// LiveMetrics keeps the streams' series within 16 MiB; the rest of the page is a few KiB.
+constexpr std::size_t kMaxPageBytes = 24 * 1024 * 1024;
+constexpr std::size_t kMaxRequestHeaderBytes = 8 * 1024;
+// Handshakes that fail are logged as warnings up to this many, then at debug level: a scanner
+// must not flood the run's log.
+constexpr std::uint64_t kHandshakeWarnings = 10;
 
- private:
-  std::shared_ptr<LiveMetrics> metrics_;
+struct Credentials {
+  std::string user, password;
 };
 
-// Binds `listen` once with our own socket: civetweb only says "problem binding to port", and a
-// usage error should say which (in use, not an address of this host).
-boost::asio::ip::address check_can_listen(const HostPort& listen) {
-  boost::system::error_code ec;
-  const auto address = boost::asio::ip::make_address(listen.host, ec);
-  if (ec) throw std::runtime_error(fmt::format("'{}' is not an IP address", listen.host));
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor probe(io);
-  const boost::asio::ip::tcp::endpoint endpoint(address, listen.port);
-  probe.open(endpoint.protocol(), ec);
-  // The server sets SO_REUSEADDR too: a port in TIME_WAIT is fine, one someone listens on is not.
-  if (!ec) probe.set_option(boost::asio::ip::tcp::acceptor::reuse_address(true), ec);
-  if (!ec) probe.bind(endpoint, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot listen on {}:{}: {}", listen.host, listen.port, ec.message()));
-  return address;
-}
-
 // "user:password" from the first line of `path`; throws naming the file.
-std::pair<std::string, std::string> read_credentials(const std::string& path) {
+Credentials read_credentials(const std::string& path) {
   std::ifstream file(path);
   if (!file) throw std::runtime_error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
   std::string line;
@@ -76,10 +73,29 @@ std::pair<std::string, std::string> read_credentials(const std::string& path) {
 }
 
 // Whether a equals b, in time that depends on their lengths only, not on where they differ.
-bool equal_in_constant_time(const std::string& a, const std::string& b) {
+bool equal_in_constant_time(std::string_view a, std::string_view b) {
   unsigned char difference = a.size() == b.size() ? 0 : 1;
   for (std::size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i % std::max<std::size_t>(b.size(), 1)]);
   return difference == 0;
+}
+
+// An "Authorization: Basic <base64 of user:password>" header that names these credentials.
+bool authorised(std::string_view header, const Credentials& expected) {
+  constexpr std::string_view kScheme = "Basic ";
+  if (header.size() <= kScheme.size() || header.size() > 1024 || !header.starts_with(kScheme)) return false;
+  const std::string_view encoded = header.substr(kScheme.size());
+  if (encoded.size() % 4 != 0) return false;
+  std::string decoded(encoded.size() / 4 * 3, '\0');
+  const int length = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
+                                     reinterpret_cast<const unsigned char*>(encoded.data()), static_cast<int>(encoded.size()));
+  if (length < 0) return false;
+  // EVP_DecodeBlock counts the padding's zero bytes.
+  const auto padding = static_cast<std::size_t>(std::count(encoded.end() - std::min<std::size_t>(2, encoded.size()), encoded.end(), '='));
+  decoded.resize(static_cast<std::size_t>(length) - std::min<std::size_t>(padding, static_cast<std::size_t>(length)));
+  const auto colon = decoded.find(':');
+  if (colon == std::string::npos) return false;
+  return equal_in_constant_time(std::string_view(decoded).substr(0, colon), expected.user) &
+         equal_in_constant_time(std::string_view(decoded).substr(colon + 1), expected.password);
 }
 
 std::atomic<bool> g_stop_lingering{false};
@@ -88,50 +104,201 @@ extern "C" void on_linger_signal(int) {
   g_stop_lingering = true;
 }
 
+// What every connection shares.
+struct Shared {
+  Shared(MetricsPage::Render render, std::optional<Credentials> expected)
+      : page(std::move(render), kPageFreshFor, kMaxPageBytes), credentials(std::move(expected)) {}
+  MetricsPage page;
+  const std::optional<Credentials> credentials;
+  std::atomic<std::size_t> connections{0};
+  std::atomic<std::uint64_t> failed_handshakes{0};
+};
+
+// One connection: (a TLS handshake,) then requests until the client closes, goes quiet for
+// kRequestTimeout, or sends something that is not a request.
+template <typename Stream>
+class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<Stream>> {
+ public:
+  ScrapeConnection(Stream stream, std::shared_ptr<Shared> shared, std::string peer)
+      : stream_(std::move(stream)), shared_(std::move(shared)), peer_(std::move(peer)) {}
+  ~ScrapeConnection() { --shared_->connections; }
+  ScrapeConnection(const ScrapeConnection&) = delete;
+  ScrapeConnection& operator=(const ScrapeConnection&) = delete;
+
+  void start() {
+    if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
+      beast::get_lowest_layer(stream_).expires_after(kRequestTimeout);
+      stream_.async_handshake(asio::ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
+        if (!ec) return self->read();
+        const auto failed = ++self->shared_->failed_handshakes;
+        const auto level = failed <= kHandshakeWarnings ? spdlog::level::warn : spdlog::level::debug;
+        spdlog::log(level, "metrics: TLS handshake with {} failed: {} (a scraper needs a certificate the run's CA signed){}",
+                    self->peer_, printable(ec.message()),
+                    failed == kHandshakeWarnings ? "; further failures are logged at debug level" : "");
+      });
+    } else {
+      read();
+    }
+  }
+
+ private:
+  void read() {
+    parser_.emplace();
+    parser_->header_limit(kMaxRequestHeaderBytes);
+    parser_->body_limit(kMaxRequestHeaderBytes);
+    beast::get_lowest_layer(stream_).expires_after(kRequestTimeout);
+    http::async_read(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      if (!ec) self->answer(self->parser_->get());
+      // Otherwise the client closed, went quiet or sent no request: the connection ends here.
+    });
+  }
+
+  void answer(const http::request<http::string_body>& request) {
+    response_ = {};
+    response_.version(request.version());
+    response_.keep_alive(request.keep_alive());
+    response_.set(http::field::server, "tusk-controller");
+    const std::string_view target(request.target().data(), request.target().size());
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (request.method() != http::verb::get && request.method() != http::verb::head) {
+      respond_with(http::status::method_not_allowed, "only GET /metrics is served here\n");
+      response_.set(http::field::allow, "GET, HEAD");
+    } else if (path != "/metrics") {
+      respond_with(http::status::not_found, "Tusk serves its metrics at /metrics\n");
+    } else if (shared_->credentials &&
+               !authorised(std::string_view(request[http::field::authorization].data(),
+                                            request[http::field::authorization].size()),
+                           *shared_->credentials)) {
+      respond_with(http::status::unauthorized, "this /metrics needs a user and password\n");
+      response_.set(http::field::www_authenticate, "Basic realm=\"tusk\"");
+    } else {
+      page_ = shared_->page.get();
+      response_.result(http::status::ok);
+      response_.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      response_.body() = http::span_body<const char>::value_type(page_->data(), page_->size());
+    }
+    response_.prepare_payload();
+    if (request.method() == http::verb::head) response_.body() = {};
+    beast::get_lowest_layer(stream_).expires_after(kWriteTimeout);
+    http::async_write(stream_, response_, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+      self->page_.reset();
+      if (!ec && self->response_.keep_alive()) self->read();
+    });
+  }
+
+  void respond_with(http::status status, std::string text) {
+    response_.result(status);
+    response_.set(http::field::content_type, "text/plain; charset=utf-8");
+    error_text_ = std::move(text);
+    response_.body() = http::span_body<const char>::value_type(error_text_.data(), error_text_.size());
+  }
+
+  Stream stream_;
+  std::shared_ptr<Shared> shared_;
+  const std::string peer_;
+  beast::flat_buffer buffer_{kMaxRequestHeaderBytes};
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::span_body<const char>> response_;
+  std::shared_ptr<const std::string> page_;  // held while its text is written
+  std::string error_text_;
+};
+
+std::string render_page(LiveMetrics& metrics) {
+  // A scrape that fails says so in the log and gets an empty page; the server carries on.
+  try {
+    return prometheus::TextSerializer().Serialize(metrics.collect());
+  } catch (const std::exception& e) {
+    spdlog::warn("metrics: a scrape failed: {}", e.what());
+    return {};
+  }
+}
+
 }  // namespace
+
+struct MetricsEndpoint::Server {
+  // Declared first, so that it outlives the connections the io_context still holds when it goes.
+  std::optional<asio::ssl::context> tls;
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  std::shared_ptr<Shared> shared;
+  std::uint16_t port = 0;
+  std::thread thread;
+
+  void accept() {
+    acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
+      if (ec == asio::error::operation_aborted) return;
+      if (!ec) serve(std::move(socket));
+      accept();
+    });
+  }
+
+  void serve(tcp::socket socket) {
+    beast::error_code ec;
+    const auto remote = socket.remote_endpoint(ec);
+    const std::string peer = ec ? "?" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
+    if (shared->connections.load() >= kMaxConnections) {
+      spdlog::debug("metrics: {} connections are open: {} is closed unanswered", kMaxConnections, peer);
+      socket.close(ec);
+      return;
+    }
+    ++shared->connections;
+    if (tls) {
+      std::make_shared<ScrapeConnection<beast::ssl_stream<beast::tcp_stream>>>(
+          beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls), shared, peer)
+          ->start();
+    } else {
+      std::make_shared<ScrapeConnection<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), shared, peer)->start();
+    }
+  }
+};
 
 MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMetrics> metrics,
                                  const MetricsSecurity& security)
-    : collectable_(std::make_shared<LiveMetricsCollectable>(std::move(metrics))) {
-  const auto address = check_can_listen(listen);
-  std::optional<std::pair<std::string, std::string>> credentials;
+    : server_(std::make_unique<Server>()) {
+  Server& server = *server_;
+  beast::error_code ec;
+  const auto address = asio::ip::make_address(listen.host, ec);
+  if (ec) throw std::runtime_error(fmt::format("'{}' is not an IP address", listen.host));
+  std::optional<Credentials> credentials;
   if (!security.basic_auth.empty()) credentials = read_credentials(security.basic_auth);
-  const auto with_port = [&](std::uint16_t port) {
-    return address.is_v6() ? fmt::format("[{}]:{}", address.to_string(), port)
-                           : fmt::format("{}:{}", address.to_string(), port);
-  };
-  // Each connection holds a server thread while it lasts: with two, four clients that connect and
-  // send nothing kept every scrape out. Eight threads, and a client that has not sent its request
-  // within 2 s is dropped, so a few slow or idle clients cannot starve a
-  // scraper that keeps to Prometheus's own 10 s timeout.
-  std::vector<std::string> options{"listening_ports", with_port(listen.port), "num_threads", "8",
-                                   "request_timeout_ms", "2000"};
-  if (address.is_unspecified()) {
+  if (security.tls) server.tls.emplace(make_tls_context(*security.tls, TlsRole::Controller));
+  const tcp::endpoint endpoint(address, listen.port);
+  server.acceptor.open(endpoint.protocol(), ec);
+  // A port in TIME_WAIT is fine, one someone listens on is not.
+  if (!ec) server.acceptor.set_option(tcp::acceptor::reuse_address(true), ec);
+  if (!ec) server.acceptor.bind(endpoint, ec);
+  if (!ec) server.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error(fmt::format("cannot listen on {}:{}: {}", listen.host, listen.port, ec.message()));
+  server.port = server.acceptor.local_endpoint().port();
+  server.shared = std::make_shared<Shared>([metrics] { return render_page(*metrics); }, std::move(credentials));
+
+  const std::string where = address.is_v6() ? fmt::format("[{}]:{}", address.to_string(), server.port)
+                                            : fmt::format("{}:{}", address.to_string(), server.port);
+  if (address.is_unspecified() && !server.tls) {
     spdlog::warn("metrics: {} is every address of this host: /metrics is plain HTTP{}, so anyone who reaches "
-                 "this host {}; bind it to a management address",
-                 listen.host, credentials ? " with the password in the clear" : " without authentication",
-                 credentials ? "can read the password off the wire" : "reads it");
+                 "this host {}; bind it to a management address, or serve it over mutual TLS (--metrics-tls)",
+                 listen.host, server.shared->credentials ? " with the password in the clear" : " without authentication",
+                 server.shared->credentials ? "can read the password off the wire" : "reads it");
   }
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(std::move(options));
-  } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("cannot serve metrics on {}: {}", with_port(listen.port), e.what()));
-  }
-  exposer_->RegisterCollectable(collectable_);
-  if (credentials) {
-    exposer_->RegisterAuth(
-        [expected = *credentials](const std::string& user, const std::string& password) {
-          return equal_in_constant_time(user, expected.first) & equal_in_constant_time(password, expected.second);
-        },
-        "tusk");
-  }
-  const auto ports = exposer_->GetListeningPorts();
-  port_ = ports.empty() ? listen.port : static_cast<std::uint16_t>(ports.front());
-  spdlog::info("metrics: serving Prometheus metrics on http://{}/metrics{}", with_port(port_),
-               credentials ? " (basic authentication)" : "");
+  server.accept();
+  server.thread = std::thread([&server] { server.io.run(); });
+  spdlog::info("metrics: serving Prometheus metrics on {}://{}/metrics{}{}", server.tls ? "https" : "http", where,
+               server.tls ? " (mutual TLS: scrapers need a certificate the run's CA signed)" : "",
+               server.shared->credentials ? " (basic authentication)" : "");
 }
 
-MetricsEndpoint::~MetricsEndpoint() = default;
+MetricsEndpoint::~MetricsEndpoint() {
+  server_->io.stop();
+  if (server_->thread.joinable()) server_->thread.join();
+}
+
+std::uint16_t MetricsEndpoint::port() const {
+  return server_->port;
+}
+
+std::uint64_t MetricsEndpoint::renders() const {
+  return server_->shared->page.renders();
+}
 
 void MetricsEndpoint::linger(std::chrono::nanoseconds duration) const {
   if (duration <= std::chrono::nanoseconds::zero()) return;

@@ -1,53 +1,57 @@
 // The HTTP side of `run --metrics-listen`: serves GET /metrics in Prometheus's text format from
-// the moment it is built until it is destroyed, each scrape a fresh LiveMetrics::collect().
-// Plain HTTP, as Prometheus scrapes by default: bind it to a management address; HTTP basic
-// authentication keeps out whoever lacks the password (sent in the clear). No TLS: Debian 12's
-// civetweb crashes (a null SSL function under OpenSSL 3) at the first TLS handshake, so HTTPS
-// needs a TLS-terminating proxy in front. prometheus-cpp's Exposer (civetweb) owns the socket and
-// the threads that answer.
+// the moment it is built until it is destroyed. Plain HTTP, as Prometheus scrapes by default, bound
+// to a management address; optionally HTTP basic authentication (the password crosses in the clear
+// unless TLS is on), and HTTPS with mutual TLS: the controller's own certificate, and only a
+// scraper whose certificate the run's CA signed gets an answer (Prometheus's tls_config).
 //
-// Threads: built, lingered on and destroyed on the caller's thread; scrapes run on the server's.
+// What a peer cannot do to it: the page is rendered at most once a second however many scrape
+// (MetricsPage), and every scrape of that second shares its text; at most 256 connections are
+// served at once, the rest closed at once; a connection that has not finished its TLS handshake or
+// sent its request within 2 s is closed, so idle or slow clients cannot hold the server.
+//
+// Threads: built, lingered on and destroyed on the caller's thread; connections are served on one
+// thread of the endpoint's own, and a scrape's rendering runs there.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "common/endpoint.hpp"
+#include "common/tls.hpp"
 #include "controller/metrics/live_metrics.hpp"
-
-namespace prometheus {
-class Collectable;
-class Exposer;
-}  // namespace prometheus
 
 namespace tusk {
 
 // How /metrics is protected; empty: no authentication.
 struct MetricsSecurity {
   std::string basic_auth;  // a file whose first line is "user:password" (HTTP basic authentication)
+  std::optional<TlsFiles> tls;  // HTTPS: this side's certificate and key, and the CA scrapers' certificates need
 };
 
 class MetricsEndpoint {
  public:
   // Listens on `listen` (an IP address and a port; port 0 picks one). Throws std::runtime_error
   // naming the address and why (not an address, in use, not this host's), or the file that cannot
-  // be read, before serving anything.
+  // be read or used, before serving anything.
   MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMetrics> metrics, const MetricsSecurity& security = {});
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
 
-  std::uint16_t port() const { return port_; }
+  std::uint16_t port() const;
+  // Pages rendered so far: one per second at most, whatever the scrapers do.
+  std::uint64_t renders() const;
 
   // Keeps serving for `duration` (the final values, for one more scrape or two), or until SIGINT
   // or SIGTERM; the signals' previous handlers are back when it returns.
   void linger(std::chrono::nanoseconds duration) const;
 
  private:
-  std::shared_ptr<prometheus::Collectable> collectable_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
-  std::uint16_t port_ = 0;
+  struct Server;
+  std::unique_ptr<Server> server_;
 };
 
 }  // namespace tusk

@@ -220,6 +220,94 @@ TEST_F(MetricsE2E, WithBasicAuthenticationOnlyAScraperWithThePasswordReadsMetric
   EXPECT_NE(bad->log().find("its first line is not user:password"), std::string::npos) << bad->log();
 }
 
+// The page each scrape gets is rendered at most once a second and shared: twenty scrapes at once
+// (each its own connection) are all answered, from one or two renderings, not twenty.
+TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneOrTwoRenderings) {
+  const int metrics_port = free_port();
+  auto controller = start_controller(write_profile("2s"), "report",
+                                     {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger",
+                                      "60s"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  std::vector<std::optional<std::string>> pages(20);
+  std::vector<std::thread> scrapers;
+  for (std::size_t i = 0; i < pages.size(); ++i) {
+    scrapers.emplace_back([&, i] { pages[i] = http_get(metrics_port, "/metrics"); });
+  }
+  for (auto& scraper : scrapers) scraper.join();
+  std::set<std::string> renders;
+  for (const auto& page : pages) {
+    ASSERT_TRUE(page.has_value()) << "a scrape of 20 went unanswered";
+    EXPECT_NE(page->find("tusk_stream_tx_frames_total"), std::string::npos);
+    const auto at = page->find("\ntusk_metrics_pages_rendered_total ");
+    ASSERT_NE(at, std::string::npos) << *page;
+    renders.insert(page->substr(at + 1, page->find('\n', at + 1) - at - 1));
+  }
+  EXPECT_LE(renders.size(), 2u) << "20 scrapes within a second or two: " << renders.size() << " renderings";
+  // Not /metrics, or not GET: refused, and the server carries on.
+  EXPECT_EQ(http_get(metrics_port, "/"), std::nullopt);
+  EXPECT_TRUE(http_get(metrics_port, "/metrics").has_value());
+  controller->signal(SIGTERM);
+  EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+}
+
+// HTTPS with mutual TLS: the controller's own certificate, and only a scraper whose certificate
+// the run's CA signed gets an answer. A real Prometheus scrapes it with tls_config. Before: plain
+// HTTP only (Debian's civetweb crashed at the first TLS handshake under OpenSSL 3).
+TEST_F(MetricsE2E, OverMutualTlsOnlyAScraperWithACertificateOfTheRunsCaReadsMetrics) {
+  if (std::system("command -v curl >/dev/null") != 0) GTEST_SKIP() << "curl is absent: apt-get install curl";
+  const int metrics_port = free_port();
+  auto controller = start_controller(write_profile("2s"), "report",
+                                     {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger",
+                                      "120s", "--metrics-tls"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  EXPECT_NE(controller->log().find("https://127.0.0.1:" + std::to_string(metrics_port) + "/metrics (mutual TLS"),
+            std::string::npos)
+      << controller->log();
+  const std::string url = "https://127.0.0.1:" + std::to_string(metrics_port) + "/metrics";
+  const auto without = curl("--cacert " + cert("ca.pem") + " " + url);
+  EXPECT_NE(without.first, 0) << without.second;
+  EXPECT_EQ(without.second.find("tusk_run_info"), std::string::npos) << without.second;
+  const auto plain = curl("http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics");
+  EXPECT_EQ(plain.second.find("tusk_run_info"), std::string::npos) << plain.second;
+  // A scraper's certificate: any the run's CA signed for a client (here an agent's).
+  const auto with = curl("--cacert " + cert("ca.pem") + " --cert " + cert("lab-a.pem") + " --key " + cert("lab-a.key") +
+                         " " + url);
+  EXPECT_EQ(with.first, 0) << with.second;
+  EXPECT_NE(with.second.find("tusk_run_info"), std::string::npos) << with.second;
+  EXPECT_NE(controller->log().find("metrics: TLS handshake with 127.0.0.1:"), std::string::npos) << controller->log();
+
+  if (fs::exists(kPrometheus)) {
+    const int prometheus_port = free_port();
+    const std::string config = dir_ + "/prometheus-tls.yml";
+    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
+                             "  - job_name: tusk\n    scheme: https\n    tls_config:\n"
+                          << "      ca_file: " << cert("ca.pem") << "\n      cert_file: " << cert("lab-a.pem")
+                          << "\n      key_file: " << cert("lab-a.key") << "\n    static_configs:\n"
+                          << "      - targets: ['127.0.0.1:" << metrics_port << "']\n";
+    Process prometheus({kPrometheus, "--config.file=" + config, "--storage.tsdb.path=" + dir_ + "/tsdb",
+                        "--web.listen-address=127.0.0.1:" + std::to_string(prometheus_port)},
+                       dir_ + "/prometheus.log");
+    const json run = query_until(prometheus_port, R"(tusk_run_info{job="tusk"})", 1, 60s);
+    ASSERT_EQ(run["data"]["result"].size(), 1u) << run.dump(2) << "\n" << prometheus.log();
+    EXPECT_EQ(run["data"]["result"][0]["metric"].value("run_id", ""), read_report("report")["run_id"]);
+  }
+  controller->signal(SIGTERM);
+  EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+
+  // Without the controller's certificate there is nothing to serve HTTPS with.
+  auto insecure = start_controller(write_profile("2s"), "insecure",
+                                   {"--insecure", "--metrics-listen", "127.0.0.1:" + std::to_string(free_port()),
+                                    "--metrics-tls"});
+  ASSERT_EQ(insecure->wait(30s), 2) << insecure->log();
+  EXPECT_NE(insecure->log().find("--metrics-tls serves /metrics with the controller's --cert and --key"),
+            std::string::npos)
+      << insecure->log();
+}
+
 TEST_F(MetricsE2E, AMetricsPortSomeoneListensOnIsAUsageErrorAndNothingStarts) {
   asio::io_context io;
   asio::ip::tcp::acceptor taken(io, asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
