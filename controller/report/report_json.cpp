@@ -223,13 +223,7 @@ json test_json(const TestOutcome& test) {
   out["agents"] = test.agents;
   out["verdict"] = std::string(to_string(test.verdict));
   out["problems"] = test.problems;
-  json warnings = test.warnings;
-  for (const auto& verdict : test.streams) {
-    for (const auto& warning : verdict.warnings()) {
-      warnings.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), warning));
-    }
-  }
-  out["warnings"] = warnings;
+  out["warnings"] = reader_warnings(test);
   out["planned_start"] = iso_time(test.planned_start_ns);
   out["start_skew_ns"] = test.start_skew_ns ? json(*test.start_skew_ns) : json(nullptr);
   if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->json_extra) {

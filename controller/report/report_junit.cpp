@@ -28,15 +28,6 @@ std::string system_out(const std::string& text, const char* indent) {
   return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_text(text));
 }
 
-// The traffic's direction first, as people name a link ("lab-a -> lab-b"), then where it was
-// measured: a receiver's stream reads "lab-a -> lab-b (lab-b rx:lab-a/1)", not backwards.
-std::string testcase_name(const StreamVerdict& verdict) {
-  const auto& stream = verdict.stream;
-  if (stream.peer().empty()) return fmt::format("{}:{}", verdict.agent, stream.stream_id());
-  const bool receives = kind_receives(stream.kind());
-  return fmt::format("{} -> {} ({} {})", receives ? stream.peer() : verdict.agent, receives ? verdict.agent : stream.peer(),
-                     verdict.agent, stream.stream_id());
-}
 
 }  // namespace
 
@@ -53,7 +44,7 @@ std::string report_junit(const RunOutcome& outcome) {
       if (informational_kind(verdict.stream.kind())) continue;  // the receiver's stream is the testcase
       ++judged;
       cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
-                           xml_text(testcase_name(verdict)), seconds);
+                           xml_text(stream_title(verdict)), seconds);
       for (const auto& check : verdict.checks) {
         if (check.passed) continue;
         ++suite_failures;
@@ -80,7 +71,7 @@ std::string report_junit(const RunOutcome& outcome) {
           std::vector<std::string> failed;
           for (const auto& verdict : method.step_outcomes[i].streams) {
             for (const auto& check : verdict.checks) {
-              if (!check.passed) failed.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), check.describe()));
+              if (!check.passed) failed.push_back(fmt::format("{}: {}", stream_title(verdict), check.describe()));
             }
           }
           ++suite_failures;

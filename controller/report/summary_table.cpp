@@ -33,12 +33,7 @@ std::string ber_text(const StreamVerdict& verdict) {
 // agents' events (a flap, a stall, a late connection), at most kMaxEventLines of those.
 std::vector<std::string> warning_lines(const TestOutcome& test) {
   constexpr std::size_t kMaxEventLines = 20;
-  std::vector<std::string> lines = test.warnings;
-  for (const auto& verdict : test.streams) {
-    for (const auto& warning : verdict.warnings()) {
-      lines.push_back(fmt::format("{} {}: {}", verdict.agent, verdict.stream.stream_id(), warning));
-    }
-  }
+  std::vector<std::string> lines = reader_warnings(test);
   std::size_t events = 0, shown = 0;
   for (const auto& name : test.agents) {
     for (const auto& event : test.per_agent.at(name).events) {

@@ -83,5 +83,8 @@ struct RunOutcome {
 };
 
 std::string_view to_string(TestVerdict verdict);
+// What a reader must see of a test that the verdict allowed: the test's warnings, then each
+// stream's, named by stream_title.
+std::vector<std::string> reader_warnings(const TestOutcome& test);
 
 }  // namespace tusk

@@ -205,6 +205,14 @@ bool kind_receives(const std::string& kind) {
   return described && described->receives;
 }
 
+std::string stream_title(const StreamVerdict& verdict) {
+  const auto& stream = verdict.stream;
+  if (stream.peer().empty()) return fmt::format("{} {}", verdict.agent, stream.stream_id());
+  const bool receives = kind_receives(stream.kind());
+  return fmt::format("{} -> {} ({} {})", receives ? stream.peer() : verdict.agent, receives ? verdict.agent : stream.peer(),
+                     verdict.agent, stream.stream_id());
+}
+
 bool kind_counts_a_flow(const std::string& kind) {
   if (kind.empty()) return true;
   const StreamKind* described = stream_kind(kind);

@@ -68,6 +68,10 @@ bool kind_judges(const std::string& kind, const std::string& metric);
 bool informational_kind(const std::string& kind);
 // Streams of `kind` count what their peer sent (EngineSlice::stream_kinds' `receives`).
 bool kind_receives(const std::string& kind);
+// How a person names a stream: its traffic's direction first, as people name a link, then where it
+// was measured: "lab-a -> lab-b (lab-b rx:lab-a/1)"; a stream with no peer (a port, a NIC) is
+// "lab-a nic:mlx5_0/1".
+std::string stream_title(const StreamVerdict& verdict);
 // Streams of `kind` count one flow, not a port (EngineSlice::stream_kinds' `per_flow`); a stream
 // that names no kind is taken for one.
 bool kind_counts_a_flow(const std::string& kind);

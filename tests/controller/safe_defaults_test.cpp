@@ -264,7 +264,8 @@ TEST(SafeDefaults, SummaryAndJunitCarryTheWarningsAndTheStreamsEvents) {
   const RunOutcome outcome = outcome_with(spec, verdict, gap);
 
   const std::string summary = summary_table(outcome);
-  EXPECT_NE(summary.find("warning: b rx:a/1: link_flaps 1 (allowed: max_flaps 1)"), std::string::npos) << summary;
+  // The stream named by its traffic's direction, then where it was measured.
+  EXPECT_NE(summary.find("warning: a -> b (b rx:a/1): link_flaps 1 (allowed: max_flaps 1)"), std::string::npos) << summary;
   EXPECT_NE(summary.find("warning: b: traffic gap on a stream 1: nothing for 300 ms, resumed"), std::string::npos)
       << summary;
   EXPECT_NE(summary.find("warning: c: no result (agent lost)"), std::string::npos) << summary;
