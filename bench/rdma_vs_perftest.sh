@@ -3,8 +3,10 @@
 # Soft-RoCE VMs (tests/lab/rxe-vm-lab.sh), same message size, QP count and writes in flight, back
 # to back, several rounds; prints each round, the medians and their ratio (goal: >= 0.95).
 #
-# Both are measured with one meter: the sending VM's data NIC byte counter, read inside the guest
-# with the guest's clock, over SECONDS of steady state (after a 3 s warm-up) while the tool runs.
+# Both are measured with one meter: the sending VM's data NIC byte counter, sampled inside the guest
+# with the guest's clock, over SECONDS of steady state: 3 s after the tool's traffic started on the
+# wire (not after its launch: rdma_cm takes seconds to connect under TCG). A round in which either
+# tool carried nothing is refused, not counted; the bench exits 1 if any was.
 # A tool's own figure is printed beside it, for information: ib_write_bw converts TSC cycles with
 # the CPU frequency it reads, which an emulated guest's TSC need not match.
 # Tusk runs as the labs run its agents, with --idle-sleep-us 100 (IDLE_SLEEP_US): each guest has one
@@ -23,7 +25,7 @@ qps=${5:-1}
 depth=${6:-128}
 idle_sleep_us=${7:-100}
 warmup=3
-runtime=$((warmup + seconds + 3))  # each tool runs past the metered window
+runtime=$((warmup + seconds + 3))  # each tool sends past the metered window, counted from its first traffic
 lab="bash $here/tests/lab/rxe-vm-lab.sh"
 id=${TUSK_BENCH_LAB:-}
 if [[ -z $id ]]; then
@@ -34,22 +36,17 @@ fi
 server_ip=$($lab addresses "$id" | awk '$1 == "vm=2" && $2 == "nic=data0" { sub("ip=", "", $4); print $4 }')
 [[ -n $server_ip ]] || { echo "no data address for vm2 in lab $id" >&2; exit 1; }
 
-# "SECONDS.NANOS BYTES": the guest's clock and vm1's data NIC transmit counter, read together.
-meter() {
-  # shellcheck disable=SC2016 # expanded in the guest
-  $lab exec "$id" 1 -- sh -c 'echo "$(date +%s.%N) $(cat /sys/class/net/data0/statistics/tx_bytes)"'
+# The meter: a job in vm1 that writes "SECONDS.NANOS BYTES" (the guest's clock and its data NIC's
+# transmit counter) every 0.1 s while a tool runs (rdma_write_bench meter). Asking the guest from
+# here instead took seconds a reading once a tool kept its one vCPU busy, and windows missed the
+# traffic: that, not Tusk's own figure, was the 0.24 "ratio" of an earlier version.
+start_meter() {
+  $lab exec "$id" 1 --background --name "meter$1" --log "$work/meter$1.log" -- \
+    "$build/bench/rdma_write_bench" meter data0 $((runtime + 90)) >/dev/null
 }
+stop_meter() { $lab stop "$id" 1 "meter$1" >/dev/null 2>&1 || true; }
 
-# Gbit/s on vm1's data NIC over `seconds`, starting `warmup` s after the sender started.
-metered_gbps() {
-  sleep "$warmup"
-  local before after
-  before=$(meter)
-  sleep "$seconds"
-  after=$(meter)
-  awk -v a="$before" -v b="$after" 'BEGIN { split(a, x, " "); split(b, y, " ");
-    printf "%.4f", (y[2] - x[2]) * 8 / (y[1] - x[1]) / 1e9 }'
-}
+source "$here/bench/wire_meter.sh"
 
 # perftest: server in vm2, client in vm1; -u 18 is the ACK timeout Tusk's bench uses too.
 perftest_round() {
@@ -59,22 +56,27 @@ perftest_round() {
     $lab exec "$id" 2 -- ss -ltn 2>/dev/null | grep -q ':18515 ' && break
     sleep 0.2
   done
+  start_meter "p$1"
   $lab exec "$id" 1 --background --name "perfc$1" --log "$work/perfc$1.log" -- ib_write_bw "${args[@]}" "$server_ip" \
     >/dev/null
-  metered_gbps
-  echo -n " "
   $lab wait "$id" 1 "perfc$1" --timeout $((runtime + 60)) >/dev/null 2>&1 || true
+  stop_meter "p$1"
+  wire_gbps "$warmup" "$seconds" "$work/meterp$1.log"
+  echo -n " "
   awk '/BW average/ { getline; printf "%s", $4 }' "$work/perfc$1.log"
   $lab wait "$id" 2 "perf$1" --timeout 30 >/dev/null 2>&1 || true
 }
 
 tusk_round() {
-  $lab exec "$id" 2 --background --name "tusk$1" -- "$build/bench/rdma_write_bench" receive $((runtime + 40)) "$idle_sleep_us" >/dev/null
+  $lab exec "$id" 2 --background --name "tusk$1" -- "$build/bench/rdma_write_bench" receive $((runtime + 40)) "$qps" \
+    "$idle_sleep_us" >/dev/null
+  start_meter "t$1"
   $lab exec "$id" 1 --background --name "tuskc$1" --log "$work/tuskc$1.log" -- "$build/bench/rdma_write_bench" send \
-    "$server_ip" "$((runtime - 2))" "$size" "$qps" "$depth" "$idle_sleep_us" >/dev/null
-  metered_gbps
-  echo -n " "
+    "$server_ip" "$runtime" "$size" "$qps" "$depth" "$idle_sleep_us" >/dev/null
   $lab wait "$id" 1 "tuskc$1" --timeout $((runtime + 60)) >/dev/null 2>&1 || true
+  stop_meter "t$1"
+  wire_gbps "$warmup" "$seconds" "$work/metert$1.log"
+  echo -n " "
   awk '/tusk rdma write/ { printf "%s", $(NF - 1) }' "$work/tuskc$1.log"
   $lab stop "$id" 2 "tusk$1" >/dev/null 2>&1 || true
 }
@@ -84,16 +86,30 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # The guests write the tools' logs here: the lab's state directory is theirs to write.
 work="$($lab dir "$id")/bench"
 mkdir -p "$work"
-perftest_runs=(); tusk_runs=()
+perftest_runs=(); tusk_runs=(); refused=0
 for ((round = 1; round <= rounds; ++round)); do
   read -r p_wire p_own < <(perftest_round "$round"; echo)
   read -r t_wire t_own < <(tusk_round "$round"; echo)
-  perftest_runs+=("$p_wire"); tusk_runs+=("$t_wire")
   echo "round $round: on the wire ib_write_bw $p_wire Gb/s, tusk $t_wire Gb/s" \
     "(their own figures: ${p_own:-?} and ${t_own:-?}; $size B, $qps QP, $depth in flight, tusk idle sleep" \
     "$idle_sleep_us us)"
+  # A round in which either tool carried nothing measures the lab, not the tools: refused.
+  if [[ $p_wire == none || $t_wire == none ]]; then
+    idle=()
+    [[ $p_wire != none ]] || idle+=(ib_write_bw)
+    [[ $t_wire != none ]] || idle+=(tusk)
+    echo "round $round refused: ${idle[*]} carried nothing on the wire" >&2
+    ((++refused))
+    continue
+  fi
+  perftest_runs+=("$p_wire"); tusk_runs+=("$t_wire")
 done
+if ((${#perftest_runs[@]} == 0)); then
+  echo "no round carried traffic for both tools ($refused refused): no ratio" >&2
+  exit 1
+fi
 perftest=$(printf '%s\n' "${perftest_runs[@]}" | median)
 tusk=$(printf '%s\n' "${tusk_runs[@]}" | median)
-awk -v t="$tusk" -v p="$perftest" 'BEGIN {
-  printf "median on the wire: ib_write_bw %.4f Gb/s, tusk %.4f Gb/s, ratio tusk/ib_write_bw = %.2f\n", p, t, (p > 0 ? t / p : 0) }'
+awk -v t="$tusk" -v p="$perftest" -v n="${#tusk_runs[@]}" -v r="$refused" 'BEGIN {
+  printf "median on the wire of %d round(s) (%d refused): ib_write_bw %.4f Gb/s, tusk %.4f Gb/s, ratio tusk/ib_write_bw = %.2f\n", n, r, p, t, t / p }'
+((refused == 0)) || exit 1

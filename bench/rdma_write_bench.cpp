@@ -2,9 +2,15 @@
 // bench/rdma_vs_perftest.sh runs it back to back with ib_write_bw on the same pair (the
 // Soft-RoCE VM lab) and prints the ratio. Prints only; asserts nothing.
 //
-//   rdma_write_bench receive SECONDS [IDLE_SLEEP_US]     listen and take writes for SECONDS
+//   rdma_write_bench receive SECONDS QPS [IDLE_SLEEP_US] take writes from `send`'s QPS QPs for SECONDS
 //   rdma_write_bench send PEER_IP SECONDS SIZE QPS DEPTH [IDLE_SLEEP_US]
 //                                                        write to PEER_IP; prints the steady rate
+//   rdma_write_bench meter INTERFACE SECONDS             prints "SECONDS.NANOS TX_BYTES" of
+//                                                        INTERFACE every 100 ms, for the bench's meter
+// The meter is one process that reads a sysfs file: a shell loop of date and cat, forking under
+// TCG beside a busy-polling tool, managed one reading every 1.5-4 s.
+// The receiver takes connections only from a sender of its plan, as an agent's engine does: the
+// sender here is named "send", and makes QPS QPs.
 // IDLE_SLEEP_US is the agent's --idle-sleep-us (default 0, busy polling).
 //
 // Settings follow ib_write_bw's defaults where it has one: DEPTH writes in flight per QP (its
@@ -13,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -31,30 +38,54 @@ std::uint64_t sent_bytes(tusk::rdma::RdmaEngine& engine) {
 }
 
 int usage(const char* self) {
-  std::fprintf(stderr, "usage: %s receive SECONDS [IDLE_SLEEP_US] | send PEER_IP SECONDS SIZE QPS DEPTH [IDLE_SLEEP_US]\n",
+  std::fprintf(stderr,
+               "usage: %s receive SECONDS QPS [IDLE_SLEEP_US] | send PEER_IP SECONDS SIZE QPS DEPTH [IDLE_SLEEP_US] | "
+               "meter INTERFACE SECONDS\n",
                self);
   return 2;
 }
 
 }  // namespace
 
+int meter(const std::string& interface, double seconds) {
+  const std::string path = "/sys/class/net/" + interface + "/statistics/tx_bytes";
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream file(path);
+    unsigned long long bytes = 0;
+    if (!(file >> bytes)) {
+      std::fprintf(stderr, "meter: cannot read %s\n", path.c_str());
+      return 1;
+    }
+    const std::int64_t now = tusk::realtime_ns();
+    std::printf("%lld.%09lld %llu\n", static_cast<long long>(now / 1'000'000'000),
+                static_cast<long long>(now % 1'000'000'000), bytes);
+    std::fflush(stdout);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) return usage(argv[0]);
   const std::string role = argv[1];
+  if (role == "meter") return argc == 4 ? meter(argv[2], std::atof(argv[3])) : usage(argv[0]);
   tusk::proto::Plan plan;
   plan.set_engine("rdma");
   auto& test = *plan.mutable_rdma();
   test.set_operation("write");
   test.set_ack_timeout(18);
   test.set_data_check(false);
-  const bool receive = role == "receive" && (argc == 3 || argc == 4);
+  const bool receive = role == "receive" && (argc == 4 || argc == 5);
   const bool send = role == "send" && (argc == 7 || argc == 8);
   if (!receive && !send) return usage(argv[0]);
-  const int idle_sleep_arg = receive ? 3 : 7;
+  const int idle_sleep_arg = receive ? 4 : 7;
   const auto idle_sleep_us = static_cast<unsigned>(argc > idle_sleep_arg ? std::atoi(argv[idle_sleep_arg]) : 0);
   tusk::rdma::RdmaEngine engine(role, idle_sleep_us);
   if (receive) {
     test.set_message_size(65536);
+    test.set_qps_per_peer(static_cast<std::uint32_t>(std::atoi(argv[3])));
+    plan.add_senders()->set_agent_name("send");
     engine.prepare(plan, nullptr);
     engine.start(tusk::realtime_ns());
     std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(argv[2])));
