@@ -28,6 +28,9 @@ inline constexpr std::string_view kHostDrops = "host_drops";
 inline constexpr std::string_view kTxMessages = "tx_messages";
 inline constexpr std::string_view kRxMessages = "rx_messages";
 inline constexpr std::string_view kStalls = "stalls";  // an RDMA flow waited stall_timeout with nothing completing
+// An RDMA QP that never connected: refused by the peer or by the profile's route checks, no route,
+// or given up after its retries. 1 on its stream, which otherwise only shows zeros.
+inline constexpr std::string_view kConnectFailures = "connect_failures";
 // An RDMA flow's time without traffic after its QP broke (port down, completion error, peer gone),
 // until a new QP carried it again or the test ended; and how many new QPs took it over
 // (recovery: reconnect).

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agent/rdma/connect_data.hpp"
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "agent/rdma/pacing.hpp"
@@ -54,20 +55,6 @@ bool is_ipv4(const std::string& address) {
   in_addr parsed{};
   return inet_pton(AF_INET, address.c_str(), &parsed) == 1;
 }
-
-// What a sender tells the acceptor in the connect request, and what the acceptor answers with.
-struct ConnectRequestData {
-  std::uint32_t flow_id;
-  char sender[48];
-  std::uint16_t rail_plus_one;  // 0: no rails
-};
-struct AcceptData {
-  std::uint64_t address;
-  std::uint32_t key;
-  std::uint32_t slots;
-  std::uint32_t message_size;
-};
-static_assert(sizeof(ConnectRequestData) <= 56 && sizeof(AcceptData) <= 56, "RC private data is 56 bytes");
 
 // An address as the plan writes it: IPv4 dotted (also one an IPv6 socket shows v4-mapped).
 std::string address_text(const sockaddr* address) {

@@ -105,6 +105,9 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     }
     map[std::string(c::kStalls)] = connection->stalls.load(std::memory_order_relaxed);
     const auto state = connection->state.load();
+    // A QP that failed before it was ever established carried nothing, and its other counters
+    // are all zero: without this a test whose every QP was refused read as clean.
+    map[std::string(c::kConnectFailures)] = state == Connection::State::Failed && connection->established_ns == 0 ? 1 : 0;
     (*stream.mutable_gauges())["connected"] =
         connection->established_ns > 0 && state != Connection::State::Failed && state != Connection::State::Broken;
     for (std::size_t s = 0; s <= kCountedStatuses; ++s) {

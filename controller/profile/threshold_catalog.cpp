@@ -37,6 +37,8 @@ const std::vector<ThresholdKind>& threshold_catalog() {
        "most messages whose payload failed the data check", kSafe},
       {"max_stalls", c::kStalls, Bound::Max, V::Count,
        "most times a flow had work in flight and nothing completed for its stall_timeout", kSafe},
+      {"max_connect_failures", c::kConnectFailures, Bound::Max, V::Count,
+       "most RDMA QPs that never connected (refused, no route, or given up after their retries)", kSafe},
       {"max_retransmits", c::kRetransmits, Bound::Max, V::Count,
        "most transport retransmissions (NIC counters)"},
       {"min_throughput", "throughput_bps", Bound::Min, V::BitRate,

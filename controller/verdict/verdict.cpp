@@ -48,7 +48,7 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
     metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
   }
   for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
-                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls, c::kCeMarked, c::kDscpRewrites,
+                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls, c::kConnectFailures, c::kCeMarked, c::kDscpRewrites,
                     c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
                     c::kNpEcnMarkedRocePackets, c::kSymbolError, c::kPauseFrames, c::kRxDiscards}) {
     if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;

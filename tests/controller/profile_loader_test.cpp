@@ -212,7 +212,7 @@ TEST(ProfileLoader, FullProfileRdmaTest) {
   for (const auto& threshold : test.thresholds) keys.push_back(threshold.key);
   EXPECT_EQ(keys,
             (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors",
-                                      "max_retransmits", "min_throughput", "max_stalls", "max_agents_lost"}));
+                                      "max_retransmits", "min_throughput", "max_stalls", "max_connect_failures", "max_agents_lost"}));
 }
 
 TEST(ProfileLoader, UnsetKeysTakeTheirDefaults) {
@@ -261,7 +261,7 @@ tests:
     keys.push_back(threshold.key);
   }
   EXPECT_EQ(keys, (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors", "max_stalls",
-                                            "max_agents_lost"}));
+                                            "max_connect_failures", "max_agents_lost"}));
 }
 
 TEST(ProfileLoader, BitRateAndZeroCap) {
@@ -433,7 +433,7 @@ tests:
 )"),
             "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: max_ber, "
             "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
-            "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_retransmits, "
+            "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_connect_failures, max_retransmits, "
             "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
             "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_pause_frames, max_rx_discards, max_pre_fec_ber, "
             "max_ce_marked, min_ce_marked, max_dscp_rewrites, max_agents_lost");

@@ -66,7 +66,7 @@ TEST(SafeDefaults, AProfileWithoutThresholdsJudgesEveryFaultItsEngineMeasuresAtZ
                                       "max_agents_lost"}));
   EXPECT_EQ(keys_of(profile_with("rdma", "").tests[0], true),
             (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors", "max_stalls",
-                                      "max_agents_lost"}));
+                                      "max_connect_failures", "max_agents_lost"}));
   const Profile dpdk = profile_with("dpdk", "");
   for (const auto& threshold : dpdk.tests[0].thresholds) EXPECT_EQ(threshold.value, 0);
 }
@@ -78,7 +78,8 @@ TEST(SafeDefaults, AThresholdOnTheSameFaultRelaxesItsDefault) {
   EXPECT_EQ(keys_of(test, false), (std::vector<std::string>{"max_flaps", "max_ber", "max_loss"}));
   EXPECT_EQ(keys_of(profile_with("dpdk", "max_errored_frames: 3").tests[0], true)[0], "max_lost_frames");
   EXPECT_EQ(keys_of(profile_with("rdma", "max_stalls: 1, max_agents_lost: 2").tests[0], true),
-            (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors"}));
+            (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors",
+                                      "max_connect_failures"}));
 }
 
 TEST(SafeDefaults, PlanPrintsTheDefaultsThatApply) {
@@ -87,7 +88,7 @@ TEST(SafeDefaults, PlanPrintsTheDefaultsThatApply) {
   EXPECT_NE(text.find("pass when: link_flaps <= 1;"), std::string::npos) << text;
   EXPECT_NE(text.find("safe defaults (a threshold with that key relaxes one): completion_errors <= 0 "
                       "(max_completion_errors); integrity_errors <= 0 (max_integrity_errors); stalls <= 0 "
-                      "(max_stalls); agents_lost <= 0 (max_agents_lost);"),
+                      "(max_stalls); connect_failures <= 0 (max_connect_failures); agents_lost <= 0 (max_agents_lost);"),
             std::string::npos)
       << text;
 }

@@ -501,6 +501,103 @@ TEST_F(RdmaVmLab, DataNicDownForTwoSecondsIsReportedAndTheFlowsCarryOnOrFailWith
   }
 }
 
+// Issue 32 on real verbs: vm2's engine takes connections only from its plan's senders, with the
+// flows their plan makes, from their own addresses. While a clean run goes, forged requests
+// (tusk-lab-rdma-connect) reach it: a name no plan has, vm1's name with a flow its plan does not
+// make, and vm1's name from vm2's own address. Each is refused before anything is pinned and said
+// in vm2's events, and the run's own flows carry on and pass.
+TEST_F(RdmaVmLab, ForgedConnectionRequestsAreRefusedAndTheRunsOwnFlowsPass) {
+  std::ofstream(dir_ + "/profile.yaml") << profile("15s", "");
+  auto controller = start_controller(dir_ + "/profile.yaml");
+  ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "rdma engine, 15 s", 120s)) << logs();
+  // All three at once: one after another, the guests' exec latency under load (seconds each) let
+  // the last one arrive after the test.
+  const std::string forge = " -- " + tusk::build_paths::lab_rdma_connect_bin() + " ";
+  const std::vector<std::pair<std::string, std::string>> forgeries{
+      {"1", "intruder 10.99.12.2"}, {"1", "vm1 10.99.12.2 5"}, {"2", "vm1 10.99.12.2"}};
+  for (std::size_t i = 0; i < forgeries.size(); ++i) {
+    ASSERT_EQ(lab("exec " + id_ + " " + forgeries[i].first + " --background --name forge" + std::to_string(run_) + "-" +
+                  std::to_string(i) + forge + forgeries[i].second + " >/dev/null"),
+              0);
+  }
+  for (std::size_t i = 0; i < forgeries.size(); ++i) {
+    // Refused: the forger exits 1 ("rejected (status 28)").
+    EXPECT_NE(lab("wait " + id_ + " " + forgeries[i].first + " forge" + std::to_string(run_) + "-" + std::to_string(i) +
+                  " --timeout 60 >/dev/null"),
+              0)
+        << forgeries[i].second;
+  }
+  const auto exit_code = controller->wait(120s);
+  ASSERT_TRUE(exit_code.has_value()) << logs();
+  EXPECT_EQ(*exit_code, 0) << logs();
+  const json result = report();
+  std::string refusals;
+  for (const auto& agent : result["tests"][0]["agents"]) {
+    if (agent["agent"] != "vm2") continue;
+    for (const auto& event : agent["events"]) refusals += event["message"].get<std::string>() + "\n";
+  }
+  std::cout << "vm2's events:\n" << refusals;
+  EXPECT_NE(refusals.find("refused a connection claiming to be intruder QP 0 from 10.99.12.1: 'intruder' is not a "
+                          "sender of this test"),
+            std::string::npos)
+      << refusals;
+  EXPECT_NE(refusals.find("claiming to be vm1 QP 5 from 10.99.12.1: flow 5 is not one of the 1 its plan makes"),
+            std::string::npos)
+      << refusals;
+  EXPECT_NE(refusals.find("claiming to be vm1 QP 0 from 10.99.12.2: it comes from 10.99.12.2, not from vm1's address "
+                          "10.99.12.1"),
+            std::string::npos)
+      << refusals;
+  for (const auto& flow : streams_of(result, "flow:")) EXPECT_TRUE(flow["passed"].get<bool>()) << flow.dump(2);
+}
+
+// Issue 33 on real verbs: ib_port, gid_index and path_mtu are held against the route rdma_cm
+// resolved. The lab's data NICs have MTU 9000, so rxe runs at path MTU 4096 from port 1 with the
+// IPv4 GID at index 1: a test that says so runs and passes; one that asks for path MTU 1024 is
+// refused on every QP with what the route gives, and fails.
+TEST_F(RdmaVmLab, TheProfilesPortGidIndexAndPathMtuAreCheckedAgainstTheRouteRdmaCmResolved) {
+  const int exit_code = run_profile(R"(name: lab-rdma-route
+agents:
+  hosts: [vm1, vm2]
+  wait: 60s
+defaults:
+  engine: rdma
+  duration: 3s
+  topology: pairs
+  message_size: 16KiB
+  outstanding: 8
+  ack_timeout: 1s
+  ib_port: 1
+  gid_index: 1
+tests:
+  - name: as-the-route-is
+    path_mtu: 4096
+  - name: smaller-path-mtu
+    path_mtu: 1024
+)");
+  ASSERT_EQ(exit_code, 1) << logs();
+  const json result = report();
+  ASSERT_EQ(result["tests"].size(), 2u) << logs();
+  EXPECT_EQ(result["tests"][0]["verdict"], "pass") << result["tests"][0].dump(1).substr(0, 3000);
+  EXPECT_EQ(result["tests"][1]["verdict"], "fail");
+  std::string refusals;
+  for (const auto& agent : result["tests"][1]["agents"]) {
+    for (const auto& event : agent["events"]) refusals += event["message"].get<std::string>() + "\n";
+  }
+  EXPECT_NE(refusals.find("would run at path MTU 4096 (rdma_cm's, the port's active MTU), not the profile's path_mtu "
+                          "1024"),
+            std::string::npos)
+      << refusals << logs();
+  // Before: every QP refused, nothing carried, and the test passed on its zeros.
+  const auto flows = streams_of(result, "flow:", 1);
+  ASSERT_EQ(flows.size(), 2u);
+  for (const auto& flow : flows) {
+    EXPECT_EQ(counter(flow, "connect_failures"), 1u) << flow.dump(2);
+    EXPECT_FALSE(flow["passed"].get<bool>()) << flow.dump(2);
+  }
+  for (const auto& flow : streams_of(result, "flow:", 0)) EXPECT_EQ(counter(flow, "connect_failures"), 0u);
+}
+
 // Recovery: the same outage under `recovery: reconnect`. vm1's port goes down for 2 s: its flows
 // break at once, and when the port is up again they are disconnected and connected anew; vm2,
 // whose own port never went down, learns of it from the disconnect and reconnects its flow too.

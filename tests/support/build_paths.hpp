@@ -15,5 +15,6 @@ std::string agent_bin();       // tusk-agent
 std::string agent_double_bin();  // tusk-agent-double
 std::string lab_relay_bin();     // tusk-lab-relay
 std::string lab_flap_bin();      // tusk-lab-flap
+std::string lab_rdma_connect_bin();  // tusk-lab-rdma-connect
 
 }  // namespace tusk::build_paths
