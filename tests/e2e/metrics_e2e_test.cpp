@@ -89,6 +89,21 @@ json query_until(int port, const std::string& query, std::size_t series, std::ch
 
 class MetricsE2E : public ControlPlaneE2E {
  protected:
+  // A 2 s run of two agent doubles that serves /metrics on HOST:metrics_port_ and keeps serving
+  // the final values for `linger`; returns once it does (use with ASSERT_NO_FATAL_FAILURE).
+  void start_lingering_run(const std::string& host, const std::string& linger, std::vector<std::string> flags = {}) {
+    metrics_port_ = free_port();
+    flags.insert(flags.begin(), {"--metrics-listen", host + ":" + std::to_string(metrics_port_), "--metrics-linger", linger});
+    controller_ = start_controller(write_profile("2s"), "report", flags);
+    agents_.push_back(start_agent("lab-a", port_));
+    agents_.push_back(start_agent("lab-b", port_));
+    ASSERT_TRUE(wait_for_text(controller_->log_path(), "serving the final values", 60s)) << controller_->log();
+  }
+
+  int metrics_port_ = 0;
+  std::unique_ptr<Process> controller_;
+  std::vector<std::unique_ptr<Process>> agents_;
+
   std::string write_prometheus_config(int metrics_port) {
     const std::string path = dir_ + "/prometheus.yml";
     std::ofstream(path) << "global:\n"
@@ -150,13 +165,9 @@ TEST_F(MetricsE2E, APrometheusServerScrapesARunningControllerAndReturnsATuskSeri
 // Before: two server threads, each held 10 s by a client that connected and sent nothing: with
 // four such clients no scrape was answered. A wildcard address was taken without a word.
 TEST_F(MetricsE2E, IdleClientsDoNotStarveAScrapeAndAWildcardAddressIsWarnedOf) {
-  const int metrics_port = free_port();
-  auto controller = start_controller(write_profile("2s"), "report",
-                                     {"--metrics-listen", "0.0.0.0:" + std::to_string(metrics_port), "--metrics-linger",
-                                      "60s"});
-  auto agent_a = start_agent("lab-a", port_);
-  auto agent_b = start_agent("lab-b", port_);
-  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("0.0.0.0", "60s"));
+  auto& controller = controller_;
+  const int metrics_port = metrics_port_;
   EXPECT_NE(controller->log().find("metrics: 0.0.0.0 is every address of this host"), std::string::npos)
       << controller->log();
   asio::io_context io;
@@ -191,13 +202,9 @@ TEST_F(MetricsE2E, WithBasicAuthenticationOnlyAScraperWithThePasswordReadsMetric
   if (std::system("command -v curl >/dev/null") != 0) GTEST_SKIP() << "curl is absent: apt-get install curl";
   const std::string auth = dir_ + "/metrics-auth";
   std::ofstream(auth) << "prometheus:s3cret\n";
-  const int metrics_port = free_port();
-  auto controller = start_controller(write_profile("2s"), "report",
-                                     {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger",
-                                      "60s", "--metrics-auth", auth});
-  auto agent_a = start_agent("lab-a", port_);
-  auto agent_b = start_agent("lab-b", port_);
-  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s", {"--metrics-auth", auth}));
+  auto& controller = controller_;
+  const int metrics_port = metrics_port_;
   EXPECT_NE(controller->log().find("/metrics (basic authentication)"), std::string::npos) << controller->log();
   const std::string url = "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics";
   for (const std::string& who : {std::string(), std::string("-u prometheus:guess "), std::string("-u prometheu:s3cret ")}) {
@@ -223,13 +230,9 @@ TEST_F(MetricsE2E, WithBasicAuthenticationOnlyAScraperWithThePasswordReadsMetric
 // The page each scrape gets is rendered at most once a second and shared: twenty scrapes at once
 // (each its own connection) are all answered, from one or two renderings, not twenty.
 TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneOrTwoRenderings) {
-  const int metrics_port = free_port();
-  auto controller = start_controller(write_profile("2s"), "report",
-                                     {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger",
-                                      "60s"});
-  auto agent_a = start_agent("lab-a", port_);
-  auto agent_b = start_agent("lab-b", port_);
-  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s"));
+  auto& controller = controller_;
+  const int metrics_port = metrics_port_;
   std::vector<std::optional<std::string>> pages(20);
   std::vector<std::thread> scrapers;
   for (std::size_t i = 0; i < pages.size(); ++i) {
@@ -257,13 +260,9 @@ TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneOrTwoRenderings) {
 // HTTP only (Debian's civetweb crashed at the first TLS handshake under OpenSSL 3).
 TEST_F(MetricsE2E, OverMutualTlsOnlyAScraperWithACertificateOfTheRunsCaReadsMetrics) {
   if (std::system("command -v curl >/dev/null") != 0) GTEST_SKIP() << "curl is absent: apt-get install curl";
-  const int metrics_port = free_port();
-  auto controller = start_controller(write_profile("2s"), "report",
-                                     {"--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port), "--metrics-linger",
-                                      "120s", "--metrics-tls"});
-  auto agent_a = start_agent("lab-a", port_);
-  auto agent_b = start_agent("lab-b", port_);
-  ASSERT_TRUE(wait_for_text(controller->log_path(), "serving the final values", 60s)) << controller->log();
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "120s", {"--metrics-tls"}));
+  auto& controller = controller_;
+  const int metrics_port = metrics_port_;
   EXPECT_NE(controller->log().find("https://127.0.0.1:" + std::to_string(metrics_port) + "/metrics (mutual TLS"),
             std::string::npos)
       << controller->log();
