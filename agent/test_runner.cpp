@@ -71,7 +71,17 @@ void TestRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   }
   // Safety caps are enforced here too, on what the engine will really send, so a wrong
   // controller cannot exceed them, nor this agent's own limits.
-  const double rate = entry->second.capped_bit_rate ? entry->second.capped_bit_rate(plan) : 0;
+  // The engine checks the plan's bounds before it works out the rate: a malformed plan's rate
+  // means nothing, and a refusal naming the cap ("line rate" for a frame size of 0) would send its
+  // reader after the wrong field.
+  double rate = 0;
+  try {
+    rate = entry->second.capped_bit_rate ? entry->second.capped_bit_rate(plan) : 0;
+  } catch (const EngineError& e) {
+    ack.set_error(fmt::format("{} engine could not prepare: {}", plan.engine(), e.what()));
+    answer(std::move(ack));
+    return;
+  }
   if (auto beyond = plan_beyond_limits(plan, rate, limits_)) {
     ack.set_error(*beyond);
     answer(std::move(ack));

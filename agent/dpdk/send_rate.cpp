@@ -1,5 +1,7 @@
 #include "agent/dpdk/send_rate.hpp"
 
+#include "agent/dpdk/dpdk_plan.hpp"
+
 
 namespace tusk::dpdk {
 
@@ -9,6 +11,9 @@ OfferedRate send_rate(const proto::DpdkTest& test) {
   return offered_rate(test.rate_pps(), test.rate_bps(), mix);
 }
 
-double capped_bit_rate(const proto::Plan& plan) { return send_rate(plan.dpdk()).capped_bps; }
+double capped_bit_rate(const proto::Plan& plan) {
+  check_dpdk_plan(plan);
+  return send_rate(plan.dpdk()).capped_bps;
+}
 
 }  // namespace tusk::dpdk

@@ -750,6 +750,6 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
       capped_bit_rate};
 }
 
-double capped_bit_rate(const proto::Plan& plan) { return plan.rdma().rate_bps(); }
+double capped_bit_rate(const proto::Plan& plan) { return resolve_rdma_plan(plan).rate_bps(); }
 
 }  // namespace tusk::rdma

@@ -301,7 +301,8 @@ class RdmaEngine final : public Engine {
 void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsigned idle_sleep_us,
                      const std::vector<std::string>& allowed_devices = {});
 
-// The bit rate a safety cap holds an rdma plan to: its rate (0, as fast as it can, is never under one).
+// The bit rate a safety cap holds an rdma plan to: its rate (0, as fast as it can, is never under
+// one), once the plan passed resolve_rdma_plan (EngineError otherwise).
 double capped_bit_rate(const proto::Plan& plan);
 
 }  // namespace tusk::rdma

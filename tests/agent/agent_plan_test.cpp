@@ -10,6 +10,7 @@
 #include <string>
 
 #include "agent/dpdk/dpdk_plan.hpp"
+#include "agent/dpdk/send_rate.hpp"
 #include "agent/engine.hpp"
 #include "agent/rdma/rdma_plan.hpp"
 
@@ -182,6 +183,32 @@ TEST(DpdkPlan, NumbersOfAPlanAreBoundedBeforeAnyPortIsTouched) {
                 p.mutable_dpdk()->set_flows_per_peer(64);
               }, plan),
               HasSubstr("40 senders with 64 flows each are more than the 1024 streams"));
+}
+
+// Before: the agent worked out a plan's rate for the safety cap before checking the plan, so a frame
+// size of 0 or a rate of NaN read as "line rate" and was refused by the cap, naming the wrong field.
+TEST(DpdkPlan, TheRateHeldToTheSafetyCapIsWorkedOutOnlyFromAPlanThatPassedItsChecks) {
+  proto::Plan plan;
+  plan.set_engine("dpdk");
+  plan.add_peers()->set_agent_name("b");
+  plan.mutable_dpdk()->set_frame_size(1000);
+  plan.mutable_dpdk()->set_rate_pps(1000);
+  EXPECT_GT(dpdk::capped_bit_rate(plan), 0);
+  const auto capped_refusal = [&](const std::function<void(proto::Plan&)>& change) {
+    proto::Plan changed = plan;
+    change(changed);
+    try {
+      dpdk::capped_bit_rate(changed);
+    } catch (const EngineError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_THAT(capped_refusal([](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(0); }), HasSubstr("no frame size"));
+  EXPECT_THAT(capped_refusal([](proto::Plan& p) { p.mutable_dpdk()->set_rate_pps(std::nan("")); }),
+              HasSubstr("rate_pps nan"));
+  EXPECT_THAT(capped_refusal([](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(1u << 31); }),
+              HasSubstr("frame_size 2147483648 is out of range"));
 }
 
 // Before: any host on the fabric could connect, pin receive buffers, and with a real sender's name

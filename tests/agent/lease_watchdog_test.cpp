@@ -63,6 +63,7 @@ class LeaseTest : public ::testing::Test {
     plan.set_duration_ms(60'000);
     plan.set_sample_interval_ms(1000);
     plan.mutable_dpdk()->set_rate_pps(1000);
+    plan.mutable_dpdk()->set_frame_size(1000);  // the engine's own checks refuse a plan without one
     ASSERT_TRUE(prepare(plan).ok());
     proto::StartAt start;
     start.set_run_id("run");

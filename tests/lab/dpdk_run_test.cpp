@@ -5,7 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -15,6 +17,7 @@
 #include "tests/e2e/process.hpp"
 #include "tests/support/report_page_check.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/scripted_controller.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -630,6 +633,100 @@ tests:
   }
   EXPECT_EQ(ports, 2u);
   EXPECT_EQ(read_file(dir_ + "/controller.log").find("RX queues"), std::string::npos) << "no flow was split";
+}
+
+// Issue 32 on a real port: a hostile controller's DPDK plans (tests/support/scripted_controller.hpp
+// speaks the wire; no profile can make these) reach an agent with an af_packet port. Those the
+// plan alone gives away are refused before the port is touched, those that need the port (its
+// name, its mbufs, its MTU, its queues, its address) by what the port has, each naming the field
+// or what to change; the agent stays registered, and an honest plan after them is accepted.
+TEST_F(DpdkRun, AHostileControllersPlansAreRefusedByTheAgentWhichThenAcceptsAnHonestPlan) {
+  start_agents();
+  ScriptedController controller(static_cast<std::uint16_t>(port_),
+                                {dir_ + "/certs/ca.pem", dir_ + "/certs/controller.pem", dir_ + "/certs/controller.key"});
+  ASSERT_TRUE(controller.wait_for_agents({"lab-a", "lab-b"}, 30s)) << "the agents did not register";
+  ASSERT_EQ(controller.inventory("lab-a").dpdk_ports_size(), 1);
+  ASSERT_EQ(controller.inventory("lab-b").dpdk_ports_size(), 1);
+  const proto::DpdkPort a = controller.inventory("lab-a").dpdk_ports(0);
+  const proto::DpdkPort b = controller.inventory("lab-b").dpdk_ports(0);
+  const auto plan_for = [](const proto::DpdkPort& own, const std::string& peer, const proto::DpdkPort& theirs,
+                           bool sender) {
+    proto::Plan plan;
+    plan.set_run_id("hostile");
+    plan.set_engine("dpdk");
+    plan.set_duration_ms(3000);
+    plan.set_sample_interval_ms(1000);
+    plan.set_max_rate_bps(1e9);
+    plan.set_max_duration_ms(60'000);
+    auto* endpoint = sender ? plan.add_peers() : plan.add_senders();
+    endpoint->set_agent_name(peer);
+    endpoint->set_address(theirs.mac());
+    auto* dpdk = plan.mutable_dpdk();
+    dpdk->set_port(own.name());
+    dpdk->set_frame_size(1000);
+    dpdk->set_rate_pps(1000);
+    dpdk->set_pattern("prbs31");
+    return plan;
+  };
+  struct Hostile {
+    std::function<void(proto::Plan&)> change;
+    std::string refusal;
+  };
+  const std::vector<Hostile> hostile{
+      // The plan alone.
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(0); }, "the plan gives no frame size"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(1u << 31); }, "frame_size 2147483648 is out of range"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_vlan(5000); }, "VLAN id 5000 is out of range"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_pattern("prbs99"); }, "unknown pattern 'prbs99'"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_rate_pps(std::nan("")); }, "rate_pps nan"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_flows_per_peer(4'000'000'000u); }, "flows_per_peer 4000000000"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_queues(100'000); }, "queues 100000 is out of range"},
+      {[](proto::Plan& p) {
+         for (int i = 0; i < 5000; ++i) p.add_peers()->set_agent_name("x" + std::to_string(i));
+       },
+       "peers 5001 is out of range"},
+      // What the port has.
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_port("0000:ff:1f.7"); },
+       "DPDK port '0000:ff:1f.7' is not one of this agent's ports"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(9000); }, "start the agent with --dpdk-max-frame 9000"},
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_queues(4); }, "the test asks for 4 queues and the port has 1"},
+      {[](proto::Plan& p) {
+         p.mutable_dpdk()->set_encapsulation("ipv4_udp");
+         p.mutable_peers(0)->set_ipv4("10.200.0.9");  // off the port's subnet, and it has no gateway
+       },
+       "10.200.0.9"},
+      // The plan's own safety caps, held by the agent too.
+      {[](proto::Plan& p) { p.mutable_dpdk()->set_rate_pps(10'000'000); }, "bit/s is over the plan's safety cap"},
+  };
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    proto::Plan plan = plan_for(a, "lab-b", b, true);
+    plan.set_test_index(static_cast<int>(i));
+    hostile[i].change(plan);
+    controller.send_plan("lab-a", plan);
+    const auto answer = controller.answer("lab-a", "hostile", static_cast<int>(i), 30s);
+    ASSERT_TRUE(answer.has_value()) << "no answer to hostile plan " << i << "; lab-a "
+                                    << (controller.connected("lab-a") ? "still connected"
+                                                                      : controller.closed_reason("lab-a"));
+    EXPECT_FALSE(answer->ok()) << "hostile plan " << i << " was accepted: " << plan.ShortDebugString().substr(0, 500);
+    EXPECT_NE(answer->error().find(hostile[i].refusal), std::string::npos)
+        << "plan " << i << " was refused with '" << answer->error() << "', not '" << hostile[i].refusal << "'";
+    std::cout << "hostile plan " << i << ": " << answer->error() << "\n";
+  }
+  ASSERT_TRUE(controller.connected("lab-a")) << controller.closed_reason("lab-a");
+  const int honest = 100;
+  proto::Plan sender = plan_for(a, "lab-b", b, true);
+  proto::Plan receiver = plan_for(b, "lab-a", a, false);
+  sender.set_test_index(honest);
+  receiver.set_test_index(honest);
+  controller.send_plan("lab-b", receiver);
+  controller.send_plan("lab-a", sender);
+  for (const std::string agent : {"lab-a", "lab-b"}) {
+    const auto answer = controller.answer(agent, "hostile", honest, 30s);
+    ASSERT_TRUE(answer.has_value()) << agent << " did not answer the honest plan";
+    EXPECT_TRUE(answer->ok()) << agent << ": " << answer->error();
+    controller.send_stop(agent, "hostile", honest);
+  }
+  EXPECT_TRUE(controller.connected("lab-a") && controller.connected("lab-b"));
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <set>
 #include <map>
@@ -19,6 +21,7 @@
 #include "tests/e2e/process.hpp"
 #include "tests/support/fabric_lab.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/scripted_controller.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -596,6 +599,90 @@ tests:
     EXPECT_FALSE(flow["passed"].get<bool>()) << flow.dump(2);
   }
   for (const auto& flow : streams_of(result, "flow:", 0)) EXPECT_EQ(counter(flow, "connect_failures"), 0u);
+}
+
+// Issue 32 on real verbs: a hostile controller's RDMA plans (tests/support/scripted_controller.hpp
+// speaks the wire; no profile can make these) reach the agent of a Soft-RoCE VM. Each is refused
+// with its field and bound before the engine pins or connects anything, the agent stays
+// registered, and an honest plan after them connects its QPs on the same device.
+TEST_F(RdmaVmLab, AHostileControllersPlansAreRefusedByTheAgentWhichThenConnectsAnHonestPlan) {
+  ScriptedController controller(static_cast<std::uint16_t>(port_),
+                                {dir_ + "/certs/ca.pem", dir_ + "/certs/controller.pem", dir_ + "/certs/controller.key"});
+  ASSERT_TRUE(controller.wait_for_agents({"vm1", "vm2"}, 120s)) << "the VMs' agents did not register";
+  const auto plan_for = [](const std::string& peer, const std::string& address, bool sender) {
+    proto::Plan plan;
+    plan.set_run_id("hostile");
+    plan.set_engine("rdma");
+    plan.set_duration_ms(3000);
+    plan.set_sample_interval_ms(1000);
+    plan.set_max_rate_bps(1e9);
+    plan.set_max_duration_ms(60'000);
+    auto* endpoint = sender ? plan.add_peers() : plan.add_senders();
+    endpoint->set_agent_name(peer);
+    endpoint->set_address(address);
+    auto* rdma = plan.mutable_rdma();
+    rdma->set_message_size(65536);
+    rdma->set_outstanding(8);
+    rdma->set_ack_timeout(18);  // about 1 s: TCG guests
+    rdma->set_data_check(true);
+    rdma->set_rate_bps(1e8);
+    return plan;
+  };
+  struct Hostile {
+    std::function<void(proto::Plan&)> change;
+    std::string refusal;
+  };
+  const std::vector<Hostile> hostile{
+      // Before: checked as 64 bits, kept as 32: 8-byte slots that the 24-byte header overran.
+      {[](proto::Plan& p) { p.mutable_rdma()->set_message_size((std::uint64_t{1} << 32) + 8); },
+       "message_size 4294967304 is out of range (at most 1073741824)"},
+      // Before: a division by zero in the pacing.
+      {[](proto::Plan& p) { p.mutable_rdma()->set_message_size(0); }, "message_size 0"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_message_size(8); }, "cannot hold the 24 B header"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_qps_per_peer(1'000'000); }, "qps_per_peer 1000000 is out of range"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_outstanding(4'000'000'000u); }, "outstanding 4000000000 is out of range"},
+      {[](proto::Plan& p) {
+         p.mutable_rdma()->set_qps_per_peer(1024);
+         p.mutable_rdma()->set_outstanding(8192);
+       },
+       "1024 QPs of 16384 messages of 65536 B would pin 1024 GiB, more than 32 GiB"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_rate_bps(std::nan("")); }, "rate_bps nan"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_cm_port(70000); }, "cm_port 70000"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_operation("atomic"); }, "unknown RDMA operation 'atomic'"},
+      // The plan's own safety caps, held by the agent too.
+      {[](proto::Plan& p) { p.set_duration_ms(120'000); }, "duration 120000 ms is over the plan's safety cap"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_rate_bps(1e10); }, "bit/s is over the plan's safety cap"},
+  };
+  for (std::size_t i = 0; i < hostile.size(); ++i) {
+    proto::Plan plan = plan_for("vm2", "10.99.12.2", true);
+    plan.set_test_index(static_cast<int>(i));
+    hostile[i].change(plan);
+    controller.send_plan("vm1", plan);
+    const auto answer = controller.answer("vm1", "hostile", static_cast<int>(i), 60s);
+    ASSERT_TRUE(answer.has_value()) << "no answer to hostile plan " << i << "; vm1 "
+                                    << (controller.connected("vm1") ? "still connected" : controller.closed_reason("vm1"));
+    EXPECT_FALSE(answer->ok()) << "hostile plan " << i << " was accepted: " << plan.ShortDebugString();
+    EXPECT_NE(answer->error().find(hostile[i].refusal), std::string::npos)
+        << "plan " << i << " was refused with '" << answer->error() << "', not '" << hostile[i].refusal << "'";
+    std::cout << "hostile plan " << i << ": " << answer->error() << "\n";
+  }
+  ASSERT_TRUE(controller.connected("vm1")) << controller.closed_reason("vm1");
+  // The honest pair: vm1 writes to vm2, whose plan names vm1 as its sender. Each agent answers
+  // once its QPs are connected.
+  const int honest = 100;
+  proto::Plan sender = plan_for("vm2", "10.99.12.2", true);
+  proto::Plan receiver = plan_for("vm1", "10.99.12.1", false);
+  sender.set_test_index(honest);
+  receiver.set_test_index(honest);
+  controller.send_plan("vm2", receiver);
+  controller.send_plan("vm1", sender);
+  for (const std::string agent : {"vm1", "vm2"}) {
+    const auto answer = controller.answer(agent, "hostile", honest, 90s);
+    ASSERT_TRUE(answer.has_value()) << agent << " did not answer the honest plan";
+    EXPECT_TRUE(answer->ok()) << agent << ": " << answer->error();
+    controller.send_stop(agent, "hostile", honest);
+  }
+  EXPECT_TRUE(controller.connected("vm1") && controller.connected("vm2"));
 }
 
 // Recovery: the same outage under `recovery: reconnect`. vm1's port goes down for 2 s: its flows
