@@ -103,17 +103,18 @@ YamlPos position_of(const std::string& file, std::string_view text, std::size_t 
   return {file, line, static_cast<int>(column)};
 }
 
-// Whether the document, its aliases followed, holds at most kMaxYamlValues values nested at most
-// kMaxYamlDepth deep. yaml-cpp shares an aliased node rather than copying it, so a few lines of
-// aliases of aliases stand for billions of values that every reader after this would walk.
-// Iterative, and it stops at the first value past either bound.
-bool within_yaml_bounds(const YAML::Node& root) {
+// Which bound the document, its aliases followed, is past: more than kMaxYamlValues values, or
+// nested more than kMaxYamlDepth deep; nullopt within both. yaml-cpp shares an aliased node rather
+// than copying it, so a few lines of aliases of aliases stand for billions of values that every
+// reader after this would walk. Iterative, and it stops at the first value past either bound.
+std::optional<std::string> past_yaml_bounds(const YAML::Node& root) {
   std::vector<std::pair<YAML::Node, std::size_t>> pending{{root, 1}};
   std::size_t values = 0;
   while (!pending.empty()) {
     auto [node, depth] = std::move(pending.back());
     pending.pop_back();
-    if (++values > kMaxYamlValues || depth > kMaxYamlDepth) return false;
+    if (++values > kMaxYamlValues) return fmt::format("holds more than {} values", kMaxYamlValues);
+    if (depth > kMaxYamlDepth) return fmt::format("nests deeper than {}", kMaxYamlDepth);
     if (node.IsMap()) {
       for (const auto& entry : node) {
         pending.emplace_back(entry.first, depth + 1);
@@ -123,7 +124,7 @@ bool within_yaml_bounds(const YAML::Node& root) {
       for (const auto& element : node) pending.emplace_back(element, depth + 1);
     }
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -152,11 +153,13 @@ std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors) 
   }
   try {
     YAML::Node document = YAML::Load(std::string(text));
-    if (!within_yaml_bounds(document)) {
+    if (const auto past = past_yaml_bounds(document)) {
+      // Only a document with aliases (*name) can stand for more than its text shows.
+      const bool aliased = text.find('*') != std::string_view::npos;
       errors.add({errors.file(), 0, 0}, "",
-                 fmt::format("the document holds more than {} values or nests deeper than {} once its aliases "
-                             "are followed: is an alias repeated on purpose?",
-                             kMaxYamlValues, kMaxYamlDepth));
+                 aliased ? fmt::format("the document {} once its aliases are followed: is an alias repeated on purpose?",
+                                       *past)
+                         : fmt::format("the document {}: more than Tusk reads from one file", *past));
       return std::nullopt;
     }
     return document;

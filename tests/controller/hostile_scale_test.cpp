@@ -197,7 +197,21 @@ TEST(HostileScale, AYamlAliasBombIsRefusedAtOnce) {
     FAIL() << "the alias bomb was read";
   } catch (const ProfileInvalid& e) {
     ASSERT_FALSE(e.errors().empty());
-    EXPECT_NE(e.errors().front().to_string().find("more than 1000000 values"), std::string::npos)
+    EXPECT_NE(e.errors().front().to_string().find("more than 1000000 values once its aliases are followed"),
+              std::string::npos)
+        << e.errors().front().to_string();
+  }
+  // A file past a bound with no alias in it is told so, not asked about aliases it does not have.
+  std::string deep = "name: deep\ntests: ";
+  for (int i = 0; i < 70; ++i) deep += "[";
+  for (int i = 0; i < 70; ++i) deep += "]";
+  try {
+    load_profile_text(deep + "\n", "deep.yaml");
+    FAIL() << "70 levels were read";
+  } catch (const ProfileInvalid& e) {
+    ASSERT_FALSE(e.errors().empty());
+    EXPECT_NE(e.errors().front().to_string().find("nests deeper than 64: more than Tusk reads from one file"),
+              std::string::npos)
         << e.errors().front().to_string();
   }
 }
