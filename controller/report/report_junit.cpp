@@ -29,6 +29,14 @@ std::string system_out(const std::string& text, const char* indent) {
 }
 
 
+// What a pipeline keys a testcase's history on. A stream with a peer is named as people read it
+// (stream_title); one with no peer (a NIC's, a port's) keeps "agent:stream_id", its JUnit name
+// before stream_title existed, so those histories do not break.
+std::string testcase_name(const StreamVerdict& verdict) {
+  if (verdict.stream.peer().empty()) return fmt::format("{}:{}", verdict.agent, verdict.stream.stream_id());
+  return stream_title(verdict);
+}
+
 }  // namespace
 
 std::string report_junit(const RunOutcome& outcome) {
@@ -44,7 +52,7 @@ std::string report_junit(const RunOutcome& outcome) {
       if (informational_kind(verdict.stream.kind())) continue;  // the receiver's stream is the testcase
       ++judged;
       cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
-                           xml_text(stream_title(verdict)), seconds);
+                           xml_text(testcase_name(verdict)), seconds);
       for (const auto& check : verdict.checks) {
         if (check.passed) continue;
         ++suite_failures;

@@ -124,11 +124,17 @@ TEST_F(ReportOutput, AJunitTestcaseNamesItsTrafficsDirectionThenWhereItWasMeasur
   sent.stream.set_stream_id("flow:lab-b/qp0");
   sent.stream.set_kind("flow");
   sent.stream.set_peer("lab-b");
-  test.streams = {received, sent};
+  // A stream with no peer (a NIC's counters) keeps the name pipelines have keyed on: agent:stream.
+  StreamVerdict nic;
+  nic.agent = "vm1";
+  nic.stream.set_stream_id("nic:rxe0/1");
+  nic.stream.set_kind("nic");
+  test.streams = {received, sent, nic};
   outcome_.tests.push_back(test);
   const std::string junit = report_junit(outcome_);
   EXPECT_NE(junit.find("name=\"lab-a -&gt; lab-b (lab-b rx:lab-a/1)\""), std::string::npos) << junit;
   EXPECT_NE(junit.find("name=\"lab-a -&gt; lab-b (lab-a flow:lab-b/qp0)\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("name=\"vm1:nic:rxe0/1\""), std::string::npos) << junit;
 }
 
 // Before: the fallback was the fixed $TMPDIR/tusk-reports/<run id>, followed through a link
