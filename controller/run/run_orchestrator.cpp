@@ -602,23 +602,6 @@ class Orchestrator {
 
 }  // namespace
 
-std::vector<std::string> reader_warnings(const TestOutcome& test) {
-  std::vector<std::string> lines = test.warnings;
-  for (const auto& verdict : test.streams) {
-    for (const auto& warning : verdict.warnings()) lines.push_back(fmt::format("{}: {}", stream_title(verdict), warning));
-  }
-  return lines;
-}
-
-std::string_view to_string(TestVerdict verdict) {
-  switch (verdict) {
-    case TestVerdict::Pass: return "pass";
-    case TestVerdict::Fail: return "fail";
-    case TestVerdict::Incomplete: return "incomplete";
-  }
-  return "?";
-}
-
 RunOutcome run_profile(const Profile& profile, const RunOptions& options) {
   Orchestrator orchestrator(profile, options);
   return orchestrator.run();
