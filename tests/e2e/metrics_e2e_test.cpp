@@ -9,6 +9,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <cctype>
 #include <csignal>
 #include <filesystem>
@@ -34,12 +36,15 @@ namespace http = beast::http;
 constexpr auto kPrometheus = "/usr/bin/prometheus";
 
 // GET http://127.0.0.1:port/target; nothing when it cannot connect or does not answer 200 in 5 s.
-std::optional<std::string> http_get(int port, const std::string& target) {
+// GET `target`; its body when answered 200 OK. `padding` goes in 16 headers of its own (Beast
+// holds one field to 64 KiB).
+std::optional<std::string> http_get(int port, const std::string& target, const std::string& padding = "") {
   asio::io_context io;
   beast::tcp_stream stream(io);
   beast::flat_buffer buffer;
   http::request<http::empty_body> request{http::verb::get, target, 11};
   request.set(http::field::host, "127.0.0.1");
+  for (int i = 0; !padding.empty() && i < 16; ++i) request.set("X-Padding-" + std::to_string(i), padding);
   http::response<http::string_body> response;
   bool answered = false;
   stream.expires_after(5s);
@@ -229,16 +234,21 @@ TEST_F(MetricsE2E, WithBasicAuthenticationOnlyAScraperWithThePasswordReadsMetric
 
 // The page each scrape gets is rendered at most once a second and shared: twenty scrapes at once
 // (each its own connection) are all answered, from one or two renderings, not twenty.
-TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneOrTwoRenderings) {
+TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneRenderingASecond) {
   ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s"));
   auto& controller = controller_;
   const int metrics_port = metrics_port_;
   std::vector<std::optional<std::string>> pages(20);
   std::vector<std::thread> scrapers;
+  const auto began = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < pages.size(); ++i) {
     scrapers.emplace_back([&, i] { pages[i] = http_get(metrics_port, "/metrics"); });
   }
   for (auto& scraper : scrapers) scraper.join();
+  // A page is rendered at most once a second: scrapes spread over s seconds (a starved host
+  // spreads them) see at most ceil(s) + 1 renderings, and one per scrape would be 20.
+  const double span_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const auto most_renders = static_cast<std::size_t>(std::ceil(span_s)) + 1;
   std::set<std::string> renders;
   for (const auto& page : pages) {
     ASSERT_TRUE(page.has_value()) << "a scrape of 20 went unanswered";
@@ -247,9 +257,11 @@ TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneOrTwoRenderings) {
     ASSERT_NE(at, std::string::npos) << *page;
     renders.insert(page->substr(at + 1, page->find('\n', at + 1) - at - 1));
   }
-  EXPECT_LE(renders.size(), 2u) << "20 scrapes within a second or two: " << renders.size() << " renderings";
+  EXPECT_LE(renders.size(), most_renders) << "20 scrapes within " << span_s << " s: " << renders.size() << " renderings";
   // Not /metrics, or not GET: refused, and the server carries on.
   EXPECT_EQ(http_get(metrics_port, "/"), std::nullopt);
+  // A request header of about 1 MB is refused at the parser's limit, not buffered.
+  EXPECT_EQ(http_get(metrics_port, "/metrics", std::string(60'000, 'a')), std::nullopt);
   EXPECT_TRUE(http_get(metrics_port, "/metrics").has_value());
   controller->signal(SIGTERM);
   EXPECT_EQ(controller->wait(30s), 0) << controller->log();
