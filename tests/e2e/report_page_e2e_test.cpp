@@ -26,7 +26,7 @@ json flow_stream(const std::string& agent, const std::string& peer, int qp, doub
     series.push_back({{"index", s},
                       {"elapsed_ms", s * 1000},
                       {"counters", {{"tx_bytes", 1'000'000}, {"steps_done", 10}, {"retransmits", s == 3 ? 4 : 0}}},
-                      {"throughput_bps", 8e6},
+                      {"throughput_bps", s == 3 ? 7.8e6 : 8e6},  // a 2.5 % dip
                       {"step_time_ns", step_ms * 1e6 * (s == 4 ? 2.5 : 1.0)}});
   }
   return {{"agent", agent}, {"stream_id", "flow:" + peer + "/qp" + std::to_string(qp)}, {"peer", peer}, {"kind", "flow"},
@@ -106,6 +106,11 @@ TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayT
   EXPECT_EQ(page.attribute("matrix-hosts"), "4");
   EXPECT_EQ(page.attribute("matrix-cells"), "12");
   EXPECT_EQ(page.attribute("failing-pairs"), "1");
+  // Rates and counts are drawn from zero (a zoomed axis made a 2.5 % dip look like a collapse):
+  // where uPlot put each chart's y axis, read back from the page.
+  const auto minimums = json::parse(page.attribute("chart-axis-minimums").value_or("[]"));
+  EXPECT_GE(minimums.size(), 2u) << "throughput and retransmits are charted";
+  for (const auto& minimum : minimums) EXPECT_EQ(minimum, 0) << "a chart's y axis starts at " << minimum.dump();
   // The straggler's row is marked, the step timeline and the suspect link are drawn, and the
   // hostile name is text: the title the injected script would set is not set.
   EXPECT_NE(page.dom.find("<tr class=\"straggler\"><td>rank-2</td>"), std::string::npos);

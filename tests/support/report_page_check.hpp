@@ -1,7 +1,8 @@
 // The checks every lab test makes of a run's report.html, in headless Chromium: it draws with no
 // console error and no blocked request, its first test's matrix has a cell per host pair, every
-// pair that failed in report.json is drawn in the failing colour and no passing pair is; and a
-// screenshot is kept under test-artifacts/ for a person (and the README) to look at.
+// pair that failed in report.json is drawn in the failing colour and no passing pair is; every
+// chart's y axis starts at zero; and a screenshot is kept under test-artifacts/ for a person (and
+// the README) to look at.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -57,6 +58,11 @@ inline void expect_report_page_draws(const std::string& report_directory, const 
   for (const auto& [pair, colour] : drawn_passing.items()) {
     EXPECT_NE(colour, fail_colour) << pair << " passed but is drawn as failing";
   }
+
+  // Rates and counts are drawn from zero: a zoomed axis made a 2.5 % dip look like a collapse.
+  const auto minimums = nlohmann::json::parse(rendered.attribute("chart-axis-minimums").value_or("null"));
+  ASSERT_TRUE(minimums.is_array()) << "the page did not say where its charts' axes start";
+  for (const auto& minimum : minimums) EXPECT_EQ(minimum, 0) << "a chart's y axis starts at " << minimum.dump();
 
   std::filesystem::create_directories("test-artifacts");
   const std::string png = "test-artifacts/" + screenshot_name;

@@ -20,6 +20,8 @@ const SELF_RGB = [90, 90, 90];
 const SERIES_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
   "#7f7f7f", "#d62728"];
 const MAX_CHART_STREAMS = 8;
+// Where each chart's y axis starts, as uPlot drew it: the page's tests read it back.
+const chartAxisMinimums = [];
 const MATRIX_MAX_PX = 900;
 const MAX_TABLE_ROWS = 100;
 
@@ -410,6 +412,12 @@ function chart(container, title, test, indexes, field, unit, events, format) {
   if (data.length < 2 || (!any && field !== "throughput_bps")) return false;
   const div = el("div", { class: "chart" });
   container.append(div);
+  // uPlot sets its scales when it draws, after this returns: the axis is read then.
+  const axisAt = chartAxisMinimums.push(null) - 1;
+  const readAxis = (u) => {
+    chartAxisMinimums[axisAt] = u.scales.y.min;
+    document.documentElement.dataset.chartAxisMinimums = JSON.stringify(chartAxisMinimums);
+  };
   new uPlot({
     title, width: Math.min(1200, document.body.clientWidth - 64), height: 240, series, data,
     // Rates and counts from zero: a zoomed axis makes a 2.5 % dip look like a collapse.
@@ -417,6 +425,7 @@ function chart(container, title, test, indexes, field, unit, events, format) {
     axes: [{ label: "seconds into the test" },
       { label: unit, size: 80, values: (u, ticks) => ticks.map(field === "throughput_bps" ? siRate : (v) => String(+v.toPrecision(6))) }],
     plugins: [eventMarkers(events)],
+    hooks: { draw: [readAxis] },
   }, data, div);
   return true;
 }
