@@ -13,8 +13,14 @@
 # An existing CA is reused, so certificates for new agents can be added later.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME..." >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME... (--help: more)" >&2; exit 2; }
+help() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 [[ $# -ge 1 ]] || usage
+case $1 in
+  -h | --help) help ;;
+  # Taken for DIR, an option made a directory of that name (or mkdir read it as its own option).
+  -*) echo "make-certs.sh: the first argument is the directory to write to, not the option '$1'" >&2; usage ;;
+esac
 dir=$1; shift
 controller_names=(localhost)
 agents=()
@@ -34,7 +40,8 @@ while [[ $# -gt 0 ]]; do
       done <"$2"
       shift 2
       ;;
-    -*) usage ;;
+    -h | --help) help ;;
+    -*) echo "make-certs.sh: unknown option '$1'" >&2; usage ;;
     *) agents+=("$1"); shift ;;
   esac
 done
@@ -48,7 +55,7 @@ for agent in "${agents[@]}"; do
 done
 [[ ${#agents[@]} -gt 0 ]] || echo "make-certs.sh: no agent named: only the CA and the controller's certificate" >&2
 
-mkdir -p "$dir"
+mkdir -p -- "$dir"
 umask 077
 days=825
 

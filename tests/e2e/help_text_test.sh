@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every command of both binaries explains itself: `--help` exits 0, every option and positional it
-# lists has a description, and the generated man pages and bash completions exist and parse.
+# lists has a description, and the generated man pages and bash completions exist and parse; the
+# scripts a user runs by hand (make-certs.sh, lab-demo.sh) answer --help too.
 # Usage: help_text_test.sh AGENT CONTROLLER GENERATED_DOCS_DIR
 set -euo pipefail
 agent=$1 controller=$2 docs=$3
@@ -54,6 +55,20 @@ done
 for command in $subcommands; do
   grep -q "^\.SS $command\$" "$docs/man1/tusk-controller.1" || fail "tusk-controller.1 does not describe '$command'"
 done
+
+# The scripts a user runs by hand answer --help as well, and make nothing. Before: make-certs.sh
+# took --help for its directory and printed mkdir's usage.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+scratch=$(mktemp -d)
+for script in make-certs.sh lab-demo.sh; do
+  if ! text=$(cd "$scratch" && bash "$root/scripts/$script" --help 2>&1); then fail "scripts/$script --help exits non-zero: $text"; fi
+  grep -q "scripts/$script" <<<"$text" || fail "scripts/$script --help does not show how to run it: $text"
+done
+if (cd "$scratch" && bash "$root/scripts/make-certs.sh" --out certs >/dev/null 2>&1); then
+  fail "make-certs.sh --out certs (an option where DIR goes) exits 0"
+fi
+[[ -z $(ls -A "$scratch") ]] || fail "a --help or a usage error made files: $(ls -A "$scratch")"
+rm -rf "$scratch"
 
 if ((failures > 0)); then echo "$failures problem(s)"; exit 1; fi
 echo "help, version, man pages and completions: ok ($(wc -w <<<"$subcommands") subcommands)"
