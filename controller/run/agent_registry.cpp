@@ -15,6 +15,23 @@ using boost::system::error_code;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// An alert the peer sent says that it refused this controller, before it showed a certificate of
+// its own to name it by: what that usually means, so the log says what to check.
+std::string peer_alert_hint(const std::string& reason) {
+  if (reason.find("alert unknown ca") != std::string::npos) {
+    return " (the peer does not trust this controller's certificate: its --ca is not the CA that signed --cert here)";
+  }
+  if (reason.find("alert bad certificate") != std::string::npos) {
+    return " (the peer refused this controller's certificate: does it name the address the peer dialled? "
+           "scripts/make-certs.sh --controller-name adds one)";
+  }
+  if (reason.find("alert certificate expired") != std::string::npos) {
+    return " (the peer says a certificate has expired: this controller's, or the CA's)";
+  }
+  return "";
+}
+
 constexpr auto kTickInterval = std::chrono::milliseconds(100);
 
 std::int64_t ms_between(Clock::time_point from, Clock::time_point to) {
@@ -154,7 +171,7 @@ void AgentRegistry::on_accepted(asio::ip::tcp::socket socket) {
         }
         std::lock_guard lock(mutex_);
         if (self && unregistered_.erase(self) > 0) {
-          spdlog::warn("connection from {} closed before hello: {}", self->remote(), reason);
+          spdlog::warn("connection from {} closed before hello: {}{}", self->remote(), reason, peer_alert_hint(reason));
         }
       });
 }

@@ -145,6 +145,12 @@ TEST_F(ControlPlaneE2E, AnAgentThatCannotVerifyItsControllerSaysWhyOnceAtWarning
   ASSERT_NE(first, std::string::npos);
   EXPECT_EQ(log.find("cannot register", log.find('\n', first)), std::string::npos)
       << "retries with the same reason are quiet: " << log;
+  // The controller, which the agent refused before showing its own certificate, says what the
+  // agent's alert means. Before: "TLS handshake failed: tlsv1 alert unknown ca" and an address.
+  EXPECT_NE(controller->log().find("the peer does not trust this controller's certificate: its --ca is not the CA "
+                                   "that signed --cert here"),
+            std::string::npos)
+      << controller->log();
 }
 
 TEST_F(ControlPlaneE2E, PlanRefusedByAnAgentIsAConfigErrorAndNothingStarts) {
