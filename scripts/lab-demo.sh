@@ -5,12 +5,14 @@
 # the lab down and leaves the run directories in tusk-reports/. It exits 0 only when it found
 # what it injected. Needs root (the labs' namespaces and VMs).
 #
-#   scripts/lab-demo.sh [SCENARIO] [--keep] [--build-dir DIR]
+#   scripts/lab-demo.sh [SCENARIO] [--keep] [--build-dir DIR] [--duration LENGTH]
 #   scripts/lab-demo.sh --list
 #
 #   SCENARIO      ber (default), rdma, training or fabric (--list says what each does)
 #   --keep        leave the lab up afterwards, and say how to take it down
 #   --build-dir   use the binaries already built in DIR instead of building into build/
+#   --duration    run each test for LENGTH (e.g. 8s) instead of its profile's duration: a quicker
+#                 look, with a weaker BER bound
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,14 +31,19 @@ The first run of any of them also installs the dependencies and builds Tusk (abo
 LIST
 }
 
-scenario=ber keep=0 build=""
+scenario=ber keep=0 build="" duration=""
 while (($#)); do
   case $1 in
     --list) list; exit 0 ;;
     --keep) keep=1; shift ;;
     --build-dir) build=${2:?--build-dir needs a directory}; shift 2 ;;
-    -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
-    -*) echo "lab-demo: unknown option '$1' (--list, --keep, --build-dir DIR)" >&2; exit 2 ;;
+    --duration)
+      duration=${2:?--duration needs a length, e.g. 8s}
+      [[ $duration =~ ^[0-9]+(ms|s|m|h)$ ]] || { echo "lab-demo: --duration '$duration' is not a length such as 8s or 2m" >&2; exit 2; }
+      shift 2
+      ;;
+    -h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "lab-demo: unknown option '$1' (--list, --keep, --build-dir DIR, --duration LENGTH)" >&2; exit 2 ;;
     *)
       [[ " ${scenarios[*]} " == *" $1 "* ]] || { echo "lab-demo: no scenario '$1' (${scenarios[*]})" >&2; exit 2; }
       scenario=$1

@@ -11,7 +11,7 @@ scenario_ber() {
   demo_dpdk_agent lab-b "$(bash tests/lab/netns-lab.sh port b)"
 
   local clean=0 fault=0
-  demo_say "1/2 profiles/lab-dpdk-ber.yaml on a clean cable: lab-a <-> lab-b, PRBS-31, 30 s"
+  demo_say "1/2 profiles/lab-dpdk-ber.yaml on a clean cable: lab-a <-> lab-b, PRBS-31, $(demo_length "30 s")"
   demo_run profiles/lab-dpdk-ber.yaml ber-clean || clean=$?
   demo_say "2/2 the same with 1 % of the frames on their way to lab-b hit by a one-bit flip (a tc BPF program)"
   bash tests/lab/netns-lab.sh impair b corrupt=1

@@ -58,15 +58,24 @@ demo_verdict() {
 # when the run left no such value (a run that never started has no streams).
 demo_json() { jq -r "$2" "$1/report.json" 2>/dev/null || true; }
 
+# "30 s", or --duration's length where it was given: what a scenario tells of its runs.
+demo_length() { if [[ -n $duration ]]; then echo "$duration"; else echo "$1"; fi; }
+
 # Certificates for the agents named, and the controller under every extra --controller-name.
 demo_certs() { bash scripts/make-certs.sh "$work/certs" "$@" >/dev/null; }
 
 # Runs PROFILE through tusk-controller with mutual TLS, its report in $reports/NAME; prints the
 # controller's summary; returns the controller's exit code (0 pass, 1 fail, 2 refused, 3 lost).
+# With --duration, each test of PROFILE runs for that long instead (a copy in the work directory).
 demo_run() {
   local profile=$1 name=$2
   shift 2
   local status=0
+  if [[ -n $duration ]]; then
+    local copy="$work/$name-$(basename "$profile")"
+    sed -E "s/^([[:space:]]*)duration:[[:space:]]*[^[:space:]#]+/\1duration: $duration/" "$profile" >"$copy"
+    profile=$copy
+  fi
   local command=("$controller" run "$profile" --listen "127.0.0.1:$port" --ca "$work/certs/ca.pem"
     --cert "$work/certs/controller.pem" --key "$work/certs/controller.key" --out "$reports/$name" --no-progress "$@")
   demo_last_run="${command[*]}"

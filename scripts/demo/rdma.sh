@@ -17,7 +17,7 @@ scenario_rdma() {
   done
 
   local clean=0 fault=0
-  demo_say "1/2 profiles/lab-rdma-write.yaml: checked RDMA WRITEs vm1 <-> vm2, 64 KiB messages, 20 s"
+  demo_say "1/2 profiles/lab-rdma-write.yaml: checked RDMA WRITEs vm1 <-> vm2, 64 KiB messages, $(demo_length "20 s")"
   demo_run profiles/lab-rdma-write.yaml rdma-clean --lease 10s || clean=$?
   demo_say "2/2 the same with 1 % of vm1's packets to vm2 lost (netem in vm1)"
   $lab impair "$id" 1 peer2 loss 1%
