@@ -10,9 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/rdma_limits.hpp"
+
 namespace tusk::rdma {
 
-inline constexpr std::size_t kMessageHeaderBytes = 24;
+inline constexpr std::size_t kMessageHeaderBytes = rdma_limits::kCheckedMessageHeaderBytes;
 inline constexpr std::uint32_t kMessageMagic = 0x4D524B54;  // "TKRM" read as little-endian bytes
 
 struct MessageHeader {

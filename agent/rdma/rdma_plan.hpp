@@ -10,15 +10,16 @@
 #include <string>
 #include <string_view>
 
+#include "common/rdma_limits.hpp"
 #include "tusk.pb.h"
 
 namespace tusk::rdma {
 
-inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;  // stored as uint32
-inline constexpr std::uint32_t kMaxQpsPerPeer = 1024;
+inline constexpr std::uint64_t kMaxMessageBytes = rdma_limits::kMaxMessageBytes;
+inline constexpr std::uint32_t kMaxQpsPerPeer = rdma_limits::kMaxQpsPerPeer;
 inline constexpr std::uint32_t kMaxOutstanding = 8192;
 inline constexpr std::uint32_t kMaxInlineBytes = 4096;
-inline constexpr std::uint32_t kMaxRails = 16;
+inline constexpr std::uint32_t kMaxRails = rdma_limits::kMaxRails;
 inline constexpr int kMaxPeers = 4096;                          // peers, and senders, each
 inline constexpr std::uint64_t kMaxQueuePairs = 65'536;         // every QP of the plan, both ways
 inline constexpr std::uint64_t kMaxRegisteredBytes = std::uint64_t{32} << 30;  // every QP's buffer

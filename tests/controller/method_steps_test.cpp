@@ -347,6 +347,7 @@ tests:
     engine: rdma
     duration: 2s
     message_sizes: 2..16
+    data_check: false
 )"),
                                             "sweep.yaml");
   std::vector<PlannedStep> seen;
@@ -429,6 +430,22 @@ tests:
   errors = errors_of(rdma_head + "    message_sizes: 2..64\n    method: {kind: sweep}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("message_sizes is a sweep of its own: not with method:"), std::string::npos) << errors[0];
+  // Before: validate passed what every agent refuses. A checked message holds its 24 B header; a
+  // message is at most 1 GiB.
+  errors = errors_of(rdma_head + "    message_sizes: 2..8MiB\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("q.yaml:9:20: tests[0].message_sizes: 2 B cannot hold the 24 B header of a checked message "
+                           "(data_check, on by default): start the sweep at 32 B (e.g. 32..8MiB), or set data_check: false"),
+            std::string::npos)
+      << errors[0];
+  EXPECT_TRUE(errors_of(rdma_head + "    message_sizes: 2..8MiB\n    data_check: false\n").empty());
+  EXPECT_TRUE(errors_of(rdma_head + "    message_sizes: 32..8MiB\n").empty());
+  errors = errors_of(rdma_head + "    message_size: 8B\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("tests[0].message_size: 8 B cannot hold the 24 B header"), std::string::npos) << errors[0];
+  errors = errors_of(rdma_head + "    message_size: 2GiB\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("1GiB"), std::string::npos) << errors[0];
   errors = errors_of(rdma_head + "    message_sizes: 64..2\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("expected FROM..TO, e.g. 2..8MiB"), std::string::npos) << errors[0];

@@ -17,6 +17,7 @@ tests:
     topology: mesh
     duration: 5s
     message_sizes: 2..8MiB
+    data_check: false  # messages under 24 B cannot carry a checked message's header
     qps_per_peer: 2
     rate: 12Gbps
   - name: rfc
@@ -39,7 +40,7 @@ TEST(PlanText, ExpandsASweepIntoItsStepsSaysEachRatesScopeAndTheProfilesLength) 
   const ExpandedPlan plan = expand_plan(profile, {"a", "b", "c", "d"}, "plan-only");
   const std::string text = plan_text(profile, plan);
   EXPECT_NE(text.find("method sweep: 23 steps"), std::string::npos) << text;
-  EXPECT_NE(text.find("step 1 sizes [2 B]: 5 s\n      device (the route's) | write 2 B messages"), std::string::npos) << text;
+  EXPECT_NE(text.find("step 1 sizes [2 B]: 5 s\n      device (the route's) | write 2 B messages |"), std::string::npos) << text;
   EXPECT_NE(text.find("step 23 sizes [8388608 B]: 5 s\n      device (the route's) | write 8 MiB messages"), std::string::npos)
       << text;
   // Each agent of a mesh of 4 sends to 3 peers on 2 QPs each: 6 QPs share its rate.

@@ -911,7 +911,7 @@ tests:
     duration: 1s
     message_size: 3GiB
 )"),
-            "bad.yaml:7:19: tests[0].message_size: message_size 3GiB is above the maximum 2GiB");
+            "bad.yaml:7:19: tests[0].message_size: message_size 3GiB is above the maximum 1GiB");
 }
 
 TEST(ProfileErrors, EveryIntegerRange) {

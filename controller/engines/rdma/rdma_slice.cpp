@@ -12,6 +12,7 @@
 
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
+#include "common/rdma_limits.hpp"
 #include "common/units.hpp"
 #include "controller/engines/ecmp_keys.hpp"
 #include "controller/engines/rdma/collective.hpp"
@@ -20,8 +21,8 @@
 namespace tusk::rdma {
 namespace {
 
-constexpr std::uint32_t kMaxQpsPerPeer = 1024;
-constexpr std::uint32_t kMaxRails = 16;
+using rdma_limits::kMaxQpsPerPeer;
+using rdma_limits::kMaxRails;
 
 using namespace std::chrono_literals;
 using profile_schema::ReadContext;
@@ -32,7 +33,7 @@ using R = ReadContext;
 using V = YamlValue;
 using D = TestDraft;
 
-const YamlReader::Range<std::uint64_t> kMessageRange{1, 2ULL << 30, "1", "2GiB"};
+const YamlReader::Range<std::uint64_t> kMessageRange{1, rdma_limits::kMaxMessageBytes, "1", "1GiB"};
 
 // perftest's -a in a profile: "2..8MiB" is every power of two from 2 B to 8 MiB (FROM doubled
 // until TO, and TO itself); or a list of sizes.
@@ -317,6 +318,21 @@ void check(profile_schema::TestCheck& check) {
   auto& draft = check.draft;
   proto::RdmaTest& test = params(draft.spec);
   check_collective(check);
+  // A checked message starts with its header: the agent refuses a smaller one, so validate says so.
+  if (test.data_check()) {
+    const auto& sweep = draft.spec.method;
+    const bool sizes = draft.written.contains("message_sizes") && sweep && !sweep->frame_sizes.empty();
+    const std::uint64_t smallest =
+        sizes ? *std::min_element(sweep->frame_sizes.begin(), sweep->frame_sizes.end()) : test.message_size();
+    if (smallest < rdma_limits::kCheckedMessageHeaderBytes) {
+      const char* key = sizes ? "message_sizes" : "message_size";
+      check.fail(key, draft.origin(key),
+                 fmt::format("{} B cannot hold the {} B header of a checked message (data_check, on by default): "
+                             "{}, or set data_check: false",
+                             smallest, rdma_limits::kCheckedMessageHeaderBytes,
+                             sizes ? "start the sweep at 32 B (e.g. 32..8MiB)" : "use 32 B or more"));
+    }
+  }
   if (const auto& method = draft.spec.method; method && method->kind != MethodKind::Incast) {
     if (const auto* written = draft.origin("method"); written && draft.written.contains("message_sizes")) {
       check.fail("message_sizes", draft.origin("message_sizes"), "message_sizes is a sweep of its own: not with method:");
