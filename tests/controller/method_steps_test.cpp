@@ -434,7 +434,7 @@ tests:
   // message is at most 1 GiB.
   errors = errors_of(rdma_head + "    message_sizes: 2..8MiB\n");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("q.yaml:9:20: tests[0].message_sizes: 2 B cannot hold the 24 B header of a checked message "
+  EXPECT_NE(errors[0].find("q.yaml:8:20: tests[0].message_sizes: 2 B cannot hold the 24 B header of a checked message "
                            "(data_check, on by default): start the sweep at 32 B (e.g. 32..8MiB), or set data_check: false"),
             std::string::npos)
       << errors[0];
