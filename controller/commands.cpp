@@ -359,7 +359,7 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
     registry.sync_clocks(names, 8);
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     nlohmann::json agents = nlohmann::json::array();
-    std::cout << fmt::format("{} agent(s) registered (expected {}):\n", names.size(), expect);
+    std::cout << fmt::format("{} agent(s) registered (expected {}){}\n", names.size(), expect, names.empty() ? "" : ":");
     std::vector<std::string> idle;  // registered, but with no engine: they can run no test
     for (const auto& view : registry.agents()) {
       if (!view.connected) continue;
