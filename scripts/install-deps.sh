@@ -4,11 +4,12 @@
 # Deployment: help2man for the man pages, dpkg-dev for the packages' dependencies, mmdebstrap for
 # the install test's fresh Debian root, systemd for systemd-analyze, slurm-wlm and munge for the
 # real single-node Slurm the sbatch script is tested on. jq: the lab demo reads its reports.)
+# lld: the scripts link with it (scripts/build-env.sh).
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache lld pkg-config git
   libboost-dev libboost-program-options-dev
   libyaml-cpp-dev libprotobuf-dev protobuf-compiler
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
