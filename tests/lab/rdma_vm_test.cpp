@@ -382,30 +382,48 @@ TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsH
 // Issue 12, acceptance 3: the QPs' paths traced from inside the VMs (UDP probes with each QP's
 // source port to 4791), and loss on one spine link named as the top suspect: the QPs through it
 // retransmit and fall far below their siblings, and the probes show where the loss starts.
+// 99.99 % coverage of 2 paths is 15 QPs. At 11 (99.9 %) a CI run hashed 10 onto the other spine
+// (a 1-in-170 draw), and one failing flow is rightly only a low-confidence suspect: what the test
+// asserts follows the hash the run drew, so no draw fails it and none passes it by luck.
 TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
   fabric_->run("impair l1-s1 up loss=3");
   const std::string topology = dir_ + "/topology.yaml";
   std::ofstream(topology) << fabric_->run("topology-file");
   std::string text = profile("20s", "");
   text.replace(text.find("    outstanding: 8"), 18,
-               "    ecmp_paths: 2\n    coverage: 99.9%\n    outstanding: 4\n    trace_rate: 1000");
+               "    ecmp_paths: 2\n    coverage: 99.99%\n    outstanding: 4\n    trace_rate: 1000");
   const int exit = run_profile(text, {"--topology", topology});
   fabric_->run("clear l1-s1");
   ASSERT_TRUE(exit == 0 || exit == 1) << logs();
   const json found = report()["tests"][0]["localisation"];
   ASSERT_TRUE(found.is_object()) << logs();
   // Every QP of vm1's traced: its leaf, a spine, the far leaf (vm2's NIC answers nothing).
-  std::size_t traced = 0;
+  std::size_t traced = 0, through_lossy_spine = 0;
   for (const auto& flow : found["flows"]) {
     if (flow["sender"] != "vm1") continue;
     ++traced;
     ASSERT_GE(flow["nodes"].size(), 4u) << flow.dump(1);
     EXPECT_EQ(flow["nodes"][1], "l1");
     EXPECT_EQ(flow["nodes"][3], "l2");
+    if (flow["nodes"][2] == "s1") ++through_lossy_spine;
   }
-  EXPECT_EQ(traced, 11u) << found["flows"].dump(1).substr(0, 3000);
-  std::cout << "localisation: " << found["conclusion"] << "\n";
+  EXPECT_EQ(traced, 15u) << found["flows"].dump(1).substr(0, 3000);
+  std::cout << through_lossy_spine << " of vm1's QPs through s1; localisation: " << found["conclusion"] << "\n";
   if (!found["suspects"].empty()) std::cout << "top suspect: " << found["suspects"][0].dump() << "\n";
+  // Whatever the hash drew, no other link is ever named with more than low confidence.
+  for (const auto& suspect : found["suspects"]) {
+    if (suspect["confidence"] == "low") continue;
+    EXPECT_EQ(suspect["link"], "l1:s1 -> s1:l1") << found["conclusion"];
+  }
+  if (through_lossy_spine < 2) {
+    // One flow through the fault is no pattern: at most a low-confidence suspect, saying so.
+    if (!found["suspects"].empty() && found["suspects"][0]["link"] == "l1:s1 -> s1:l1") {
+      EXPECT_EQ(found["suspects"][0]["confidence"], "low") << found["conclusion"];
+      EXPECT_NE(found["suspects"][0]["evidence"].get<std::string>().find("only one failing flow crossed it"),
+                std::string::npos) << found["conclusion"];
+    }
+    return;
+  }
   ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << logs();
   EXPECT_EQ(found["suspects"][0]["link"], "l1:s1 -> s1:l1") << found["conclusion"];
   EXPECT_NE(found["suspects"][0]["confidence"], "low") << found["conclusion"];
