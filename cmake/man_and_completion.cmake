@@ -1,6 +1,7 @@
-# Man pages (help2man, from each binary's --help and --version) and bash completions (from each
-# binary's --bash-completion), generated at build time from the built programs so they always
-# match them. A build without help2man still works; it warns and installs no man pages.
+# Man pages (help2man, from each binary's --help and --version; tusk-profile(5) from
+# docs/profile.md) and bash completions (from each binary's --bash-completion), generated at build
+# time from the built programs and the docs so they always match them. A build without help2man
+# still works; it warns and installs no man(1) pages.
 include(GNUInstallDirs)
 
 set(TUSK_GENERATED_DOCS ${CMAKE_BINARY_DIR}/docs)
@@ -42,4 +43,20 @@ foreach(program tusk-agent tusk-controller)
     install(FILES ${page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT ${component})
   endif()
 endforeach()
+# tusk-profile(5): the profile reference, docs/profile.md, as a man page (no help2man needed).
+# tests/controller/profile_reference_test.cpp holds that page to the keys the loader reads.
+find_program(TUSK_AWK NAMES awk mawk gawk REQUIRED)
+set(profile_page ${TUSK_GENERATED_DOCS}/man5/tusk-profile.5)
+add_custom_command(
+  OUTPUT ${profile_page} ${profile_page}.gz
+  COMMAND ${CMAKE_COMMAND} -DAWK=${TUSK_AWK} -DSCRIPT=${PROJECT_SOURCE_DIR}/cmake/markdown_to_man.awk
+          -DINPUT=${PROJECT_SOURCE_DIR}/docs/profile.md -DOUTPUT=${profile_page} -DNAME=tusk-profile -DSECTION=5
+          "-DSUMMARY=the profile file of tusk-controller: agents, safety caps, tests, methods and thresholds"
+          -DVERSION=${PROJECT_VERSION} -P ${PROJECT_SOURCE_DIR}/cmake/markdown_to_man.cmake
+  DEPENDS ${PROJECT_SOURCE_DIR}/docs/profile.md ${PROJECT_SOURCE_DIR}/cmake/markdown_to_man.awk
+          ${PROJECT_SOURCE_DIR}/cmake/markdown_to_man.cmake
+  COMMENT "man page tusk-profile(5) from docs/profile.md")
+list(APPEND _tusk_doc_outputs ${profile_page})
+install(FILES ${profile_page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man5 COMPONENT controller)
+
 add_custom_target(tusk-docs ALL DEPENDS ${_tusk_doc_outputs})

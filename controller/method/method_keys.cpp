@@ -18,13 +18,14 @@ using profile_schema::TestDraft;
 // A search or a sweep is a plan of trials: more than this is a mistake, not a qualification.
 constexpr std::uint32_t kMaxSteps = 256;
 
+}  // namespace
+
 const std::vector<std::string_view>& kind_names() {
   static const std::vector<std::string_view> names{"throughput", "frame_loss_rate", "sweep", "incast",
                                                    "congestion_control"};
   return names;
 }
 
-// The keys each kind takes beside `kind:`.
 const std::vector<std::string_view>& keys_of(MethodKind kind) {
   static const std::vector<std::string_view> throughput{"kind", "frame_sizes", "trial", "resolution", "trials",
                                                         "pdr_loss", "latency"};
@@ -41,6 +42,8 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
   }
   return sweep;
 }
+
+namespace {
 
 // "50%" is a fraction of the test's rate; anything else a rate of its own.
 std::optional<StepRate> read_step_rate(YamlReader& read, const YamlValue& value) {

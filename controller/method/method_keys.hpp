@@ -17,6 +17,10 @@ void check_method(profile_schema::TestCheck& check);
 std::optional<std::uint32_t> read_frame_size(YamlReader& read, const YamlValue& value);
 std::optional<std::vector<std::uint32_t>> read_frame_sizes(YamlReader& read, const YamlValue& value);
 
+// The method kinds, and the keys a `method:` of each kind takes (`kind` included).
+const std::vector<std::string_view>& kind_names();
+const std::vector<std::string_view>& keys_of(MethodKind kind);
+
 // RFC 2544's frame sizes for Ethernet (section 9.1) less their FCS, for a throughput search that
 // names none.
 const std::vector<std::uint32_t>& rfc2544_frame_sizes();

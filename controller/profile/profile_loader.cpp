@@ -14,6 +14,7 @@
 #include "common/units.hpp"
 #include "common/yaml_reader.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/profile/profile_keys.hpp"
 #include "controller/profile/profile_schema.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 
@@ -77,7 +78,7 @@ class ProfileReader {
       } else if (entry.key == "tests") {
         tests = &entry.value;
       } else {
-        read_.unknown_key(entry, {"name", "description", "agents", "safety", "defaults", "tests"});
+        read_.unknown_key(entry, profile_keys::top_level());
       }
     }
     if (!has_key(*entries, "name")) read_.missing(root, "name");
@@ -118,7 +119,7 @@ class ProfileReader {
       } else if (entry.key == "wait") {
         if (auto wait = read_.duration(v, {0ms, 24h, "0s", "24h"})) agents.wait = *wait;
       } else {
-        read_.unknown_key(entry, {"hosts", "patterns", "count", "wait"});
+        read_.unknown_key(entry, profile_keys::agents());
       }
     }
     // An empty selection would mean every agent that happens to be connected: never guess that
@@ -174,7 +175,7 @@ class ProfileReader {
           context.max_duration_text = v.text();
         }
       } else {
-        read_.unknown_key(entry, {"max_rate", "max_duration"});
+        read_.unknown_key(entry, profile_keys::safety());
       }
     }
   }

@@ -106,6 +106,8 @@ for program in tusk-agent tusk-controller; do
   grep -qx "./usr/share/man/man1/$program.1.gz" "$contents" || fail "$program package lacks its man page"
   grep -qx "./usr/share/bash-completion/completions/$program" "$contents" || fail "$program package lacks its completion"
 done
+grep -qx './usr/share/man/man5/tusk-profile.5.gz' "$work/contents-$(basename "${controller_debs[0]}")" ||
+  fail "tusk-controller package lacks tusk-profile(5), the profile reference"
 phase_done "dpkg-deb checks"
 
 # --- 3. a fresh Debian root ----------------------------------------------------------------------

@@ -55,6 +55,20 @@ done
 for command in $subcommands; do
   grep -q "^\.SS $command\$" "$docs/man1/tusk-controller.1" || fail "tusk-controller.1 does not describe '$command'"
 done
+# tusk-profile(5), from docs/profile.md: a man page with the reference's sections, which groff reads
+# without a warning (what each key documents is profile_reference_test's).
+profile_page=$docs/man5/tusk-profile.5
+if [[ ! -s $profile_page ]]; then
+  fail "$profile_page missing"
+else
+  for section in DESCRIPTION UNITS 'TOP LEVEL' TESTS 'QUALIFICATION METHODS' THRESHOLDS; do
+    grep -qx "\.SH $section" "$profile_page" || fail "tusk-profile.5 has no section $section"
+  done
+  if command -v groff >/dev/null; then
+    warnings=$(groff -k -man -ww -z "$profile_page" 2>&1) || true
+    [[ -z $warnings ]] || fail "groff warns of tusk-profile.5: $warnings"
+  fi
+fi
 
 # The scripts a user runs by hand answer --help as well, and make nothing. Before: make-certs.sh
 # took --help for its directory and printed mkdir's usage.

@@ -1,0 +1,26 @@
+// The keys of a profile's top level, of its `agents:` and of its `safety:`: what the loader
+// accepts there, and what docs/profile.md must document (tests/controller/profile_reference_test.cpp).
+// A test's own keys are the schema's rows (profile_schema::test_key_names).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+namespace tusk::profile_keys {
+
+inline const std::vector<std::string_view>& top_level() {
+  static const std::vector<std::string_view> keys{"name", "description", "agents", "safety", "defaults", "tests"};
+  return keys;
+}
+
+inline const std::vector<std::string_view>& agents() {
+  static const std::vector<std::string_view> keys{"hosts", "patterns", "count", "wait"};
+  return keys;
+}
+
+inline const std::vector<std::string_view>& safety() {
+  static const std::vector<std::string_view> keys{"max_rate", "max_duration"};
+  return keys;
+}
+
+}  // namespace tusk::profile_keys

@@ -1,0 +1,105 @@
+// docs/profile.md, the profile reference (and tusk-profile(5), generated from it), against the keys
+// the loader reads: every key it reads has its row, and every row names a key it reads. The
+// reference was a hand-kept copy of the key tables that drifted from them; now a drift fails here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/method/method_keys.hpp"
+#include "controller/profile/profile_keys.hpp"
+#include "controller/profile/profile_schema.hpp"
+#include "controller/profile/threshold_catalog.hpp"
+#include "tests/support/build_paths.hpp"
+
+namespace tusk {
+namespace {
+
+// One heading of the page and what is under it, up to the next heading.
+struct PageSection {
+  std::set<std::string> rows;  // the first cell of each table row, as `key`
+  std::string text;            // everything, for keys named in running text
+};
+
+std::map<std::string, PageSection> read_reference() {
+  const std::string path = build_paths::source_dir() + "/docs/profile.md";
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot read " << path;
+  std::map<std::string, PageSection> sections;
+  const std::regex heading(R"(^#+ +(.*)$)");
+  const std::regex row(R"(^\| *`([^`]+)` *\|)");
+  std::string line, current;
+  bool in_code = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("```", 0) == 0) in_code = !in_code;
+    std::smatch match;
+    if (!in_code && std::regex_match(line, match, heading)) {
+      current = match[1];
+      continue;
+    }
+    if (std::regex_search(line, match, row)) sections[current].rows.insert(match[1]);
+    sections[current].text += line + "\n";
+  }
+  return sections;
+}
+
+std::set<std::string> as_set(const std::vector<std::string_view>& keys) {
+  return {keys.begin(), keys.end()};
+}
+
+// Both directions, with the keys named in the message.
+void expect_same_keys(const std::set<std::string>& read, const std::set<std::string>& documented,
+                      const std::string& where) {
+  for (const auto& key : read) {
+    EXPECT_TRUE(documented.contains(key)) << "the loader reads `" << key << "`, and " << where << " has no row for it";
+  }
+  for (const auto& key : documented) {
+    EXPECT_TRUE(read.contains(key)) << where << " documents `" << key << "`, which the loader does not read";
+  }
+}
+
+TEST(ProfileReference, TheTopLevelAgentsAndSafetyTablesListExactlyTheKeysTheLoaderReads) {
+  auto page = read_reference();
+  expect_same_keys(as_set(profile_keys::top_level()), page["Top level"].rows, "## Top level");
+  expect_same_keys(as_set(profile_keys::agents()), page["`agents`"].rows, "### `agents`");
+  expect_same_keys(as_set(profile_keys::safety()), page["`safety`"].rows, "### `safety`");
+}
+
+TEST(ProfileReference, EveryTestKeyOfEveryEngineHasARowAndEveryRowIsATestKey) {
+  auto page = read_reference();
+  std::set<std::string> documented;
+  for (const char* section : {"Every engine", "dpdk", "rdma"}) {
+    EXPECT_FALSE(page[section].rows.empty()) << "docs/profile.md has no table under '" << section << "'";
+    documented.insert(page[section].rows.begin(), page[section].rows.end());
+  }
+  const auto names = profile_schema::test_key_names();
+  expect_same_keys(as_set(names), documented, "the test key tables (Every engine, dpdk, rdma)");
+}
+
+TEST(ProfileReference, EveryThresholdHasARowAndEveryRowIsAThreshold) {
+  auto page = read_reference();
+  std::set<std::string> thresholds;
+  for (const auto& kind : threshold_catalog()) thresholds.insert(std::string(kind.key));
+  expect_same_keys(thresholds, page["Thresholds"].rows, "## Thresholds");
+}
+
+TEST(ProfileReference, EveryMethodKindHasARowThatNamesEachOfItsKeys) {
+  auto page = read_reference();
+  const PageSection& methods = page["Qualification methods"];
+  const auto& kinds = method_keys::kind_names();
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const std::string kind(kinds[k]);
+    ASSERT_TRUE(methods.rows.contains(kind)) << "## Qualification methods has no row for the kind `" << kind << "`";
+    for (const auto key : method_keys::keys_of(static_cast<MethodKind>(k))) {
+      EXPECT_NE(methods.text.find("`" + std::string(key) + "`"), std::string::npos)
+          << "## Qualification methods never names `" << key << "`, a key of `" << kind << "`";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tusk
