@@ -707,8 +707,8 @@ TEST_F(RdmaVmLab, AHostileControllersPlansAreRefusedByTheAgentWhichThenConnectsA
 // break at once, and when the port is up again they are disconnected and connected anew; vm2,
 // whose own port never went down, learns of it from the disconnect and reconnects its flow too.
 // Every flow and sink carries on counting in one stream, and reports the time it carried nothing:
-// the outage the port itself measured (the 2 s, within 300 ms) within 300 ms, and the reconnect
-// after it, which it reports apart.
+// the outage the port itself measured (the 2 s, within 300 ms), and the reconnect after it, which
+// it reports apart; vm2's streams add the wait for vm1's disconnect.
 TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsItsDowntime) {
   std::ofstream(dir_ + "/profile.yaml") << profile("20s", "      max_flaps: 1\n") << "    recovery: reconnect\n";
   auto controller = start_controller(dir_ + "/profile.yaml");
@@ -733,6 +733,18 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
   std::cout << "vm1's port was down " << port_down_ms << " ms\n";
   EXPECT_NEAR(port_down_ms, 2000, 300) << result.dump(2);
 
+  // vm2 learns of the break only when vm1, its port up again, disconnects the broken QPs: at most
+  // vm1's own reconnect after the outage (a first message after link-up can be lost while the
+  // neighbours come back, and its retry takes about a second in TCG guests: one run measured
+  // 1128 ms of reconnect on vm1 and 3161 ms of downtime less reconnect on vm2).
+  double vm1_reconnect_ms = 0;
+  for (const std::string kind : {"flow:", "sink:"}) {
+    for (const auto& stream : streams_of(result, kind)) {
+      if (stream["agent"] == "vm1") {
+        vm1_reconnect_ms = std::max(vm1_reconnect_ms, static_cast<double>(counter(stream, "reconnect_ms")));
+      }
+    }
+  }
   for (const std::string kind : {"flow:", "sink:"}) {
     const auto streams = streams_of(result, kind);
     ASSERT_EQ(streams.size(), 2u) << "one stream per flow, however many QPs carried it:\n" << result.dump(2);
@@ -743,12 +755,20 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
       std::cout << name << ": " << counter(stream, "reconnects") << " reconnects, down " << downtime_ms
                 << " ms, of which reconnecting " << reconnect_ms << " ms\n";
       EXPECT_GE(counter(stream, "reconnects"), 1u) << name << "\n" << stream.dump(2);
-      // The flow's downtime is the outage, then the reconnect once the link was back (120-360 ms
-      // in TCG guests, a connect's handshake and resources on both sides): the outage within
-      // 300 ms, and the reconnect, each reported.
-      EXPECT_NEAR(downtime_ms - reconnect_ms, port_down_ms, 300) << name << "\n" << stream.dump(2);
+      // The flow's downtime is the outage, then the reconnect once the link was back (68-360 ms in
+      // TCG guests as a rule, a connect's handshake and resources on both sides): on vm1, whose
+      // port went down, the outage within 300 ms; on vm2 the outage and at most vm1's reconnect.
+      if (stream["agent"] == "vm1") {
+        EXPECT_NEAR(downtime_ms - reconnect_ms, port_down_ms, 300) << name << "\n" << stream.dump(2);
+      } else {
+        EXPECT_GE(downtime_ms - reconnect_ms, port_down_ms - 300) << name << "\n" << stream.dump(2);
+        EXPECT_LE(downtime_ms - reconnect_ms, port_down_ms + vm1_reconnect_ms + 300) << name << "\n"
+                                                                                    << stream.dump(2);
+      }
       EXPECT_GT(reconnect_ms, 0) << name << "\n" << stream.dump(2);
-      EXPECT_LT(reconnect_ms, 1000) << name << "\n" << stream.dump(2);
+      // A reconnect, not a hang: the resolve and connect retries (300 ms timeout, then every 20 to
+      // 250 ms) take a few seconds at most; the last 5 s carrying traffic is checked below.
+      EXPECT_LT(reconnect_ms, 4000) << name << "\n" << stream.dump(2);
       EXPECT_EQ(counter(stream, "completion_errors"), 0u) << name << "\n" << stream.dump(2);
       EXPECT_EQ(counter(stream, "integrity_errors"), 0u) << name << "\n" << stream.dump(2);
       // Counting carried on: bytes moved in each of the last 5 s, long after the outage.
