@@ -8,6 +8,7 @@
 // DpdkEngine borrows it and owns only its threads, which it joins in stop(): a TX and an RX thread
 // per queue the test uses (queue_plan.hpp), and a link watcher.
 // Hot loops hold no locks and make no virtual calls; sample() reads what they publish in atomics.
+// Set-up is dpdk_engine.cpp, the threads' loops dpdk_datapath.cpp, sample() dpdk_sampling.cpp.
 #pragma once
 
 #include <array>
@@ -88,6 +89,9 @@ struct RxStreamCounters {
   PublishedLatency latency;  // the RX thread's histogram, summarised every kLatencyPublishNs
 };
 
+// The RX thread of one worker (dpdk_datapath.cpp).
+class RxThread;
+
 class DpdkEngine final : public Engine {
  public:
   explicit DpdkEngine(DpdkContext& context) : context_(context) {}
@@ -98,11 +102,8 @@ class DpdkEngine final : public Engine {
   std::vector<proto::StreamCounters> sample() override;
   void stop() noexcept override;
 
-  // Streams one port tracks: peers times flows per peer (the controller allows 128 flows per peer);
-  // each RX thread has room for all of them.
   // How stale the latency gauges of a running test may be; the final sample is exact.
   static constexpr std::int64_t kLatencyPublishNs = 50'000'000;
-  // The most path-trace probes a port sends per second: switches answer them on their CPU.
   // How often the port's link state is read: a link event's time is this close to the change.
   static constexpr std::int64_t kLinkPollNs = 10'000'000;
 
@@ -120,6 +121,9 @@ class DpdkEngine final : public Engine {
     std::thread tx_thread, rx_thread;
   };
 
+  // The datapath (dpdk_datapath.cpp): a worker's TX and RX threads; RxThread is the RX thread's
+  // state and the steps of each frame.
+  friend class RxThread;
   void tx_loop(Worker& worker);
   void rx_loop(Worker& worker);
   // Polls the port's link state every kLinkPollNs and reports each change as an event.
@@ -142,8 +146,8 @@ class DpdkEngine final : public Engine {
   std::vector<std::unique_ptr<TxTarget>> targets_;
   std::vector<FrameSizeCycle> tx_sizes_;  // one per target, in targets_ order; the TX thread's once started
   PeerNames peers_;
-  std::unique_ptr<MbufRing> answers_;
-  std::unique_ptr<PathTracer> tracer_;  // ipv4_udp with a trace rate: one entry per target  // RX thread to TX thread; only when the port has an address
+  std::unique_ptr<MbufRing> answers_;    // RX thread to TX thread; only when the port has an address
+  std::unique_ptr<PathTracer> tracer_;  // ipv4_udp with a trace rate: one entry per target
   std::vector<std::unique_ptr<Worker>> workers_;  // one per queue the test uses
   std::set<std::size_t> split_reported_;  // sample()'s: streams already reported split over queues
   std::atomic<std::uint64_t> bad_headers_{0};
