@@ -31,6 +31,16 @@ std::string json_text(const Json& value, int indent = 2) {
   return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
+// `object`'s member `name` in a document read from a file or a peer: null where `object` is not an
+// object or has no such member, so a reader walks any document without a check at every step.
+template <typename Json>
+const Json& member_or_null(const Json& object, const char* name) {
+  static const Json none;
+  if (!object.is_object()) return none;
+  const auto it = object.find(name);
+  return it == object.end() ? none : *it;
+}
+
 // How deep `text`'s arrays and objects nest, counting no bracket inside a string.
 inline std::size_t json_depth(std::string_view text) {
   std::size_t depth = 0, deepest = 0;

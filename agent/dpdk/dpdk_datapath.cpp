@@ -32,7 +32,6 @@ namespace tusk::dpdk {
 
 namespace {
 
-constexpr std::uint16_t kBurst = 32;
 // A poll that comes later than this after the one before means the RX thread was not running (a
 // busy host descheduled it): frames waited in the ring meanwhile, so that time is no link's gap.
 constexpr std::int64_t kPollSlackNs = 1'000'000;

@@ -1,5 +1,7 @@
 #include "agent/dpdk/frame_format.hpp"
 
+#include <netinet/in.h>
+
 #include <fmt/format.h>
 
 #include <limits>
@@ -41,7 +43,6 @@ constexpr std::size_t kIpProtocolAt = 9;
 constexpr std::size_t kIpChecksumAt = 10;
 constexpr std::size_t kIpSrcAt = 12;
 constexpr std::size_t kIpDstAt = 16;
-constexpr std::uint8_t kUdpProtocol = 17;
 constexpr std::uint16_t kDontFragment = 0x4000;
 
 bool is_vlan_tpid(std::uint16_t ethertype) {
@@ -165,7 +166,7 @@ void write_headers(const FrameSpec& spec, const TuskHeader& header, std::uint8_t
     put16(p + 4, 0);  // identification: unused, nothing is ever fragmented
     put16(p + kIpFlagsFragmentAt, kDontFragment);
     p[kIpTtlAt] = spec.ip.ttl;
-    p[kIpProtocolAt] = kUdpProtocol;
+    p[kIpProtocolAt] = IPPROTO_UDP;
     put16(p + kIpChecksumAt, 0);
     put32(p + kIpSrcAt, spec.ip.src_address);
     put32(p + kIpDstAt, spec.ip.dst_address);
@@ -237,7 +238,7 @@ ParseStatus parse_ipv4_udp(const std::uint8_t* frame, std::size_t length, std::s
   if ((ip[0] >> 4) != 4) return ParseStatus::NotTusk;
   const std::size_t ip_header = static_cast<std::size_t>(ip[0] & 0x0F) * 4;
   if (ip_header < kIpv4HeaderLength) return ParseStatus::NotTusk;
-  if (ip[kIpProtocolAt] != kUdpProtocol) return ParseStatus::NotTusk;
+  if (ip[kIpProtocolAt] != IPPROTO_UDP) return ParseStatus::NotTusk;
   // More fragments, or a fragment offset: we never fragment (DF), so not one of ours.
   if ((get16(ip + kIpFlagsFragmentAt) & 0x3FFFu) != 0) return ParseStatus::NotTusk;
   if (length < offset + ip_header + kUdpHeaderLength) return ParseStatus::Truncated;

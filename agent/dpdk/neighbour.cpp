@@ -2,6 +2,8 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -21,9 +23,6 @@ using wire::put32;
 constexpr std::uint16_t kArpRequest = 1;
 constexpr std::uint16_t kArpReply = 2;
 constexpr std::size_t kArpAt = kEthernetHeaderLength;
-constexpr std::uint8_t kIcmpProtocol = 1;
-constexpr std::uint8_t kIcmpEchoRequest = 8;
-constexpr std::uint8_t kIcmpEchoReply = 0;
 
 std::uint32_t mask_of(std::uint8_t prefix_length) {
   return prefix_length == 0 ? 0 : ~std::uint32_t{0} << (32 - prefix_length);
@@ -60,13 +59,13 @@ std::size_t answer_ping(const Ipv4Interface& interface, const std::uint8_t* fram
   if (length < kEthernetHeaderLength + 20 || get16(frame + 12) != kIpv4EtherType) return 0;
   const std::uint8_t* ip = frame + kEthernetHeaderLength;
   const std::size_t ip_header = static_cast<std::size_t>(ip[0] & 0x0F) * 4;
-  if ((ip[0] >> 4) != 4 || ip_header < 20 || ip[9] != kIcmpProtocol || get32(ip + 16) != interface.address) return 0;
+  if ((ip[0] >> 4) != 4 || ip_header < 20 || ip[9] != IPPROTO_ICMP || get32(ip + 16) != interface.address) return 0;
   if ((get16(ip + 6) & 0x3FFFu) != 0) return 0;  // fragments: not worth reassembling for a ping
   const std::size_t total = get16(ip + 2);
   if (total < ip_header + 8 || kEthernetHeaderLength + total > length) return 0;
   if (internet_checksum(ip, ip_header) != 0) return 0;
   const std::uint8_t* icmp = ip + ip_header;
-  if (icmp[0] != kIcmpEchoRequest || icmp[1] != 0) return 0;
+  if (icmp[0] != ICMP_ECHO || icmp[1] != 0) return 0;
 
   const std::size_t frame_length = kEthernetHeaderLength + total;
   std::memcpy(reply, frame, frame_length);
@@ -80,7 +79,7 @@ std::size_t answer_ping(const Ipv4Interface& interface, const std::uint8_t* fram
   put16(reply_ip + 10, 0);
   put16(reply_ip + 10, internet_checksum(reply_ip, ip_header));
   std::uint8_t* reply_icmp = reply_ip + ip_header;
-  reply_icmp[0] = kIcmpEchoReply;
+  reply_icmp[0] = ICMP_ECHOREPLY;
   put16(reply_icmp + 2, 0);
   put16(reply_icmp + 2, internet_checksum(reply_icmp, total - ip_header));
   return padded(reply, frame_length);
@@ -186,7 +185,7 @@ bool may_ask_for_us(const Ipv4Interface& interface, const std::uint8_t* frame, s
   if (interface.address == 0 || length < kArpFrameLength) return false;
   const std::uint16_t ethertype = get16(frame + 12);
   if (ethertype == kArpEtherType) return get32(frame + kArpAt + 24) == interface.address;
-  return ethertype == kIpv4EtherType && frame[kEthernetHeaderLength + 9] == kIcmpProtocol &&
+  return ethertype == kIpv4EtherType && frame[kEthernetHeaderLength + 9] == IPPROTO_ICMP &&
          get32(frame + kEthernetHeaderLength + 16) == interface.address;
 }
 

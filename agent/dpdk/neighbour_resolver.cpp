@@ -17,7 +17,6 @@ namespace tusk::dpdk {
 namespace {
 
 constexpr auto kRetryInterval = std::chrono::milliseconds(200);
-constexpr std::uint16_t kBurst = 32;
 
 // An mbuf holding what `write` writes (at most `length` bytes; it returns how many); nullptr when
 // it wrote nothing, or there was no mbuf or no room.

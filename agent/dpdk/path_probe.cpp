@@ -1,5 +1,8 @@
 #include "agent/dpdk/path_probe.hpp"
 
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -14,11 +17,6 @@ using wire::internet_checksum;
 using wire::put16;
 using wire::put32;
 
-constexpr std::uint8_t kIcmpProtocol = 1;
-constexpr std::uint8_t kUdpProtocol = 17;
-constexpr std::uint8_t kIcmpUnreachable = 3;
-constexpr std::uint8_t kIcmpPortUnreachable = 3;
-constexpr std::uint8_t kIcmpTimeExceeded = 11;
 constexpr std::size_t kIcmpHeaderLength = 8;
 constexpr std::size_t kProbeUdpLength = kUdpHeaderLength + kProbePayloadLength;
 constexpr std::size_t kProbeIpLength = kIpv4HeaderLength + kProbeUdpLength;
@@ -63,7 +61,7 @@ std::size_t write_probe(const FrameSpec& spec, std::uint8_t ttl, std::uint16_t s
   put16(p + 4, static_cast<std::uint16_t>((sequence << 4) | (ttl & 0x0F)));
   put16(p + 6, 0x4000);  // don't fragment
   p[8] = ttl;
-  p[9] = kUdpProtocol;
+  p[9] = IPPROTO_UDP;
   put16(p + 10, 0);
   put32(p + 12, spec.ip.src_address);
   put32(p + 16, spec.ip.dst_address);
@@ -83,7 +81,7 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
   const std::uint8_t* ip = ipv4_header(frame, length, offset);
   if (ip == nullptr || us.address == 0) return std::nullopt;
   const std::size_t ip_header = static_cast<std::size_t>(ip[0] & 0x0F) * 4;
-  if ((ip[0] >> 4) != 4 || ip_header < kIpv4HeaderLength || ip[9] != kIcmpProtocol || get32(ip + 16) != us.address) {
+  if ((ip[0] >> 4) != 4 || ip_header < kIpv4HeaderLength || ip[9] != IPPROTO_ICMP || get32(ip + 16) != us.address) {
     return std::nullopt;
   }
   if ((get16(ip + 6) & 0x3FFFu) != 0) return std::nullopt;  // a fragment
@@ -102,7 +100,7 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
   const std::size_t quoted_length = icmp_length - kIcmpHeaderLength;
   const std::size_t quoted_header = static_cast<std::size_t>(quoted[0] & 0x0F) * 4;
   if ((quoted[0] >> 4) != 4 || quoted_header < kIpv4HeaderLength || quoted_length < quoted_header + kUdpHeaderLength ||
-      quoted[9] != kUdpProtocol || get32(quoted + 12) != us.address) {
+      quoted[9] != IPPROTO_UDP || get32(quoted + 12) != us.address) {
     return std::nullopt;
   }
   const std::uint16_t identification = get16(quoted + 4);
@@ -122,11 +120,11 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
     reply.damaged = std::memcmp(expected, udp + kUdpHeaderLength, kProbePayloadLength) != 0;
   }
 
-  if (icmp[0] == kIcmpTimeExceeded && icmp[1] == 0) {
+  if (icmp[0] == ICMP_TIME_EXCEEDED && icmp[1] == 0) {
     reply.answer = ProbeAnswer::TimeExceeded;
-  } else if (icmp[0] == kIcmpUnreachable) {
-    reply.answer = icmp[1] == kIcmpPortUnreachable && reply.responder == reply.dst_address ? ProbeAnswer::Destination
-                                                                                            : ProbeAnswer::Unreachable;
+  } else if (icmp[0] == ICMP_DEST_UNREACH) {
+    reply.answer = icmp[1] == ICMP_PORT_UNREACH && reply.responder == reply.dst_address ? ProbeAnswer::Destination
+                                                                                        : ProbeAnswer::Unreachable;
   } else {
     return std::nullopt;
   }
@@ -136,7 +134,7 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
 bool may_be_probe_for_us(const Ipv4Interface& us, const std::uint8_t* frame, std::size_t length) {
   if (us.address == 0 || length < kEthernetHeaderLength + kProbeIpLength) return false;
   const std::uint8_t* ip = frame + kEthernetHeaderLength;
-  return get16(frame + 12) == kIpv4EtherType && ip[0] == 0x45 && ip[9] == kUdpProtocol && get32(ip + 16) == us.address &&
+  return get16(frame + 12) == kIpv4EtherType && ip[0] == 0x45 && ip[9] == IPPROTO_UDP && get32(ip + 16) == us.address &&
          get16(ip + 2) == kProbeIpLength;
 }
 
@@ -158,14 +156,14 @@ std::size_t answer_probe(const Ipv4Interface& us, const std::uint8_t* frame, std
   put16(out + 4, 0);
   put16(out + 6, 0);
   out[8] = 64;
-  out[9] = kIcmpProtocol;
+  out[9] = IPPROTO_ICMP;
   put16(out + 10, 0);
   put32(out + 12, us.address);
   put32(out + 16, get32(ip + 12));
   put16(out + 10, internet_checksum(out, kIpv4HeaderLength));
   std::uint8_t* icmp = out + kIpv4HeaderLength;
-  icmp[0] = kIcmpUnreachable;
-  icmp[1] = kIcmpPortUnreachable;
+  icmp[0] = ICMP_DEST_UNREACH;
+  icmp[1] = ICMP_PORT_UNREACH;
   put16(icmp + 2, 0);
   put32(icmp + 4, 0);
   std::memcpy(icmp + kIcmpHeaderLength, ip, kProbeIpLength);

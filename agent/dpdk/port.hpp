@@ -15,6 +15,9 @@ struct rte_mempool;
 
 namespace tusk::dpdk {
 
+// Frames handed to or taken from a port at a time: DPDK's usual burst, small enough to stay in cache.
+inline constexpr std::uint16_t kBurst = 32;
+
 struct MempoolDeleter {
   void operator()(rte_mempool* pool) const;
 };

@@ -9,6 +9,8 @@
 #include <system_error>
 #include <utility>
 
+#include "agent/sysfs_name.hpp"
+
 namespace tusk::nic {
 namespace fs = std::filesystem;
 namespace {
@@ -21,10 +23,6 @@ std::string first_line(const fs::path& path) {
   if (!in || !std::getline(in, line)) return {};
   while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
   return line;
-}
-
-bool safe_component(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }
 
 std::vector<std::string> entries(const fs::path& directory) {
@@ -55,23 +53,25 @@ PortNetdev find_port_netdev(const std::string& device, std::uint32_t port, const
   const fs::path device_dir = sysfs_root / "class" / "infiniband" / device;
   const fs::path port_dir = device_dir / "ports" / std::to_string(port);
   std::error_code ec;
-  if (!safe_component(device) || !fs::is_directory(port_dir, ec)) {
+  if (!is_one_path_component(device) || !fs::is_directory(port_dir, ec)) {
     return {"", fmt::format("{} does not exist", port_dir.string())};
   }
   if (const auto link_layer = first_line(port_dir / "link_layer"); link_layer == "InfiniBand") {
     return {"", "the port's link layer is InfiniBand: it has no Ethernet counters"};
   }
   for (const auto& index : in_index_order(entries(port_dir / "gid_attrs" / "ndevs"))) {
-    if (auto name = first_line(port_dir / "gid_attrs" / "ndevs" / index); safe_component(name)) return {name, ""};
+    if (auto name = first_line(port_dir / "gid_attrs" / "ndevs" / index); is_one_path_component(name))
+      return {name, ""};
   }
   // Older kernels have no gid_attrs/ndevs; the PCI function's netdevs are the port's candidates.
   const fs::path net_dir = device_dir / "device" / "net";
   auto netdevs = entries(net_dir);
   std::sort(netdevs.begin(), netdevs.end());
-  if (netdevs.size() == 1 && safe_component(netdevs.front())) return {netdevs.front(), ""};
+  if (netdevs.size() == 1 && is_one_path_component(netdevs.front())) return {netdevs.front(), ""};
   // Several netdevs on one function (mlx4's two ports): dev_port is the 0-based port number.
   for (const auto& name : netdevs) {
-    if (safe_component(name) && first_line(net_dir / name / "dev_port") == std::to_string(port - 1)) return {name, ""};
+    if (is_one_path_component(name) && first_line(net_dir / name / "dev_port") == std::to_string(port - 1))
+      return {name, ""};
   }
   return {"", fmt::format("no netdev in {} nor one for port {} in {}", (port_dir / "gid_attrs" / "ndevs").string(),
                           port, net_dir.string())};

@@ -44,12 +44,6 @@ std::uint32_t width_lanes(std::uint8_t code) {
   }
 }
 
-std::string gid_text(const ibv_gid& gid) {
-  char text[INET6_ADDRSTRLEN] = {};
-  inet_ntop(AF_INET6, gid.raw, text, sizeof(text));
-  return text;
-}
-
 // The IPv4 or IPv6 address a RoCE GID encodes (IPv4-mapped GIDs give the IPv4 address).
 std::string gid_ip(const ibv_gid& gid) {
   static constexpr std::uint8_t kV4Prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -88,6 +82,12 @@ void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& 
 }
 
 }  // namespace
+
+std::string gid_text(const ibv_gid& gid) {
+  char text[INET6_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET6, gid.raw, text, sizeof(text));
+  return text;
+}
 
 Discovery discover_devices() {
   Discovery found;

@@ -6,12 +6,17 @@
 
 #include "tusk.pb.h"
 
+union ibv_gid;
+
 namespace tusk::rdma {
 
 struct Discovery {
   std::vector<proto::RdmaDevice> devices;
   std::vector<std::string> notes;  // why a device, port or GID table is missing
 };
+
+// A GID as IPv6 text ("fe80::...", "::ffff:192.168.1.11"), as ibv_devinfo and rdma_cm show it.
+std::string gid_text(const ibv_gid& gid);
 
 // Never throws: a device that cannot be opened or queried is skipped and the reason noted, so one
 // bad device does not hide the others.

@@ -15,6 +15,7 @@
 
 #include "agent/engine.hpp"
 #include "agent/rdma/rdma_counter_names.hpp"
+#include "agent/sysfs_name.hpp"
 
 namespace tusk::rdma {
 namespace fs = std::filesystem;
@@ -91,10 +92,6 @@ std::uint64_t scaled(std::uint64_t raw, std::uint64_t scale) {
   return out;
 }
 
-bool safe_component(const std::string& name) {
-  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
-}
-
 }  // namespace
 
 PortCounterDelta counter_delta(const PortCounterSnapshot& earlier, const PortCounterSnapshot& later) {
@@ -132,7 +129,7 @@ PortCounterReader::PortCounterReader(std::string device, std::uint32_t port, fs:
   const fs::path device_dir = class_dir / device_;
   const fs::path port_dir = device_dir / "ports" / std::to_string(port_);
   std::error_code ec;
-  if (!safe_component(device_) || !fs::is_directory(device_dir, ec)) {
+  if (!is_one_path_component(device_) || !fs::is_directory(device_dir, ec)) {
     throw EngineError(fmt::format("RDMA device '{}' port {}: {} does not exist (RDMA devices under {}: {})", device_,
                                   port_, device_dir.string(), class_dir.string(),
                                   listed(entry_names(class_dir, true))));

@@ -73,12 +73,6 @@ std::string address_text(const sockaddr* address) {
   return text;
 }
 
-std::string gid_text(const ibv_gid& gid) {
-  char text[INET6_ADDRSTRLEN] = "";
-  inet_ntop(AF_INET6, gid.raw, text, sizeof text);
-  return text;
-}
-
 // What rdma_cm's route gave `id` (resolved, or a connect request's), for refuse_route: only what
 // the profile asks about is read.
 ResolvedRoute resolved_route(rdma_cm_id* id, const proto::RdmaTest& test) {

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
+#include <netinet/ip_icmp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -21,9 +22,6 @@ namespace tusk::rdma {
 namespace {
 
 constexpr std::size_t kUntraced = std::numeric_limits<std::size_t>::max();
-constexpr int kIcmpTimeExceeded = 11;
-constexpr int kIcmpUnreachable = 3;
-constexpr int kIcmpPortUnreachable = 3;
 
 sockaddr_in socket_address(std::uint32_t address, std::uint16_t port) {
   sockaddr_in out{};
@@ -149,10 +147,10 @@ void SocketPathTracer::drain_errors(std::size_t traced) {
       reply.responder = offender->sin_family == AF_INET ? ntohl(offender->sin_addr.s_addr) : 0;
       reply.dst_address = traced_[traced].dst_address;
       reply.src_port = traced_[traced].src_port;
-      if (error->ee_type == kIcmpTimeExceeded) {
+      if (error->ee_type == ICMP_TIME_EXCEEDED) {
         reply.answer = dpdk::ProbeAnswer::TimeExceeded;
-      } else if (error->ee_type == kIcmpUnreachable) {
-        reply.answer = error->ee_code == kIcmpPortUnreachable && reply.responder == reply.dst_address
+      } else if (error->ee_type == ICMP_DEST_UNREACH) {
+        reply.answer = error->ee_code == ICMP_PORT_UNREACH && reply.responder == reply.dst_address
                            ? dpdk::ProbeAnswer::Destination
                            : dpdk::ProbeAnswer::Unreachable;
       } else {

@@ -24,6 +24,7 @@
 
 #include "bench/controller_scale/agent_certificates.hpp"
 #include "bench/controller_scale/sim_agent.hpp"
+#include "common/clock.hpp"
 #include "common/units.hpp"
 #include "tests/e2e/process.hpp"
 #include "tests/support/build_paths.hpp"
@@ -33,11 +34,6 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using namespace tusk;
 using namespace tusk::bench;
-
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // Resident memory of a process in KiB (VmRSS), 0 once it is gone.
 std::uint64_t rss_kib(pid_t pid) {

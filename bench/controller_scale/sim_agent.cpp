@@ -12,13 +12,6 @@
 namespace tusk::bench {
 namespace asio = boost::asio;
 
-namespace {
-std::int64_t steady_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-}  // namespace
-
 void DialQueue::request(SimAgent& agent) {
   if (in_flight_ < limit_) {
     ++in_flight_;

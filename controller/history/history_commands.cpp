@@ -63,17 +63,11 @@ std::string exit_text(int code) {
 std::string optional_text(const std::optional<double>& value, std::string (*format)(double)) {
   return value ? format(*value) : "-";
 }
-std::string count_text(double value) {
-  return fmt::format("{:.0f}", value);
-}
 std::string ratio_text(double value) {
   return units::format_ratio(value);
 }
 std::string rate_text(double value) {
   return units::format_bit_rate(value);
-}
-std::string latency_text(double ns) {
-  return units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns))));
 }
 
 json optional_json(const std::optional<double>& value) {
@@ -139,8 +133,10 @@ std::string stream_trend_table(const std::vector<StreamTrendRow>& trend) {
     rows.push_back({run.run_id, time_text(run.started_ns), stream.test, stream.agent, stream.stream_id,
                     stream.link.empty() ? "-" : stream.link, stream.passed ? "pass" : "FAIL",
                     optional_text(stream.throughput_bps, rate_text), optional_text(stream.loss_ratio, ratio_text),
-                    optional_text(stream.bit_errors, count_text), optional_text(stream.ber_upper_bound, ratio_text),
-                    optional_text(stream.retransmits, count_text), optional_text(stream.latency_p99_ns, latency_text)});
+                    optional_text(stream.bit_errors, stored_count_text),
+                    optional_text(stream.ber_upper_bound, ratio_text),
+                    optional_text(stream.retransmits, stored_count_text),
+                    optional_text(stream.latency_p99_ns, stored_latency_text)});
   }
   return table_text(rows);
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
@@ -12,6 +14,7 @@
 #include <map>
 
 #include "common/json_text.hpp"
+#include "common/units.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;
@@ -292,6 +295,14 @@ std::string report_time_text(std::int64_t ns) {
   char text[32];
   std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
   return fmt::format("{}.{:03d}Z", text, static_cast<int>((ns / 1'000'000) % 1000));
+}
+
+std::string stored_count_text(double count) {
+  return fmt::format("{:.0f}", count);
+}
+
+std::string stored_latency_text(double ns) {
+  return units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns))));
 }
 
 }  // namespace tusk

@@ -92,4 +92,9 @@ std::optional<std::int64_t> parse_report_time(std::string_view text);
 // The reverse, to the millisecond, for tables.
 std::string report_time_text(std::int64_t ns);
 
+// A stored count as the history commands print it: whole ("1234").
+std::string stored_count_text(double count);
+// A stored latency in nanoseconds as the history commands print it: a duration ("1.25 us").
+std::string stored_latency_text(double ns);
+
 }  // namespace tusk

@@ -17,14 +17,6 @@ std::string stream_key(const std::string& test, const std::string& agent, const 
   return fmt::format("{}\n{}\n{}\n{}", test, agent, stream_id, peer);
 }
 
-std::string count_text(double count) {
-  return fmt::format("{:.0f}", count);
-}
-
-std::string latency_text(double ns) {
-  return units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(std::llround(ns))));
-}
-
 // The comparisons of one stream present in both runs, each appending what got worse.
 class StreamComparison {
  public:
@@ -39,7 +31,7 @@ class StreamComparison {
     if (a_.retransmits && b_.retransmits && *b_.retransmits >= t_.retransmits_factor * *a_.retransmits &&
         *b_.retransmits - *a_.retransmits >= t_.retransmits_absolute) {
       add("retransmits", *a_.retransmits, *b_.retransmits,
-          fmt::format("retransmits {} -> {}", count_text(*a_.retransmits), count_text(*b_.retransmits)));
+          fmt::format("retransmits {} -> {}", stored_count_text(*a_.retransmits), stored_count_text(*b_.retransmits)));
     }
     if (a_.throughput_bps && b_.throughput_bps && *a_.throughput_bps > 0 &&
         *b_.throughput_bps <= *a_.throughput_bps * (1 - t_.throughput_drop)) {
@@ -51,15 +43,15 @@ class StreamComparison {
     if (a_.latency_p99_ns && b_.latency_p99_ns && *a_.latency_p99_ns > 0 &&
         *b_.latency_p99_ns >= *a_.latency_p99_ns * (1 + t_.latency_p99_rise)) {
       add("latency_p99_ns", *a_.latency_p99_ns, *b_.latency_p99_ns,
-          fmt::format("latency p99 {} -> {} ({:+.1f} %)", latency_text(*a_.latency_p99_ns),
-                      latency_text(*b_.latency_p99_ns), percent_change(*a_.latency_p99_ns, *b_.latency_p99_ns)));
+          fmt::format("latency p99 {} -> {} ({:+.1f} %)", stored_latency_text(*a_.latency_p99_ns),
+                      stored_latency_text(*b_.latency_p99_ns), percent_change(*a_.latency_p99_ns, *b_.latency_p99_ns)));
     }
     // A completion error is a failed work request: any where there were none counts.
     if (a_.completion_errors && b_.completion_errors && *b_.completion_errors > *a_.completion_errors &&
         (*a_.completion_errors == 0 || *b_.completion_errors >= t_.retransmits_factor * *a_.completion_errors)) {
       add("completion_errors", *a_.completion_errors, *b_.completion_errors,
-          fmt::format("completion errors {} -> {}", count_text(*a_.completion_errors),
-                      count_text(*b_.completion_errors)));
+          fmt::format("completion errors {} -> {}", stored_count_text(*a_.completion_errors),
+                      stored_count_text(*b_.completion_errors)));
     }
   }
 
@@ -92,7 +84,7 @@ class StreamComparison {
     if (a_.bit_errors && b_.bit_errors && *a_.bit_errors == 0 && *b_.bit_errors > 0) {
       const std::string bound = bound_text();
       add("bit_errors", 0, *b_.bit_errors,
-          fmt::format("bit errors 0 -> {}{}", count_text(*b_.bit_errors), bound.empty() ? "" : ", " + bound));
+          fmt::format("bit errors 0 -> {}{}", stored_count_text(*b_.bit_errors), bound.empty() ? "" : ", " + bound));
       return;
     }
     if (a_.ber_upper_bound && b_.ber_upper_bound && b_.bit_errors.value_or(0) > 0 &&
@@ -100,7 +92,7 @@ class StreamComparison {
       add("ber_upper_bound", *a_.ber_upper_bound, *b_.ber_upper_bound,
           fmt::format("{} (x{:.3g}, {} bit errors)", bound_text(),
                       *a_.ber_upper_bound > 0 ? *b_.ber_upper_bound / *a_.ber_upper_bound : INFINITY,
-                      count_text(*b_.bit_errors)));
+                      stored_count_text(*b_.bit_errors)));
     }
   }
 
@@ -110,7 +102,8 @@ class StreamComparison {
     if (after - before > t_.loss_ratio_absolute && after > t_.loss_ratio_factor * before) {
       std::string text = fmt::format("loss ratio {} -> {}", units::format_ratio(before), units::format_ratio(after));
       if (a_.lost_frames && b_.lost_frames) {
-        text += fmt::format(" ({} -> {} frames lost)", count_text(*a_.lost_frames), count_text(*b_.lost_frames));
+        text += fmt::format(" ({} -> {} frames lost)", stored_count_text(*a_.lost_frames),
+                            stored_count_text(*b_.lost_frames));
       }
       add("loss_ratio", before, after, std::move(text));
     }

@@ -15,16 +15,12 @@ double metric(const StreamVerdict& stream, std::string_view name) {
   return it == stream.metrics.end() ? 0 : it->second;
 }
 
-std::uint64_t counter(const proto::StreamCounters& stream, std::string_view name) {
-  return counter_of(stream, name).value_or(0);
-}
-
 // Every frame a receiver's sender sent and it never got. A method measures loss, and a port it
 // overloads can drop one flow's frames for long enough to read as a traffic gap (tail drop locks a
 // paced flow out): the frames lost in gaps are lost frames here, not a flap's.
 std::uint64_t lost_frames(const StreamVerdict& stream) {
   return static_cast<std::uint64_t>(metric(stream, counters::kLostFrames)) +
-         counter(stream.stream, counters::kGapLostFrames);
+         counter_or_zero(stream.stream, counters::kGapLostFrames);
 }
 
 void keep_worst(std::optional<double>& worst, const proto::StreamCounters& stream, std::string_view gauge) {
@@ -40,16 +36,16 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
   for (const auto& stream : outcome.streams) {
     const auto& counters = stream.stream;
     if (kind_receives(counters.kind())) {
-      step.rx_frames += counter(counters, c::kRxFrames);
+      step.rx_frames += counter_or_zero(counters, c::kRxFrames);
       step.lost_frames += lost_frames(stream);
-      step.host_drops += counter(counters, c::kHostDrops);
-      step.ce_marked += counter(counters, c::kCeMarked);
+      step.host_drops += counter_or_zero(counters, c::kHostDrops);
+      step.ce_marked += counter_or_zero(counters, c::kCeMarked);
       step.rx_bps += metric(stream, "throughput_bps");
-    } else if (counter(counters, c::kTxFrames) > 0 || counter(counters, c::kTxBytes) > 0) {
+    } else if (counter_or_zero(counters, c::kTxFrames) > 0 || counter_or_zero(counters, c::kTxBytes) > 0) {
       // Frames (dpdk) or bytes alone (an RDMA flow's messages).
-      step.tx_frames += counter(counters, c::kTxFrames);
-      step.tx_messages += counter(counters, c::kTxMessages);
-      sent_bytes += static_cast<double>(counter(counters, c::kTxBytes));
+      step.tx_frames += counter_or_zero(counters, c::kTxFrames);
+      step.tx_messages += counter_or_zero(counters, c::kTxMessages);
+      sent_bytes += static_cast<double>(counter_or_zero(counters, c::kTxBytes));
       senders.insert(stream.agent);
     }
     keep_worst(step.latency_p50_ns, counters, c::kLatencyP50Ns);
@@ -80,7 +76,7 @@ CongestionResult congestion_of(const TestOutcome& outcome, double allowed) {
   result.uncongested_agent = outcome.agents[1];
   for (const auto& stream : outcome.streams) {
     if (!kind_receives(stream.stream.kind())) continue;
-    const auto rx = counter(stream.stream, counters::kRxFrames);
+    const auto rx = counter_or_zero(stream.stream, counters::kRxFrames);
     const auto lost = lost_frames(stream);
     if (stream.agent == result.congested_agent) {
       result.congested_rx_frames += rx;

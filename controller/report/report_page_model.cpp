@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "common/counter_names.hpp"
+#include "common/json_text.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;
@@ -30,32 +31,25 @@ json number_or_null(const json& value, bool whole = false) {
   return number;
 }
 
-const json& member(const json& object, const char* name) {
-  static const json none;
-  if (!object.is_object()) return none;
-  const auto it = object.find(name);
-  return it == object.end() ? none : *it;
-}
-
 std::string text_of(const json& object, const char* name) {
-  const json& value = member(object, name);
+  const json& value = member_or_null(object, name);
   return value.is_string() ? value.get<std::string>() : std::string();
 }
 
 // A stream's metric as the verdict measured it, else its counter.
 json measured(const json& stream, std::string_view name, bool whole = false) {
   const std::string key(name);
-  const json& metrics = member(stream, "metrics");
+  const json& metrics = member_or_null(stream, "metrics");
   if (metrics.is_object() && metrics.contains(key)) return number_or_null(metrics[key], whole);
-  const json& counters = member(stream, "counters");
+  const json& counters = member_or_null(stream, "counters");
   if (counters.is_object() && counters.contains(key)) return number_or_null(counters[key], whole);
-  const json& gauges = member(stream, "gauges");
+  const json& gauges = member_or_null(stream, "gauges");
   if (gauges.is_object() && gauges.contains(key)) return number_or_null(gauges[key], whole);
   return nullptr;
 }
 
 double counter_delta(const json& point, std::string_view name) {
-  const json& value = member(member(point, "counters"), std::string(name).c_str());
+  const json& value = member_or_null(member_or_null(point, "counters"), std::string(name).c_str());
   return value.is_number() ? value.get<double>() : 0.0;
 }
 
@@ -111,7 +105,7 @@ std::vector<SeriesPoint> binned(const std::vector<SeriesPoint>& points, std::siz
   return bins;
 }
 
-json optional_number(const std::optional<double>& value) {
+json optional_whole_number(const std::optional<double>& value) {
   return value ? json(static_cast<std::int64_t>(std::llround(*value))) : json(nullptr);
 }
 
@@ -120,15 +114,18 @@ json optional_number(const std::optional<double>& value) {
 // time per step; in bins of `per_bin` samples (samples_per_bin) on a long run.
 json stream_series(const json& stream, std::size_t& per_bin) {
   std::vector<SeriesPoint> points;
-  for (const json& point : member(stream, "series")) {
+  for (const json& point : member_or_null(stream, "series")) {
     SeriesPoint p;
-    p.t = member(point, "elapsed_ms").is_number() ? member(point, "elapsed_ms").get<double>() / 1e3 : 0.0;
-    if (member(point, "throughput_bps").is_number()) p.throughput_bps = member(point, "throughput_bps").get<double>();
+    p.t =
+        member_or_null(point, "elapsed_ms").is_number() ? member_or_null(point, "elapsed_ms").get<double>() / 1e3 : 0.0;
+    if (member_or_null(point, "throughput_bps").is_number())
+      p.throughput_bps = member_or_null(point, "throughput_bps").get<double>();
     p.lost = counter_delta(point, counters::kLostFrames) + counter_delta(point, counters::kGapLostFrames);
     p.damaged = counter_delta(point, counters::kErroredFrames) + counter_delta(point, counters::kIntegrityErrors) +
                 counter_delta(point, counters::kCompletionErrors);
     p.retransmits = counter_delta(point, counters::kRetransmits);
-    if (member(point, "step_time_ns").is_number()) p.step_time_ns = member(point, "step_time_ns").get<double>();
+    if (member_or_null(point, "step_time_ns").is_number())
+      p.step_time_ns = member_or_null(point, "step_time_ns").get<double>();
     points.push_back(p);
   }
   per_bin = (points.size() + kMaxPointsPerStream - 1) / kMaxPointsPerStream;
@@ -138,11 +135,11 @@ json stream_series(const json& stream, std::size_t& per_bin) {
   bool any_lost = false, any_damaged = false, any_retransmits = false, any_step_time = false;
   for (const SeriesPoint& p : points) {
     t.push_back(p.t);
-    throughput.push_back(optional_number(p.throughput_bps));
+    throughput.push_back(optional_whole_number(p.throughput_bps));
     lost.push_back(p.lost);
     damaged.push_back(p.damaged);
     retransmits.push_back(p.retransmits);
-    step_time.push_back(optional_number(p.step_time_ns));
+    step_time.push_back(optional_whole_number(p.step_time_ns));
     any_lost = any_lost || p.lost != 0;
     any_damaged = any_damaged || p.damaged != 0;
     any_retransmits = any_retransmits || p.retransmits != 0;
@@ -168,7 +165,7 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
     return it->second;
   };
   // Every agent of the test has a row and a column, even one that sent and received nothing.
-  for (const json& agent : member(test, "agents")) {
+  for (const json& agent : member_or_null(test, "agents")) {
     if (const std::string name = agent.is_string() ? agent.get<std::string>() : text_of(agent, "agent"); !name.empty()) {
       index_of(name);
     }
@@ -180,17 +177,18 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
                            "latency_p99_ns", "traffic_gaps", "host_drops", "series"}) {
     columns[name] = json::array();
   }
-  for (const json& stream : member(test, "streams")) {
+  for (const json& stream : member_or_null(test, "streams")) {
     columns["agent"].push_back(index_of(text_of(stream, "agent")));
     columns["id"].push_back(text_of(stream, "stream_id"));
     columns["kind"].push_back(text_of(stream, "kind"));
     columns["sender"].push_back(index_of(text_of(stream, "sender")));
     columns["receiver"].push_back(index_of(text_of(stream, "receiver")));
-    columns["passed"].push_back(member(stream, "passed").is_boolean() && member(stream, "passed").get<bool>() ? 1 : 0);
-    columns["flow"].push_back(text_of(member(stream, "flow"), "text"));
+    columns["passed"].push_back(
+        member_or_null(stream, "passed").is_boolean() && member_or_null(stream, "passed").get<bool>() ? 1 : 0);
+    columns["flow"].push_back(text_of(member_or_null(stream, "flow"), "text"));
     json failed = json::array();
-    for (const json& check : member(stream, "checks")) {
-      if (member(check, "passed").is_boolean() && !member(check, "passed").get<bool>()) {
+    for (const json& check : member_or_null(stream, "checks")) {
+      if (member_or_null(check, "passed").is_boolean() && !member_or_null(check, "passed").get<bool>()) {
         failed.push_back(text_of(check, "text"));
       }
     }
@@ -201,7 +199,7 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
     columns["loss_ratio"].push_back(measured(stream, "loss_ratio"));
     columns["bit_errors"].push_back(measured(stream, counters::kBitErrors, true));
     columns["errored_frames"].push_back(measured(stream, counters::kErroredFrames, true));
-    columns["ber_upper"].push_back(number_or_null(member(member(stream, "ber"), "upper_bound")));
+    columns["ber_upper"].push_back(number_or_null(member_or_null(member_or_null(stream, "ber"), "upper_bound")));
     columns["retransmits"].push_back(measured(stream, counters::kRetransmits, true));
     columns["completion_errors"].push_back(measured(stream, counters::kCompletionErrors, true));
     columns["integrity_errors"].push_back(measured(stream, counters::kIntegrityErrors, true));
@@ -228,18 +226,18 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
 json ber_rows(const json& test) {
   json rows = json::array();
   int index = 0;
-  for (const json& stream : member(test, "streams")) {
-    const json& ber = member(stream, "ber");
+  for (const json& stream : member_or_null(test, "streams")) {
+    const json& ber = member_or_null(stream, "ber");
     if (ber.is_object()) {
       // A stream with errors is shown what they prove, never "more time": an older report may
       // still carry a time computed as if no more errors would come.
-      const json errors = number_or_null(member(ber, "bit_errors"));
+      const json errors = number_or_null(member_or_null(ber, "bit_errors"));
       const bool errored = errors.is_number() && errors.get<double>() > 0;
       json errors_show = nullptr;
       if (errored) {
-        const json lower = number_or_null(member(ber, "lower_bound"));
-        const json target = number_or_null(member(ber, "target"));
-        const json confidence = number_or_null(member(ber, "confidence"));
+        const json lower = number_or_null(member_or_null(ber, "lower_bound"));
+        const json target = number_or_null(member_or_null(ber, "target"));
+        const json confidence = number_or_null(member_or_null(ber, "confidence"));
         if (lower.is_number()) {
           const bool above = target.is_number() && lower.get<double>() > target.get<double>();
           errors_show = fmt::format("errors show BER ≥ {:.2e}{}{}", lower.get<double>(),
@@ -250,14 +248,14 @@ json ber_rows(const json& test) {
         }
       }
       rows.push_back({{"stream", index},
-                      {"bits_compared", number_or_null(member(ber, "bits_compared"))},
-                      {"bit_errors", number_or_null(member(ber, "bit_errors"))},
-                      {"measured", number_or_null(member(ber, "measured"))},
-                      {"upper_bound", number_or_null(member(ber, "upper_bound"))},
-                      {"confidence", number_or_null(member(ber, "confidence"))},
-                      {"target", number_or_null(member(ber, "target"))},
+                      {"bits_compared", number_or_null(member_or_null(ber, "bits_compared"))},
+                      {"bit_errors", number_or_null(member_or_null(ber, "bit_errors"))},
+                      {"measured", number_or_null(member_or_null(ber, "measured"))},
+                      {"upper_bound", number_or_null(member_or_null(ber, "upper_bound"))},
+                      {"confidence", number_or_null(member_or_null(ber, "confidence"))},
+                      {"target", number_or_null(member_or_null(ber, "target"))},
                       {"seconds_more_for_target",
-                       errored ? json(nullptr) : number_or_null(member(ber, "seconds_more_for_target"))},
+                       errored ? json(nullptr) : number_or_null(member_or_null(ber, "seconds_more_for_target"))},
                       {"errors_show", errors_show}});
     }
     ++index;
@@ -275,8 +273,8 @@ json test_events(const json& report, const json& test) {
     if (!at || !start) return nullptr;
     return *at - *start;
   };
-  for (const json& agent : member(test, "agents")) {
-    for (const json& event : member(agent, "events")) {
+  for (const json& agent : member_or_null(test, "agents")) {
+    for (const json& event : member_or_null(agent, "events")) {
       events.push_back({{"t", since_start(text_of(event, "time"))},
                         {"agent", text_of(agent, "agent")},
                         {"kind", text_of(event, "kind")},
@@ -284,20 +282,22 @@ json test_events(const json& report, const json& test) {
                                              text_of(event, "message"))}});
     }
   }
-  const json& index = member(test, "index");
-  for (const json& fault : member(report, "faults")) {
-    if (member(fault, "test_index") != index) continue;
+  const json& index = member_or_null(test, "index");
+  for (const json& fault : member_or_null(report, "faults")) {
+    if (member_or_null(fault, "test_index") != index) continue;
     events.push_back({{"t", since_start(text_of(fault, "time"))},
                       {"agent", text_of(fault, "agent")},
                       {"kind", "FAULT"},
                       {"text", fmt::format("{}: {}", text_of(fault, "agent"), text_of(fault, "message"))}});
   }
-  for (const json& stream : member(test, "streams")) {
-    for (const json& point : member(stream, "series")) {
+  for (const json& stream : member_or_null(test, "streams")) {
+    for (const json& point : member_or_null(stream, "series")) {
       const double gaps = counter_delta(point, counters::kTrafficGaps);
       const double flaps = counter_delta(point, counters::kLinkFlaps);
       if (gaps <= 0 && flaps <= 0) continue;
-      events.push_back({{"t", member(point, "elapsed_ms").is_number() ? member(point, "elapsed_ms").get<double>() / 1e3 : 0.0},
+      events.push_back({{"t", member_or_null(point, "elapsed_ms").is_number()
+                                  ? member_or_null(point, "elapsed_ms").get<double>() / 1e3
+                                  : 0.0},
                         {"agent", text_of(stream, "agent")},
                         {"kind", flaps > 0 ? "LINK_FLAP" : "TRAFFIC_GAP"},
                         {"text", fmt::format("{} {}: {}", text_of(stream, "agent"), text_of(stream, "stream_id"),
@@ -309,7 +309,7 @@ json test_events(const json& report, const json& test) {
 
 json copy_of(const json& object, std::initializer_list<const char*> names) {
   json out = json::object();
-  for (const char* name : names) out[name] = member(object, name);
+  for (const char* name : names) out[name] = member_or_null(object, name);
   return out;
 }
 
@@ -318,9 +318,9 @@ json test_model(const json& report, const json& test) {
                             "problems", "warnings", "planned_start", "start_skew_ns", "starts", "thresholds",
                             "offered", "collective", "localisation"});
   // A method's table and curve: its rows, without each step's whole outcome (report.json has those).
-  if (const json& method = member(test, "method"); method.is_object()) {
+  if (const json& method = member_or_null(test, "method"); method.is_object()) {
     json rows = json::array();
-    for (const json& step : member(method, "steps")) {
+    for (const json& step : member_or_null(method, "steps")) {
       json row = step;
       row.erase("test");
       rows.push_back(std::move(row));
@@ -329,7 +329,7 @@ json test_model(const json& report, const json& test) {
     out["method"]["steps"] = std::move(rows);
   }
   json path_faults = json::array();
-  for (const json& sign : member(test, "path_faults")) path_faults.push_back(text_of(sign, "text"));
+  for (const json& sign : member_or_null(test, "path_faults")) path_faults.push_back(text_of(sign, "text"));
   out["path_faults"] = path_faults;
   std::vector<std::string> hosts;
   std::size_t samples_per_bin = 1;
@@ -339,7 +339,7 @@ json test_model(const json& report, const json& test) {
   out["ber"] = ber_rows(test);
   out["events"] = test_events(report, test);
   json agents = json::array();
-  for (const json& agent : member(test, "agents")) {
+  for (const json& agent : member_or_null(test, "agents")) {
     agents.push_back(copy_of(agent, {"agent", "lost", "samples_received", "samples_made", "completed", "stop_reason"}));
   }
   out["agent_results"] = agents;
@@ -349,10 +349,10 @@ json test_model(const json& report, const json& test) {
 // What the run's badge says: a run that never got to a test, or was interrupted, is not a failed
 // cable. "pass" and "fail" only for a run that ran its tests to a verdict.
 std::string run_status(const json& report) {
-  const json& code = member(report, "exit_code");
+  const json& code = member_or_null(report, "exit_code");
   const int exit_code = code.is_number_integer() ? code.get<int>() : -1;
-  if (!member(report, "interrupted").is_null() || exit_code >= 128) return "interrupted";
-  const json& tests = member(report, "tests");
+  if (!member_or_null(report, "interrupted").is_null() || exit_code >= 128) return "interrupted";
+  const json& tests = member_or_null(report, "tests");
   if (!tests.is_array() || tests.empty()) return "not run";
   if (exit_code == 0) return "pass";
   if (exit_code == 1) return "fail";
@@ -371,14 +371,14 @@ json report_page_model(const json& report) {
                                   "conclusion", "missing_agents"});
   model["run"]["status"] = run_status(report);
   json agents = json::array();
-  for (const json& agent : member(report, "agents")) {
+  for (const json& agent : member_or_null(report, "agents")) {
     agents.push_back(copy_of(agent, {"name", "hostname", "version", "remote", "connected_at_end", "connections",
                                      "duplicate_records_dropped", "records_missing", "engines", "notes"}));
   }
   model["agents"] = agents;
-  model["faults"] = member(report, "faults").is_array() ? member(report, "faults") : json::array();
+  model["faults"] = member_or_null(report, "faults").is_array() ? member_or_null(report, "faults") : json::array();
   json tests = json::array();
-  for (const json& test : member(report, "tests")) tests.push_back(test_model(report, test));
+  for (const json& test : member_or_null(report, "tests")) tests.push_back(test_model(report, test));
   model["tests"] = tests;
   return model;
 }

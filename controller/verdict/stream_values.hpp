@@ -18,6 +18,11 @@ inline std::optional<std::uint64_t> counter_of(const proto::StreamCounters& stre
   return it->second;
 }
 
+// The counter, or 0 where the stream does not report it: for sums over streams of every kind.
+inline std::uint64_t counter_or_zero(const proto::StreamCounters& stream, std::string_view name) {
+  return counter_of(stream, name).value_or(0);
+}
+
 inline std::optional<double> gauge_of(const proto::StreamCounters& stream, std::string_view name) {
   const auto it = stream.gauges().find(std::string(name));
   if (it == stream.gauges().end()) return std::nullopt;

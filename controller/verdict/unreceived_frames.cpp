@@ -12,14 +12,6 @@
 
 namespace tusk {
 
-namespace {
-
-std::uint64_t counter(const proto::StreamCounters& stream, std::string_view name) {
-  return counter_of(stream, name).value_or(0);
-}
-
-}  // namespace
-
 std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& streams,
                                                    const std::set<std::string>& reporting) {
   namespace c = counters;
@@ -42,7 +34,7 @@ std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& str
     const proto::StreamCounters& tx = streams[s].stream;
     const std::string& receiver = tx.peer();
     if (!reporting.contains(receiver)) continue;
-    const std::uint64_t sent = counter(tx, c::kTxFrames);
+    const std::uint64_t sent = counter_or_zero(tx, c::kTxFrames);
     std::optional<std::size_t> rx;
     if (tx.sender_stream_id() == 0) {
       if (const auto found = rx_by_peer.find({receiver, sender}); found != rx_by_peer.end()) rx = found->second;
@@ -60,11 +52,12 @@ std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& str
     // Receivers change below, senders never: the indexes' keys stay valid.
     auto& rx_stream = streams[*rx].stream;
     auto& counters = *rx_stream.mutable_counters();
-    const std::uint64_t accounted =
-        counter(rx_stream, c::kRxFrames) + counter(rx_stream, c::kLostFrames) + counter(rx_stream, c::kGapLostFrames);
+    const std::uint64_t accounted = counter_or_zero(rx_stream, c::kRxFrames) +
+                                    counter_or_zero(rx_stream, c::kLostFrames) +
+                                    counter_or_zero(rx_stream, c::kGapLostFrames);
     const std::uint64_t tail = sent > accounted ? sent - accounted : 0;
     counters[std::string(c::kTailLostFrames)] = tail;
-    counters[std::string(c::kLostFrames)] = counter(rx_stream, c::kLostFrames) + tail;
+    counters[std::string(c::kLostFrames)] = counter_or_zero(rx_stream, c::kLostFrames) + tail;
   }
   return problems;
 }

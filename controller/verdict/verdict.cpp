@@ -14,7 +14,7 @@ namespace tusk {
 
 namespace {
 
-std::optional<double> counter(const proto::StreamCounters& stream, std::string_view name) {
+std::optional<double> optional_counter(const proto::StreamCounters& stream, std::string_view name) {
   const auto value = counter_of(stream, name);
   return value ? std::optional<double>(static_cast<double>(*value)) : std::nullopt;
 }
@@ -35,15 +35,16 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   std::map<std::string, double> metrics;
   // Throughput is what arrived where the receiver counts it, else what was sent, from when the
   // stream first carried data (an RDMA QP's first post may come a little after the start time).
-  const auto bytes = counter(stream, c::kRxBytes) ? counter(stream, c::kRxBytes) : counter(stream, c::kTxBytes);
+  const auto bytes = optional_counter(stream, c::kRxBytes) ? optional_counter(stream, c::kRxBytes)
+                                                           : optional_counter(stream, c::kTxBytes);
   if (bytes && duration_s > 0) metrics["throughput_bps"] = throughput_bps(*bytes, duration_s - start_delay_s(stream, duration_s));
-  const auto bits = counter(stream, c::kBitsCompared);
-  if (bits && *bits > 0) metrics["ber"] = counter(stream, c::kBitErrors).value_or(0) / *bits;
+  const auto bits = optional_counter(stream, c::kBitsCompared);
+  if (bits && *bits > 0) metrics["ber"] = optional_counter(stream, c::kBitErrors).value_or(0) / *bits;
   // Frames lost in traffic gaps belong to the flap (max_flaps judges it); loss is what the link
   // lost while it carried traffic, over everything that was sent.
-  const auto lost = counter(stream, c::kLostFrames);
-  const auto received = counter(stream, c::kRxFrames);
-  const double gap_lost = counter(stream, c::kGapLostFrames).value_or(0);
+  const auto lost = optional_counter(stream, c::kLostFrames);
+  const auto received = optional_counter(stream, c::kRxFrames);
+  const double gap_lost = optional_counter(stream, c::kGapLostFrames).value_or(0);
   if (lost && received && *lost + *received + gap_lost > 0) {
     metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
   }
@@ -51,17 +52,17 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
                     c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls, c::kConnectFailures, c::kCeMarked, c::kDscpRewrites,
                     c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
                     c::kNpEcnMarkedRocePackets, c::kSymbolError, c::kPauseFrames, c::kRxDiscards}) {
-    if (auto value = counter(stream, name)) metrics[std::string(name)] = *value;
+    if (auto value = optional_counter(stream, name)) metrics[std::string(name)] = *value;
   }
   // A NIC port's corrected bit ratio (mlx5's counters.rst: rx_corrected_bits_phy / rx_bits_phy over a
   // time frame). Bits in codewords FEC could not correct are not in it (symbol_error counts those).
-  const auto phy_bits = counter(stream, c::kRxPhyBits);
-  const auto corrected_bits = counter(stream, c::kRxFecCorrectedBits);
+  const auto phy_bits = optional_counter(stream, c::kRxPhyBits);
+  const auto corrected_bits = optional_counter(stream, c::kRxFecCorrectedBits);
   if (phy_bits && corrected_bits && *phy_bits > 0) metrics["pre_fec_ber"] = *corrected_bits / *phy_bits;
   // A gap is judged as a flap where the port counts it as one (ports without link state do);
   // only the gaps that no flap accounts for are traffic gaps of their own.
-  if (auto gaps = counter(stream, c::kTrafficGaps)) {
-    metrics[std::string(c::kTrafficGaps)] = std::max(0.0, *gaps - counter(stream, c::kLinkFlaps).value_or(0));
+  if (auto gaps = optional_counter(stream, c::kTrafficGaps)) {
+    metrics[std::string(c::kTrafficGaps)] = std::max(0.0, *gaps - optional_counter(stream, c::kLinkFlaps).value_or(0));
   }
   if (auto it = stream.gauges().find(std::string(c::kLatencyP99Ns)); it != stream.gauges().end()) {
     metrics[it->first] = it->second;

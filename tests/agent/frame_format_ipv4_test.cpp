@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "agent/dpdk/frame_format.hpp"
+#include "tests/support/routed_host.hpp"
 
 namespace tusk::dpdk {
 namespace {
 
 using ::testing::HasSubstr;
+using tusk::testing::be16;
 
 constexpr std::uint32_t address(int a, int b, int c, int d) {
   return static_cast<std::uint32_t>(a) << 24 | static_cast<std::uint32_t>(b) << 16 | static_cast<std::uint32_t>(c) << 8 |
@@ -57,10 +59,6 @@ std::vector<std::uint8_t> build(const FrameSpec& spec, std::size_t frame_size) {
 
 ParseStatus parse(const std::vector<std::uint8_t>& frame, const FrameSpec& spec, ParsedFrame& out) {
   return parse_headers(frame.data(), frame.size(), out, match_for(spec));
-}
-
-std::uint16_t be16(const std::vector<std::uint8_t>& frame, std::size_t at) {
-  return static_cast<std::uint16_t>(frame[at] << 8 | frame[at + 1]);
 }
 
 TEST(FrameFormatIpv4, HeadersAreEthernetIpv4UdpThenTusk) {

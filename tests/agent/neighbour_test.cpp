@@ -8,24 +8,17 @@
 #include <vector>
 
 #include "agent/dpdk/neighbour.hpp"
+#include "tests/support/routed_host.hpp"
 
 namespace tusk::dpdk {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr MacAddress kOurMac{0x02, 0x74, 0x6b, 0x01, 0x01, 0x10};
-constexpr MacAddress kLeafMac{0x02, 0x74, 0x6b, 0x01, 0x00, 0x01};
-
-Ipv4Interface ours() {
-  Ipv4Interface interface = parse_ipv4_interface("192.168.101.11/24,gw=192.168.101.1");
-  interface.mac = kOurMac;
-  return interface;
-}
-
-std::uint32_t ip(const char* text) { return *parse_ipv4(text); }
-
-std::uint16_t be16(const std::vector<std::uint8_t>& f, std::size_t at) { return static_cast<std::uint16_t>(f[at] << 8 | f[at + 1]); }
+using tusk::testing::be16;
+using tusk::testing::ip;
+using tusk::testing::kLeafMac;
+using tusk::testing::kOurMac;
+using tusk::testing::ours;
 
 // What the leaf sends: "who has TARGET? tell 192.168.101.1".
 std::vector<std::uint8_t> leaf_asks_for(std::uint32_t target) {

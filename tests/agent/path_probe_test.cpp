@@ -10,26 +10,20 @@
 #include "agent/dpdk/path_probe.hpp"
 #include "agent/dpdk/path_tracer.hpp"
 #include "agent/dpdk/wire_bytes.hpp"
+#include "tests/support/routed_host.hpp"
 
 namespace tusk::dpdk {
 namespace {
 
+using tusk::testing::ip;
+using tusk::testing::kLeafMac;
+using tusk::testing::kOurMac;
+using tusk::testing::ours;
 using wire::get16;
 using wire::get32;
 using wire::internet_checksum;
 using wire::put16;
 using wire::put32;
-
-constexpr MacAddress kOurMac{0x02, 0x74, 0x6b, 0x01, 0x01, 0x10};
-constexpr MacAddress kLeafMac{0x02, 0x74, 0x6b, 0x01, 0x00, 0x01};
-
-std::uint32_t ip(const char* text) { return *parse_ipv4(text); }
-
-Ipv4Interface ours() {
-  Ipv4Interface interface = parse_ipv4_interface("192.168.101.11/24,gw=192.168.101.1");
-  interface.mac = kOurMac;
-  return interface;
-}
 
 FrameSpec flow_spec(std::uint16_t src_port = 49152) {
   FrameSpec spec;

@@ -10,21 +10,22 @@ namespace tusk {
 namespace {
 
 using ::testing::HasSubstr;
-using nlohmann::json;
+using plain_json = nlohmann::json;
 
-json flow(const char* sender, const char* receiver, const char* text, std::vector<std::string> links) {
+plain_json flow(const char* sender, const char* receiver, const char* text, std::vector<std::string> links) {
   return {{"sender", sender}, {"receiver", receiver}, {"flow", text}, {"links", links}};
 }
 
-json report() {
-  json flows = json::array();
+plain_json report() {
+  plain_json flows = plain_json::array();
   flows.push_back(flow("a", "b", "192.168.101.11:49152 > 192.168.102.11:34997 udp",
                        {"a:port -> l1:h1", "l1:s1 -> s1:l1", "s1:l2 -> l2:s1", "l2:h1 -> b:port"}));
   flows.push_back(flow("a", "b", "192.168.101.11:49153 > 192.168.102.11:34997 udp",
                        {"a:port -> l1:h1", "l1:s2 -> s2:l1", "s2:l2 -> l2:s2", "l2:h1 -> b:port"}));
   flows.push_back(flow("b", "a", "192.168.102.11:49152 > 192.168.101.11:34997 udp",
                        {"b:port -> l2:h1", "l2:s2 -> s2:l2", "s2:l1 -> l1:s2", "l1:h1 -> a:port"}));
-  return {{"tests", json::array({{{"name", "mesh"}, {"localisation", {{"flows", flows}}}}, {{"name", "other"}}})}};
+  return {
+      {"tests", plain_json::array({{{"name", "mesh"}, {"localisation", {{"flows", flows}}}}, {{"name", "other"}}})}};
 }
 
 TEST(FlowSelection, PicksTheFlowsThatCrossedTheLinkInThatDirection) {
@@ -47,8 +48,8 @@ TEST(FlowSelection, SaysWhatTheReportLacks) {
     EXPECT_THAT(e.what(), HasSubstr("no flow in the report crossed 'l9:s9 -> s9:l9'"));
     EXPECT_THAT(e.what(), HasSubstr("l1:s1 -> s1:l1"));
   }
-  EXPECT_THROW(select_flows_through(json::object(), "x"), std::runtime_error);
-  EXPECT_THROW(select_flows_through(json{{"tests", json::array()}}, "x"), std::runtime_error);
+  EXPECT_THROW(select_flows_through(plain_json::object(), "x"), std::runtime_error);
+  EXPECT_THROW(select_flows_through(plain_json{{"tests", plain_json::array()}}, "x"), std::runtime_error);
 }
 
 TEST(FlowSelection, PlansSendOnlyTheSelectedFlowsAndIdleTheRest) {

@@ -23,7 +23,7 @@ using namespace std::chrono_literals;
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 
-constexpr auto kProfile = R"(name: soak-profile
+constexpr auto kSoakProfile = R"(name: soak-profile
 agents: {hosts: [lab-a, lab-b]}
 tests:
   - name: soak
@@ -45,7 +45,7 @@ tests:
 const LiveMetrics::Clock::time_point kT0{std::chrono::seconds(1'000)};
 
 Profile profile() {
-  return load_profile_text(kProfile, "soak.yaml");
+  return load_profile_text(kSoakProfile, "soak.yaml");
 }
 
 proto::StreamCounters rx_stream(const std::string& peer, std::uint64_t frames) {

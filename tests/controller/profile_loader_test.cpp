@@ -10,27 +10,21 @@
 
 #include "controller/engines/dpdk/dpdk_slice.hpp"
 #include "controller/engines/rdma/rdma_slice.hpp"
+#include "tests/support/profile_text.hpp"
 #include "tests/support/yaml_errors.hpp"
 
 namespace tusk {
 namespace {
 
+using testing::load_profile_yaml;
+using testing::profile_error;
+using testing::profile_errors;
 using testing::text_of;
 
 using namespace std::chrono_literals;
 
 // Profiles below are raw strings that start with a newline so that their first key is on line 1
 // as written; positions in the expected messages can be counted by eye.
-
-Profile load(std::string_view yaml) { return load_profile_text(text_of(yaml), "bad.yaml"); }
-
-// Every error for `yaml` as the user sees it, or nothing if it loads.
-std::vector<std::string> errors_of(std::string_view yaml) {
-  return testing::errors_thrown<ProfileInvalid>([&] { load(yaml); });
-}
-
-// The one error for `yaml`; anything else fails the test.
-std::string error_of(std::string_view yaml) { return testing::only_error(errors_of(yaml)); }
 
 // ---- a valid profile ---------------------------------------------------------------------------
 
@@ -106,7 +100,7 @@ tests:
 )";
 
 TEST(ProfileLoader, FullProfileTopLevel) {
-  const Profile profile = load(kFullProfile);
+  const Profile profile = load_profile_yaml(kFullProfile);
   EXPECT_EQ(profile.file, "bad.yaml");
   EXPECT_EQ(profile.name, "rack-burn-in");
   EXPECT_EQ(profile.description, "every key once");
@@ -120,7 +114,7 @@ TEST(ProfileLoader, FullProfileTopLevel) {
 }
 
 TEST(ProfileLoader, FullProfileDpdkTest) {
-  const TestSpec test = load(kFullProfile).tests.at(0);
+  const TestSpec test = load_profile_yaml(kFullProfile).tests.at(0);
   EXPECT_EQ(test.name, "ber");
   EXPECT_EQ(test.engine, "dpdk");
   EXPECT_EQ(test.duration, 30s);  // from defaults
@@ -146,7 +140,7 @@ TEST(ProfileLoader, FullProfileDpdkTest) {
 }
 
 TEST(ProfileLoader, FullProfileDpdkThresholdsMergeWithDefaults) {
-  const TestSpec test = load(kFullProfile).tests.at(0);
+  const TestSpec test = load_profile_yaml(kFullProfile).tests.at(0);
   struct Expected {
     std::string key, metric;
     Bound bound;
@@ -181,7 +175,7 @@ TEST(ProfileLoader, FullProfileDpdkThresholdsMergeWithDefaults) {
 }
 
 TEST(ProfileLoader, FullProfileRdmaTest) {
-  const TestSpec test = load(kFullProfile).tests.at(1);
+  const TestSpec test = load_profile_yaml(kFullProfile).tests.at(1);
   EXPECT_EQ(test.name, "write");
   EXPECT_EQ(test.engine, "rdma");
   EXPECT_EQ(test.duration, 90min);
@@ -216,7 +210,7 @@ TEST(ProfileLoader, FullProfileRdmaTest) {
 }
 
 TEST(ProfileLoader, UnsetKeysTakeTheirDefaults) {
-  const TestSpec test = load(kFullProfile).tests.at(2);
+  const TestSpec test = load_profile_yaml(kFullProfile).tests.at(2);
   EXPECT_EQ(test.duration, 30s);
   EXPECT_EQ(test.topology, Topology::Pairs);
   EXPECT_EQ(dpdk::params(test).frame_size(), 9000u);  // from defaults
@@ -233,7 +227,7 @@ TEST(ProfileLoader, UnsetKeysTakeTheirDefaults) {
 }
 
 TEST(ProfileLoader, RdmaDefaults) {
-  const Profile profile = load(R"(
+  const Profile profile = load_profile_yaml(R"(
 name: p
 agents: {count: 2}
 tests:
@@ -265,7 +259,7 @@ tests:
 }
 
 TEST(ProfileLoader, BitRateAndZeroCap) {
-  const Profile profile = load(R"(
+  const Profile profile = load_profile_yaml(R"(
 name: p
 agents: {count: 2}
 safety: {max_rate: 0}
@@ -303,7 +297,7 @@ TEST(ProfileErrors, UnreadableFileNamesTheReason) {
 }
 
 TEST(ProfileErrors, YamlSyntaxErrorHasAPosition) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents:
   hosts: [a, b
@@ -313,12 +307,11 @@ tests: []
 }
 
 TEST(ProfileErrors, EmptyFile) {
-  EXPECT_EQ(error_of(""),
-            "bad.yaml:1:1: the profile is empty: expected a mapping with name, agents and tests");
+  EXPECT_EQ(profile_error(""), "bad.yaml:1:1: the profile is empty: expected a mapping with name, agents and tests");
 }
 
 TEST(ProfileErrors, TopLevelIsNotAMapping) {
-  EXPECT_EQ(error_of("- name: x\n"),
+  EXPECT_EQ(profile_error("- name: x\n"),
             "bad.yaml:1:1: expected a mapping of profile keys (name, agents, safety, defaults, "
             "tests), got a list");
 }
@@ -326,7 +319,7 @@ TEST(ProfileErrors, TopLevelIsNotAMapping) {
 // ---- errors: unknown keys ----------------------------------------------------------------------
 
 TEST(ProfileErrors, UnknownTopLevelKeySuggestsTheNearest) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safty: {max_rate: 10Gbps}
@@ -337,7 +330,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownTopLevelKeyListsTheValidOnes) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 owner: me
@@ -349,7 +342,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownAgentsKey) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents:
   count: 2
@@ -361,7 +354,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownSafetyKey) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety:
@@ -373,7 +366,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownDefaultsKey) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 defaults:
@@ -385,7 +378,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownTestKey) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -398,7 +391,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownTestKeyWithoutSuggestion) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -408,7 +401,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownThresholdKey) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -422,7 +415,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownThresholdKeyListsTheCatalog) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -433,14 +426,15 @@ tests:
 )"),
             "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: max_ber, "
             "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
-            "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_connect_failures, max_retransmits, "
+            "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_connect_failures, "
+            "max_retransmits, "
             "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
             "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_pause_frames, max_rx_discards, max_pre_fec_ber, "
             "max_ce_marked, min_ce_marked, max_dscp_rewrites, max_agents_lost");
 }
 
 TEST(ProfileErrors, NameCannotBeADefault) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 defaults:
@@ -453,7 +447,7 @@ tests:
 }
 
 TEST(ProfileErrors, RepeatedKey) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -467,7 +461,7 @@ tests:
 }
 
 TEST(ProfileErrors, KeyThatIsNotAName) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 ? [a, b]
@@ -481,7 +475,7 @@ tests:
 // ---- errors: wrong types -----------------------------------------------------------------------
 
 TEST(ProfileErrors, ExpectedAString) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: [x]
 agents: {count: 2}
 tests:
@@ -491,7 +485,7 @@ tests:
 }
 
 TEST(ProfileErrors, ExpectedAList) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents:
   hosts: a
@@ -502,7 +496,7 @@ tests:
 }
 
 TEST(ProfileErrors, ExpectedAMapping) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: [a, b]
 tests:
@@ -513,7 +507,7 @@ tests:
 }
 
 TEST(ProfileErrors, ExpectedAnInteger) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents:
   count: 1.5
@@ -524,7 +518,7 @@ tests:
 }
 
 TEST(ProfileErrors, ExpectedABooleanNotAString) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -537,7 +531,7 @@ tests:
 }
 
 TEST(ProfileErrors, ExpectedABoolean) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -550,7 +544,7 @@ tests:
 }
 
 TEST(ProfileErrors, EmptyValue) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -563,7 +557,7 @@ tests:
 }
 
 TEST(ProfileErrors, EmptyString) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: ""
 agents: {count: 2}
 tests:
@@ -573,7 +567,7 @@ tests:
 }
 
 TEST(ProfileErrors, TestsMustBeAList) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -583,7 +577,7 @@ tests:
 }
 
 TEST(ProfileErrors, TestMustBeAMapping) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -594,7 +588,7 @@ tests:
 }
 
 TEST(ProfileErrors, ThresholdsMustBeAMapping) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -608,7 +602,7 @@ tests:
 }
 
 TEST(ProfileErrors, FrameSizesMustBeAListOrImix) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -622,7 +616,7 @@ tests:
 }
 
 TEST(ProfileErrors, NotOneOfTheChoices) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -650,7 +644,7 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownEngine) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -663,7 +657,7 @@ tests:
 // ---- errors: units -----------------------------------------------------------------------------
 
 TEST(ProfileErrors, BadSize) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -674,7 +668,7 @@ tests:
 }
 
 TEST(ProfileErrors, FractionalSize) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -685,7 +679,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadMessageSizesElement) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -699,7 +693,7 @@ tests:
 }
 
 TEST(ProfileErrors, DurationWithoutUnit) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -710,7 +704,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadDuration) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents:
   count: 2
@@ -723,7 +717,7 @@ tests:
 }
 
 TEST(ProfileErrors, DurationFinerThanAMillisecond) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -734,7 +728,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadBurstPeriod) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -749,7 +743,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadSafetyMaxRate) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety:
@@ -763,7 +757,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadRate) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -774,7 +768,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadRatio) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -785,7 +779,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadThresholdValueOfEachKind) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -812,7 +806,7 @@ tests:
 }
 
 TEST(ProfileErrors, ThresholdRatioAboveOne) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -828,7 +822,7 @@ tests:
 // ---- errors: out of range ----------------------------------------------------------------------
 
 TEST(ProfileErrors, BelowTheMinimum) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -841,7 +835,7 @@ tests:
 }
 
 TEST(ProfileErrors, MoreQueuesThanAnAgentOpensAreRefusedAtTheirLine) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -854,7 +848,7 @@ tests:
 }
 
 TEST(ProfileErrors, RailsBesideADeviceOrBeyondSixteenAreRefusedAtTheirLine) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -866,7 +860,7 @@ tests:
 )"),
             "bad.yaml:7:13: tests[0].device: device names one device for every flow; with rails each agent uses one "
             "device per rail (its first `rails` devices, in --rdma-device order): leave device out");
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -879,7 +873,7 @@ tests:
 }
 
 TEST(ProfileErrors, RecoveryAndPacingTakeTheirWordsOnly) {
-  EXPECT_NE(error_of(R"(
+  EXPECT_NE(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -887,9 +881,10 @@ tests:
     engine: rdma
     duration: 1s
     recovery: retry
-)").find("bad.yaml:7:15: tests[0].recovery:"),
+)")
+                .find("bad.yaml:7:15: tests[0].recovery:"),
             std::string::npos);
-  EXPECT_NE(error_of(R"(
+  EXPECT_NE(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -897,12 +892,13 @@ tests:
     engine: rdma
     duration: 1s
     pacing: nic
-)").find("bad.yaml:7:13: tests[0].pacing:"),
+)")
+                .find("bad.yaml:7:13: tests[0].pacing:"),
             std::string::npos);
 }
 
 TEST(ProfileErrors, AboveTheMaximum) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -915,7 +911,7 @@ tests:
 }
 
 TEST(ProfileErrors, EveryIntegerRange) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 0}
 tests:
@@ -952,7 +948,7 @@ tests:
 }
 
 TEST(ProfileErrors, FrameSizesElementOutOfRange) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -966,7 +962,7 @@ tests:
 }
 
 TEST(ProfileErrors, InlineThresholdOutOfRange) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -977,7 +973,7 @@ tests:
 }
 
 TEST(ProfileErrors, PathMtuNotAPowerOfTwo) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -988,7 +984,7 @@ tests:
 }
 
 TEST(ProfileErrors, DurationMustBePositive) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -998,7 +994,7 @@ tests:
 }
 
 TEST(ProfileErrors, SampleIntervalRange) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1014,7 +1010,7 @@ tests:
 }
 
 TEST(ProfileErrors, SampleIntervalLongerThanTheTest) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1025,7 +1021,7 @@ tests:
 }
 
 TEST(ProfileErrors, AgentsWaitRange) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2, wait: 2d}
 tests:
@@ -1033,7 +1029,7 @@ tests:
 )"),
             "bad.yaml:2:26: agents.wait: '2d' is not a duration: expected a number with a unit "
             "ns, us, ms, s, m, h (e.g. 30s, 1.5s, 1h30m)");
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2, wait: 48h}
 tests:
@@ -1043,7 +1039,7 @@ tests:
 }
 
 TEST(ProfileErrors, SafetyMaxDurationRange) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety: {max_duration: 2000h}
@@ -1054,7 +1050,7 @@ tests:
 }
 
 TEST(ProfileErrors, RatiosThatMustNotBeZeroOrOne) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1081,16 +1077,15 @@ tests:
 // ---- errors: missing and repeated --------------------------------------------------------------
 
 TEST(ProfileErrors, MissingTopLevelFields) {
-  EXPECT_EQ(errors_of("description: nothing else\n"),
-            (std::vector<std::string>{
-                "bad.yaml:1:1: missing required field 'name'",
-                "bad.yaml:1:1: missing required field 'agents'",
-                "bad.yaml:1:1: missing required field 'tests'",
-            }));
+  EXPECT_EQ(profile_errors("description: nothing else\n"), (std::vector<std::string>{
+                                                               "bad.yaml:1:1: missing required field 'name'",
+                                                               "bad.yaml:1:1: missing required field 'agents'",
+                                                               "bad.yaml:1:1: missing required field 'tests'",
+                                                           }));
 }
 
 TEST(ProfileErrors, MissingTestFields) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1104,7 +1099,7 @@ tests:
 }
 
 TEST(ProfileErrors, EmptyAgentSelection) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents:
   wait: 10s
@@ -1112,7 +1107,7 @@ tests:
   - {name: t, engine: rdma, duration: 1s}
 )"),
             "bad.yaml:3:3: agents: needs at least one of hosts, patterns or count");
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {hosts: [], patterns: []}
 tests:
@@ -1122,7 +1117,7 @@ tests:
 }
 
 TEST(ProfileErrors, NoTests) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests: []
@@ -1131,7 +1126,7 @@ tests: []
 }
 
 TEST(ProfileErrors, DuplicateTestNames) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1143,7 +1138,7 @@ tests:
 }
 
 TEST(ProfileErrors, DuplicateHosts) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {hosts: [a, b, a, c]}
 tests:
@@ -1153,7 +1148,7 @@ tests:
 }
 
 TEST(ProfileErrors, CountMoreThanTheHostsListed) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {hosts: [a, b], count: 4}
 tests:
@@ -1163,7 +1158,7 @@ tests:
 }
 
 TEST(ProfileErrors, SingleSizeAndSweepTogether) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1187,7 +1182,7 @@ tests:
 }
 
 TEST(ProfileErrors, EmptySweeps) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1205,7 +1200,7 @@ tests:
 // ---- errors: engines ---------------------------------------------------------------------------
 
 TEST(ProfileErrors, RdmaKeyInADpdkTest) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1219,7 +1214,7 @@ tests:
 }
 
 TEST(ProfileErrors, DpdkKeyInAnRdmaTest) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 defaults: {engine: rdma}
@@ -1232,7 +1227,7 @@ tests:
 }
 
 TEST(ProfileErrors, ThresholdOfTheOtherEngine) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1254,7 +1249,7 @@ tests:
 }
 
 TEST(ProfileErrors, PacketRateForRdma) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1265,7 +1260,7 @@ tests:
 }
 
 TEST(ProfileErrors, BurstPeriodAndDutyGoTogether) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1279,7 +1274,7 @@ tests:
 }
 
 TEST(ProfileErrors, SignalEveryAboveOutstanding) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1291,7 +1286,7 @@ tests:
 // ---- errors: topology and safety ---------------------------------------------------------------
 
 TEST(ProfileErrors, PairsNeedAnEvenNumberOfAgents) {
-  EXPECT_EQ(errors_of(R"(
+  EXPECT_EQ(profile_errors(R"(
 name: x
 agents: {hosts: [a, b, c]}
 tests:
@@ -1308,7 +1303,7 @@ tests:
 }
 
 TEST(ProfileErrors, RingNeedsTwoAgents) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 1}
 tests:
@@ -1319,7 +1314,7 @@ tests:
 }
 
 TEST(ProfileErrors, BitRateAboveTheSafetyCap) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety: {max_rate: 10Gbps}
@@ -1330,7 +1325,7 @@ tests:
 }
 
 TEST(ProfileErrors, PacketRateAboveTheSafetyCapUsesTheLargestFrame) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety: {max_rate: 10Gbps}
@@ -1352,7 +1347,7 @@ tests:
 
 TEST(ProfileErrors, ASizeListInheritedBesideADefaultFrameSizeIsCheckedOnTheList) {
   // defaults say 64 B, the test sends 1500 B frames: 1 Mpps of those is 12 Gbit/s.
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety: {max_rate: 10Gbps}
@@ -1370,7 +1365,7 @@ tests:
 }
 
 TEST(ProfileErrors, DurationAboveTheSafetyMaximum) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety: {max_duration: 1h}
@@ -1381,7 +1376,7 @@ tests:
 }
 
 TEST(ProfileErrors, InheritedDurationAboveTheSafetyMaximumPointsAtTheDefault) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 safety: {max_duration: 1h}
@@ -1395,7 +1390,7 @@ tests:
 }
 
 TEST(ProfileErrors, DefaultDurationAboveTheDefaultSafetyMaximum) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1407,7 +1402,7 @@ tests:
 // ---- defaults ----------------------------------------------------------------------------------
 
 TEST(ProfileErrors, BadDefaultIsReportedOnceEvenIfManyTestsInheritIt) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 defaults:
@@ -1422,7 +1417,7 @@ tests:
 }
 
 TEST(ProfileErrors, BadDefaultIsReportedEvenIfNoTestInheritsIt) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 defaults:
@@ -1435,7 +1430,7 @@ tests:
 }
 
 TEST(ProfileLoader, TestValuesOverrideDefaults) {
-  const Profile profile = load(R"(
+  const Profile profile = load_profile_yaml(R"(
 name: x
 agents: {count: 2}
 defaults:
@@ -1493,9 +1488,9 @@ tests:
       "bad.yaml:15:5: tests[1].frame_size: frame_size is a dpdk key; this test's engine is rdma",
       "bad.yaml:17:7: tests[1].thresholds.max_bre: unknown key (did you mean 'max_ber'?)",
   };
-  EXPECT_EQ(errors_of(yaml), expected);
+  EXPECT_EQ(profile_errors(yaml), expected);
   try {
-    load(yaml);
+    load_profile_yaml(yaml);
   } catch (const ProfileInvalid& invalid) {
     std::string joined;
     for (const auto& line : expected) joined += (joined.empty() ? "" : "\n") + line;
@@ -1511,7 +1506,7 @@ TEST(ProfileError, ToStringLeavesOutWhatItDoesNotHave) {
 }
 
 TEST(ProfileErrors, EthertypeThatIsAVlanTagType) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -1548,7 +1543,7 @@ tests:
 )";
 
 TEST(ProfileCollective, SetsTheRingAndADurationOfStepsTimesPeriod) {
-  const Profile profile = load(kCollective);
+  const Profile profile = load_profile_yaml(kCollective);
   const TestSpec& test = profile.tests.at(0);
   EXPECT_EQ(test.topology, Topology::Ring);
   EXPECT_EQ(test.duration, std::chrono::seconds(15));
@@ -1561,17 +1556,18 @@ TEST(ProfileCollective, SetsTheRingAndADurationOfStepsTimesPeriod) {
 TEST(ProfileCollective, AllToAllRunsOnAMeshAndRefusesAnotherTopology) {
   std::string yaml(kCollective);
   yaml.replace(yaml.find("all_reduce\n"), 10, "all_to_all");
-  EXPECT_EQ(load(yaml).tests.at(0).topology, Topology::Mesh);
+  EXPECT_EQ(load_profile_yaml(yaml).tests.at(0).topology, Topology::Mesh);
   yaml += "    topology: ring\n";
-  EXPECT_EQ(error_of(yaml), "bad.yaml:13:15: tests[0].topology: collective all_to_all runs on a mesh; remove "
-                            "topology or set it to mesh");
+  EXPECT_EQ(profile_error(yaml),
+            "bad.yaml:13:15: tests[0].topology: collective all_to_all runs on a mesh; remove "
+            "topology or set it to mesh");
 }
 
 TEST(ProfileCollective, NeedsItsStepsAndLeavesTimeToCommunicate) {
   std::string yaml(kCollective);
   yaml.replace(yaml.find("    steps: 5\n"), 13, "");
   yaml.replace(yaml.find("compute_time: 1s"), 16, "compute_time: 3s");
-  const auto errors = errors_of(yaml);
+  const auto errors = profile_errors(yaml);
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "bad.yaml:7:17: tests[0].collective: collective all_reduce needs steps");
   EXPECT_EQ(errors[1], "bad.yaml:10:19: tests[0].compute_time: compute_time 3s leaves no time to communicate in a "
@@ -1581,12 +1577,13 @@ TEST(ProfileCollective, NeedsItsStepsAndLeavesTimeToCommunicate) {
 TEST(ProfileCollective, ItsStepsMustFitTheSafetyCap) {
   std::string yaml(kCollective);
   yaml.replace(yaml.find("agents:"), 7, "safety:\n  max_duration: 10s\nagents:");
-  EXPECT_EQ(error_of(yaml), "bad.yaml:11:12: tests[0].steps: 5 steps of 3000 ms last longer than "
-                            "safety.max_duration 10s");
+  EXPECT_EQ(profile_error(yaml),
+            "bad.yaml:11:12: tests[0].steps: 5 steps of 3000 ms last longer than "
+            "safety.max_duration 10s");
 }
 
 TEST(ProfileCollective, StepKeysWithoutACollectiveAreRefused) {
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(profile_error(R"(
 name: p
 agents:
   hosts: [a, b]

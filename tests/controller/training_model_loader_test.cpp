@@ -21,11 +21,13 @@ using testing::text_of;
 // Files below are raw strings that start with a newline so that their first key is on line 1 as
 // written; positions in the expected messages can be counted by eye.
 
-std::vector<std::string> errors_of(std::string_view yaml) {
+std::vector<std::string> model_errors(std::string_view yaml) {
   return testing::errors_thrown<ModelFileInvalid>([&] { load_model_text(text_of(yaml), "m.yaml"); });
 }
 
-std::string error_of(std::string_view yaml) { return testing::only_error(errors_of(yaml)); }
+std::string model_error(std::string_view yaml) {
+  return testing::only_error(model_errors(yaml));
+}
 
 constexpr std::string_view kValid = R"(
 name: small
@@ -139,7 +141,7 @@ std::string with_head(std::string_view rest) {
 }
 
 TEST(ModelFileErrors, UnknownKeySuggestsTheNearest) {
-  const auto errors = errors_of(R"(
+  const auto errors = model_errors(R"(
 name: m
 model:
   paramters: 8B
@@ -151,7 +153,7 @@ step: {time: 1s}
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "m.yaml:3:3: model.paramters: unknown key (did you mean 'parameters'?)");
   EXPECT_EQ(errors[1], "m.yaml:3:3: model: missing required field 'parameters'");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layuot: {tp: 2}
@@ -160,21 +162,21 @@ layuot: {tp: 2}
 }
 
 TEST(ModelFileErrors, DegreesMustBePositive) {
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout:
   tp: 0
 )")),
             "m.yaml:9:7: layout.tp: tp 0 is below the minimum 1");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout:
   dp: -4
 )")),
             "m.yaml:9:7: layout.dp: dp -4 is below the minimum 1");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout:
@@ -182,7 +184,7 @@ layout:
 )")),
             "m.yaml:9:7: layout.pp: expected an integer, got 'two'");
   // The product is not checked against gpus when a degree is already wrong.
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {tp: 8, pp: 0, dp: 64, gpus: 1024}
@@ -191,7 +193,7 @@ layout: {tp: 8, pp: 0, dp: 64, gpus: 1024}
 }
 
 TEST(ModelFileErrors, GpuCountMustMatchTheDegrees) {
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout:
@@ -204,19 +206,19 @@ layout:
 }
 
 TEST(ModelFileErrors, LayoutMustFitTheModel) {
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {pp: 3}
 )")),
             "m.yaml:8:14: layout.pp: model.layers 32 is not a multiple of pp 3");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {tp: 3}
 )")),
             "m.yaml:8:14: layout.tp: model.hidden 4096 is not a multiple of tp 3");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {dp: 8, ep: 2}
@@ -242,19 +244,19 @@ std::string with_moe_head(std::string_view rest) {
 }
 
 TEST(ModelFileErrors, ExpertParallelMustDivideExpertsAndDp) {
-  EXPECT_EQ(error_of(with_moe_head(R"(
+  EXPECT_EQ(model_error(with_moe_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {dp: 12, ep: 3}
 )")),
             "m.yaml:11:22: layout.ep: ep 3 does not divide model.experts 8");
-  EXPECT_EQ(error_of(with_moe_head(R"(
+  EXPECT_EQ(model_error(with_moe_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {dp: 4, ep: 8}
 )")),
             "m.yaml:11:21: layout.ep: ep 8 does not divide dp 4: expert-parallel groups are made of DP ranks");
-  EXPECT_EQ(error_of(with_moe_head(R"(
+  EXPECT_EQ(model_error(with_moe_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 layout: {dp: 8, ep: 8, fsdp: true}
@@ -263,12 +265,12 @@ layout: {dp: 8, ep: 8, fsdp: true}
 }
 
 TEST(ModelFileErrors, MixtureOfExpertsKeysNeedEachOther) {
-  EXPECT_EQ(error_of(with_head(R"(  top_k: 2
+  EXPECT_EQ(model_error(with_head(R"(  top_k: 2
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s}
 )")),
             "m.yaml:6:10: model.top_k: top_k is for mixture-of-experts models: set model.experts too");
-  EXPECT_EQ(error_of(R"(
+  EXPECT_EQ(model_error(R"(
 name: m
 model:
   parameters: 8B
@@ -284,40 +286,40 @@ step: {time: 1s}
 }
 
 TEST(ModelFileErrors, DataNeedsOneEpochSizeAndOneBatchSize) {
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, samples: 100, sequence_length: 1000, batch_tokens: 1000}
 step: {time: 1s}
 )")),
             "m.yaml:6:29: data.samples: set tokens or samples, not both");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M}
 step: {time: 1s}
 )")),
             "m.yaml:6:7: data: needs batch_tokens (tokens per mini-batch) or batch_size (samples per mini-batch)");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_size: 64}
 step: {time: 1s}
 )")),
             "m.yaml:6:7: data: batch_size needs sequence_length (tokens per sample)");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1k, batch_tokens: 2k}
 step: {time: 1s}
 )")),
             "m.yaml:6:34: data.batch_tokens: one mini-batch (2000 tokens) is more than the epoch (1000 tokens)");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, sequence_length: 100, batch_size: 100}
 step: {time: 1s}
 layout: {dp: 8}
 )")),
             "m.yaml:6:54: data.batch_size: batch_size 100 is not a multiple of layout.dp 8");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, sequence_length: 100, batch_size: 64}
 step: {time: 1s}
 layout: {dp: 8, pp: 16}
 )")),
             "m.yaml:6:54: data.batch_size: batch_size 64 gives 8 samples per DP replica, not a multiple of "
             "layout.micro_batches 16 (the default, pp)");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: -5, batch_tokens: 1}
 step: {time: 1s}
 )")),
@@ -325,24 +327,24 @@ step: {time: 1s}
 }
 
 TEST(ModelFileErrors, StepAndTopLevel) {
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 )")),
             "m.yaml:1:1: missing required field 'step'");
-  EXPECT_EQ(error_of(with_head(R"(
+  EXPECT_EQ(model_error(with_head(R"(
 data: {tokens: 1M, batch_tokens: 1000}
 step: {time: 1s, comm_fraction: 0}
 )")),
             "m.yaml:7:33: step.comm_fraction: comm_fraction must be above 0");
-  EXPECT_EQ(error_of(with_head("")),
+  EXPECT_EQ(model_error(with_head("")),
             "m.yaml:1:1: needs data (to model training) or inference (to model serving), or both");
-  EXPECT_EQ(error_of(""),
+  EXPECT_EQ(model_error(""),
             "m.yaml:1:1: the model file is empty: expected a mapping with name, model, layout and data or inference");
-  EXPECT_EQ(error_of("name: [\n"), "m.yaml:2:1: YAML syntax error: end of sequence flow not found");
+  EXPECT_EQ(model_error("name: [\n"), "m.yaml:2:1: YAML syntax error: end of sequence flow not found");
 }
 
 TEST(ModelFileErrors, EveryMistakeAtOnce) {
-  const auto errors = errors_of(R"(
+  const auto errors = model_errors(R"(
 name: m
 model: {parameters: 0, layers: 32, hidden: 4096}
 data: {tokens: 1M, batch_tokens: 1000}

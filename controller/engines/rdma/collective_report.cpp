@@ -15,8 +15,8 @@ namespace tusk {
 
 namespace {
 
-double counter(const proto::StreamCounters& stream, std::string_view name) {
-  return static_cast<double>(counter_of(stream, name).value_or(0));
+double counter_as_double(const proto::StreamCounters& stream, std::string_view name) {
+  return static_cast<double>(counter_or_zero(stream, name));
 }
 
 double gauge(const proto::StreamCounters& stream, std::string_view name) { return gauge_of(stream, name).value_or(0); }
@@ -47,8 +47,9 @@ std::optional<CollectiveResult> collective_result(const TestOutcome& test) {
     const auto& stream = verdict.stream;
     if (stream.kind() != "flow") continue;
     LinkSum& link = links[{{verdict.agent, result.rails > 0 ? stream.nic() : ""}, stream.peer()}];
-    link.bytes += counter(stream, counters::kTxBytes);
-    link.steps = std::min<std::uint64_t>(link.steps, static_cast<std::uint64_t>(counter(stream, counters::kStepsDone)));
+    link.bytes += counter_as_double(stream, counters::kTxBytes);
+    link.steps = std::min<std::uint64_t>(link.steps,
+                                         static_cast<std::uint64_t>(counter_as_double(stream, counters::kStepsDone)));
     link.step_time_mean_ns = std::max(link.step_time_mean_ns, gauge(stream, counters::kStepTimeMeanNs));
     link.step_time_max_ns = std::max(link.step_time_max_ns, gauge(stream, counters::kStepTimeMaxNs));
   }
