@@ -10,11 +10,8 @@ source scripts/build-env.sh
 
 # -O1 -g1: what TSan's reports need (line numbers in every stack), and a cold build of this tree
 # in two thirds of the time -O2 -g takes (controller/commands.cpp: 30 s against 44 s).
-# A unity build: CMake compiles a target's .cpp files eight to a file, so Asio, JSON, protobuf and
-# GoogleTest are parsed once per eight, and a cold build of this tree takes less than half the
-# time. A .cpp's anonymous-namespace names must then differ from its target's other files'
-# (CODING_STYLE.md); the user's build/ stays one object per .cpp.
-tusk_configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON \
+# A unity build (tusk_unity_build in build-env.sh).
+tusk_configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=OFF "${tusk_unity_build[@]}" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
