@@ -29,9 +29,10 @@ std::vector<std::uint8_t> leaf_asks_for(std::uint32_t target) {
   return frame;
 }
 
+// RFC 1071's sum of `length` bytes from `from`: an odd last byte counts as if a zero followed it.
 std::uint16_t checksum_of(const std::vector<std::uint8_t>& f, std::size_t from, std::size_t length) {
   std::uint32_t sum = 0;
-  for (std::size_t i = 0; i < length; i += 2) sum += be16(f, from + i);
+  for (std::size_t i = 0; i < length; i += 2) sum += i + 1 < length ? be16(f, from + i) : f.at(from + i) << 8;
   while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
   return static_cast<std::uint16_t>(sum);
 }
