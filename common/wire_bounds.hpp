@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace tusk::wire {
 
@@ -16,6 +17,12 @@ inline constexpr std::chrono::milliseconds kMaxStartAhead{std::chrono::minutes(5
 
 // A flow's path trace: one hop per TTL up to this (the agent's probes go no further).
 inline constexpr unsigned kMaxPathHops = 12;
+// Path-trace probes per second, all flows of one agent's test together (trace_rate). Switches
+// answer them on their CPU, which policers guard (CoPP): the default keeps a leaf with 48 hosts
+// under 2,000 answers a second, and past the limit probes load a control plane more than they
+// tell. A routed test without trace_rate traces at the default; 0 traces nothing.
+inline constexpr std::uint32_t kMaxTraceRate = 10'000;
+inline constexpr std::uint32_t kDefaultTraceRate = 100;
 // What one stream of a sample or result may take, serialized (its counters, gauges, flow, path and
 // ids; a NIC's stream with hundreds of ethtool counters is ~15 KiB), and what the streams of one
 // sample may take together per stream its plan can make: the controller drops what is past either.

@@ -11,7 +11,7 @@
 #include "common/json_text.hpp"
 #include "common/units.hpp"
 #include "controller/history/run_history.hpp"
-#include "controller/run/run_outcome.hpp"
+#include "controller/outcome/run_outcome.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;

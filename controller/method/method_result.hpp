@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/run/run_outcome.hpp"
+#include "controller/outcome/run_outcome.hpp"
 
 namespace tusk {
 

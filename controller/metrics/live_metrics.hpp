@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "controller/outcome/agent_data.hpp"
 #include "controller/profile/profile.hpp"
-#include "controller/run/agent_session.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {

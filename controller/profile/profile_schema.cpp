@@ -123,9 +123,7 @@ const std::vector<TestKey>& common_keys() {
        }},
       // Both engines take a rate; which kinds each accepts is checked once the engine is known.
       {"rate", "",
-       [](R& c, const V& v, D& d) {
-         return store(c.read.rate(v), d, [](D& t, auto rate) { t.rate = rate; });
-       }},
+       [](R& c, const V& v, D& d) { return store(c.read.rate(v), d, [](D& t, auto rate) { t.rate = rate; }); }},
       {"ecmp_paths", "",
        [](R& c, const V& v, D& d) {
          return store(c.read.uint32(v, {1, 64, "1", "64"}), d, [](D& t, auto n) { t.ecmp_paths = n; });
@@ -141,7 +139,8 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"trace_rate", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 10'000, "0", "10000"}), d, [](D& t, auto n) { t.trace_rate = n; });
+         return store(c.read.uint32(v, {0, wire::kMaxTraceRate, "0", "10000"}), d,
+                      [](D& t, auto n) { t.trace_rate = n; });
        }},
       {"thresholds", "", read_thresholds},
       {"method", "", method_keys::read_method},

@@ -212,6 +212,96 @@ json localisation_json(const TestOutcome& test) {
   return out;
 }
 
+// One judged stream: who, which way, its flow, counters, metrics, BER, checks and series.
+json judged_stream_json(const StreamVerdict& verdict, const SamplesByStream& samples) {
+  json stream;
+  stream["agent"] = verdict.agent;
+  stream["stream_id"] = verdict.stream.stream_id();
+  stream["peer"] = verdict.stream.peer();
+  stream["kind"] = verdict.stream.kind();
+  if (!verdict.stream.nic().empty()) stream["nic"] = verdict.stream.nic();  // the local NIC port it went through
+  // Which way its traffic went, so every view draws the same host pair.
+  if (!verdict.stream.peer().empty()) {
+    const bool receives = kind_receives(verdict.stream.kind());
+    stream["sender"] = receives ? verdict.stream.peer() : verdict.agent;
+    stream["receiver"] = receives ? verdict.agent : verdict.stream.peer();
+  }
+  if (verdict.stream.has_flow()) {
+    const auto& flow = verdict.stream.flow();
+    stream["flow"] = {{"src_address", flow.src_address()}, {"src_port", flow.src_port()},
+                      {"dst_address", flow.dst_address()}, {"dst_port", flow.dst_port()},
+                      {"protocol", flow.protocol()},       {"dscp", flow.dscp()},
+                      {"text", flow_text(verdict.stream)}};
+  }
+  stream["passed"] = verdict.passed();
+  stream["counters"] = counters_json(verdict.stream);
+  stream["gauges"] = gauges_json(verdict.stream);
+  stream["metrics"] = verdict.metrics;
+  stream["ber"] = ber_json(verdict);
+  json checks = json::array();
+  for (const auto& check : verdict.checks) {
+    checks.push_back({{"key", check.threshold.key},
+                      {"measured", check.measured ? json(*check.measured) : json(nullptr)},
+                      {"limit", check.threshold.value},
+                      {"passed", check.passed},
+                      {"text", check.describe()}});
+  }
+  stream["checks"] = checks;
+  stream["series"] = stream_series(samples, verdict.stream.stream_id());
+  return stream;
+}
+
+json path_faults_json(const TestOutcome& test) {
+  json path_faults = json::array();
+  for (const auto& sign : test.path_faults) {
+    const auto ids = [&](const std::vector<std::size_t>& indexes) {
+      json list = json::array();
+      for (const std::size_t index : indexes) list.push_back(test.streams.at(index).stream.stream_id());
+      return list;
+    };
+    path_faults.push_back({{"receiver", sign.receiver},
+                           {"sender", sign.sender},
+                           {"failing_streams", ids(sign.failing)},
+                           {"passing_streams", ids(sign.passing)},
+                           {"text", sign.text(test.streams)}});
+  }
+  return path_faults;
+}
+
+// Each agent of the test: lost or not, the samples it sent and made, how it ended, its events.
+json agents_json(const TestOutcome& test) {
+  json agents = json::array();
+  for (const auto& name : test.agents) {
+    const auto& agent = test.per_agent.at(name);
+    json entry;
+    entry["agent"] = name;
+    entry["lost"] = agent.lost;
+    entry["samples_received"] = agent.samples.size();
+    std::vector<std::uint32_t> indexes;
+    for (const auto& [index, sample] : agent.samples) indexes.push_back(index);
+    entry["sample_indexes"] = indexes;
+    if (agent.result) {
+      entry["samples_made"] = agent.result->samples();
+      entry["completed"] = agent.result->completed();
+      entry["stop_reason"] = agent.result->stop_reason();
+    } else {
+      entry["samples_made"] = nullptr;
+      entry["completed"] = false;
+      entry["stop_reason"] = "no result";
+    }
+    json events = json::array();
+    for (const auto& event : agent.events) {
+      events.push_back({{"time", iso_time(event.agent_time_ns())},
+                        {"kind", proto::AgentEvent::Kind_Name(event.kind())},
+                        {"stream_id", event.stream_id()},
+                        {"message", event.message()}});
+    }
+    entry["events"] = events;
+    agents.push_back(std::move(entry));
+  }
+  return agents;
+}
+
 json test_json(const TestOutcome& test) {
   json out;
   out["index"] = test.index;
@@ -253,94 +343,18 @@ json test_json(const TestOutcome& test) {
   json streams = json::array();
   std::map<std::string, SamplesByStream> samples_of;  // by agent, made when its first stream needs it
   for (const auto& verdict : test.streams) {
-    json stream;
-    stream["agent"] = verdict.agent;
-    stream["stream_id"] = verdict.stream.stream_id();
-    stream["peer"] = verdict.stream.peer();
-    stream["kind"] = verdict.stream.kind();
-    if (!verdict.stream.nic().empty()) stream["nic"] = verdict.stream.nic();  // the local NIC port it went through
-    // Which way its traffic went, so every view draws the same host pair.
-    if (!verdict.stream.peer().empty()) {
-      const bool receives = kind_receives(verdict.stream.kind());
-      stream["sender"] = receives ? verdict.stream.peer() : verdict.agent;
-      stream["receiver"] = receives ? verdict.agent : verdict.stream.peer();
-    }
-    if (verdict.stream.has_flow()) {
-      const auto& flow = verdict.stream.flow();
-      stream["flow"] = {{"src_address", flow.src_address()}, {"src_port", flow.src_port()},
-                        {"dst_address", flow.dst_address()}, {"dst_port", flow.dst_port()},
-                        {"protocol", flow.protocol()},       {"dscp", flow.dscp()},
-                        {"text", flow_text(verdict.stream)}};
-    }
-    stream["passed"] = verdict.passed();
-    stream["counters"] = counters_json(verdict.stream);
-    stream["gauges"] = gauges_json(verdict.stream);
-    stream["metrics"] = verdict.metrics;
-    stream["ber"] = ber_json(verdict);
-    json checks = json::array();
-    for (const auto& check : verdict.checks) {
-      checks.push_back({{"key", check.threshold.key},
-                        {"measured", check.measured ? json(*check.measured) : json(nullptr)},
-                        {"limit", check.threshold.value},
-                        {"passed", check.passed},
-                        {"text", check.describe()}});
-    }
-    stream["checks"] = checks;
     auto samples = samples_of.find(verdict.agent);
     if (samples == samples_of.end()) {
       samples = samples_of.emplace(verdict.agent, samples_by_stream(test.per_agent.at(verdict.agent))).first;
     }
-    stream["series"] = stream_series(samples->second, verdict.stream.stream_id());
-    streams.push_back(std::move(stream));
+    streams.push_back(judged_stream_json(verdict, samples->second));
   }
   out["streams"] = streams;
 
-  json path_faults = json::array();
-  for (const auto& sign : test.path_faults) {
-    const auto ids = [&](const std::vector<std::size_t>& indexes) {
-      json list = json::array();
-      for (const std::size_t index : indexes) list.push_back(test.streams.at(index).stream.stream_id());
-      return list;
-    };
-    path_faults.push_back({{"receiver", sign.receiver},
-                           {"sender", sign.sender},
-                           {"failing_streams", ids(sign.failing)},
-                           {"passing_streams", ids(sign.passing)},
-                           {"text", sign.text(test.streams)}});
-  }
-  out["path_faults"] = path_faults;
+  out["path_faults"] = path_faults_json(test);
   if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);
 
-  json agents = json::array();
-  for (const auto& name : test.agents) {
-    const auto& agent = test.per_agent.at(name);
-    json entry;
-    entry["agent"] = name;
-    entry["lost"] = agent.lost;
-    entry["samples_received"] = agent.samples.size();
-    std::vector<std::uint32_t> indexes;
-    for (const auto& [index, sample] : agent.samples) indexes.push_back(index);
-    entry["sample_indexes"] = indexes;
-    if (agent.result) {
-      entry["samples_made"] = agent.result->samples();
-      entry["completed"] = agent.result->completed();
-      entry["stop_reason"] = agent.result->stop_reason();
-    } else {
-      entry["samples_made"] = nullptr;
-      entry["completed"] = false;
-      entry["stop_reason"] = "no result";
-    }
-    json events = json::array();
-    for (const auto& event : agent.events) {
-      events.push_back({{"time", iso_time(event.agent_time_ns())},
-                        {"kind", proto::AgentEvent::Kind_Name(event.kind())},
-                        {"stream_id", event.stream_id()},
-                        {"message", event.message()}});
-    }
-    entry["events"] = events;
-    agents.push_back(std::move(entry));
-  }
-  out["agents"] = agents;
+  out["agents"] = agents_json(test);
   return out;
 }
 

@@ -37,94 +37,102 @@ std::string testcase_name(const StreamVerdict& verdict) {
   return stream_title(verdict);
 }
 
+// One test's testcases as written, and what they count.
+struct Suite {
+  std::string cases;
+  std::size_t judged = 0, failures = 0, errors = 0;
+};
+
+// A method's steps: one testcase each, failing with the checks its streams failed.
+void add_method_cases(const MethodResult& method, const std::string& classname, Suite& suite) {
+  for (std::size_t i = 0; i < method.steps.size(); ++i) {
+    const MethodStep& step = method.steps[i];
+    ++suite.judged;
+    suite.cases +=
+        fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname, xml_text(step.label),
+                    i < method.step_outcomes.size() ? method.step_outcomes[i].spec.duration.count() / 1e3 : 0.0);
+    if (step.verdict != TestVerdict::Pass && i < method.step_outcomes.size()) {
+      std::vector<std::string> failed;
+      for (const auto& verdict : method.step_outcomes[i].streams) {
+        for (const auto& check : verdict.checks) {
+          if (!check.passed) failed.push_back(fmt::format("{}: {}", stream_title(verdict), check.describe()));
+        }
+      }
+      ++suite.failures;
+      suite.cases += fmt::format(
+          "      <failure type=\"step\" message=\"{}\"/>\n",
+          xml_text(failed.empty() ? fmt::format("step {}: the test's problems say why", to_string(step.verdict))
+                                  : fmt::format("{}", fmt::join(failed, "; "))));
+    }
+    suite.cases +=
+        system_out(fmt::format("offered {} per sender, sent {}, received {}, lost {} ({:.4g}%), CE marked {}\n",
+                               units::format_bit_rate(step.offered_bps), step.tx_frames, step.rx_frames,
+                               step.lost_frames, step.loss_ratio * 100, step.ce_marked),
+                   "      ");
+    suite.cases += "    </testcase>\n";
+  }
+}
+
+// Where the fault is, as one testcase a pipeline's failure list shows: the top suspect link, the
+// host problems, or why no link could be named.
+void add_localisation_case(const Localisation& found, const std::string& classname, Suite& suite) {
+  if (found.conclusion.empty()) return;
+  ++suite.judged;
+  ++suite.failures;
+  const LinkSuspect* top = found.top();
+  const std::string message =
+      top ? fmt::format("suspect link {} ({} confidence)", top->name, to_string(top->confidence)) : found.conclusion;
+  std::string details = found.conclusion + "\n";
+  if (top) {
+    for (const auto& step : top->next_steps) details += "next: " + step + "\n";
+  }
+  for (const auto& host : found.hosts) {
+    details += fmt::format("host {}: {}: {}\n", host.agent, host.problem, host.evidence);
+    for (const auto& step : host.next_steps) details += "next: " + step + "\n";
+  }
+  suite.cases += fmt::format("    <testcase classname=\"{}\" name=\"localisation\" time=\"0\">\n", classname);
+  suite.cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", top ? "suspect_link" : "localisation",
+                             xml_text(message));
+  suite.cases += system_out(details, "      ");
+  suite.cases += "    </testcase>\n";
+}
+
 }  // namespace
 
 std::string report_junit(const RunOutcome& outcome) {
   std::size_t total = 0, failures = 0, errors = 0;
   std::string suites;
   for (const auto& test : outcome.tests) {
-    std::string cases;
-    std::size_t suite_failures = 0, suite_errors = 0;
+    Suite suite;
     const double seconds = test.spec.duration.count() / 1e3;
     const std::string classname = xml_text(outcome.profile.name + "." + test.spec.name);
-    std::size_t judged = 0;
     for (const auto& verdict : test.streams) {
       if (informational_kind(verdict.stream.kind())) continue;  // the receiver's stream is the testcase
-      ++judged;
-      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
-                           xml_text(testcase_name(verdict)), seconds);
+      ++suite.judged;
+      suite.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
+                                 xml_text(testcase_name(verdict)), seconds);
       for (const auto& check : verdict.checks) {
         if (check.passed) continue;
-        ++suite_failures;
-        cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_text(check.threshold.key),
-                             xml_text(check.describe()));
+        ++suite.failures;
+        suite.cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_text(check.threshold.key),
+                                   xml_text(check.describe()));
       }
       std::string out;
       for (const auto& warning : verdict.warnings()) out += "warning: " + warning + "\n";
       out += event_lines(test, verdict.agent, verdict.stream.stream_id());
-      cases += system_out(out, "      ");
-      cases += "    </testcase>\n";
+      suite.cases += system_out(out, "      ");
+      suite.cases += "    </testcase>\n";
     }
-    // A method's steps: one testcase each, failing with the checks its streams failed.
-    if (test.method) {
-      const MethodResult& method = *test.method;
-      for (std::size_t i = 0; i < method.steps.size(); ++i) {
-        const MethodStep& step = method.steps[i];
-        ++judged;
-        cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
-                             xml_text(step.label), i < method.step_outcomes.size()
-                                                         ? method.step_outcomes[i].spec.duration.count() / 1e3
-                                                         : 0.0);
-        if (step.verdict != TestVerdict::Pass && i < method.step_outcomes.size()) {
-          std::vector<std::string> failed;
-          for (const auto& verdict : method.step_outcomes[i].streams) {
-            for (const auto& check : verdict.checks) {
-              if (!check.passed) failed.push_back(fmt::format("{}: {}", stream_title(verdict), check.describe()));
-            }
-          }
-          ++suite_failures;
-          cases += fmt::format("      <failure type=\"step\" message=\"{}\"/>\n",
-                               xml_text(failed.empty() ? fmt::format("step {}: the test's problems say why", to_string(step.verdict))
-                                                   : fmt::format("{}", fmt::join(failed, "; "))));
-        }
-        cases += system_out(fmt::format("offered {} per sender, sent {}, received {}, lost {} ({:.4g}%), CE marked {}\n",
-                                        units::format_bit_rate(step.offered_bps), step.tx_frames, step.rx_frames,
-                                        step.lost_frames, step.loss_ratio * 100, step.ce_marked),
-                            "      ");
-        cases += "    </testcase>\n";
-      }
-    }
+    if (test.method) add_method_cases(*test.method, classname, suite);
     // Agents that produced no streams (lost, refused, no result) still get a testcase: a burn-in
     // pipeline must see them as errors, not as absent.
     for (const auto& problem : test.problems) {
-      ++suite_errors;
-      cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", classname,
-                           xml_text("run: " + problem));
-      cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_text(problem));
+      ++suite.errors;
+      suite.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n", classname,
+                                 xml_text("run: " + problem));
+      suite.cases += fmt::format("      <error message=\"{}\"/>\n    </testcase>\n", xml_text(problem));
     }
-    // Where the fault is, as one testcase a pipeline's failure list shows: the top suspect link,
-    // the host problems, or why no link could be named.
-    const Localisation& found = test.localisation;
-    if (!found.conclusion.empty()) {
-      ++judged;
-      ++suite_failures;
-      const LinkSuspect* top = found.top();
-      const std::string message =
-          top ? fmt::format("suspect link {} ({} confidence)", top->name, to_string(top->confidence)) : found.conclusion;
-      std::string details = found.conclusion + "\n";
-      if (top) {
-        for (const auto& step : top->next_steps) details += "next: " + step + "\n";
-      }
-      for (const auto& host : found.hosts) {
-        details += fmt::format("host {}: {}: {}\n", host.agent, host.problem, host.evidence);
-        for (const auto& step : host.next_steps) details += "next: " + step + "\n";
-      }
-      cases += fmt::format("    <testcase classname=\"{}\" name=\"localisation\" time=\"0\">\n", classname);
-      cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", top ? "suspect_link" : "localisation",
-                           xml_text(message));
-      cases += system_out(details, "      ");
-      cases += "    </testcase>\n";
-    }
+    add_localisation_case(test.localisation, classname, suite);
     // The test's own warnings and the events that belong to no judged stream.
     std::string out;
     for (const auto& sign : test.path_faults) out += "path fault: " + sign.text(test.streams) + "\n";
@@ -139,13 +147,14 @@ std::string report_junit(const RunOutcome& outcome) {
         if (!in_a_case) out += fmt::format("{}: {}\n", name, event.message());
       }
     }
-    cases += system_out(out, "    ");
-    const std::size_t suite_tests = judged + test.problems.size();
+    suite.cases += system_out(out, "    ");
+    const std::size_t suite_tests = suite.judged + test.problems.size();
     total += suite_tests;
-    failures += suite_failures;
-    errors += suite_errors;
-    suites += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n",
-                          classname, suite_tests, suite_failures, suite_errors, seconds, cases);
+    failures += suite.failures;
+    errors += suite.errors;
+    suites += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n{}  </testsuite>\n",
+        classname, suite_tests, suite.failures, suite.errors, seconds, suite.cases);
   }
   if (outcome.tests.empty() && !outcome.conclusion.empty() && outcome.exit_code != kExitPass) {
     ++total;

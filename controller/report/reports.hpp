@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "controller/run/run_outcome.hpp"
+#include "controller/outcome/run_outcome.hpp"
 
 namespace tusk {
 

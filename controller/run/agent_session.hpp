@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/connection.hpp"
+#include "controller/outcome/agent_data.hpp"
 #include "controller/run/clock_sync.hpp"
 #include "controller/run/record_inbox.hpp"
 #include "tusk.pb.h"
@@ -33,31 +34,6 @@ struct AgentSession {
   std::vector<proto::Envelope> standing_orders;
 
   bool connected() const { return connection && connection->is_open(); }
-};
-
-// The small, frequently polled part of an agent's state: cheap to copy for thousands of agents.
-struct AgentLink {
-  std::string name;
-  bool connected = false;
-  std::chrono::steady_clock::duration away_for{};  // how long it has been disconnected
-  std::optional<ClockSample> clock;
-  std::size_t clock_samples = 0;
-  std::uint64_t duplicate_records = 0;  // for the live metrics' health
-  std::uint64_t missing_records = 0;
-};
-
-// A copy of what the orchestrator may read about an agent, taken under the registry's lock.
-struct AgentView {
-  std::string name;
-  proto::Inventory inventory;
-  bool connected = false;
-  std::string remote;
-  std::optional<ClockSample> clock;
-  std::size_t clock_samples = 0;
-  std::chrono::steady_clock::duration away_for{};  // how long it has been disconnected
-  std::uint32_t connects = 0;
-  std::uint64_t duplicate_records = 0;
-  std::uint64_t missing_records = 0;
 };
 
 }  // namespace tusk

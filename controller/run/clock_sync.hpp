@@ -9,14 +9,10 @@
 #include <cstdint>
 #include <optional>
 
+#include "controller/outcome/agent_data.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
-
-struct ClockSample {
-  std::int64_t offset_ns = 0;  // agent clock minus controller clock
-  std::int64_t rtt_ns = 0;     // round trip without the agent's own processing time
-};
 
 // The longest round trip a probe may take; an echo claiming an older send is dropped.
 inline constexpr std::int64_t kMaxProbeRoundTripNs = 10'000'000'000;

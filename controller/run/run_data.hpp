@@ -14,27 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "controller/outcome/agent_data.hpp"
 #include "controller/run/clock_sync.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
-
-struct AgentTestData {
-  std::optional<proto::PlanAck> plan_ack;
-  std::map<std::uint32_t, proto::Sample> samples;  // by sample index; duplicates cannot enter
-  std::optional<proto::TestResult> result;
-  std::vector<proto::AgentEvent> events;
-  std::optional<ClockSample> clock;                // the estimate used for this test's start
-  std::int64_t planned_start_agent_ns = 0;
-  bool lost = false;                               // disconnected past the loss timeout
-};
-
-struct Fault {
-  std::int64_t time_ns = 0;
-  std::string agent;
-  int test_index = -1;
-  std::string message;
-};
 
 // What one agent's result says of its samples, against what the test could have made.
 struct SampleAccount {

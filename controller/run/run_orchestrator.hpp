@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
+#include "controller/outcome/run_outcome.hpp"
 #include "controller/plan/flow_selection.hpp"
 #include "controller/run/control_plane.hpp"
-#include "controller/run/run_outcome.hpp"
 #include "controller/topology/fabric_topology.hpp"
 
 namespace tusk {

@@ -6,12 +6,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
 #include <vector>
 
 #include "common/wire_bounds.hpp"
+#include "controller/verdict/link_evidence.hpp"
 #include "controller/verdict/path_faults.hpp"
 
 namespace tusk {
@@ -126,92 +128,13 @@ void read_path(const proto::StreamCounters& tx, TracedFlowPath& flow) {
   }
 }
 
-double two_proportion_z(std::uint64_t n1, std::uint64_t x1, std::uint64_t n2, std::uint64_t x2) {
-  if (n2 == 0) return 0;
-  const double p2 = static_cast<double>(x2) / static_cast<double>(n2);
-  if (n1 == 0) {  // against a perfect "before": how many standard errors p2 is above 0
-    if (x2 == 0) return 0;
-    return p2 / std::sqrt(std::max(p2 * (1 - p2), 1e-12) / static_cast<double>(n2));
-  }
-  const double p1 = static_cast<double>(x1) / static_cast<double>(n1);
-  const double pooled = static_cast<double>(x1 + x2) / static_cast<double>(n1 + n2);
-  const double error = std::sqrt(pooled * (1 - pooled) * (1.0 / static_cast<double>(n1) + 1.0 / static_cast<double>(n2)));
-  return error > 0 ? (p2 - p1) / error : 0;
-}
-
-void finish_probe_evidence(ProbeEvidence& p) {
-  const std::uint64_t before_probes = p.first_hop ? 0 : p.probes_before;
-  p.loss_z = two_proportion_z(before_probes, before_probes - std::min(p.answers_before, before_probes), p.probes,
-                              p.probes - std::min(p.answers, p.probes));
-  const std::uint64_t before_answers = p.first_hop ? 0 : p.answers_before;
-  p.damage_z = two_proportion_z(before_answers, p.first_hop ? 0 : p.damaged_before, p.answers, p.damaged);
-}
-
 NamedLink link_between(const FabricTopology* topology, const std::string& from, const std::string& to) {
   if (topology) return topology->link_between(from, to);
   const std::string key = fmt::format("{} -> {}", from, to);
   return NamedLink{key, key, nullptr, false};
 }
 
-std::string percent(double share) { return fmt::format("{:.2g}%", 100 * share); }
-
-std::string probe_text(const ProbeEvidence& p) {
-  if (p.probes == 0) return "no probes";
-  std::string text = fmt::format("{} of {} probes unanswered here ({}) vs {} a hop before", p.probes - p.answers,
-                                 p.probes, percent(p.lost_share()), percent(p.lost_share_before()));
-  if (p.damaged > 0 || p.damaged_before > 0) {
-    text += fmt::format(", {} arrived damaged ({}) vs {}", p.damaged, percent(p.damaged_share()),
-                        percent(p.damaged_share_before()));
-  }
-  return text;
-}
-
-std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink& named) {
-  std::vector<std::string> steps;
-  std::string out_end = "the sending end", in_end = "the receiving end";
-  if (named.link) {
-    out_end = (named.reversed ? named.link->b : named.link->a).text();
-    in_end = (named.reversed ? named.link->a : named.link->b).text();
-  }
-  const bool damage = std::any_of(suspect.faults.begin(), suspect.faults.end(), [](const std::string& m) {
-    return m == "ber" || m == "bit_errors" || m == "errored_frames";
-  });
-  const bool flaps = std::any_of(suspect.faults.begin(), suspect.faults.end(), [](const std::string& m) {
-    return m == "link_flaps" || m == "traffic_gaps";
-  });
-  steps.push_back(fmt::format("Read the port counters at both ends: {} transmit (discards, errors) and {} receive "
-                              "(CRC/FCS and symbol errors, FEC corrected and uncorrectable{}).",
-                              out_end, in_end, damage ? "; rising FEC or CRC counts mean a bad optic or cable" : ""));
-  if (flaps) {
-    steps.push_back(fmt::format("Look for link down/up events on {} and {} in both switches' logs at the times of the "
-                                "traffic gaps (and BFD or BGP sessions that flapped with them).",
-                                out_end, in_end));
-  }
-  const std::string cable = named.link && !named.link->cable.empty() ? " " + named.link->cable : "";
-  steps.push_back(fmt::format("Inspect and clean the optics at both ends and reseat the cable{}{}.", cable,
-                              named.link && named.link->optics.size() == 2
-                                  ? fmt::format(" (optics {} and {})", named.link->optics[0], named.link->optics[1])
-                                  : ""));
-  steps.push_back(fmt::format("Swap the optic at {} for a known-good one and test again: if the fault follows the "
-                              "optic to its new port, replace the optic; if it stays, replace the cable{}.",
-                              in_end, cable));
-  steps.push_back(fmt::format("Test only the flows through it again: tusk-controller run <profile> --only-through '{}' "
-                              "--from <this report.json>.",
-                              suspect.key));
-  return steps;
-}
-
 }  // namespace
-
-double ProbeEvidence::lost_share_before() const {
-  if (first_hop || probes_before == 0) return 0;
-  return 1.0 - static_cast<double>(answers_before) / static_cast<double>(probes_before);
-}
-
-double ProbeEvidence::damaged_share_before() const {
-  if (first_hop || answers_before == 0) return 0;
-  return static_cast<double>(damaged_before) / static_cast<double>(answers_before);
-}
 
 const char* to_string(Confidence confidence) {
   switch (confidence) {
@@ -225,70 +148,78 @@ const char* to_string(Confidence confidence) {
   return "low";
 }
 
-Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology) {
-  Localisation out;
-  // One flow per 5-tuple, whatever judges it: the receiver's stream (DPDK), or both ends of a QP
-  // (RDMA: the sender's flow and the receiver's sink).
-  std::map<std::string, std::size_t> flow_of_key;
-  for (std::size_t i = 0; i < streams.size(); ++i) {
-    const StreamVerdict& judged = streams[i];
-    if (!judged_flow(judged)) continue;
-    const auto [known, added] = flow_of_key.emplace(flow_text(judged.stream), out.flows.size());
-    if (added) {
-      TracedFlowPath flow;
-      flow.rx_stream = i;
-      const bool sent_it = judged.stream.path_size() > 0;  // a sender's own judged stream
-      flow.sender = sent_it ? judged.agent : judged.stream.peer();
-      flow.receiver = sent_it ? judged.stream.peer() : judged.agent;
-      out.flows.push_back(std::move(flow));
-    }
-    read_failure(judged, out.flows[known->second]);
-  }
-  for (std::size_t i = 0; i < streams.size(); ++i) {
-    const auto& stream = streams[i].stream;
-    if (stream.path_size() == 0 || !stream.has_flow()) continue;
-    const auto found = flow_of_key.find(flow_text(stream));
-    if (found == flow_of_key.end()) continue;
-    TracedFlowPath& flow = out.flows[found->second];
-    flow.tx_stream = i;
-    flow.sender = streams[i].agent;
-    flow.receiver = stream.peer();
-  }
-  mark_slow_flows(streams, out.flows);
-  for (auto& flow : out.flows) {
-    if (flow.tx_stream) read_path(streams[*flow.tx_stream].stream, flow);
-    for (std::size_t k = 0; k < flow.nodes.size(); ++k) {
-      flow.node_names.push_back(node_name(topology, flow.nodes[k]));
-      if (k > 0) flow.links.push_back(link_between(topology, flow.nodes[k - 1], flow.nodes[k]).key);
-    }
-  }
-  const auto failing_count = std::count_if(out.flows.begin(), out.flows.end(), [](const auto& f) { return f.failing; });
-  if (failing_count == 0) return out;
+namespace {
 
-  // Host-side faults first: their flows vote for no link.
-  std::map<std::string, std::vector<std::size_t>> into, from;
-  for (std::size_t f = 0; f < out.flows.size(); ++f) {
-    into[out.flows[f].receiver].push_back(f);
-    from[out.flows[f].sender].push_back(f);
+// One localisation, step by step: the flows and their traced paths, the faults at a host, the
+// links the traced flows cross, and the suspects, named one at a time (the link with the most
+// votes of flows still unexplained) until every failing flow is explained.
+class Localiser {
+ public:
+  Localiser(const std::vector<StreamVerdict>& streams, const FabricTopology* topology)
+      : streams_(streams), topology_(topology) {}
+
+  Localisation run() {
+    gather_flows();
+    if (std::none_of(out_.flows.begin(), out_.flows.end(), [](const auto& f) { return f.failing; }))
+      return std::move(out_);
+    name_host_faults();
+    gather_links();
+    count_moved_cables();
+    explain_failing_flows();
+    conclude();
+    return std::move(out_);
   }
-  for (const auto& [agent, flows] : into) {
-    const auto dropped = std::count_if(flows.begin(), flows.end(), [&](std::size_t f) { return out.flows[f].host_side; });
-    if (dropped == 0) continue;
-    out.hosts.push_back({agent, "receiver cannot keep up",
-                         fmt::format("{} of its {} incoming flows lost frames that {} dropped itself (host drops: ring, "
-                                     "socket or NIC buffers), not on a link",
-                                     dropped, flows.size(), agent),
-                         {fmt::format("Lower the rate, or give {}'s agent more cores (and its NIC more receive "
-                                      "descriptors), then test again.", agent),
-                          "Its loss says nothing about the links: no link is blamed for it."}});
+
+ private:
+  // Best first in a std::set: most votes, then the largest share of failing flows, then the
+  // strongest probe evidence, then by name.
+  using Rank = std::tuple<std::int64_t, double, double, std::string_view>;
+
+  // One flow per 5-tuple, whatever judges it: the receiver's stream (DPDK), or both ends of a QP
+  // (RDMA: the sender's flow and the receiver's sink); each with its traced path and named links.
+  void gather_flows() {
+    std::map<std::string, std::size_t> flow_of_key;
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      const StreamVerdict& judged = streams_[i];
+      if (!judged_flow(judged)) continue;
+      const auto [known, added] = flow_of_key.emplace(flow_text(judged.stream), out_.flows.size());
+      if (added) {
+        TracedFlowPath flow;
+        flow.rx_stream = i;
+        const bool sent_it = judged.stream.path_size() > 0;  // a sender's own judged stream
+        flow.sender = sent_it ? judged.agent : judged.stream.peer();
+        flow.receiver = sent_it ? judged.stream.peer() : judged.agent;
+        out_.flows.push_back(std::move(flow));
+      }
+      read_failure(judged, out_.flows[known->second]);
+    }
+    for (std::size_t i = 0; i < streams_.size(); ++i) {
+      const auto& stream = streams_[i].stream;
+      if (stream.path_size() == 0 || !stream.has_flow()) continue;
+      const auto found = flow_of_key.find(flow_text(stream));
+      if (found == flow_of_key.end()) continue;
+      TracedFlowPath& flow = out_.flows[found->second];
+      flow.tx_stream = i;
+      flow.sender = streams_[i].agent;
+      flow.receiver = stream.peer();
+    }
+    mark_slow_flows(streams_, out_.flows);
+    for (auto& flow : out_.flows) {
+      if (flow.tx_stream) read_path(streams_[*flow.tx_stream].stream, flow);
+      for (std::size_t k = 0; k < flow.nodes.size(); ++k) {
+        flow.node_names.push_back(node_name(topology_, flow.nodes[k]));
+        if (k > 0) flow.links.push_back(link_between(topology_, flow.nodes[k - 1], flow.nodes[k]).key);
+      }
+    }
   }
+
   // Every flow of the host fails, and they share no link but the host's own: were they all
   // through one fabric link (a re-test of the flows through a suspect), that link explains them.
-  const auto every_path_fails = [&](const std::vector<std::size_t>& flows, bool receiving) {
+  bool every_path_fails(const std::vector<std::size_t>& flows, bool receiving) const {
     if (flows.size() < 2) return false;
     std::optional<std::set<std::string>> shared;
     for (const std::size_t f : flows) {
-      const auto& flow = out.flows[f];
+      const auto& flow = out_.flows[f];
       if (!flow.failing || flow.host_side) return false;
       std::set<std::string> links(flow.links.begin(), flow.links.end());
       if (!flow.links.empty()) links.erase(receiving ? flow.links.back() : flow.links.front());
@@ -299,155 +230,214 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
       }
     }
     return shared && shared->empty();
-  };
-  const auto edge_name = [&](const std::string& a, const std::string& b) { return link_between(topology, a, b).name; };
-  std::set<std::size_t> at_host;
-  for (const auto& [agent, flows] : into) {
-    if (!every_path_fails(flows, true)) continue;
-    const auto& nodes = out.flows[flows.front()].nodes;
-    const std::string edge = nodes.size() >= 2 && out.flows[flows.front()].reached
-                                 ? edge_name(nodes[nodes.size() - 2], nodes.back())
-                                 : "its link to the switch";
-    out.hosts.push_back({agent, "NIC, optic or cable (receive side)",
-                         fmt::format("all {} flows into {} fail, over {} different paths: the fault is where they "
-                                     "meet, at {} or its link ({})",
-                                     flows.size(), agent, flows.size(), agent, edge),
-                         {fmt::format("Read {}'s NIC counters (ethtool -S: rx CRC errors, discards, FEC) and the "
-                                      "switch port's transmit counters.", agent),
-                          fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the "
-                                      "fault follows it.", edge)}});
-    at_host.insert(flows.begin(), flows.end());
-  }
-  for (const auto& [agent, flows] : from) {
-    if (!every_path_fails(flows, false)) continue;
-    const auto& nodes = out.flows[flows.front()].nodes;
-    const std::string edge = nodes.size() >= 2 ? edge_name(nodes[0], nodes[1]) : "its link to the switch";
-    out.hosts.push_back({agent, "NIC, optic or cable (transmit side)",
-                         fmt::format("all {} flows from {} fail, over {} different paths: the fault is where they "
-                                     "start, at {} or its link ({})",
-                                     flows.size(), agent, flows.size(), agent, edge),
-                         {fmt::format("Read {}'s NIC counters (ethtool -S: tx errors, FEC) and the switch port's "
-                                      "receive counters (CRC, symbol errors).", agent),
-                          fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the "
-                                      "fault follows it.", edge)}});
-    at_host.insert(flows.begin(), flows.end());
   }
 
-  // Votes and exoneration, link by link.
-  std::map<std::string, LinkData> links;
-  std::vector<std::vector<LinkData*>> links_of_flow(out.flows.size());
-  std::size_t untraced = 0;
-  for (std::size_t f = 0; f < out.flows.size(); ++f) {
-    const TracedFlowPath& flow = out.flows[f];
-    if (flow.host_side || at_host.contains(f)) continue;
-    if (flow.nodes.size() < 2) {
-      untraced += flow.failing ? 1 : 0;
-      continue;
+  std::string edge_name(const std::string& a, const std::string& b) const { return link_between(topology_, a, b).name; }
+
+  // Host-side faults first: their flows vote for no link.
+  void name_host_faults() {
+    std::map<std::string, std::vector<std::size_t>> into, from;
+    for (std::size_t f = 0; f < out_.flows.size(); ++f) {
+      into[out_.flows[f].receiver].push_back(f);
+      from[out_.flows[f].sender].push_back(f);
     }
-    const auto& hops = streams[*flow.tx_stream].stream.path();
-    std::set<std::string> seen;
-    bool moved_seen = false;
-    for (std::size_t k = 1; k < flow.nodes.size(); ++k) {
-      const NamedLink named = link_between(topology, flow.nodes[k - 1], flow.nodes[k]);
-      if (!seen.insert(named.key).second) continue;
-      LinkData& link = links[named.key];
-      link.named = named;
-      (flow.failing ? link.failing : link.passing).insert(f);
-      links_of_flow[f].push_back(&link);
-      if (flow.failing) link.faults.insert(flow.faults.begin(), flow.faults.end());
-      const auto& here = hops.Get(static_cast<int>(k - 1));
-      link.probes.probes += here.probes();
-      link.probes.answers += here.answers();
-      link.probes.damaged += here.damaged();
-      // Where the path first moved is the link it moved off; hops after that differ as a consequence.
-      if (!moved_seen && here.other_answers() > 0) {
-        link.moved += here.other_answers();
-        moved_seen = true;
-      }
-      if (k == 1) {
-        link.probes.first_hop = true;
-      } else {
-        const auto& before = hops.Get(static_cast<int>(k - 2));
-        link.probes.probes_before += before.probes();
-        link.probes.answers_before += before.answers();
-        link.probes.damaged_before += before.damaged();
-      }
+    for (const auto& [agent, flows] : into) {
+      const auto dropped =
+          std::count_if(flows.begin(), flows.end(), [&](std::size_t f) { return out_.flows[f].host_side; });
+      if (dropped == 0) continue;
+      out_.hosts.push_back({agent,
+                            "receiver cannot keep up",
+                            fmt::format("{} of its {} incoming flows lost frames that {} dropped itself (host drops: "
+                                        "ring, socket or NIC buffers), not on a link",
+                                        dropped, flows.size(), agent),
+                            {fmt::format("Lower the rate, or give {}'s agent more cores (and its NIC more receive "
+                                         "descriptors), then test again.",
+                                         agent),
+                             "Its loss says nothing about the links: no link is blamed for it."}});
+    }
+    for (const auto& [agent, flows] : into) {
+      if (!every_path_fails(flows, true)) continue;
+      const auto& nodes = out_.flows[flows.front()].nodes;
+      const std::string edge = nodes.size() >= 2 && out_.flows[flows.front()].reached
+                                   ? edge_name(nodes[nodes.size() - 2], nodes.back())
+                                   : "its link to the switch";
+      out_.hosts.push_back({agent,
+                            "NIC, optic or cable (receive side)",
+                            fmt::format("all {} flows into {} fail, over {} different paths: the fault is where they "
+                                        "meet, at {} or its link ({})",
+                                        flows.size(), agent, flows.size(), agent, edge),
+                            {fmt::format("Read {}'s NIC counters (ethtool -S: rx CRC errors, discards, FEC) and the "
+                                         "switch port's transmit counters.",
+                                         agent),
+                             fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether "
+                                         "the fault follows it.",
+                                         edge)}});
+      at_host_.insert(flows.begin(), flows.end());
+    }
+    for (const auto& [agent, flows] : from) {
+      if (!every_path_fails(flows, false)) continue;
+      const auto& nodes = out_.flows[flows.front()].nodes;
+      const std::string edge = nodes.size() >= 2 ? edge_name(nodes[0], nodes[1]) : "its link to the switch";
+      out_.hosts.push_back({agent,
+                            "NIC, optic or cable (transmit side)",
+                            fmt::format("all {} flows from {} fail, over {} different paths: the fault is where they "
+                                        "start, at {} or its link ({})",
+                                        flows.size(), agent, flows.size(), agent, edge),
+                            {fmt::format("Read {}'s NIC counters (ethtool -S: tx errors, FEC) and the switch port's "
+                                         "receive counters (CRC, symbol errors).",
+                                         agent),
+                             fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether "
+                                         "the fault follows it.",
+                                         edge)}});
+      at_host_.insert(flows.begin(), flows.end());
     }
   }
-  for (auto& [key, link] : links) finish_probe_evidence(link.probes);
+
+  // Votes and exoneration, link by link: which flows cross each link, and what their probes saw
+  // at it and a hop before it.
+  void gather_links() {
+    links_of_flow_.resize(out_.flows.size());
+    for (std::size_t f = 0; f < out_.flows.size(); ++f) {
+      const TracedFlowPath& flow = out_.flows[f];
+      if (flow.host_side || at_host_.contains(f)) continue;
+      if (flow.nodes.size() < 2) {
+        untraced_ += flow.failing ? 1 : 0;
+        continue;
+      }
+      const auto& hops = streams_[*flow.tx_stream].stream.path();
+      std::set<std::string> seen;
+      bool moved_seen = false;
+      for (std::size_t k = 1; k < flow.nodes.size(); ++k) {
+        const NamedLink named = link_between(topology_, flow.nodes[k - 1], flow.nodes[k]);
+        if (!seen.insert(named.key).second) continue;
+        LinkData& link = links_[named.key];
+        link.named = named;
+        (flow.failing ? link.failing : link.passing).insert(f);
+        links_of_flow_[f].push_back(&link);
+        if (flow.failing) link.faults.insert(flow.faults.begin(), flow.faults.end());
+        const auto& here = hops.Get(static_cast<int>(k - 1));
+        link.probes.probes += here.probes();
+        link.probes.answers += here.answers();
+        link.probes.damaged += here.damaged();
+        // Where the path first moved is the link it moved off; hops after that differ as a consequence.
+        if (!moved_seen && here.other_answers() > 0) {
+          link.moved += here.other_answers();
+          moved_seen = true;
+        }
+        if (k == 1) {
+          link.probes.first_hop = true;
+        } else {
+          const auto& before = hops.Get(static_cast<int>(k - 2));
+          link.probes.probes_before += before.probes();
+          link.probes.answers_before += before.answers();
+          link.probes.damaged_before += before.damaged();
+        }
+      }
+    }
+    for (auto& [key, link] : links_) finish_probe_evidence(link.probes);
+  }
+
   // A cable that went down shows in both directions' flows: those over it die or move away. Where
   // a router drops what it has no route for, probes to it die too, so the loss seems to start at
   // the router, a hop before the cable that failed; the flows that moved name the cable itself.
-  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable;  // moved, probes
-  for (const auto& [key, link] : links) {
-    auto& [moved, probes] = moved_by_cable[cable_of(key)];
-    moved += link.moved;
-    probes += link.probes.probes;
+  void count_moved_cables() {
+    for (const auto& [key, link] : links_) {
+      auto& [moved, probes] = moved_by_cable_[cable_of(key)];
+      moved += link.moved;
+      probes += link.probes.probes;
+    }
   }
-  const auto cable_moved = [&](const std::string& key) {
-    const auto& [moved, probes] = moved_by_cable[cable_of(key)];
-    return moved >= 5 && static_cast<double>(moved) >= 0.005 * static_cast<double>(probes);
-  };
 
-  std::set<std::size_t> unexplained;
-  for (std::size_t f = 0; f < out.flows.size(); ++f) {
-    const auto& flow = out.flows[f];
-    if (flow.failing && !flow.host_side && !at_host.contains(f) && flow.nodes.size() >= 2) unexplained.insert(f);
+  std::uint64_t moved_over(const std::string& key) const {
+    const auto it = moved_by_cable_.find(cable_of(key));
+    return it == moved_by_cable_.end() ? 0 : it->second.first;
   }
-  const auto share = [](const LinkData& l) {
+
+  bool cable_moved(const std::string& key) const {
+    const auto it = moved_by_cable_.find(cable_of(key));
+    if (it == moved_by_cable_.end()) return false;
+    const auto& [moved, probes] = it->second;
+    return moved >= 5 && static_cast<double>(moved) >= 0.005 * static_cast<double>(probes);
+  }
+
+  static double share(const LinkData& l) {
     return static_cast<double>(l.failing.size()) / static_cast<double>(l.failing.size() + l.passing.size());
-  };
-  const auto vote_of = [&](std::size_t f) {
-    return kVoteUnit / static_cast<std::int64_t>(out.flows[f].nodes.size() - 1);
-  };
-  for (const std::size_t f : unexplained) {
-    for (LinkData* link : links_of_flow[f]) link->vote_units += vote_of(f);
   }
-  const auto strength = [](const LinkData& l) {
+
+  static double strength(const LinkData& l) {
     const double z = std::max(l.probes.loss_z, l.probes.damage_z);
     return std::isnan(z) ? -std::numeric_limits<double>::infinity() : z;
-  };
-  // Candidates best first: most votes, then the largest share of failing flows, then the strongest
-  // probe evidence, then by name. Votes only fall as flows are explained, so a link is taken out
-  // and put back when they do: each round costs log n, not a sort of every link.
-  using Rank = std::tuple<std::int64_t, double, double, std::string_view>;
-  const auto rank_of = [&](const std::string& key, const LinkData& l) {
+  }
+
+  std::int64_t vote_of(std::size_t f) const {
+    return kVoteUnit / static_cast<std::int64_t>(out_.flows[f].nodes.size() - 1);
+  }
+
+  static Rank rank_of(const std::string& key, const LinkData& l) {
     return Rank{-l.vote_units, -share(l), -strength(l), key};
-  };
-  std::set<Rank> candidates;
-  std::map<const LinkData*, const std::string*> key_of;
-  for (const auto& [key, link] : links) {
-    key_of[&link] = &key;
-    if (share(link) >= kMinFailingShare && link.vote_units > 0) candidates.insert(rank_of(key, link));
   }
-  // Links crossed by exactly the same flows cannot be told apart by the flows: grouped once, by
-  // their failing and passing flows.
-  std::map<std::pair<std::set<std::size_t>, std::set<std::size_t>>, std::vector<std::string>> same_flows;
-  for (const auto& [key, link] : links) {
-    if (share(link) >= kMinFailingShare) same_flows[{link.failing, link.passing}].push_back(key);
-  }
-  std::set<std::string> used;
-  while (!unexplained.empty() && !candidates.empty()) {
-    const LinkData& best = links.at(std::string(std::get<3>(*candidates.begin())));
-    std::vector<std::string> group;
-    for (const auto& key : same_flows.at({best.failing, best.passing})) {
-      if (!used.contains(key) && links.at(key).vote_units > 0) group.push_back(key);
+
+  // Every failing flow with a traced path and no host to blame votes for the links it crosses.
+  // Votes only fall as flows are explained, so a link is taken out of the candidates and put back
+  // when they do: each round costs log n, not a sort of every link.
+  void explain_failing_flows() {
+    for (std::size_t f = 0; f < out_.flows.size(); ++f) {
+      const auto& flow = out_.flows[f];
+      if (flow.failing && !flow.host_side && !at_host_.contains(f) && flow.nodes.size() >= 2) unexplained_.insert(f);
     }
-    // The same flows cross the group's links in one order. Where loss starts on two of them, the
-    // first is where it starts for certain: past it, a second fault or a router that answers fewer
-    // probes (ICMP rate limits, a busy control plane) both add loss, and neither is told apart.
-    const auto& along = out.flows[*best.failing.begin()].links;
+    for (const std::size_t f : unexplained_) {
+      for (LinkData* link : links_of_flow_[f]) link->vote_units += vote_of(f);
+    }
+    for (const auto& [key, link] : links_) {
+      key_of_[&link] = &key;
+      if (share(link) >= kMinFailingShare && link.vote_units > 0) candidates_.insert(rank_of(key, link));
+    }
+    // Links crossed by exactly the same flows cannot be told apart by the flows: grouped once, by
+    // their failing and passing flows.
+    for (const auto& [key, link] : links_) {
+      if (share(link) >= kMinFailingShare) same_flows_[{link.failing, link.passing}].push_back(key);
+    }
+    while (!unexplained_.empty() && !candidates_.empty()) {
+      const LinkData& best = links_.at(std::string(std::get<3>(*candidates_.begin())));
+      const std::vector<std::string> group = group_of(best);
+      const LinkData& chosen = links_.at(group.front());
+      out_.suspects.push_back(suspect_of(group));
+      for (const auto& key : group) {
+        used_.insert(key);
+        candidates_.erase(rank_of(key, links_.at(key)));
+      }
+      take_back_votes(chosen);
+    }
+  }
+
+  // The links the same flows cross as `best`, still unnamed, the likeliest first. The same flows
+  // cross them in one order: where loss starts on two of them, the first is where it starts for
+  // certain; past it, a second fault or a router that answers fewer probes (ICMP rate limits, a
+  // busy control plane) both add loss, and neither is told apart.
+  std::vector<std::string> group_of(const LinkData& best) const {
+    std::vector<std::string> group;
+    for (const auto& key : same_flows_.at({best.failing, best.passing})) {
+      if (!used_.contains(key) && links_.at(key).vote_units > 0) group.push_back(key);
+    }
+    const auto& along = out_.flows[*best.failing.begin()].links;
     const auto position = [&](const std::string& key) { return std::find(along.begin(), along.end(), key) - along.begin(); };
     std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
+      const LinkData& la = links_.at(a);
+      const LinkData& lb = links_.at(b);
       if (cable_moved(a) != cable_moved(b)) return cable_moved(a);
-      const bool starts_a = links[a].probes.starts_here(), starts_b = links[b].probes.starts_here();
+      const bool starts_a = la.probes.starts_here(), starts_b = lb.probes.starts_here();
       if (starts_a != starts_b) return starts_a;
       if (starts_a && position(a) != position(b)) return position(a) < position(b);
-      if (strength(links[a]) != strength(links[b])) return strength(links[a]) > strength(links[b]);
-      return rank_of(a, links[a]) < rank_of(b, links[b]);
+      if (strength(la) != strength(lb)) return strength(la) > strength(lb);
+      return rank_of(a, la) < rank_of(b, lb);
     });
+    return group;
+  }
+
+  // The suspect the group's first link is, with what tells it from the others and why.
+  LinkSuspect suspect_of(const std::vector<std::string>& group) const {
     const std::string& winner = group.front();
-    const LinkData& chosen = links[winner];
+    const LinkData& chosen = links_.at(winner);
     const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
     const bool probes_decide = moved_decides || (group.size() > 1 && chosen.probes.starts_here());
     const bool tie = group.size() > 1 && !probes_decide;
@@ -461,7 +451,7 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     suspect.probes = chosen.probes;
     suspect.faults.assign(chosen.faults.begin(), chosen.faults.end());
     for (std::size_t g = 1; g < group.size(); ++g) {
-      const LinkData& twin = links[group[g]];
+      const LinkData& twin = links_.at(group[g]);
       if (tie) {
         suspect.tied.push_back(twin.named.name);
       } else if (!moved_decides && twin.probes.starts_here()) {
@@ -478,14 +468,13 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
       suspect.confidence = Confidence::Medium;
     }
     std::string evidence = fmt::format("{} of {} flows through it fail ({}); {}", chosen.failing.size(),
-                                       chosen.failing.size() + chosen.passing.size(),
-                                       fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
+                                       chosen.failing.size() + chosen.passing.size(), fmt::join(suspect.faults, ", "),
+                                       probe_text(chosen.probes));
     if (cable_moved(winner)) {
-      const auto& [moved, probes] = moved_by_cable[cable_of(winner)];
-      evidence += fmt::format("; {} probes over this cable found another path for a while (it went down and "
-                              "routes moved away)",
-                              moved);
-      (void)probes;
+      evidence += fmt::format(
+          "; {} probes over this cable found another path for a while (it went down and "
+          "routes moved away)",
+          moved_over(winner));
     }
     if (!suspect.cleared.empty()) {
       evidence += fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
@@ -503,38 +492,62 @@ Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTop
     if (chosen.failing.size() < 2) evidence += "; only one failing flow crossed it";
     suspect.evidence = std::move(evidence);
     suspect.next_steps = next_steps(suspect, chosen.named);
-    out.suspects.push_back(std::move(suspect));
-    for (const auto& key : group) {
-      used.insert(key);
-      candidates.erase(rank_of(key, links[key]));
-    }
+    return suspect;
+  }
+
+  // The flows `chosen` explains take their votes back from every link they cross.
+  void take_back_votes(const LinkData& chosen) {
     const std::vector<std::size_t> explained(chosen.failing.begin(), chosen.failing.end());
     for (const std::size_t f : explained) {
-      if (unexplained.erase(f) == 0) continue;
-      for (LinkData* link : links_of_flow[f]) {
-        const std::string& key = *key_of.at(link);
-        const bool listed = candidates.erase(rank_of(key, *link)) > 0;
+      if (unexplained_.erase(f) == 0) continue;
+      for (LinkData* link : links_of_flow_[f]) {
+        const std::string& key = *key_of_.at(link);
+        const bool listed = candidates_.erase(rank_of(key, *link)) > 0;
         link->vote_units -= vote_of(f);
-        if (listed && link->vote_units > 0) candidates.insert(rank_of(key, *link));
+        if (listed && link->vote_units > 0) candidates_.insert(rank_of(key, *link));
       }
     }
   }
 
-  std::vector<std::string> parts;
-  if (const LinkSuspect* top = out.top()) {
-    parts.push_back(fmt::format("suspect link {} ({} confidence): {}", top->name, to_string(top->confidence), top->evidence));
-  } else if (!out.suspects.empty()) {
-    parts.push_back(fmt::format("no suspect link: the faults cannot be told apart ({})", out.suspects.front().evidence));
-  } else if (out.hosts.empty()) {
-    parts.push_back("no suspect link: the failing flows' links also carry passing flows");
+  void conclude() {
+    std::vector<std::string> parts;
+    if (const LinkSuspect* top = out_.top()) {
+      parts.push_back(
+          fmt::format("suspect link {} ({} confidence): {}", top->name, to_string(top->confidence), top->evidence));
+    } else if (!out_.suspects.empty()) {
+      parts.push_back(
+          fmt::format("no suspect link: the faults cannot be told apart ({})", out_.suspects.front().evidence));
+    } else if (out_.hosts.empty()) {
+      parts.push_back("no suspect link: the failing flows' links also carry passing flows");
+    }
+    for (const auto& host : out_.hosts)
+      parts.push_back(fmt::format("host problem at {}: {}", host.agent, host.problem));
+    if (untraced_ > 0) {
+      parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced_,
+                                  untraced_ == 1 ? "" : "s"));
+    }
+    out_.conclusion = fmt::format("{}", fmt::join(parts, "; "));
   }
-  for (const auto& host : out.hosts) parts.push_back(fmt::format("host problem at {}: {}", host.agent, host.problem));
-  if (untraced > 0) {
-    parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced,
-                                untraced == 1 ? "" : "s"));
-  }
-  out.conclusion = fmt::format("{}", fmt::join(parts, "; "));
-  return out;
+
+  const std::vector<StreamVerdict>& streams_;
+  const FabricTopology* topology_;
+  Localisation out_;
+  std::set<std::size_t> at_host_;  // failing flows a host-side fault explains
+  std::map<std::string, LinkData> links_;
+  std::vector<std::vector<LinkData*>> links_of_flow_;
+  std::size_t untraced_ = 0;                                                       // failing flows with no traced path
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable_;  // moved, probes
+  std::set<std::size_t> unexplained_;
+  std::set<Rank> candidates_;
+  std::map<const LinkData*, const std::string*> key_of_;
+  std::map<std::pair<std::set<std::size_t>, std::set<std::size_t>>, std::vector<std::string>> same_flows_;
+  std::set<std::string> used_;
+};
+
+}  // namespace
+
+Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology) {
+  return Localiser(streams, topology).run();
 }
 
 }  // namespace tusk

@@ -10,10 +10,11 @@
 
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
+#include "common/units.hpp"
+#include "common/wire_bounds.hpp"
 #include "controller/engines/ecmp_keys.hpp"
 #include "controller/method/method_keys.hpp"
-#include "common/units.hpp"
-#include "controller/run/run_outcome.hpp"
+#include "controller/outcome/run_outcome.hpp"
 
 namespace tusk::dpdk {
 namespace {
@@ -32,9 +33,6 @@ constexpr std::uint32_t kMaxFlowsPerPeer = 128;
 constexpr std::uint32_t kMaxQueues = 16;
 // The keys that only IPv4/UDP frames have.
 constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port", "trace_rate"};
-// Path-trace probes per second per port. Switches answer them on their CPU, which policers guard
-// (CoPP): the default keeps a leaf with 48 hosts under 2,000 answers a second.
-constexpr std::uint32_t kDefaultTraceRate = 100;
 
 // IMIX by the classic 7:4:1 mix of 64-, 576- and 1500-byte frames, expanded so an agent sends the
 // list round-robin.
@@ -216,7 +214,7 @@ void set_defaults(TestSpec& spec) {
   test.set_udp_port(0x88B5);
   test.set_udp_source_port(49152);  // the first dynamic port
   test.set_flows_per_peer(1);
-  test.set_trace_rate(kDefaultTraceRate);  // used by ipv4_udp frames only
+  test.set_trace_rate(wire::kDefaultTraceRate);  // used by ipv4_udp frames only
 }
 
 // Each DSCP class gets as many flows to each peer as every other: flows_per_peer is a multiple of

@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/run/agent_session.hpp"
+#include "controller/outcome/agent_data.hpp"
 #include "controller/profile/profile.hpp"
-#include "controller/run/run_data.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
 #include "controller/verdict/verdict.hpp"
@@ -78,7 +77,7 @@ struct RunOutcome {
   std::vector<TestOutcome> tests;
   std::vector<Fault> faults;
   int exit_code = kExitPass;
-  std::string conclusion;  // one line: why the run passed or not
+  std::string conclusion;           // one line: why the run passed or not
   std::int64_t interrupted_ns = 0;  // when a signal interrupted the run; 0: none did
 };
 

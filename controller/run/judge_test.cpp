@@ -1,0 +1,112 @@
+#include "controller/run/judge_test.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/engines/engine_slice.hpp"
+#include "controller/run/run_data.hpp"
+#include "controller/verdict/unreceived_frames.hpp"
+
+namespace tusk {
+
+namespace {
+
+// When each agent started on the controller's clock, against the planned start; the start times of
+// those that said.
+std::vector<std::int64_t> account_starts(TestOutcome& test) {
+  std::vector<std::int64_t> actual_starts;
+  for (const auto& name : test.agents) {
+    const AgentTestData& agent = test.per_agent[name];
+    AgentStart start;
+    start.agent = name;
+    start.clock_offset_ns = agent.clock ? agent.clock->offset_ns : 0;
+    start.clock_rtt_ns = agent.clock ? agent.clock->rtt_ns : 0;
+    if (agent.result && agent.result->actual_start_agent_ns() != 0) {
+      const std::int64_t on_our_clock = agent.result->actual_start_agent_ns() - start.clock_offset_ns;
+      start.start_error_ns = on_our_clock - test.planned_start_ns;
+      actual_starts.push_back(on_our_clock);
+    }
+    test.starts.push_back(start);
+  }
+  return actual_starts;
+}
+
+// One agent's plan refusal, early stop and missing samples as the test's problems; false when it
+// sent no result (its line goes to `lost`).
+bool account_agent(TestOutcome& test, const std::string& name, std::vector<std::string>& lost) {
+  const AgentTestData& agent = test.per_agent[name];
+  if (agent.plan_ack && !agent.plan_ack->ok()) {
+    test.problems.push_back(fmt::format("{}: plan refused: {}", name, agent.plan_ack->error()));
+  }
+  if (!agent.result) {
+    lost.push_back(fmt::format("{}: no result{}", name, agent.lost ? " (agent lost)" : ""));
+    return false;
+  }
+  if (agent.lost) lost.push_back(fmt::format("{}: lost during the test", name));
+  const auto& result = *agent.result;
+  if (!result.completed()) test.problems.push_back(fmt::format("{}: stopped early: {}", name, result.stop_reason()));
+  const std::uint32_t most = most_samples(test.spec.duration, test.spec.sample_interval);
+  const SampleAccount samples = account_samples(agent, result.samples(), most);
+  if (samples.claim_beyond_test) {
+    test.problems.push_back(
+        fmt::format("{}: claims {} samples, more than the test's {}", name, result.samples(), most));
+  }
+  if (samples.missing_count > 0) {
+    test.problems.push_back(fmt::format(
+        "{}: samples missing: {}{}", name, fmt::join(samples.missing, ","),
+        samples.missing_count > samples.missing.size() ? fmt::format(" ({} in all)", samples.missing_count) : ""));
+  }
+  return true;
+}
+
+}  // namespace
+
+void judge_test(TestOutcome& test, const FabricTopology* topology) {
+  const TestSpec& spec = test.spec;
+  const std::vector<std::int64_t> actual_starts = account_starts(test);
+  std::vector<AgentStream> streams;
+  std::set<std::string> reporting;
+  std::vector<std::string> lost_agents;
+  for (const auto& name : test.agents) {
+    if (!account_agent(test, name, lost_agents)) continue;
+    reporting.insert(name);
+    for (const auto& stream : test.per_agent[name].result->streams()) streams.push_back({name, stream});
+  }
+  for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));
+  for (const auto& [name, stream] : streams) {
+    const auto& result = *test.per_agent[name].result;
+    const double duration_s = result.actual_stop_agent_ns() > result.actual_start_agent_ns()
+                                  ? (result.actual_stop_agent_ns() - result.actual_start_agent_ns()) / 1e9
+                                  : spec.duration.count() / 1e3;
+    test.streams.push_back(judge_stream(spec, name, stream, duration_s));
+  }
+  test.path_faults = path_fault_signs(test.streams);
+  test.localisation = localise(test.streams, topology);
+  for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
+  // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
+  // then the rest are judged and the losses are warnings.
+  const bool too_many_lost = static_cast<double>(lost_agents.size()) > agents_lost_allowed(spec);
+  if (too_many_lost) test.agents_lost = true;
+  for (auto& line : lost_agents) (too_many_lost ? test.problems : test.warnings).push_back(std::move(line));
+  for (auto& line : unmeasured_defaults(spec, test.streams)) test.warnings.push_back(std::move(line));
+  if (const EngineSlice* engine = find_engine(spec.engine); engine && engine->conclude) {
+    test.engine_result = engine->conclude(test);
+  }
+  if (!actual_starts.empty()) {
+    auto [low, high] = std::minmax_element(actual_starts.begin(), actual_starts.end());
+    test.start_skew_ns = *high - *low;
+  }
+  const bool streams_pass =
+      std::all_of(test.streams.begin(), test.streams.end(), [](const StreamVerdict& v) { return v.passed(); });
+  if (test.agents_lost) {
+    test.verdict = TestVerdict::Incomplete;
+  } else {
+    test.verdict = streams_pass && test.problems.empty() ? TestVerdict::Pass : TestVerdict::Fail;
+  }
+}
+
+}  // namespace tusk

@@ -1,0 +1,16 @@
+// Judging one finished test: what each agent sent (test.per_agent), against what was asked (the
+// spec, the plans, the agents, the planned start), becomes the test's starts, problems, judged
+// streams, path faults, localisation, warnings, engine result and verdict. A pure function of its
+// input and the topology, so a test is judged the same way whoever asks and however often.
+#pragma once
+
+#include "controller/outcome/run_outcome.hpp"
+#include "controller/topology/fabric_topology.hpp"
+
+namespace tusk {
+
+// `test` holds index, spec, agents, plans, planned_start_ns and per_agent; the rest is filled.
+// topology: names for the links localisation blames; null names them by addresses.
+void judge_test(TestOutcome& test, const FabricTopology* topology);
+
+}  // namespace tusk

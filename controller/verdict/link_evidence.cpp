@@ -1,0 +1,99 @@
+#include "controller/verdict/link_evidence.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace tusk {
+namespace {
+
+// How many standard errors the share x2/n2 lies above x1/n1 (a two-proportion z-test).
+double two_proportion_z(std::uint64_t n1, std::uint64_t x1, std::uint64_t n2, std::uint64_t x2) {
+  if (n2 == 0) return 0;
+  const double p2 = static_cast<double>(x2) / static_cast<double>(n2);
+  if (n1 == 0) {  // against a perfect "before": how many standard errors p2 is above 0
+    if (x2 == 0) return 0;
+    return p2 / std::sqrt(std::max(p2 * (1 - p2), 1e-12) / static_cast<double>(n2));
+  }
+  const double p1 = static_cast<double>(x1) / static_cast<double>(n1);
+  const double pooled = static_cast<double>(x1 + x2) / static_cast<double>(n1 + n2);
+  const double error =
+      std::sqrt(pooled * (1 - pooled) * (1.0 / static_cast<double>(n1) + 1.0 / static_cast<double>(n2)));
+  return error > 0 ? (p2 - p1) / error : 0;
+}
+
+std::string percent(double share) {
+  return fmt::format("{:.2g}%", 100 * share);
+}
+
+}  // namespace
+
+double ProbeEvidence::lost_share_before() const {
+  if (first_hop || probes_before == 0) return 0;
+  return 1.0 - static_cast<double>(answers_before) / static_cast<double>(probes_before);
+}
+
+double ProbeEvidence::damaged_share_before() const {
+  if (first_hop || answers_before == 0) return 0;
+  return static_cast<double>(damaged_before) / static_cast<double>(answers_before);
+}
+
+void finish_probe_evidence(ProbeEvidence& p) {
+  const std::uint64_t before_probes = p.first_hop ? 0 : p.probes_before;
+  p.loss_z = two_proportion_z(before_probes, before_probes - std::min(p.answers_before, before_probes), p.probes,
+                              p.probes - std::min(p.answers, p.probes));
+  const std::uint64_t before_answers = p.first_hop ? 0 : p.answers_before;
+  p.damage_z = two_proportion_z(before_answers, p.first_hop ? 0 : p.damaged_before, p.answers, p.damaged);
+}
+
+std::string probe_text(const ProbeEvidence& p) {
+  if (p.probes == 0) return "no probes";
+  std::string text = fmt::format("{} of {} probes unanswered here ({}) vs {} a hop before", p.probes - p.answers,
+                                 p.probes, percent(p.lost_share()), percent(p.lost_share_before()));
+  if (p.damaged > 0 || p.damaged_before > 0) {
+    text += fmt::format(", {} arrived damaged ({}) vs {}", p.damaged, percent(p.damaged_share()),
+                        percent(p.damaged_share_before()));
+  }
+  return text;
+}
+
+std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink& named) {
+  std::vector<std::string> steps;
+  std::string out_end = "the sending end", in_end = "the receiving end";
+  if (named.link) {
+    out_end = (named.reversed ? named.link->b : named.link->a).text();
+    in_end = (named.reversed ? named.link->a : named.link->b).text();
+  }
+  const bool damage = std::any_of(suspect.faults.begin(), suspect.faults.end(), [](const std::string& m) {
+    return m == "ber" || m == "bit_errors" || m == "errored_frames";
+  });
+  const bool flaps = std::any_of(suspect.faults.begin(), suspect.faults.end(),
+                                 [](const std::string& m) { return m == "link_flaps" || m == "traffic_gaps"; });
+  steps.push_back(
+      fmt::format("Read the port counters at both ends: {} transmit (discards, errors) and {} receive "
+                  "(CRC/FCS and symbol errors, FEC corrected and uncorrectable{}).",
+                  out_end, in_end, damage ? "; rising FEC or CRC counts mean a bad optic or cable" : ""));
+  if (flaps) {
+    steps.push_back(
+        fmt::format("Look for link down/up events on {} and {} in both switches' logs at the times of the "
+                    "traffic gaps (and BFD or BGP sessions that flapped with them).",
+                    out_end, in_end));
+  }
+  const std::string cable = named.link && !named.link->cable.empty() ? " " + named.link->cable : "";
+  steps.push_back(fmt::format("Inspect and clean the optics at both ends and reseat the cable{}{}.", cable,
+                              named.link && named.link->optics.size() == 2
+                                  ? fmt::format(" (optics {} and {})", named.link->optics[0], named.link->optics[1])
+                                  : ""));
+  steps.push_back(
+      fmt::format("Swap the optic at {} for a known-good one and test again: if the fault follows the "
+                  "optic to its new port, replace the optic; if it stays, replace the cable{}.",
+                  in_end, cable));
+  steps.push_back(
+      fmt::format("Test only the flows through it again: tusk-controller run <profile> --only-through '{}' "
+                  "--from <this report.json>.",
+                  suspect.key));
+  return steps;
+}
+
+}  // namespace tusk
