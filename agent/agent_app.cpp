@@ -308,6 +308,40 @@ std::vector<std::string> configuration_problems(const AgentOptions& options, con
   return problems;
 }
 
+// The agent itself, from TLS set-up to SIGINT or SIGTERM: 0 then, 2 when it cannot start.
+int run_until_signalled(const AgentOptions& options, const EngineSetup& setup) {
+  try {
+    init_logging("tusk-agent", options.log_level);
+    std::optional<asio::ssl::context> tls;
+    if (const auto missing = missing_tls_flags(options)) throw std::invalid_argument(*missing);
+    if (options.insecure) {
+      spdlog::warn("--insecure: the control connection is plaintext and unauthenticated");
+    } else {
+      tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
+      if (const auto common_name = certificate_common_name(options.tls.cert_file); common_name != options.name) {
+        spdlog::warn("agent name '{}' is not its certificate's CN '{}': the controller will refuse it (--name {}?)",
+                     options.name, common_name, common_name);
+      }
+    }
+    EngineCatalog engines = setup.make_engines ? setup.make_engines(options.name) : EngineCatalog{};
+    asio::io_context io;
+    Agent agent(io, options, std::move(engines), tls ? &*tls : nullptr);
+    asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&](boost::system::error_code ec, int signal) {
+      if (ec) return;
+      spdlog::info("signal {}: stopping", signal);
+      agent.shutdown();
+      io.stop();
+    });
+    agent.start();
+    io.run();
+    return 0;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return 2;
+  }
+}
+
 }  // namespace
 
 int run_agent(int argc, char** argv, const EngineSetup& setup) {
@@ -407,36 +441,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
     return 0;
   }
 
-  try {
-    init_logging("tusk-agent", options.log_level);
-    std::optional<asio::ssl::context> tls;
-    if (const auto missing = missing_tls_flags(options)) throw std::invalid_argument(*missing);
-    if (options.insecure) {
-      spdlog::warn("--insecure: the control connection is plaintext and unauthenticated");
-    } else {
-      tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
-      if (const auto common_name = certificate_common_name(options.tls.cert_file); common_name != options.name) {
-        spdlog::warn("agent name '{}' is not its certificate's CN '{}': the controller will refuse it (--name {}?)",
-                     options.name, common_name, common_name);
-      }
-    }
-    EngineCatalog engines = setup.make_engines ? setup.make_engines(options.name) : EngineCatalog{};
-    asio::io_context io;
-    Agent agent(io, options, std::move(engines), tls ? &*tls : nullptr);
-    asio::signal_set signals(io, SIGINT, SIGTERM);
-    signals.async_wait([&](boost::system::error_code ec, int signal) {
-      if (ec) return;
-      spdlog::info("signal {}: stopping", signal);
-      agent.shutdown();
-      io.stop();
-    });
-    agent.start();
-    io.run();
-    return 0;
-  } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
-    return 2;
-  }
+  return run_until_signalled(options, setup);
 }
 
 }  // namespace tusk

@@ -24,6 +24,7 @@
 #include "agent/dpdk/dpdk_engine_internal.hpp"
 #include "agent/dpdk/frame_room.hpp"
 #include "agent/dpdk/neighbour_resolver.hpp"
+#include "agent/dpdk/path_probe.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
 #include "agent/payload/prbs.hpp"
 #include "common/clock.hpp"
@@ -313,7 +314,7 @@ void RxThread::on_frame(const rte_mbuf* mbuf, std::int64_t now) {
 }
 
 void RxThread::on_foreign_frame(const rte_mbuf* mbuf, const std::uint8_t* data, std::uint32_t length) {
-  std::optional<ProbeReply> reply;
+  std::optional<path::ProbeReply> reply;
   if (engine_.tracer_) reply = parse_probe_reply(engine_.interface_, data, length);
   if (reply) {
     engine_.tracer_->on_reply(*reply);

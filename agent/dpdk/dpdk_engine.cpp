@@ -144,9 +144,9 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   }
   tracer_.reset();
   if (ipv4() && test.trace_rate() > 0) {
-    std::vector<TracedFlow> traced;
+    std::vector<path::TracedFlow> traced;
     for (const FlowTarget& flow : flows) traced.push_back({flow.address, flow.src_port});
-    tracer_ = std::make_unique<PathTracer>(std::move(traced), test.trace_rate());
+    tracer_ = std::make_unique<path::PathTracer>(std::move(traced), test.trace_rate());
   }
   peers_ = peer_names(plan);
   answers_.reset();
@@ -177,7 +177,7 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
 std::string DpdkEngine::peer_name(const RxStreamCounters& stream) const {
   if (ipv4()) {
     const auto peer = peers_.by_address.find(stream.flow.src_address);
-    return peer != peers_.by_address.end() ? peer->second : ipv4_to_string(stream.flow.src_address);
+    return peer != peers_.by_address.end() ? peer->second : path::ipv4_to_string(stream.flow.src_address);
   }
   const auto peer = peers_.by_mac.find(stream.source);
   return peer != peers_.by_mac.end() ? peer->second : mac_text(stream.source);
@@ -254,7 +254,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
     entry.set_mac(mac_text(port->mac()));
     if (const Ipv4Interface& address = context->address(*port); address.address != 0) {
       entry.set_ipv4(cidr_text(address));
-      if (address.gateway != 0) entry.set_gateway(ipv4_to_string(address.gateway));
+      if (address.gateway != 0) entry.set_gateway(path::ipv4_to_string(address.gateway));
     }
     entry.set_queues(port->queues());
     catalog.dpdk_ports.push_back(entry);

@@ -22,18 +22,18 @@
 #include <thread>
 #include <vector>
 
-#include "agent/dpdk/eal.hpp"
 #include "agent/dpdk/dpdk_plan.hpp"
-#include "agent/dpdk/frame_format.hpp"
+#include "agent/dpdk/eal.hpp"
 #include "agent/dpdk/flow_targets.hpp"
+#include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
 #include "agent/dpdk/mbuf_ring.hpp"
 #include "agent/dpdk/neighbour.hpp"
-#include "agent/dpdk/path_tracer.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/dpdk/queue_plan.hpp"
 #include "agent/engine.hpp"
 #include "agent/link_watch.hpp"
+#include "agent/path/path_tracer.hpp"
 #include "common/latency_histogram.hpp"
 
 namespace tusk::dpdk {
@@ -147,7 +147,7 @@ class DpdkEngine final : public Engine {
   std::vector<FrameSizeCycle> tx_sizes_;  // one per target, in targets_ order; the TX thread's once started
   PeerNames peers_;
   std::unique_ptr<MbufRing> answers_;    // RX thread to TX thread; only when the port has an address
-  std::unique_ptr<PathTracer> tracer_;  // ipv4_udp with a trace rate: one entry per target
+  std::unique_ptr<path::PathTracer> tracer_;      // ipv4_udp with a trace rate: one entry per target
   std::vector<std::unique_ptr<Worker>> workers_;  // one per queue the test uses
   std::set<std::size_t> split_reported_;  // sample()'s: streams already reported split over queues
   std::atomic<std::uint64_t> bad_headers_{0};

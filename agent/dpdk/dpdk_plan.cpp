@@ -8,8 +8,9 @@
 
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/engine.hpp"
-#include "agent/plan_bounds.hpp"
 #include "agent/payload/prbs.hpp"
+#include "agent/plan_bounds.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk::dpdk {
 
@@ -44,7 +45,7 @@ void check_dpdk_plan(const proto::Plan& plan) {
   finite_at_least_zero("confidence", test.confidence());
   at_most("confidence", test.confidence(), 1.0);
   finite_at_least_zero("trace_rate", test.trace_rate());
-  at_most("trace_rate", test.trace_rate(), kMaxTraceRate);
+  at_most("trace_rate", test.trace_rate(), tusk::wire::kMaxTraceRate);
   at_most("queues", test.queues(), kMaxQueues);
   at_most("peers", plan.peers_size(), kMaxDpdkPeers);
   at_most("senders", plan.senders_size(), kMaxDpdkPeers);

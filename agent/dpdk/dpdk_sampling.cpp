@@ -23,8 +23,8 @@ void set_flow(proto::StreamCounters& stream, std::uint32_t src, std::uint16_t sr
               std::uint16_t dst_port, std::uint8_t dscp) {
   proto::Flow& flow = *stream.mutable_flow();
   flow.set_dscp(dscp);
-  flow.set_src_address(ipv4_to_string(src));
-  flow.set_dst_address(ipv4_to_string(dst));
+  flow.set_src_address(path::ipv4_to_string(src));
+  flow.set_dst_address(path::ipv4_to_string(dst));
   flow.set_src_port(src_port);
   flow.set_dst_port(dst_port);
   flow.set_protocol("udp");
@@ -47,7 +47,7 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     if (ipv4()) {
       set_flow(stream, frame_spec_.ip.src_address, flow.src_port, flow.address, frame_spec_.ip.dst_port, flow.dscp);
     }
-    if (tracer_) put_path(tracer_->hops(static_cast<std::size_t>(&target - targets_.data())), stream);
+    if (tracer_) path::put_path(tracer_->hops(static_cast<std::size_t>(&target - targets_.data())), stream);
     stream.set_kind("tx");
     auto& map = *stream.mutable_counters();
     map[std::string(c::kTxFrames)] = target->frames.load(std::memory_order_relaxed);

@@ -76,7 +76,7 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
       add_flows(peer.agent_name(), peer_mac, 0, peer.source_ports());
       continue;
     }
-    const auto address = parse_ipv4(peer.ipv4());
+    const auto address = path::parse_ipv4(peer.ipv4());
     if (!address) {
       throw EngineError(fmt::format("peer {} has no IPv4 address on its DPDK port{}: start it with --dpdk-address",
                                     peer.agent_name(), peer.ipv4().empty() ? "" : fmt::format(" ('{}')", peer.ipv4())));
@@ -111,7 +111,7 @@ PeerNames peer_names(const proto::Plan& plan) {
     for (const auto& peer : *endpoints) {
       MacAddress mac;
       if (parse_mac(peer.address(), mac)) names.by_mac.emplace(mac, peer.agent_name());
-      if (const auto address = parse_ipv4(peer.ipv4())) names.by_address.emplace(*address, peer.agent_name());
+      if (const auto address = path::parse_ipv4(peer.ipv4())) names.by_address.emplace(*address, peer.agent_name());
       if (peer.clock_offset_ns() > kMaxPeerClockOffsetNs || peer.clock_offset_ns() < -kMaxPeerClockOffsetNs) {
         throw EngineError(fmt::format("peer {}: clock offset {} ns is beyond an hour", peer.agent_name(),
                                       peer.clock_offset_ns()));

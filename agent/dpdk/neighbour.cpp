@@ -92,23 +92,13 @@ bool Ipv4Interface::on_subnet(std::uint32_t other) const {
   return (other & mask) == (address & mask);
 }
 
-std::optional<std::uint32_t> parse_ipv4(const std::string& text) {
-  in_addr parsed{};
-  if (inet_pton(AF_INET, text.c_str(), &parsed) != 1) return std::nullopt;
-  return ntohl(parsed.s_addr);
-}
-
-std::string ipv4_to_string(std::uint32_t address) {
-  return fmt::format("{}.{}.{}.{}", address >> 24, (address >> 16) & 0xFF, (address >> 8) & 0xFF, address & 0xFF);
-}
-
 std::string cidr_text(const Ipv4Interface& interface) {
-  return fmt::format("{}/{}", ipv4_to_string(interface.address), interface.prefix_length);
+  return fmt::format("{}/{}", path::ipv4_to_string(interface.address), interface.prefix_length);
 }
 
 std::string to_string(const Ipv4Interface& interface) {
   std::string text = cidr_text(interface);
-  if (interface.gateway != 0) text += " gw " + ipv4_to_string(interface.gateway);
+  if (interface.gateway != 0) text += " gw " + path::ipv4_to_string(interface.gateway);
   return text;
 }
 
@@ -120,7 +110,7 @@ Ipv4Interface parse_ipv4_interface(const std::string& text) {
     throw std::invalid_argument(fmt::format("'{}': give the port's address with its prefix, e.g. 192.168.101.11/24", text));
   }
   Ipv4Interface interface;
-  const auto address = parse_ipv4(cidr.substr(0, slash));
+  const auto address = path::parse_ipv4(cidr.substr(0, slash));
   if (!address) throw std::invalid_argument(fmt::format("'{}': '{}' is not an IPv4 address", text, cidr.substr(0, slash)));
   interface.address = *address;
   const std::string prefix = cidr.substr(slash + 1);
@@ -140,12 +130,12 @@ Ipv4Interface parse_ipv4_interface(const std::string& text) {
     if (option.rfind("gw=", 0) != 0) {
       throw std::invalid_argument(fmt::format("'{}': after the address comes only gw=GATEWAY, not '{}'", text, option));
     }
-    const auto gateway = parse_ipv4(option.substr(3));
+    const auto gateway = path::parse_ipv4(option.substr(3));
     if (!gateway) throw std::invalid_argument(fmt::format("'{}': gateway '{}' is not an IPv4 address", text, option.substr(3)));
     if (!interface.on_subnet(*gateway) || *gateway == interface.address) {
-      throw std::invalid_argument(fmt::format("'{}': gateway {} is not another host on {}/{}", text, option.substr(3),
-                                              ipv4_to_string(interface.address & mask_of(interface.prefix_length)),
-                                              interface.prefix_length));
+      throw std::invalid_argument(fmt::format(
+          "'{}': gateway {} is not another host on {}/{}", text, option.substr(3),
+          path::ipv4_to_string(interface.address & mask_of(interface.prefix_length)), interface.prefix_length));
     }
     interface.gateway = *gateway;
   }
@@ -156,7 +146,7 @@ std::uint32_t next_hop(const Ipv4Interface& interface, std::uint32_t destination
   if (interface.on_subnet(destination)) return destination;
   if (interface.gateway == 0) {
     throw std::invalid_argument(fmt::format("{} is not on this port's subnet ({}) and the port has no gateway",
-                                            ipv4_to_string(destination), to_string(interface)));
+                                            path::ipv4_to_string(destination), to_string(interface)));
   }
   return interface.gateway;
 }

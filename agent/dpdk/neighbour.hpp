@@ -13,6 +13,7 @@
 #include <string>
 
 #include "agent/dpdk/frame_format.hpp"
+#include "agent/path/ipv4_address.hpp"
 
 namespace tusk::dpdk {
 
@@ -32,8 +33,6 @@ struct Ipv4Interface {
 // "ADDRESS/PREFIX" or "ADDRESS/PREFIX,gw=GATEWAY". Throws std::invalid_argument naming the part
 // that is wrong (a gateway off the subnet, a network or broadcast address as the host's, ...).
 Ipv4Interface parse_ipv4_interface(const std::string& text);
-std::optional<std::uint32_t> parse_ipv4(const std::string& text);
-std::string ipv4_to_string(std::uint32_t address);
 std::string cidr_text(const Ipv4Interface& interface);  // "192.168.101.11/24"
 std::string to_string(const Ipv4Interface& interface);  // "192.168.101.11/24 gw 192.168.101.1"
 

@@ -88,9 +88,10 @@ MacAddress resolve_mac(Port& port, const Ipv4Interface& interface, std::uint32_t
     if (found) return *found;
     if (got == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  throw EngineError(fmt::format("DPDK port {} ({}): no ARP reply from {} within {} ms; check the port's address and "
-                                "gateway and which switch port it is cabled to",
-                                port.name(), to_string(interface), ipv4_to_string(address), timeout.count()));
+  throw EngineError(
+      fmt::format("DPDK port {} ({}): no ARP reply from {} within {} ms; check the port's address and "
+                  "gateway and which switch port it is cabled to",
+                  port.name(), to_string(interface), path::ipv4_to_string(address), timeout.count()));
 }
 
 }  // namespace tusk::dpdk

@@ -18,7 +18,7 @@ using wire::put16;
 using wire::put32;
 
 constexpr std::size_t kIcmpHeaderLength = 8;
-constexpr std::size_t kProbeUdpLength = kUdpHeaderLength + kProbePayloadLength;
+constexpr std::size_t kProbeUdpLength = kUdpHeaderLength + path::kProbePayloadLength;
 constexpr std::size_t kProbeIpLength = kIpv4HeaderLength + kProbeUdpLength;
 
 // The IPv4 header at `frame`'s network layer, skipping one 802.1Q tag; nullptr when not IPv4.
@@ -35,12 +35,6 @@ const std::uint8_t* ipv4_header(const std::uint8_t* frame, std::size_t length, s
 }
 
 }  // namespace
-
-void write_probe_payload(std::uint8_t ttl, std::uint8_t* payload) {
-  put32(payload, kProbeMagic);
-  payload[4] = ttl;
-  for (std::size_t i = 5; i < kProbePayloadLength; ++i) payload[i] = static_cast<std::uint8_t>(0xA5 ^ (i * 29));
-}
 
 std::size_t write_probe(const FrameSpec& spec, std::uint8_t ttl, std::uint16_t sequence, std::uint8_t* frame) {
   std::uint8_t* p = frame;
@@ -71,12 +65,13 @@ std::size_t write_probe(const FrameSpec& spec, std::uint8_t ttl, std::uint16_t s
   put16(p + 2, spec.ip.dst_port);
   put16(p + 4, static_cast<std::uint16_t>(kProbeUdpLength));
   put16(p + 6, 0);
-  write_probe_payload(ttl, p + kUdpHeaderLength);
+  path::write_probe_payload(ttl, p + kUdpHeaderLength);
   const auto length = static_cast<std::size_t>(p + kProbeUdpLength - frame);
   return length;  // 74 bytes at least: above the Ethernet minimum, no padding
 }
 
-std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::uint8_t* frame, std::size_t length) {
+std::optional<path::ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::uint8_t* frame,
+                                                  std::size_t length) {
   std::size_t offset = 0;
   const std::uint8_t* ip = ipv4_header(frame, length, offset);
   if (ip == nullptr || us.address == 0) return std::nullopt;
@@ -94,7 +89,7 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
   const std::size_t icmp_length = total - ip_header;
   if (internet_checksum(icmp, icmp_length) != 0) return std::nullopt;  // damaged on its way back
 
-  ProbeReply reply;
+  path::ProbeReply reply;
   reply.responder = get32(ip + 12);
   const std::uint8_t* quoted = icmp + kIcmpHeaderLength;
   const std::size_t quoted_length = icmp_length - kIcmpHeaderLength;
@@ -111,20 +106,21 @@ std::optional<ProbeReply> parse_probe_reply(const Ipv4Interface& us, const std::
   reply.src_port = get16(udp);
   reply.dst_port = get16(udp + 2);
   // Test frames are longer and carry the Tusk magic; a probe's length field is its own.
-  if (get16(udp + 4) != kProbeUdpLength || reply.ttl == 0 || reply.ttl > kMaxProbeTtl) return std::nullopt;
+  if (get16(udp + 4) != kProbeUdpLength || reply.ttl == 0 || reply.ttl > path::kMaxProbeTtl) return std::nullopt;
   const std::size_t payload_quoted = quoted_length - quoted_header - kUdpHeaderLength;
   if (payload_quoted >= 4 && get32(udp + kUdpHeaderLength) == kTuskMagic) return std::nullopt;
-  if (payload_quoted >= kProbePayloadLength) {
-    std::uint8_t expected[kProbePayloadLength];
-    write_probe_payload(reply.ttl, expected);
-    reply.damaged = std::memcmp(expected, udp + kUdpHeaderLength, kProbePayloadLength) != 0;
+  if (payload_quoted >= path::kProbePayloadLength) {
+    std::uint8_t expected[path::kProbePayloadLength];
+    path::write_probe_payload(reply.ttl, expected);
+    reply.damaged = std::memcmp(expected, udp + kUdpHeaderLength, path::kProbePayloadLength) != 0;
   }
 
   if (icmp[0] == ICMP_TIME_EXCEEDED && icmp[1] == 0) {
-    reply.answer = ProbeAnswer::TimeExceeded;
+    reply.answer = path::ProbeAnswer::TimeExceeded;
   } else if (icmp[0] == ICMP_DEST_UNREACH) {
-    reply.answer = icmp[1] == ICMP_PORT_UNREACH && reply.responder == reply.dst_address ? ProbeAnswer::Destination
-                                                                                        : ProbeAnswer::Unreachable;
+    reply.answer = icmp[1] == ICMP_PORT_UNREACH && reply.responder == reply.dst_address
+                       ? path::ProbeAnswer::Destination
+                       : path::ProbeAnswer::Unreachable;
   } else {
     return std::nullopt;
   }
@@ -143,7 +139,7 @@ std::size_t answer_probe(const Ipv4Interface& us, const std::uint8_t* frame, std
   const std::uint8_t* ip = frame + kEthernetHeaderLength;
   if ((get16(ip + 6) & 0x3FFFu) != 0 || internet_checksum(ip, kIpv4HeaderLength) != 0) return 0;
   const std::uint8_t* udp = ip + kIpv4HeaderLength;
-  if (get16(udp + 4) != kProbeUdpLength || get32(udp + kUdpHeaderLength) != kProbeMagic) return 0;
+  if (get16(udp + 4) != kProbeUdpLength || get32(udp + kUdpHeaderLength) != path::kProbeMagic) return 0;
 
   std::copy(frame + 6, frame + 12, reply);  // back to whoever handed it to us
   std::copy(us.mac.begin(), us.mac.end(), reply + 6);

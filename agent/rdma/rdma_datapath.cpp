@@ -101,7 +101,7 @@ void RdmaEngine::start_tracing() {
   if (flows.empty()) return;
   // The destination's NIC drops what it cannot parse and never answers: TTLs up to 6 cover a
   // three-tier fabric's five switches.
-  // trace_rate is at most kMaxTraceRate (resolve_rdma_plan).
+  // trace_rate is at most wire::kMaxTraceRate (resolve_rdma_plan).
   auto tracer = std::make_unique<SocketPathTracer>(flows, plan_.rdma().trace_rate(), 6);
   for (const auto& problem : tracer->problems()) emit(proto::AgentEvent::NOTICE, "path trace: " + problem);
   tracer->start();

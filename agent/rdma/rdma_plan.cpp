@@ -8,6 +8,7 @@
 #include "agent/engine.hpp"
 #include "agent/plan_bounds.hpp"
 #include "agent/rdma/message_format.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk::rdma {
 
@@ -60,7 +61,7 @@ proto::RdmaTest resolve_rdma_plan(const proto::Plan& plan) {
   finite_at_least_zero("burst_duty", test.burst_duty());
   at_most("burst_duty", test.burst_duty(), 1.0);
   finite_at_least_zero("trace_rate", test.trace_rate());
-  at_most("trace_rate", test.trace_rate(), kMaxTraceRate);
+  at_most("trace_rate", test.trace_rate(), wire::kMaxTraceRate);
   finite_at_least_zero("scale", test.scale());
   finite_at_least_zero("coverage", test.coverage());
   at_most("coverage", test.coverage(), 1.0);

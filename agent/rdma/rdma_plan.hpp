@@ -27,7 +27,6 @@ inline constexpr std::uint32_t kMaxStallTimeoutMs = 3'600'000;
 inline constexpr std::uint32_t kMaxBurstPeriodMs = 60'000;
 inline constexpr std::uint32_t kMaxSteps = 10'000'000;
 inline constexpr std::uint32_t kMaxStepPeriodMs = 3'600'000;
-inline constexpr double kMaxTraceRate = 10'000;
 inline constexpr std::uint16_t kDefaultCmPort = 7471;
 
 // A message buffer of each QP holds this many messages.

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "agent/latency_gauges.hpp"
 #include "agent/rdma/rdma_counter_names.hpp"
@@ -45,23 +48,62 @@ std::int64_t downtime_ns(const Connection& c, bool newest, std::int64_t until) {
   return closed;
 }
 
+// A NIC port as the sampler sees it: a port's reader and baseline never change once its entry
+// exists, and entries are never removed, so these pointers stay good without the engine's lock.
+struct NicPortView {
+  std::string key;
+  PortCounterReader* reader;
+  const PortCounterSnapshot* baseline;
+  nic::NetdevCounterReader* netdev;
+  const PortCounterSnapshot* netdev_baseline;
+  const LinkWatch* link;
+  std::vector<std::string> peers;
+};
+
+// A NIC port's stream: its counters since the test began (sysfs and ethtool), retransmits and
+// link flaps as the verdict reads them, and the port's downs as the CM thread saw them. `note`:
+// what the ethtool reader has to say, if anything.
+proto::StreamCounters nic_port_stream(const NicPortView& port, std::int64_t until, std::optional<std::string>& note) {
+  namespace c = counters;
+  auto delta = port.reader ? counter_delta(*port.baseline, port.reader->read()) : PortCounterDelta{};
+  if (port.netdev) {
+    nic::merge_netdev_counters(nic::netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values,
+                               delta.values);
+    note = port.netdev->take_note();
+  }
+  proto::StreamCounters stream;
+  stream.set_stream_id("nic:" + port.key);
+  stream.set_kind("nic");
+  std::string peers;
+  for (const auto& peer : port.peers) peers += (peers.empty() ? "" : ",") + peer;
+  stream.set_peer(peers);
+  auto& map = *stream.mutable_counters();
+  for (const auto& [name, value] : delta.values) map[name] = value;
+  // One number for "the transport had to send again": ACK timeouts and sequence-error NAKs.
+  std::uint64_t retransmits = 0;
+  for (auto name :
+       {counters::rdma::kLocalAckTimeoutErr, counters::rdma::kPacketSeqErr, counters::rdma::kRoceAdpRetrans}) {
+    if (auto it = delta.values.find(name); it != delta.values.end()) retransmits += it->second;
+  }
+  // Without the sysfs counters (only ethtool's) a 0 would read as "none", not as "not measured".
+  if (port.reader) map[std::string(c::kRetransmits)] = retransmits;
+  if (auto it = delta.values.find(counters::rdma::kLinkDowned); it != delta.values.end()) {
+    map[std::string(c::kLinkFlaps)] = it->second;
+  }
+  // The port's state as the CM thread polled it: downs, and the time spent down (information;
+  // link_downed above is what max_flaps judges).
+  map[std::string(c::kPortLinkDowns)] = port.link->downs();
+  map[std::string(c::kPortLinkDownMs)] = static_cast<std::uint64_t>(port.link->down_ns(until) / 1'000'000);
+  return stream;
+}
+
 }  // namespace
 
 std::vector<proto::StreamCounters> RdmaEngine::sample() {
   namespace c = counters;
   std::vector<proto::StreamCounters> out;
   // What the NIC ports' streams need, copied under the lock; their sysfs reads happen after it,
-  // so a slow read never holds up the CM thread or the datapath's list of connections. A port's
-  // reader and baseline never change once its entry exists, and map entries are never removed.
-  struct NicPortView {
-    std::string key;
-    PortCounterReader* reader;
-    const PortCounterSnapshot* baseline;
-    nic::NetdevCounterReader* netdev;
-    const PortCounterSnapshot* netdev_baseline;
-    const LinkWatch* link;
-    std::vector<std::string> peers;
-  };
+  // so a slow read never holds up the CM thread or the datapath's list of connections.
   std::vector<NicPortView> nic_ports;
   std::unique_lock lock(mutex_);
   for (auto& [key, port] : nic_ports_) {
@@ -94,7 +136,8 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     }
     if (tracer_) {
       const auto traced = std::find(traced_.begin(), traced_.end(), connection.get());
-      if (traced != traced_.end()) dpdk::put_path(tracer_->hops(static_cast<std::size_t>(traced - traced_.begin())), stream);
+      if (traced != traced_.end())
+        path::put_path(tracer_->hops(static_cast<std::size_t>(traced - traced_.begin())), stream);
     }
     auto& map = *stream.mutable_counters();
     map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
@@ -153,35 +196,9 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
   }
   lock.unlock();
   for (const auto& port : nic_ports) {
-    auto delta = port.reader ? counter_delta(*port.baseline, port.reader->read()) : PortCounterDelta{};
-    if (port.netdev) {
-      nic::merge_netdev_counters(nic::netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values,
-                                 delta.values);
-      if (auto note = port.netdev->take_note()) emit(proto::AgentEvent::NOTICE, *note);
-    }
-    proto::StreamCounters stream;
-    stream.set_stream_id("nic:" + port.key);
-    stream.set_kind("nic");
-    std::string peers;
-    for (const auto& peer : port.peers) peers += (peers.empty() ? "" : ",") + peer;
-    stream.set_peer(peers);
-    auto& map = *stream.mutable_counters();
-    for (const auto& [name, value] : delta.values) map[name] = value;
-    // One number for "the transport had to send again": ACK timeouts and sequence-error NAKs.
-    std::uint64_t retransmits = 0;
-    for (auto name : {counters::rdma::kLocalAckTimeoutErr, counters::rdma::kPacketSeqErr, counters::rdma::kRoceAdpRetrans}) {
-      if (auto it = delta.values.find(name); it != delta.values.end()) retransmits += it->second;
-    }
-    // Without the sysfs counters (only ethtool's) a 0 would read as "none", not as "not measured".
-    if (port.reader) map[std::string(c::kRetransmits)] = retransmits;
-    if (auto it = delta.values.find(counters::rdma::kLinkDowned); it != delta.values.end()) {
-      map[std::string(c::kLinkFlaps)] = it->second;
-    }
-    // The port's state as the CM thread polled it: downs, and the time spent down (information;
-    // link_downed above is what max_flaps judges).
-    map[std::string(c::kPortLinkDowns)] = port.link->downs();
-    map[std::string(c::kPortLinkDownMs)] = static_cast<std::uint64_t>(port.link->down_ns(until) / 1'000'000);
-    out.push_back(std::move(stream));
+    std::optional<std::string> note;
+    out.push_back(nic_port_stream(port, until, note));
+    if (note) emit(proto::AgentEvent::NOTICE, *note);
   }
   return out;
 }

@@ -15,7 +15,7 @@
 #include <cstring>
 #include <limits>
 
-#include "agent/dpdk/neighbour.hpp"
+#include "agent/path/ipv4_address.hpp"
 #include "common/clock.hpp"
 
 namespace tusk::rdma {
@@ -49,8 +49,8 @@ UniqueSocket& UniqueSocket::operator=(UniqueSocket&& other) noexcept {
 SocketPathTracer::SocketPathTracer(const std::vector<SocketFlow>& flows, double probes_per_second, std::uint8_t max_ttl) {
   for (const SocketFlow& flow : flows) {
     traced_of_flow_.push_back(kUntraced);
-    const auto source = dpdk::parse_ipv4(flow.src_address);
-    const auto destination = dpdk::parse_ipv4(flow.dst_address);
+    const auto source = path::parse_ipv4(flow.src_address);
+    const auto destination = path::parse_ipv4(flow.dst_address);
     const std::string name = fmt::format("{}:{} > {}:{}", flow.src_address, flow.src_port, flow.dst_address, flow.dst_port);
     if (!source || !destination || flow.src_port == 0 || flow.dst_port == 0) {
       problems_.push_back(fmt::format("flow {}: not an IPv4 flow, not traced", name));
@@ -78,7 +78,7 @@ SocketPathTracer::SocketPathTracer(const std::vector<SocketFlow>& flows, double 
     traced_.push_back({*destination, flow.src_port});
     sockets_.push_back(std::move(socket));
   }
-  tracer_ = std::make_unique<dpdk::PathTracer>(traced_, probes_per_second, max_ttl);
+  tracer_ = std::make_unique<path::PathTracer>(traced_, probes_per_second, max_ttl);
 }
 
 SocketPathTracer::~SocketPathTracer() { stop(); }
@@ -93,7 +93,7 @@ void SocketPathTracer::stop() noexcept {
   if (thread_.joinable()) thread_.join();
 }
 
-std::vector<dpdk::TracedHop> SocketPathTracer::hops(std::size_t index) const {
+std::vector<path::TracedHop> SocketPathTracer::hops(std::size_t index) const {
   if (index >= traced_of_flow_.size() || traced_of_flow_[index] == kUntraced) return {};
   return tracer_->hops(traced_of_flow_[index]);
 }
@@ -101,12 +101,12 @@ std::vector<dpdk::TracedHop> SocketPathTracer::hops(std::size_t index) const {
 void SocketPathTracer::loop() {
   std::vector<pollfd> polled(sockets_.size());
   for (std::size_t i = 0; i < sockets_.size(); ++i) polled[i] = {sockets_[i].get(), POLLERR, 0};
-  std::uint8_t payload[dpdk::kProbePayloadLength];
+  std::uint8_t payload[path::kProbePayloadLength];
   while (running_) {
     while (const auto probe = tracer_->next_probe(realtime_ns())) {
       const int socket = sockets_[probe->flow].get();
       const int ttl = probe->ttl;
-      dpdk::write_probe_payload(probe->ttl, payload);
+      path::write_probe_payload(probe->ttl, payload);
       // A probe the kernel refuses (no route, a full buffer) is lost like one dropped on the way.
       if (setsockopt(socket, SOL_IP, IP_TTL, &ttl, sizeof ttl) == 0) {
         (void)::send(socket, payload, sizeof payload, MSG_DONTWAIT);
@@ -140,25 +140,25 @@ void SocketPathTracer::drain_errors(std::size_t traced) {
       if (error->ee_origin != SO_EE_ORIGIN_ICMP) continue;
       // What came back is our payload as the router quoted it: its TTL byte names the probe.
       if (got < 5) continue;
-      dpdk::ProbeReply reply;
+      path::ProbeReply reply;
       reply.ttl = quoted[4];
-      if (reply.ttl == 0 || reply.ttl > dpdk::kMaxProbeTtl) continue;
+      if (reply.ttl == 0 || reply.ttl > path::kMaxProbeTtl) continue;
       const auto* offender = reinterpret_cast<const sockaddr_in*>(SO_EE_OFFENDER(error));
       reply.responder = offender->sin_family == AF_INET ? ntohl(offender->sin_addr.s_addr) : 0;
       reply.dst_address = traced_[traced].dst_address;
       reply.src_port = traced_[traced].src_port;
       if (error->ee_type == ICMP_TIME_EXCEEDED) {
-        reply.answer = dpdk::ProbeAnswer::TimeExceeded;
+        reply.answer = path::ProbeAnswer::TimeExceeded;
       } else if (error->ee_type == ICMP_DEST_UNREACH) {
         reply.answer = error->ee_code == ICMP_PORT_UNREACH && reply.responder == reply.dst_address
-                           ? dpdk::ProbeAnswer::Destination
-                           : dpdk::ProbeAnswer::Unreachable;
+                           ? path::ProbeAnswer::Destination
+                           : path::ProbeAnswer::Unreachable;
       } else {
         continue;
       }
-      if (static_cast<std::size_t>(got) >= dpdk::kProbePayloadLength) {
-        std::uint8_t expected[dpdk::kProbePayloadLength];
-        dpdk::write_probe_payload(reply.ttl, expected);
+      if (static_cast<std::size_t>(got) >= path::kProbePayloadLength) {
+        std::uint8_t expected[path::kProbePayloadLength];
+        path::write_probe_payload(reply.ttl, expected);
         reply.damaged = std::memcmp(expected, quoted, sizeof expected) != 0;
       }
       if (reply.responder != 0) tracer_->on_reply(reply);

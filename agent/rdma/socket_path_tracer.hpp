@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/dpdk/path_tracer.hpp"
+#include "agent/path/path_tracer.hpp"
 
 namespace tusk::rdma {
 
@@ -50,7 +50,7 @@ class SocketPathTracer {
   void start();
   void stop() noexcept;
   // Flow `index` (in the constructor's order): its hops so far; empty when untraced.
-  std::vector<dpdk::TracedHop> hops(std::size_t index) const;
+  std::vector<path::TracedHop> hops(std::size_t index) const;
   const std::vector<std::string>& problems() const { return problems_; }
 
  private:
@@ -59,8 +59,8 @@ class SocketPathTracer {
 
   std::vector<UniqueSocket> sockets_;  // one per traced flow
   std::vector<std::size_t> traced_of_flow_;  // constructor index -> traced index, or npos
-  std::vector<dpdk::TracedFlow> traced_;
-  std::unique_ptr<dpdk::PathTracer> tracer_;
+  std::vector<path::TracedFlow> traced_;
+  std::unique_ptr<path::PathTracer> tracer_;
   std::vector<std::string> problems_;
   std::atomic<bool> running_{false};
   std::thread thread_;

@@ -48,14 +48,14 @@ TEST(FlowTargets, EachPeerGetsItsFlowsWithTheirOwnSourcePortsAndStreamIds) {
     EXPECT_EQ(targets[i].src_port, 49152 + i % 3);
   }
   EXPECT_EQ(targets[0].peer, "far-1");
-  EXPECT_EQ(targets[0].address, *parse_ipv4("192.168.102.10"));
+  EXPECT_EQ(targets[0].address, *path::parse_ipv4("192.168.102.10"));
   EXPECT_EQ(targets[0].mac, kGatewayMac);
   // On our subnet a frame goes straight to the peer, by the MAC the controller gave.
   EXPECT_EQ(targets[3].peer, "near");
   EXPECT_EQ(targets[3].mac, (MacAddress{0x02, 0x74, 0x6b, 0x01, 0x02, 0x10}));
   EXPECT_EQ(targets[6].mac, kGatewayMac);
   // The gateway is asked once for both peers behind it; the peer beside us not at all.
-  EXPECT_EQ(asked, (std::map<std::uint32_t, int>{{*parse_ipv4("192.168.101.1"), 1}}));
+  EXPECT_EQ(asked, (std::map<std::uint32_t, int>{{*path::parse_ipv4("192.168.101.1"), 1}}));
 }
 
 TEST(FlowTargets, DscpClassesGoToTheFlowsInTurnAndTheReceiverKnowsEachFlowsClass) {
@@ -137,8 +137,8 @@ TEST(FlowTargets, ArrivingStreamsAreNamedByMacAndByAddress) {
   sender.set_agent_name("sender");
   sender.set_ipv4("192.168.103.10");
   const PeerNames names = peer_names(plan);
-  EXPECT_EQ(names.by_address.at(*parse_ipv4("192.168.103.10")), "sender");
-  EXPECT_EQ(names.by_address.at(*parse_ipv4("192.168.101.11")), "near");
+  EXPECT_EQ(names.by_address.at(*path::parse_ipv4("192.168.103.10")), "sender");
+  EXPECT_EQ(names.by_address.at(*path::parse_ipv4("192.168.101.11")), "near");
   EXPECT_EQ(names.by_mac.at(MacAddress{0x02, 0x74, 0x6b, 0x02, 0x02, 0x10}), "far-2");
   MacAddress mac;
   EXPECT_FALSE(parse_mac("02:74:6b:02:02:10:ff", mac));

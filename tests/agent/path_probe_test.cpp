@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "agent/dpdk/path_probe.hpp"
-#include "agent/dpdk/path_tracer.hpp"
 #include "agent/dpdk/wire_bytes.hpp"
+#include "agent/path/path_tracer.hpp"
 #include "tests/support/routed_host.hpp"
 
 namespace tusk::dpdk {
@@ -74,7 +74,7 @@ std::vector<std::uint8_t> icmp_error(const std::vector<std::uint8_t>& probe_fram
 
 TEST(PathProbe, CarriesTheFlowsFiveTupleAndTheTtlAsked) {
   const auto frame = probe(flow_spec(), 3, 0x123);
-  ASSERT_EQ(frame.size(), kEthernetHeaderLength + 20 + 8 + kProbePayloadLength);
+  ASSERT_EQ(frame.size(), kEthernetHeaderLength + 20 + 8 + path::kProbePayloadLength);
   const std::uint8_t* ip_header = frame.data() + 14;
   EXPECT_EQ(get16(frame.data() + 12), 0x0800);
   EXPECT_EQ(ip_header[1], (26 << 2) | 1) << "DSCP and ECN as the flow's: a QoS policy must treat probes alike";
@@ -85,7 +85,7 @@ TEST(PathProbe, CarriesTheFlowsFiveTupleAndTheTtlAsked) {
   EXPECT_EQ(internet_checksum(ip_header, 20), 0);
   EXPECT_EQ(get16(ip_header + 20), 49152);
   EXPECT_EQ(get16(ip_header + 22), 0x88B5);
-  EXPECT_EQ(get32(ip_header + 28), kProbeMagic);
+  EXPECT_EQ(get32(ip_header + 28), path::kProbeMagic);
 }
 
 TEST(PathProbe, ProbesOfOneFlowDifferOnlyOutsideTheEcmpHash) {
@@ -114,7 +114,7 @@ TEST(PathProbeReply, TimeExceededNamesTheHopTheFlowAndTheTtl) {
   const auto reply = parse_probe_reply(ours(), icmp_error(sent, ip("172.16.1.3"), 11, 0).data(),
                                        icmp_error(sent, ip("172.16.1.3"), 11, 0).size());
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->answer, ProbeAnswer::TimeExceeded);
+  EXPECT_EQ(reply->answer, path::ProbeAnswer::TimeExceeded);
   EXPECT_EQ(reply->responder, ip("172.16.1.3"));
   EXPECT_EQ(reply->dst_address, ip("192.168.102.12"));
   EXPECT_EQ(reply->src_port, 50000);
@@ -149,11 +149,11 @@ TEST(PathProbeReply, UnreachableFromARouterIsNotTheDestination) {
   auto frame = icmp_error(sent, ip("172.16.1.1"), 3, 0);
   auto reply = parse_probe_reply(ours(), frame.data(), frame.size());
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->answer, ProbeAnswer::Unreachable);
+  EXPECT_EQ(reply->answer, path::ProbeAnswer::Unreachable);
   frame = icmp_error(sent, ip("192.168.102.12"), 3, 3);
   reply = parse_probe_reply(ours(), frame.data(), frame.size());
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->answer, ProbeAnswer::Destination);
+  EXPECT_EQ(reply->answer, path::ProbeAnswer::Destination);
 }
 
 TEST(PathProbeReply, IgnoresWhatIsNotAnAnswerToOurProbe) {
@@ -194,15 +194,15 @@ TEST(ProbeAnswer, TheDestinationAnswersPortUnreachableQuotingTheProbe) {
   ASSERT_FALSE(answer.empty());
   const auto reply = parse_probe_reply(ours(), answer.data(), answer.size());
   ASSERT_TRUE(reply);
-  EXPECT_EQ(reply->answer, ProbeAnswer::Destination);
+  EXPECT_EQ(reply->answer, path::ProbeAnswer::Destination);
   EXPECT_EQ(reply->responder, ip("192.168.102.12"));
   EXPECT_EQ(reply->ttl, 4);
   EXPECT_FALSE(answer_probe(ours(), sent.data(), sent.size(), answer.data())) << "not to us";
 }
 
-ProbeReply reply_to(const PathTracer::Probe& probe, const std::vector<TracedFlow>& flows, std::uint32_t responder,
-                    ProbeAnswer answer = ProbeAnswer::TimeExceeded) {
-  ProbeReply reply;
+path::ProbeReply reply_to(const path::PathTracer::Probe& probe, const std::vector<path::TracedFlow>& flows,
+                          std::uint32_t responder, path::ProbeAnswer answer = path::ProbeAnswer::TimeExceeded) {
+  path::ProbeReply reply;
   reply.answer = answer;
   reply.responder = responder;
   reply.dst_address = flows[probe.flow].dst_address;
@@ -212,8 +212,8 @@ ProbeReply reply_to(const PathTracer::Probe& probe, const std::vector<TracedFlow
 }
 
 TEST(PathTracer, FindsEachFlowsHopsAndStopsAtItsDestination) {
-  const std::vector<TracedFlow> flows{{ip("192.168.102.12"), 49152}, {ip("192.168.102.12"), 49153}};
-  PathTracer tracer(flows, 1000);  // one probe per millisecond
+  const std::vector<path::TracedFlow> flows{{ip("192.168.102.12"), 49152}, {ip("192.168.102.12"), 49153}};
+  path::PathTracer tracer(flows, 1000);  // one probe per millisecond
   // Flow 0 crosses spine 1, flow 1 spine 2; routers answer every probe but flow 1's at TTL 2 half
   // the time (loss on the way to spine 2).
   const auto hop_of = [&](std::size_t flow, std::uint8_t ttl) -> std::uint32_t {
@@ -230,7 +230,8 @@ TEST(PathTracer, FindsEachFlowsHopsAndStopsAtItsDestination) {
     if (probe->flow == 1 && probe->ttl == 2 && ++lost % 2 == 0) continue;
     const std::uint32_t responder = hop_of(probe->flow, probe->ttl);
     tracer.on_reply(reply_to(*probe, flows, responder,
-                             responder == flows[probe->flow].dst_address ? ProbeAnswer::Destination : ProbeAnswer::TimeExceeded));
+                             responder == flows[probe->flow].dst_address ? path::ProbeAnswer::Destination
+                                                                         : path::ProbeAnswer::TimeExceeded));
   }
   for (std::size_t flow = 0; flow < 2; ++flow) {
     const auto hops = tracer.hops(flow);
@@ -249,7 +250,7 @@ TEST(PathTracer, FindsEachFlowsHopsAndStopsAtItsDestination) {
 }
 
 TEST(PathTracer, PacesProbesAndSkipsWhatAStallMissed) {
-  PathTracer tracer({{ip("192.168.102.12"), 49152}}, 100);  // every 10 ms
+  path::PathTracer tracer({{ip("192.168.102.12"), 49152}}, 100);  // every 10 ms
   EXPECT_TRUE(tracer.next_probe(0 + 1));
   EXPECT_FALSE(tracer.next_probe(5'000'000));
   EXPECT_TRUE(tracer.next_probe(10'000'001));
@@ -259,13 +260,13 @@ TEST(PathTracer, PacesProbesAndSkipsWhatAStallMissed) {
   EXPECT_EQ(sent, 16);
   EXPECT_FALSE(tracer.next_probe(1'010'000'002));
   EXPECT_TRUE(tracer.next_probe(1'020'000'001)) << "and on at the rate from there";
-  EXPECT_FALSE(PathTracer({}, 100).enabled());
-  EXPECT_FALSE(PathTracer({{ip("192.168.102.12"), 1}}, 0).enabled());
+  EXPECT_FALSE(path::PathTracer({}, 100).enabled());
+  EXPECT_FALSE(path::PathTracer({{ip("192.168.102.12"), 1}}, 0).enabled());
 }
 
 TEST(PathTracer, APathThatChangesKeepsBothResponders) {
-  const std::vector<TracedFlow> flows{{ip("192.168.102.12"), 49152}};
-  PathTracer tracer(flows, 1000);
+  const std::vector<path::TracedFlow> flows{{ip("192.168.102.12"), 49152}};
+  path::PathTracer tracer(flows, 1000);
   std::int64_t now = 1;
   for (int i = 0; i < 300; ++i, now += 1'000'000) {
     const auto probe = tracer.next_probe(now);
@@ -279,20 +280,20 @@ TEST(PathTracer, APathThatChangesKeepsBothResponders) {
   EXPECT_EQ(hops[1].other_address, ip("172.16.1.3"));
   EXPECT_GT(hops[1].other_answers, 0u);
   EXPECT_EQ(hops[0].address, 0u) << "nobody answered TTL 1: unknown, not guessed";
-  EXPECT_EQ(hops.size(), kMaxProbeTtl) << "no destination answered: every TTL was tried";
+  EXPECT_EQ(hops.size(), path::kMaxProbeTtl) << "no destination answered: every TTL was tried";
 }
 
 TEST(PathTracer, RepliesForOtherFlowsOrTtlsAreIgnored) {
-  const std::vector<TracedFlow> flows{{ip("192.168.102.12"), 49152}};
-  PathTracer tracer(flows, 1000);
-  ProbeReply stranger;
+  const std::vector<path::TracedFlow> flows{{ip("192.168.102.12"), 49152}};
+  path::PathTracer tracer(flows, 1000);
+  path::ProbeReply stranger;
   stranger.dst_address = ip("192.168.102.13");
   stranger.src_port = 49152;
   stranger.ttl = 1;
   stranger.responder = ip("10.0.0.1");
   tracer.on_reply(stranger);
   stranger.dst_address = flows[0].dst_address;
-  stranger.ttl = kMaxProbeTtl + 1;
+  stranger.ttl = path::kMaxProbeTtl + 1;
   tracer.on_reply(stranger);
   for (const auto& hop : tracer.hops(0)) EXPECT_EQ(hop.answers + hop.other_answers, 0u);
 }

@@ -14,7 +14,7 @@ inline constexpr dpdk::MacAddress kOurMac{0x02, 0x74, 0x6b, 0x01, 0x01, 0x10};
 inline constexpr dpdk::MacAddress kLeafMac{0x02, 0x74, 0x6b, 0x01, 0x00, 0x01};
 
 inline std::uint32_t ip(const char* text) {
-  return *dpdk::parse_ipv4(text);
+  return *path::parse_ipv4(text);
 }
 
 inline dpdk::Ipv4Interface ours() {

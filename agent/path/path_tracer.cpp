@@ -1,10 +1,10 @@
-#include "agent/dpdk/path_tracer.hpp"
+#include "agent/path/path_tracer.hpp"
 
 #include <algorithm>
 
-#include "agent/dpdk/neighbour.hpp"
+#include "agent/path/ipv4_address.hpp"
 
-namespace tusk::dpdk {
+namespace tusk::path {
 
 PathTracer::PathTracer(std::vector<TracedFlow> flows, double probes_per_second, std::uint8_t max_ttl)
     : flows_(std::move(flows)),
@@ -86,7 +86,8 @@ std::vector<TracedHop> PathTracer::hops(std::size_t flow) const {
     out_hop.probes = hop.probes.load(std::memory_order_relaxed);
     std::array<std::uint64_t, kResponders> answers{};
     for (std::size_t i = 0; i < kResponders; ++i) answers[i] = hop.answers[i].load(std::memory_order_relaxed);
-    const std::size_t best = static_cast<std::size_t>(std::max_element(answers.begin(), answers.end()) - answers.begin());
+    const std::size_t best =
+        static_cast<std::size_t>(std::max_element(answers.begin(), answers.end()) - answers.begin());
     if (answers[best] > 0) {
       out_hop.address = hop.address[best].load(std::memory_order_relaxed);
       out_hop.answers = answers[best];
@@ -120,4 +121,4 @@ void put_path(const std::vector<TracedHop>& hops, proto::StreamCounters& stream)
   }
 }
 
-}  // namespace tusk::dpdk
+}  // namespace tusk::path

@@ -1,8 +1,8 @@
 // Traces the path of every flow of a test while it runs, as mtr does for one: paced probes
-// (path_probe.hpp) cycle over the flows and, per flow, over the TTLs from 1 to the one that
-// reached the destination, so each hop of each flow is asked again and again. What comes back is
-// counted per flow and TTL: who answered (the hop; a second address when the path changed), how
-// many probes went unanswered (lost on the way out or back, or a hop that does not answer) and how
+// (agent/dpdk/path_probe.hpp builds them as frames, agent/rdma/socket_path_tracer sends them from a socket) cycle over
+// the flows and, per flow, over the TTLs from 1 to the one that reached the destination, so each hop of each flow is
+// asked again and again. What comes back is counted per flow and TTL: who answered (the hop; a second address when the
+// path changed), how many probes went unanswered (lost on the way out or back, or a hop that does not answer) and how
 // many arrived damaged. A TTL nobody answered is an unknown hop, never a guess.
 //
 // Threads: next_probe() is one TX thread's, on_reply() any RX thread's (one per queue), hops()
@@ -17,10 +17,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "agent/dpdk/path_probe.hpp"
+#include "agent/path/probe.hpp"
 #include "tusk.pb.h"
 
-namespace tusk::dpdk {
+namespace tusk::path {
 
 // One flow's destination and UDP source port: what a quoted probe names.
 struct TracedFlow {
@@ -32,12 +32,12 @@ struct TracedHop {
   std::uint8_t ttl = 0;
   std::uint32_t address = 0;  // who answered most; 0: nobody (an unknown hop)
   std::uint64_t probes = 0;
-  std::uint64_t answers = 0;   // from address
-  std::uint64_t damaged = 0;   // of those, quoting a damaged probe
-  std::uint64_t unreachable = 0;  // of those, "no route" rather than time-exceeded
+  std::uint64_t answers = 0;        // from address
+  std::uint64_t damaged = 0;        // of those, quoting a damaged probe
+  std::uint64_t unreachable = 0;    // of those, "no route" rather than time-exceeded
   std::uint32_t other_address = 0;  // a second responder: the path changed during the test
   std::uint64_t other_answers = 0;  // from any other address
-  bool destination = false;  // address is the flow's destination: the path ends here
+  bool destination = false;         // address is the flow's destination: the path ends here
 };
 
 class PathTracer {
@@ -104,4 +104,4 @@ class PathTracer {
 // A flow's hops as its stream reports them (StreamCounters.path).
 void put_path(const std::vector<TracedHop>& hops, proto::StreamCounters& stream);
 
-}  // namespace tusk::dpdk
+}  // namespace tusk::path
