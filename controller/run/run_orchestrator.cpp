@@ -474,7 +474,7 @@ class Orchestrator {
 
     judge_test(test, options_.topology.get());
     spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
-                 test.start_skew_ns ? fmt::format(", start skew {} us", *test.start_skew_ns / 1000) : "");
+                 test.start_skew_ns ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns)) : "");
     return test;
   }
 
