@@ -236,151 +236,21 @@ class Analysis {
   }
 
   void training(const DataSpec& data) {
-    const double tp = l_.tp, pp = l_.pp, dp = l_.dp, ep = l_.ep, world = l_.gpus(), gph = l_.gpus_per_host;
-    const double micro = std::max<double>(1, l_.micro_batches);
-    const double n = data.minibatches();
-    report_.minibatches = n;
+    report_.minibatches = data.minibatches();
     report_.tokens_per_epoch = data.tokens_per_epoch;
     report_.tokens_per_step = data.tokens_per_step;
     // Tokens one model replica (one DP rank's TP × PP ranks) processes per step.
-    const double replica_tokens = data.tokens_per_step / dp;
+    const double replica_tokens = data.tokens_per_step / l_.dp;
     report_.tokens_per_replica_step = replica_tokens;
     report_.window_s = spec_.step.time_s * spec_.step.comm_fraction;
-    const bool moe = m_.experts > 0;
-    const bool expert_parallel = moe && l_.ep > 1;
 
-    // Gradients, DP: after each step every DP group all-reduces the gradients of the parameters its
-    // ranks hold. With TP × PP model parallelism a rank holds P/(TP·PP) of them, so
-    // S = b·P/(TP·PP). With expert parallelism the experts are split over EP ranks and replicated
-    // only across the DP/EP "expert-data-parallel" group, so the dense and expert gradients are two
-    // all-reduces over different groups. Counted as one all-reduce per step (DDP buckets split it
-    // into many, with the same bytes).
-    if (!l_.fsdp && dp > 1) {
-      const double dense = expert_parallel ? m_.dense_parameters() : m_.parameters;
-      const double s = b() * dense / (tp * pp);
-      TrafficRow row = make_row(
-          expert_parallel ? "dp gradient all-reduce (dense)" : "dp gradient all-reduce", Family::DataParallel,
-          Collective::RingAllReduce, make_group("dp", dp, tp, gph),
-          expert_parallel ? "gradients of (P − P_experts)/(TP·PP) parameters" : "gradients of P/(TP·PP) parameters", s,
-          1);
-      row.rank_bytes_per_step = algorithm::ring_all_reduce(s, dp);
-      row.all_ranks_bytes_per_step = world * row.rank_bytes_per_step;
-      add(row);
-      if (expert_parallel && dp / ep > 1) {
-        const double se = b() * m_.expert_parameters / (tp * pp * ep);
-        TrafficRow expert = make_row("dp gradient all-reduce (experts)", Family::DataParallel,
-                                     Collective::RingAllReduce, make_group("expert-dp", dp / ep, tp * ep, gph),
-                                     "gradients of P_experts/(TP·PP·EP) parameters", se, 1);
-        expert.rank_bytes_per_step = algorithm::ring_all_reduce(se, dp / ep);
-        expert.all_ranks_bytes_per_step = world * expert.rank_bytes_per_step;
-        add(expert);
-      }
-    }
-
-    // FSDP (FULL_SHARD, ZeRO-3) over the DP group: per step the parameters are all-gathered for the
-    // forward pass, freed, all-gathered again for the backward pass, and the gradients are
-    // reduce-scattered; S = b·P/(TP·PP), the unsharded size. One FSDP unit per layer, so each is
-    // L/PP collectives of S/(L/PP).
-    if (l_.fsdp && dp > 1) {
-      const double s = b() * m_.parameters / (tp * pp);
-      const double units = m_.layers / pp;
-      const Group group = make_group("dp", dp, tp, gph);
-      const char* tensor = "parameters (gradients) of P/(TP·PP), one layer at a time";
-      TrafficRow forward = make_row("fsdp all-gather (forward)", Family::Fsdp, Collective::RingAllGather, group, tensor,
-                                    s / units, units);
-      forward.rank_bytes_per_step = algorithm::all_gather(s, dp);
-      forward.all_ranks_bytes_per_step = world * forward.rank_bytes_per_step;
-      forward.note = "with gradient accumulation the all-gathers repeat for every micro-batch";
-      TrafficRow backward = forward;
-      backward.kind = "fsdp all-gather (backward)";
-      backward.note = "parameters freed after the forward pass are gathered again";
-      TrafficRow scatter = make_row("fsdp gradient reduce-scatter", Family::Fsdp, Collective::RingReduceScatter, group,
-                                    tensor, s / units, units);
-      scatter.rank_bytes_per_step = algorithm::reduce_scatter(s, dp);
-      scatter.all_ranks_bytes_per_step = world * scatter.rank_bytes_per_step;
-      add(forward);
-      add(backward);
-      add(scatter);
-    }
-
-    // TP (Megatron-LM): per layer two all-reduces of the activations forward (after attention and
-    // after the MLP) and two of their gradients backward, each S = b·H × the micro-batch's tokens.
-    // A rank runs L/PP layers for each of its replica's micro-batches.
-    if (tp > 1) {
-      const double s = b() * m_.hidden * replica_tokens / micro;
-      const double ops = 4 * (double(m_.layers) / pp) * micro;
-      TrafficRow row = make_row("tp activation all-reduce", Family::TensorParallel, Collective::RingAllReduce,
-                                make_group("tp", tp, 1, gph), "activations: H × tokens of a micro-batch", s, ops);
-      row.rank_bytes_per_step = ops * algorithm::ring_all_reduce(s, tp);
-      row.all_ranks_bytes_per_step = world * row.rank_bytes_per_step;
-      row.note =
-          "2 forward + 2 backward per layer; sequence parallelism (all-gather + reduce-scatter) moves the same bytes; "
-          "full activation recomputation adds 2 more per layer";
-      add(row);
-    }
-
-    // PP: at each stage boundary the activations go forward and their gradients come back, b·H per
-    // token. Each TP rank sends 1/TP of the tensor (Megatron's scatter/gather across the TP ranks),
-    // so S = b·H × micro-batch tokens / TP. An inner stage sends both ways; with PP = 2 each rank
-    // sends one way only.
-    if (pp > 1) {
-      const double s = b() * m_.hidden * replica_tokens / micro / tp;
-      const double directions = pp > 2 ? 2 : 1;
-      TrafficRow row = make_row("pp activation send/recv", Family::Pipeline, Collective::SendRecv,
-                                make_group("pp", pp, tp * dp, gph),
-                                "activations (gradients): H × micro-batch tokens / TP", s, directions * micro);
-      row.rank_bytes_per_step = directions * micro * s;
-      row.all_ranks_bytes_per_step = 2 * (pp - 1) * b() * m_.hidden * data.tokens_per_step;
-      row.note = directions > 1 ? "an inner stage: forward activations out, backward gradients out"
-                                : "each stage sends one way";
-      add(row);
-    }
-
-    // EP: in each MoE layer a rank dispatches each of its tokens to top_k experts and gets them back
-    // (combine), forward and again backward: 4 all-to-alls per MoE layer per micro-batch. A rank's
-    // send buffer is S = b·H·top_k × its tokens; with TP > 1 the tokens are split over the TP ranks
-    // (sequence parallel) and the experts are TP-split too. Routing is assumed uniform.
-    if (expert_parallel) {
-      const double moe_layers = m_.moe_layers > 0 ? m_.moe_layers : m_.layers;
-      const double s = b() * m_.hidden * m_.top_k * replica_tokens / tp / micro;
-      const double ops = 4 * (moe_layers / pp) * micro;
-      TrafficRow row = make_row("ep token all-to-all", Family::ExpertAllToAll, Collective::AllToAll,
-                                make_group("ep", ep, tp, gph), "tokens × top_k × H of a micro-batch", s, ops);
-      row.rank_bytes_per_step = ops * algorithm::all_to_all(s, ep);
-      row.all_ranks_bytes_per_step = world * row.rank_bytes_per_step;
-      row.note = "dispatch + combine, forward and backward, per MoE layer; uniform routing";
-      add(row);
-    }
-
-    // Checkpoint: every rank writes an equal share of bytes_per_parameter·P (distributed
-    // checkpointing), once every `every_steps` steps; per step the cost is amortised.
-    if (spec_.checkpoint) {
-      const double total = full_mesh::checkpoint(m_.parameters, spec_.checkpoint->bytes_per_parameter);
-      const double every = spec_.checkpoint->every_steps;
-      TrafficRow row =
-          make_row("checkpoint write", Family::Checkpoint, Collective::StorageWrite,
-                   storage_group("all ranks -> storage", world, report_.hosts),
-                   fmt::format("{:g} bytes per parameter, 1/G each", spec_.checkpoint->bytes_per_parameter),
-                   total / world, 1 / every);
-      row.rank_bytes_per_step = total / world / every;
-      row.all_ranks_bytes_per_step = total / every;
-      row.note =
-          "amortised over the steps between checkpoints; a blocking checkpoint needs its share in its stall time";
-      add(row);
-    }
-
-    // Dataset: each DP replica reads its 1/DP of the data; only the first pipeline stage reads
-    // input, and each of its TP ranks reads the same samples: D·TP per epoch in all.
-    if (data.dataset_bytes) {
-      const double d = *data.dataset_bytes;
-      TrafficRow row = make_row("dataset read", Family::Dataset, Collective::StorageRead,
-                                storage_group("first-stage ranks <- storage", tp * dp, report_.hosts),
-                                "D/(DP·N) per step", d / dp / n, 1);
-      row.rank_bytes_per_step = d / dp / n;
-      row.all_ranks_bytes_per_step = d * tp / n;
-      row.note = "received, not sent";
-      add(row);
-    }
+    data_parallel_rows();
+    fsdp_rows();
+    tensor_parallel_rows(replica_tokens);
+    pipeline_rows(data, replica_tokens);
+    expert_rows(replica_tokens);
+    checkpoint_row();
+    dataset_row(data);
 
     report_.network_rank_bps = throughput_bps(report_.network_rank_bytes_per_step, report_.window_s);
     report_.network_nic_bps = report_.network_rank_bps * l_.gpus_per_host / l_.nics_per_host;
@@ -388,6 +258,159 @@ class Analysis {
     report_.storage_rank_bps = throughput_bps(report_.storage_rank_bytes_per_step, report_.window_s);
 
     compare_training(data);
+  }
+
+  // Gradients, DP: after each step every DP group all-reduces the gradients of the parameters its
+  // ranks hold. With TP × PP model parallelism a rank holds P/(TP·PP) of them, so
+  // S = b·P/(TP·PP). With expert parallelism the experts are split over EP ranks and replicated
+  // only across the DP/EP "expert-data-parallel" group, so the dense and expert gradients are two
+  // all-reduces over different groups. Counted as one all-reduce per step (DDP buckets split it
+  // into many, with the same bytes).
+  void data_parallel_rows() {
+    const double tp = l_.tp, pp = l_.pp, dp = l_.dp, ep = l_.ep, world = l_.gpus(), gph = l_.gpus_per_host;
+    const bool expert_parallel = m_.experts > 0 && l_.ep > 1;
+    if (l_.fsdp || dp <= 1) return;
+    const double dense = expert_parallel ? m_.dense_parameters() : m_.parameters;
+    const double s = b() * dense / (tp * pp);
+    TrafficRow row = make_row(
+        expert_parallel ? "dp gradient all-reduce (dense)" : "dp gradient all-reduce", Family::DataParallel,
+        Collective::RingAllReduce, make_group("dp", dp, tp, gph),
+        expert_parallel ? "gradients of (P − P_experts)/(TP·PP) parameters" : "gradients of P/(TP·PP) parameters", s,
+        1);
+    row.rank_bytes_per_step = algorithm::ring_all_reduce(s, dp);
+    row.all_ranks_bytes_per_step = world * row.rank_bytes_per_step;
+    add(row);
+    if (expert_parallel && dp / ep > 1) {
+      const double se = b() * m_.expert_parameters / (tp * pp * ep);
+      TrafficRow expert = make_row("dp gradient all-reduce (experts)", Family::DataParallel,
+                                   Collective::RingAllReduce, make_group("expert-dp", dp / ep, tp * ep, gph),
+                                   "gradients of P_experts/(TP·PP·EP) parameters", se, 1);
+      expert.rank_bytes_per_step = algorithm::ring_all_reduce(se, dp / ep);
+      expert.all_ranks_bytes_per_step = world * expert.rank_bytes_per_step;
+      add(expert);
+    }
+  }
+
+  // FSDP (FULL_SHARD, ZeRO-3) over the DP group: per step the parameters are all-gathered for the
+  // forward pass, freed, all-gathered again for the backward pass, and the gradients are
+  // reduce-scattered; S = b·P/(TP·PP), the unsharded size. One FSDP unit per layer, so each is
+  // L/PP collectives of S/(L/PP).
+  void fsdp_rows() {
+    const double tp = l_.tp, pp = l_.pp, dp = l_.dp, world = l_.gpus(), gph = l_.gpus_per_host;
+    if (!l_.fsdp || dp <= 1) return;
+    const double s = b() * m_.parameters / (tp * pp);
+    const double units = m_.layers / pp;
+    const Group group = make_group("dp", dp, tp, gph);
+    const char* tensor = "parameters (gradients) of P/(TP·PP), one layer at a time";
+    TrafficRow forward = make_row("fsdp all-gather (forward)", Family::Fsdp, Collective::RingAllGather, group, tensor,
+                                  s / units, units);
+    forward.rank_bytes_per_step = algorithm::all_gather(s, dp);
+    forward.all_ranks_bytes_per_step = world * forward.rank_bytes_per_step;
+    forward.note = "with gradient accumulation the all-gathers repeat for every micro-batch";
+    TrafficRow backward = forward;
+    backward.kind = "fsdp all-gather (backward)";
+    backward.note = "parameters freed after the forward pass are gathered again";
+    TrafficRow scatter = make_row("fsdp gradient reduce-scatter", Family::Fsdp, Collective::RingReduceScatter, group,
+                                  tensor, s / units, units);
+    scatter.rank_bytes_per_step = algorithm::reduce_scatter(s, dp);
+    scatter.all_ranks_bytes_per_step = world * scatter.rank_bytes_per_step;
+    add(forward);
+    add(backward);
+    add(scatter);
+  }
+
+  // TP (Megatron-LM): per layer two all-reduces of the activations forward (after attention and
+  // after the MLP) and two of their gradients backward, each S = b·H × the micro-batch's tokens.
+  // A rank runs L/PP layers for each of its replica's micro-batches.
+  void tensor_parallel_rows(double replica_tokens) {
+    const double tp = l_.tp, pp = l_.pp, world = l_.gpus(), gph = l_.gpus_per_host;
+    const double micro = std::max<double>(1, l_.micro_batches);
+    if (tp <= 1) return;
+    const double s = b() * m_.hidden * replica_tokens / micro;
+    const double ops = 4 * (double(m_.layers) / pp) * micro;
+    TrafficRow row = make_row("tp activation all-reduce", Family::TensorParallel, Collective::RingAllReduce,
+                              make_group("tp", tp, 1, gph), "activations: H × tokens of a micro-batch", s, ops);
+    row.rank_bytes_per_step = ops * algorithm::ring_all_reduce(s, tp);
+    row.all_ranks_bytes_per_step = world * row.rank_bytes_per_step;
+    row.note =
+        "2 forward + 2 backward per layer; sequence parallelism (all-gather + reduce-scatter) moves the same bytes; "
+        "full activation recomputation adds 2 more per layer";
+    add(row);
+  }
+
+  // PP: at each stage boundary the activations go forward and their gradients come back, b·H per
+  // token. Each TP rank sends 1/TP of the tensor (Megatron's scatter/gather across the TP ranks),
+  // so S = b·H × micro-batch tokens / TP. An inner stage sends both ways; with PP = 2 each rank
+  // sends one way only.
+  void pipeline_rows(const DataSpec& data, double replica_tokens) {
+    const double tp = l_.tp, pp = l_.pp, dp = l_.dp, gph = l_.gpus_per_host;
+    const double micro = std::max<double>(1, l_.micro_batches);
+    if (pp <= 1) return;
+    const double s = b() * m_.hidden * replica_tokens / micro / tp;
+    const double directions = pp > 2 ? 2 : 1;
+    TrafficRow row = make_row("pp activation send/recv", Family::Pipeline, Collective::SendRecv,
+                              make_group("pp", pp, tp * dp, gph),
+                              "activations (gradients): H × micro-batch tokens / TP", s, directions * micro);
+    row.rank_bytes_per_step = directions * micro * s;
+    row.all_ranks_bytes_per_step = 2 * (pp - 1) * b() * m_.hidden * data.tokens_per_step;
+    row.note = directions > 1 ? "an inner stage: forward activations out, backward gradients out"
+                              : "each stage sends one way";
+    add(row);
+  }
+
+  // EP: in each MoE layer a rank dispatches each of its tokens to top_k experts and gets them back
+  // (combine), forward and again backward: 4 all-to-alls per MoE layer per micro-batch. A rank's
+  // send buffer is S = b·H·top_k × its tokens; with TP > 1 the tokens are split over the TP ranks
+  // (sequence parallel) and the experts are TP-split too. Routing is assumed uniform.
+  void expert_rows(double replica_tokens) {
+    const double tp = l_.tp, pp = l_.pp, ep = l_.ep, world = l_.gpus(), gph = l_.gpus_per_host;
+    const double micro = std::max<double>(1, l_.micro_batches);
+    const bool expert_parallel = m_.experts > 0 && l_.ep > 1;
+    if (!expert_parallel) return;
+    const double moe_layers = m_.moe_layers > 0 ? m_.moe_layers : m_.layers;
+    const double s = b() * m_.hidden * m_.top_k * replica_tokens / tp / micro;
+    const double ops = 4 * (moe_layers / pp) * micro;
+    TrafficRow row = make_row("ep token all-to-all", Family::ExpertAllToAll, Collective::AllToAll,
+                              make_group("ep", ep, tp, gph), "tokens × top_k × H of a micro-batch", s, ops);
+    row.rank_bytes_per_step = ops * algorithm::all_to_all(s, ep);
+    row.all_ranks_bytes_per_step = world * row.rank_bytes_per_step;
+    row.note = "dispatch + combine, forward and backward, per MoE layer; uniform routing";
+    add(row);
+  }
+
+  // Checkpoint: every rank writes an equal share of bytes_per_parameter·P (distributed
+  // checkpointing), once every `every_steps` steps; per step the cost is amortised.
+  void checkpoint_row() {
+    const double world = l_.gpus();
+    if (!spec_.checkpoint) return;
+    const double total = full_mesh::checkpoint(m_.parameters, spec_.checkpoint->bytes_per_parameter);
+    const double every = spec_.checkpoint->every_steps;
+    TrafficRow row =
+        make_row("checkpoint write", Family::Checkpoint, Collective::StorageWrite,
+                 storage_group("all ranks -> storage", world, report_.hosts),
+                 fmt::format("{:g} bytes per parameter, 1/G each", spec_.checkpoint->bytes_per_parameter),
+                 total / world, 1 / every);
+    row.rank_bytes_per_step = total / world / every;
+    row.all_ranks_bytes_per_step = total / every;
+    row.note =
+        "amortised over the steps between checkpoints; a blocking checkpoint needs its share in its stall time";
+    add(row);
+  }
+
+  // Dataset: each DP replica reads its 1/DP of the data; only the first pipeline stage reads
+  // input, and each of its TP ranks reads the same samples: D·TP per epoch in all.
+  void dataset_row(const DataSpec& data) {
+    const double tp = l_.tp, dp = l_.dp;
+    const double n = data.minibatches();
+    if (!data.dataset_bytes) return;
+    const double d = *data.dataset_bytes;
+    TrafficRow row = make_row("dataset read", Family::Dataset, Collective::StorageRead,
+                              storage_group("first-stage ranks <- storage", tp * dp, report_.hosts),
+                              "D/(DP·N) per step", d / dp / n, 1);
+    row.rank_bytes_per_step = d / dp / n;
+    row.all_ranks_bytes_per_step = d * tp / n;
+    row.note = "received, not sent";
+    add(row);
   }
 
   void compare_training(const DataSpec& data) {
