@@ -141,8 +141,7 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
   }
 }
 
-bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, double byte_budget) {
-  const auto& test = plan_.rdma();
+int RdmaEngine::reap_sender_completions(Connection& c, std::int64_t now) {
   ibv_wc completions[kPollBatch];
   const int got = ibv_poll_cq(c.cq.get(), kPollBatch, completions);
   for (int i = 0; i < got; ++i) {
@@ -166,51 +165,52 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     }
     if (operation_ == Operation::Read) {
       for (std::uint64_t seq = c.completed; seq < done; ++seq) {
-        if (test.data_check()) verify(c, c.buffer.get() + (seq % c.slots) * c.message_size, c.message_size, seq % c.slots, seq);
+        if (plan_.rdma().data_check()) {
+          verify(c, c.buffer.get() + (seq % c.slots) * c.message_size, c.message_size, seq % c.slots, seq);
+        }
         c.bytes.fetch_add(c.message_size, std::memory_order_relaxed);
         c.messages.fetch_add(1, std::memory_order_relaxed);
       }
     }
     c.completed = done;
   }
-  if (!may_send || c.state != Connection::State::Established) return got > 0;
-  // Bytes this flow may still post now: a step's remainder once its compute phase is over, or
-  // what the rate allows (unlimited when neither applies).
-  std::uint64_t allowance = std::numeric_limits<std::uint64_t>::max();
+  return got;
+}
+
+std::uint64_t RdmaEngine::send_allowance(Connection& c, std::int64_t now, double byte_budget) {
+  const auto& test = plan_.rdma();
   if (c.joins_schedule && !test.collective().empty()) {
     // A successor of a broken flow: its replay goes on at the step the schedule is at now.
     c.joins_schedule = false;
     const std::int64_t period_ns = std::int64_t{test.step_period_ms()} * 1'000'000;
     c.step = static_cast<std::uint32_t>(std::clamp<std::int64_t>((now - start_ns_) / period_ns, 0, test.steps() - 1));
   }
-  if (!test.collective().empty()) {
-    allowance = step_allowance(c, now, byte_budget);
-  } else if (byte_budget > 0) {
-    // A READ counts its bytes when they have arrived; the rest when posted.
-    const double counted = static_cast<double>(operation_ == Operation::Read ? c.posted * c.message_size
-                                                                             : c.bytes.load(std::memory_order_relaxed));
-    allowance = byte_budget > counted ? static_cast<std::uint64_t>(byte_budget - counted) : 0;
-    allowance -= allowance % c.message_size;  // whole messages only
-  }
+  if (!test.collective().empty()) return step_allowance(c, now, byte_budget);
+  if (byte_budget <= 0) return std::numeric_limits<std::uint64_t>::max();
+  // A READ counts its bytes when they have arrived; the rest when posted.
+  const double counted = static_cast<double>(operation_ == Operation::Read ? c.posted * c.message_size
+                                                                           : c.bytes.load(std::memory_order_relaxed));
+  std::uint64_t allowance = byte_budget > counted ? static_cast<std::uint64_t>(byte_budget - counted) : 0;
+  return allowance - allowance % c.message_size;  // whole messages only
+}
+
+RdmaEngine::SendBatch RdmaEngine::post_sends(Connection& c, std::int64_t now, std::uint64_t allowance) {
+  const auto& test = plan_.rdma();
   const bool credits = consumes_receives();
-  // Nothing outstanding but an unsignaled tail, which never completes on its own: a post now
-  // starts a wait.
-  const bool idle = c.posted - c.completed < test.signal_every();
   ibv_send_wr wrs[kPostBatch];
   ibv_sge sges[kPostBatch];
-  int count = 0;
-  std::uint64_t posted_bytes = 0;
-  while (count < kPostBatch && allowance > 0 && c.posted - c.completed < test.outstanding() &&
+  SendBatch batch;
+  while (batch.built < kPostBatch && allowance > 0 && c.posted - c.completed < test.outstanding() &&
          (!credits || c.posted - c.credited < c.slots)) {
     std::uint64_t length = std::min<std::uint64_t>(c.message_size, allowance);
     if (!test.collective().empty() && test.data_check()) {
       // Every checked message must hold its header: never leave a step a tail shorter than that.
-      const std::uint64_t remainder = step_target(c) - c.step_sent - posted_bytes;
+      const std::uint64_t remainder = step_target(c) - c.step_sent - batch.bytes;
       if (remainder > length && remainder - length < kMessageHeaderBytes) length = remainder - kMessageHeaderBytes;
       if (length < kMessageHeaderBytes && length < remainder) break;  // wait until the rate allows more
     }
     allowance -= length;
-    posted_bytes += length;
+    batch.bytes += length;
     const std::uint64_t seq = c.posted++;
     const std::size_t slot = seq % c.slots;
     c.posted_ns[slot] = now;
@@ -220,11 +220,11 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
       const std::uint32_t crc = length == c.message_size ? c.payload_crc : payload_crc(message, length);
       write_message_header(message, {c.flow_id, seq, static_cast<std::uint32_t>(length), crc});
     }
-    ibv_sge& sge = sges[count];
+    ibv_sge& sge = sges[batch.built];
     sge.addr = reinterpret_cast<std::uintptr_t>(message);
     sge.length = static_cast<std::uint32_t>(length);
     sge.lkey = c.mr->lkey;
-    ibv_send_wr& wr = wrs[count];
+    ibv_send_wr& wr = wrs[batch.built];
     wr = {};
     wr.wr_id = seq;
     wr.sg_list = &sge;
@@ -237,50 +237,69 @@ bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, do
     }
     wr.imm_data = htonl(static_cast<std::uint32_t>(seq));
     // The last write of a step is always signaled: its completion ends the step.
-    const bool last_of_step = !test.collective().empty() && c.step_sent + posted_bytes >= step_target(c);
+    const bool last_of_step = !test.collective().empty() && c.step_sent + batch.bytes >= step_target(c);
     if (last_of_step) c.step_last_seq = seq + 1;
     const bool signaled = (seq + 1) % test.signal_every() == 0 || last_of_step;
     const bool inline_data = operation_ != Operation::Read && length <= test.inline_threshold();
     wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) | (inline_data ? IBV_SEND_INLINE : 0);
     wr.wr.rdma.remote_addr = c.remote_address + slot * c.message_size;
     wr.wr.rdma.rkey = c.remote_key;
-    if (count > 0) wrs[count - 1].next = &wr;
-    ++count;
+    if (batch.built > 0) wrs[batch.built - 1].next = &wr;
+    ++batch.built;
   }
-  if (count == 0) return got > 0;
+  batch.posted = batch.built;
+  if (batch.built == 0) return batch;
   ibv_send_wr* bad = nullptr;
   if (const int error = ibv_post_send(c.qp.get(), wrs, &bad); error != 0) {
-    // Count only what was posted; the rest is tried again.
-    int posted = 0;
-    for (ibv_send_wr* wr = wrs; wr != bad && wr != nullptr; wr = wr->next) ++posted;
-    for (ibv_send_wr* wr = bad; wr != nullptr; wr = wr->next) posted_bytes -= wr->sg_list->length;
-    c.posted -= static_cast<std::uint64_t>(count - posted);
-    if (c.step_last_seq > c.posted) c.step_last_seq = 0;  // the step's last write was not posted after all
-    count = posted;
-    c.post_refused = error == ENOMEM && posted == 0;
-    if (error != ENOMEM && reconnects()) {
-      break_flow(c, proto::AgentEvent::ENGINE_FAULT, fmt::format("ibv_post_send: {}; reconnecting", std::strerror(error)));
-    } else if (auto established = Connection::State::Established;
-               error != ENOMEM && c.state.compare_exchange_strong(established, Connection::State::Failed)) {
-      emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
-                                                        c.peer, c.flow_id, c.device, c.qp_num.load(), std::strerror(error)),
-           &c);
-    }
+    on_post_send_error(c, batch, wrs, bad, error);
   } else {
     c.post_refused = false;
   }
+  return batch;
+}
+
+void RdmaEngine::on_post_send_error(Connection& c, SendBatch& batch, ibv_send_wr* wrs, ibv_send_wr* bad, int error) {
+  // Count only what was posted; the rest is tried again.
+  int posted = 0;
+  for (ibv_send_wr* wr = wrs; wr != bad && wr != nullptr; wr = wr->next) ++posted;
+  for (ibv_send_wr* wr = bad; wr != nullptr; wr = wr->next) batch.bytes -= wr->sg_list->length;
+  c.posted -= static_cast<std::uint64_t>(batch.built - posted);
+  if (c.step_last_seq > c.posted) c.step_last_seq = 0;  // the step's last write was not posted after all
+  batch.posted = posted;
+  c.post_refused = error == ENOMEM && posted == 0;
+  if (error != ENOMEM && reconnects()) {
+    break_flow(c, proto::AgentEvent::ENGINE_FAULT, fmt::format("ibv_post_send: {}; reconnecting", std::strerror(error)));
+  } else if (auto established = Connection::State::Established;
+             error != ENOMEM && c.state.compare_exchange_strong(established, Connection::State::Failed)) {
+    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
+                                                      c.peer, c.flow_id, c.device, c.qp_num.load(), std::strerror(error)),
+         &c);
+  }
+}
+
+bool RdmaEngine::serve_sender(Connection& c, std::int64_t now, bool may_send, double byte_budget) {
+  const int got = reap_sender_completions(c, now);
+  if (!may_send || c.state != Connection::State::Established) return got > 0;
+  // Bytes this flow may still post now: a step's remainder once its compute phase is over, or
+  // what the rate allows (unlimited when neither applies).
+  const std::uint64_t allowance = send_allowance(c, now, byte_budget);
+  // Nothing outstanding but an unsignaled tail, which never completes on its own: a post now
+  // starts a wait.
+  const bool idle = c.posted - c.completed < plan_.rdma().signal_every();
+  const SendBatch batch = post_sends(c, now, allowance);
+  if (batch.built == 0) return got > 0;
   // A flow that was idle (paced, between a replay's steps) waits from now, not from its last
   // completion: that pause is neither a stall nor downtime.
-  if (count > 0 && (idle || c.last_progress_ns.load(std::memory_order_relaxed) == 0)) {
+  if (batch.posted > 0 && (idle || c.last_progress_ns.load(std::memory_order_relaxed) == 0)) {
     c.last_progress_ns.store(now, std::memory_order_relaxed);
   }
-  if (count > 0 && c.first_traffic_ns.load(std::memory_order_relaxed) == 0) {
+  if (batch.posted > 0 && c.first_traffic_ns.load(std::memory_order_relaxed) == 0) {
     c.first_traffic_ns.store(now, std::memory_order_relaxed);
   }
-  c.step_sent += posted_bytes;
+  c.step_sent += batch.bytes;
   if (operation_ != Operation::Read) {
-    c.bytes.fetch_add(posted_bytes, std::memory_order_relaxed);
-    c.messages.fetch_add(static_cast<std::uint64_t>(count), std::memory_order_relaxed);
+    c.bytes.fetch_add(batch.bytes, std::memory_order_relaxed);
+    c.messages.fetch_add(static_cast<std::uint64_t>(batch.posted), std::memory_order_relaxed);
   }
   return true;
 }

@@ -243,6 +243,17 @@ class RdmaEngine final : public Engine {
   void datapath_loop();
   // Both return whether anything completed or was posted.
   bool serve_sender(Connection& connection, std::int64_t now, bool may_send, double byte_budget);
+  // serve_sender's steps: completions (credits, checked READs, a step's end), what may be posted
+  // now, and one list of WRs posted.
+  struct SendBatch {
+    int built = 0;   // WRs made
+    int posted = 0;  // of them, taken by ibv_post_send
+    std::uint64_t bytes = 0;
+  };
+  int reap_sender_completions(Connection& connection, std::int64_t now);
+  std::uint64_t send_allowance(Connection& connection, std::int64_t now, double byte_budget);
+  SendBatch post_sends(Connection& connection, std::int64_t now, std::uint64_t allowance);
+  void on_post_send_error(Connection& connection, SendBatch& batch, ibv_send_wr* wrs, ibv_send_wr* bad, int error);
   bool serve_receiver(Connection& connection, std::int64_t now);
   void on_completion_error(Connection& connection, const ibv_wc& completion);
   // `connection`: the flow it happened to, whose stream the event belongs to.
