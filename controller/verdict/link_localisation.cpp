@@ -255,42 +255,30 @@ class Localiser {
                                          agent),
                              "Its loss says nothing about the links: no link is blamed for it."}});
     }
-    for (const auto& [agent, flows] : into) {
-      if (!every_path_fails(flows, true)) continue;
-      const auto& nodes = out_.flows[flows.front()].nodes;
-      const std::string edge = nodes.size() >= 2 && out_.flows[flows.front()].reached
-                                   ? edge_name(nodes[nodes.size() - 2], nodes.back())
-                                   : "its link to the switch";
-      out_.hosts.push_back({agent,
-                            "NIC, optic or cable (receive side)",
-                            fmt::format("all {} flows into {} fail, over {} different paths: the fault is where they "
-                                        "meet, at {} or its link ({})",
-                                        flows.size(), agent, flows.size(), agent, edge),
-                            {fmt::format("Read {}'s NIC counters (ethtool -S: rx CRC errors, discards, FEC) and the "
-                                         "switch port's transmit counters.",
-                                         agent),
-                             fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether "
-                                         "the fault follows it.",
-                                         edge)}});
-      at_host_.insert(flows.begin(), flows.end());
-    }
-    for (const auto& [agent, flows] : from) {
-      if (!every_path_fails(flows, false)) continue;
-      const auto& nodes = out_.flows[flows.front()].nodes;
-      const std::string edge = nodes.size() >= 2 ? edge_name(nodes[0], nodes[1]) : "its link to the switch";
-      out_.hosts.push_back({agent,
-                            "NIC, optic or cable (transmit side)",
-                            fmt::format("all {} flows from {} fail, over {} different paths: the fault is where they "
-                                        "start, at {} or its link ({})",
-                                        flows.size(), agent, flows.size(), agent, edge),
-                            {fmt::format("Read {}'s NIC counters (ethtool -S: tx errors, FEC) and the switch port's "
-                                         "receive counters (CRC, symbol errors).",
-                                         agent),
-                             fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether "
-                                         "the fault follows it.",
-                                         edge)}});
-      at_host_.insert(flows.begin(), flows.end());
-    }
+    for (const auto& [agent, flows] : into) name_host_end(agent, flows, true);
+    for (const auto& [agent, flows] : from) name_host_end(agent, flows, false);
+  }
+
+  // Every flow into (or from) `agent` fails, over paths that differ: the fault is where they meet
+  // (or start), at the host or its own link.
+  void name_host_end(const std::string& agent, const std::vector<std::size_t>& flows, bool receive) {
+    if (!every_path_fails(flows, receive)) return;
+    const TracedFlowPath& first = out_.flows[flows.front()];
+    const auto& nodes = first.nodes;
+    std::string edge = "its link to the switch";
+    if (receive && nodes.size() >= 2 && first.reached) edge = edge_name(nodes[nodes.size() - 2], nodes.back());
+    if (!receive && nodes.size() >= 2) edge = edge_name(nodes[0], nodes[1]);
+    out_.hosts.push_back(
+        {agent, receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
+         fmt::format("all {} flows {} {} fail, over {} different paths: the fault is where they {}, at {} or its "
+                     "link ({})",
+                     flows.size(), receive ? "into" : "from", agent, flows.size(), receive ? "meet" : "start", agent, edge),
+         {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", agent,
+                      receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
+                      receive ? "" : " (CRC, symbol errors)"),
+          fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
+                      edge)}});
+    at_host_.insert(flows.begin(), flows.end());
   }
 
   // Votes and exoneration, link by link: which flows cross each link, and what their probes saw
