@@ -3,12 +3,18 @@
 # Sanitizer, and runs each on its corpus.
 #   scripts/fuzz.sh [seconds per target, default 60] [target ...]
 #   FUZZ_RUNS=10000000 scripts/fuzz.sh 0 frame_decoder   # a fixed number of executions instead
+#   scripts/fuzz.sh --build-only                         # compile the targets, run none
 # New inputs libFuzzer finds go to build-fuzz/corpus/<target> (the checked-in seeds stay as they
 # are); a crash leaves its input in build-fuzz/crashes/ and fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/build-env.sh
 
+build_only=false
+if [[ ${1:-} == --build-only ]]; then
+  build_only=true
+  shift
+fi
 seconds="${1:-60}"
 shift || true
 targets=("$@")
@@ -23,6 +29,7 @@ tusk_configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo "${tusk_unity_build[
   -DCMAKE_CXX_FLAGS="$sanitizers -fsanitize=fuzzer-no-link -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" >/dev/null
 cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]/%/_fuzz}"
+$build_only && exit 0
 
 # Where each target's seeds are: the binary ones made by make_seeds, the shipped YAML files.
 seeds_of() {

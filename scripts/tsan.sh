@@ -4,6 +4,8 @@
 # the idle, uninstrumented machine that scripts/test.sh gives them.
 # Warnings are not errors here: GCC warns about what TSan cannot see (atomic fences), and the
 # warning-clean build is scripts/test.sh's.
+#   scripts/tsan.sh [--build-only]   # --build-only: compile the tree, run nothing (.ci/run builds
+#                                    # it while the waiting e2e tests run, and tests it later)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/build-env.sh
@@ -16,6 +18,7 @@ tusk_configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=O
   -DCMAKE_CXX_FLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread
 cmake --build build-tsan -j "$(nproc)" --target common_test controller_test agent_test e2e_test tusk-docs
+[[ ${1:-} == --build-only ]] && exit 0
 export TSAN_OPTIONS="halt_on_error=1 abort_on_error=0 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 # HostileScale: single-threaded cases sized to show a quadratic cost, which TSan would only slow.
 ctest --test-dir build-tsan -L '^unit$' -E '^HostileScale\.' -j "$(nproc)" --output-on-failure
