@@ -133,7 +133,7 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
     }
     // The Ethernet side (ethtool) is read apart: a port may have one and not the other.
     std::string why;
-    port.netdev = nic::open_port_netdev_counters(connection.device, connection.port_num, why);
+    port.netdev = open_port_netdev_counters(connection.device, connection.port_num, why);
     if (port.netdev) {
       port.netdev_baseline = port.netdev->read();
       if (auto note = port.netdev->take_note()) emit(proto::AgentEvent::NOTICE, *note);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "agent/latency_gauges.hpp"
-#include "agent/rdma/rdma_counter_names.hpp"
+#include "agent/rdma/counters/rdma_counter_names.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
 #include "common/clock.hpp"
@@ -54,7 +54,7 @@ struct NicPortView {
   std::string key;
   PortCounterReader* reader;
   const PortCounterSnapshot* baseline;
-  nic::NetdevCounterReader* netdev;
+  NetdevCounterReader* netdev;
   const PortCounterSnapshot* netdev_baseline;
   const LinkWatch* link;
   std::vector<std::string> peers;
@@ -67,7 +67,7 @@ proto::StreamCounters nic_port_stream(const NicPortView& port, std::int64_t unti
   namespace c = counters;
   auto delta = port.reader ? counter_delta(*port.baseline, port.reader->read()) : PortCounterDelta{};
   if (port.netdev) {
-    nic::merge_netdev_counters(nic::netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values,
+    merge_netdev_counters(netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values,
                                delta.values);
     note = port.netdev->take_note();
   }

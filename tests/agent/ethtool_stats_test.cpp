@@ -1,6 +1,6 @@
 // The ethtool ioctl reader against the running kernel: a veth pair in a network namespace of the
 // test's own (root only; skipped otherwise), the loopback, and interfaces that do not exist.
-#include "agent/nic/ethtool_stats.hpp"
+#include "agent/rdma/counters/ethtool_stats.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace tusk::nic {
+namespace tusk::rdma {
 namespace {
 
 std::string error_of(const std::string& interface) {
@@ -134,4 +134,4 @@ TEST(EthtoolStats, VethPairInItsOwnNamespace) {
 }
 
 }  // namespace
-}  // namespace tusk::nic
+}  // namespace tusk::rdma

@@ -1,4 +1,4 @@
-#include "agent/nic/netdev_counters.hpp"
+#include "agent/rdma/counters/netdev_counters.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace tusk::nic {
+namespace tusk::rdma {
 namespace {
 
 namespace fs = std::filesystem;
@@ -120,4 +120,4 @@ TEST(MergeNetdevCounters, TheSysfsCountersComeFirst) {
 }
 
 }  // namespace
-}  // namespace tusk::nic
+}  // namespace tusk::rdma

@@ -1,4 +1,4 @@
-#include "agent/rdma/port_counters.hpp"
+#include "agent/rdma/counters/port_counters.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

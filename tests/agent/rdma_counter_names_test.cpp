@@ -1,4 +1,4 @@
-#include "agent/rdma/rdma_counter_names.hpp"
+#include "agent/rdma/counters/rdma_counter_names.hpp"
 
 #include <gtest/gtest.h>
 

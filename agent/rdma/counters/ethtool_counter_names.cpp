@@ -1,4 +1,4 @@
-#include "agent/nic/ethtool_counter_names.hpp"
+#include "agent/rdma/counters/ethtool_counter_names.hpp"
 
 #include <array>
 #include <set>

@@ -1,4 +1,4 @@
-#include "agent/nic/ethtool_stats.hpp"
+#include "agent/rdma/counters/ethtool_stats.hpp"
 
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace tusk::nic {
+namespace tusk::rdma {
 namespace {
 
 // The kernel writes as many entries as the driver has *now*, whatever size the caller's buffer is.
@@ -183,4 +183,4 @@ EthtoolValues EthtoolStatsReader::read() {
   return values;
 }
 
-}  // namespace tusk::nic
+}  // namespace tusk::rdma

@@ -1,6 +1,6 @@
 // The Ethernet side of an RDMA port's NIC counters: the ethtool statistics of the netdev a RoCE port
-// sends through, under canonical names (agent/nic/ethtool_counter_names.hpp), for the port's "nic"
-// stream beside its sysfs counters (agent/rdma/port_counters.hpp).
+// sends through, under canonical names (agent/rdma/counters/ethtool_counter_names.hpp), for the port's "nic"
+// stream beside its sysfs counters (agent/rdma/counters/port_counters.hpp).
 //
 // Which netdev: sysfs says, under <root>/class/infiniband/<dev>/ports/<port>/gid_attrs/ndevs/<i>
 // (the netdev of each GID entry), else <root>/class/infiniband/<dev>/device/net/. An InfiniBand port
@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
-#include "agent/nic/ethtool_counter_names.hpp"
-#include "agent/nic/ethtool_stats.hpp"
-#include "agent/rdma/port_counters.hpp"
+#include "agent/rdma/counters/ethtool_counter_names.hpp"
+#include "agent/rdma/counters/ethtool_stats.hpp"
+#include "agent/rdma/counters/port_counters.hpp"
 
-namespace tusk::nic {
+namespace tusk::rdma {
 
 struct PortNetdev {
   std::string name;      // empty when none was found
@@ -71,4 +71,4 @@ std::unique_ptr<NetdevCounterReader> open_port_netdev_counters(const std::string
                                                                std::string& why,
                                                                const std::filesystem::path& sysfs_root = "/sys");
 
-}  // namespace tusk::nic
+}  // namespace tusk::rdma

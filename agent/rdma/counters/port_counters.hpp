@@ -1,7 +1,7 @@
 // The NIC's own counters for one RDMA port, read from sysfs: everything under
 // <root>/class/infiniband/<dev>/ports/<port>/counters/ (the IB port counters) and .../hw_counters/
 // (the driver's), plus the device-wide <root>/class/infiniband/<dev>/hw_counters/ where the driver has
-// one. Names are canonical where agent/rdma/rdma_counter_names.hpp maps them and raw otherwise; values
+// one. Names are canonical where agent/rdma/counters/rdma_counter_names.hpp maps them and raw otherwise; values
 // are scaled to the canonical unit (bytes, not 4-byte words).
 //
 // The engine samples once a second; a read opens, reads and closes each file and nothing else.

@@ -1,5 +1,5 @@
 // The one table that turns Ethernet drivers' ethtool statistic names (`ethtool -S <netdev>`) into
-// Tusk's canonical NIC counter names, as agent/rdma/rdma_counter_names does for the RDMA sysfs
+// Tusk's canonical NIC counter names, as agent/rdma/counters/rdma_counter_names does for the RDMA sysfs
 // counters: the pause frames, discards and FEC counters a switch qualification reads, whatever the
 // driver calls them.
 //
@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "agent/rdma/rdma_counter_names.hpp"
+#include "agent/rdma/counters/rdma_counter_names.hpp"
 #include "common/counter_names.hpp"
 
 namespace tusk::counters::ethtool {

@@ -1,4 +1,4 @@
-#include "agent/rdma/port_counters.hpp"
+#include "agent/rdma/counters/port_counters.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -14,7 +14,7 @@
 #include <utility>
 
 #include "agent/engine.hpp"
-#include "agent/rdma/rdma_counter_names.hpp"
+#include "agent/rdma/counters/rdma_counter_names.hpp"
 #include "agent/sysfs_name.hpp"
 
 namespace tusk::rdma {

@@ -1,4 +1,4 @@
-#include "agent/nic/netdev_counters.hpp"
+#include "agent/rdma/counters/netdev_counters.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 #include "agent/sysfs_name.hpp"
 
-namespace tusk::nic {
+namespace tusk::rdma {
 namespace fs = std::filesystem;
 namespace {
 
@@ -128,4 +128,4 @@ std::unique_ptr<NetdevCounterReader> open_port_netdev_counters(const std::string
   }
 }
 
-}  // namespace tusk::nic
+}  // namespace tusk::rdma

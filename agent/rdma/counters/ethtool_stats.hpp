@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace tusk::nic {
+namespace tusk::rdma {
 
 using EthtoolValues = std::map<std::string, std::uint64_t, std::less<>>;
 
@@ -64,4 +64,4 @@ class EthtoolStatsReader {
   std::vector<std::string> names_;
 };
 
-}  // namespace tusk::nic
+}  // namespace tusk::rdma
