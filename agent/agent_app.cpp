@@ -18,7 +18,7 @@
 #include "agent/lease_watchdog.hpp"
 #include "agent/option_checks.hpp"
 #include "agent/record_outbox.hpp"
-#include "agent/test_runner.hpp"
+#include "agent/plan_runner.hpp"
 #include "common/build_info.hpp"
 #include "common/cli_completion.hpp"
 #include "common/cli_suggestion.hpp"
@@ -243,7 +243,7 @@ class Agent {
   proto::Inventory inventory_;
   std::uint64_t instance_;
   RecordOutbox outbox_;
-  TestRunner runner_;
+  PlanRunner runner_;
   LeaseWatchdog lease_;
   asio::steady_timer heartbeat_timer_;
   std::chrono::milliseconds heartbeat_interval_{1000};

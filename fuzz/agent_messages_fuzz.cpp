@@ -1,6 +1,6 @@
 // The agent's handling of what a controller sends, without a socket: plans (checked against the
 // engines' real rate caps and the agent's own limits), start times, stops, record acks and lease
-// terms drive the real TestRunner and RecordOutbox. The engine is a double that moves no
+// terms drive the real PlanRunner and RecordOutbox. The engine is a double that moves no
 // traffic: the engines' datapaths are tested on real ports and verbs, not here.
 #include <boost/asio/io_context.hpp>
 
@@ -12,7 +12,7 @@
 #include "agent/dpdk/send_rate.hpp"
 #include "agent/rdma/rdma_engine.hpp"
 #include "agent/record_outbox.hpp"
-#include "agent/test_runner.hpp"
+#include "agent/plan_runner.hpp"
 #include "common/framing.hpp"
 
 namespace {
@@ -48,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace tusk;
   boost::asio::io_context io;
   RecordOutbox outbox(1000, 64u << 10);
-  TestRunner runner(io.get_executor(), catalog(), [&](proto::Record record) { outbox.add(std::move(record)); },
+  PlanRunner runner(io.get_executor(), catalog(), [&](proto::Record record) { outbox.add(std::move(record)); },
                     AgentLimits{});
   std::chrono::milliseconds lease{3000};
   framing::FrameDecoder decoder;

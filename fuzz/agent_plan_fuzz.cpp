@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tusk::proto::Plan plan;
   if (!plan.ParseFromArray(data, static_cast<int>(size))) return 0;
   const tusk::AgentLimits limits;
-  // As the agent's TestRunner does: the engine's checks (inside capped_bit_rate), then the caps.
+  // As the agent's PlanRunner does: the engine's checks (inside capped_bit_rate), then the caps.
   if (plan.has_dpdk()) {
     try {
       (void)tusk::plan_beyond_limits(plan, tusk::dpdk::capped_bit_rate(plan), limits);

@@ -1,5 +1,5 @@
 // The lease: an agent that hears nothing from its controller stops its traffic by itself.
-// Wired as in the agent: LeaseWatchdog expiry → TestRunner::stop_now → engine stopped.
+// Wired as in the agent: LeaseWatchdog expiry → PlanRunner::stop_now → engine stopped.
 #include "agent/lease_watchdog.hpp"
 
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "agent/dpdk/send_rate.hpp"
-#include "agent/test_runner.hpp"
+#include "agent/plan_runner.hpp"
 #include "common/clock.hpp"
 
 namespace tusk {
@@ -88,7 +88,7 @@ class LeaseTest : public ::testing::Test {
   EngineCatalog catalog_;
   int stops_ = 0;
   std::vector<proto::Record> records_;
-  TestRunner runner_;
+  PlanRunner runner_;
   LeaseWatchdog lease_;
 };
 

@@ -1,4 +1,4 @@
-#include "agent/test_runner.hpp"
+#include "agent/plan_runner.hpp"
 
 #include <boost/asio/post.hpp>
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 namespace tusk {
 namespace asio = boost::asio;
 
-TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
+PlanRunner::PlanRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
                        AgentLimits limits)
     : executor_(executor),
       engines_(engines),
@@ -22,12 +22,12 @@ TestRunner::TestRunner(asio::any_io_executor executor, const EngineCatalog& engi
       end_timer_(executor),
       ready_timer_(executor) {}
 
-TestRunner::~TestRunner() {
+PlanRunner::~PlanRunner() {
   *alive_ = false;
   if (engine_) engine_->stop();
 }
 
-proto::AgentState TestRunner::state() const {
+proto::AgentState PlanRunner::state() const {
   proto::AgentState state;
   state.set_run_id(plan_.run_id());
   state.set_test_index(phase_ == proto::AgentState::IDLE ? -1 : plan_.test_index());
@@ -44,7 +44,7 @@ constexpr auto kReadyPoll = std::chrono::milliseconds(10);
 
 }  // namespace
 
-void TestRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
+void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   proto::PlanAck ack;
   ack.set_run_id(plan.run_id());
   ack.set_test_index(plan.test_index());
@@ -113,7 +113,7 @@ void TestRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   await_ready(std::move(ack));
 }
 
-void TestRunner::await_ready(proto::PlanAck ack) {
+void PlanRunner::await_ready(proto::PlanAck ack) {
   if (!preparing_) return;  // stopped meanwhile
   bool ready = false;
   try {
@@ -144,7 +144,7 @@ void TestRunner::await_ready(proto::PlanAck ack) {
   for (auto& answer : answers) answer(ack);
 }
 
-void TestRunner::on_start_at(const proto::StartAt& start) {
+void PlanRunner::on_start_at(const proto::StartAt& start) {
   if (start.run_id() != plan_.run_id() || start.test_index() != plan_.test_index()) {
     spdlog::warn("start for run {} test {} ignored: prepared is run {} test {}", start.run_id(),
                  start.test_index(), plan_.run_id(), plan_.test_index());
@@ -168,7 +168,7 @@ void TestRunner::on_start_at(const proto::StartAt& start) {
   });
 }
 
-void TestRunner::begin() {
+void PlanRunner::begin() {
   actual_start_ns_ = realtime_ns();
   try {
     engine_->start(start_ns_);
@@ -187,11 +187,11 @@ void TestRunner::begin() {
   });
 }
 
-std::int64_t TestRunner::start_ns_for_sample(std::uint32_t index) const {
+std::int64_t PlanRunner::start_ns_for_sample(std::uint32_t index) const {
   return start_ns_ + std::int64_t{index} * plan_.sample_interval_ms() * 1'000'000;
 }
 
-void TestRunner::schedule_sample() {
+void PlanRunner::schedule_sample() {
   const std::uint32_t next = samples_taken_ + 1;
   // The last interval's sample is taken by finish(), at the end of the duration.
   if (std::uint64_t{next} * plan_.sample_interval_ms() >= plan_.duration_ms()) return;
@@ -203,7 +203,7 @@ void TestRunner::schedule_sample() {
   });
 }
 
-void TestRunner::take_sample() {
+void PlanRunner::take_sample() {
   proto::Record record;
   auto* sample = record.mutable_sample();
   sample->set_run_id(plan_.run_id());
@@ -216,7 +216,7 @@ void TestRunner::take_sample() {
   sink_(std::move(record));
 }
 
-void TestRunner::finish(bool completed, const std::string& reason) {
+void PlanRunner::finish(bool completed, const std::string& reason) {
   if (phase_ != proto::AgentState::RUNNING) return;
   sample_timer_.cancel();
   end_timer_.cancel();
@@ -238,7 +238,7 @@ void TestRunner::finish(bool completed, const std::string& reason) {
   spdlog::info("test {} finished: {} ({} samples)", plan_.test_index(), reason, samples_taken_);
 }
 
-void TestRunner::on_stop(const proto::Stop& stop) {
+void PlanRunner::on_stop(const proto::Stop& stop) {
   if (stop.run_id() != plan_.run_id() || stop.test_index() != plan_.test_index()) return;
   const bool was_preparing = preparing_;
   if (preparing_) {  // the controller gave up waiting: no answer is wanted any more
@@ -255,7 +255,7 @@ void TestRunner::on_stop(const proto::Stop& stop) {
   finish(false, stop.reason().empty() ? "stop" : "stop: " + stop.reason());
 }
 
-void TestRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reason) {
+void PlanRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reason) {
   if (phase_ == proto::AgentState::ARMED) {
     start_timer_.cancel();
     if (engine_) engine_->stop();
@@ -268,7 +268,7 @@ void TestRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reaso
   finish(false, reason);
 }
 
-void TestRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
+void PlanRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
   proto::Record record;
   auto* event = record.mutable_event();
   event->set_run_id(plan_.run_id());

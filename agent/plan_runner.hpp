@@ -18,13 +18,13 @@
 
 namespace tusk {
 
-class TestRunner {
+class PlanRunner {
  public:
   using RecordSink = std::function<void(proto::Record record)>;
 
-  TestRunner(boost::asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
+  PlanRunner(boost::asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
              AgentLimits limits = {});
-  ~TestRunner();
+  ~PlanRunner();
 
   using PlanAnswer = std::function<void(proto::PlanAck ack)>;
 

@@ -1,7 +1,7 @@
 // The agent's runner against a controller's StartAt: a start within reach arms the test; one
 // further ahead than any controller needs is refused with an event, and the test stays prepared.
 // And its answer to a plan: given only once the engine's background set-up is over.
-#include "agent/test_runner.hpp"
+#include "agent/plan_runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -78,17 +78,17 @@ struct RunnerFixture {
   boost::asio::io_context io;
   EngineCatalog engines;
   std::vector<proto::Record> records;
-  TestRunner runner{io.get_executor(), engines, [this](proto::Record r) { records.push_back(std::move(r)); }};
+  PlanRunner runner{io.get_executor(), engines, [this](proto::Record r) { records.push_back(std::move(r)); }};
 };
 
-TEST(TestRunner, AStartWithinReachArmsTheTest) {
+TEST(PlanRunner, AStartWithinReachArmsTheTest) {
   RunnerFixture f;
   ASSERT_TRUE(f.prepare(f.plan()).ok());
   f.runner.on_start_at(f.start_in(std::chrono::seconds(30)));
   EXPECT_EQ(f.runner.state().phase(), proto::AgentState::ARMED);
 }
 
-TEST(TestRunner, AStartFurtherAheadThanAnyControllerNeedsIsRefusedWithAnEvent) {
+TEST(PlanRunner, AStartFurtherAheadThanAnyControllerNeedsIsRefusedWithAnEvent) {
   RunnerFixture f;
   ASSERT_TRUE(f.prepare(f.plan()).ok());
   f.runner.on_start_at(f.start_in(std::chrono::hours(24 * 365)));
@@ -98,7 +98,7 @@ TEST(TestRunner, AStartFurtherAheadThanAnyControllerNeedsIsRefusedWithAnEvent) {
   EXPECT_NE(f.records[0].event().message().find("start refused"), std::string::npos) << f.records[0].DebugString();
 }
 
-TEST(TestRunner, APlanIsAnsweredOnlyOnceTheEngineIsReady) {
+TEST(PlanRunner, APlanIsAnsweredOnlyOnceTheEngineIsReady) {
   RunnerFixture f;
   auto plan = f.plan();
   plan.set_engine("rdma");
@@ -115,7 +115,7 @@ TEST(TestRunner, APlanIsAnsweredOnlyOnceTheEngineIsReady) {
   EXPECT_EQ(f.runner.state().phase(), proto::AgentState::PREPARED);
 }
 
-TEST(TestRunner, AnEngineThatCannotGetReadyIsRefusedWithItsReasonAndStopped) {
+TEST(PlanRunner, AnEngineThatCannotGetReadyIsRefusedWithItsReasonAndStopped) {
   RunnerFixture f;
   f.fails = true;
   auto plan = f.plan();
@@ -132,7 +132,7 @@ TEST(TestRunner, AnEngineThatCannotGetReadyIsRefusedWithItsReasonAndStopped) {
   EXPECT_EQ(f.runner.state().phase(), proto::AgentState::IDLE);
 }
 
-TEST(TestRunner, AStopWhilePreparingStopsTheEngineAndAnswersNothing) {
+TEST(PlanRunner, AStopWhilePreparingStopsTheEngineAndAnswersNothing) {
   RunnerFixture f;
   f.polls = 1'000'000;
   auto plan = f.plan();
