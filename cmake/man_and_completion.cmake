@@ -44,7 +44,7 @@ foreach(program tusk-agent tusk-controller)
   endif()
 endforeach()
 # tusk-profile(5): the profile reference, docs/profile.md, as a man page (no help2man needed).
-# tests/controller/profile_reference_test.cpp holds that page to the keys the loader reads.
+# tests/controller/profile/profile_reference_test.cpp holds that page to the keys the loader reads.
 find_program(TUSK_AWK NAMES awk mawk gawk REQUIRED)
 set(profile_page ${TUSK_GENERATED_DOCS}/man5/tusk-profile.5)
 add_custom_command(

@@ -1,5 +1,5 @@
 // The keys of a profile's top level, of its `agents:` and of its `safety:`: what the loader
-// accepts there, and what docs/profile.md must document (tests/controller/profile_reference_test.cpp).
+// accepts there, and what docs/profile.md must document (tests/controller/profile/profile_reference_test.cpp).
 // A test's own keys are the schema's rows (profile_schema::test_key_names).
 #pragma once
 

@@ -2,11 +2,11 @@
 # pair in a namespace of its own when run as root), the name table, the netdev discovery on a fake
 # sysfs tree; and the thresholds that judge them.
 tusk_add_test(ethtool_test
-  SOURCES agent/ethtool_counter_names_test.cpp agent/netdev_counters_test.cpp agent/ethtool_stats_test.cpp
+  SOURCES agent/rdma/counters/ethtool_counter_names_test.cpp agent/rdma/counters/netdev_counters_test.cpp agent/rdma/counters/ethtool_stats_test.cpp
   LIBS tusk_agent_lib
   LABELS unit)
 
 tusk_add_test(nic_ethtool_thresholds_test
-  SOURCES controller/nic_ethtool_thresholds_test.cpp
+  SOURCES controller/verdict/nic_ethtool_thresholds_test.cpp
   LIBS tusk_controller_lib
   LABELS unit)

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "controller/history/history_commands.hpp"
-#include "tests/controller/history_test_reports.hpp"
+#include "tests/controller/history/history_test_reports.hpp"
 
 namespace tusk {
 namespace {

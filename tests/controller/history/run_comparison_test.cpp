@@ -6,7 +6,7 @@
 
 #include <functional>
 
-#include "tests/controller/history_test_reports.hpp"
+#include "tests/controller/history/history_test_reports.hpp"
 
 namespace tusk::testing {
 namespace {
