@@ -2,23 +2,23 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <fmt/format.h>
-#include <algorithm>
 #include <cstdio>
 #include <random>
-#include <spdlog/spdlog.h>
 
 #include "agent/config_file.hpp"
 #include "agent/controller_link.hpp"
 #include "agent/inventory.hpp"
 #include "agent/lease_watchdog.hpp"
 #include "agent/option_checks.hpp"
-#include "agent/record_outbox.hpp"
 #include "agent/plan_runner.hpp"
+#include "agent/record_outbox.hpp"
 #include "common/build_info.hpp"
 #include "common/cli_completion.hpp"
 #include "common/cli_suggestion.hpp"
@@ -68,8 +68,9 @@ class Agent {
         inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_)),
         instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
         outbox_(options_.outbox_capacity, records_window_bytes(options_.send_queue_bytes)),
-        runner_(io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); },
-                options_.limits),
+        runner_(
+            io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); },
+            options_.limits),
         lease_(io.get_executor(), kDefaultLease, [this] { on_lease_expired(); }),
         heartbeat_timer_(io),
         link_(io, parse_host_port(options_.controller), tls, options_.send_queue_bytes,
@@ -110,8 +111,11 @@ class Agent {
     const std::int64_t received_ns = realtime_ns();
     lease_.renew();
     switch (message.body_case()) {
-      case proto::Envelope::kHelloAck: on_hello_ack(message.hello_ack()); break;
-      case proto::Envelope::kHeartbeat: break;
+      case proto::Envelope::kHelloAck:
+        on_hello_ack(message.hello_ack());
+        break;
+      case proto::Envelope::kHeartbeat:
+        break;
       case proto::Envelope::kClockProbe: {
         proto::Envelope reply;
         auto* echo = reply.mutable_clock_echo();
@@ -131,8 +135,12 @@ class Agent {
           link_.send(reply);
         });
         break;
-      case proto::Envelope::kStartAt: runner_.on_start_at(message.start_at()); break;
-      case proto::Envelope::kStop: runner_.on_stop(message.stop()); break;
+      case proto::Envelope::kStartAt:
+        runner_.on_start_at(message.start_at());
+        break;
+      case proto::Envelope::kStop:
+        runner_.on_stop(message.stop());
+        break;
       case proto::Envelope::kRecordAck:
         outbox_.acknowledge(message.record_ack().acked_through());
         flush_records();
@@ -162,8 +170,8 @@ class Agent {
     spdlog::info("registered with controller '{}' (lease {} ms); {} records to resend", ack.controller_name(),
                  lease_.lease().count(), outbox_.pending());
     if (lost_at_ns_ != 0 && runner_.traffic_running()) {
-      runner_.emit_event(proto::AgentEvent::CONTROLLER_BACK,
-                  fmt::format("controller connection restored after {} ms", (realtime_ns() - lost_at_ns_) / 1'000'000));
+      runner_.emit_event(proto::AgentEvent::CONTROLLER_BACK, fmt::format("controller connection restored after {} ms",
+                                                                         (realtime_ns() - lost_at_ns_) / 1'000'000));
     }
     lost_at_ns_ = 0;
     flush_records();
@@ -174,7 +182,7 @@ class Agent {
     const bool was_up = session_up_;
     session_up_ = false;
     heartbeat_timer_.cancel();
-    outbox_.rewind();  // nothing is in flight on a connection that is gone
+    outbox_.rewind();     // nothing is in flight on a connection that is gone
     if (!was_up) return;  // the link has said why
     spdlog::warn("lost the controller: {}", reason);
     lost_at_ns_ = realtime_ns();
@@ -233,8 +241,9 @@ class Agent {
     while (outbox_.take_unsent(*envelope.mutable_records(), kRecordsPerBatch, kBatchBytes)) link_.send(envelope);
     if (reported_overflow_ && outbox_.pending() < options_.outbox_capacity / 2) {
       reported_overflow_ = false;
-      runner_.emit_event(proto::AgentEvent::TELEMETRY_OVERFLOW,
-                  fmt::format("{} telemetry records were dropped while the controller was unreachable", outbox_.dropped()));
+      runner_.emit_event(
+          proto::AgentEvent::TELEMETRY_OVERFLOW,
+          fmt::format("{} telemetry records were dropped while the controller was unreachable", outbox_.dropped()));
     }
   }
 
@@ -271,10 +280,11 @@ std::optional<std::string> missing_tls_flags(const AgentOptions& options) {
   if (options.tls.cert_file.empty()) missing.push_back("--cert (tls: cert:)");
   if (options.tls.key_file.empty()) missing.push_back("--key (tls: key:)");
   if (missing.empty()) return std::nullopt;
-  return fmt::format("no {} given: mutual TLS needs the CA that signs the controller's certificate and this agent's "
-                     "certificate and key (scripts/make-certs.sh makes a lab set), or --insecure for a plaintext lab "
-                     "control plane",
-                     fmt::join(missing, ", "));
+  return fmt::format(
+      "no {} given: mutual TLS needs the CA that signs the controller's certificate and this agent's "
+      "certificate and key (scripts/make-certs.sh makes a lab set), or --insecure for a plaintext lab "
+      "control plane",
+      fmt::join(missing, ", "));
 }
 
 // Everything --check-config can check on this host without starting: the controller's address,
@@ -294,9 +304,10 @@ std::vector<std::string> configuration_problems(const AgentOptions& options, con
       // The controller takes an agent's name from its certificate and refuses one that says another.
       const std::string common_name = certificate_common_name(options.tls.cert_file);
       if (common_name != options.name) {
-        problems.push_back(fmt::format("--name '{}' is not the CN of its certificate '{}' ({}): the controller refuses "
-                                       "that agent; use --name {} or a certificate made for {}",
-                                       options.name, options.tls.cert_file, common_name, common_name, options.name));
+        problems.push_back(
+            fmt::format("--name '{}' is not the CN of its certificate '{}' ({}): the controller refuses "
+                        "that agent; use --name {} or a certificate made for {}",
+                        options.name, options.tls.cert_file, common_name, common_name, options.name));
       }
     } catch (const std::exception& e) {
       problems.push_back(e.what());
@@ -378,9 +389,11 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   std::string send_queue = "64MiB";
   app.add_option("--send-queue", send_queue,
                  "bytes waiting to reach the controller before the connection is dropped as stuck (at least 64KiB)")
-      ->check(parsed_by("SIZE", [](const std::string& text) {
-        if (units::parse_size(text) < (64u << 10)) throw std::invalid_argument("must be at least 64KiB");
-      }))
+      ->check(parsed_by("SIZE",
+                        [](const std::string& text) {
+                          if (units::parse_size(text) < (64u << 10))
+                            throw std::invalid_argument("must be at least 64KiB");
+                        }))
       ->capture_default_str()
       ->group("Agent");
   app.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signed the controller's certificate")
@@ -393,10 +406,12 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
       ->group("DPDK");
   // This agent's own limits, whatever a controller asks for.
   std::string max_rate = "0", max_duration = "24h", max_lease = "30s";
-  app.add_option("--max-rate", max_rate, "refuse plans that would send faster than this (e.g. 100Gbps; 0: the plan's cap)")
-      ->check(parsed_by("RATE", [](const std::string& text) {
-        if (text != "0") units::parse_bit_rate(text);
-      }))
+  app.add_option("--max-rate", max_rate,
+                 "refuse plans that would send faster than this (e.g. 100Gbps; 0: the plan's cap)")
+      ->check(parsed_by("RATE",
+                        [](const std::string& text) {
+                          if (text != "0") units::parse_bit_rate(text);
+                        }))
       ->capture_default_str()
       ->group("Limits");
   app.add_option("--max-duration", max_duration, "refuse tests longer than this")
@@ -404,9 +419,11 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
       ->capture_default_str()
       ->group("Limits");
   app.add_option("--max-lease", max_lease, "stop traffic at most this long after the controller goes quiet")
-      ->check(parsed_by("DURATION", [](const std::string& text) {
-        if (units::parse_duration(text) < kMinLease) throw std::invalid_argument("must be at least 300ms");
-      }))
+      ->check(parsed_by("DURATION",
+                        [](const std::string& text) {
+                          if (units::parse_duration(text) < kMinLease)
+                            throw std::invalid_argument("must be at least 300ms");
+                        }))
       ->capture_default_str()
       ->group("Limits");
   if (setup.add_options) setup.add_options(app);
@@ -436,8 +453,8 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
     const auto problems = configuration_problems(options, setup);
     for (const auto& problem : problems) std::fprintf(stderr, "tusk-agent: %s\n", printable(problem).c_str());
     if (!problems.empty()) return 2;
-    std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n",
-                config_file.empty() ? "options" : config_file.c_str(), options.name.c_str(), options.controller.c_str());
+    std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n", config_file.empty() ? "options" : config_file.c_str(),
+                options.name.c_str(), options.controller.c_str());
     return 0;
   }
 

@@ -1,8 +1,8 @@
 #include "agent/config_file.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -118,8 +118,8 @@ class ConfigApplier {
       }
       if (!all_good) return;
     } else {
-      const std::string* text =
-          reader_.scalar(value, setting.option->get_expected_max() > 1 ? "a value or a list of values" : "a single value");
+      const std::string* text = reader_.scalar(
+          value, setting.option->get_expected_max() > 1 ? "a value or a list of values" : "a single value");
       if (!text) return;
       texts.push_back(*text);
     }

@@ -1,8 +1,8 @@
 #include "agent/controller_link.hpp"
 
-#include <boost/asio/connect.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <boost/asio/connect.hpp>
 
 namespace tusk {
 namespace asio = boost::asio;
@@ -18,7 +18,9 @@ ControllerLink::ControllerLink(asio::io_context& io, HostPort controller, asio::
       resolver_(io),
       redial_timer_(io) {}
 
-void ControllerLink::start() { dial(); }
+void ControllerLink::start() {
+  dial();
+}
 
 void ControllerLink::dial() {
   if (stopped_) return;
@@ -46,8 +48,7 @@ void ControllerLink::dial() {
           in_session_ = false;
           std::weak_ptr<Connection> weak = connection;
           connection->start_as_client(
-              controller_.host,
-              [this](proto::Envelope& message) { handlers_.on_message(message); },
+              controller_.host, [this](proto::Envelope& message) { handlers_.on_message(message); },
               [this, weak](const std::string& reason) {
                 if (connection_ == weak.lock()) connection_.reset();
                 if (!in_session_) attempt_failed(reason);

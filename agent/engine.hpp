@@ -61,8 +61,8 @@ struct EngineEntry {
 // Engines this agent binary can run, by profile engine name ("rdma", "dpdk").
 struct EngineCatalog {
   std::map<std::string, EngineEntry> engines;
-  std::vector<std::string> notes;  // why an engine is missing, for the registration message
-  std::vector<proto::DpdkPort> dpdk_ports;  // the ports the dpdk engine opened
+  std::vector<std::string> notes;               // why an engine is missing, for the registration message
+  std::vector<proto::DpdkPort> dpdk_ports;      // the ports the dpdk engine opened
   std::vector<proto::RdmaDevice> rdma_devices;  // what the rdma engine found, discovered once
 };
 

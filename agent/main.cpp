@@ -1,8 +1,8 @@
 // The shipped tusk-agent, with the engines this version has.
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <filesystem>
 #include <stdexcept>
@@ -24,7 +24,9 @@ struct DpdkFlags {
 };
 
 // The device name DPDK gives a vdev is its text before the first comma ("net_af_packet0,iface=x").
-std::string device_name(const std::string& vdev) { return vdev.substr(0, vdev.find(',')); }
+std::string device_name(const std::string& vdev) {
+  return vdev.substr(0, vdev.find(','));
+}
 
 // "net_af_packet0,iface=eth1,..." → "eth1"; "" for other drivers.
 std::string af_packet_interface(const std::string& vdev) {
@@ -95,7 +97,8 @@ int main(int argc, char** argv) {
     }
     for (const auto& pci : dpdk.pci) {
       if (missing("/sys/bus/pci/devices/" + pci)) {
-        problems.push_back(fmt::format("--dpdk-pci {}: this host has no PCI device {} (lspci -D lists them)", pci, pci));
+        problems.push_back(
+            fmt::format("--dpdk-pci {}: this host has no PCI device {} (lspci -D lists them)", pci, pci));
       }
     }
     for (const auto& device : rdma_devices) {
@@ -129,7 +132,8 @@ int main(int argc, char** argv) {
       throw std::invalid_argument(fmt::format("--dpdk-address given {} times for {} DPDK ports: one per port, in order",
                                               dpdk.addresses.size(), dpdk.options.ports.size()));
     }
-    for (const auto& address : dpdk.addresses) dpdk.options.addresses.push_back(tusk::dpdk::parse_ipv4_interface(address));
+    for (const auto& address : dpdk.addresses)
+      dpdk.options.addresses.push_back(tusk::dpdk::parse_ipv4_interface(address));
     tusk::dpdk::add_dpdk_engine(engines, dpdk.options);
     tusk::rdma::add_rdma_engine(engines, agent_name, dpdk.options.idle_sleep_us, rdma_devices);
     return engines;

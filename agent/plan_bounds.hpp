@@ -17,7 +17,8 @@ void at_most(std::string_view field, Value value, Bound most) {
 }
 
 inline void finite_at_least_zero(std::string_view field, double value) {
-  if (!std::isfinite(value) || value < 0) throw EngineError(fmt::format("{} {} is not a number of 0 or more", field, value));
+  if (!std::isfinite(value) || value < 0)
+    throw EngineError(fmt::format("{} {} is not a number of 0 or more", field, value));
 }
 
 }  // namespace tusk::plan_bounds

@@ -1,10 +1,10 @@
 #include "agent/plan_runner.hpp"
 
-#include <boost/asio/post.hpp>
 #include <fmt/format.h>
+#include <boost/asio/post.hpp>
 
-#include <algorithm>
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include "common/clock.hpp"
 
@@ -95,12 +95,12 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   try {
     auto engine = entry->second.make();
     std::weak_ptr<bool> alive = alive_;
-    engine->prepare(plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message,
-                                        const std::string& stream_id) {
-      asio::post(executor_, [this, alive, kind, message, stream_id] {
-        if (auto guard = alive.lock(); guard && *guard) emit_event(kind, message, stream_id);
-      });
-    });
+    engine->prepare(
+        plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
+          asio::post(executor_, [this, alive, kind, message, stream_id] {
+            if (auto guard = alive.lock(); guard && *guard) emit_event(kind, message, stream_id);
+          });
+        });
     engine_ = std::move(engine);
   } catch (const std::exception& e) {
     ack.set_error(fmt::format("{} engine could not prepare: {}", plan.engine(), e.what()));
@@ -146,15 +146,16 @@ void PlanRunner::await_ready(proto::PlanAck ack) {
 
 void PlanRunner::on_start_at(const proto::StartAt& start) {
   if (start.run_id() != plan_.run_id() || start.test_index() != plan_.test_index()) {
-    spdlog::warn("start for run {} test {} ignored: prepared is run {} test {}", start.run_id(),
-                 start.test_index(), plan_.run_id(), plan_.test_index());
+    spdlog::warn("start for run {} test {} ignored: prepared is run {} test {}", start.run_id(), start.test_index(),
+                 plan_.run_id(), plan_.test_index());
     return;
   }
   if (phase_ != proto::AgentState::PREPARED) return;  // a resend of a start already taken
   const std::int64_t ahead_ns = start.agent_start_ns() - realtime_ns();
   if (ahead_ns > std::chrono::nanoseconds(wire::kMaxStartAhead).count()) {
-    const auto why = fmt::format("start refused: it is {:.0f} s ahead, more than the {} s any controller needs",
-                                 ahead_ns / 1e9, std::chrono::duration_cast<std::chrono::seconds>(wire::kMaxStartAhead).count());
+    const auto why =
+        fmt::format("start refused: it is {:.0f} s ahead, more than the {} s any controller needs", ahead_ns / 1e9,
+                    std::chrono::duration_cast<std::chrono::seconds>(wire::kMaxStartAhead).count());
     spdlog::error("test {}: {}", plan_.test_index(), why);
     emit_event(proto::AgentEvent::NOTICE, why);
     return;

@@ -77,8 +77,7 @@ int main(int argc, char** argv) {
   const double elapsed = (tusk::realtime_ns() - start) / 1e9;
   engine.stop();
   std::printf("tusk tx (%s, %u queue%s): %llu frames of %u B in %.2f s = %.0f pps (%.3f Gbit/s)\n",
-              encapsulation.c_str(), unsigned{queues}, queues == 1 ? "" : "s",
-              static_cast<unsigned long long>(frames), frame_size, elapsed, frames / elapsed,
-              tusk::bit_rate_of(frames / elapsed, frame_size) / 1e9);
+              encapsulation.c_str(), unsigned{queues}, queues == 1 ? "" : "s", static_cast<unsigned long long>(frames),
+              frame_size, elapsed, frames / elapsed, tusk::bit_rate_of(frames / elapsed, frame_size) / 1e9);
   return 0;
 }

@@ -43,8 +43,9 @@ Timing measure(const FrameSpec& spec, std::size_t frames) {
                  tusk::dpdk::ParseStatus::Ok;
   }
   const auto done = std::chrono::steady_clock::now();
-  if (parsed_ok != frames) std::fprintf(stderr, "frame_header_bench: %llu frames did not parse\n",
-                                        static_cast<unsigned long long>(frames - parsed_ok));
+  if (parsed_ok != frames)
+    std::fprintf(stderr, "frame_header_bench: %llu frames did not parse\n",
+                 static_cast<unsigned long long>(frames - parsed_ok));
   return {std::chrono::duration<double, std::nano>(written - begin).count() / frames,
           std::chrono::duration<double, std::nano>(done - written).count() / frames};
 }
@@ -66,9 +67,9 @@ int main(int argc, char** argv) {
   const Timing reference = measure(ethernet, frames);
   const Timing ipv4 = measure(routed, frames);
   std::printf("frame_header_bench: %zu frames of %zu B\n", frames, kFrameSize);
-  std::printf("  write headers   ethernet %6.2f ns/frame   ipv4_udp %6.2f ns/frame   ratio %.2f\n",
-              reference.write_ns, ipv4.write_ns, ipv4.write_ns / reference.write_ns);
-  std::printf("  parse headers   ethernet %6.2f ns/frame   ipv4_udp %6.2f ns/frame   ratio %.2f\n",
-              reference.parse_ns, ipv4.parse_ns, ipv4.parse_ns / reference.parse_ns);
+  std::printf("  write headers   ethernet %6.2f ns/frame   ipv4_udp %6.2f ns/frame   ratio %.2f\n", reference.write_ns,
+              ipv4.write_ns, ipv4.write_ns / reference.write_ns);
+  std::printf("  parse headers   ethernet %6.2f ns/frame   ipv4_udp %6.2f ns/frame   ratio %.2f\n", reference.parse_ns,
+              ipv4.parse_ns, ipv4.parse_ns / reference.parse_ns);
   return 0;
 }

@@ -184,8 +184,9 @@ int main(int argc, char** argv) {
   fmt::print("{:<30} {:>10}  {}\n", "operation", "GB/s", "ratio");
   fmt::print("{:-<30} {:->10}  {:-<14}\n", "", "", "");
   for (const Row& row : rows) fmt::print("{:<30} {:>10.2f}  {}\n", row.what, row.gbps, row.ratio);
-  fmt::print("\nGB/s count the bytes of one buffer (memcmp reads two). Goal: fill >= 0.5x memcpy and check >= 0.5x "
-             "memcmp, frame by frame.\n");
+  fmt::print(
+      "\nGB/s count the bytes of one buffer (memcmp reads two). Goal: fill >= 0.5x memcpy and check >= 0.5x "
+      "memcmp, frame by frame.\n");
   if (check_errors != 0) fmt::print("WARNING: the checker counted {} bit errors on clean data\n", check_errors);
   return 0;
 }

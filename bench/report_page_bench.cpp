@@ -6,8 +6,8 @@
 // Prints the median of several openings; the target is under 3 s for 256 hosts.
 //
 //   report_page_bench [--hosts 256] [--seconds 10] [--runs 3]
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -44,39 +44,84 @@ json synthetic_report(int hosts, int seconds) {
       if (a == b) continue;
       const bool bad = (a * 7 + b) % 997 == 0;
       const double rate = 2.4e8 * (bad ? 0.9 : 1.0 - 0.03 * ((a * 31 + b * 17) % 100) / 100.0);
-      streams.push_back({{"agent", names[a]}, {"stream_id", "tx:" + names[b]}, {"peer", names[b]}, {"kind", "tx"},
-                         {"sender", names[a]}, {"receiver", names[b]}, {"passed", true},
-                         {"counters", {{"tx_frames", 20000 * seconds}}}, {"gauges", json::object()},
-                         {"metrics", {{"throughput_bps", 2.4e8}}}, {"ber", nullptr}, {"checks", json::array()},
+      streams.push_back({{"agent", names[a]},
+                         {"stream_id", "tx:" + names[b]},
+                         {"peer", names[b]},
+                         {"kind", "tx"},
+                         {"sender", names[a]},
+                         {"receiver", names[b]},
+                         {"passed", true},
+                         {"counters", {{"tx_frames", 20000 * seconds}}},
+                         {"gauges", json::object()},
+                         {"metrics", {{"throughput_bps", 2.4e8}}},
+                         {"ber", nullptr},
+                         {"checks", json::array()},
                          {"series", series(seconds, "tx_bytes", 2.4e8, 0)}});
       json checks = json::array();
       if (bad) checks.push_back({{"key", "max_lost_frames"}, {"passed", false}, {"text", "lost_frames 30 > max 0"}});
-      streams.push_back({{"agent", names[b]}, {"stream_id", "rx:" + names[a] + "/1"}, {"peer", names[a]}, {"kind", "rx"},
-                         {"sender", names[a]}, {"receiver", names[b]}, {"passed", !bad},
+      streams.push_back({{"agent", names[b]},
+                         {"stream_id", "rx:" + names[a] + "/1"},
+                         {"peer", names[a]},
+                         {"kind", "rx"},
+                         {"sender", names[a]},
+                         {"receiver", names[b]},
+                         {"passed", !bad},
                          {"counters", {{"rx_frames", 20000 * seconds}, {"lost_frames", bad ? 3 * seconds : 0}}},
                          {"gauges", {{"latency_p99_ns", 236543.0}}},
                          {"metrics", {{"throughput_bps", rate}, {"loss_ratio", bad ? 1.5e-4 : 0.0}, {"bit_errors", 0}}},
-                         {"ber", {{"bits_compared", 8e9}, {"bit_errors", 0}, {"measured", 0.0}, {"upper_bound", 3.7e-10},
-                                  {"confidence", 0.95}, {"target", 1e-12}, {"bits_needed_for_target", 3e12},
-                                  {"seconds_more_for_target", 12000.0}}},
-                         {"checks", checks}, {"series", series(seconds, "rx_bytes", rate, bad ? 3 : 0)}});
+                         {"ber",
+                          {{"bits_compared", 8e9},
+                           {"bit_errors", 0},
+                           {"measured", 0.0},
+                           {"upper_bound", 3.7e-10},
+                           {"confidence", 0.95},
+                           {"target", 1e-12},
+                           {"bits_needed_for_target", 3e12},
+                           {"seconds_more_for_target", 12000.0}}},
+                         {"checks", checks},
+                         {"series", series(seconds, "rx_bytes", rate, bad ? 3 : 0)}});
     }
   }
   json starts = json::array(), agents = json::array();
   for (const auto& name : names) {
     starts.push_back({{"agent", name}, {"clock_offset_ns", 1000}, {"clock_rtt_ns", 2000}, {"start_error_ns", 300}});
-    agents.push_back({{"name", name}, {"hostname", name}, {"version", "0.1.0"}, {"remote", ""}, {"connected_at_end", true},
-                      {"connections", 1}, {"duplicate_records_dropped", 0}, {"records_missing", 0}});
+    agents.push_back({{"name", name},
+                      {"hostname", name},
+                      {"version", "0.1.0"},
+                      {"remote", ""},
+                      {"connected_at_end", true},
+                      {"connections", 1},
+                      {"duplicate_records_dropped", 0},
+                      {"records_missing", 0}});
   }
-  json test{{"index", 0}, {"name", "mesh"}, {"engine", "dpdk"}, {"topology", "mesh"}, {"duration_s", seconds},
-            {"sample_interval_s", 1}, {"agents", names}, {"verdict", "fail"}, {"problems", json::array()},
-            {"warnings", json::array()}, {"planned_start", "2026-11-24T10:00:00.000Z"}, {"start_skew_ns", 1000},
-            {"starts", starts}, {"thresholds", json::array()}, {"streams", streams}, {"path_faults", json::array()}};
-  return {{"schema", "tusk.report/1"}, {"tusk_version", "bench"}, {"run_id", fmt::format("synthetic-{}-hosts", hosts)},
+  json test{{"index", 0},
+            {"name", "mesh"},
+            {"engine", "dpdk"},
+            {"topology", "mesh"},
+            {"duration_s", seconds},
+            {"sample_interval_s", 1},
+            {"agents", names},
+            {"verdict", "fail"},
+            {"problems", json::array()},
+            {"warnings", json::array()},
+            {"planned_start", "2026-11-24T10:00:00.000Z"},
+            {"start_skew_ns", 1000},
+            {"starts", starts},
+            {"thresholds", json::array()},
+            {"streams", streams},
+            {"path_faults", json::array()}};
+  return {{"schema", "tusk.report/1"},
+          {"tusk_version", "bench"},
+          {"run_id", fmt::format("synthetic-{}-hosts", hosts)},
           {"profile", {{"name", "synthetic"}, {"file", "synthetic.yaml"}, {"description", ""}, {"source", ""}}},
-          {"started", "2026-11-24T10:00:00.000Z"}, {"finished", "2026-11-24T10:01:00.000Z"}, {"exit_code", 1},
-          {"conclusion", "synthetic"}, {"missing_agents", json::array()}, {"agents", agents},
-          {"tests", json::array({test})}, {"faults", json::array()}};
+          {"started", "2026-11-24T10:00:00.000Z"},
+          {"finished", "2026-11-24T10:01:00.000Z"},
+          {"exit_code", 1},
+          {"conclusion", "synthetic"},
+          {"missing_agents", json::array()},
+          {"agents", agents},
+          {"tests", json::array({test})},
+          {"faults", json::array()}};
 }
 
 struct Opening {
@@ -109,7 +154,9 @@ int main(int argc, char** argv) {
   CLI::App app{"report.html opening time for a synthetic full-mesh fabric"};
   int hosts = 256, seconds = 10, runs = 3;
   app.add_option("--hosts", hosts, "hosts in the mesh")->capture_default_str()->check(CLI::Range(2, 2048));
-  app.add_option("--seconds", seconds, "per-second samples per stream")->capture_default_str()->check(CLI::Range(1, 3600));
+  app.add_option("--seconds", seconds, "per-second samples per stream")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
   app.add_option("--runs", runs, "openings of each page")->capture_default_str()->check(CLI::Range(1, 50));
   CLI11_PARSE(app, argc, argv);
   if (!tusk::testing::HeadlessChromium::available()) {
@@ -125,8 +172,8 @@ int main(int argc, char** argv) {
     const double build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const std::string path = (scratch / name).string();
     std::ofstream(path) << html;
-    std::cout << fmt::format("{:>5} hosts: {:>7} pairs, page {:.1f} MB, report and page made in {:.0f} ms\n",
-                             n, n * (n - 1), html.size() / 1e6, build_ms);
+    std::cout << fmt::format("{:>5} hosts: {:>7} pairs, page {:.1f} MB, report and page made in {:.0f} ms\n", n,
+                             n * (n - 1), html.size() / 1e6, build_ms);
     return path;
   };
   const std::string reference = write_page(2, "reference.html");
@@ -140,9 +187,10 @@ int main(int argc, char** argv) {
     large_wall_ms.push_back(opening.wall_ms);
   }
   const double ref = median(reference_ms), big = median(large_ms);
-  std::cout << fmt::format("opened in headless Chromium, median of {}: 2 hosts {:.0f} ms, {} hosts {:.0f} ms "
-                           "(Chromium start to exit {:.0f} ms); {:.1f}x the 2-host page\n",
-                           runs, ref, hosts, big, median(large_wall_ms), ref > 0 ? big / ref : 0.0);
+  std::cout << fmt::format(
+      "opened in headless Chromium, median of {}: 2 hosts {:.0f} ms, {} hosts {:.0f} ms "
+      "(Chromium start to exit {:.0f} ms); {:.1f}x the 2-host page\n",
+      runs, ref, hosts, big, median(large_wall_ms), ref > 0 ? big / ref : 0.0);
   std::cout << fmt::format("target: {} hosts open in under 3000 ms: {}\n", hosts,
                            big > 0 && big < 3000 ? "met" : "NOT met");
   std::filesystem::remove_all(scratch);

@@ -7,11 +7,11 @@
 // References measured in the same run: the controller context with OpenSSL's default session
 // tickets (what Tusk did before), and the elliptic-curve arithmetic a handshake cannot avoid
 // (ephemeral key, shared secret, one signature, two verifications per side).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
 #include <time.h>
+#include <CLI/CLI.hpp>
 
 #include <boost/asio/ssl/context.hpp>
 #include <cstdio>
@@ -122,8 +122,12 @@ int main(int argc, char** argv) {
   CLI::App app{"tls_handshake_bench: CPU per mutually authenticated TLS handshake, each side"};
   int count = 2000;
   int agents = 4096;
-  app.add_option("--handshakes", count, "handshakes per measurement")->check(CLI::Range(10, 1000000))->capture_default_str();
-  app.add_option("--agents", agents, "fleet size to turn the cost into a registration time")->check(CLI::Range(1, 1000000))->capture_default_str();
+  app.add_option("--handshakes", count, "handshakes per measurement")
+      ->check(CLI::Range(10, 1000000))
+      ->capture_default_str();
+  app.add_option("--agents", agents, "fleet size to turn the cost into a registration time")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   char pattern[] = "/tmp/tusk-tls-bench-XXXXXX";
@@ -132,7 +136,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string dir = pattern;
-  const std::string make = "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + dir + " lab-a >/dev/null";
+  const std::string make =
+      "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + dir + " lab-a >/dev/null";
   if (std::system(make.c_str()) != 0) {
     std::fprintf(stderr, "tls_handshake_bench: scripts/make-certs.sh failed\n");
     return 1;
@@ -140,7 +145,8 @@ int main(int argc, char** argv) {
   try {
     auto controller = tusk::make_tls_context({dir + "/ca.pem", dir + "/controller.pem", dir + "/controller.key"},
                                              tusk::TlsRole::Controller);
-    auto agent = tusk::make_tls_context({dir + "/ca.pem", dir + "/lab-a.pem", dir + "/lab-a.key"}, tusk::TlsRole::Agent);
+    auto agent =
+        tusk::make_tls_context({dir + "/ca.pem", dir + "/lab-a.pem", dir + "/lab-a.key"}, tusk::TlsRole::Agent);
     // The reference: the same controller context with OpenSSL's default two TLS 1.3 tickets.
     auto with_tickets = tusk::make_tls_context({dir + "/ca.pem", dir + "/controller.pem", dir + "/controller.key"},
                                                tusk::TlsRole::Controller);
@@ -153,17 +159,19 @@ int main(int argc, char** argv) {
     const PerSide ticket_side = handshakes(with_tickets.native_handle(), agent.native_handle(), count);
     const double floor = curve_floor_ms(count);
 
-    std::printf("tls_handshake_bench: %d handshakes each, TLS %s, P-256 certificates, %s\n", count,
-                "1.3", OpenSSL_version(OPENSSL_VERSION));
+    std::printf("tls_handshake_bench: %d handshakes each, TLS %s, P-256 certificates, %s\n", count, "1.3",
+                OpenSSL_version(OPENSSL_VERSION));
     std::printf("  controller side, Tusk's context      %7.3f ms   (client %.3f ms)\n", tusk_side.server_ms,
                 tusk_side.client_ms);
     std::printf("  controller side, with tickets (ref)  %7.3f ms   (client %.3f ms)   Tusk/ref %.2f\n",
                 ticket_side.server_ms, ticket_side.client_ms, tusk_side.server_ms / ticket_side.server_ms);
-    std::printf("  curve arithmetic per side (floor)    %7.3f ms   Tusk/floor %.1f\n", floor, tusk_side.server_ms / floor);
-    std::printf("  %d agents: %.2f s of controller CPU and %.2f s of the agents' to handshake; on a machine\n"
-                "  where both share two cores, registration cannot take less than %.2f s\n",
-                agents, tusk_side.server_ms * agents / 1e3, tusk_side.client_ms * agents / 1e3,
-                (tusk_side.server_ms + tusk_side.client_ms) * agents / 2e3);
+    std::printf("  curve arithmetic per side (floor)    %7.3f ms   Tusk/floor %.1f\n", floor,
+                tusk_side.server_ms / floor);
+    std::printf(
+        "  %d agents: %.2f s of controller CPU and %.2f s of the agents' to handshake; on a machine\n"
+        "  where both share two cores, registration cannot take less than %.2f s\n",
+        agents, tusk_side.server_ms * agents / 1e3, tusk_side.client_ms * agents / 1e3,
+        (tusk_side.server_ms + tusk_side.client_ms) * agents / 2e3);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tls_handshake_bench: %s\n", e.what());
     fs::remove_all(dir);

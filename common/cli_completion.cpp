@@ -1,8 +1,8 @@
 #include "common/cli_completion.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -77,7 +77,8 @@ std::string arm(const CLI::App& app, const std::string& pattern, const std::vect
 std::string bash_completion(const CLI::App& app, std::string_view program) {
   std::vector<std::string> names;
   std::string arms;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
   arms += arm(app, "\"\"", names);
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
     arms += arm(*sub, sub->get_name(), {});

@@ -1,7 +1,7 @@
 #include "common/cli_suggestion.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -16,7 +16,8 @@ namespace {
 // `app`'s option called `name` ("--wait", "-h"), looking up through parents whose options a
 // subcommand takes too (fallthrough), or null.
 const CLI::Option* option_named(const CLI::App& app, std::string_view name) {
-  for (const CLI::App* place = &app; place != nullptr; place = place->get_fallthrough() ? place->get_parent() : nullptr) {
+  for (const CLI::App* place = &app; place != nullptr;
+       place = place->get_fallthrough() ? place->get_parent() : nullptr) {
     for (const CLI::Option* option : place->get_options()) {
       if (name.starts_with("--")) {
         for (const auto& long_name : option->get_lnames()) {

@@ -10,7 +10,7 @@
 namespace CLI {
 class App;
 class ParseError;
-}
+}  // namespace CLI
 
 namespace tusk {
 

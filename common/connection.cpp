@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <openssl/x509.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
 #include <boost/asio/write.hpp>
-#include <openssl/x509.h>
 #include <iterator>
 
 #include "common/printable.hpp"
@@ -31,8 +31,7 @@ std::string describe_endpoint(const asio::ip::tcp::socket& socket) {
 }
 }  // namespace
 
-std::shared_ptr<Connection> Connection::create(asio::ip::tcp::socket socket, asio::ssl::context* tls,
-                                               Limits limits) {
+std::shared_ptr<Connection> Connection::create(asio::ip::tcp::socket socket, asio::ssl::context* tls, Limits limits) {
   return std::make_shared<Connection>(std::move(socket), tls, limits);
 }
 
@@ -58,8 +57,7 @@ void Connection::start_as_server(MessageHandler on_message, CloseHandler on_clos
   start(true, "");
 }
 
-void Connection::start_as_client(const std::string& expected_host, MessageHandler on_message,
-                                 CloseHandler on_close) {
+void Connection::start_as_client(const std::string& expected_host, MessageHandler on_message, CloseHandler on_close) {
   on_message_ = std::move(on_message);
   on_close_ = std::move(on_close);
   start(false, expected_host);
@@ -89,19 +87,19 @@ void Connection::start(bool as_server, const std::string& expected_host) {
   } else {
     stream_.set_verify_callback(asio::ssl::host_name_verification(expected_host));
   }
-  stream_.async_handshake(as_server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
-                          [self = shared_from_this()](error_code ec) {
-                            self->handshake_timer_.cancel();
-                            if (ec) {
-                              self->close(fmt::format(
-                                  "TLS handshake failed: {}{}", ec.message(),
-                                  self->presented_name_.empty()
-                                      ? std::string()
-                                      : fmt::format(" (its certificate says CN={})", printable(self->presented_name_))));
-                              return;
-                            }
-                            self->on_ready();
-                          });
+  stream_.async_handshake(
+      as_server ? asio::ssl::stream_base::server : asio::ssl::stream_base::client,
+      [self = shared_from_this()](error_code ec) {
+        self->handshake_timer_.cancel();
+        if (ec) {
+          self->close(fmt::format("TLS handshake failed: {}{}", ec.message(),
+                                  self->presented_name_.empty() ? std::string()
+                                                                : fmt::format(" (its certificate says CN={})",
+                                                                              printable(self->presented_name_))));
+          return;
+        }
+        self->on_ready();
+      });
 }
 
 void Connection::on_ready() {

@@ -36,8 +36,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   using CloseHandler = std::function<void(const std::string& reason)>;
 
   // `tls` null means plaintext (only with an explicit --insecure). The context must outlive us.
-  static std::shared_ptr<Connection> create(boost::asio::ip::tcp::socket socket,
-                                            boost::asio::ssl::context* tls, Limits limits);
+  static std::shared_ptr<Connection> create(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context* tls,
+                                            Limits limits);
   Connection(boost::asio::ip::tcp::socket socket, boost::asio::ssl::context* tls, Limits limits);
   ~Connection();
   Connection(const Connection&) = delete;

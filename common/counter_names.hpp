@@ -80,12 +80,12 @@ inline constexpr std::string_view kDscpRewrites = "dscp_rewrites";  // arrived w
 
 // NIC port counters ("nic" streams) the verdict judges one by one. agent/rdma/counters/rdma_counter_names
 // maps each driver's names onto these (rxe's out_of_seq_request is out_of_sequence, ...).
-inline constexpr std::string_view kOutOfSequence = "out_of_sequence";              // responder: PSN ahead
-inline constexpr std::string_view kPacketSeqErr = "packet_seq_err";                // requester: sequence NAKs
-inline constexpr std::string_view kLocalAckTimeoutErr = "local_ack_timeout_err";   // requester: ACK timer fired
-inline constexpr std::string_view kNpCnpSent = "np_cnp_sent";                      // CNPs sent for ECN marks
+inline constexpr std::string_view kOutOfSequence = "out_of_sequence";             // responder: PSN ahead
+inline constexpr std::string_view kPacketSeqErr = "packet_seq_err";               // requester: sequence NAKs
+inline constexpr std::string_view kLocalAckTimeoutErr = "local_ack_timeout_err";  // requester: ACK timer fired
+inline constexpr std::string_view kNpCnpSent = "np_cnp_sent";                     // CNPs sent for ECN marks
 inline constexpr std::string_view kNpEcnMarkedRocePackets = "np_ecn_marked_roce_packets";
-inline constexpr std::string_view kSymbolError = "symbol_error";                   // physical layer
+inline constexpr std::string_view kSymbolError = "symbol_error";  // physical layer
 // Ethernet side of a NIC port (ethtool statistics): agent/rdma/counters/ethtool_counter_names maps drivers' names.
 inline constexpr std::string_view kPauseFrames = "pause_frames";  // PAUSE/PFC frames received + sent
 inline constexpr std::string_view kRxDiscards = "rx_discards";    // received, dropped: no port buffer

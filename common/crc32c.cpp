@@ -52,7 +52,9 @@ std::uint32_t update(std::uint32_t crc, const void* data, std::size_t length) {
 
 }  // namespace
 
-std::uint32_t crc32c(const void* data, std::size_t length) { return crc32c_extend(0, data, length); }
+std::uint32_t crc32c(const void* data, std::size_t length) {
+  return crc32c_extend(0, data, length);
+}
 
 std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t length) {
   return update(crc ^ 0xFFFFFFFFu, data, length) ^ 0xFFFFFFFFu;

@@ -6,7 +6,9 @@
 namespace tusk {
 namespace {
 
-char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+char lower(char c) {
+  return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+}
 
 }  // namespace
 
@@ -21,8 +23,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       const std::size_t substitution = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
       current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + substitution});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1])) {
         current[j] = std::min(current[j], before_previous[j - 2] + 1);
       }
     }
@@ -32,8 +33,7 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return previous[b.size()];
 }
 
-std::optional<std::string> closest_match(std::string_view word,
-                                         const std::vector<std::string_view>& candidates) {
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string_view>& candidates) {
   // A third of the word: lets "duraton" find "duration" but keeps "rate" from suggesting "name".
   const std::size_t limit = std::max<std::size_t>(1, word.size() / 3);
   std::optional<std::string_view> best;

@@ -16,7 +16,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word`, if it is within max(1, word.size() / 3) edits; the earliest
 // candidate wins a tie. Nothing when no candidate is close enough to be a plausible typo.
-std::optional<std::string> closest_match(std::string_view word,
-                                         const std::vector<std::string_view>& candidates);
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string_view>& candidates);
 
 }  // namespace tusk

@@ -47,8 +47,8 @@ FrameDecoder::Status FrameDecoder::next(proto::Envelope& out, std::string& error
   }
   if (available < kHeaderSize) return Status::NeedMore;
   const auto* u = reinterpret_cast<const unsigned char*>(head);
-  const std::uint32_t length = (std::uint32_t{u[4]} << 24) | (std::uint32_t{u[5]} << 16) |
-                               (std::uint32_t{u[6]} << 8) | std::uint32_t{u[7]};
+  const std::uint32_t length =
+      (std::uint32_t{u[4]} << 24) | (std::uint32_t{u[5]} << 16) | (std::uint32_t{u[6]} << 8) | std::uint32_t{u[7]};
   if (length > max_frame_) {
     failed_ = true;
     error = fmt::format("frame of {} bytes exceeds the maximum of {}", length, max_frame_);

@@ -41,8 +41,7 @@ class PrintableSink final : public spdlog::sinks::base_sink<std::mutex> {
 void init_logging(const std::string& program, const std::string& level) {
   auto parsed = spdlog::level::from_str(level);
   if (parsed == spdlog::level::off && level != "off") {
-    throw std::invalid_argument("unknown log level '" + level +
-                                "' (expected trace, debug, info, warn or error)");
+    throw std::invalid_argument("unknown log level '" + level + "' (expected trace, debug, info, warn or error)");
   }
   auto logger = std::make_shared<spdlog::logger>(program, std::make_shared<PrintableSink>());
   spdlog::drop(program);

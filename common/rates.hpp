@@ -33,7 +33,9 @@ SizeMix size_mix(std::uint64_t single, const Sizes& sizes) {
 }
 
 // Bits per second of `per_second` units of `bytes` each.
-constexpr double bit_rate_of(double per_second, double bytes) { return per_second * bytes * 8; }
+constexpr double bit_rate_of(double per_second, double bytes) {
+  return per_second * bytes * 8;
+}
 
 // Bits per second of `bytes` moved in `seconds`; 0 when no time passed.
 constexpr double throughput_bps(double bytes, double seconds) {

@@ -26,12 +26,14 @@ void rewrite_keys(Map& map, const std::function<void(std::string&)>& key) {
 
 void rewrite_stream_texts(proto::StreamCounters& stream, const std::function<void(std::string&)>& text,
                           const std::function<void(std::string&)>& key) {
-  for (std::string* field : {stream.mutable_stream_id(), stream.mutable_peer(), stream.mutable_kind(), stream.mutable_nic()}) {
+  for (std::string* field :
+       {stream.mutable_stream_id(), stream.mutable_peer(), stream.mutable_kind(), stream.mutable_nic()}) {
     text(*field);
   }
   if (stream.has_flow()) {
     auto& flow = *stream.mutable_flow();
-    for (std::string* field : {flow.mutable_src_address(), flow.mutable_dst_address(), flow.mutable_protocol()}) text(*field);
+    for (std::string* field : {flow.mutable_src_address(), flow.mutable_dst_address(), flow.mutable_protocol()})
+      text(*field);
   }
   for (auto& hop : *stream.mutable_path()) {
     text(*hop.mutable_address());

@@ -69,12 +69,12 @@ void require_purpose(SSL_CTX* context, const std::string& file, TlsRole role) {
       key_usage = "; its key usage has none of digitalSignature, keyEncipherment, keyAgreement";
     }
   }
-  throw TlsError(fmt::format(
-      "TLS: certificate '{}' (CN={}) cannot be a TLS {}: its extended key usage allows {}{}; the {} needs "
-      "extendedKeyUsage {} (an {}'s certificate given to the {}?)",
-      file, printable(subject), server ? "server" : "client", extended_key_usages(certificate), key_usage,
-      server ? "controller" : "agent", server ? "serverAuth" : "clientAuth", server ? "agent" : "controller",
-      server ? "controller" : "agent"));
+  throw TlsError(
+      fmt::format("TLS: certificate '{}' (CN={}) cannot be a TLS {}: its extended key usage allows {}{}; the {} needs "
+                  "extendedKeyUsage {} (an {}'s certificate given to the {}?)",
+                  file, printable(subject), server ? "server" : "client", extended_key_usages(certificate), key_usage,
+                  server ? "controller" : "agent", server ? "serverAuth" : "clientAuth",
+                  server ? "agent" : "controller", server ? "controller" : "agent"));
 }
 
 }  // namespace
@@ -86,9 +86,8 @@ ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
 
   ssl::context context(role == TlsRole::Controller ? ssl::context::tls_server : ssl::context::tls_client);
   // TLS 1.2 is the oldest version we allow; 1.0/1.1 and SSL are off.
-  context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                      ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
-                      ssl::context::single_dh_use);
+  context.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 | ssl::context::no_sslv3 |
+                      ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
   // On TLS 1.2, only AEAD suites with forward secrecy (TLS 1.3 has nothing else): the CBC suites
   // OpenSSL allows by default are the ones padding-oracle attacks go after.
   if (SSL_CTX_set_cipher_list(context.native_handle(), kTls12Ciphers) != 1) {

@@ -17,8 +17,12 @@ namespace {
 
 // ---- scanning ----------------------------------------------------------------------------------
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
@@ -69,10 +73,9 @@ double to_double(std::string_view number) {
   const auto result = std::from_chars(number.data(), number.data() + number.size(), value);
   if (result.ec != std::errc::result_out_of_range) return value;
   const auto e = number.find_first_of("eE");
-  const bool tiny =
-      e != std::string_view::npos
-          ? number.substr(e + 1).starts_with('-')
-          : number.substr(0, number.find('.')).find_first_not_of('0') == std::string_view::npos;
+  const bool tiny = e != std::string_view::npos
+                        ? number.substr(e + 1).starts_with('-')
+                        : number.substr(0, number.find('.')).find_first_not_of('0') == std::string_view::npos;
   return tiny ? 0.0 : std::numeric_limits<double>::infinity();
 }
 
@@ -231,20 +234,19 @@ constexpr std::string_view kSizeExpected =
 constexpr std::string_view kBitRateExpected =
     "expected a number with a unit bps, kbps, Mbps, Gbps, Tbps or bit/s, kbit/s, Mbit/s, Gbit/s, "
     "Tbit/s (e.g. 100Gbps)";
-constexpr std::string_view kPacketRateExpected =
-    "expected a number with a unit pps, kpps, Mpps, Gpps (e.g. 25Mpps)";
-constexpr std::string_view kRateExpected =
-    "expected a bit rate (e.g. 100Gbps), a packet rate (e.g. 25Mpps) or max";
+constexpr std::string_view kPacketRateExpected = "expected a number with a unit pps, kpps, Mpps, Gpps (e.g. 25Mpps)";
+constexpr std::string_view kRateExpected = "expected a bit rate (e.g. 100Gbps), a packet rate (e.g. 25Mpps) or max";
 constexpr std::string_view kDurationExpected =
     "expected a number with a unit ns, us, ms, s, m, h (e.g. 30s, 1.5s, 1h30m)";
-constexpr std::string_view kRatioExpected =
-    "expected a number from 0 to 1 or a percentage (e.g. 1e-12, 0.5, 2.5%)";
+constexpr std::string_view kRatioExpected = "expected a number from 0 to 1 or a percentage (e.g. 1e-12, 0.5, 2.5%)";
 constexpr std::string_view kNumberExpected = "expected a number (e.g. 1.5, -3, 1e-6)";
 constexpr std::string_view kCountExpected =
     "expected a whole number, optionally with an exponent or a k, M, G, T suffix (e.g. 1000, 1e6, "
     "10M)";
 
-bool starts_negative(std::string_view text) { return !text.empty() && text.front() == '-'; }
+bool starts_negative(std::string_view text) {
+  return !text.empty() && text.front() == '-';
+}
 
 // ---- rates -------------------------------------------------------------------------------------
 
@@ -254,8 +256,7 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 // Strips one of `suffixes` from `unit` and returns the prefix's factor, if the rest is a known
 // metric prefix.
-std::optional<double> rate_factor(std::string_view unit,
-                                  std::initializer_list<std::string_view> suffixes) {
+std::optional<double> rate_factor(std::string_view unit, std::initializer_list<std::string_view> suffixes) {
   for (const auto suffix : suffixes) {
     if (ends_with(unit, suffix)) {
       return find_unit(kRatePrefixes, unit.substr(0, unit.size() - suffix.size()));
@@ -267,8 +268,7 @@ std::optional<double> rate_factor(std::string_view unit,
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
       return false;
     }
   }
@@ -419,8 +419,7 @@ std::chrono::nanoseconds parse_duration(std::string_view text) {
     if (part.status == Whole::NotWhole) {
       fail(text, "a duration", "it is not a whole number of nanoseconds (e.g. 250ns)");
     }
-    if (part.status == Whole::TooLarge || __builtin_add_overflow(total, part.value, &total) ||
-        total > kMax) {
+    if (part.status == Whole::TooLarge || __builtin_add_overflow(total, part.value, &total) || total > kMax) {
       fail(text, "a duration", "it is too long (at most about 292 years)");
     }
   }
@@ -460,8 +459,7 @@ std::uint64_t parse_count(std::string_view text) {
   const auto factor = find_unit(kCountSuffixes, unit);
   if (number.empty() || !factor) fail(text, "a count", kCountExpected);
   const auto result = to_whole(number, *factor);
-  if (result.status == Whole::NotWhole)
-    fail(text, "a count", "it is not a whole number (e.g. 1000)");
+  if (result.status == Whole::NotWhole) fail(text, "a count", "it is not a whole number (e.g. 1000)");
   if (result.status == Whole::TooLarge) {
     fail(text, "a count", "it is too large (at most 18446744073709551615)");
   }
@@ -471,8 +469,7 @@ std::uint64_t parse_count(std::string_view text) {
 // ---- formatters --------------------------------------------------------------------------------
 
 std::string format_size(std::uint64_t bytes) {
-  static constexpr std::array<std::string_view, 7> kUnits{"B",   "KiB", "MiB", "GiB",
-                                                          "TiB", "PiB", "EiB"};
+  static constexpr std::array<std::string_view, 7> kUnits{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   std::size_t i = 0;
   std::uint64_t unit = 1;
   while (i + 1 < kUnits.size() && bytes / unit >= 1024) {
@@ -490,8 +487,7 @@ std::string format_size(std::uint64_t bytes) {
 }
 
 std::string format_bit_rate(double bits_per_second) {
-  static constexpr std::array<std::string_view, 5> kUnits{"bit/s", "kbit/s", "Mbit/s", "Gbit/s",
-                                                          "Tbit/s"};
+  static constexpr std::array<std::string_view, 5> kUnits{"bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"};
   return format_metric(bits_per_second, kUnits);
 }
 
@@ -509,9 +505,8 @@ std::string format_duration(std::chrono::nanoseconds duration) {
   const std::int64_t ns = duration.count();
   if (ns < 0) {
     // -INT64_MIN overflows; one nanosecond off at -292 years does not matter in a report.
-    const std::int64_t magnitude = ns == std::numeric_limits<std::int64_t>::min()
-                                       ? std::numeric_limits<std::int64_t>::max()
-                                       : -ns;
+    const std::int64_t magnitude =
+        ns == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -ns;
     return fmt::format("-{}", format_duration(std::chrono::nanoseconds(magnitude)));
   }
   const auto count = static_cast<std::uint64_t>(ns);

@@ -157,17 +157,16 @@ std::optional<YAML::Node> parse_yaml(std::string_view text, YamlErrors& errors) 
       // Only a document with aliases (*name) can stand for more than its text shows.
       const bool aliased = text.find('*') != std::string_view::npos;
       errors.add({errors.file(), 0, 0}, "",
-                 aliased ? fmt::format("the document {} once its aliases are followed: is an alias repeated on purpose?",
-                                       *past)
+                 aliased ? fmt::format(
+                               "the document {} once its aliases are followed: is an alias repeated on purpose?", *past)
                          : fmt::format("the document {}: more than Tusk reads from one file", *past));
       return std::nullopt;
     }
     return document;
   } catch (const YAML::Exception& error) {
     const bool has_mark = error.mark.line >= 0;
-    errors.add({errors.file(), has_mark ? error.mark.line + 1 : 0,
-                has_mark ? error.mark.column + 1 : 0},
-               "", fmt::format("YAML syntax error: {}", printable(error.msg)));
+    errors.add({errors.file(), has_mark ? error.mark.line + 1 : 0, has_mark ? error.mark.column + 1 : 0}, "",
+               fmt::format("YAML syntax error: {}", printable(error.msg)));
     return std::nullopt;
   }
 }
@@ -179,8 +178,7 @@ std::string join_path(std::string_view parent, std::string_view key) {
 }
 
 bool has_key(const std::vector<YamlEntry>& entries, std::string_view key) {
-  return std::any_of(entries.begin(), entries.end(),
-                     [key](const YamlEntry& entry) { return entry.key == key; });
+  return std::any_of(entries.begin(), entries.end(), [key](const YamlEntry& entry) { return entry.key == key; });
 }
 
 YamlValue YamlReader::root(const YAML::Node& node) const {
@@ -188,16 +186,14 @@ YamlValue YamlReader::root(const YAML::Node& node) const {
   return {node, "", "", errors_.pos_of(node, start), start};
 }
 
-YamlValue YamlReader::element(const YamlValue& list, const YAML::Node& node,
-                              std::size_t index) const {
+YamlValue YamlReader::element(const YamlValue& list, const YAML::Node& node, std::size_t index) const {
   const std::string name = fmt::format("{}[{}]", list.name, index);
   const std::string path = fmt::format("{}[{}]", list.path, index);
   const YamlPos pos = errors_.pos_of(node, list.pos);
   return {node, path, name, pos, pos};
 }
 
-std::optional<std::vector<YamlEntry>> YamlReader::mapping(const YamlValue& value,
-                                                          std::string_view expected) {
+std::optional<std::vector<YamlEntry>> YamlReader::mapping(const YamlValue& value, std::string_view expected) {
   if (!value.node.IsMap()) {
     mismatch(value, expected);
     return std::nullopt;
@@ -207,8 +203,7 @@ std::optional<std::vector<YamlEntry>> YamlReader::mapping(const YamlValue& value
   for (const auto& pair : value.node) {
     const YamlPos key_pos = errors_.pos_of(pair.first, value.pos);
     if (!pair.first.IsScalar()) {
-      errors_.add(key_pos, value.path,
-                  fmt::format("expected a key name, got {}", describe(pair.first)));
+      errors_.add(key_pos, value.path, fmt::format("expected a key name, got {}", describe(pair.first)));
       continue;
     }
     const std::string& key = pair.first.Scalar();
@@ -272,8 +267,7 @@ std::optional<std::string> YamlReader::non_empty_string(const YamlValue& value) 
   return text;
 }
 
-std::optional<std::string> YamlReader::choice(const YamlValue& value,
-                                              const std::vector<std::string_view>& choices) {
+std::optional<std::string> YamlReader::choice(const YamlValue& value, const std::vector<std::string_view>& choices) {
   const std::string expected = fmt::format("one of {}", join_words(choices, ", "));
   const std::string* text = scalar(value, expected);
   if (!text) return std::nullopt;
@@ -309,8 +303,7 @@ void YamlReader::above_maximum(const YamlValue& value, std::string_view max_text
   fail(value, fmt::format("{} {} is above the maximum {}", value.name, value.text(), max_text));
 }
 
-std::optional<std::int64_t> YamlReader::integer(const YamlValue& value,
-                                                const Range<std::int64_t>& range) {
+std::optional<std::int64_t> YamlReader::integer(const YamlValue& value, const Range<std::int64_t>& range) {
   const std::string* text = scalar(value, "an integer");
   if (!text) return std::nullopt;
   std::string_view digits = *text;
@@ -322,8 +315,7 @@ std::optional<std::int64_t> YamlReader::integer(const YamlValue& value,
     digits.remove_prefix(1);
   }
   std::int64_t number = 0;
-  const auto [end, error] =
-      std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
   if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
     fail(value, fmt::format("expected an integer, got '{}'", *text));
     return std::nullopt;
@@ -332,8 +324,7 @@ std::optional<std::int64_t> YamlReader::integer(const YamlValue& value,
   return number;
 }
 
-std::optional<std::uint32_t> YamlReader::uint32(const YamlValue& value,
-                                                const Range<std::int64_t>& range) {
+std::optional<std::uint32_t> YamlReader::uint32(const YamlValue& value, const Range<std::int64_t>& range) {
   const auto number = integer(value, range);
   if (!number) return std::nullopt;
   return static_cast<std::uint32_t>(*number);
@@ -341,20 +332,17 @@ std::optional<std::uint32_t> YamlReader::uint32(const YamlValue& value,
 
 // ---- values with units -------------------------------------------------------------------------
 
-std::optional<std::uint64_t> YamlReader::size(const YamlValue& value,
-                                              const Range<std::uint64_t>& range) {
+std::optional<std::uint64_t> YamlReader::size(const YamlValue& value, const Range<std::uint64_t>& range) {
   const auto bytes = with_units(value, "a size like 4KiB", units::parse_size);
   if (!bytes || !in_range(value, *bytes, range)) return std::nullopt;
   return bytes;
 }
 
-std::optional<milliseconds> YamlReader::duration(const YamlValue& value,
-                                                 const Range<milliseconds>& range) {
+std::optional<milliseconds> YamlReader::duration(const YamlValue& value, const Range<milliseconds>& range) {
   const auto ns = with_units(value, "a duration like 30s", units::parse_duration);
   if (!ns) return std::nullopt;
   if (*ns % 1ms != 0ns) {
-    fail(value,
-         fmt::format("{} {} is not a whole number of milliseconds", value.name, value.text()));
+    fail(value, fmt::format("{} {} is not a whole number of milliseconds", value.name, value.text()));
     return std::nullopt;
   }
   const auto ms = std::chrono::duration_cast<milliseconds>(*ns);

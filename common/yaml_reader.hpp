@@ -147,8 +147,7 @@ class YamlReader {
   std::optional<std::string> non_empty_string(const YamlValue& value);
 
   // One of `choices`, exactly as written there; a near miss gets a suggestion.
-  std::optional<std::string> choice(const YamlValue& value,
-                                    const std::vector<std::string_view>& choices);
+  std::optional<std::string> choice(const YamlValue& value, const std::vector<std::string_view>& choices);
 
   // Only YAML's own booleans: a quoted "true" or a 1 is a mistake worth pointing out.
   std::optional<bool> boolean(const YamlValue& value);
@@ -200,8 +199,8 @@ class YamlReader {
   std::optional<std::uint64_t> size(const YamlValue& value, const Range<std::uint64_t>& range);
 
   // A duration that must be a whole number of milliseconds: "30s", "100ms".
-  std::optional<std::chrono::milliseconds> duration(
-      const YamlValue& value, const Range<std::chrono::milliseconds>& range);
+  std::optional<std::chrono::milliseconds> duration(const YamlValue& value,
+                                                    const Range<std::chrono::milliseconds>& range);
 
   // "1e-12", "0.1%".
   std::optional<double> ratio(const YamlValue& value);

@@ -3,34 +3,34 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include <nlohmann/json.hpp>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
-#include "common/json_text.hpp"
-#include "common/logging.hpp"
-#include "common/units.hpp"
 #include "common/build_info.hpp"
 #include "common/cli_completion.hpp"
 #include "common/cli_suggestion.hpp"
+#include "common/json_text.hpp"
+#include "common/logging.hpp"
+#include "common/units.hpp"
 #include "common/version.hpp"
+#include "controller/history/history_commands.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
+#include "controller/model/training_model_loader.hpp"
+#include "controller/model/training_model_printer.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "controller/report/report_text.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/run/run_orchestrator.hpp"
-#include "controller/model/training_model_loader.hpp"
-#include "controller/model/training_model_printer.hpp"
-#include "controller/history/history_commands.hpp"
 
 namespace tusk {
 
@@ -45,9 +45,10 @@ struct ControlPlaneFlags {
   CLI::Option* listen_option = nullptr;
 
   void add_to(CLI::App& command) {
-    listen_option = command.add_option("--listen", listen,
-                                       "address to accept agents on, host:port (with --insecure: 127.0.0.1:7420)")
-                        ->capture_default_str();
+    listen_option =
+        command
+            .add_option("--listen", listen, "address to accept agents on, host:port (with --insecure: 127.0.0.1:7420)")
+            ->capture_default_str();
     command.add_option("--ca", options.tls.ca_file, "CA certificate (PEM) that signs agent certificates");
     command.add_option("--cert", options.tls.cert_file, "controller certificate (PEM)");
     command.add_option("--key", options.tls.key_file, "controller private key (PEM)");
@@ -77,9 +78,10 @@ struct ControlPlaneFlags {
     if (options.insecure && !listen_given) listen = "127.0.0.1:7420";
     resolved.listen = parse_host_port(listen);
     if (options.insecure && listen_given && (resolved.listen.host == "0.0.0.0" || resolved.listen.host == "::")) {
-      spdlog::warn("--insecure on {}: anyone who reaches this host on port {} can register as any agent and "
-                   "read its plan; use a lab network only",
-                   resolved.listen.host, resolved.listen.port);
+      spdlog::warn(
+          "--insecure on {}: anyone who reaches this host on port {} can register as any agent and "
+          "read its plan; use a lab network only",
+          resolved.listen.host, resolved.listen.port);
     }
     try {
       resolved.lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(lease));
@@ -188,8 +190,9 @@ std::unique_ptr<MetricsEndpoint> start_metrics(const RunFlags& flags, const Prof
     MetricsSecurity security = flags.metrics_security;
     if (flags.metrics_tls) {
       if (options.control.insecure) {
-        throw std::runtime_error("--metrics-tls serves /metrics with the controller's --cert and --key to scrapers "
-                                 "whose certificate --ca signed: it cannot go with --insecure");
+        throw std::runtime_error(
+            "--metrics-tls serves /metrics with the controller's --cert and --key to scrapers "
+            "whose certificate --ca signed: it cannot go with --insecure");
       }
       security.tls = options.control.tls;
     }
@@ -203,9 +206,11 @@ std::unique_ptr<MetricsEndpoint> start_metrics(const RunFlags& flags, const Prof
 // --only-through LINK --from REPORT: the flows that crossed LINK in REPORT, and the profile cut
 // down to the tests that had some. Throws std::runtime_error naming what is wrong.
 void only_through(const RunFlags& flags, Profile& profile, RunOptions& options) {
-  if (flags.from_report.empty()) throw std::runtime_error("--only-through needs --from REPORT (an earlier run's report.json)");
+  if (flags.from_report.empty())
+    throw std::runtime_error("--only-through needs --from REPORT (an earlier run's report.json)");
   std::ifstream file(flags.from_report);
-  if (!file) throw std::runtime_error(fmt::format("--from {}: cannot read it: {}", flags.from_report, std::strerror(errno)));
+  if (!file)
+    throw std::runtime_error(fmt::format("--from {}: cannot read it: {}", flags.from_report, std::strerror(errno)));
   nlohmann::json report;
   try {
     report = parse_json<nlohmann::json>(file);
@@ -217,7 +222,8 @@ void only_through(const RunFlags& flags, Profile& profile, RunOptions& options) 
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("--only-through: {}: {}", flags.from_report, e.what()));
   }
-  std::erase_if(profile.tests, [&](const TestSpec& test) { return !options.only_through->by_test.contains(test.name); });
+  std::erase_if(profile.tests,
+                [&](const TestSpec& test) { return !options.only_through->by_test.contains(test.name); });
   if (profile.tests.empty()) {
     throw std::runtime_error(fmt::format("--only-through: no test of {} had flows through '{}' in {}", profile.file,
                                          flags.only_through, flags.from_report));
@@ -234,7 +240,8 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     if (!flags.wait.empty()) {
       options.wait_override = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.wait));
     }
-    if (!flags.topology.empty()) options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
+    if (!flags.topology.empty())
+      options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
     if (!flags.only_through.empty()) only_through(flags, *profile, options);
     try {
       metrics_linger = units::parse_duration(flags.metrics_linger);
@@ -284,10 +291,10 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     if (metrics) metrics->linger(metrics_linger);
     return outcome.exit_code;
   }
-  spdlog::error("{}; the report is {} (the run's own exit code would have been {})", fallback->error,
-                fallback->written_to == "-" ? std::string("on stdout above")
-                                            : fmt::format("in {} instead", fallback->written_to),
-                outcome.exit_code);
+  spdlog::error(
+      "{}; the report is {} (the run's own exit code would have been {})", fallback->error,
+      fallback->written_to == "-" ? std::string("on stdout above") : fmt::format("in {} instead", fallback->written_to),
+      outcome.exit_code);
   if (metrics) metrics->linger(metrics_linger);
   return kExitReportElsewhere;
 }
@@ -359,20 +366,22 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
     registry.sync_clocks(names, 8);
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     nlohmann::json agents = nlohmann::json::array();
-    std::cout << fmt::format("{} agent(s) registered (expected {}){}\n", names.size(), expect, names.empty() ? "" : ":");
+    std::cout << fmt::format("{} agent(s) registered (expected {}){}\n", names.size(), expect,
+                             names.empty() ? "" : ":");
     std::vector<std::string> idle;  // registered, but with no engine: they can run no test
     for (const auto& view : registry.agents()) {
       if (!view.connected) continue;
       const auto& inventory = view.inventory;
       if (inventory.engines().empty()) idle.push_back(view.name);
-      std::cout << fmt::format("  {:<16} {:<22} clock offset {:>9.3f} ms  rtt {:>8.3f} ms  engines [{}]  RDMA devices {}\n",
-                               view.name, view.remote, view.clock ? view.clock->offset_ns / 1e6 : 0.0,
-                               view.clock ? view.clock->rtt_ns / 1e6 : 0.0, fmt::join(inventory.engines(), ","),
-                               inventory.rdma_devices_size());
+      std::cout << fmt::format(
+          "  {:<16} {:<22} clock offset {:>9.3f} ms  rtt {:>8.3f} ms  engines [{}]  RDMA devices {}\n", view.name,
+          view.remote, view.clock ? view.clock->offset_ns / 1e6 : 0.0, view.clock ? view.clock->rtt_ns / 1e6 : 0.0,
+          fmt::join(inventory.engines(), ","), inventory.rdma_devices_size());
       for (const auto& device : inventory.rdma_devices()) {
         for (const auto& port : device.ports()) {
-          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", device.name(), port.port_num(),
-                                   port.state(), port.link_layer(), port.active_mtu(), port.speed_gbps(), port.gids_size());
+          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", device.name(),
+                                   port.port_num(), port.state(), port.link_layer(), port.active_mtu(),
+                                   port.speed_gbps(), port.gids_size());
         }
       }
       for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", note);
@@ -422,8 +431,9 @@ void raise_descriptor_limit() {
 }  // namespace
 
 int controller_main(int argc, char** argv) {
-  CLI::App app{fmt::format("tusk-controller {}: drives Tusk agents through a profile and judges the fabric", kTuskVersion),
-               "tusk-controller"};
+  CLI::App app{
+      fmt::format("tusk-controller {}: drives Tusk agents through a profile and judges the fabric", kTuskVersion),
+      "tusk-controller"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_line("tusk-controller"));
   bool print_completion = false;
@@ -470,7 +480,8 @@ int controller_main(int argc, char** argv) {
   run_flags.history.add_to(*run);
   auto* metrics_listen = run->add_option("--metrics-listen", run_flags.metrics_listen,
                                          "serve Prometheus metrics on this address while the run lasts, ip:port");
-  run->add_option("--metrics-linger", run_flags.metrics_linger, "keep serving the final metrics this long after the run")
+  run->add_option("--metrics-linger", run_flags.metrics_linger,
+                  "keep serving the final metrics this long after the run")
       ->capture_default_str()
       ->needs(metrics_listen);
   run->add_option("--metrics-auth", run_flags.metrics_security.basic_auth,
@@ -487,7 +498,8 @@ int controller_main(int argc, char** argv) {
 
   std::string report_run;
   std::string report_out;
-  auto* report = app.add_subcommand("report", "draw report.html from an earlier run's report.json, or print its summary");
+  auto* report =
+      app.add_subcommand("report", "draw report.html from an earlier run's report.json, or print its summary");
   report->add_option("run", report_run, "run directory (or its report.json)")->required();
   report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
   bool report_as_text = false;
@@ -504,12 +516,14 @@ int controller_main(int argc, char** argv) {
   inventory->add_option("--wait", inventory_wait, "how long to wait")->capture_default_str();
   inventory->add_option("--json", inventory_json, "also write the inventory to this file");
   inventory->footer(
-      "Exit status: 0 when --expect agents registered that can run tests (each with an engine), 3 when fewer did, 2 for a "
+      "Exit status: 0 when --expect agents registered that can run tests (each with an engine), 3 when fewer did, 2 "
+      "for a "
       "usage error.");
 
   HistoryCommands history_commands(app);
   // After the subcommands, which would inherit it.
-  app.footer("Each command's own options: tusk-controller COMMAND --help. Shipped profiles and models: /usr/share/tusk.");
+  app.footer(
+      "Each command's own options: tusk-controller COMMAND --help. Shipped profiles and models: /usr/share/tusk.");
 
   try {
     app.parse(argc, argv);

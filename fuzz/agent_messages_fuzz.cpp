@@ -10,9 +10,9 @@
 
 #include "agent/agent_limits.hpp"
 #include "agent/dpdk/send_rate.hpp"
+#include "agent/plan_runner.hpp"
 #include "agent/rdma/rdma_engine.hpp"
 #include "agent/record_outbox.hpp"
-#include "agent/plan_runner.hpp"
 #include "common/framing.hpp"
 
 namespace {
@@ -48,8 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace tusk;
   boost::asio::io_context io;
   RecordOutbox outbox(1000, 64u << 10);
-  PlanRunner runner(io.get_executor(), catalog(), [&](proto::Record record) { outbox.add(std::move(record)); },
-                    AgentLimits{});
+  PlanRunner runner(
+      io.get_executor(), catalog(), [&](proto::Record record) { outbox.add(std::move(record)); }, AgentLimits{});
   std::chrono::milliseconds lease{3000};
   framing::FrameDecoder decoder;
   decoder.feed(reinterpret_cast<const char*>(data), size);
@@ -62,11 +62,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         lease = bounded_lease(message.hello_ack().lease_ms(), lease, AgentLimits{});
         (void)bounded_heartbeat(message.hello_ack().heartbeat_interval_ms(), lease);
         break;
-      case proto::Envelope::kPlan: runner.on_plan(message.plan(), [](proto::PlanAck) {}); break;
-      case proto::Envelope::kStartAt: runner.on_start_at(message.start_at()); break;
-      case proto::Envelope::kStop: runner.on_stop(message.stop()); break;
-      case proto::Envelope::kRecordAck: outbox.acknowledge(message.record_ack().acked_through()); break;
-      default: break;
+      case proto::Envelope::kPlan:
+        runner.on_plan(message.plan(), [](proto::PlanAck) {});
+        break;
+      case proto::Envelope::kStartAt:
+        runner.on_start_at(message.start_at());
+        break;
+      case proto::Envelope::kStop:
+        runner.on_stop(message.stop());
+        break;
+      case proto::Envelope::kRecordAck:
+        outbox.acknowledge(message.record_ack().acked_through());
+        break;
+      default:
+        break;
     }
     io.poll();
     while (outbox.take_unsent(batch, 256, 1u << 20)) {

@@ -4,7 +4,7 @@
 # Deployment: help2man for the man pages, dpkg-dev for the packages' dependencies, mmdebstrap for
 # the install test's fresh Debian root, systemd for systemd-analyze, slurm-wlm and munge for the
 # real single-node Slurm the sbatch script is tested on. jq: the lab demo reads its reports.)
-# lld: the scripts link with it (scripts/build-env.sh).
+# lld: the scripts link with it (scripts/build-env.sh). clang-format: the layout test (tests/style/).
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
@@ -15,7 +15,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev libssl-dev openssl
-  clang libclang-rt-14-dev libbpf-dev
+  clang libclang-rt-14-dev clang-format libbpf-dev
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping

@@ -33,7 +33,8 @@ std::vector<int> parse_cpu_list(const std::string& text) {
     const std::size_t dash = part.find('-');
     const int first = parse_cpu(part.substr(0, dash), text);
     const int last = dash == std::string_view::npos ? first : parse_cpu(part.substr(dash + 1), text);
-    if (last < first) throw std::invalid_argument("lcore list '" + text + "': range '" + std::string(part) + "' runs backwards");
+    if (last < first)
+      throw std::invalid_argument("lcore list '" + text + "': range '" + std::string(part) + "' runs backwards");
     for (int cpu = first; cpu <= last; ++cpu) cpus.push_back(cpu);
   }
   if (cpus.empty()) throw std::invalid_argument("lcore list is empty");

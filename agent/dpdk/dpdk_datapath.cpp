@@ -121,7 +121,8 @@ void DpdkEngine::tx_loop(Worker& worker) {
   std::uint64_t sent_total = 0;
   std::uint64_t slots_skipped = 0;  // frame slots that passed while the port took nothing
   // Behind by more than a millisecond of frames (two bursts at least) is a stall, not jitter.
-  const auto max_lag = std::max<std::uint64_t>(2 * kBurst, ns_per_frame > 0 ? static_cast<std::uint64_t>(1e6 / ns_per_frame) : 0);
+  const auto max_lag =
+      std::max<std::uint64_t>(2 * kBurst, ns_per_frame > 0 ? static_cast<std::uint64_t>(1e6 / ns_per_frame) : 0);
   std::size_t next_target = 0;
   rte_mbuf* burst[kBurst];
   std::uint16_t burst_frame_bytes[kBurst];
@@ -239,8 +240,8 @@ class RxThread {
   inline void check_class(StreamState& rx, const RxStreamCounters& stream, const ParsedFrame& parsed);
   // A silence longer than the gap threshold that lost frames is a traffic gap (counted, with the
   // frames lost in it); one in which the sender sent nothing is its host pausing.
-  inline void judge_gap(StreamState& rx, RxStreamCounters& counters, const ParsedFrame& parsed,
-                        std::int64_t silent_ns, std::int64_t sent_apart_ns, std::uint64_t lost_in_gap);
+  inline void judge_gap(StreamState& rx, RxStreamCounters& counters, const ParsedFrame& parsed, std::int64_t silent_ns,
+                        std::int64_t sent_apart_ns, std::uint64_t lost_in_gap);
   static inline void store_counts(const StreamState& rx, const StreamTracker::Counts& counts,
                                   RxStreamCounters& counters);
   void publish_latency();
@@ -254,8 +255,8 @@ class RxThread {
   const bool by_address_;
   std::vector<std::unique_ptr<StreamState>> state_;
   std::unordered_map<std::uint64_t, std::size_t> index_of_stream_;  // stream_key -> rx_streams index
-  std::vector<std::uint8_t> linear_;  // a chained frame, made contiguous
-  std::int64_t last_poll_ns_ = 0, unpolled_ns_ = 0;  // time this thread was not polling, summed
+  std::vector<std::uint8_t> linear_;                                // a chained frame, made contiguous
+  std::int64_t last_poll_ns_ = 0, unpolled_ns_ = 0;                 // time this thread was not polling, summed
 };
 
 void RxThread::run() {
@@ -346,8 +347,8 @@ std::optional<std::size_t> RxThread::stream_of(const std::uint8_t* data, const P
   return index;
 }
 
-void RxThread::on_test_frame(const rte_mbuf* mbuf, std::uint32_t length, const ParsedFrame& parsed,
-                             std::size_t index, std::int64_t now) {
+void RxThread::on_test_frame(const rte_mbuf* mbuf, std::uint32_t length, const ParsedFrame& parsed, std::size_t index,
+                             std::int64_t now) {
   StreamState& rx = *state_[index];
   RxStreamCounters& counters = worker_.rx_streams[index];
   const bool inverted = parsed.header.flags & kFlagPayloadInverted;
@@ -355,9 +356,8 @@ void RxThread::on_test_frame(const rte_mbuf* mbuf, std::uint32_t length, const P
       payload::count_bit_errors(pattern_, inverted, parsed.header.prbs_state, parsed.payload, parsed.payload_length);
   // Nothing arrived for a while, and not because this thread was descheduled: a gap, unless the
   // sender paused (the frames on both sides of it are consecutive, sent that far apart).
-  const std::int64_t silent_ns = rx.last_arrival_ns == 0
-                                     ? 0
-                                     : (now - rx.last_arrival_ns) - (unpolled_ns_ - rx.unpolled_at_last_arrival_ns);
+  const std::int64_t silent_ns =
+      rx.last_arrival_ns == 0 ? 0 : (now - rx.last_arrival_ns) - (unpolled_ns_ - rx.unpolled_at_last_arrival_ns);
   const auto sent_apart_ns = static_cast<std::int64_t>(parsed.header.tx_timestamp_ns - rx.last_tx_ns);
   rx.last_arrival_ns = now;
   rx.unpolled_at_last_arrival_ns = unpolled_ns_;
@@ -384,7 +384,8 @@ void RxThread::on_test_frame(const rte_mbuf* mbuf, std::uint32_t length, const P
   rx.tracker.on_frame(parsed.header.seq, errors > 0, errors);
   const auto counts = rx.tracker.counts();
   if (gap) {
-    judge_gap(rx, counters, parsed, silent_ns, sent_apart_ns, counts.lost > lost_before ? counts.lost - lost_before : 0);
+    judge_gap(rx, counters, parsed, silent_ns, sent_apart_ns,
+              counts.lost > lost_before ? counts.lost - lost_before : 0);
   }
   rx.bytes += length + (stripped ? kVlanTagLength : 0);  // as on the wire
   rx.bits_compared += std::uint64_t{parsed.payload_length} * 8;
@@ -392,7 +393,7 @@ void RxThread::on_test_frame(const rte_mbuf* mbuf, std::uint32_t length, const P
 }
 
 void RxThread::check_vlan(StreamState& rx, const RxStreamCounters& stream, const ParsedFrame& parsed,
-                         const ArrivedTag& tag) {
+                          const ArrivedTag& tag) {
   rx.vlan_tagged += tag.tagged;
   const FrameSpec& spec = engine_.frame_spec_;
   const TagCheck tag_check = check_tag(spec, tag);
@@ -400,12 +401,12 @@ void RxThread::check_vlan(StreamState& rx, const RxStreamCounters& stream, const
     ++rx.vlan_mismatches;
     if (!rx.vlan_reported && engine_.events_) {
       rx.vlan_reported = true;
-      engine_.events_(proto::AgentEvent::NOTICE,
-                      fmt::format("{} stream {} arrives {}, expected {}", engine_.peer_name(stream),
-                                  parsed.header.stream_id,
-                                  tag.tagged ? fmt::format("on VLAN {}", tag.vlan) : std::string("untagged"),
-                                  spec.tagged ? fmt::format("VLAN {}", spec.vlan) : std::string("untagged")),
-                      engine_.rx_stream_id(stream));
+      engine_.events_(
+          proto::AgentEvent::NOTICE,
+          fmt::format("{} stream {} arrives {}, expected {}", engine_.peer_name(stream), parsed.header.stream_id,
+                      tag.tagged ? fmt::format("on VLAN {}", tag.vlan) : std::string("untagged"),
+                      spec.tagged ? fmt::format("VLAN {}", spec.vlan) : std::string("untagged")),
+          engine_.rx_stream_id(stream));
     }
   } else if (tag_check == TagCheck::PcpChanged) {
     ++rx.pcp_changes;
@@ -427,8 +428,8 @@ void RxThread::check_class(StreamState& rx, const RxStreamCounters& stream, cons
   }
 }
 
-void RxThread::judge_gap(StreamState& rx, RxStreamCounters& counters, const ParsedFrame& parsed,
-                         std::int64_t silent_ns, std::int64_t sent_apart_ns, std::uint64_t lost_in_gap) {
+void RxThread::judge_gap(StreamState& rx, RxStreamCounters& counters, const ParsedFrame& parsed, std::int64_t silent_ns,
+                         std::int64_t sent_apart_ns, std::uint64_t lost_in_gap) {
   if (lost_in_gap == 0 && sent_apart_ns > engine_.gap_threshold_ns_) {
     // The sender sent nothing meanwhile: its host paused, the link did not fail.
     if (engine_.events_) {
@@ -443,11 +444,11 @@ void RxThread::judge_gap(StreamState& rx, RxStreamCounters& counters, const Pars
   counters.traffic_gaps.fetch_add(1, std::memory_order_relaxed);
   counters.gap_lost.store(rx.gap_lost, std::memory_order_relaxed);
   if (engine_.events_) {
-    engine_.events_(proto::AgentEvent::LINK_DOWN,
-                    fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed ({} frames lost in it)",
-                                engine_.peer_name(counters), parsed.header.stream_id, silent_ns / 1'000'000,
-                                lost_in_gap),
-                    engine_.rx_stream_id(counters));
+    engine_.events_(
+        proto::AgentEvent::LINK_DOWN,
+        fmt::format("traffic gap on {} stream {}: nothing for {} ms, resumed ({} frames lost in it)",
+                    engine_.peer_name(counters), parsed.header.stream_id, silent_ns / 1'000'000, lost_in_gap),
+        engine_.rx_stream_id(counters));
   }
 }
 

@@ -95,9 +95,10 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   interface_ = context_.address(*port_);
   if (test.encapsulation() == "ipv4_udp") {
     if (interface_.address == 0) {
-      throw EngineError(fmt::format("DPDK port {}: ipv4_udp frames need its IPv4 address: start the agent with "
-                                    "--dpdk-address ADDRESS/PREFIX[,gw=GATEWAY]",
-                                    port_->name()));
+      throw EngineError(
+          fmt::format("DPDK port {}: ipv4_udp frames need its IPv4 address: start the agent with "
+                      "--dpdk-address ADDRESS/PREFIX[,gw=GATEWAY]",
+                      port_->name()));
     }
     spec.encapsulation = Encapsulation::Ipv4Udp;
     spec.ip = ipv4_fields(test, interface_.address);
@@ -114,18 +115,19 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   }
   const std::uint64_t largest = cycle->largest_frame_bytes();
   if (largest > port_->mbuf_room()) {
-    throw EngineError(fmt::format("DPDK port {}: {} B frames do not fit its {} B mbufs: start the agent with "
-                                  "--dpdk-max-frame {} or more",
-                                  port_->name(), largest, port_->mbuf_room(), largest));
+    throw EngineError(
+        fmt::format("DPDK port {}: {} B frames do not fit its {} B mbufs: start the agent with "
+                    "--dpdk-max-frame {} or more",
+                    port_->name(), largest, port_->mbuf_room(), largest));
   }
   // The kernel under net_af_packet drops, without a word, every frame longer than its interface's
   // MTU allows (an 802.1Q tag is allowed on top): the test would read as 100 % loss.
   const std::uint64_t needed_mtu = largest - kEthernetHeaderLength - (spec.tagged ? kVlanTagLength : 0);
   if (const auto mtu = port_->kernel_mtu(); mtu && needed_mtu > *mtu) {
-    throw EngineError(fmt::format("DPDK port {}: {} B frames need an MTU of {} on interface {}, which has {} "
-                                  "(ip link set {} mtu {})",
-                                  port_->name(), largest, needed_mtu, port_->kernel_interface(), *mtu,
-                                  port_->kernel_interface(), needed_mtu));
+    throw EngineError(fmt::format(
+        "DPDK port {}: {} B frames need an MTU of {} on interface {}, which has {} "
+        "(ip link set {} mtu {})",
+        port_->name(), largest, needed_mtu, port_->kernel_interface(), *mtu, port_->kernel_interface(), needed_mtu));
   }
   frame_spec_ = spec;
   plan_ = plan;
@@ -154,8 +156,8 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   tx_sizes_.assign(targets_.size(), *cycle);
   std::vector<QueueWorker> queue_plan;
   try {
-    queue_plan = plan_queues({test.queues(), port_->queues(), context_.cpus(), context_.idle_sleep_us() == 0,
-                              port_->name()});
+    queue_plan =
+        plan_queues({test.queues(), port_->queues(), context_.cpus(), context_.idle_sleep_us() == 0, port_->name()});
   } catch (const std::invalid_argument& e) {
     throw EngineError(e.what());
   }

@@ -40,7 +40,7 @@ namespace tusk::dpdk {
 
 struct DpdkAgentOptions {
   EalOptions eal;
-  std::vector<std::string> ports;  // DPDK device names, e.g. "net_af_packet0"
+  std::vector<std::string> ports;              // DPDK device names, e.g. "net_af_packet0"
   std::vector<std::string> kernel_interfaces;  // per port: af_packet's iface=, else ""
   std::vector<Ipv4Interface> addresses;        // per port, in order: its IPv4 address (MAC filled in later)
   // Sleep this long when a poll finds nothing. 0 busy-polls (real hosts); labs on few cores need
@@ -78,11 +78,11 @@ class DpdkContext {
 struct RxStreamCounters {
   MacAddress source{};
   std::uint16_t stream_id = 0;
-  Ipv4UdpSpec flow;  // ipv4_udp: the addresses and ports of its first frame (the sender's flow)
+  Ipv4UdpSpec flow;                       // ipv4_udp: the addresses and ports of its first frame (the sender's flow)
   std::optional<std::uint8_t> sent_dscp;  // ipv4_udp: the class the sender gave the flow (flow_dscp)
-  std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0},
-      lost{0}, gap_lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0},
-      vlan_tagged{0}, vlan_mismatches{0}, pcp_changes{0}, ce_marked{0}, dscp_rewrites{0};
+  std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0}, lost{0},
+      gap_lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0}, vlan_tagged{0},
+      vlan_mismatches{0}, pcp_changes{0}, ce_marked{0}, dscp_rewrites{0};
   // Set once the test is over when nothing arrived in its last gap_threshold: a gap that never
   // closed, so no flap (down then up) but a link that stayed down or a sender that stopped.
   std::atomic<std::uint64_t> open_gap{0};
@@ -141,15 +141,15 @@ class DpdkEngine final : public Engine {
   Port* port_ = nullptr;
   proto::Plan plan_;
   EngineEventSink events_;
-  FrameSpec frame_spec_;  // this port's frames: source MAC, VLAN tag, EtherType or IPv4/UDP fields
+  FrameSpec frame_spec_;     // this port's frames: source MAC, VLAN tag, EtherType or IPv4/UDP fields
   Ipv4Interface interface_;  // this port's IPv4 address (0: none), for ipv4_udp and ARP
   std::vector<std::unique_ptr<TxTarget>> targets_;
   std::vector<FrameSizeCycle> tx_sizes_;  // one per target, in targets_ order; the TX thread's once started
   PeerNames peers_;
-  std::unique_ptr<MbufRing> answers_;    // RX thread to TX thread; only when the port has an address
+  std::unique_ptr<MbufRing> answers_;             // RX thread to TX thread; only when the port has an address
   std::unique_ptr<path::PathTracer> tracer_;      // ipv4_udp with a trace rate: one entry per target
   std::vector<std::unique_ptr<Worker>> workers_;  // one per queue the test uses
-  std::set<std::size_t> split_reported_;  // sample()'s: streams already reported split over queues
+  std::set<std::size_t> split_reported_;          // sample()'s: streams already reported split over queues
   std::atomic<std::uint64_t> bad_headers_{0};
   std::atomic<std::uint64_t> misaddressed_frames_{0};  // test frames for another host's address
   std::uint64_t start_host_drops_ = 0;
@@ -158,7 +158,7 @@ class DpdkEngine final : public Engine {
   std::int64_t start_ns_ = 0;
   // No frame from a stream for this long is a gap: 50 ms, or 20 of its frame intervals at low rates.
   std::int64_t gap_threshold_ns_ = 0;
-  double port_pps_ = 0;  // frames per second for the whole port (send_rate); 0: line rate
+  double port_pps_ = 0;                             // frames per second for the whole port (send_rate); 0: line rate
   std::atomic<std::int64_t> stop_requested_ns_{0};  // a test stopped early ends there, not at its duration
   std::atomic<bool> running_{false};
   std::atomic<bool> rx_done_{false};

@@ -63,8 +63,8 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     const std::size_t streams = worker->rx_stream_count.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < streams; ++i) {
       const RxStreamCounters& part = worker->rx_streams[i];
-      const auto [at, added] =
-          group_of.emplace(detail::stream_key(part.source, ipv4() ? part.flow.src_address : 0, part.stream_id), groups.size());
+      const auto [at, added] = group_of.emplace(
+          detail::stream_key(part.source, ipv4() ? part.flow.src_address : 0, part.stream_id), groups.size());
       if (added) groups.emplace_back();
       groups[at->second].push_back(&part);
     }
@@ -76,9 +76,10 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
       for (const RxStreamCounters* part : parts) total += (part->*counter).load(std::memory_order_relaxed);
       return total;
     };
-    if (parts.size() > 1 && split_reported_.insert(group_of.at(detail::stream_key(rx.source, ipv4() ? rx.flow.src_address : 0,
-                                                                            rx.stream_id)))
-                                .second &&
+    if (parts.size() > 1 &&
+        split_reported_
+            .insert(group_of.at(detail::stream_key(rx.source, ipv4() ? rx.flow.src_address : 0, rx.stream_id)))
+            .second &&
         events_) {
       events_(proto::AgentEvent::NOTICE,
               fmt::format("{} stream {} arrives on {} RX queues (the driver moved frames off a full queue): its loss, "

@@ -29,7 +29,8 @@ Eal::Eal(const EalOptions& options) : arguments_(eal_arguments(options)) {
   argv.push_back(nullptr);
   // rte_eal_init may permute argv; it works on our copies.
   if (rte_eal_init(static_cast<int>(argv.size() - 1), argv.data()) < 0) {
-    throw EngineError(fmt::format("DPDK EAL init failed ({}): {}", fmt::join(arguments_, " "), rte_strerror(rte_errno)));
+    throw EngineError(
+        fmt::format("DPDK EAL init failed ({}): {}", fmt::join(arguments_, " "), rte_strerror(rte_errno)));
   }
 }
 

@@ -12,9 +12,9 @@ struct EalOptions {
   std::vector<std::string> vdevs;      // e.g. "net_af_packet0,iface=lab0"
   std::vector<std::string> allow_pci;  // e.g. "0000:3b:00.0"; empty with vdevs means --no-pci
   std::string lcores = "0";
-  bool use_hugepages = false;          // false: --no-huge with `memory_mb` of ordinary memory
+  bool use_hugepages = false;  // false: --no-huge with `memory_mb` of ordinary memory
   unsigned memory_mb = 256;
-  std::string file_prefix = "tusk";    // each DPDK process on a host needs its own
+  std::string file_prefix = "tusk";  // each DPDK process on a host needs its own
 };
 
 class Eal {

@@ -30,7 +30,8 @@ std::optional<std::uint8_t> flow_dscp(const proto::DpdkTest& test, std::uint16_t
   const std::uint32_t first_port = test.udp_source_port() > 0 ? test.udp_source_port() : kDefaultUdpPort;
   if (src_port < first_port || src_port >= first_port + flows) return std::nullopt;
   const auto& classes = test.dscp_classes();
-  const std::uint32_t dscp = classes.empty() ? test.dscp() : classes[static_cast<int>((src_port - first_port) % classes.size())];
+  const std::uint32_t dscp =
+      classes.empty() ? test.dscp() : classes[static_cast<int>((src_port - first_port) % classes.size())];
   return static_cast<std::uint8_t>(dscp & kMaxDscp);  // bounded at prepare(); masked for safety
 }
 
@@ -40,7 +41,9 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
   const std::uint32_t flows = std::max<std::uint32_t>(1, test.flows_per_peer());
   const std::uint32_t first_port = test.udp_source_port() > 0 ? test.udp_source_port() : kDefaultUdpPort;
   if (ipv4 && us.address == 0) {
-    throw EngineError("ipv4_udp frames need this port's IPv4 address: start the agent with --dpdk-address ADDRESS/PREFIX[,gw=GATEWAY]");
+    throw EngineError(
+        "ipv4_udp frames need this port's IPv4 address: start the agent with --dpdk-address "
+        "ADDRESS/PREFIX[,gw=GATEWAY]");
   }
   if (ipv4 && first_port + flows - 1 > 0xFFFF) {
     throw EngineError(fmt::format("{} flows from UDP source port {} pass 65535", flows, first_port));
@@ -55,7 +58,8 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
       const std::uint32_t port = ipv4 ? first_port + flow : 0;
       if (!only.empty() && std::find(only.begin(), only.end(), port) == only.end()) continue;
       if (targets.size() >= 0xFFFF) throw EngineError("more than 65535 flows on one port: stream ids would repeat");
-      FlowTarget target{peer, mac, address, static_cast<std::uint16_t>(port), static_cast<std::uint16_t>(targets.size() + 1)};
+      FlowTarget target{peer, mac, address, static_cast<std::uint16_t>(port),
+                        static_cast<std::uint16_t>(targets.size() + 1)};
       if (ipv4) target.dscp = flow_dscp(test, target.src_port).value_or(0);
       targets.push_back(target);
     }
@@ -113,8 +117,8 @@ PeerNames peer_names(const proto::Plan& plan) {
       if (parse_mac(peer.address(), mac)) names.by_mac.emplace(mac, peer.agent_name());
       if (const auto address = path::parse_ipv4(peer.ipv4())) names.by_address.emplace(*address, peer.agent_name());
       if (peer.clock_offset_ns() > kMaxPeerClockOffsetNs || peer.clock_offset_ns() < -kMaxPeerClockOffsetNs) {
-        throw EngineError(fmt::format("peer {}: clock offset {} ns is beyond an hour", peer.agent_name(),
-                                      peer.clock_offset_ns()));
+        throw EngineError(
+            fmt::format("peer {}: clock offset {} ns is beyond an hour", peer.agent_name(), peer.clock_offset_ns()));
       }
       names.clock_offset_ns[peer.agent_name()] = peer.clock_offset_ns();
     }

@@ -18,12 +18,12 @@
 namespace tusk::dpdk {
 
 struct FlowTarget {
-  std::string peer;  // agent name, or "self" for a loopback test
-  MacAddress mac{};  // the frame's destination MAC (the next hop's)
-  std::uint32_t address = 0;  // ipv4_udp: the peer's IPv4 address
-  std::uint16_t src_port = 0;  // ipv4_udp: this flow's UDP source port
+  std::string peer;             // agent name, or "self" for a loopback test
+  MacAddress mac{};             // the frame's destination MAC (the next hop's)
+  std::uint32_t address = 0;    // ipv4_udp: the peer's IPv4 address
+  std::uint16_t src_port = 0;   // ipv4_udp: this flow's UDP source port
   std::uint16_t stream_id = 0;  // 1, 2, ... in order, unique on this port for the test
-  std::uint8_t dscp = 0;  // ipv4_udp: this flow's traffic class (flow_dscp)
+  std::uint8_t dscp = 0;        // ipv4_udp: this flow's traffic class (flow_dscp)
 };
 
 // The traffic class (DSCP) of the test's ipv4_udp flow with UDP source port `src_port`: flow k

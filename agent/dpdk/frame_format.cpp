@@ -88,11 +88,13 @@ void validate_ipv4_udp(const FrameSpec& spec) {
   if (ip.src_address == 0) throw std::invalid_argument("frame spec: ipv4_udp frames need a source IPv4 address");
   if (ip.dst_address == 0) throw std::invalid_argument("frame spec: ipv4_udp frames need a destination IPv4 address");
   if (ip.src_port == 0 || ip.dst_port == 0) {
-    throw std::invalid_argument(fmt::format("frame spec: UDP port 0 (source {}, destination {}) is not a port",
-                                            ip.src_port, ip.dst_port));
+    throw std::invalid_argument(
+        fmt::format("frame spec: UDP port 0 (source {}, destination {}) is not a port", ip.src_port, ip.dst_port));
   }
-  if (ip.dscp > kMaxDscp) throw std::invalid_argument(fmt::format("frame spec: DSCP {} is out of range 0..{}", ip.dscp, kMaxDscp));
-  if (ip.ecn > kMaxEcn) throw std::invalid_argument(fmt::format("frame spec: ECN {} is out of range 0..{}", ip.ecn, kMaxEcn));
+  if (ip.dscp > kMaxDscp)
+    throw std::invalid_argument(fmt::format("frame spec: DSCP {} is out of range 0..{}", ip.dscp, kMaxDscp));
+  if (ip.ecn > kMaxEcn)
+    throw std::invalid_argument(fmt::format("frame spec: ECN {} is out of range 0..{}", ip.ecn, kMaxEcn));
   if (ip.ttl == 0) throw std::invalid_argument("frame spec: TTL 0 would be dropped by the first router");
 }
 

@@ -104,7 +104,9 @@ struct FrameMatch {
   std::uint16_t udp_port = kDefaultUdpPort;
 };
 
-inline FrameMatch match_for(const FrameSpec& spec) { return {spec.encapsulation, spec.ethertype, spec.ip.dst_port}; }
+inline FrameMatch match_for(const FrameSpec& spec) {
+  return {spec.encapsulation, spec.ethertype, spec.ip.dst_port};
+}
 
 // Magic and CRC are not fields here: the codec writes and checks them.
 struct TuskHeader {
@@ -164,7 +166,8 @@ struct ArrivedTag {
 };
 
 inline ArrivedTag arrived_tag(const ParsedFrame& parsed, bool stripped, std::uint16_t stripped_tci) noexcept {
-  if (stripped) return {true, static_cast<std::uint16_t>(stripped_tci & 0x0FFFu), static_cast<std::uint8_t>(stripped_tci >> 13)};
+  if (stripped)
+    return {true, static_cast<std::uint16_t>(stripped_tci & 0x0FFFu), static_cast<std::uint8_t>(stripped_tci >> 13)};
   return {parsed.tagged, parsed.vlan, parsed.pcp};
 }
 
@@ -185,6 +188,5 @@ inline ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, 
                                  std::uint16_t ethertype = kDefaultEtherType) {
   return parse_headers(frame, length, out, FrameMatch{Encapsulation::Ethernet, ethertype, kDefaultUdpPort});
 }
-
 
 }  // namespace tusk::dpdk

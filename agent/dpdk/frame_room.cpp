@@ -18,7 +18,9 @@ constexpr std::uint32_t kAfPacketFrameOverhead = 128;
 // The PMD's own default ring frame.
 constexpr std::uint32_t kAfPacketDefaultFrame = 2048;
 
-std::uint32_t round_up(std::uint32_t value, std::uint32_t step) { return (value + step - 1) / step * step; }
+std::uint32_t round_up(std::uint32_t value, std::uint32_t step) {
+  return (value + step - 1) / step * step;
+}
 
 std::uint32_t af_packet_frame(const std::string& vdev) {
   const auto text = vdev_argument(vdev, "framesz");
@@ -33,7 +35,9 @@ std::uint32_t af_packet_frame(const std::string& vdev) {
 
 }  // namespace
 
-bool is_af_packet(const std::string& vdev) { return vdev.rfind("net_af_packet", 0) == 0; }
+bool is_af_packet(const std::string& vdev) {
+  return vdev.rfind("net_af_packet", 0) == 0;
+}
 
 std::optional<std::string> vdev_argument(const std::string& vdev, const std::string& key) {
   std::size_t at = vdev.find(',');

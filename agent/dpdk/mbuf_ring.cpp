@@ -28,7 +28,9 @@ MbufRing::~MbufRing() {
   rte_ring_free(ring_);
 }
 
-bool MbufRing::push(rte_mbuf* mbuf) noexcept { return rte_ring_sp_enqueue(ring_, mbuf) == 0; }
+bool MbufRing::push(rte_mbuf* mbuf) noexcept {
+  return rte_ring_sp_enqueue(ring_, mbuf) == 0;
+}
 
 unsigned MbufRing::pop(rte_mbuf** out, unsigned count) noexcept {
   return rte_ring_sc_dequeue_burst(ring_, reinterpret_cast<void**>(out), count, nullptr);

@@ -1,5 +1,6 @@
 // A multi-producer, single-consumer ring of mbufs between threads: the RX threads hand the first
-// TX thread the ARP and ping answers they made, because a port's TX queue has one user. Owns the rte_ring and any mbufs still in it when destroyed.
+// TX thread the ARP and ping answers they made, because a port's TX queue has one user. Owns the rte_ring and any mbufs
+// still in it when destroyed.
 #pragma once
 
 #include <memory>

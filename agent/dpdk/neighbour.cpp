@@ -37,7 +37,7 @@ void write_ethernet(std::uint8_t* frame, const MacAddress& dst, const MacAddress
 void write_arp(std::uint8_t* frame, std::uint16_t operation, const MacAddress& sender_mac, std::uint32_t sender,
                const MacAddress& target_mac, std::uint32_t target) {
   std::uint8_t* arp = frame + kArpAt;
-  put16(arp, 1);        // hardware: Ethernet
+  put16(arp, 1);           // hardware: Ethernet
   put16(arp + 2, 0x0800);  // protocol: IPv4
   arp[4] = 6;
   arp[5] = 4;
@@ -107,11 +107,13 @@ Ipv4Interface parse_ipv4_interface(const std::string& text) {
   const std::string cidr = text.substr(0, comma);
   const auto slash = cidr.find('/');
   if (slash == std::string::npos) {
-    throw std::invalid_argument(fmt::format("'{}': give the port's address with its prefix, e.g. 192.168.101.11/24", text));
+    throw std::invalid_argument(
+        fmt::format("'{}': give the port's address with its prefix, e.g. 192.168.101.11/24", text));
   }
   Ipv4Interface interface;
   const auto address = path::parse_ipv4(cidr.substr(0, slash));
-  if (!address) throw std::invalid_argument(fmt::format("'{}': '{}' is not an IPv4 address", text, cidr.substr(0, slash)));
+  if (!address)
+    throw std::invalid_argument(fmt::format("'{}': '{}' is not an IPv4 address", text, cidr.substr(0, slash)));
   interface.address = *address;
   const std::string prefix = cidr.substr(slash + 1);
   const auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
@@ -121,9 +123,10 @@ Ipv4Interface parse_ipv4_interface(const std::string& text) {
   }
   interface.prefix_length = static_cast<std::uint8_t>(std::stoi(prefix));
   const std::uint32_t host_bits = ~mask_of(interface.prefix_length);
-  if (interface.prefix_length <= 30 && ((interface.address & host_bits) == 0 || (interface.address & host_bits) == host_bits)) {
-    throw std::invalid_argument(
-        fmt::format("'{}': {} is the subnet's network or broadcast address, not a host's", text, cidr.substr(0, slash)));
+  if (interface.prefix_length <= 30 &&
+      ((interface.address & host_bits) == 0 || (interface.address & host_bits) == host_bits)) {
+    throw std::invalid_argument(fmt::format("'{}': {} is the subnet's network or broadcast address, not a host's", text,
+                                            cidr.substr(0, slash)));
   }
   if (comma != std::string::npos) {
     const std::string option = text.substr(comma + 1);
@@ -131,7 +134,8 @@ Ipv4Interface parse_ipv4_interface(const std::string& text) {
       throw std::invalid_argument(fmt::format("'{}': after the address comes only gw=GATEWAY, not '{}'", text, option));
     }
     const auto gateway = path::parse_ipv4(option.substr(3));
-    if (!gateway) throw std::invalid_argument(fmt::format("'{}': gateway '{}' is not an IPv4 address", text, option.substr(3)));
+    if (!gateway)
+      throw std::invalid_argument(fmt::format("'{}': gateway '{}' is not an IPv4 address", text, option.substr(3)));
     if (!interface.on_subnet(*gateway) || *gateway == interface.address) {
       throw std::invalid_argument(fmt::format(
           "'{}': gateway {} is not another host on {}/{}", text, option.substr(3),

@@ -48,7 +48,8 @@ rte_mbuf* answer_for_us(Port& port, const Ipv4Interface& interface, const rte_mb
   const auto* data = rte_pktmbuf_mtod(frame, const std::uint8_t*);
   const std::size_t length = rte_pktmbuf_data_len(frame);
   if (may_be_probe_for_us(interface, data, length)) {
-    return make_frame(port, kProbeAnswerRoom, [&](std::uint8_t* reply) { return answer_probe(interface, data, length, reply); });
+    return make_frame(port, kProbeAnswerRoom,
+                      [&](std::uint8_t* reply) { return answer_probe(interface, data, length, reply); });
   }
   if (!may_ask_for_us(interface, data, length)) return nullptr;
   return make_frame(port, std::max<std::size_t>(length, kMinFrameLength),
@@ -71,8 +72,9 @@ MacAddress resolve_mac(Port& port, const Ipv4Interface& interface, std::uint32_t
   std::array<rte_mbuf*, kBurst> burst{};
   while (std::chrono::steady_clock::now() < deadline) {
     if (std::chrono::steady_clock::now() >= next_request) {
-      if (rte_mbuf* request = make_frame(port, kMinFrameLength,
-                                         [&](std::uint8_t* frame) { return write_arp_request(interface, address, frame); })) {
+      if (rte_mbuf* request = make_frame(port, kMinFrameLength, [&](std::uint8_t* frame) {
+            return write_arp_request(interface, address, frame);
+          })) {
         send(port, request);
       }
       next_request += kRetryInterval;

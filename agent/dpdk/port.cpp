@@ -21,7 +21,9 @@
 
 namespace tusk::dpdk {
 
-void MempoolDeleter::operator()(rte_mempool* pool) const { rte_mempool_free(pool); }
+void MempoolDeleter::operator()(rte_mempool* pool) const {
+  rte_mempool_free(pool);
+}
 
 namespace {
 
@@ -38,10 +40,10 @@ Port::Port(const std::string& name, const PortOptions& options, const std::strin
   rte_eth_dev_info info{};
   check(rte_eth_dev_info_get(id_, &info), name, "rte_eth_dev_info_get");
   if (queues_ > info.max_rx_queues || queues_ > info.max_tx_queues) {
-    throw EngineError(fmt::format("DPDK port {}: {} queues asked (--dpdk-queues), and its driver {} offers {} RX and {} "
-                                  "TX queues",
-                                  name, queues_, info.driver_name ? info.driver_name : "?", info.max_rx_queues,
-                                  info.max_tx_queues));
+    throw EngineError(
+        fmt::format("DPDK port {}: {} queues asked (--dpdk-queues), and its driver {} offers {} RX and {} "
+                    "TX queues",
+                    name, queues_, info.driver_name ? info.driver_name : "?", info.max_rx_queues, info.max_tx_queues));
   }
   // Every queue's descriptors hold mbufs, and each thread's mempool cache more: a pool sized for
   // one queue pair would run dry with several.
@@ -91,7 +93,9 @@ Port::~Port() {
   if (int rc = rte_eth_dev_close(id_); rc < 0) spdlog::warn("DPDK port {}: close failed: {}", name_, rte_strerror(-rc));
 }
 
-std::uint32_t Port::mbuf_room() const { return rte_pktmbuf_data_room_size(mempool_.get()) - RTE_PKTMBUF_HEADROOM; }
+std::uint32_t Port::mbuf_room() const {
+  return rte_pktmbuf_data_room_size(mempool_.get()) - RTE_PKTMBUF_HEADROOM;
+}
 
 std::optional<std::uint32_t> Port::kernel_mtu() const {
   if (kernel_interface_.empty()) return std::nullopt;
@@ -132,7 +136,8 @@ std::map<std::string, std::uint64_t> Port::xstats() const {
   if (count <= 0) return out;
   std::vector<rte_eth_xstat_name> names(static_cast<std::size_t>(count));
   std::vector<rte_eth_xstat> values(static_cast<std::size_t>(count));
-  if (rte_eth_xstats_get_names(id_, names.data(), count) != count || rte_eth_xstats_get(id_, values.data(), count) != count) {
+  if (rte_eth_xstats_get_names(id_, names.data(), count) != count ||
+      rte_eth_xstats_get(id_, values.data(), count) != count) {
     return out;
   }
   for (const auto& value : values) out[names[value.id].name] = value.value;

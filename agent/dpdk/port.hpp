@@ -27,7 +27,7 @@ struct PortOptions {
   std::uint16_t rx_descriptors = 1024;
   std::uint16_t tx_descriptors = 1024;
   unsigned mbufs = 8191;
-  bool promiscuous = true;  // a BERT port receives test frames whatever their destination MAC
+  bool promiscuous = true;              // a BERT port receives test frames whatever their destination MAC
   std::uint32_t mbuf_data_room = 2048;  // bytes per mbuf after the headroom (frame_room.hpp)
   // 0 leaves the driver's MTU; otherwise set (jumbo frames on a NIC). net_af_packet ports take the
   // kernel interface's MTU instead: see kernel_mtu().
@@ -77,7 +77,7 @@ class Port {
   Mempool mempool_;
   std::uint16_t queues_ = 1;
   bool started_ = false;
-  std::string kernel_interface_;        // af_packet ports: the interface under the driver
+  std::string kernel_interface_;         // af_packet ports: the interface under the driver
   std::uint64_t socket_drops_seen_ = 0;  // PACKET_STATISTICS resets on read: keep the sum
 };
 

@@ -68,9 +68,9 @@ std::string vdev_for_queues(const std::string& vdev, std::uint16_t queues) {
   const auto given = qpairs_of(vdev);
   if (queues == 0) return vdev;
   if (given && *given != queues) {
-    throw std::invalid_argument(fmt::format(
-        "--dpdk-vdev {}: qpairs={} disagrees with --dpdk-queues {}: leave qpairs= out and Tusk sets it", vdev, *given,
-        queues));
+    throw std::invalid_argument(
+        fmt::format("--dpdk-vdev {}: qpairs={} disagrees with --dpdk-queues {}: leave qpairs= out and Tusk sets it",
+                    vdev, *given, queues));
   }
   return given ? vdev : fmt::format("{},qpairs={}", vdev, queues);
 }

@@ -23,11 +23,11 @@ struct QueueWorker {
 };
 
 struct QueuePlanInput {
-  std::uint32_t wanted = 0;      // the plan's queues; 0: every queue the port has
+  std::uint32_t wanted = 0;  // the plan's queues; 0: every queue the port has
   std::uint16_t port_queues = 1;
-  std::vector<int> cpus;         // the agent's EAL lcore list
-  bool busy_poll = true;         // no --idle-sleep-us: each thread keeps a CPU busy
-  std::string port;              // for messages
+  std::vector<int> cpus;  // the agent's EAL lcore list
+  bool busy_poll = true;  // no --idle-sleep-us: each thread keeps a CPU busy
+  std::string port;       // for messages
 };
 
 // One worker per queue used; every RX queue of the port is polled by some worker (a queue nobody

@@ -2,7 +2,6 @@
 
 #include "agent/dpdk/dpdk_plan.hpp"
 
-
 namespace tusk::dpdk {
 
 OfferedRate send_rate(const proto::DpdkTest& test) {

@@ -74,8 +74,8 @@ typedef std::uint64_t WideBlock __attribute__((vector_size(32)));
 // only: on x86-64 an AVX2 copy, chosen at the first call where the CPU has it, does twice the
 // bytes per load. The body is inlined into each copy, which compiles it for its own target.
 [[gnu::always_inline]] inline std::size_t relation_holds_to_body(const std::uint8_t* data, std::size_t at,
-                                                                 std::size_t bytes, std::size_t far,
-                                                                 std::size_t near, bool invert) {
+                                                                 std::size_t bytes, std::size_t far, std::size_t near,
+                                                                 bool invert) {
   const WideBlock expected = invert ? ~WideBlock{} : WideBlock{};
   // Vectors stay inside this lambda: passing them between functions outside AVX changes the ABI.
   const auto obeys = [&](std::size_t from, std::size_t blocks) __attribute__((always_inline)) {

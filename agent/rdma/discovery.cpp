@@ -17,30 +17,47 @@
 namespace tusk::rdma {
 namespace {
 
-std::string port_state_name(ibv_port_state state) { return ibv_port_state_str(state); }
+std::string port_state_name(ibv_port_state state) {
+  return ibv_port_state_str(state);
+}
 
 // Lane speed in Gbit/s from the verbs speed code (see ibv_query_port(3)).
 double lane_speed_gbps(std::uint8_t code) {
   switch (code) {
-    case 1: return 2.5;
-    case 2: return 5.0;
-    case 4: case 8: return 10.0;
-    case 16: return 14.0;
-    case 32: return 25.0;
-    case 64: return 50.0;
-    case 128: return 100.0;
-    default: return 0.0;
+    case 1:
+      return 2.5;
+    case 2:
+      return 5.0;
+    case 4:
+    case 8:
+      return 10.0;
+    case 16:
+      return 14.0;
+    case 32:
+      return 25.0;
+    case 64:
+      return 50.0;
+    case 128:
+      return 100.0;
+    default:
+      return 0.0;
   }
 }
 
 std::uint32_t width_lanes(std::uint8_t code) {
   switch (code) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
@@ -56,8 +73,8 @@ std::string gid_ip(const ibv_gid& gid) {
   return text;
 }
 
-void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& port_attr,
-              proto::RdmaPort& port, std::vector<std::string>& notes, const std::string& device) {
+void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& port_attr, proto::RdmaPort& port,
+              std::vector<std::string>& notes, const std::string& device) {
   const int table_size = port_attr.gid_tbl_len;
   if (table_size <= 0) return;
   std::vector<ibv_gid_entry> entries(static_cast<std::size_t>(table_size));
@@ -72,7 +89,7 @@ void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& 
     auto* gid = port.add_gids();
     gid->set_index(entry.gid_index);
     gid->set_gid(gid_text(entry.gid));
-    gid->set_type(entry.gid_type == IBV_GID_TYPE_ROCE_V2 ? "RoCE v2"
+    gid->set_type(entry.gid_type == IBV_GID_TYPE_ROCE_V2   ? "RoCE v2"
                   : entry.gid_type == IBV_GID_TYPE_ROCE_V1 ? "RoCE v1"
                                                            : "IB");
     if (entry.gid_type != IBV_GID_TYPE_IB) gid->set_ip(gid_ip(entry.gid));
@@ -143,8 +160,9 @@ void keep_allowed_devices(Discovery& discovery, const std::vector<std::string>& 
   for (const auto& device : discovery.devices) found.push_back(device.name());
   for (const auto& wanted : allowed) {
     if (std::find(found.begin(), found.end(), wanted) == found.end()) {
-      discovery.notes.push_back(fmt::format("--rdma-device {}: no such device (found: {})", wanted,
-                                            found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
+      discovery.notes.push_back(
+          fmt::format("--rdma-device {}: no such device (found: {})", wanted,
+                      found.empty() ? std::string("none") : fmt::format("{}", fmt::join(found, ", "))));
     }
   }
   std::vector<proto::RdmaDevice> kept;

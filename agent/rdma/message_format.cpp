@@ -46,18 +46,23 @@ std::uint32_t fill_message_payload(std::uint8_t* message, std::size_t length) {
 
 const char* to_string(MessageCheck check) {
   switch (check) {
-    case MessageCheck::Ok: return "ok";
-    case MessageCheck::BadMagic: return "bad magic";
-    case MessageCheck::WrongFlow: return "wrong flow id";
-    case MessageCheck::WrongSequence: return "wrong sequence number";
-    case MessageCheck::WrongLength: return "wrong length";
-    case MessageCheck::BadPayload: return "payload CRC mismatch";
+    case MessageCheck::Ok:
+      return "ok";
+    case MessageCheck::BadMagic:
+      return "bad magic";
+    case MessageCheck::WrongFlow:
+      return "wrong flow id";
+    case MessageCheck::WrongSequence:
+      return "wrong sequence number";
+    case MessageCheck::WrongLength:
+      return "wrong length";
+    case MessageCheck::BadPayload:
+      return "payload CRC mismatch";
   }
   return "unknown";
 }
 
-MessageCheck check_message(const std::uint8_t* message, std::size_t length, std::uint32_t flow_id,
-                           std::uint64_t seq) {
+MessageCheck check_message(const std::uint8_t* message, std::size_t length, std::uint32_t flow_id, std::uint64_t seq) {
   if (length < kMessageHeaderBytes) return MessageCheck::WrongLength;
   if (get<std::uint32_t>(message) != kMessageMagic) return MessageCheck::BadMagic;
   if (get<std::uint32_t>(message + 4) != flow_id) return MessageCheck::WrongFlow;

@@ -38,7 +38,6 @@ const char* to_string(MessageCheck check);
 
 // Checks the message that arrived as `length` bytes at `message` against what the receiver
 // expects. A message shorter than its header is WrongLength.
-MessageCheck check_message(const std::uint8_t* message, std::size_t length, std::uint32_t flow_id,
-                           std::uint64_t seq);
+MessageCheck check_message(const std::uint8_t* message, std::size_t length, std::uint32_t flow_id, std::uint64_t seq);
 
 }  // namespace tusk::rdma

@@ -30,8 +30,9 @@ PacingChoice choose_pacing(const std::string& mode, double qp_bps, bool bursts, 
   } else if (!caps.rc) {
     cannot = fmt::format("{}'s packet pacing does not cover RC QPs", device);
   } else if (kbps < caps.min_kbps || kbps > caps.max_kbps) {
-    cannot = fmt::format("{} paces a QP between {} and {}, not at {}", device,
-                         units::format_bit_rate(caps.min_kbps * 1e3), units::format_bit_rate(caps.max_kbps * 1e3), rate);
+    cannot =
+        fmt::format("{} paces a QP between {} and {}, not at {}", device, units::format_bit_rate(caps.min_kbps * 1e3),
+                    units::format_bit_rate(caps.max_kbps * 1e3), rate);
   }
   if (cannot.empty()) {
     choice.hardware = true;

@@ -23,7 +23,9 @@ namespace {
 constexpr int kBackstopMs = 1000;  // ports whose device sends events
 constexpr int kPollMs = 10;        // ports whose device's events could not be had
 
-std::string port_key(const std::string& device, std::uint8_t port) { return fmt::format("{}/{}", device, port); }
+std::string port_key(const std::string& device, std::uint8_t port) {
+  return fmt::format("{}/{}", device, port);
+}
 
 }  // namespace
 

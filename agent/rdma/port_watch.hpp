@@ -72,7 +72,7 @@ class PortWatch {
   OnChange on_change_;
   std::filesystem::path sysfs_root_;
   bool open_events_;
-  mutable std::mutex mutex_;  // guards ports_ and devices_ (the maps; a port's LinkWatch is the thread's)
+  mutable std::mutex mutex_;           // guards ports_ and devices_ (the maps; a port's LinkWatch is the thread's)
   std::map<std::string, Port> ports_;  // "device/port"
   std::map<std::string, Device> devices_;
   int wake_fd_ = -1;  // an eventfd: a new device to poll, or stop

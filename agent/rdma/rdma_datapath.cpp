@@ -4,9 +4,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
-#include <chrono>
 #include <limits>
 #include <thread>
 
@@ -40,17 +40,28 @@ namespace detail {
 
 std::string status_counter_name(int status) {
   switch (status) {
-    case IBV_WC_RETRY_EXC_ERR: return "wc_transport_retries_exhausted";  // ACK timeouts ran out
-    case IBV_WC_RNR_RETRY_EXC_ERR: return "wc_rnr_retries_exhausted";
-    case IBV_WC_REM_ACCESS_ERR: return "wc_remote_access_error";
-    case IBV_WC_REM_OP_ERR: return "wc_remote_operation_error";
-    case IBV_WC_REM_INV_REQ_ERR: return "wc_remote_invalid_request";
-    case IBV_WC_WR_FLUSH_ERR: return "wc_flushed";
-    case IBV_WC_LOC_LEN_ERR: return "wc_local_length_error";
-    case IBV_WC_LOC_PROT_ERR: return "wc_local_protection_error";
-    case IBV_WC_LOC_QP_OP_ERR: return "wc_local_qp_operation_error";
-    case IBV_WC_GENERAL_ERR: return "wc_general_error";
-    default: return fmt::format("wc_status_{}", status);
+    case IBV_WC_RETRY_EXC_ERR:
+      return "wc_transport_retries_exhausted";  // ACK timeouts ran out
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+      return "wc_rnr_retries_exhausted";
+    case IBV_WC_REM_ACCESS_ERR:
+      return "wc_remote_access_error";
+    case IBV_WC_REM_OP_ERR:
+      return "wc_remote_operation_error";
+    case IBV_WC_REM_INV_REQ_ERR:
+      return "wc_remote_invalid_request";
+    case IBV_WC_WR_FLUSH_ERR:
+      return "wc_flushed";
+    case IBV_WC_LOC_LEN_ERR:
+      return "wc_local_length_error";
+    case IBV_WC_LOC_PROT_ERR:
+      return "wc_local_protection_error";
+    case IBV_WC_LOC_QP_OP_ERR:
+      return "wc_local_qp_operation_error";
+    case IBV_WC_GENERAL_ERR:
+      return "wc_general_error";
+    default:
+      return fmt::format("wc_status_{}", status);
   }
 }
 
@@ -93,7 +104,8 @@ void RdmaEngine::start_tracing() {
   {
     std::lock_guard lock(mutex_);
     for (const auto& connection : connections_) {
-      if (connection->role != Connection::Role::Sender || !connection->flow_known.load(std::memory_order_acquire)) continue;
+      if (connection->role != Connection::Role::Sender || !connection->flow_known.load(std::memory_order_acquire))
+        continue;
       flows.push_back({connection->flow_src, connection->flow_dst, connection->udp_source_port, kRoceUdpPort});
       traced.push_back(connection.get());
     }
@@ -121,7 +133,8 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
   // has not polled yet) are the flap's, which is reported: the flow breaks without an error.
   if (reconnects() && read_port_active(connection.device, connection.port_num) == false) {
     break_flow(connection, proto::AgentEvent::NOTICE,
-               fmt::format("port {}/{} is down: {}; reconnecting once it is up", connection.device, connection.port_num, what));
+               fmt::format("port {}/{} is down: {}; reconnecting once it is up", connection.device, connection.port_num,
+                           what));
     return;
   }
   connection.completion_errors.fetch_add(1, std::memory_order_relaxed);
@@ -230,10 +243,18 @@ RdmaEngine::SendBatch RdmaEngine::post_sends(Connection& c, std::int64_t now, st
     wr.sg_list = &sge;
     wr.num_sge = 1;
     switch (operation_) {
-      case Operation::Write: wr.opcode = IBV_WR_RDMA_WRITE; break;
-      case Operation::WriteImm: wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM; break;
-      case Operation::Send: wr.opcode = IBV_WR_SEND_WITH_IMM; break;
-      case Operation::Read: wr.opcode = IBV_WR_RDMA_READ; break;
+      case Operation::Write:
+        wr.opcode = IBV_WR_RDMA_WRITE;
+        break;
+      case Operation::WriteImm:
+        wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+        break;
+      case Operation::Send:
+        wr.opcode = IBV_WR_SEND_WITH_IMM;
+        break;
+      case Operation::Read:
+        wr.opcode = IBV_WR_RDMA_READ;
+        break;
     }
     wr.imm_data = htonl(static_cast<std::uint32_t>(seq));
     // The last write of a step is always signaled: its completion ends the step.
@@ -268,11 +289,13 @@ void RdmaEngine::on_post_send_error(Connection& c, SendBatch& batch, ibv_send_wr
   batch.posted = posted;
   c.post_refused = error == ENOMEM && posted == 0;
   if (error != ENOMEM && reconnects()) {
-    break_flow(c, proto::AgentEvent::ENGINE_FAULT, fmt::format("ibv_post_send: {}; reconnecting", std::strerror(error)));
+    break_flow(c, proto::AgentEvent::ENGINE_FAULT,
+               fmt::format("ibv_post_send: {}; reconnecting", std::strerror(error)));
   } else if (auto established = Connection::State::Established;
              error != ENOMEM && c.state.compare_exchange_strong(established, Connection::State::Failed)) {
-    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped",
-                                                      c.peer, c.flow_id, c.device, c.qp_num.load(), std::strerror(error)),
+    emit(proto::AgentEvent::ENGINE_FAULT,
+         fmt::format("flow to {} QP {} ({} qpn {}): ibv_post_send: {}; flow stopped", c.peer, c.flow_id, c.device,
+                     c.qp_num.load(), std::strerror(error)),
          &c);
   }
 }
@@ -326,7 +349,8 @@ std::uint64_t RdmaEngine::step_allowance(Connection& c, std::int64_t now, double
   if (c.step_comm_start_ns == 0) c.step_comm_start_ns = comm_start;
   std::uint64_t remaining = step_target(c) - c.step_sent;
   if (rate_bytes_per_ns > 0) {  // a set rate applies from the start of the communication phase
-    const double allowed = rate_bytes_per_ns * static_cast<double>(now - c.step_comm_start_ns) - static_cast<double>(c.step_sent);
+    const double allowed =
+        rate_bytes_per_ns * static_cast<double>(now - c.step_comm_start_ns) - static_cast<double>(c.step_sent);
     remaining = std::min<std::uint64_t>(remaining, allowed > 0 ? static_cast<std::uint64_t>(allowed) : 0);
   }
   return remaining;
@@ -343,14 +367,13 @@ void RdmaEngine::record_step(Connection& c, std::int64_t now) {
   }
 }
 
-
 void RdmaEngine::verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
                         std::uint64_t count) {
   const auto check = check_message(message, length, c.flow_id, expected_seq);
   if (check != MessageCheck::Ok && c.integrity_errors.fetch_add(1, std::memory_order_relaxed) == 0) {
-    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow {} {} QP {}: message {} failed its check: {}",
-                                                      c.role == Connection::Role::Sender ? "to" : "from", c.peer,
-                                                      c.flow_id, count, to_string(check)),
+    emit(proto::AgentEvent::ENGINE_FAULT,
+         fmt::format("flow {} {} QP {}: message {} failed its check: {}",
+                     c.role == Connection::Role::Sender ? "to" : "from", c.peer, c.flow_id, count, to_string(check)),
          &c);
   }
 }
@@ -397,7 +420,8 @@ bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
       }
     }
     ++c.verified;
-    if (c.first_traffic_ns.load(std::memory_order_relaxed) == 0) c.first_traffic_ns.store(now, std::memory_order_relaxed);
+    if (c.first_traffic_ns.load(std::memory_order_relaxed) == 0)
+      c.first_traffic_ns.store(now, std::memory_order_relaxed);
     c.bytes.fetch_add(wc.byte_len, std::memory_order_relaxed);
     c.messages.fetch_add(1, std::memory_order_relaxed);
     post_receive(c, slot);
@@ -422,7 +446,8 @@ bool RdmaEngine::serve_receiver(Connection& c, std::int64_t now) {
 void RdmaEngine::datapath_loop() {
   const auto& test = plan_.rdma();
   while (running_ && realtime_ns() < start_ns_) std::this_thread::sleep_for(std::chrono::microseconds(100));
-  const std::int64_t stall_ns = test.stall_timeout_ms() > 0 ? std::int64_t{test.stall_timeout_ms()} * 1'000'000 : kDefaultStallNs;
+  const std::int64_t stall_ns =
+      test.stall_timeout_ms() > 0 ? std::int64_t{test.stall_timeout_ms()} * 1'000'000 : kDefaultStallNs;
   std::vector<Connection*> active;
   unsigned seen_version = ~0u;
   std::size_t senders = 0;
@@ -453,9 +478,8 @@ void RdmaEngine::datapath_loop() {
       return true;
     };
     active.erase(std::remove_if(active.begin(), active.end(), retiring), active.end());
-    senders = static_cast<std::size_t>(std::count_if(active.begin(), active.end(), [](const Connection* c) {
-      return c->role == Connection::Role::Sender;
-    }));
+    senders = static_cast<std::size_t>(std::count_if(
+        active.begin(), active.end(), [](const Connection* c) { return c->role == Connection::Role::Sender; }));
     const std::int64_t now = realtime_ns();
     const double elapsed_ns = static_cast<double>(now - start_ns_);
     // On/off bursts: the communication phase of a training step, then silence.
@@ -468,14 +492,14 @@ void RdmaEngine::datapath_loop() {
     for (Connection* c : active) {
       // A successor's budget counts from its establishment: the outage's bytes are not owed.
       // A QP the NIC paces gets no budget from the datapath.
-      const double budget = c->hw_rate_kbps > 0       ? 0
+      const double budget = c->hw_rate_kbps > 0         ? 0
                             : test.collective().empty() ? share * (elapsed_ns - static_cast<double>(c->paced_from_ns))
                                                         : share;
       progress |= c->role == Connection::Role::Sender ? serve_sender(*c, now, on, budget) : serve_receiver(*c, now);
       // A sender waits on its completions, or on credits when the receiver checks the data.
-      const bool waiting = c->role == Connection::Role::Sender &&
-                           (c->posted > c->completed || (credits && c->posted - c->credited >= c->slots) ||
-                            c->post_refused);
+      const bool waiting =
+          c->role == Connection::Role::Sender &&
+          (c->posted > c->completed || (credits && c->posted - c->credited >= c->slots) || c->post_refused);
       const std::int64_t last_progress = c->last_progress_ns.load(std::memory_order_relaxed);
       if (waiting && c->state == Connection::State::Established && !c->stall_reported &&
           now - last_progress > stall_ns) {

@@ -15,9 +15,9 @@
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "agent/rdma/pacing.hpp"
+#include "agent/rdma/rdma_engine_internal.hpp"
 #include "agent/rdma/rdma_plan.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
-#include "agent/rdma/rdma_engine_internal.hpp"
 #include "common/clock.hpp"
 
 // Set-up and teardown of the RDMA engine: the plan's checks, the listener, connecting every QP
@@ -76,7 +76,8 @@ ResolvedRoute resolved_route(rdma_cm_id* id, const proto::RdmaTest& test) {
 std::uint8_t read_depth(ibv_context* context) {
   ibv_device_attr attributes{};
   if (ibv_query_device(context, &attributes) != 0) return 1;
-  return static_cast<std::uint8_t>(std::clamp(std::min(attributes.max_qp_init_rd_atom, attributes.max_qp_rd_atom), 1, 16));
+  return static_cast<std::uint8_t>(
+      std::clamp(std::min(attributes.max_qp_init_rd_atom, attributes.max_qp_rd_atom), 1, 16));
 }
 
 using detail::address_text;
@@ -118,7 +119,6 @@ void Connection::release_resources() noexcept {
   id.reset();
 }
 
-
 void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   proto::RdmaTest test = resolve_rdma_plan(plan);
   const std::string& operation = test.operation();
@@ -148,8 +148,8 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   any.sin_family = AF_INET;
   any.sin_port = htons(static_cast<std::uint16_t>(test.cm_port()));
   if (rdma_bind_addr(listener_.get(), reinterpret_cast<sockaddr*>(&any)) != 0) {
-    throw EngineError(fmt::format("rdma_cm: cannot listen on port {}: rdma_bind_addr: {}", test.cm_port(),
-                                  std::strerror(errno)));
+    throw EngineError(
+        fmt::format("rdma_cm: cannot listen on port {}: rdma_bind_addr: {}", test.cm_port(), std::strerror(errno)));
   }
   if (rdma_listen(listener_.get(), 64) != 0) {
     throw EngineError(fmt::format("rdma_cm: rdma_listen on port {}: {}", test.cm_port(), std::strerror(errno)));
@@ -159,7 +159,8 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   const std::uint32_t rails = test.rails();  // at most kMaxRails, each with its device (resolve_rdma_plan)
   for (const auto& rail : test.rail_endpoints()) {
     if (!is_ipv4(rail.address())) {
-      throw EngineError(fmt::format("rail device {} has no IPv4 address in the plan (got '{}')", rail.device(), rail.address()));
+      throw EngineError(
+          fmt::format("rail device {} has no IPv4 address in the plan (got '{}')", rail.device(), rail.address()));
     }
   }
   for (const auto& peer : plan.peers()) {
@@ -210,15 +211,15 @@ void RdmaEngine::set_id_options(rdma_cm_id* id) {
   if (test.ack_timeout() > 0) {
     auto timeout = static_cast<std::uint8_t>(std::min<std::uint32_t>(test.ack_timeout(), 31));
     if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout, sizeof timeout) != 0) {
-      emit(proto::AgentEvent::NOTICE, fmt::format("rdma_cm: cannot set ACK timeout {}: {}", test.ack_timeout(),
-                                                  std::strerror(errno)));
+      emit(proto::AgentEvent::NOTICE,
+           fmt::format("rdma_cm: cannot set ACK timeout {}: {}", test.ack_timeout(), std::strerror(errno)));
     }
   }
   if (test.traffic_class() > 0) {
     auto tos = static_cast<std::uint8_t>(test.traffic_class());
     if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof tos) != 0) {
-      emit(proto::AgentEvent::NOTICE, fmt::format("rdma_cm: cannot set traffic class {}: {}", test.traffic_class(),
-                                                  std::strerror(errno)));
+      emit(proto::AgentEvent::NOTICE,
+           fmt::format("rdma_cm: cannot set traffic class {}: {}", test.traffic_class(), std::strerror(errno)));
     }
   }
 }
@@ -246,9 +247,9 @@ void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
     return;
   }
   connection.state = Connection::State::Failed;
-  emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow to {} ({}) QP {}: cannot connect after {} attempts: {}",
-                                                    connection.peer, connection.address, connection.flow_id,
-                                                    connection.attempts, why),
+  emit(proto::AgentEvent::ENGINE_FAULT,
+       fmt::format("flow to {} ({}) QP {}: cannot connect after {} attempts: {}", connection.peer, connection.address,
+                   connection.flow_id, connection.attempts, why),
        &connection);
 }
 
@@ -283,7 +284,7 @@ void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::ui
       }
     }
   }
-  const int access = !receiver                      ? IBV_ACCESS_LOCAL_WRITE
+  const int access = !receiver                       ? IBV_ACCESS_LOCAL_WRITE
                      : operation_ == Operation::Read ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ
                                                      : IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
   connection.mr = register_memory(connection.pd.get(), memory, std::max<std::size_t>(bytes, 4096), access);
@@ -345,8 +346,8 @@ void RdmaEngine::on_route_resolved(Connection& connection) {
   if (const auto refusal = refuse_route(plan_.rdma(), resolved_route(connection.id.get(), plan_.rdma()))) {
     connection.state = Connection::State::Failed;
     emit(proto::AgentEvent::ENGINE_FAULT,
-         fmt::format("flow to {} QP {}: the route to {} on {} {}", connection.peer, connection.flow_id, connection.address,
-                     device, *refusal),
+         fmt::format("flow to {} QP {}: the route to {} on {} {}", connection.peer, connection.flow_id,
+                     connection.address, device, *refusal),
          &connection);
     return;
   }
@@ -378,8 +379,8 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   // Who may connect is the plan's to say: anyone else is refused before any memory is pinned or
   // any flow of a real sender is retired in its name, and said once per claimed name and reason.
   const std::string source = address_text(rdma_get_peer_addr(event.id));
-  if (const auto refusal = refuse_connect_request(
-          plan_, {request.sender, request.flow_id, request.rail_plus_one, source})) {
+  if (const auto refusal =
+          refuse_connect_request(plan_, {request.sender, request.flow_id, request.rail_plus_one, source})) {
     rdma_reject(event.id, nullptr, 0);
     refused_ids_.emplace_back(event.id);  // destroyed once this event is acked
     const std::string key = fmt::format("{}\n{}", request.sender, *refusal);
@@ -406,7 +407,8 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   connection->id.reset(event.id);
   event.id->context = connection.get();
   try {
-    if (const auto refusal = device_refusal(*connection, ibv_get_device_name(event.id->verbs->device)); !refusal.empty()) {
+    if (const auto refusal = device_refusal(*connection, ibv_get_device_name(event.id->verbs->device));
+        !refusal.empty()) {
       throw EngineError("the connection " + refusal);
     }
     if (const auto refusal = refuse_route(plan_.rdma(), resolved_route(event.id, plan_.rdma()))) {
@@ -430,8 +432,8 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
       throw EngineError(fmt::format("rdma_accept from {}: {}", connection->peer, std::strerror(errno)));
     }
   } catch (const std::exception& e) {
-    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("flow from {} QP {}: {}", connection->peer, connection->flow_id, e.what()),
-         connection.get());
+    emit(proto::AgentEvent::ENGINE_FAULT,
+         fmt::format("flow from {} QP {}: {}", connection->peer, connection->flow_id, e.what()), connection.get());
     rdma_reject(event.id, nullptr, 0);
     connection->state = Connection::State::Failed;
     // The id goes with the other connections at stop(), after this event has been acked.
@@ -485,17 +487,19 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
   auto& [devices, notes] = discovery;
   catalog.rdma_devices = std::move(devices);
   if (catalog.rdma_devices.empty()) {
-    catalog.notes.push_back(notes.empty() ? "rdma engine: no RDMA device found" : "rdma engine: no RDMA device found (" + notes.front() + ")");
+    catalog.notes.push_back(notes.empty() ? "rdma engine: no RDMA device found"
+                                          : "rdma engine: no RDMA device found (" + notes.front() + ")");
     return;
   }
   for (const auto& note : notes) catalog.notes.push_back("rdma engine: " + note);
-  catalog.engines["rdma"] = {
-      [agent_name, idle_sleep_us, allowed_devices] {
-        return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us, allowed_devices);
-      },
-      capped_bit_rate};
+  catalog.engines["rdma"] = {[agent_name, idle_sleep_us, allowed_devices] {
+                               return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us, allowed_devices);
+                             },
+                             capped_bit_rate};
 }
 
-double capped_bit_rate(const proto::Plan& plan) { return resolve_rdma_plan(plan).rate_bps(); }
+double capped_bit_rate(const proto::Plan& plan) {
+  return resolve_rdma_plan(plan).rate_bps();
+}
 
 }  // namespace tusk::rdma

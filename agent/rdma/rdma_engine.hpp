@@ -61,10 +61,10 @@ struct Connection {
   enum class State { Connecting, RetryWait, Established, Broken, Failed, Closed };
 
   Role role = Role::Sender;
-  std::string peer;      // the other agent's name
-  std::string address;   // its IP (senders)
-  std::string source;    // this agent's address to send from: its rail's (senders with rails)
-  int rail = -1;         // the rail it runs on, -1 without rails
+  std::string peer;           // the other agent's name
+  std::string address;        // its IP (senders)
+  std::string source;         // this agent's address to send from: its rail's (senders with rails)
+  int rail = -1;              // the rail it runs on, -1 without rails
   std::uint32_t flow_id = 0;  // QP index within the peer pair (and rail)
   // Written by the CM thread while sample() may read them: atomics.
   std::atomic<std::uint32_t> qp_num{0};
@@ -165,7 +165,9 @@ class RdmaEngine final : public Engine {
   // idle_sleep_us: sleep when a pass over the connections found nothing to do (labs on few cores).
   // allowed_devices: the only RDMA devices this host lets tests use (--rdma-device); empty: any.
   RdmaEngine(std::string agent_name, unsigned idle_sleep_us, std::vector<std::string> allowed_devices = {})
-      : agent_name_(std::move(agent_name)), idle_sleep_us_(idle_sleep_us), allowed_devices_(std::move(allowed_devices)) {}
+      : agent_name_(std::move(agent_name)),
+        idle_sleep_us_(idle_sleep_us),
+        allowed_devices_(std::move(allowed_devices)) {}
   ~RdmaEngine() override { stop(); }
 
   void prepare(const proto::Plan& plan, EngineEventSink events) override;

@@ -66,7 +66,8 @@ proto::RdmaTest resolve_rdma_plan(const proto::Plan& plan) {
   finite_at_least_zero("coverage", test.coverage());
   at_most("coverage", test.coverage(), 1.0);
   if (!test.collective().empty()) {
-    if (operation == "read") throw EngineError("a collective replay sends its bytes: use write, write_imm or send, not read");
+    if (operation == "read")
+      throw EngineError("a collective replay sends its bytes: use write, write_imm or send, not read");
     if (test.steps() == 0 || test.step_period_ms() == 0) {
       throw EngineError(fmt::format("collective {} needs steps and a step period", test.collective()));
     }
@@ -113,10 +114,10 @@ std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const
   if (request.rail_plus_one > test.rails()) {
     return fmt::format("the connection names rail {} of a plan with {} rails", request.rail_plus_one - 1, test.rails());
   }
-  const bool on_rail = request.rail_plus_one > 0 &&
-                       static_cast<int>(request.rail_plus_one) <= sender->rail_addresses_size();
-  const std::string& expected = on_rail ? sender->rail_addresses(static_cast<int>(request.rail_plus_one) - 1)
-                                        : sender->address();
+  const bool on_rail =
+      request.rail_plus_one > 0 && static_cast<int>(request.rail_plus_one) <= sender->rail_addresses_size();
+  const std::string& expected =
+      on_rail ? sender->rail_addresses(static_cast<int>(request.rail_plus_one) - 1) : sender->address();
   if (!expected.empty() && !request.source_address.empty() && request.source_address != expected) {
     return fmt::format("it comes from {}, not from {}'s address {}", request.source_address, request.sender, expected);
   }
@@ -125,23 +126,26 @@ std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const
 
 std::optional<std::string> refuse_route(const proto::RdmaTest& test, const ResolvedRoute& route) {
   if (test.port() != 0 && test.port() != route.port) {
-    return fmt::format("goes through port {}, not the profile's ib_port {} (rdma_cm takes the port from the route to "
-                       "the peer's address)",
-                       route.port, test.port());
+    return fmt::format(
+        "goes through port {}, not the profile's ib_port {} (rdma_cm takes the port from the route to "
+        "the peer's address)",
+        route.port, test.port());
   }
   // gid_index 0 is a real index, but also the field's default: a profile that wants 0 names it
   // through its address (the GID table's first entry is the port's link-local one).
   if (test.gid_index() != 0 && route.source_gid && route.gid_at_profile_index &&
       *route.source_gid != *route.gid_at_profile_index) {
-    return fmt::format("leaves from GID {}, not from the profile's gid_index {} ({}): rdma_cm takes the GID from this "
-                       "host's address on the route (show_gids lists them)",
-                       *route.source_gid, test.gid_index(), *route.gid_at_profile_index);
+    return fmt::format(
+        "leaves from GID {}, not from the profile's gid_index {} ({}): rdma_cm takes the GID from this "
+        "host's address on the route (show_gids lists them)",
+        *route.source_gid, test.gid_index(), *route.gid_at_profile_index);
   }
   if (test.path_mtu() != 0 && route.active_mtu != 0 && route.active_mtu != test.path_mtu()) {
     return fmt::format("would run at path MTU {} (rdma_cm's, the port's active MTU), not the profile's path_mtu {}: {}",
                        route.active_mtu, test.path_mtu(),
-                       route.active_mtu < test.path_mtu() ? "raise the interface's MTU (and the switches') or lower path_mtu"
-                                                          : "lower the interface's MTU or raise path_mtu");
+                       route.active_mtu < test.path_mtu()
+                           ? "raise the interface's MTU (and the switches') or lower path_mtu"
+                           : "lower the interface's MTU or raise path_mtu");
   }
   return std::nullopt;
 }

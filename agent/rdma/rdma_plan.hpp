@@ -20,8 +20,8 @@ inline constexpr std::uint32_t kMaxQpsPerPeer = rdma_limits::kMaxQpsPerPeer;
 inline constexpr std::uint32_t kMaxOutstanding = 8192;
 inline constexpr std::uint32_t kMaxInlineBytes = 4096;
 inline constexpr std::uint32_t kMaxRails = rdma_limits::kMaxRails;
-inline constexpr int kMaxPeers = 4096;                          // peers, and senders, each
-inline constexpr std::uint64_t kMaxQueuePairs = 65'536;         // every QP of the plan, both ways
+inline constexpr int kMaxPeers = 4096;                                         // peers, and senders, each
+inline constexpr std::uint64_t kMaxQueuePairs = 65'536;                        // every QP of the plan, both ways
 inline constexpr std::uint64_t kMaxRegisteredBytes = std::uint64_t{32} << 30;  // every QP's buffer
 inline constexpr std::uint32_t kMaxStallTimeoutMs = 3'600'000;
 inline constexpr std::uint32_t kMaxBurstPeriodMs = 60'000;
@@ -39,7 +39,7 @@ proto::RdmaTest resolve_rdma_plan(const proto::Plan& plan);
 
 // What a peer's connect request claims, from its private data and its source address.
 struct ConnectRequest {
-  std::string_view sender;          // the agent it says it is
+  std::string_view sender;  // the agent it says it is
   std::uint32_t flow_id = 0;
   std::uint32_t rail_plus_one = 0;  // 0: no rail
   std::string_view source_address;  // where it came from ("" when rdma_cm does not say)

@@ -45,8 +45,8 @@ bool RdmaEngine::break_flow(Connection& c, proto::AgentEvent::Kind kind, const s
 
 void RdmaEngine::on_port_change(const std::string& key, const LinkChange& change) {
   if (change.up) {
-    emit(proto::AgentEvent::LINK_UP, fmt::format("RDMA port {}: link up after {} ms down", key, change.down_for_ns / 1'000'000),
-         "nic:" + key);
+    emit(proto::AgentEvent::LINK_UP,
+         fmt::format("RDMA port {}: link up after {} ms down", key, change.down_for_ns / 1'000'000), "nic:" + key);
     return;
   }
   emit(proto::AgentEvent::LINK_DOWN, fmt::format("RDMA port {}: link down (the driver reports it)", key), "nic:" + key);
@@ -172,7 +172,8 @@ void RdmaEngine::note_progress(Connection& c, std::int64_t now) {
     const std::int64_t down = std::max<std::int64_t>(now - since, 1);
     c.downtime_ns.fetch_add(down, std::memory_order_relaxed);
     const std::int64_t repairable = c.repairable_ns.load(std::memory_order_relaxed);
-    if (repairable != 0) c.reconnect_ns.fetch_add(std::clamp<std::int64_t>(now - repairable, 0, down), std::memory_order_relaxed);
+    if (repairable != 0)
+      c.reconnect_ns.fetch_add(std::clamp<std::int64_t>(now - repairable, 0, down), std::memory_order_relaxed);
     c.outage_since_ns.store(0, std::memory_order_relaxed);
     emit(proto::AgentEvent::NOTICE,
          fmt::format("{} resumed on a new QP (reconnect {}) after {} ms without traffic", flow_name(c), c.generation,

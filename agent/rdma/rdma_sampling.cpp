@@ -67,8 +67,7 @@ proto::StreamCounters nic_port_stream(const NicPortView& port, std::int64_t unti
   namespace c = counters;
   auto delta = port.reader ? counter_delta(*port.baseline, port.reader->read()) : PortCounterDelta{};
   if (port.netdev) {
-    merge_netdev_counters(netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values,
-                               delta.values);
+    merge_netdev_counters(netdev_counter_delta(*port.netdev_baseline, port.netdev->read()).values, delta.values);
     note = port.netdev->take_note();
   }
   proto::StreamCounters stream;
@@ -141,7 +140,8 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     }
     auto& map = *stream.mutable_counters();
     map[std::string(receives_data ? c::kRxBytes : c::kTxBytes)] = connection->bytes.load(std::memory_order_relaxed);
-    map[std::string(receives_data ? c::kRxMessages : c::kTxMessages)] = connection->messages.load(std::memory_order_relaxed);
+    map[std::string(receives_data ? c::kRxMessages : c::kTxMessages)] =
+        connection->messages.load(std::memory_order_relaxed);
     map[std::string(c::kCompletionErrors)] = connection->completion_errors.load(std::memory_order_relaxed);
     if (receives_data && plan_.rdma().data_check()) {
       map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
@@ -150,7 +150,8 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     const auto state = connection->state.load();
     // A QP that failed before it was ever established carried nothing, and its other counters
     // are all zero: without this a test whose every QP was refused read as clean.
-    map[std::string(c::kConnectFailures)] = state == Connection::State::Failed && connection->established_ns == 0 ? 1 : 0;
+    map[std::string(c::kConnectFailures)] =
+        state == Connection::State::Failed && connection->established_ns == 0 ? 1 : 0;
     (*stream.mutable_gauges())["connected"] =
         connection->established_ns > 0 && state != Connection::State::Failed && state != Connection::State::Broken;
     for (std::size_t s = 0; s <= kCountedStatuses; ++s) {
@@ -164,7 +165,8 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
       map[std::string(c::kStepsDone)] = steps;
       if (steps > 0) {
         (*stream.mutable_gauges())[std::string(c::kStepTimeMeanNs)] =
-            static_cast<double>(connection->step_time_sum_ns.load(std::memory_order_relaxed)) / static_cast<double>(steps);
+            static_cast<double>(connection->step_time_sum_ns.load(std::memory_order_relaxed)) /
+            static_cast<double>(steps);
         (*stream.mutable_gauges())[std::string(c::kStepTimeMaxNs)] =
             static_cast<double>(connection->step_time_max_ns.load(std::memory_order_relaxed));
       }
@@ -173,12 +175,14 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     // only the datapath's wake-up (and for a sink the way across) lies between; the controller
     // measures throughput from then. A replay's first post is due after its first compute phase.
     if (const auto first = connection->first_traffic_ns.load(std::memory_order_relaxed); first > 0) {
-      const std::int64_t due = start_ns_ + std::int64_t{plan_.rdma().collective().empty() ? 0u : plan_.rdma().compute_ms()} * 1'000'000;
+      const std::int64_t due =
+          start_ns_ + std::int64_t{plan_.rdma().collective().empty() ? 0u : plan_.rdma().compute_ms()} * 1'000'000;
       (*stream.mutable_gauges())[std::string(c::kTrafficStartDelayMs)] =
           static_cast<double>(std::max<std::int64_t>(first - due, 0)) / 1e6;
     }
     (*stream.mutable_gauges())["qp_num"] = connection->qp_num.load();
-    if (sender && connection->hw_rate_kbps > 0) (*stream.mutable_gauges())["hw_rate_limit_bps"] = connection->hw_rate_kbps * 1e3;
+    if (sender && connection->hw_rate_kbps > 0)
+      (*stream.mutable_gauges())["hw_rate_limit_bps"] = connection->hw_rate_kbps * 1e3;
     (*stream.mutable_gauges())["path_mtu"] = connection->path_mtu.load();
     // The time the flow carried nothing after a break, and (recovery: reconnect) its new QPs.
     map[std::string(c::kDowntimeMs)] =

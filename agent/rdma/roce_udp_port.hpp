@@ -26,7 +26,8 @@ constexpr std::uint16_t udp_source_port_of_flow_label(std::uint32_t flow_label) 
   return static_cast<std::uint16_t>(low | kRoceSourcePortMin);
 }
 
-constexpr std::uint16_t roce_udp_source_port(std::uint32_t flow_label, std::uint32_t local_qpn, std::uint32_t remote_qpn) {
+constexpr std::uint16_t roce_udp_source_port(std::uint32_t flow_label, std::uint32_t local_qpn,
+                                             std::uint32_t remote_qpn) {
   return udp_source_port_of_flow_label(flow_label != 0 ? flow_label : flow_label_of_qps(local_qpn, remote_qpn));
 }
 

@@ -46,12 +46,14 @@ UniqueSocket& UniqueSocket::operator=(UniqueSocket&& other) noexcept {
   return *this;
 }
 
-SocketPathTracer::SocketPathTracer(const std::vector<SocketFlow>& flows, double probes_per_second, std::uint8_t max_ttl) {
+SocketPathTracer::SocketPathTracer(const std::vector<SocketFlow>& flows, double probes_per_second,
+                                   std::uint8_t max_ttl) {
   for (const SocketFlow& flow : flows) {
     traced_of_flow_.push_back(kUntraced);
     const auto source = path::parse_ipv4(flow.src_address);
     const auto destination = path::parse_ipv4(flow.dst_address);
-    const std::string name = fmt::format("{}:{} > {}:{}", flow.src_address, flow.src_port, flow.dst_address, flow.dst_port);
+    const std::string name =
+        fmt::format("{}:{} > {}:{}", flow.src_address, flow.src_port, flow.dst_address, flow.dst_port);
     if (!source || !destination || flow.src_port == 0 || flow.dst_port == 0) {
       problems_.push_back(fmt::format("flow {}: not an IPv4 flow, not traced", name));
       continue;
@@ -81,7 +83,9 @@ SocketPathTracer::SocketPathTracer(const std::vector<SocketFlow>& flows, double 
   tracer_ = std::make_unique<path::PathTracer>(traced_, probes_per_second, max_ttl);
 }
 
-SocketPathTracer::~SocketPathTracer() { stop(); }
+SocketPathTracer::~SocketPathTracer() {
+  stop();
+}
 
 void SocketPathTracer::start() {
   if (!tracer_->enabled() || running_.exchange(true)) return;

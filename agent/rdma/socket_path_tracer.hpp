@@ -8,8 +8,8 @@
 #pragma once
 
 #include <atomic>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,7 +57,7 @@ class SocketPathTracer {
   void loop();
   void drain_errors(std::size_t traced);
 
-  std::vector<UniqueSocket> sockets_;  // one per traced flow
+  std::vector<UniqueSocket> sockets_;        // one per traced flow
   std::vector<std::size_t> traced_of_flow_;  // constructor index -> traced index, or npos
   std::vector<path::TracedFlow> traced_;
   std::unique_ptr<path::PathTracer> tracer_;

@@ -49,14 +49,15 @@ void AgentCertificates::add(const std::string& agent) {
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), 86400);
   X509_NAME* name = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("Tusk lab"), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(agent.c_str()), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(agent.c_str()), -1, -1,
+                             0);
   check(X509_set_issuer_name(cert.get(), X509_get_subject_name(ca_cert_.get())), "X509_set_issuer_name");
   check(X509_set_pubkey(cert.get(), agent_key_.get()), "X509_set_pubkey");
   X509V3_CTX v3;
   X509V3_set_ctx(&v3, ca_cert_.get(), cert.get(), nullptr, nullptr, 0);
-  for (const auto& [nid, value] : {std::pair{NID_basic_constraints, "CA:FALSE"},
-                                   std::pair{NID_key_usage, "digitalSignature,keyEncipherment"},
-                                   std::pair{NID_ext_key_usage, "clientAuth"}}) {
+  for (const auto& [nid, value] :
+       {std::pair{NID_basic_constraints, "CA:FALSE"}, std::pair{NID_key_usage, "digitalSignature,keyEncipherment"},
+        std::pair{NID_ext_key_usage, "clientAuth"}}) {
     X509_EXTENSION* extension = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
     if (!extension) throw std::runtime_error("OpenSSL: cannot make a certificate extension");
     X509_add_ext(cert.get(), extension, -1);

@@ -8,10 +8,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <fmt/format.h>
 
 #include <chrono>
 #include <cstdio>
@@ -100,8 +100,12 @@ int main(int argc, char** argv) {
   std::string controller_bin = tusk::build_paths::controller_bin();
   bool keep = false;
   CLI::App app{"controller_scale: one tusk-controller against N simulated agents over TLS on 127.0.0.1"};
-  app.add_option("--agents", agents, "simulated agents (even: they are paired)")->check(CLI::Range(2, 65536))->capture_default_str();
-  app.add_option("--threads", threads, "io threads of the simulated agents")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--agents", agents, "simulated agents (even: they are paired)")
+      ->check(CLI::Range(2, 65536))
+      ->capture_default_str();
+  app.add_option("--threads", threads, "io threads of the simulated agents")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   app.add_option("--dialling", dialling, "handshakes each io thread has under way at once")
       ->check(CLI::Range(1, 65536))
       ->capture_default_str();
@@ -135,10 +139,11 @@ tests:
 )",
                                         agents, duration, sample_interval);
   const int port = testing::free_port();
-  testing::Process controller({controller_bin, "run", profile, "--listen", fmt::format("127.0.0.1:{}", port), "--ca",
-                               dir + "/certs/ca.pem", "--cert", dir + "/certs/controller.pem", "--key",
-                               dir + "/certs/controller.key", "--out", dir + "/report", "--no-progress", "--no-history"},
-                              dir + "/controller.log");
+  testing::Process controller(
+      {controller_bin, "run", profile, "--listen", fmt::format("127.0.0.1:{}", port), "--ca", dir + "/certs/ca.pem",
+       "--cert", dir + "/certs/controller.pem", "--key", dir + "/certs/controller.key", "--out", dir + "/report",
+       "--no-progress", "--no-history"},
+      dir + "/controller.log");
   if (!testing::wait_for_text(controller.log_path(), "listening for agents", std::chrono::seconds(20))) {
     std::fprintf(stderr, "controller_scale: the controller did not start:\n%s\n", controller.log().c_str());
     return 1;
@@ -212,29 +217,38 @@ tests:
               duration.c_str(), sample_interval.c_str());
   std::printf("  agent certificates made        %8.2f s\n", certs_s);
   std::printf("  all registered                 %8.2f s after the first dial   (%llu of %d)\n",
-              seconds_after_t0(metrics.registered.last()), static_cast<unsigned long long>(metrics.registered.count()), agents);
-  std::printf("  CPU spent registering          %8.2f s controller, %.2f s simulated agents (TLS handshakes both sides)\n",
-              cpu_between(series, t0, metrics.registered.last()), own_cpu_at_registration - own_cpu_before);
-  std::printf("  clock sync                     %8.2f s   (first probe to last, %llu probes)\n", metrics.probes.width_s(),
-              static_cast<unsigned long long>(metrics.probes.count()));
+              seconds_after_t0(metrics.registered.last()), static_cast<unsigned long long>(metrics.registered.count()),
+              agents);
+  std::printf(
+      "  CPU spent registering          %8.2f s controller, %.2f s simulated agents (TLS handshakes both sides)\n",
+      cpu_between(series, t0, metrics.registered.last()), own_cpu_at_registration - own_cpu_before);
+  std::printf("  clock sync                     %8.2f s   (first probe to last, %llu probes)\n",
+              metrics.probes.width_s(), static_cast<unsigned long long>(metrics.probes.count()));
   // A phase the run never reached says so instead of printing an instant that never was.
-  const auto when = [](bool reached, double seconds) { return reached ? fmt::format("{:8.2f}", seconds) : std::string("     n/a"); };
+  const auto when = [](bool reached, double seconds) {
+    return reached ? fmt::format("{:8.2f}", seconds) : std::string("     n/a");
+  };
   std::printf("  plan distribution              %s s   (first plan received to last ack sent)\n",
               when(!metrics.plan_acks.empty(), (metrics.plan_acks.last() - metrics.plans.first()) / 1e9).c_str());
-  std::printf("  registered and planned         %s s after the first dial   (goal: under 5 s at 4,096)\n",
-              when(metrics.plan_acks.count() >= static_cast<std::uint64_t>(agents), seconds_after_t0(metrics.plan_acks.last())).c_str());
+  std::printf(
+      "  registered and planned         %s s after the first dial   (goal: under 5 s at 4,096)\n",
+      when(metrics.plan_acks.count() >= static_cast<std::uint64_t>(agents), seconds_after_t0(metrics.plan_acks.last()))
+          .c_str());
   std::printf("  start skew, planned            %8.3f ms  (spread of the agents' start instants; goal: under 10 ms)\n",
               metrics.planned_starts.width_s() * 1e3);
-  std::printf("  start skew, as started here    %8.3f ms  (this process's timers, on %d thread(s)); late start orders: %llu\n",
-              metrics.actual_starts.width_s() * 1e3, threads,
-              static_cast<unsigned long long>(metrics.late_start_orders.load()));
-  std::printf("  samples ingested               %8llu in %.2f controller CPU s: %.0f samples/s per core (goal: 100,000)\n",
-              static_cast<unsigned long long>(samples), ingest_cpu, ingest_cpu > 0 ? samples / ingest_cpu : 0.0);
+  std::printf(
+      "  start skew, as started here    %8.3f ms  (this process's timers, on %d thread(s)); late start orders: %llu\n",
+      metrics.actual_starts.width_s() * 1e3, threads,
+      static_cast<unsigned long long>(metrics.late_start_orders.load()));
+  std::printf(
+      "  samples ingested               %8llu in %.2f controller CPU s: %.0f samples/s per core (goal: 100,000)\n",
+      static_cast<unsigned long long>(samples), ingest_cpu, ingest_cpu > 0 ? samples / ingest_cpu : 0.0);
   std::printf("  sample size                    %8.0f bytes on the wire, before TLS\n",
               samples ? static_cast<double>(metrics.sample_bytes.load()) / samples : 0.0);
-  std::printf("  controller memory              %8.1f MiB at peak, %.1f MiB idle: %.0f KiB per agent (goal: under 1,024)\n",
-              peak_rss / 1024.0, baseline_rss / 1024.0,
-              peak_rss > baseline_rss ? static_cast<double>(peak_rss - baseline_rss) / agents : 0.0);
+  std::printf(
+      "  controller memory              %8.1f MiB at peak, %.1f MiB idle: %.0f KiB per agent (goal: under 1,024)\n",
+      peak_rss / 1024.0, baseline_rss / 1024.0,
+      peak_rss > baseline_rss ? static_cast<double>(peak_rss - baseline_rss) / agents : 0.0);
   std::printf("  verdict and report             %8.2f s from the last result to exit; report.json %.1f MiB\n",
               exited_ns && !metrics.results.empty() ? (exited_ns - metrics.results.last()) / 1e9 : 0.0,
               ec ? 0.0 : report_bytes / 1048576.0);

@@ -34,14 +34,14 @@ class Span {
 };
 
 struct FleetMetrics {
-  Span registered;        // hello acks received (steady ns)
-  Span probes;            // clock probes received (steady ns)
-  Span plans;             // plans received (steady ns)
-  Span plan_acks;         // plan acks sent (steady ns)
-  Span planned_starts;    // StartAt's agent_start_ns (realtime: one clock for every agent here)
-  Span actual_starts;     // when each simulated engine started (realtime)
-  Span samples;           // sample records sent (steady ns)
-  Span results;           // result records sent (steady ns)
+  Span registered;      // hello acks received (steady ns)
+  Span probes;          // clock probes received (steady ns)
+  Span plans;           // plans received (steady ns)
+  Span plan_acks;       // plan acks sent (steady ns)
+  Span planned_starts;  // StartAt's agent_start_ns (realtime: one clock for every agent here)
+  Span actual_starts;   // when each simulated engine started (realtime)
+  Span samples;         // sample records sent (steady ns)
+  Span results;         // result records sent (steady ns)
   std::atomic<std::uint64_t> late_start_orders{0};  // StartAt that came after its start time
   std::atomic<std::uint64_t> refusals{0};           // Error frames from the controller
   std::atomic<std::uint64_t> disconnects{0};        // connections lost before the run ended

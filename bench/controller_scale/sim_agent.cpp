@@ -33,10 +33,17 @@ void DialQueue::release() {
 
 SimAgent::SimAgent(asio::io_context& io, std::string name, AgentCertificates& certificates, HostPort controller,
                    FleetMetrics& metrics, DialQueue& dials)
-    : io_(io), name_(std::move(name)), certificates_(certificates), controller_(std::move(controller)), metrics_(metrics),
-      dials_(dials), timer_(io) {}
+    : io_(io),
+      name_(std::move(name)),
+      certificates_(certificates),
+      controller_(std::move(controller)),
+      metrics_(metrics),
+      dials_(dials),
+      timer_(io) {}
 
-void SimAgent::connect() { dials_.request(*this); }
+void SimAgent::connect() {
+  dials_.request(*this);
+}
 
 void SimAgent::dial_ended() {
   if (!dialling_) return;

@@ -11,7 +11,8 @@ Resolved flows_for_paths(profile_schema::TestCheck& check, std::uint32_t max_flo
   resolved.coverage = check.draft.coverage.value_or(kDefaultCoverage);
   const auto* paths_origin = check.draft.origin("ecmp_paths");
   if (const auto* origin = check.draft.origin("coverage"); origin && !paths_origin) {
-    check.fail("coverage", origin, "coverage is the chance that every ECMP path carries a flow: declare ecmp_paths too");
+    check.fail("coverage", origin,
+               "coverage is the chance that every ECMP path carries a flow: declare ecmp_paths too");
   }
   if (!paths_origin || !check.draft.ecmp_paths) return resolved;
   resolved.paths = *check.draft.ecmp_paths;

@@ -112,8 +112,8 @@ void unregister_engine(std::string_view name);
 template <typename Params>
 const Params& params_of(const TestSpec& spec) {
   if (const auto* params = std::any_cast<Params>(&spec.params)) return *params;
-  throw std::logic_error(fmt::format("test '{}' (engine '{}') holds another engine's parameters", spec.name,
-                                     spec.engine));
+  throw std::logic_error(
+      fmt::format("test '{}' (engine '{}') holds another engine's parameters", spec.name, spec.engine));
 }
 template <typename Params>
 Params& mutable_params_of(TestSpec& spec) {

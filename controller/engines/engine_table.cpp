@@ -17,7 +17,9 @@ std::vector<const EngineSlice*>& table() {
 
 }  // namespace
 
-const std::vector<const EngineSlice*>& engine_table() { return table(); }
+const std::vector<const EngineSlice*>& engine_table() {
+  return table();
+}
 
 void register_engine(const EngineSlice& engine) {
   if (find_engine(engine.name)) {

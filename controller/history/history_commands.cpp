@@ -184,7 +184,9 @@ std::string run_line(const RunRow& run) {
 
 // Two runs that share no stream (both measured nothing, or different tests) say nothing of each
 // other: not a pass.
-bool nothing_compared(const Comparison& comparison) { return !comparison.worse() && comparison.compared_streams == 0; }
+bool nothing_compared(const Comparison& comparison) {
+  return !comparison.worse() && comparison.compared_streams == 0;
+}
 
 std::string comparison_text(const RunRows& before, const RunRows& after, const Comparison& comparison) {
   std::string text = fmt::format("before: {}\nafter:  {}\n", run_line(before.run), run_line(after.run));
@@ -193,9 +195,10 @@ std::string comparison_text(const RunRows& before, const RunRows& after, const C
                         before.run.profile_name, after.run.profile_name);
   }
   if (nothing_compared(comparison)) {
-    text += fmt::format("nothing compared: no stream of the same test, agent, stream id and peer is in both runs "
-                        "(before: {} stream(s), after: {}); neither better nor worse\n",
-                        before.streams.size(), after.streams.size());
+    text += fmt::format(
+        "nothing compared: no stream of the same test, agent, stream id and peer is in both runs "
+        "(before: {} stream(s), after: {}); neither better nor worse\n",
+        before.streams.size(), after.streams.size());
   } else if (!comparison.worse()) {
     text += fmt::format("nothing got worse: {} stream(s) compared\n", comparison.compared_streams);
   } else {
@@ -393,7 +396,8 @@ int HistoryCommands::history(std::ostream& out, std::ostream& err) const {
         stream_list.push_back({{"run", run_json(run)}, {"stream", stream_json(stream)}});
       json link_list = json::array();
       for (const auto& [run, link] : links) link_list.push_back({{"run", run_json(run)}, {"link", link_json(link)}});
-      out << json_text(json{{"history", path}, {"link", link_}, {"streams", stream_list}, {"links", link_list}}) << "\n";
+      out << json_text(json{{"history", path}, {"link", link_}, {"streams", stream_list}, {"links", link_list}})
+          << "\n";
     } else {
       if (!streams.empty()) out << fmt::format("streams of '{}' across runs:\n{}", link_, stream_trend_table(streams));
       if (!links.empty()) out << fmt::format("fabric link '{}' across runs:\n{}", link_, link_trend_table(links));

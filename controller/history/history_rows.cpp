@@ -282,7 +282,8 @@ std::optional<std::int64_t> parse_report_time(std::string_view text) {
   utc.tm_year -= 1900;
   utc.tm_mon -= 1;
   const std::time_t seconds = timegm(&utc);
-  if (seconds == static_cast<std::time_t>(-1) || seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1) {
+  if (seconds == static_cast<std::time_t>(-1) ||
+      seconds > std::numeric_limits<std::int64_t>::max() / 1'000'000'000 - 1) {
     return std::nullopt;
   }
   return static_cast<std::int64_t>(seconds) * 1'000'000'000 + static_cast<std::int64_t>(millis) * 1'000'000;

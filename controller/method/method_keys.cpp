@@ -27,18 +27,23 @@ const std::vector<std::string_view>& kind_names() {
 }
 
 const std::vector<std::string_view>& keys_of(MethodKind kind) {
-  static const std::vector<std::string_view> throughput{"kind", "frame_sizes", "trial", "resolution", "trials",
-                                                        "pdr_loss", "latency"};
+  static const std::vector<std::string_view> throughput{"kind",   "frame_sizes", "trial",  "resolution",
+                                                        "trials", "pdr_loss",    "latency"};
   static const std::vector<std::string_view> loss{"kind", "frame_sizes", "trial", "step"};
   static const std::vector<std::string_view> sweep{"kind", "frame_sizes", "rates", "trial"};
   static const std::vector<std::string_view> incast{"kind", "fan_in", "trial"};
   static const std::vector<std::string_view> congestion{"kind", "trial", "uncongested_loss"};
   switch (kind) {
-    case MethodKind::Throughput: return throughput;
-    case MethodKind::FrameLossRate: return loss;
-    case MethodKind::Sweep: return sweep;
-    case MethodKind::Incast: return incast;
-    case MethodKind::CongestionControl: return congestion;
+    case MethodKind::Throughput:
+      return throughput;
+    case MethodKind::FrameLossRate:
+      return loss;
+    case MethodKind::Sweep:
+      return sweep;
+    case MethodKind::Incast:
+      return incast;
+    case MethodKind::CongestionControl:
+      return congestion;
   }
   return sweep;
 }
@@ -63,8 +68,12 @@ std::optional<StepRate> read_step_rate(YamlReader& read, const YamlValue& value)
   const auto absolute = read.rate(value);
   if (!absolute) return std::nullopt;
   switch (absolute->kind) {
-    case units::Rate::Kind::BitsPerSecond: rate.bits_per_second = absolute->value; break;
-    case units::Rate::Kind::PacketsPerSecond: rate.packets_per_second = absolute->value; break;
+    case units::Rate::Kind::BitsPerSecond:
+      rate.bits_per_second = absolute->value;
+      break;
+    case units::Rate::Kind::PacketsPerSecond:
+      rate.packets_per_second = absolute->value;
+      break;
     case units::Rate::Kind::Max:
       read.fail(value, "a step rate is a bit rate, a packet rate or a share of the test's rate (50%), not max");
       return std::nullopt;
@@ -88,8 +97,8 @@ std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const Ya
       for (auto n = low; n <= high; ++n) steps.push_back(static_cast<std::uint32_t>(n));
       return steps;
     } catch (const std::exception&) {
-      read.fail(value, fmt::format("fan_in '{}': expected FROM..TO senders, e.g. 2..8, with 1 <= FROM <= TO <= 4096",
-                                   text));
+      read.fail(value,
+                fmt::format("fan_in '{}': expected FROM..TO senders, e.g. 2..8, with 1 <= FROM <= TO <= 4096", text));
       return std::nullopt;
     }
   }
@@ -131,7 +140,8 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
   YamlReader& read = context.read;
   const auto entries = read.mapping(value, "a method, e.g. {kind: throughput, frame_sizes: [64, 1518]}");
   if (!entries) return false;
-  const auto kind_entry = std::find_if(entries->begin(), entries->end(), [](const YamlEntry& e) { return e.key == "kind"; });
+  const auto kind_entry =
+      std::find_if(entries->begin(), entries->end(), [](const YamlEntry& e) { return e.key == "kind"; });
   if (kind_entry == entries->end()) {
     read.missing(value, "kind");
     return false;
@@ -139,8 +149,8 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
   const auto kind_name = read.choice(kind_entry->value, kind_names());
   if (!kind_name) return false;
   MethodSpec method;
-  method.kind = static_cast<MethodKind>(std::find(kind_names().begin(), kind_names().end(), *kind_name) -
-                                        kind_names().begin());
+  method.kind =
+      static_cast<MethodKind>(std::find(kind_names().begin(), kind_names().end(), *kind_name) - kind_names().begin());
   method.pos = value.key_pos;
   // The uncongested flow of a congestion test may lose nothing unless the profile says otherwise.
   if (method.kind == MethodKind::CongestionControl) method.pdr_loss = 0;
@@ -173,8 +183,8 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
       auto ratio = read.ratio(v);
       const bool zero_allowed = key == "pdr_loss" || key == "uncongested_loss";
       if (ratio && (*ratio < 0 || (*ratio == 0 && !zero_allowed) || *ratio >= 1)) {
-        read.fail(v, fmt::format("{} {} must be {} and below 100%", key, v.text(),
-                                 zero_allowed ? "at least 0" : "above 0"));
+        read.fail(
+            v, fmt::format("{} {} must be {} and below 100%", key, v.text(), zero_allowed ? "at least 0" : "above 0"));
         ratio.reset();
       }
       ok &= ratio.has_value();
@@ -208,26 +218,29 @@ void check_method(TestCheck& check) {
   const std::string kind{to_string(method.kind)};
   if (method.trial.count() == 0) method.trial = spec.duration;
   if (method.trial > check.profile.safety.max_duration) {
-    check.fail("method", origin, fmt::format("method trial {} is above safety.max_duration {}",
-                                             units::format_duration(method.trial), check.profile.max_duration_text));
+    check.fail("method", origin,
+               fmt::format("method trial {} is above safety.max_duration {}", units::format_duration(method.trial),
+                           check.profile.max_duration_text));
   }
   if (spec.sample_interval > method.trial) {
-    check.fail("method", origin, fmt::format("sample_interval {} is longer than the method's trial {}",
-                                             units::format_duration(spec.sample_interval),
-                                             units::format_duration(method.trial)));
+    check.fail("method", origin,
+               fmt::format("sample_interval {} is longer than the method's trial {}",
+                           units::format_duration(spec.sample_interval), units::format_duration(method.trial)));
   }
   const EngineSlice* engine = find_engine(spec.engine);
   if (check.draft.rate && check.draft.rate->kind != units::Rate::Kind::Max) method.rate = check.draft.rate;
   if (method.kind == MethodKind::CongestionControl) {
     if (const auto* topology = check.draft.origin("topology")) {
-      check.fail("topology", topology, "method congestion_control sets its own arrangement (the first agent is the "
-                                       "congested port, the second the uncongested one, the third and fourth send): "
-                                       "leave topology out");
+      check.fail("topology", topology,
+                 "method congestion_control sets its own arrangement (the first agent is the "
+                 "congested port, the second the uncongested one, the third and fourth send): "
+                 "leave topology out");
     }
     spec.topology = Topology::Congestion;
     if (check.profile.agent_count && *check.profile.agent_count < 4) {
-      check.fail("method", origin, fmt::format("method congestion_control needs 4 agents; agents selects {}",
-                                               *check.profile.agent_count));
+      check.fail(
+          "method", origin,
+          fmt::format("method congestion_control needs 4 agents; agents selects {}", *check.profile.agent_count));
     }
     return;
   }
@@ -235,7 +248,8 @@ void check_method(TestCheck& check) {
     if (const auto* topology = check.draft.origin("topology"); topology && spec.topology != Topology::Incast) {
       check.fail("topology", topology,
                  fmt::format("method incast sends from the first agent's peers into it: leave topology out or set "
-                             "topology: incast, not {}", to_string(spec.topology)));
+                             "topology: incast, not {}",
+                             to_string(spec.topology)));
     }
     spec.topology = Topology::Incast;
     if (const auto agents = check.profile.agent_count) {
@@ -244,8 +258,9 @@ void check_method(TestCheck& check) {
       }
       for (const auto senders : method.fan_in) {
         if (senders + 1 > *agents) {
-          check.fail("method", origin, fmt::format("method incast: a fan-in of {} needs {} agents; agents selects {}",
-                                                   senders, senders + 1, *agents));
+          check.fail("method", origin,
+                     fmt::format("method incast: a fan-in of {} needs {} agents; agents selects {}", senders,
+                                 senders + 1, *agents));
           break;
         }
       }
@@ -256,20 +271,20 @@ void check_method(TestCheck& check) {
     return;
   }
   if (!engine || !engine->apply_step) {
-    check.fail("method", origin, fmt::format("method {} changes the frame size or rate, which {} tests do not have",
-                                             kind, spec.engine));
+    check.fail("method", origin,
+               fmt::format("method {} changes the frame size or rate, which {} tests do not have", kind, spec.engine));
     return;
   }
   // A search or a loss curve offers shares of the test's rate, and so does a sweep's "50%".
   const bool needs_rate = method.kind != MethodKind::Sweep ||
-                          std::any_of(method.rates.begin(), method.rates.end(), [](const StepRate& r) {
-                            return !r.bits_per_second && !r.packets_per_second;
-                          });
+                          std::any_of(method.rates.begin(), method.rates.end(),
+                                      [](const StepRate& r) { return !r.bits_per_second && !r.packets_per_second; });
   const bool has_rate = check.draft.rate && check.draft.rate->kind != units::Rate::Kind::Max;
   if (needs_rate && !has_rate) {
     check.fail("method", origin,
                fmt::format("method {} offers shares of the test's rate: set rate: to the highest rate to offer "
-                           "(a bit or packet rate, not max)", kind));
+                           "(a bit or packet rate, not max)",
+                           kind));
   }
   const double cap = check.profile.safety.max_rate_bps;
   std::uint32_t largest = 0;
@@ -277,8 +292,8 @@ void check_method(TestCheck& check) {
   for (const auto& rate : method.rates) {
     const double bps = rate.bits_per_second.value_or(rate.packets_per_second.value_or(0) * largest * 8);
     if (cap > 0 && bps > cap) {
-      check.fail("method", origin, fmt::format("method rate {} is above safety.max_rate {}", rate.text,
-                                               check.profile.max_rate_text));
+      check.fail("method", origin,
+                 fmt::format("method rate {} is above safety.max_rate {}", rate.text, check.profile.max_rate_text));
     }
   }
   std::size_t steps = std::max<std::size_t>(1, method.frame_sizes.size());
@@ -286,8 +301,10 @@ void check_method(TestCheck& check) {
   if (method.kind == MethodKind::Throughput) steps *= method.max_trials + (method.latency ? 1 : 0);
   if (method.kind == MethodKind::FrameLossRate) steps *= static_cast<std::size_t>(1 / method.step) + 1;
   if (steps > kMaxSteps) {
-    check.fail("method", origin, fmt::format("method {} would run up to {} steps, more than {}: fewer sizes, rates "
-                                             "or trials", kind, steps, kMaxSteps));
+    check.fail("method", origin,
+               fmt::format("method {} would run up to {} steps, more than {}: fewer sizes, rates "
+                           "or trials",
+                           kind, steps, kMaxSteps));
   }
 }
 

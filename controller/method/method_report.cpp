@@ -11,7 +11,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-json optional_number(const std::optional<double>& value) { return value ? json(*value) : json(nullptr); }
+json optional_number(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
 
 std::string latency_text(const std::optional<double>& ns) {
   return ns ? units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(*ns))) : "-";
@@ -112,14 +114,12 @@ std::vector<std::vector<std::string>> method_step_rows(const MethodResult& resul
   std::vector<std::vector<std::string>> rows{
       {"step", "offered", "sent", "received", "lost", "loss", "CE", "latency p99", "verdict"}};
   for (const auto& step : result.steps) {
-    rows.push_back({step.label,
-                    step.offered_bps > 0 ? units::format_bit_rate(step.offered_bps) : "-",
-                    fmt::format("{}", step.tx_frames), fmt::format("{}", step.rx_frames),
-                    fmt::format("{}", step.lost_frames),
-                    fmt::format("{:.4g}%{}{}", step.loss_ratio * 100, step.host_drops > 0 ? " (host drops)" : "",
-                                step.sender_short ? fmt::format(" (sent {})", units::format_bit_rate(step.sent_bps)) : ""),
-                    fmt::format("{}", step.ce_marked), latency_text(step.latency_p99_ns),
-                    std::string(to_string(step.verdict))});
+    rows.push_back(
+        {step.label, step.offered_bps > 0 ? units::format_bit_rate(step.offered_bps) : "-",
+         fmt::format("{}", step.tx_frames), fmt::format("{}", step.rx_frames), fmt::format("{}", step.lost_frames),
+         fmt::format("{:.4g}%{}{}", step.loss_ratio * 100, step.host_drops > 0 ? " (host drops)" : "",
+                     step.sender_short ? fmt::format(" (sent {})", units::format_bit_rate(step.sent_bps)) : ""),
+         fmt::format("{}", step.ce_marked), latency_text(step.latency_p99_ns), std::string(to_string(step.verdict))});
   }
   return rows;
 }
@@ -129,7 +129,8 @@ std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult&
   if (const auto& c = result.congestion) {
     rows.push_back({"port", "agent", "received", "lost", "loss"});
     rows.push_back({"congested", c->congested_agent, fmt::format("{}", c->congested_rx_frames),
-                    fmt::format("{}", c->congested_lost_frames), fmt::format("{:.4g}%", c->congested_loss_ratio * 100)});
+                    fmt::format("{}", c->congested_lost_frames),
+                    fmt::format("{:.4g}%", c->congested_loss_ratio * 100)});
     rows.push_back({"uncongested", c->uncongested_agent, fmt::format("{}", c->uncongested_rx_frames),
                     fmt::format("{}", c->uncongested_lost_frames),
                     fmt::format("{:.4g}%{}", c->uncongested_loss_ratio * 100,
@@ -142,12 +143,15 @@ std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult&
   for (const auto& size : result.throughput) {
     std::string note = size.resolved ? "" : "not resolved within the trials";
     if (size.ndr_failed_share == 0 && size.trials > 0) note = "no loss at the test's rate: the NDR is at least that";
-    if (size.receiver_limited) note += (note.empty() ? "" : "; ") + std::string("the receiving host dropped frames: a tester limit");
-    if (size.sender_short) note += (note.empty() ? "" : "; ") + std::string("a passing trial sent less than it offered: a tester limit");
+    if (size.receiver_limited)
+      note += (note.empty() ? "" : "; ") + std::string("the receiving host dropped frames: a tester limit");
+    if (size.sender_short)
+      note += (note.empty() ? "" : "; ") + std::string("a passing trial sent less than it offered: a tester limit");
     rows.push_back({fmt::format("{} B", size.frame_size), units::format_bit_rate(size.ndr_bps()),
                     units::format_packet_rate(size.ndr_pps()), units::format_bit_rate(size.pdr_bps()),
                     fmt::format("{}", size.trials),
-                    fmt::format("{} / {}", latency_text(size.latency_p50_ns), latency_text(size.latency_p99_ns)), note});
+                    fmt::format("{} / {}", latency_text(size.latency_p50_ns), latency_text(size.latency_p99_ns)),
+                    note});
   }
   return rows;
 }

@@ -19,9 +19,9 @@ struct MethodStep {
   std::uint32_t frame_size = 0;  // 0: the test's own sizes
   double offered_bps = 0;        // per sender, as asked (0: the test's rate, when it has none)
   double offered_pps = 0;
-  double rate_fraction = 0;      // of the test's rate; 0 where the step has a rate of its own
+  double rate_fraction = 0;  // of the test's rate; 0 where the step has a rate of its own
   std::uint32_t senders = 0;
-  bool latency_trial = false;    // throughput: the trial at the NDR that measures latency
+  bool latency_trial = false;  // throughput: the trial at the NDR that measures latency
   std::uint64_t tx_frames = 0;
   std::uint64_t tx_messages = 0;  // RDMA: messages the senders' QPs completed
   double messages_per_s = 0;      // tx_messages over the step, summed over senders
@@ -29,12 +29,12 @@ struct MethodStep {
   std::uint64_t lost_frames = 0;
   std::uint64_t host_drops = 0;  // frames the receiving hosts dropped themselves: not the device's loss
   std::uint64_t ce_marked = 0;
-  double loss_ratio = 0;         // lost / (received + lost)
-  double rx_bps = 0;             // received, summed over the receivers
+  double loss_ratio = 0;  // lost / (received + lost)
+  double rx_bps = 0;      // received, summed over the receivers
   // What each sending agent really sent, on average over them (bytes sent × 8 / the step's
   // duration): below offered_bps, the tester could not offer what the step asked.
   double sent_bps = 0;
-  bool sender_short = false;     // sent_bps under 98 % of offered_bps
+  bool sender_short = false;  // sent_bps under 98 % of offered_bps
   // The worst stream's latency (largest p50, p99, max), where the engine measures it: one way at a
   // DPDK receiver, completion latency at an RDMA sender.
   std::optional<double> latency_p50_ns, latency_p99_ns, latency_max_ns;
@@ -52,7 +52,7 @@ struct SizeThroughput {
   double ndr_share = 0, ndr_failed_share = 0;  // failed 0: no trial failed (the NDR is the ceiling or above)
   double pdr_share = 0, pdr_failed_share = 0;
   std::uint32_t trials = 0;
-  bool resolved = false;  // both brackets within the resolution (or at the ceiling)
+  bool resolved = false;          // both brackets within the resolution (or at the ceiling)
   bool receiver_limited = false;  // a failed trial had host drops: the bound is the tester's, not the device's
   bool sender_short = false;      // a passing trial sent less than it offered: the NDR may be above what was sent
   double ndr_sent_bps = 0;        // what the trial that set the NDR really sent, per sending agent
@@ -80,10 +80,10 @@ struct MethodResult {
   MethodKind kind = MethodKind::Sweep;
   double pdr_loss = 0;
   std::vector<MethodStep> steps;
-  std::vector<TestOutcome> step_outcomes;   // one per step, in order: each step's streams and problems
-  std::vector<SizeThroughput> throughput;   // kind throughput: one per frame size
+  std::vector<TestOutcome> step_outcomes;      // one per step, in order: each step's streams and problems
+  std::vector<SizeThroughput> throughput;      // kind throughput: one per frame size
   std::optional<CongestionResult> congestion;  // kind congestion_control
-  bool complete = true;                     // false: a step could not run to its end (agent lost, plan refused)
+  bool complete = true;                        // false: a step could not run to its end (agent lost, plan refused)
 };
 
 }  // namespace tusk

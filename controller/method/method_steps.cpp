@@ -28,7 +28,9 @@ bool searches(MethodKind kind) {
 // curve, congestion, incast) makes tail drop lock a paced flow out for long enough to read as a
 // traffic gap, whose frames the step counts as lost. So the safe defaults on gaps and flaps do not
 // judge its steps; ones the profile wrote do.
-bool overloads(MethodKind kind) { return searches(kind) || kind == MethodKind::Incast; }
+bool overloads(MethodKind kind) {
+  return searches(kind) || kind == MethodKind::Incast;
+}
 
 bool judges_gaps(const Threshold& threshold) {
   return threshold.metric == counters::kLinkFlaps || threshold.metric == counters::kTrafficGaps;
@@ -57,7 +59,7 @@ MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents)
 PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders) {
   PlannedStep planned{test_, method_.kind == MethodKind::Incast              ? senders + 1
                              : method_.kind == MethodKind::CongestionControl ? 4
-                                                                              : agents_};
+                                                                             : agents_};
   TestSpec& spec = planned.spec;
   spec.method.reset();
   spec.duration = method_.trial;
@@ -100,8 +102,8 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
       if (step.label.empty()) step.label = "the test's size and rate";
       break;
     default:
-      step.label = fmt::format("{} at {:.4g}% ({})", size_text, rate.fraction * 100,
-                               units::format_bit_rate(step.offered_bps));
+      step.label =
+          fmt::format("{} at {:.4g}% ({})", size_text, rate.fraction * 100, units::format_bit_rate(step.offered_bps));
   }
   spec.name = fmt::format("{} [{}]", test_.name, step.label);
   pending_ = std::move(step);
@@ -202,8 +204,8 @@ std::optional<PlannedStep> MethodSteps::next_throughput() {
 
 // RFC 2544 26.3: 100 % of the rate, then down in steps, until two steps in a row lose nothing.
 std::optional<PlannedStep> MethodSteps::next_frame_loss() {
-  const std::vector<std::uint32_t> sizes = method_.frame_sizes.empty() ? std::vector<std::uint32_t>{0}
-                                                                        : method_.frame_sizes;
+  const std::vector<std::uint32_t> sizes =
+      method_.frame_sizes.empty() ? std::vector<std::uint32_t>{0} : method_.frame_sizes;
   while (position_ < sizes.size()) {
     const double share = 1 - static_cast<double>(size_step_) * method_.step;
     if (lossless_run_ < 2 && share > 1e-9) {
@@ -308,18 +310,23 @@ std::vector<std::string> method_warnings(const MethodResult& result) {
                                      units::format_bit_rate(size.ndr_failed_share * size.ceiling_bps)));
     }
     if (size.receiver_limited) {
-      warnings.push_back(fmt::format("{} B: a receiving host dropped frames itself during the search: the rate found "
-                                     "may be the tester's limit, not the device's", size.frame_size));
+      warnings.push_back(
+          fmt::format("{} B: a receiving host dropped frames itself during the search: the rate found "
+                      "may be the tester's limit, not the device's",
+                      size.frame_size));
     }
     if (size.sender_short) {
-      warnings.push_back(fmt::format("{} B: a passing trial sent less than it offered (the NDR trial sent {}): the "
-                                     "tester could not offer the rate", size.frame_size,
-                                     units::format_bit_rate(size.ndr_sent_bps)));
+      warnings.push_back(
+          fmt::format("{} B: a passing trial sent less than it offered (the NDR trial sent {}): the "
+                      "tester could not offer the rate",
+                      size.frame_size, units::format_bit_rate(size.ndr_sent_bps)));
     }
   }
   if (const auto& c = result.congestion; c && c->congested_lost_frames == 0 && c->congested_rx_frames > 0) {
-    warnings.push_back(fmt::format("the congested port ({}) lost nothing: it was not congested, so head-of-line "
-                                   "blocking was not tested; raise the rate", c->congested_agent));
+    warnings.push_back(
+        fmt::format("the congested port ({}) lost nothing: it was not congested, so head-of-line "
+                    "blocking was not tested; raise the rate",
+                    c->congested_agent));
   }
   return warnings;
 }

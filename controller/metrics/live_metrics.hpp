@@ -6,7 +6,8 @@
 // Series: the streams of one test at a time. When the next test starts, the last one's series go
 // (Prometheus keeps their history); after the run, the last test's stay with their final values.
 // At most `max_streams` streams per test are kept, and no more than their series' text fits in
-// `max_series_bytes`, first come first kept; the rest are counted in tusk_metrics_streams_omitted. Label values come from agents and are cut to `max_label_bytes`.
+// `max_series_bytes`, first come first kept; the rest are counted in tusk_metrics_streams_omitted. Label values come
+// from agents and are cut to `max_label_bytes`.
 //
 // Threads: on_record runs on the control plane's io thread, test_started and attach on the
 // orchestrator's, collect on the HTTP server's. One mutex guards the state; it is held to update a

@@ -75,7 +75,8 @@ Credentials read_credentials(const std::string& path) {
 // Whether a equals b, in time that depends on their lengths only, not on where they differ.
 bool equal_in_constant_time(std::string_view a, std::string_view b) {
   unsigned char difference = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i % std::max<std::size_t>(b.size(), 1)]);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    difference |= static_cast<unsigned char>(a[i] ^ b[i % std::max<std::size_t>(b.size(), 1)]);
   return difference == 0;
 }
 
@@ -86,11 +87,13 @@ bool authorised(std::string_view header, const Credentials& expected) {
   const std::string_view encoded = header.substr(kScheme.size());
   if (encoded.size() % 4 != 0) return false;
   std::string decoded(encoded.size() / 4 * 3, '\0');
-  const int length = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
-                                     reinterpret_cast<const unsigned char*>(encoded.data()), static_cast<int>(encoded.size()));
+  const int length =
+      EVP_DecodeBlock(reinterpret_cast<unsigned char*>(decoded.data()),
+                      reinterpret_cast<const unsigned char*>(encoded.data()), static_cast<int>(encoded.size()));
   if (length < 0) return false;
   // EVP_DecodeBlock counts the padding's zero bytes.
-  const auto padding = static_cast<std::size_t>(std::count(encoded.end() - std::min<std::size_t>(2, encoded.size()), encoded.end(), '='));
+  const auto padding = static_cast<std::size_t>(
+      std::count(encoded.end() - std::min<std::size_t>(2, encoded.size()), encoded.end(), '='));
   decoded.resize(static_cast<std::size_t>(length) - std::min<std::size_t>(padding, static_cast<std::size_t>(length)));
   const auto colon = decoded.find(':');
   if (colon == std::string::npos) return false;
@@ -132,7 +135,8 @@ class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<St
         if (!ec) return self->read();
         const auto failed = ++self->shared_->failed_handshakes;
         const auto level = failed <= kHandshakeWarnings ? spdlog::level::warn : spdlog::level::debug;
-        spdlog::log(level, "metrics: TLS handshake with {} failed: {} (a scraper needs a certificate the run's CA signed){}",
+        spdlog::log(level,
+                    "metrics: TLS handshake with {} failed: {} (a scraper needs a certificate the run's CA signed){}",
                     self->peer_, printable(ec.message()),
                     failed == kHandshakeWarnings ? "; further failures are logged at debug level" : "");
       });
@@ -165,10 +169,9 @@ class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<St
       response_.set(http::field::allow, "GET, HEAD");
     } else if (path != "/metrics") {
       respond_with(http::status::not_found, "Tusk serves its metrics at /metrics\n");
-    } else if (shared_->credentials &&
-               !authorised(std::string_view(request[http::field::authorization].data(),
-                                            request[http::field::authorization].size()),
-                           *shared_->credentials)) {
+    } else if (shared_->credentials && !authorised(std::string_view(request[http::field::authorization].data(),
+                                                                    request[http::field::authorization].size()),
+                                                   *shared_->credentials)) {
       respond_with(http::status::unauthorized, "this /metrics needs a user and password\n");
       response_.set(http::field::www_authenticate, "Basic realm=\"tusk\"");
     } else {
@@ -247,7 +250,8 @@ struct MetricsEndpoint::Server {
           beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls), shared, peer)
           ->start();
     } else {
-      std::make_shared<ScrapeConnection<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), shared, peer)->start();
+      std::make_shared<ScrapeConnection<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), shared, peer)
+          ->start();
     }
   }
 };
@@ -275,10 +279,11 @@ MetricsEndpoint::MetricsEndpoint(const HostPort& listen, std::shared_ptr<LiveMet
   const std::string where = address.is_v6() ? fmt::format("[{}]:{}", address.to_string(), server.port)
                                             : fmt::format("{}:{}", address.to_string(), server.port);
   if (address.is_unspecified() && !server.tls) {
-    spdlog::warn("metrics: {} is every address of this host: /metrics is plain HTTP{}, so anyone who reaches "
-                 "this host {}; bind it to a management address, or serve it over mutual TLS (--metrics-tls)",
-                 listen.host, server.shared->credentials ? " with the password in the clear" : " without authentication",
-                 server.shared->credentials ? "can read the password off the wire" : "reads it");
+    spdlog::warn(
+        "metrics: {} is every address of this host: /metrics is plain HTTP{}, so anyone who reaches "
+        "this host {}; bind it to a management address, or serve it over mutual TLS (--metrics-tls)",
+        listen.host, server.shared->credentials ? " with the password in the clear" : " without authentication",
+        server.shared->credentials ? "can read the password off the wire" : "reads it");
   }
   server.accept();
   server.thread = std::thread([&server] { server.io.run(); });

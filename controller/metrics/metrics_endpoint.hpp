@@ -27,7 +27,7 @@ namespace tusk {
 
 // How /metrics is protected; empty: no authentication.
 struct MetricsSecurity {
-  std::string basic_auth;  // a file whose first line is "user:password" (HTTP basic authentication)
+  std::string basic_auth;       // a file whose first line is "user:password" (HTTP basic authentication)
   std::optional<TlsFiles> tls;  // HTTPS: this side's certificate and key, and the CA scrapers' certificates need
 };
 

@@ -27,9 +27,10 @@ std::shared_ptr<const std::string> MetricsPage::get(Clock::time_point now) {
     const std::size_t rendered = text.size();
     text.resize(cut == std::string::npos ? 0 : cut + 1);
     text += fmt::format("# tusk: this page was cut at {} of its {} bytes\n", text.size(), rendered);
-    spdlog::warn("metrics: the page rendered {} bytes, more than the {} a scrape may take: the series past that "
-                 "are left out",
-                 rendered, max_bytes_);
+    spdlog::warn(
+        "metrics: the page rendered {} bytes, more than the {} a scrape may take: the series past that "
+        "are left out",
+        rendered, max_bytes_);
   }
   text += own;
   text_ = std::make_shared<const std::string>(std::move(text));

@@ -282,8 +282,8 @@ class Analysis {
     add(row);
     if (expert_parallel && dp / ep > 1) {
       const double se = b() * m_.expert_parameters / (tp * pp * ep);
-      TrafficRow expert = make_row("dp gradient all-reduce (experts)", Family::DataParallel,
-                                   Collective::RingAllReduce, make_group("expert-dp", dp / ep, tp * ep, gph),
+      TrafficRow expert = make_row("dp gradient all-reduce (experts)", Family::DataParallel, Collective::RingAllReduce,
+                                   make_group("expert-dp", dp / ep, tp * ep, gph),
                                    "gradients of P_experts/(TP·PP·EP) parameters", se, 1);
       expert.rank_bytes_per_step = algorithm::ring_all_reduce(se, dp / ep);
       expert.all_ranks_bytes_per_step = world * expert.rank_bytes_per_step;
@@ -302,8 +302,8 @@ class Analysis {
     const double units = m_.layers / pp;
     const Group group = make_group("dp", dp, tp, gph);
     const char* tensor = "parameters (gradients) of P/(TP·PP), one layer at a time";
-    TrafficRow forward = make_row("fsdp all-gather (forward)", Family::Fsdp, Collective::RingAllGather, group, tensor,
-                                  s / units, units);
+    TrafficRow forward =
+        make_row("fsdp all-gather (forward)", Family::Fsdp, Collective::RingAllGather, group, tensor, s / units, units);
     forward.rank_bytes_per_step = algorithm::all_gather(s, dp);
     forward.all_ranks_bytes_per_step = world * forward.rank_bytes_per_step;
     forward.note = "with gradient accumulation the all-gathers repeat for every micro-batch";
@@ -348,13 +348,13 @@ class Analysis {
     if (pp <= 1) return;
     const double s = b() * m_.hidden * replica_tokens / micro / tp;
     const double directions = pp > 2 ? 2 : 1;
-    TrafficRow row = make_row("pp activation send/recv", Family::Pipeline, Collective::SendRecv,
-                              make_group("pp", pp, tp * dp, gph),
-                              "activations (gradients): H × micro-batch tokens / TP", s, directions * micro);
+    TrafficRow row =
+        make_row("pp activation send/recv", Family::Pipeline, Collective::SendRecv, make_group("pp", pp, tp * dp, gph),
+                 "activations (gradients): H × micro-batch tokens / TP", s, directions * micro);
     row.rank_bytes_per_step = directions * micro * s;
     row.all_ranks_bytes_per_step = 2 * (pp - 1) * b() * m_.hidden * data.tokens_per_step;
-    row.note = directions > 1 ? "an inner stage: forward activations out, backward gradients out"
-                              : "each stage sends one way";
+    row.note =
+        directions > 1 ? "an inner stage: forward activations out, backward gradients out" : "each stage sends one way";
     add(row);
   }
 
@@ -385,15 +385,13 @@ class Analysis {
     if (!spec_.checkpoint) return;
     const double total = full_mesh::checkpoint(m_.parameters, spec_.checkpoint->bytes_per_parameter);
     const double every = spec_.checkpoint->every_steps;
-    TrafficRow row =
-        make_row("checkpoint write", Family::Checkpoint, Collective::StorageWrite,
-                 storage_group("all ranks -> storage", world, report_.hosts),
-                 fmt::format("{:g} bytes per parameter, 1/G each", spec_.checkpoint->bytes_per_parameter),
-                 total / world, 1 / every);
+    TrafficRow row = make_row("checkpoint write", Family::Checkpoint, Collective::StorageWrite,
+                              storage_group("all ranks -> storage", world, report_.hosts),
+                              fmt::format("{:g} bytes per parameter, 1/G each", spec_.checkpoint->bytes_per_parameter),
+                              total / world, 1 / every);
     row.rank_bytes_per_step = total / world / every;
     row.all_ranks_bytes_per_step = total / every;
-    row.note =
-        "amortised over the steps between checkpoints; a blocking checkpoint needs its share in its stall time";
+    row.note = "amortised over the steps between checkpoints; a blocking checkpoint needs its share in its stall time";
     add(row);
   }
 
@@ -463,7 +461,9 @@ class Analysis {
     const double users = inference.users, sin = inference.prompt_tokens, sout = inference.output_tokens;
     const double layers = m_.layers, h = m_.hidden;
     const double kv_width = m_.kv_hidden > 0 ? m_.kv_hidden : m_.hidden;
-    auto bandwidth = [&inference](double bytes) { return inference.period_s ? throughput_bps(bytes, *inference.period_s) : 0; };
+    auto bandwidth = [&inference](double bytes) {
+      return inference.period_s ? throughput_bps(bytes, *inference.period_s) : 0;
+    };
     std::vector<TrafficRow>& rows = report_.inference;
 
     // TP activations: 2 all-reduces per layer per forward pass (attention, MLP) of b·H per token;

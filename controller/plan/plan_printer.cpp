@@ -33,8 +33,8 @@ PlannedSteps plan_steps(const Profile& profile, std::size_t index, const std::ve
   Profile with_step = profile;
   for (const auto& step : *fixed) {
     with_step.tests.push_back(step.spec);
-    const std::vector<std::string> step_agents(agents.begin(),
-                                               agents.begin() + static_cast<std::ptrdiff_t>(std::min(step.agents, agents.size())));
+    const std::vector<std::string> step_agents(
+        agents.begin(), agents.begin() + static_cast<std::ptrdiff_t>(std::min(step.agents, agents.size())));
     const auto plans = plan_test(with_step, with_step.tests.size() - 1, step_agents, run_id);
     planned.names.push_back(step.spec.name);
     planned.lengths.push_back(step.spec.duration);
@@ -51,7 +51,8 @@ ExpandedPlan expand_plan(const Profile& profile, const std::vector<std::string>&
   plan.agents = agents;
   for (std::size_t i = 0; i < profile.tests.size(); ++i) {
     plan.tests.push_back(plan_test(profile, i, agents, run_id));
-    plan.steps.push_back(profile.tests[i].method ? std::optional(plan_steps(profile, i, agents, run_id)) : std::nullopt);
+    plan.steps.push_back(profile.tests[i].method ? std::optional(plan_steps(profile, i, agents, run_id))
+                                                 : std::nullopt);
   }
   return plan;
 }
@@ -84,9 +85,10 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
   out += length.least == length.most
              ? fmt::format("length: {} of traffic, plus a few seconds' set-up per test\n",
                            units::format_duration(length.least))
-             : fmt::format("length: {} to {} of traffic (a search stops when it has its answer), plus a few seconds' "
-                           "set-up per test and step\n",
-                           units::format_duration(length.least), units::format_duration(length.most));
+             : fmt::format(
+                   "length: {} to {} of traffic (a search stops when it has its answer), plus a few seconds' "
+                   "set-up per test and step\n",
+                   units::format_duration(length.least), units::format_duration(length.most));
   if (profile.safety.max_rate_bps > 0 || profile.safety.max_duration.count() > 0) {
     out += fmt::format("safety caps: rate {}, duration {}\n",
                        profile.safety.max_rate_bps > 0 ? units::format_bit_rate(profile.safety.max_rate_bps) : "none",
@@ -100,7 +102,8 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
     for (const auto& agent_plan : plan.tests[i]) {
       std::vector<std::string> peers;
       for (const auto& peer : agent_plan.plan.peers()) peers.push_back(peer.agent_name());
-      out += fmt::format("  {} -> {}\n      {}\n", agent_plan.agent, peers.empty() ? "(itself)" : fmt::format("{}", fmt::join(peers, ", ")),
+      out += fmt::format("  {} -> {}\n      {}\n", agent_plan.agent,
+                         peers.empty() ? "(itself)" : fmt::format("{}", fmt::join(peers, ", ")),
                          engine_text(agent_plan.plan));
     }
     std::string explicit_rules, safe_defaults;
@@ -115,14 +118,16 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
     }
     if (const auto& steps = plan.steps[i]) {
       if (steps->most_trials > 0) {
-        out += fmt::format("  method {}: a search of {} to {} trials of {} each; each trial's rate follows the last "
-                           "one's loss, so its plans are made as it runs\n",
-                           to_string(test.method->kind), steps->least_trials, steps->most_trials,
-                           units::format_duration(steps->trial));
+        out += fmt::format(
+            "  method {}: a search of {} to {} trials of {} each; each trial's rate follows the last "
+            "one's loss, so its plans are made as it runs\n",
+            to_string(test.method->kind), steps->least_trials, steps->most_trials,
+            units::format_duration(steps->trial));
       } else {
-        out += fmt::format("  method {}: {} steps, one after another, each planned as below (the lines above are the "
-                           "test's own, which each step changes)\n",
-                           to_string(test.method->kind), steps->names.size());
+        out += fmt::format(
+            "  method {}: {} steps, one after another, each planned as below (the lines above are the "
+            "test's own, which each step changes)\n",
+            to_string(test.method->kind), steps->names.size());
         for (std::size_t s = 0; s < steps->names.size(); ++s) {
           out += fmt::format("    step {} {}: {}\n      {}\n", s + 1, steps->names[s],
                              units::format_duration(steps->lengths[s]), steps->lines[s]);
@@ -130,7 +135,8 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
       }
     }
     if (!explicit_rules.empty()) out += "  pass when:" + explicit_rules + "\n";
-    if (!safe_defaults.empty()) out += "  safe defaults (a threshold with that key relaxes one):" + safe_defaults + "\n";
+    if (!safe_defaults.empty())
+      out += "  safe defaults (a threshold with that key relaxes one):" + safe_defaults + "\n";
   }
   return out;
 }
@@ -153,7 +159,8 @@ json plan_json(const Profile& profile, const ExpandedPlan& plan) {
       }
       agents[agent_plan.agent] = json::parse(text);
     }
-    json test{{"name", profile.tests[i].name}, {"duration_s", profile.tests[i].duration.count() / 1e3}, {"plans", agents}};
+    json test{
+        {"name", profile.tests[i].name}, {"duration_s", profile.tests[i].duration.count() / 1e3}, {"plans", agents}};
     if (const auto& steps = plan.steps[i]) {
       if (steps->most_trials > 0) {
         test["search"] = {{"least_trials", steps->least_trials},
@@ -162,7 +169,8 @@ json plan_json(const Profile& profile, const ExpandedPlan& plan) {
       } else {
         json list = json::array();
         for (std::size_t s = 0; s < steps->names.size(); ++s) {
-          list.push_back({{"name", steps->names[s]}, {"duration_s", steps->lengths[s].count() / 1e3}, {"plan", steps->lines[s]}});
+          list.push_back(
+              {{"name", steps->names[s]}, {"duration_s", steps->lengths[s].count() / 1e3}, {"plan", steps->lines[s]}});
         }
         test["steps"] = list;
       }

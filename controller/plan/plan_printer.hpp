@@ -16,7 +16,7 @@ namespace tusk {
 // A method test's steps as planned: every step of a method whose steps are fixed (a sweep,
 // incast), or, for a search, how many trials it may take.
 struct PlannedSteps {
-  std::vector<std::string> names;                 // fixed steps: each one's name ("test [2 MiB]")
+  std::vector<std::string> names;                  // fixed steps: each one's name ("test [2 MiB]")
   std::vector<std::chrono::milliseconds> lengths;  // ... and duration
   std::vector<std::string> lines;                  // ... and its first agent's plan line
   std::size_t least_trials = 0;                    // a search: at least this many trials
@@ -26,7 +26,7 @@ struct PlannedSteps {
 
 struct ExpandedPlan {
   std::vector<std::string> agents;
-  std::vector<std::vector<AgentPlan>> tests;  // [test index][agent]
+  std::vector<std::vector<AgentPlan>> tests;       // [test index][agent]
   std::vector<std::optional<PlannedSteps>> steps;  // [test index]: a method test's steps
 };
 

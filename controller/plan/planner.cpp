@@ -49,8 +49,9 @@ AgentSelection select_agents(const AgentSelector& selector, std::vector<std::str
   if (!selection.missing.empty()) {
     selection.shortfall = fmt::format("not registered: {}; {}", fmt::join(selection.missing, ", "), registered());
   } else if (selector.count && selection.chosen.size() < *selector.count) {
-    selection.shortfall = fmt::format("{} of {} agents registered{}", selection.chosen.size(), *selector.count,
-                                      selection.chosen.empty() ? "" : fmt::format(": {}", fmt::join(selection.chosen, ", ")));
+    selection.shortfall =
+        fmt::format("{} of {} agents registered{}", selection.chosen.size(), *selector.count,
+                    selection.chosen.empty() ? "" : fmt::format(": {}", fmt::join(selection.chosen, ", ")));
   } else if (selection.chosen.empty()) {
     selection.shortfall = "no agent matches the profile's selection";
   }
@@ -77,7 +78,8 @@ std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::
       break;
     case Topology::Pairs:
       if (n % 2 != 0) {
-        throw PlanError(fmt::format("test '{}': topology 'pairs' needs an even number of agents, {} selected", test, n));
+        throw PlanError(
+            fmt::format("test '{}': topology 'pairs' needs an even number of agents, {} selected", test, n));
       }
       for (std::size_t i = 0; i < n; i += 2) {
         peers[i].push_back(i + 1);
@@ -98,12 +100,14 @@ std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::
       break;
     case Topology::Permutation:
       if (n < 2 || n % 2 != 0) {
-        throw PlanError(fmt::format("test '{}': topology 'permutation' needs an even number of agents, {} selected", test, n));
+        throw PlanError(
+            fmt::format("test '{}': topology 'permutation' needs an even number of agents, {} selected", test, n));
       }
       for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + n / 2) % n);
       break;
     case Topology::Congestion:
-      if (n < 4) throw PlanError(fmt::format("test '{}': RFC 2889 congestion control needs 4 agents, {} selected", test, n));
+      if (n < 4)
+        throw PlanError(fmt::format("test '{}': RFC 2889 congestion control needs 4 agents, {} selected", test, n));
       peers[2] = {0, 1};
       peers[3] = {0};
       break;
@@ -158,7 +162,8 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
     const auto& engines = inventories[i].engines();
     for (const auto& engine : needed) {
       if (std::find(engines.begin(), engines.end(), engine) != engines.end()) continue;
-      std::string why = inventories[i].notes().empty() ? "" : fmt::format(" ({})", fmt::join(inventories[i].notes(), "; "));
+      std::string why =
+          inventories[i].notes().empty() ? "" : fmt::format(" ({})", fmt::join(inventories[i].notes(), "; "));
       problems.push_back(fmt::format("{}: has no {} engine{}", names[i], engine, why));
     }
   }
@@ -186,7 +191,8 @@ void describe_plan(AgentPlan& agent_plan, const std::map<std::string, proto::Inv
     return it->second;
   };
   for (auto* endpoints : {plan.mutable_peers(), plan.mutable_senders()}) {
-    for (auto& peer : *endpoints) describe_peer(plan.engine(), inventory(agent_plan.agent), inventory(peer.agent_name()), peer);
+    for (auto& peer : *endpoints)
+      describe_peer(plan.engine(), inventory(agent_plan.agent), inventory(peer.agent_name()), peer);
   }
   const EngineSlice* slice = find_engine(plan.engine());
   if (slice && slice->bind_inventories) {
@@ -210,7 +216,8 @@ void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::s
                             const std::map<std::string, std::string>& hosts) {
   const auto same_host = [&hosts](const std::string& a, const std::string& b) {
     const auto host_a = hosts.find(a), host_b = hosts.find(b);
-    return host_a != hosts.end() && host_b != hosts.end() && !host_a->second.empty() && host_a->second == host_b->second;
+    return host_a != hosts.end() && host_b != hosts.end() && !host_a->second.empty() &&
+           host_a->second == host_b->second;
   };
   for (auto& agent_plan : plans) {
     const auto own = offset_ns.find(agent_plan.agent);

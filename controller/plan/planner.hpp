@@ -2,8 +2,8 @@
 // uses, and each one's share of each test (its Plan, with its peers and the safety caps).
 #pragma once
 
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,8 +42,8 @@ void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::s
                             const std::map<std::string, std::string>& hosts = {});
 
 // One Plan per agent for test `test_index`. Throws PlanError when the topology does not fit.
-std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
-                                 const std::vector<std::string>& agents, const std::string& run_id);
+std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index, const std::vector<std::string>& agents,
+                                 const std::string& run_id);
 
 // Agents that lack the engine a test needs, as "agent: reason" lines (empty when all have it).
 std::vector<std::string> missing_engines(const Profile& profile, const std::vector<proto::Inventory>& inventories,

@@ -43,12 +43,12 @@ struct Threshold {
 
 // How the selected agents are paired for a test.
 enum class Topology {
-  Loopback,  // each agent alone: port A to port B of one host
-  Pairs,     // agents in name order, 0↔1, 2↔3, ...
-  Ring,      // agent i sends to agent i+1 (mod n)
-  Mesh,      // every agent to every other agent
-  Pipeline,  // a chain: agent i sends to agent i+1, the last to nobody (pipeline stages)
-  Incast,    // every other agent sends to agent 0 (checkpoint writes to a storage host)
+  Loopback,     // each agent alone: port A to port B of one host
+  Pairs,        // agents in name order, 0↔1, 2↔3, ...
+  Ring,         // agent i sends to agent i+1 (mod n)
+  Mesh,         // every agent to every other agent
+  Pipeline,     // a chain: agent i sends to agent i+1, the last to nobody (pipeline stages)
+  Incast,       // every other agent sends to agent 0 (checkpoint writes to a storage host)
   Permutation,  // agent i sends to agent i + n/2 (mod n): every flow crosses the bisection
   // RFC 2889 congestion control, set by that method only: agents 2 and 3 send to agent 0 (the
   // congested port), agent 2 also to agent 1 (the uncongested one); the rest send nothing.
@@ -58,11 +58,11 @@ enum class Topology {
 // A qualification method (controller/method/): the test runs as a series of steps, each a test of
 // its own, where a step changes the frame size, the offered rate or the senders.
 enum class MethodKind {
-  Throughput,     // RFC 2544 26.1: per frame size, a binary search for the highest rate with no loss
-                  // (NDR) and with loss under pdr_loss (PDR)
-  FrameLossRate,  // RFC 2544 26.3: per frame size, loss at 100 % of the rate, then down in steps
-  Sweep,          // every frame size at every rate, one after another, each step judged alone
-  Incast,         // 2..N senders into one receiver, one step per fan-in
+  Throughput,         // RFC 2544 26.1: per frame size, a binary search for the highest rate with no loss
+                      // (NDR) and with loss under pdr_loss (PDR)
+  FrameLossRate,      // RFC 2544 26.3: per frame size, loss at 100 % of the rate, then down in steps
+  Sweep,              // every frame size at every rate, one after another, each step judged alone
+  Incast,             // 2..N senders into one receiver, one step per fan-in
   CongestionControl,  // RFC 2889 5.5: two ports into one, one of them also to a fourth; loss on that
                       // uncongested flow is head-of-line blocking
 };
@@ -82,12 +82,12 @@ struct MethodSpec {
   std::vector<StepRate> rates;             // sweep: in order; empty: the test's rate
   std::vector<std::uint32_t> fan_in;       // incast: senders per step
   std::chrono::milliseconds trial{0};      // each step's duration
-  double resolution = 0.01;                // throughput: search ends when NDR and PDR are known this close (of the rate)
-  std::uint32_t max_trials = 16;           // throughput: most trials per frame size
-  double pdr_loss = 0.001;                 // throughput: the loss a partial drop rate accepts;
-                                           // congestion_control: the loss the uncongested flow may have
-  double step = 0.1;                       // frame_loss_rate: the rate goes down by this much of the rate
-  bool latency = false;                    // throughput: a trial at the NDR per size for its latency
+  double resolution = 0.01;       // throughput: search ends when NDR and PDR are known this close (of the rate)
+  std::uint32_t max_trials = 16;  // throughput: most trials per frame size
+  double pdr_loss = 0.001;        // throughput: the loss a partial drop rate accepts;
+                                  // congestion_control: the loss the uncongested flow may have
+  double step = 0.1;              // frame_loss_rate: the rate goes down by this much of the rate
+  bool latency = false;           // throughput: a trial at the NDR per size for its latency
   // The test's own rate, the one the shares above are of (set by the checks; none for incast).
   std::optional<units::Rate> rate;
   SourcePos pos;

@@ -56,8 +56,7 @@ class ProfileReader {
       read_.fail(root, "the profile is empty: expected a mapping with name, agents and tests");
       return profile;
     }
-    const auto entries =
-        read_.mapping(root, "a mapping of profile keys (name, agents, safety, defaults, tests)");
+    const auto entries = read_.mapping(root, "a mapping of profile keys (name, agents, safety, defaults, tests)");
     if (!entries) return profile;
 
     const Value* agents = nullptr;
@@ -127,10 +126,9 @@ class ProfileReader {
     if (!unreadable && agents.hosts.empty() && agents.patterns.empty() && !agents.count) {
       read_.fail(value, "needs at least one of hosts, patterns or count");
     }
-    if (agents.count && agents.patterns.empty() && !agents.hosts.empty() &&
-        *agents.count > agents.hosts.size()) {
-      read_.fail(*count_value, fmt::format("count {} is more than the {} hosts listed",
-                                           *agents.count, agents.hosts.size()));
+    if (agents.count && agents.patterns.empty() && !agents.hosts.empty() && *agents.count > agents.hosts.size()) {
+      read_.fail(*count_value,
+                 fmt::format("count {} is more than the {} hosts listed", *agents.count, agents.hosts.size()));
     }
     if (agents.count) {
       context.agent_count = agents.count;
@@ -140,8 +138,7 @@ class ProfileReader {
   }
 
   std::optional<std::vector<std::string>> read_unique_names(const Value& value) {
-    auto names =
-        read_.list(value, [this](const Value& item) { return read_.non_empty_string(item); });
+    auto names = read_.list(value, [this](const Value& item) { return read_.non_empty_string(item); });
     if (!names) return std::nullopt;
     for (std::size_t i = 0; i < names->size(); ++i) {
       for (std::size_t first = 0; first < i; ++first) {
@@ -161,10 +158,9 @@ class ProfileReader {
       const Value& v = entry.value;
       if (entry.key == "max_rate") {
         // A bare 0 reads naturally as "no cap" and needs no unit.
-        const auto rate =
-            v.node.IsScalar() && v.node.Scalar() == "0"
-                ? std::optional<double>(0)
-                : read_.with_units(v, "a bit rate like 100Gbps", units::parse_bit_rate);
+        const auto rate = v.node.IsScalar() && v.node.Scalar() == "0"
+                              ? std::optional<double>(0)
+                              : read_.with_units(v, "a bit rate like 100Gbps", units::parse_bit_rate);
         if (rate) {
           context.safety.max_rate_bps = *rate;
           context.max_rate_text = v.text();
@@ -212,13 +208,13 @@ class ProfileReader {
     const Alternatives* pair = alternatives_of(entry.key);
     if (!pair) return;
     const std::string_view other = *alternative_of(entry.key);
-    const auto other_entry = std::find_if(entries.begin(), entries.end(),
-                                          [&](const Entry& e) { return e.key == other; });
+    const auto other_entry =
+        std::find_if(entries.begin(), entries.end(), [&](const Entry& e) { return e.key == other; });
     // Report the clash once, at whichever of the two comes second.
     if (other_entry == entries.end() || &*other_entry > &entry) return;
     read_.errors().add(entry.value.key_pos, entry.value.path,
-                       fmt::format("{} and {} cannot both be set: {} is one size, {} a sweep",
-                                   pair->single, pair->sweep, pair->single, pair->sweep));
+                       fmt::format("{} and {} cannot both be set: {} is one size, {} a sweep", pair->single,
+                                   pair->sweep, pair->single, pair->sweep));
   }
 
   std::vector<TestSpec> read_tests(const Value& value, const std::vector<Entry>& defaults,
@@ -241,9 +237,8 @@ class ProfileReader {
       if (const Origin* name_origin = test->origin("name")) {
         const auto [first, inserted] = name_paths.emplace(name, item.path);
         if (!inserted) {
-          read_.errors().add(
-              name_origin->pos, join_path(item.path, "name"),
-              fmt::format("test name '{}' is already used by {}", name, first->second));
+          read_.errors().add(name_origin->pos, join_path(item.path, "name"),
+                             fmt::format("test name '{}' is already used by {}", name, first->second));
         }
       }
       tests.push_back(std::move(test->spec));
@@ -280,8 +275,8 @@ class ProfileReader {
       }
       if (!applies(*key, context.engine)) {
         read_.errors().add(entry.value.key_pos, entry.value.path,
-                           fmt::format("{} is {} key; this test's engine is {}", entry.key,
-                                       with_article(key->engine), *context.engine));
+                           fmt::format("{} is {} key; this test's engine is {}", entry.key, with_article(key->engine),
+                                       *context.engine));
         continue;
       }
       check_alternatives(entry, *entries);
@@ -307,8 +302,7 @@ class ProfileReader {
 
   // The engine as the test (or defaults) names it, when that is a valid engine; other keys are
   // checked against it.
-  static std::optional<std::string> engine_of(const std::vector<Entry>& entries,
-                                              const std::vector<Entry>& defaults) {
+  static std::optional<std::string> engine_of(const std::vector<Entry>& entries, const std::vector<Entry>& defaults) {
     for (const auto* list : {&entries, &defaults}) {
       for (const auto& entry : *list) {
         if (entry.key != "engine") continue;
@@ -337,8 +331,7 @@ class ProfileReader {
   // Errors about a value the test inherited name the test's field and point at the default.
   void fail_at(const Value& test, std::string_view key, const Origin* origin, std::string message) {
     if (origin && origin->from_defaults) message += " (set in defaults)";
-    read_.errors().add(origin ? origin->pos : test.pos, join_path(test.path, key),
-                       std::move(message));
+    read_.errors().add(origin ? origin->pos : test.pos, join_path(test.path, key), std::move(message));
   }
 
   void check_test(const Value& test, TestDraft& draft, const ProfileContext& profile) {
@@ -348,8 +341,7 @@ class ProfileReader {
     if (const Origin* duration = draft.origin("duration")) {
       if (spec.duration > safety.max_duration) {
         fail_at(test, "duration", duration,
-                fmt::format("duration {} is above safety.max_duration {}", duration->text,
-                            profile.max_duration_text));
+                fmt::format("duration {} is above safety.max_duration {}", duration->text, profile.max_duration_text));
       }
       const Origin* interval = draft.origin("sample_interval");
       if (spec.sample_interval > spec.duration) {
@@ -377,18 +369,17 @@ class ProfileReader {
     const std::uint32_t agents = *profile.agent_count;
     const Topology topology = draft.spec.topology;
     const Origin* origin = draft.origin("topology");
-    const std::string name =
-        fmt::format("{} topology{}", to_string(topology), origin ? "" : " (the default)");
+    const std::string name = fmt::format("{} topology{}", to_string(topology), origin ? "" : " (the default)");
     if (topology == Topology::Pairs && agents % 2 != 0) {
       fail_at(test, "topology", origin,
               fmt::format("{} needs an even number of agents; agents selects {}", name, agents));
     } else if (topology == Topology::Permutation && agents % 2 != 0) {
       fail_at(test, "topology", origin,
               fmt::format("{} pairs each agent with the one n/2 away: it needs an even number of agents; agents "
-                          "selects {}", name, agents));
+                          "selects {}",
+                          name, agents));
     } else if (topology != Topology::Loopback && topology != Topology::Pairs && agents < 2) {
-      fail_at(test, "topology", origin,
-              fmt::format("{} needs at least 2 agents; agents selects {}", name, agents));
+      fail_at(test, "topology", origin, fmt::format("{} needs at least 2 agents; agents selects {}", name, agents));
     }
   }
 

@@ -39,10 +39,10 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
       // A default threshold simply does not apply to tests of another engine.
       if (!context.from_defaults) {
         const EngineSlice* measuring = engine_measuring(entry.key);
-        read.errors().add(entry.value.key_pos, entry.value.path,
-                          fmt::format("{} is {} threshold; this test's engine is {}", entry.key,
-                                      measuring ? with_article(measuring->name) : std::string("no engine's"),
-                                      *context.engine));
+        read.errors().add(
+            entry.value.key_pos, entry.value.path,
+            fmt::format("{} is {} threshold; this test's engine is {}", entry.key,
+                        measuring ? with_article(measuring->name) : std::string("no engine's"), *context.engine));
       }
       continue;
     }
@@ -52,8 +52,7 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
         number = read.ratio(entry.value);
         break;
       case ThresholdKind::Value::Count:
-        if (const auto count =
-                read.with_units(entry.value, "a count like 1000", units::parse_count)) {
+        if (const auto count = read.with_units(entry.value, "a count like 1000", units::parse_count)) {
           number = static_cast<double>(*count);
         }
         break;
@@ -61,19 +60,17 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
         number = read.with_units(entry.value, "a bit rate like 90Gbps", units::parse_bit_rate);
         break;
       case ThresholdKind::Value::Duration:
-        if (const auto ns =
-                read.with_units(entry.value, "a duration like 10us", units::parse_duration)) {
+        if (const auto ns = read.with_units(entry.value, "a duration like 10us", units::parse_duration)) {
           number = static_cast<double>(ns->count());
         }
         break;
     }
     if (!number) continue;
-    Threshold threshold{entry.key, std::string(kind->metric), kind->bound, *number,
-                        entry.value.key_pos};
+    Threshold threshold{entry.key, std::string(kind->metric), kind->bound, *number, entry.value.key_pos};
     // The test's own threshold replaces a default one with the same key.
     auto& thresholds = draft.spec.thresholds;
-    const auto same = std::find_if(thresholds.begin(), thresholds.end(),
-                                   [&](const Threshold& t) { return t.key == entry.key; });
+    const auto same =
+        std::find_if(thresholds.begin(), thresholds.end(), [&](const Threshold& t) { return t.key == entry.key; });
     if (same != thresholds.end()) {
       *same = std::move(threshold);
     } else {
@@ -100,8 +97,7 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"duration", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {1ms, 1000h, "1ms", "1000h"}), d,
-                      [](D& t, auto ms) { t.spec.duration = ms; });
+         return store(c.read.duration(v, {1ms, 1000h, "1ms", "1000h"}), d, [](D& t, auto ms) { t.spec.duration = ms; });
        }},
       {"sample_interval", "",
        [](R& c, const V& v, D& d) {
@@ -154,7 +150,8 @@ const std::vector<TestKey>& test_keys() {
   static std::size_t engines_seen = 0;
   if (keys.empty() || engines_seen != engine_table().size()) {
     keys = common_keys();
-    for (const EngineSlice* engine : engine_table()) keys.insert(keys.end(), engine->keys().begin(), engine->keys().end());
+    for (const EngineSlice* engine : engine_table())
+      keys.insert(keys.end(), engine->keys().begin(), engine->keys().end());
     engines_seen = engine_table().size();
   }
   return keys;
@@ -164,7 +161,8 @@ const std::vector<TestKey>& test_keys() {
 
 bool engine_measures(std::string_view engine, std::string_view threshold_key) {
   const EngineSlice* slice = find_engine(engine);
-  return slice && std::find(slice->thresholds.begin(), slice->thresholds.end(), threshold_key) != slice->thresholds.end();
+  return slice &&
+         std::find(slice->thresholds.begin(), slice->thresholds.end(), threshold_key) != slice->thresholds.end();
 }
 
 const EngineSlice* engine_measuring(std::string_view threshold_key) {
@@ -187,8 +185,7 @@ std::string with_article(std::string_view engine) {
 
 const TestKey* find_test_key(std::string_view name) {
   const auto& keys = test_keys();
-  const auto found = std::find_if(keys.begin(), keys.end(),
-                                  [name](const TestKey& key) { return key.name == name; });
+  const auto found = std::find_if(keys.begin(), keys.end(), [name](const TestKey& key) { return key.name == name; });
   return found == keys.end() ? nullptr : &*found;
 }
 

@@ -79,8 +79,8 @@ const std::vector<ThresholdKind>& threshold_catalog() {
 
 const ThresholdKind* find_threshold(std::string_view key) {
   const auto& catalog = threshold_catalog();
-  const auto found = std::find_if(catalog.begin(), catalog.end(),
-                                  [key](const ThresholdKind& kind) { return kind.key == key; });
+  const auto found =
+      std::find_if(catalog.begin(), catalog.end(), [key](const ThresholdKind& kind) { return kind.key == key; });
   return found == catalog.end() ? nullptr : &*found;
 }
 

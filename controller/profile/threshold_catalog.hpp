@@ -30,8 +30,8 @@ struct ThresholdKind {
   std::string_view metric;  // the metric the verdict computes
   Bound bound = Bound::Max;
   Value value = Value::Count;
-  std::string_view help;                  // one line for docs and `tusk-controller` help
-  bool safe_default = false;              // judged at 0 unless the profile relaxes it
+  std::string_view help;                          // one line for docs and `tusk-controller` help
+  bool safe_default = false;                      // judged at 0 unless the profile relaxes it
   std::vector<std::string_view> relaxed_by = {};  // other keys that set the accepted amount of this fault
   Scope scope = Scope::Stream;
 };

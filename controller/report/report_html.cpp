@@ -19,10 +19,17 @@ std::string script_safe_json(const nlohmann::ordered_json& value) {
   out.reserve(text.size() + text.size() / 64);
   for (const char c : text) {
     switch (c) {
-      case '<': out += "\\u003c"; break;
-      case '>': out += "\\u003e"; break;
-      case '&': out += "\\u0026"; break;
-      default: out += c;
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -32,11 +39,20 @@ std::string html_text(std::string_view text) {
   std::string out;
   for (const char c : text) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -49,7 +65,8 @@ class TemplateFiller {
   explicit TemplateFiller(std::string_view page) : page_(page) {}
   void fill(std::string_view marker, std::string_view content) {
     const auto at = page_.find(marker, next_);
-    if (at == std::string::npos) throw std::logic_error(fmt::format("report page template: no {} after offset {}", marker, next_));
+    if (at == std::string::npos)
+      throw std::logic_error(fmt::format("report page template: no {} after offset {}", marker, next_));
     page_.replace(at, marker.size(), content);
     next_ = at + content.size();
   }

@@ -126,17 +126,17 @@ json ber_json(const StreamVerdict& verdict) {
   if (!verdict.ber) return nullptr;
   const auto& ber = *verdict.ber;
   const BerEstimate& estimate = ber.estimate;
-  return {{"bits_compared", estimate.bits},
-          {"bit_errors", estimate.errors},
-          {"measured", estimate.has_data() ? json(estimate.measured) : json(nullptr)},
-          {"upper_bound", estimate.has_data() ? json(estimate.upper_bound) : json(nullptr)},
-          {"lower_bound", estimate.has_data() ? json(estimate.lower_bound) : json(nullptr)},
-          {"confidence", estimate.confidence},
-          {"target", ber.target},
-          {"bits_needed_for_target", ber.bits_needed_for_target},
-          {"seconds_more_for_target", ber.seconds_more_for_target ? json(*ber.seconds_more_for_target) : json(nullptr)}};
+  return {
+      {"bits_compared", estimate.bits},
+      {"bit_errors", estimate.errors},
+      {"measured", estimate.has_data() ? json(estimate.measured) : json(nullptr)},
+      {"upper_bound", estimate.has_data() ? json(estimate.upper_bound) : json(nullptr)},
+      {"lower_bound", estimate.has_data() ? json(estimate.lower_bound) : json(nullptr)},
+      {"confidence", estimate.confidence},
+      {"target", ber.target},
+      {"bits_needed_for_target", ber.bits_needed_for_target},
+      {"seconds_more_for_target", ber.seconds_more_for_target ? json(*ber.seconds_more_for_target) : json(nullptr)}};
 }
-
 
 // The routed flows with their traced paths, the suspects and the host problems (link_localisation).
 json localisation_json(const TestOutcome& test) {
@@ -150,8 +150,12 @@ json localisation_json(const TestOutcome& test) {
       const auto& hops = test.streams.at(*flow.tx_stream).stream.path();
       for (int at = 0; at < hops.size(); ++at) {
         const proto::TraceHop& hop = hops.Get(at);
-        json entry{{"ttl", hop.ttl()},         {"address", hop.address()}, {"probes", hop.probes()},
-                   {"answers", hop.answers()}, {"damaged", hop.damaged()}, {"unreachable", hop.unreachable()},
+        json entry{{"ttl", hop.ttl()},
+                   {"address", hop.address()},
+                   {"probes", hop.probes()},
+                   {"answers", hop.answers()},
+                   {"damaged", hop.damaged()},
+                   {"unreachable", hop.unreachable()},
                    {"destination", hop.destination()}};
         if (!hop.other_address().empty()) {
           entry["other_address"] = hop.other_address();
@@ -188,15 +192,16 @@ json localisation_json(const TestOutcome& test) {
                         {"faults", suspect.faults},
                         {"failing_flows", flow_ids(suspect.failing)},
                         {"passing_flows", flow_ids(suspect.passing)},
-                        {"probes", {{"probes", p.probes},
-                                    {"answers", p.answers},
-                                    {"damaged", p.damaged},
-                                    {"lost_share", p.lost_share()},
-                                    {"lost_share_hop_before", p.lost_share_before()},
-                                    {"damaged_share", p.damaged_share()},
-                                    {"damaged_share_hop_before", p.damaged_share_before()},
-                                    {"loss_z", p.loss_z},
-                                    {"damage_z", p.damage_z}}},
+                        {"probes",
+                         {{"probes", p.probes},
+                          {"answers", p.answers},
+                          {"damaged", p.damaged},
+                          {"lost_share", p.lost_share()},
+                          {"lost_share_hop_before", p.lost_share_before()},
+                          {"damaged_share", p.damaged_share()},
+                          {"damaged_share_hop_before", p.damaged_share_before()},
+                          {"loss_z", p.loss_z},
+                          {"damage_z", p.damage_z}}},
                         {"cleared_by_probes", suspect.cleared},
                         {"tied_with", suspect.tied},
                         {"lossier_past_it", suspect.lossier_past_it},
@@ -205,7 +210,10 @@ json localisation_json(const TestOutcome& test) {
   }
   json hosts = json::array();
   for (const auto& host : found.hosts) {
-    hosts.push_back({{"agent", host.agent}, {"problem", host.problem}, {"evidence", host.evidence}, {"next_steps", host.next_steps}});
+    hosts.push_back({{"agent", host.agent},
+                     {"problem", host.problem},
+                     {"evidence", host.evidence},
+                     {"next_steps", host.next_steps}});
   }
   json out{{"conclusion", found.conclusion}, {"suspects", suspects}, {"hosts", hosts}, {"flows", flows}};
   if (const LinkSuspect* top = found.top()) out["top_suspect"] = top->name;

@@ -28,7 +28,6 @@ std::string system_out(const std::string& text, const char* indent) {
   return text.empty() ? "" : fmt::format("{}<system-out>{}</system-out>\n", indent, xml_text(text));
 }
 
-
 // What a pipeline keys a testcase's history on. A stream with a peer is named as people read it
 // (stream_title); one with no peer (a NIC's, a port's) keeps "agent:stream_id", its JUnit name
 // before stream_title existed, so those histories do not break.
@@ -159,15 +158,16 @@ std::string report_junit(const RunOutcome& outcome) {
   if (outcome.tests.empty() && !outcome.conclusion.empty() && outcome.exit_code != kExitPass) {
     ++total;
     ++errors;
-    suites += fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
-                          "    <testcase classname=\"{}\" name=\"run\" time=\"0\">\n"
-                          "      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
-                          xml_text(outcome.profile.name), xml_text(outcome.profile.name),
-                          xml_text(outcome.conclusion));
+    suites += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"1\" failures=\"0\" errors=\"1\">\n"
+        "    <testcase classname=\"{}\" name=\"run\" time=\"0\">\n"
+        "      <error message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
+        xml_text(outcome.profile.name), xml_text(outcome.profile.name), xml_text(outcome.conclusion));
   }
-  return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                     "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
-                     xml_text(outcome.profile.name), total, failures, errors, suites);
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+      xml_text(outcome.profile.name), total, failures, errors, suites);
 }
 
 }  // namespace tusk

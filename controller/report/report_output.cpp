@@ -69,7 +69,8 @@ void write_file(const fs::path& path, const std::string& text, Existing existing
   if (error != 0) {
     ::unlink(temporary.c_str());
     if (error == EEXIST && existing == Existing::Keep) {
-      throw std::runtime_error(fmt::format("cannot write '{}': it exists, and a report is never overwritten", path.string()));
+      throw std::runtime_error(
+          fmt::format("cannot write '{}': it exists, and a report is never overwritten", path.string()));
     }
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(error)));
   }
@@ -85,8 +86,9 @@ std::string existing_report(const fs::path& directory, const std::string& file) 
   } catch (const std::exception&) {
     // Not a report this build can read: the file's name says enough.
   }
-  return run_id.empty() ? fmt::format("'{}' already holds {}", directory.string(), file)
-                        : fmt::format("'{}' already holds run {}'s report ({})", directory.string(), printable(run_id), file);
+  return run_id.empty()
+             ? fmt::format("'{}' already holds {}", directory.string(), file)
+             : fmt::format("'{}' already holds run {}'s report ({})", directory.string(), printable(run_id), file);
 }
 
 void create_directory(const std::string& directory) {
@@ -130,8 +132,7 @@ void check_report_directory(const std::string& directory) {
 }
 
 std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const nlohmann::ordered_json& report,
-                                                      const std::string& directory,
-                                                      const std::string& fallback_parent,
+                                                      const std::string& directory, const std::string& fallback_parent,
                                                       std::ostream& stdout_stream) {
   ReportFallback fallback;
   try {

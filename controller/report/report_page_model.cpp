@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cmath>
+#include <ctime>
+#include <iomanip>
 #include <map>
 #include <optional>
 #include <set>
-#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 
@@ -166,15 +166,34 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
   };
   // Every agent of the test has a row and a column, even one that sent and received nothing.
   for (const json& agent : member_or_null(test, "agents")) {
-    if (const std::string name = agent.is_string() ? agent.get<std::string>() : text_of(agent, "agent"); !name.empty()) {
+    if (const std::string name = agent.is_string() ? agent.get<std::string>() : text_of(agent, "agent");
+        !name.empty()) {
       index_of(name);
     }
   }
   json columns;
-  for (const char* name : {"agent", "id", "kind", "sender", "receiver", "passed", "flow", "failed_checks",
-                           "throughput_bps", "rx_frames", "lost_frames", "loss_ratio", "bit_errors",
-                           "errored_frames", "ber_upper", "retransmits", "completion_errors", "integrity_errors",
-                           "latency_p99_ns", "traffic_gaps", "host_drops", "series"}) {
+  for (const char* name : {"agent",
+                           "id",
+                           "kind",
+                           "sender",
+                           "receiver",
+                           "passed",
+                           "flow",
+                           "failed_checks",
+                           "throughput_bps",
+                           "rx_frames",
+                           "lost_frames",
+                           "loss_ratio",
+                           "bit_errors",
+                           "errored_frames",
+                           "ber_upper",
+                           "retransmits",
+                           "completion_errors",
+                           "integrity_errors",
+                           "latency_p99_ns",
+                           "traffic_gaps",
+                           "host_drops",
+                           "series"}) {
     columns[name] = json::array();
   }
   for (const json& stream : member_or_null(test, "streams")) {
@@ -240,9 +259,10 @@ json ber_rows(const json& test) {
         const json confidence = number_or_null(member_or_null(ber, "confidence"));
         if (lower.is_number()) {
           const bool above = target.is_number() && lower.get<double>() > target.get<double>();
-          errors_show = fmt::format("errors show BER ≥ {:.2e}{}{}", lower.get<double>(),
-                                    confidence.is_number() ? fmt::format(" ({:.1f} %)", 100 * confidence.get<double>()) : "",
-                                    above ? ": above the target" : "");
+          errors_show =
+              fmt::format("errors show BER ≥ {:.2e}{}{}", lower.get<double>(),
+                          confidence.is_number() ? fmt::format(" ({:.1f} %)", 100 * confidence.get<double>()) : "",
+                          above ? ": above the target" : "");
         } else {
           errors_show = "errors: the target is not shown";
         }
@@ -315,8 +335,8 @@ json copy_of(const json& object, std::initializer_list<const char*> names) {
 
 json test_model(const json& report, const json& test) {
   json out = copy_of(test, {"index", "name", "engine", "topology", "duration_s", "sample_interval_s", "verdict",
-                            "problems", "warnings", "planned_start", "start_skew_ns", "starts", "thresholds",
-                            "offered", "collective", "localisation"});
+                            "problems", "warnings", "planned_start", "start_skew_ns", "starts", "thresholds", "offered",
+                            "collective", "localisation"});
   // A method's table and curve: its rows, without each step's whole outcome (report.json has those).
   if (const json& method = member_or_null(test, "method"); method.is_object()) {
     json rows = json::array();
@@ -367,8 +387,8 @@ json report_page_model(const json& report) {
   }
   json model;
   model["schema"] = "tusk.report-page/1";
-  model["run"] = copy_of(report, {"run_id", "tusk_version", "profile", "started", "finished", "interrupted", "exit_code",
-                                  "conclusion", "missing_agents"});
+  model["run"] = copy_of(report, {"run_id", "tusk_version", "profile", "started", "finished", "interrupted",
+                                  "exit_code", "conclusion", "missing_agents"});
   model["run"]["status"] = run_status(report);
   json agents = json::array();
   for (const json& agent : member_or_null(report, "agents")) {

@@ -19,7 +19,9 @@ using json = nlohmann::ordered_json;
 namespace {
 
 // A report's text is a peer's or a file's: shown escaped, as the run's own summary shows it.
-std::string text(const json& value) { return value.is_string() ? printable(value.get<std::string>()) : std::string(); }
+std::string text(const json& value) {
+  return value.is_string() ? printable(value.get<std::string>()) : std::string();
+}
 
 std::optional<double> number(const json& value) {
   if (!value.is_number()) return std::nullopt;

@@ -47,8 +47,7 @@ struct ReportFallback {
 // skipped when `fallback_parent` is empty); else report.json to `stdout_stream`. Returns nullopt
 // when `directory` worked.
 std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome, const nlohmann::ordered_json& report,
-                                                      const std::string& directory,
-                                                      const std::string& fallback_parent,
+                                                      const std::string& directory, const std::string& fallback_parent,
                                                       std::ostream& stdout_stream);
 
 }  // namespace tusk

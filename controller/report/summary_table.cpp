@@ -5,9 +5,9 @@
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_report.hpp"
-#include "controller/verdict/ber_bound.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/report/text_table.hpp"
+#include "controller/verdict/ber_bound.hpp"
 
 namespace tusk {
 
@@ -46,17 +46,18 @@ std::vector<std::string> warning_lines(const TestOutcome& test) {
   return lines;
 }
 
-
 // The top suspect with what to check next, the host problems, or why no link is named.
 std::string localisation_lines(const Localisation& found) {
   std::string out;
   if (found.conclusion.empty()) return out;
   if (const LinkSuspect* top = found.top()) {
-    out += fmt::format("  suspect link: {} ({} confidence): {}\n", top->name, to_string(top->confidence), top->evidence);
+    out +=
+        fmt::format("  suspect link: {} ({} confidence): {}\n", top->name, to_string(top->confidence), top->evidence);
     for (const auto& step : top->next_steps) out += fmt::format("    next: {}\n", step);
     for (std::size_t i = 1; i < found.suspects.size(); ++i) {
       const auto& other = found.suspects[i];
-      out += fmt::format("  also suspect: {} ({} confidence): {}\n", other.name, to_string(other.confidence), other.evidence);
+      out += fmt::format("  also suspect: {} ({} confidence): {}\n", other.name, to_string(other.confidence),
+                         other.evidence);
     }
   } else if (found.hosts.empty() || !found.suspects.empty()) {
     out += fmt::format("  localisation: {}\n", found.conclusion);
@@ -91,8 +92,8 @@ std::string summary_table(const RunOutcome& outcome) {
         if (!check.passed) result += " (" + check.describe() + ")";
       }
       rows.push_back({verdict.agent, verdict.stream.stream_id(), verdict.stream.peer(),
-                      metric_text(verdict, "throughput_bps"), ber_text(verdict),
-                      metric_text(verdict, "loss_ratio"), result});
+                      metric_text(verdict, "throughput_bps"), ber_text(verdict), metric_text(verdict, "loss_ratio"),
+                      result});
       if (flows) rows.back().insert(rows.back().begin() + 3, flow_text(verdict.stream));
     }
     out += text_table(rows);

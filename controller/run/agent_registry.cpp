@@ -1,8 +1,8 @@
 #include "controller/run/agent_registry.hpp"
 
-#include <boost/asio/post.hpp>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 
@@ -188,8 +188,7 @@ void AgentRegistry::refuse(const std::shared_ptr<Connection>& connection, proto:
   timer->async_wait([timer, connection, why](error_code) { connection->close(why); });
 }
 
-std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& connection,
-                                            proto::Envelope& message) {
+std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& connection, proto::Envelope& message) {
   {
     std::lock_guard lock(mutex_);
     if (unregistered_.erase(connection) == 0) return "";  // timed out before its hello
@@ -212,7 +211,8 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
              fmt::format("another agent named '{}' is already connected from {}", name, session.remote));
       return "";
     }
-    if (session.connection && session.connection != connection) session.connection->close("replaced by a new connection");
+    if (session.connection && session.connection != connection)
+      session.connection->close("replaced by a new connection");
     if (inserted || session.instance != hello.agent_instance()) {
       if (!inserted) fault_text = "agent process restarted; records it had not delivered are lost";
       session.inbox.start_at(hello.state().first_unacked_seq());
@@ -237,9 +237,8 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
     record_ack.mutable_record_ack()->set_acked_through(session.inbox.acked_through());
     connection->send(record_ack);
     for (const auto& order : session.standing_orders) connection->send(order);
-    spdlog::info("agent '{}' registered from {} (connection #{}, {} RDMA devices, engines: {})", name,
-                 session.remote, session.connects, session.inventory.rdma_devices_size(),
-                 fmt::join(session.inventory.engines(), ","));
+    spdlog::info("agent '{}' registered from {} (connection #{}, {} RDMA devices, engines: {})", name, session.remote,
+                 session.connects, session.inventory.rdma_devices_size(), fmt::join(session.inventory.engines(), ","));
   }
   if (!fault_text.empty()) fault(name, fault_text);
   return name;

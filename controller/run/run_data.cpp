@@ -52,8 +52,7 @@ std::uint32_t most_samples(std::chrono::milliseconds duration, std::chrono::mill
   return static_cast<std::uint32_t>(std::min<std::int64_t>(most, std::numeric_limits<std::uint32_t>::max()));
 }
 
-RunData::RunData(std::string run_id, std::vector<std::uint32_t> most_samples)
-    : most_samples_(std::move(most_samples)) {
+RunData::RunData(std::string run_id, std::vector<std::uint32_t> most_samples) : most_samples_(std::move(most_samples)) {
   state_.run_id = std::move(run_id);
 }
 
@@ -89,7 +88,8 @@ void RunData::bound_streams(const std::string& agent, int test_index,
     }
     if (stream.path_size() > static_cast<int>(wire::kMaxPathHops)) {
       hops_cut += static_cast<std::size_t>(stream.path_size()) - wire::kMaxPathHops;
-      stream.mutable_path()->DeleteSubrange(wire::kMaxPathHops, stream.path_size() - static_cast<int>(wire::kMaxPathHops));
+      stream.mutable_path()->DeleteSubrange(wire::kMaxPathHops,
+                                            stream.path_size() - static_cast<int>(wire::kMaxPathHops));
     }
     const std::size_t size = stream.ByteSizeLong();
     if (size > wire::kMaxStreamBytes) {
@@ -113,9 +113,9 @@ void RunData::bound_streams(const std::string& agent, int test_index,
                            past_plan + static_cast<std::size_t>(kept) + oversized + past_budget, test_index, most));
   }
   if (oversized > 0) {
-    fault_once(agent, test_index, "stream bytes",
-               fmt::format("reported a stream of more than {} bytes in test {}: dropped", wire::kMaxStreamBytes,
-                           test_index));
+    fault_once(
+        agent, test_index, "stream bytes",
+        fmt::format("reported a stream of more than {} bytes in test {}: dropped", wire::kMaxStreamBytes, test_index));
   }
   if (past_budget > 0) {
     fault_once(agent, test_index, "sample bytes",
@@ -125,8 +125,8 @@ void RunData::bound_streams(const std::string& agent, int test_index,
   }
   if (hops_cut > 0) {
     fault_once(agent, test_index, "path hops",
-               fmt::format("reported a path of more than {} hops in test {}: the rest are dropped",
-                           wire::kMaxPathHops, test_index));
+               fmt::format("reported a path of more than {} hops in test {}: the rest are dropped", wire::kMaxPathHops,
+                           test_index));
   }
 }
 
@@ -195,8 +195,8 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
       make_printable(*event.mutable_stream_id());
       spdlog::warn("agent '{}': {}: {}", agent, proto::AgentEvent::Kind_Name(event.kind()), event.message());
       if (!ours) {
-        state_.faults.push_back({event.agent_time_ns(), agent, -1,
-                                 proto::AgentEvent::Kind_Name(event.kind()) + ": " + event.message()});
+        state_.faults.push_back(
+            {event.agent_time_ns(), agent, -1, proto::AgentEvent::Kind_Name(event.kind()) + ": " + event.message()});
         return;
       }
       state_.tests[{event.test_index(), agent}].events.push_back(std::move(event));

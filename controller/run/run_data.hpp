@@ -24,7 +24,7 @@ namespace tusk {
 struct SampleAccount {
   std::vector<std::uint32_t> missing;  // the first kMaxListedMissing indexes that never arrived
   std::uint64_t missing_count = 0;
-  bool claim_beyond_test = false;      // the result claims more samples than the test could make
+  bool claim_beyond_test = false;  // the result claims more samples than the test could make
 };
 
 inline constexpr std::size_t kMaxListedMissing = 20;

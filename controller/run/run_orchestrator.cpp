@@ -65,7 +65,9 @@ proto::Envelope envelope_of(const proto::Plan& plan) {
   return envelope;
 }
 
-std::int64_t to_ns(std::chrono::milliseconds ms) { return std::int64_t{ms.count()} * 1'000'000; }
+std::int64_t to_ns(std::chrono::milliseconds ms) {
+  return std::int64_t{ms.count()} * 1'000'000;
+}
 
 std::vector<std::uint32_t> most_samples_of(const Profile& profile) {
   std::vector<std::uint32_t> most;
@@ -110,7 +112,9 @@ class Orchestrator {
       data_.on_record(agent, record);
       if (options_.live_metrics) options_.live_metrics->on_record(agent, record);
     };
-    listener.on_plan_ack = [this](const std::string& agent, const proto::PlanAck& ack) { data_.on_plan_ack(agent, ack); };
+    listener.on_plan_ack = [this](const std::string& agent, const proto::PlanAck& ack) {
+      data_.on_plan_ack(agent, ack);
+    };
     listener.on_fault = [this](const std::string& agent, const std::string& what) { data_.on_fault(agent, what); };
     control_plane_.emplace(options_.control, std::move(listener));
     registry_ = &control_plane_->registry();
@@ -182,8 +186,8 @@ class Orchestrator {
       }
       const std::vector<std::string> agents(agents_.begin(),
                                             agents_.begin() + static_cast<std::ptrdiff_t>(step->agents));
-      const auto step_index = static_cast<std::size_t>(
-          data_.add_test(most_samples(step->spec.duration, step->spec.sample_interval)));
+      const auto step_index =
+          static_cast<std::size_t>(data_.add_test(most_samples(step->spec.duration, step->spec.sample_interval)));
       if (options_.live_metrics) options_.live_metrics->add_test(step->spec);
       profile_.tests.push_back(std::move(step->spec));
       auto plans = plans_for(step_index, spec.name, agents);
@@ -251,8 +255,8 @@ class Orchestrator {
           phase_ = fmt::format("while waiting for agents ({} connected; {})", connected.size(), selection.shortfall);
           return false;
         }
-        fail_run(kExitAgentsMissing, fmt::format("agents missing after {}: {}", units::format_duration(wait),
-                                                 selection.shortfall));
+        fail_run(kExitAgentsMissing,
+                 fmt::format("agents missing after {}: {}", units::format_duration(wait), selection.shortfall));
         return false;
       }
       if (now - last_log >= 5s) {
@@ -310,15 +314,15 @@ class Orchestrator {
       if (waiting.empty() && refused.empty()) return true;
       if (!refused.empty() && waiting.empty()) {
         stop_all(index, "plan refused");
-        fail_run(kExitUsage, fmt::format("test '{}': plan refused by {}", profile_.tests[index].name,
-                                         fmt::join(refused, "; ")));
+        fail_run(kExitUsage,
+                 fmt::format("test '{}': plan refused by {}", profile_.tests[index].name, fmt::join(refused, "; ")));
         return false;
       }
       if (SteadyClock::now() >= deadline || g_interrupted) {
         stop_all(index, g_interrupted ? "run interrupted" : "plan not acknowledged");
         if (!g_interrupted) {
-          fail_run(kExitAgentsMissing, fmt::format("test '{}': no answer to the plan from {}", profile_.tests[index].name,
-                                                   fmt::join(waiting, ", ")));
+          fail_run(kExitAgentsMissing, fmt::format("test '{}': no answer to the plan from {}",
+                                                   profile_.tests[index].name, fmt::join(waiting, ", ")));
         }
         return false;
       }
@@ -432,10 +436,11 @@ class Orchestrator {
             auto it = map.find(std::string(counters::kTxBytes));
             return it == map.end() ? 0.0 : static_cast<double>(it->second);
           };
-          const double before = previous && i < previous->streams_size() ? bytes_of(previous->streams(i).counters()) : 0;
+          const double before =
+              previous && i < previous->streams_size() ? bytes_of(previous->streams(i).counters()) : 0;
           rate_bps += throughput_bps(bytes_of(counters) - before, interval_s);
-          for (auto name_view : {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors,
-                                 counters::kIntegrityErrors}) {
+          for (auto name_view :
+               {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors, counters::kIntegrityErrors}) {
             if (auto it = counters.find(std::string(name_view)); it != counters.end()) errors += it->second;
           }
         }
@@ -461,7 +466,8 @@ class Orchestrator {
     }
   }
 
-  TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
+  TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start,
+                      const std::vector<AgentPlan>& plans) {
     TestOutcome test;
     test.index = index;
     test.spec = spec;
@@ -474,7 +480,9 @@ class Orchestrator {
 
     judge_test(test, options_.topology.get());
     spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
-                 test.start_skew_ns ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns)) : "");
+                 test.start_skew_ns
+                     ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns))
+                     : "");
     return test;
   }
 
@@ -491,7 +499,10 @@ class Orchestrator {
     const int signal = g_interrupt_signal.load();
     const std::int64_t at = g_interrupt_ns.load();
     const std::string why = fmt::format(
-        "interrupted by {} {} into the run, {}", signal == SIGTERM ? "SIGTERM" : signal == SIGINT ? "SIGINT" : "a signal",
+        "interrupted by {} {} into the run, {}",
+        signal == SIGTERM  ? "SIGTERM"
+        : signal == SIGINT ? "SIGINT"
+                           : "a signal",
         units::format_duration(std::chrono::nanoseconds(std::max<std::int64_t>(at - outcome_.started_ns, 0))), phase_);
     spdlog::error("{}", why);
     outcome_.exit_code = kExitInterruptedBase + (signal != 0 ? signal : SIGINT);
@@ -501,7 +512,8 @@ class Orchestrator {
 
   void conclude() {
     if (!outcome_.conclusion.empty()) return;  // fail_run already decided
-    const bool lost = std::any_of(outcome_.tests.begin(), outcome_.tests.end(), [](const TestOutcome& t) { return t.agents_lost; });
+    const bool lost =
+        std::any_of(outcome_.tests.begin(), outcome_.tests.end(), [](const TestOutcome& t) { return t.agents_lost; });
     std::size_t failed = 0;
     for (const auto& test : outcome_.tests) failed += test.verdict != TestVerdict::Pass;
     if (lost) {
@@ -528,7 +540,7 @@ class Orchestrator {
   LiveMetrics::Attachment live_metrics_;
   std::vector<std::string> agents_;
   std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)
-  std::string phase_ = "while starting";   // where the run is, for an interruption's conclusion
+  std::string phase_ = "while starting";  // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;
 };
 

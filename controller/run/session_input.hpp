@@ -28,8 +28,8 @@ std::optional<HelloRefusal> check_hello(const proto::Envelope& first_frame, bool
                                         const std::optional<std::string>& peer_common_name);
 
 struct SessionInput {
-  std::vector<proto::Record> fresh;           // stored for the first time, in sequence order
-  std::vector<std::string> faults;            // for the run's report
+  std::vector<proto::Record> fresh;  // stored for the first time, in sequence order
+  std::vector<std::string> faults;   // for the run's report
   std::optional<proto::PlanAck> plan_ack;
   std::optional<std::uint64_t> acked_through;  // answer with a RecordAck
   bool unexpected = false;                     // a frame an agent never sends: logged, ignored

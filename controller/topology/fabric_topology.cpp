@@ -99,7 +99,8 @@ class TopologyReader {
           continue;
         }
         if (const auto owner = owners_.find(*address); owner != owners_.end()) {
-          read_.fail(item, fmt::format("{} is already {}'s address: an address names one port", *address, owner->second));
+          read_.fail(item,
+                     fmt::format("{} is already {}'s address: an address names one port", *address, owner->second));
           continue;
         }
         owners_.emplace(*address, device.name + ":" + interface.name);
@@ -130,12 +131,14 @@ class TopologyReader {
     if (!ports_.contains(out.text())) {
       std::vector<std::string> names;
       for (const auto& i : device->interfaces) names.push_back(i.name);
-      read_.fail(at, fmt::format("link end {}: {} has no interface '{}' (its interfaces: {})", out.text(), out.device,
-                                 out.interface, names.empty() ? "none listed" : fmt::format("{}", fmt::join(names, ", "))));
+      read_.fail(at,
+                 fmt::format("link end {}: {} has no interface '{}' (its interfaces: {})", out.text(), out.device,
+                             out.interface, names.empty() ? "none listed" : fmt::format("{}", fmt::join(names, ", "))));
       return std::nullopt;
     }
     if (const auto used = ends_used_.find(out.text()); used != ends_used_.end()) {
-      read_.fail(at, fmt::format("{} is already an end of links[{}]: a port takes one cable", out.text(), used->second));
+      read_.fail(at,
+                 fmt::format("{} is already an end of links[{}]: a port takes one cable", out.text(), used->second));
       return std::nullopt;
     }
     return out;
@@ -153,7 +156,8 @@ class TopologyReader {
       if (item.node.IsScalar()) {
         ends = item;
       } else {
-        const auto entries = read_.mapping(item, "\"DEVICE:PORT <-> DEVICE:PORT\" or a mapping with ends, cable, optics");
+        const auto entries =
+            read_.mapping(item, "\"DEVICE:PORT <-> DEVICE:PORT\" or a mapping with ends, cable, optics");
         if (!entries) continue;
         for (const auto& entry : *entries) {
           if (entry.key == "ends") {
@@ -163,7 +167,8 @@ class TopologyReader {
           } else if (entry.key == "optics") {
             auto optics = read_.list(entry.value, [&](const Value& v) { return read_.non_empty_string(v); });
             if (optics && optics->size() != 2) {
-              read_.fail(entry.value, fmt::format("optics lists {} IDs: give two, one per end in ends' order", optics->size()));
+              read_.fail(entry.value,
+                         fmt::format("optics lists {} IDs: give two, one per end in ends' order", optics->size()));
             } else if (optics) {
               link.optics = std::move(*optics);
             }
@@ -201,10 +206,10 @@ class TopologyReader {
   YamlReader read_;
   std::vector<TopologyDevice> devices_;
   std::vector<TopologyLink> links_;
-  std::map<std::string, std::string> owners_;       // address -> "device:interface"
-  std::map<std::string, std::size_t> ends_used_;    // "device:interface" -> links index
-  std::map<std::string, std::size_t> device_index_; // name -> devices_ index (the first of that name)
-  std::set<std::string> ports_;                     // "device:interface" of every device's interfaces
+  std::map<std::string, std::string> owners_;        // address -> "device:interface"
+  std::map<std::string, std::size_t> ends_used_;     // "device:interface" -> links index
+  std::map<std::string, std::size_t> device_index_;  // name -> devices_ index (the first of that name)
+  std::set<std::string> ports_;                      // "device:interface" of every device's interfaces
 };
 
 }  // namespace

@@ -63,7 +63,7 @@ struct NamedLink {
   std::string key;   // identifies the link and its direction: "leaf1:swp3 -> spine2:swp1", or by addresses
   std::string name;  // key, then ", cable C-017" when the file knows it
   const TopologyLink* link = nullptr;  // the cable, when exactly one matches
-  bool reversed = false;  // the hops go from link->b to link->a
+  bool reversed = false;               // the hops go from link->b to link->a
 };
 
 class FabricTopology {
@@ -87,8 +87,8 @@ class FabricTopology {
   std::string file_;
   std::vector<TopologyDevice> devices_;
   std::vector<TopologyLink> links_;
-  std::map<std::string, Place> places_;                                              // address -> its port
-  std::map<std::string, std::vector<std::size_t>> links_at_end_;                     // "device:interface" -> links
+  std::map<std::string, Place> places_;                           // address -> its port
+  std::map<std::string, std::vector<std::size_t>> links_at_end_;  // "device:interface" -> links
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> links_joining_;  // devices, lesser first
 };
 

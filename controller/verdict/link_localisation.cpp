@@ -50,8 +50,8 @@ std::string cable_of(const std::string& key) {
 }
 
 bool judged_flow(const StreamVerdict& verdict) {
-  return verdict.stream.kind() != "tx" && !informational_kind(verdict.stream.kind()) && !verdict.stream.peer().empty() &&
-         verdict.stream.has_flow();
+  return verdict.stream.kind() != "tx" && !informational_kind(verdict.stream.kind()) &&
+         !verdict.stream.peer().empty() && verdict.stream.has_flow();
 }
 
 // Adds what one of the flow's judged streams failed on; the flow is the host's doing only when
@@ -83,7 +83,8 @@ void mark_slow_flows(const std::vector<StreamVerdict>& streams, std::vector<Trac
     double throughput = -1;
     for (const std::size_t s : {flows[f].rx_stream, flows[f].tx_stream.value_or(flows[f].rx_stream)}) {
       const auto& metrics = streams[s].metrics;
-      if (const auto it = metrics.find("throughput_bps"); it != metrics.end()) throughput = std::max(throughput, it->second);
+      if (const auto it = metrics.find("throughput_bps"); it != metrics.end())
+        throughput = std::max(throughput, it->second);
     }
     if (throughput >= 0) by_hosts[{flows[f].sender, flows[f].receiver}].emplace_back(throughput, f);
   }
@@ -269,15 +270,18 @@ class Localiser {
     if (receive && nodes.size() >= 2 && first.reached) edge = edge_name(nodes[nodes.size() - 2], nodes.back());
     if (!receive && nodes.size() >= 2) edge = edge_name(nodes[0], nodes[1]);
     out_.hosts.push_back(
-        {agent, receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
+        {agent,
+         receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
          fmt::format("all {} flows {} {} fail, over {} different paths: the fault is where they {}, at {} or its "
                      "link ({})",
-                     flows.size(), receive ? "into" : "from", agent, flows.size(), receive ? "meet" : "start", agent, edge),
+                     flows.size(), receive ? "into" : "from", agent, flows.size(), receive ? "meet" : "start", agent,
+                     edge),
          {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", agent,
                       receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
                       receive ? "" : " (CRC, symbol errors)"),
-          fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
-                      edge)}});
+          fmt::format(
+              "Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
+              edge)}});
     at_host_.insert(flows.begin(), flows.end());
   }
 
@@ -408,7 +412,9 @@ class Localiser {
       if (!used_.contains(key) && links_.at(key).vote_units > 0) group.push_back(key);
     }
     const auto& along = out_.flows[*best.failing.begin()].links;
-    const auto position = [&](const std::string& key) { return std::find(along.begin(), along.end(), key) - along.begin(); };
+    const auto position = [&](const std::string& key) {
+      return std::find(along.begin(), along.end(), key) - along.begin();
+    };
     std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
       const LinkData& la = links_.at(a);
       const LinkData& lb = links_.at(b);
@@ -465,13 +471,15 @@ class Localiser {
           moved_over(winner));
     }
     if (!suspect.cleared.empty()) {
-      evidence += fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
-                              moved_decides ? "over which no route moved" : "whose probes show no fault starting there");
+      evidence +=
+          fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
+                      moved_decides ? "over which no route moved" : "whose probes show no fault starting there");
     }
     if (!suspect.lossier_past_it.empty()) {
-      evidence += fmt::format("; past it the same flows cross {}, where probes go missing more still: a second fault "
-                              "there, or a router that answers fewer probes",
-                              fmt::join(suspect.lossier_past_it, " and "));
+      evidence += fmt::format(
+          "; past it the same flows cross {}, where probes go missing more still: a second fault "
+          "there, or a router that answers fewer probes",
+          fmt::join(suspect.lossier_past_it, " and "));
     }
     if (tie) {
       evidence += fmt::format("; the same flows cross {}, and neither flows nor probes tell them apart",

@@ -24,16 +24,16 @@
 namespace tusk {
 
 struct TracedFlowPath {
-  std::size_t rx_stream = 0;               // the receiver's judged stream, in TestOutcome::streams
-  std::optional<std::size_t> tx_stream;    // the sender's stream, which carries the trace
-  std::string sender, receiver;            // agents
-  std::vector<std::string> nodes;          // addresses: the source, each hop that answered, the destination
-  std::vector<std::string> node_names;     // the topology's device for each node, else its address
-  std::vector<std::string> links;          // the links between consecutive nodes, by NamedLink::key
-  bool reached = false;                    // the trace reached the destination with no unknown hop
+  std::size_t rx_stream = 0;             // the receiver's judged stream, in TestOutcome::streams
+  std::optional<std::size_t> tx_stream;  // the sender's stream, which carries the trace
+  std::string sender, receiver;          // agents
+  std::vector<std::string> nodes;        // addresses: the source, each hop that answered, the destination
+  std::vector<std::string> node_names;   // the topology's device for each node, else its address
+  std::vector<std::string> links;        // the links between consecutive nodes, by NamedLink::key
+  bool reached = false;                  // the trace reached the destination with no unknown hop
   bool failing = false;
-  bool host_side = false;                  // failed for a reason at a host: votes for no link
-  std::vector<std::string> faults;         // the metrics a failing flow failed on
+  bool host_side = false;           // failed for a reason at a host: votes for no link
+  std::vector<std::string> faults;  // the metrics a failing flow failed on
 };
 
 // Probes that expired at the link's far end against those that expired one hop before, summed
@@ -56,25 +56,25 @@ enum class Confidence { Low, Medium, High };
 const char* to_string(Confidence confidence);
 
 struct LinkSuspect {
-  std::string key;   // the link and its direction, as NamedLink::key
-  std::string name;  // with its cable
+  std::string key;                   // the link and its direction, as NamedLink::key
+  std::string name;                  // with its cable
   std::vector<std::size_t> failing;  // into Localisation::flows
   std::vector<std::size_t> passing;
   double votes = 0;
   ProbeEvidence probes;
   Confidence confidence = Confidence::Low;
-  std::vector<std::string> faults;      // what the failing flows failed on
-  std::vector<std::string> cleared;     // links the same flows crossed that the probes clear
-  std::vector<std::string> tied;        // links nothing tells apart from this one
+  std::vector<std::string> faults;   // what the failing flows failed on
+  std::vector<std::string> cleared;  // links the same flows crossed that the probes clear
+  std::vector<std::string> tied;     // links nothing tells apart from this one
   // Links the same flows cross after this one where loss or damage starts again, with their probes.
   std::vector<std::string> lossier_past_it;
-  std::string evidence;                 // one line
+  std::string evidence;  // one line
   std::vector<std::string> next_steps;
 };
 
 struct HostSuspect {
   std::string agent;
-  std::string problem;   // "receiver cannot keep up", "NIC or cable (receive side)", ...
+  std::string problem;  // "receiver cannot keep up", "NIC or cable (receive side)", ...
   std::string evidence;
   std::vector<std::string> next_steps;
 };
@@ -83,7 +83,7 @@ struct Localisation {
   std::vector<TracedFlowPath> flows;
   std::vector<LinkSuspect> suspects;  // ranked; the first is named when its confidence is not low
   std::vector<HostSuspect> hosts;
-  std::string conclusion;             // one line; "" when no flow failed
+  std::string conclusion;  // one line; "" when no flow failed
   const LinkSuspect* top() const {
     return !suspects.empty() && suspects.front().confidence != Confidence::Low ? &suspects.front() : nullptr;
   }

@@ -22,11 +22,12 @@ std::string PathFaultSign::text(const std::vector<StreamVerdict>& streams) const
     const std::string flow = flow_text(stream);
     names.push_back(flow.empty() ? stream.stream_id() : fmt::format("{} ({})", stream.stream_id(), flow));
   }
-  return fmt::format("{} from {}: {} of {} flows fail ({}) while {} between the same hosts pass: a fault on the "
-                     "path{} those flows take (a link or switch between the hosts), not at either host",
-                     receiver, sender, failing.size(), failing.size() + passing.size(), fmt::join(names, ", "),
-                     passing.size() == 1 ? "its sibling" : fmt::format("their {} siblings", passing.size()),
-                     failing.size() == 1 ? "" : "s");
+  return fmt::format(
+      "{} from {}: {} of {} flows fail ({}) while {} between the same hosts pass: a fault on the "
+      "path{} those flows take (a link or switch between the hosts), not at either host",
+      receiver, sender, failing.size(), failing.size() + passing.size(), fmt::join(names, ", "),
+      passing.size() == 1 ? "its sibling" : fmt::format("their {} siblings", passing.size()),
+      failing.size() == 1 ? "" : "s");
 }
 
 std::vector<PathFaultSign> path_fault_signs(const std::vector<StreamVerdict>& streams) {

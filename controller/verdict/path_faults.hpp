@@ -13,8 +13,8 @@
 namespace tusk {
 
 struct PathFaultSign {
-  std::string receiver;  // the agent whose streams these are
-  std::string sender;    // their peer
+  std::string receiver;              // the agent whose streams these are
+  std::string sender;                // their peer
   std::vector<std::size_t> failing;  // indexes into the streams it was found in (TestOutcome::streams)
   std::vector<std::size_t> passing;
   std::string text(const std::vector<StreamVerdict>& streams) const;

@@ -37,7 +37,8 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   // stream first carried data (an RDMA QP's first post may come a little after the start time).
   const auto bytes = optional_counter(stream, c::kRxBytes) ? optional_counter(stream, c::kRxBytes)
                                                            : optional_counter(stream, c::kTxBytes);
-  if (bytes && duration_s > 0) metrics["throughput_bps"] = throughput_bps(*bytes, duration_s - start_delay_s(stream, duration_s));
+  if (bytes && duration_s > 0)
+    metrics["throughput_bps"] = throughput_bps(*bytes, duration_s - start_delay_s(stream, duration_s));
   const auto bits = optional_counter(stream, c::kBitsCompared);
   if (bits && *bits > 0) metrics["ber"] = optional_counter(stream, c::kBitErrors).value_or(0) / *bits;
   // Frames lost in traffic gaps belong to the flap (max_flaps judges it); loss is what the link
@@ -48,10 +49,26 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   if (lost && received && *lost + *received + gap_lost > 0) {
     metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
   }
-  for (auto name : {c::kErroredFrames, c::kLostFrames, c::kLinkFlaps, c::kCompletionErrors, c::kIntegrityErrors,
-                    c::kRetransmits, c::kHostDrops, c::kBitErrors, c::kStalls, c::kConnectFailures, c::kCeMarked, c::kDscpRewrites,
-                    c::kOutOfSequence, c::kPacketSeqErr, c::kLocalAckTimeoutErr, c::kNpCnpSent,
-                    c::kNpEcnMarkedRocePackets, c::kSymbolError, c::kPauseFrames, c::kRxDiscards}) {
+  for (auto name : {c::kErroredFrames,
+                    c::kLostFrames,
+                    c::kLinkFlaps,
+                    c::kCompletionErrors,
+                    c::kIntegrityErrors,
+                    c::kRetransmits,
+                    c::kHostDrops,
+                    c::kBitErrors,
+                    c::kStalls,
+                    c::kConnectFailures,
+                    c::kCeMarked,
+                    c::kDscpRewrites,
+                    c::kOutOfSequence,
+                    c::kPacketSeqErr,
+                    c::kLocalAckTimeoutErr,
+                    c::kNpCnpSent,
+                    c::kNpEcnMarkedRocePackets,
+                    c::kSymbolError,
+                    c::kPauseFrames,
+                    c::kRxDiscards}) {
     if (auto value = optional_counter(stream, name)) metrics[std::string(name)] = *value;
   }
   // A NIC port's corrected bit ratio (mlx5's counters.rst: rx_corrected_bits_phy / rx_bits_phy over a
@@ -74,8 +91,10 @@ std::string ThresholdCheck::describe() const {
   if (!caveat.empty()) return caveat;
   const char* relation = threshold.bound == Bound::Max ? "max" : "min";
   if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
-  const char* sign = passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
-  std::string text = fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
+  const char* sign =
+      passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
+  std::string text =
+      fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
   if (threshold.implicit && !passed) {
     text += fmt::format(" (a safe default: set {} in the test's thresholds to allow some)", threshold.key);
   }
@@ -88,8 +107,8 @@ namespace {
 bool judges_a_safe_default(std::string_view key) {
   const auto& catalog = threshold_catalog();
   return std::any_of(catalog.begin(), catalog.end(), [key](const ThresholdKind& kind) {
-    return kind.safe_default && (kind.key == key || std::find(kind.relaxed_by.begin(), kind.relaxed_by.end(), key) !=
-                                                        kind.relaxed_by.end());
+    return kind.safe_default &&
+           (kind.key == key || std::find(kind.relaxed_by.begin(), kind.relaxed_by.end(), key) != kind.relaxed_by.end());
   });
 }
 
@@ -195,11 +214,14 @@ bool kind_judges(const std::string& kind, const std::string& metric) {
   if (kind.empty()) return true;  // a stream that names no kind: the strict default, judged on everything
   const StreamKind* described = stream_kind(kind);
   if (!described) return false;  // "tx", "port" and anything unknown: informational
-  return described->judged_on_everything || std::find(described->judged_metrics.begin(), described->judged_metrics.end(),
-                                                      metric) != described->judged_metrics.end();
+  return described->judged_on_everything ||
+         std::find(described->judged_metrics.begin(), described->judged_metrics.end(), metric) !=
+             described->judged_metrics.end();
 }
 
-bool informational_kind(const std::string& kind) { return !kind.empty() && !stream_kind(kind); }
+bool informational_kind(const std::string& kind) {
+  return !kind.empty() && !stream_kind(kind);
+}
 
 bool kind_receives(const std::string& kind) {
   const StreamKind* described = stream_kind(kind);
@@ -210,8 +232,8 @@ std::string stream_title(const StreamVerdict& verdict) {
   const auto& stream = verdict.stream;
   if (stream.peer().empty()) return fmt::format("{} {}", verdict.agent, stream.stream_id());
   const bool receives = kind_receives(stream.kind());
-  return fmt::format("{} -> {} ({} {})", receives ? stream.peer() : verdict.agent, receives ? verdict.agent : stream.peer(),
-                     verdict.agent, stream.stream_id());
+  return fmt::format("{} -> {} ({} {})", receives ? stream.peer() : verdict.agent,
+                     receives ? verdict.agent : stream.peer(), verdict.agent, stream.stream_id());
 }
 
 bool kind_counts_a_flow(const std::string& kind) {

@@ -97,7 +97,8 @@ TEST(RdmaPlan, EveryOtherNumberIsHeldToWhatItIsStoredInOrMeans) {
   EXPECT_THAT(refusal([&](proto::Plan& p) { p.mutable_rdma()->set_rate_bps(-1); }), HasSubstr("rate_bps -1"));
   EXPECT_THAT(refusal([&](proto::Plan& p) { p.mutable_rdma()->set_trace_rate(inf); }), HasSubstr("trace_rate inf"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_burst_duty(2); }), HasSubstr("burst_duty 2"));
-  EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_traffic_class(256); }), HasSubstr("traffic_class 256"));
+  EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_traffic_class(256); }),
+              HasSubstr("traffic_class 256"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_port(300); }), HasSubstr("port 300"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_ack_timeout(32); }), HasSubstr("ack_timeout 32"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_cm_port(70000); }), HasSubstr("cm_port 70000"));
@@ -149,7 +150,8 @@ TEST(RdmaRoute, TheProfilesPortGidAndPathMtuAreCheckedAgainstTheResolvedRoute) {
               ::testing::HasSubstr("would run at path MTU 1024 (rdma_cm's, the port's active MTU), not the profile's "
                                    "path_mtu 4096: raise the interface's MTU"));
   test.set_path_mtu(512);
-  EXPECT_THAT(rdma::refuse_route(test, route).value_or(""), ::testing::HasSubstr("lower the interface's MTU or raise path_mtu"));
+  EXPECT_THAT(rdma::refuse_route(test, route).value_or(""),
+              ::testing::HasSubstr("lower the interface's MTU or raise path_mtu"));
 }
 
 TEST(DpdkPlan, NumbersOfAPlanAreBoundedBeforeAnyPortIsTouched) {
@@ -159,15 +161,19 @@ TEST(DpdkPlan, NumbersOfAPlanAreBoundedBeforeAnyPortIsTouched) {
   plan.mutable_dpdk()->set_frame_size(1000);
   EXPECT_EQ(refusal([](proto::Plan&) {}, plan), "accepted");
   // Before: flows_per_peer 2^32 - 1 from source port 2 wrapped the last port to 0 and passed.
-  EXPECT_THAT(refusal([](proto::Plan& p) {
-                p.mutable_dpdk()->set_udp_source_port(2);
-                p.mutable_dpdk()->set_flows_per_peer(0xFFFFFFFFu);
-              }, plan),
+  EXPECT_THAT(refusal(
+                  [](proto::Plan& p) {
+                    p.mutable_dpdk()->set_udp_source_port(2);
+                    p.mutable_dpdk()->set_flows_per_peer(0xFFFFFFFFu);
+                  },
+                  plan),
               HasSubstr("flows_per_peer 4294967295 is out of range"));
-  EXPECT_THAT(refusal([](proto::Plan& p) {
-                p.mutable_dpdk()->set_udp_source_port(65000);
-                p.mutable_dpdk()->set_flows_per_peer(1000);
-              }, plan),
+  EXPECT_THAT(refusal(
+                  [](proto::Plan& p) {
+                    p.mutable_dpdk()->set_udp_source_port(65000);
+                    p.mutable_dpdk()->set_flows_per_peer(1000);
+                  },
+                  plan),
               HasSubstr("the last flow's UDP source port 65999"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(0); }, plan), HasSubstr("no frame size"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(70000); }, plan),
@@ -178,10 +184,12 @@ TEST(DpdkPlan, NumbersOfAPlanAreBoundedBeforeAnyPortIsTouched) {
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_dpdk()->set_encapsulation("mpls"); }, plan),
               HasSubstr("unknown encapsulation 'mpls'"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_dpdk()->set_queues(1000); }, plan), HasSubstr("queues 1000"));
-  EXPECT_THAT(refusal([](proto::Plan& p) {
-                for (int i = 0; i < 40; ++i) p.add_senders()->set_agent_name("s");
-                p.mutable_dpdk()->set_flows_per_peer(64);
-              }, plan),
+  EXPECT_THAT(refusal(
+                  [](proto::Plan& p) {
+                    for (int i = 0; i < 40; ++i) p.add_senders()->set_agent_name("s");
+                    p.mutable_dpdk()->set_flows_per_peer(64);
+                  },
+                  plan),
               HasSubstr("40 senders with 64 flows each are more than the 1024 streams"));
 }
 
@@ -221,7 +229,8 @@ TEST(RdmaConnectRequest, OnlyThePlansSendersFromTheirOwnAddressesWithTheirFlowsM
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"mallory", 0, 0, "10.0.0.66"}).value_or("accepted"),
               HasSubstr("'mallory' is not a sender of this test"));
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"b", 0, 0, "10.0.0.2"}).value_or("accepted"),
-              HasSubstr("'b' is not a sender")) << "a peer it sends to is not one that sends to it";
+              HasSubstr("'b' is not a sender"))
+      << "a peer it sends to is not one that sends to it";
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"c", 0, 0, "10.0.0.66"}).value_or("accepted"),
               HasSubstr("it comes from 10.0.0.66, not from c's address 10.0.0.3"));
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"c", 4, 0, "10.0.0.3"}).value_or("accepted"),

@@ -30,7 +30,9 @@ class ConfigFileTest : public ::testing::Test {
   void SetUp() override {
     app_.add_option("--config", config_);
     app_.add_option("--controller", options_.controller)->group("Agent");
-    app_.add_option("--outbox", options_.outbox)->check(CLI::Range(std::size_t{1000}, std::size_t{1'000'000}))->group("Agent");
+    app_.add_option("--outbox", options_.outbox)
+        ->check(CLI::Range(std::size_t{1000}, std::size_t{1'000'000}))
+        ->group("Agent");
     app_.add_option("--ca", options_.ca)->group("TLS");
     app_.add_flag("--insecure", options_.insecure)->group("TLS");
     app_.add_option("--dpdk-vdev", options_.vdevs)->group("DPDK");
@@ -40,7 +42,8 @@ class ConfigFileTest : public ::testing::Test {
   }
 
   std::vector<YamlError> load(const std::string& text, std::vector<std::string> argv = {}) {
-    path_ = (std::filesystem::temp_directory_path() / ("tusk-config-test-" + std::to_string(::getpid()) + ".yaml")).string();
+    path_ = (std::filesystem::temp_directory_path() / ("tusk-config-test-" + std::to_string(::getpid()) + ".yaml"))
+                .string();
     std::ofstream(path_) << text;
     argv.insert(argv.begin(), "tusk-agent");
     std::vector<char*> args;
@@ -93,12 +96,12 @@ TEST_F(ConfigFileTest, AFalseFlagStaysOffAndASingleValueFillsAList) {
 
 TEST_F(ConfigFileTest, EveryMistakeIsReportedWithPositionAndKey) {
   const auto errors = load(
-      "controler: x:1\n"          // unknown, near miss
+      "controler: x:1\n"             // unknown, near miss
       "tls:\n  insecure: \"yes\"\n"  // a string, not a boolean
-      "dpdk:\n  lcores: [1, 2]\n"  // a list for a single value
-      "  memory_mb: lots\n"       // the option's own conversion refuses it
-      "outbox: 10\n"              // the option's own check refuses it
-      "ca: /x\n");                // a section's key at the top
+      "dpdk:\n  lcores: [1, 2]\n"    // a list for a single value
+      "  memory_mb: lots\n"          // the option's own conversion refuses it
+      "outbox: 10\n"                 // the option's own check refuses it
+      "ca: /x\n");                   // a section's key at the top
   const std::string text = join_errors(errors);
   ASSERT_EQ(errors.size(), 6u) << text;
   EXPECT_EQ(errors[0].to_string(), path_ + ":1:1: controler: unknown key (did you mean 'controller'?)");

@@ -37,9 +37,8 @@ class LeaseTest : public ::testing::Test {
  protected:
   LeaseTest()
       : runner_(io_.get_executor(), catalog(), [this](proto::Record record) { records_.push_back(std::move(record)); }),
-        lease_(io_.get_executor(), 200ms, [this] {
-          runner_.stop_now(proto::AgentEvent::LEASE_EXPIRED, "no word from the controller");
-        }) {}
+        lease_(io_.get_executor(), 200ms,
+               [this] { runner_.stop_now(proto::AgentEvent::LEASE_EXPIRED, "no word from the controller"); }) {}
 
   const EngineCatalog& catalog() {
     // The real engine's rate, so the safety cap is held to what the DPDK engine would send.

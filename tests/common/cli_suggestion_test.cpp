@@ -39,7 +39,8 @@ TEST_F(CliSuggestion, AMistypedCommandGetsTheCommandItWasProbablyMeantToBe) {
 
 TEST_F(CliSuggestion, AMistypedOptionGetsTheOptionOfItsOwnCommand) {
   EXPECT_EQ(suggest({"run", "x.yaml", "--wiat", "5s"}), "unknown option '--wiat' of 'run'; did you mean '--wait'?");
-  EXPECT_EQ(suggest({"run", "x.yaml", "--no-progess"}), "unknown option '--no-progess' of 'run'; did you mean '--no-progress'?");
+  EXPECT_EQ(suggest({"run", "x.yaml", "--no-progess"}),
+            "unknown option '--no-progess' of 'run'; did you mean '--no-progress'?");
   EXPECT_EQ(suggest({"inventory", "--expcet=4"}), "unknown option '--expcet' of 'inventory'; did you mean '--expect'?");
   EXPECT_EQ(suggest({"--log-levl", "info", "run"}), "unknown option '--log-levl'; did you mean '--log-level'?");
 }

@@ -5,9 +5,8 @@
 namespace tusk {
 namespace {
 
-const std::vector<std::string_view> kTestKeys{"name",       "engine",       "duration",
-                                              "rate",       "message_size", "message_sizes",
-                                              "thresholds", "frame_size",   "topology"};
+const std::vector<std::string_view> kTestKeys{"name",          "engine",     "duration",   "rate",    "message_size",
+                                              "message_sizes", "thresholds", "frame_size", "topology"};
 
 TEST(EditDistance, CountsEachKindOfEditOnce) {
   EXPECT_EQ(edit_distance("", ""), 0u);
@@ -20,7 +19,9 @@ TEST(EditDistance, CountsEachKindOfEditOnce) {
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
 }
 
-TEST(EditDistance, IgnoresCase) { EXPECT_EQ(edit_distance("Engine", "engine"), 0u); }
+TEST(EditDistance, IgnoresCase) {
+  EXPECT_EQ(edit_distance("Engine", "engine"), 0u);
+}
 
 TEST(ClosestMatch, FindsCommonTypos) {
   EXPECT_EQ(closest_match("mesage_size", kTestKeys), "message_size");
@@ -36,7 +37,9 @@ TEST(ClosestMatch, PrefersTheNearestCandidate) {
   EXPECT_EQ(closest_match("mesage_sizes", kTestKeys), "message_sizes");
 }
 
-TEST(ClosestMatch, EarlierCandidateWinsATie) { EXPECT_EQ(closest_match("ab", {"ax", "ay"}), "ax"); }
+TEST(ClosestMatch, EarlierCandidateWinsATie) {
+  EXPECT_EQ(closest_match("ab", {"ax", "ay"}), "ax");
+}
 
 TEST(ClosestMatch, SuggestsNothingForUnrelatedWords) {
   EXPECT_EQ(closest_match("zzzz", kTestKeys), std::nullopt);

@@ -12,11 +12,11 @@ namespace {
 TEST(Printable, FindsTheFirstIllFormedUtf8Byte) {
   EXPECT_EQ(first_invalid_utf8("plain"), std::string_view::npos);
   EXPECT_EQ(first_invalid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\x98"), std::string_view::npos);
-  EXPECT_EQ(first_invalid_utf8("caf\xe9"), 3u);                 // Latin-1
-  EXPECT_EQ(first_invalid_utf8("a\xc0\xaf"), 1u);               // overlong '/'
-  EXPECT_EQ(first_invalid_utf8("a\xed\xa0\x80"), 1u);           // a surrogate
-  EXPECT_EQ(first_invalid_utf8("a\xf4\x90\x80\x80"), 1u);       // past U+10FFFF
-  EXPECT_EQ(first_invalid_utf8("ab\xe2\x82"), 2u);              // cut short
+  EXPECT_EQ(first_invalid_utf8("caf\xe9"), 3u);            // Latin-1
+  EXPECT_EQ(first_invalid_utf8("a\xc0\xaf"), 1u);          // overlong '/'
+  EXPECT_EQ(first_invalid_utf8("a\xed\xa0\x80"), 1u);      // a surrogate
+  EXPECT_EQ(first_invalid_utf8("a\xf4\x90\x80\x80"), 1u);  // past U+10FFFF
+  EXPECT_EQ(first_invalid_utf8("ab\xe2\x82"), 2u);         // cut short
   EXPECT_EQ(first_invalid_utf8(std::string_view("a\0b", 3)), std::string_view::npos);
 }
 
@@ -29,8 +29,10 @@ TEST(Printable, ReplacesEachBadByteAndKeepsTheRest) {
 TEST(Printable, ALogLineCannotEndItselfOrDriveTheTerminal) {
   EXPECT_EQ(printable("ok\ntest 0 't0': pass"), "ok\\ntest 0 't0': pass");
   EXPECT_EQ(printable("\x1b[2J\r\t\x7f"), "\\x1b[2J\\r\\t\\x7f");
-  EXPECT_EQ(printable("a\\n"), "a\\\\n");                 // a backslash cannot fake an escape
-  EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI
+  EXPECT_EQ(printable("a\\n"), "a\\\\n");  // a backslash cannot fake an escape
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\u009b31m");  // C1 CSI
   EXPECT_EQ(printable("caf\xe9"), "caf\\xe9");
   EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x82\xac"), "caf\xc3\xa9 \xe2\x82\xac");
   EXPECT_EQ(first_invalid_utf8(printable("\xff\xfe\x80")), std::string_view::npos);

@@ -2,9 +2,9 @@
 // 127.0.0.1 with certificates made by scripts/make-certs.sh, from our CA and from another one.
 #include <gtest/gtest.h>
 
+#include <openssl/ssl.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <openssl/ssl.h>
 #include <cstdlib>
 #include <filesystem>
 
@@ -36,7 +36,8 @@ class Certificates {
 
  private:
   void make(const std::string& ca) {
-    const std::string command = "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + root_ + "/" + ca + " lab-a >/dev/null";
+    const std::string command =
+        "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + root_ + "/" + ca + " lab-a >/dev/null";
     if (std::system(command.c_str()) != 0) throw std::runtime_error("make-certs.sh failed");
   }
   std::string root_;
@@ -78,8 +79,8 @@ HandshakeResult attempt(asio::ssl::context& server_tls, asio::ssl::context* clie
   asio::ip::tcp::socket socket(io);
   socket.connect(acceptor.local_endpoint());
   client = Connection::create(std::move(socket), client_tls, Connection::Limits{});
-  client->start_as_client(expected_host, [](proto::Envelope&) {},
-                          [&](const std::string& reason) { result.client_close_reason = reason; });
+  client->start_as_client(
+      expected_host, [](proto::Envelope&) {}, [&](const std::string& reason) { result.client_close_reason = reason; });
   proto::Envelope hello;
   hello.mutable_heartbeat()->set_sender_time_ns(1);
   client->send(hello);
@@ -103,9 +104,10 @@ TEST(Tls, ACertificateThatCannotPlayItsSidesPartIsRefusedAtStartNamingItsKeyUsag
     FAIL() << "the controller took an agent's certificate";
   } catch (const TlsError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("lab-a.pem' (CN=lab-a) cannot be a TLS server: its extended key usage allows clientAuth; the "
-                        "controller needs extendedKeyUsage serverAuth (an agent's certificate given to the controller?)"),
-              std::string::npos)
+    EXPECT_NE(
+        what.find("lab-a.pem' (CN=lab-a) cannot be a TLS server: its extended key usage allows clientAuth; the "
+                  "controller needs extendedKeyUsage serverAuth (an agent's certificate given to the controller?)"),
+        std::string::npos)
         << what;
   }
   try {
@@ -128,7 +130,8 @@ TEST(Tls, AgentCertificateFromAnotherCaIsRefused) {
   const auto result = attempt(server_tls, &client_tls);
   EXPECT_FALSE(result.server_got_message);
   EXPECT_NE(result.server_close_reason.find("TLS handshake failed"), std::string::npos) << result.server_close_reason;
-  // Before, the controller named the failed peer by IP:port only; the certificate it presented says who it claims to be.
+  // Before, the controller named the failed peer by IP:port only; the certificate it presented says who it claims to
+  // be.
   EXPECT_NE(result.server_close_reason.find("(its certificate says CN=lab-a)"), std::string::npos)
       << result.server_close_reason;
 }
@@ -184,8 +187,8 @@ TEST(Tls, OverflowingTheQueueDuringATlsWriteClosesWithoutTouchingFreedMemory) {
   socket.connect(acceptor.local_endpoint());
   auto client = Connection::create(std::move(socket), &client_tls, limits);
   std::string client_close_reason;
-  client->start_as_client("127.0.0.1", [](proto::Envelope&) {},
-                          [&](const std::string& reason) { client_close_reason = reason; });
+  client->start_as_client(
+      "127.0.0.1", [](proto::Envelope&) {}, [&](const std::string& reason) { client_close_reason = reason; });
   proto::Envelope heartbeat;
   heartbeat.mutable_heartbeat()->set_sender_time_ns(1);
   client->send(heartbeat);

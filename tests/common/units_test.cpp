@@ -66,8 +66,7 @@ TEST(ParseSize, LargestSizeFitsAndOneMoreDoesNot) {
   EXPECT_EQ(parse_size("18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
   EXPECT_EQ(error_of(parse_size, "18446744073709551616"),
             "'18446744073709551616' is not a size: it is too large (at most 16 EiB)");
-  EXPECT_EQ(error_of(parse_size, "20000000TiB"),
-            "'20000000TiB' is not a size: it is too large (at most 16 EiB)");
+  EXPECT_EQ(error_of(parse_size, "20000000TiB"), "'20000000TiB' is not a size: it is too large (at most 16 EiB)");
 }
 
 TEST(ParseSize, RejectsWithAnExample) {
@@ -84,8 +83,7 @@ TEST(ParseSize, RejectsWithAnExample) {
 }
 
 TEST(ParseSize, RejectsNegativesAndFractionalBytes) {
-  EXPECT_EQ(error_of(parse_size, "-4KiB"),
-            "'-4KiB' is not a size: sizes cannot be negative (e.g. 4KiB)");
+  EXPECT_EQ(error_of(parse_size, "-4KiB"), "'-4KiB' is not a size: sizes cannot be negative (e.g. 4KiB)");
   EXPECT_EQ(error_of(parse_size, "1.3B"),
             "'1.3B' is not a size: it is not a whole number of bytes (e.g. 1.5KiB is 1536 bytes)");
   EXPECT_EQ(error_of(parse_size, "1.0001KiB"),
@@ -123,10 +121,8 @@ TEST(ParseBitRate, RejectsBytesAndNegatives) {
   EXPECT_EQ(error_of(parse_bit_rate, "10GBps"),
             "'10GBps' is not a bit rate: rates are in bits per second, not bytes: use bps (e.g. "
             "100Gbps)");
-  EXPECT_EQ(error_of(parse_bit_rate, "-1Gbps"),
-            "'-1Gbps' is not a bit rate: rates cannot be negative (e.g. 100Gbps)");
-  EXPECT_EQ(error_of(parse_bit_rate, "1e400Gbps"),
-            "'1e400Gbps' is not a bit rate: it is too large");
+  EXPECT_EQ(error_of(parse_bit_rate, "-1Gbps"), "'-1Gbps' is not a bit rate: rates cannot be negative (e.g. 100Gbps)");
+  EXPECT_EQ(error_of(parse_bit_rate, "1e400Gbps"), "'1e400Gbps' is not a bit rate: it is too large");
 }
 
 // ---- parse_packet_rate
@@ -141,8 +137,7 @@ TEST(ParsePacketRate, AcceptsMetricPrefixes) {
 }
 
 TEST(ParsePacketRate, RejectsOtherUnits) {
-  const std::string expected =
-      ": expected a number with a unit pps, kpps, Mpps, Gpps (e.g. 25Mpps)";
+  const std::string expected = ": expected a number with a unit pps, kpps, Mpps, Gpps (e.g. 25Mpps)";
   EXPECT_EQ(error_of(parse_packet_rate, "25M"), "'25M' is not a packet rate" + expected);
   EXPECT_EQ(error_of(parse_packet_rate, "25Gbps"), "'25Gbps' is not a packet rate" + expected);
   EXPECT_EQ(error_of(parse_packet_rate, "25Xpps"), "'25Xpps' is not a packet rate" + expected);
@@ -171,8 +166,7 @@ TEST(ParseRate, RejectsWithTheKindThatWasMeant) {
   EXPECT_EQ(error_of(parse_rate, "maximum"),
             "'maximum' is not a rate: expected a bit rate (e.g. 100Gbps), a packet rate (e.g. "
             "25Mpps) or max");
-  EXPECT_EQ(error_of(parse_rate, "-3"),
-            "'-3' is not a rate: rates cannot be negative (e.g. 100Gbps)");
+  EXPECT_EQ(error_of(parse_rate, "-3"), "'-3' is not a rate: rates cannot be negative (e.g. 100Gbps)");
   EXPECT_EQ(error_of(parse_rate, "1Xpps"),
             "'1Xpps' is not a packet rate: expected a number with a unit pps, kpps, Mpps, Gpps "
             "(e.g. 25Mpps)");
@@ -211,14 +205,12 @@ TEST(ParseDuration, NeedsAUnit) {
 }
 
 TEST(ParseDuration, RejectsGarbageNegativesAndOverflow) {
-  const std::string expected =
-      ": expected a number with a unit ns, us, ms, s, m, h (e.g. 30s, 1.5s, 1h30m)";
+  const std::string expected = ": expected a number with a unit ns, us, ms, s, m, h (e.g. 30s, 1.5s, 1h30m)";
   EXPECT_EQ(error_of(parse_duration, "30sec"), "'30sec' is not a duration" + expected);
   EXPECT_EQ(error_of(parse_duration, ""), "'' is not a duration" + expected);
   EXPECT_EQ(error_of(parse_duration, "s"), "'s' is not a duration" + expected);
   EXPECT_EQ(error_of(parse_duration, "1d"), "'1d' is not a duration" + expected);
-  EXPECT_EQ(error_of(parse_duration, "-5s"),
-            "'-5s' is not a duration: durations cannot be negative (e.g. 30s)");
+  EXPECT_EQ(error_of(parse_duration, "-5s"), "'-5s' is not a duration: durations cannot be negative (e.g. 30s)");
   EXPECT_EQ(error_of(parse_duration, "0.5ns"),
             "'0.5ns' is not a duration: it is not a whole number of nanoseconds (e.g. 250ns)");
   EXPECT_EQ(error_of(parse_duration, "3000000h"),
@@ -246,8 +238,7 @@ TEST(ParseRatio, RejectsOutsideZeroToOne) {
 }
 
 TEST(ParseRatio, RejectsGarbage) {
-  const std::string expected =
-      ": expected a number from 0 to 1 or a percentage (e.g. 1e-12, 0.5, 2.5%)";
+  const std::string expected = ": expected a number from 0 to 1 or a percentage (e.g. 1e-12, 0.5, 2.5%)";
   EXPECT_EQ(error_of(parse_ratio, "half"), "'half' is not a ratio" + expected);
   EXPECT_EQ(error_of(parse_ratio, "5ppm"), "'5ppm' is not a ratio" + expected);
   EXPECT_EQ(error_of(parse_ratio, ""), "'' is not a ratio" + expected);
@@ -284,12 +275,9 @@ TEST(ParseCount, AcceptsWholeNumbersExponentsAndSuffixes) {
 }
 
 TEST(ParseCount, RejectsFractionsNegativesAndGarbage) {
-  EXPECT_EQ(error_of(parse_count, "1.5"),
-            "'1.5' is not a count: it is not a whole number (e.g. 1000)");
-  EXPECT_EQ(error_of(parse_count, "-1"),
-            "'-1' is not a count: counts cannot be negative (e.g. 1000)");
-  EXPECT_EQ(error_of(parse_count, "1e30"),
-            "'1e30' is not a count: it is too large (at most 18446744073709551615)");
+  EXPECT_EQ(error_of(parse_count, "1.5"), "'1.5' is not a count: it is not a whole number (e.g. 1000)");
+  EXPECT_EQ(error_of(parse_count, "-1"), "'-1' is not a count: counts cannot be negative (e.g. 1000)");
+  EXPECT_EQ(error_of(parse_count, "1e30"), "'1e30' is not a count: it is too large (at most 18446744073709551615)");
   EXPECT_EQ(error_of(parse_count, "lots"),
             "'lots' is not a count: expected a whole number, optionally with an exponent or a k, "
             "M, G, T suffix (e.g. 1000, 1e6, 10M)");

@@ -158,7 +158,8 @@ TEST(HostileScale, LocalisingThousandsOfFailingFlowsOfTheLongestPathsIsNLogN) {
 // compared with every earlier one); every hop placed was a scan of every interface.
 TEST(HostileScale, ATopologyWithTensOfThousandsOfPortsLoadsAndAnswersInLogTime) {
   std::string yaml = "devices:\n  big:\n    interfaces:\n";
-  for (int i = 0; i < 80'000; ++i) yaml += fmt::format("      p{}: [10.{}.{}.{}, 10.0.0.1]\n", i, i / 65536, i / 256 % 256, i % 256);
+  for (int i = 0; i < 80'000; ++i)
+    yaml += fmt::format("      p{}: [10.{}.{}.{}, 10.0.0.1]\n", i, i / 65536, i / 256 % 256, i % 256);
   yaml += "  peer:\n    interfaces:\n      up: 192.168.0.1\nlinks:\n  - big:p77 <-> peer:up\n";
   try {
     load_topology_text(yaml, "dup.yaml");
@@ -169,15 +170,17 @@ TEST(HostileScale, ATopologyWithTensOfThousandsOfPortsLoadsAndAnswersInLogTime) 
         << e.errors().front().message;
   }
   std::string clean = "devices:\n  big:\n    interfaces:\n";
-  for (int i = 0; i < 80'000; ++i) clean += fmt::format("      p{}: 10.{}.{}.{}\n", i, 1 + i / 65536, i / 256 % 256, i % 256);
+  for (int i = 0; i < 80'000; ++i)
+    clean += fmt::format("      p{}: 10.{}.{}.{}\n", i, 1 + i / 65536, i / 256 % 256, i % 256);
   clean += "  peer:\n    interfaces:\n";
-  for (int i = 0; i < 80'000; ++i) clean += fmt::format("      u{}: 172.{}.{}.{}\n", i, 16 + i / 65536, i / 256 % 256, i % 256);
+  for (int i = 0; i < 80'000; ++i)
+    clean += fmt::format("      u{}: 172.{}.{}.{}\n", i, 16 + i / 65536, i / 256 % 256, i % 256);
   clean += "links:\n";
   for (int i = 0; i < 80'000; ++i) clean += fmt::format("  - big:p{0} <-> peer:u{0}\n", i);
   const FabricTopology topology = load_topology_text(clean, "big.yaml");
   for (int i = 0; i < 80'000; i += 7) {
     const auto named = topology.link_between(fmt::format("10.{}.{}.{}", 1 + i / 65536, i / 256 % 256, i % 256),
-                                              fmt::format("172.{}.{}.{}", 16 + i / 65536, i / 256 % 256, i % 256));
+                                             fmt::format("172.{}.{}.{}", 16 + i / 65536, i / 256 % 256, i % 256));
     ASSERT_EQ(named.key, fmt::format("big:p{0} -> peer:u{0}", i));
   }
 }
@@ -231,7 +234,10 @@ TEST(HostileScale, AByteThatIsNotUtf8IsNamedAtItsLineAndColumn) {
 // Before: a binary file given as a profile printed the parser's message with a raw control byte in it.
 TEST(HostileScale, ABinaryFileGivenAsAProfileIsNamedWithoutPrintingItsBytes) {
   try {
-    load_profile_text(std::string("name: x") + std::string(1, '\0') + "\x01\x02" "ELF\n", "tusk-controller");
+    load_profile_text(std::string("name: x") + std::string(1, '\0') +
+                          "\x01\x02"
+                          "ELF\n",
+                      "tusk-controller");
     FAIL() << "a binary file was read as a profile";
   } catch (const ProfileInvalid& e) {
     ASSERT_EQ(e.errors().size(), 1u);

@@ -185,11 +185,14 @@ const Doc& the_one(const std::vector<Doc>& docs, const std::string& kind) {
 // The agent config file, as the DaemonSet mounts it: the ConfigMap key its config volume names.
 YAML::Node agent_config(const std::vector<Doc>& docs) {
   const auto* config_map = find(docs, "ConfigMap", "tusk-agent-config");
-  if (!config_map || !dig(config_map->node, {"data", "agent.yaml"})) throw std::runtime_error("no ConfigMap tusk-agent-config with agent.yaml");
+  if (!config_map || !dig(config_map->node, {"data", "agent.yaml"}))
+    throw std::runtime_error("no ConfigMap tusk-agent-config with agent.yaml");
   return YAML::Load(config_map->node["data"]["agent.yaml"].as<std::string>());
 }
 
-std::string scratch_dir() { return tusk::testing::make_scratch_dir("tusk-k8s-manifests"); }
+std::string scratch_dir() {
+  return tusk::testing::make_scratch_dir("tusk-k8s-manifests");
+}
 
 TEST(KubernetesManifests, EveryFileParsesAndEveryDocumentIsAKnownObjectInTheNamespace) {
   std::vector<Doc> docs;
@@ -312,7 +315,7 @@ TEST(KubernetesManifests, EveryVolumeConfigMapSecretClaimAndVariableAPodNamesExi
           const std::regex reference(R"(\$\(([A-Za-z_][A-Za-z0-9_]*)\))");
           for (std::sregex_iterator it(arg.begin(), arg.end(), reference), end; it != end; ++it) {
             EXPECT_TRUE(env.count((*it)[1].str())) << "container " << cname << ": " << arg << " names $("
-                                                    << (*it)[1].str() << "), which is not in its env";
+                                                   << (*it)[1].str() << "), which is not in its env";
           }
         }
       }
@@ -408,7 +411,8 @@ TEST(KubernetesManifests, AgentDaemonSetIsHostNetworkedNamedAfterItsNodeAndReads
 
   // The --config path is the ConfigMap's agent.yaml, mounted by subPath or as a directory.
   std::map<std::string, YAML::Node> volumes;
-  for (const auto& volume : spec["volumes"]) volumes.insert_or_assign(volume["name"].as<std::string>(), YAML::Node(volume));
+  for (const auto& volume : spec["volumes"])
+    volumes.insert_or_assign(volume["name"].as<std::string>(), YAML::Node(volume));
   bool config_mounted = false;
   for (const auto& mount : agent["volumeMounts"]) {
     const auto& volume = volumes[mount["name"].as<std::string>("")];
@@ -443,7 +447,8 @@ TEST(KubernetesManifests, AgentDaemonSetIsHostNetworkedNamedAfterItsNodeAndReads
     EXPECT_EQ(dig(volume, {"hostPath", "type"}).as<std::string>(""), "Directory");
     EXPECT_TRUE(mount["readOnly"].as<bool>(false)) << "the certificate volume is writable";
   }
-  for (const auto& [name, volume] : volumes) EXPECT_FALSE(volume["secret"]) << "the agent mounts Secret volume " << name;
+  for (const auto& [name, volume] : volumes)
+    EXPECT_FALSE(volume["secret"]) << "the agent mounts Secret volume " << name;
   EXPECT_FALSE(spec["initContainers"]) << "an init container would see more than the agent needs";
 
   // Least privilege: exactly the three capabilities the engines use, everything else dropped; no
@@ -502,7 +507,8 @@ TEST(KubernetesManifests, ServiceReachesTheControllerJobOnThePortAgentsDial) {
   ASSERT_NE(colon, std::string::npos) << "agent.yaml controller '" << controller << "' is not host:port";
   const auto host = controller.substr(0, colon);
   const int port = std::stoi(controller.substr(colon + 1));
-  EXPECT_TRUE(host == service.name() + "." + kNamespace + ".svc" || host == service.name() + "." + kNamespace + ".svc.cluster.local")
+  EXPECT_TRUE(host == service.name() + "." + kNamespace + ".svc" ||
+              host == service.name() + "." + kNamespace + ".svc.cluster.local")
       << "agents dial " << host << ", not the Service " << service.name();
 
   ASSERT_TRUE(dig(service.node, {"spec", "ports"}).IsSequence());
@@ -543,7 +549,8 @@ TEST(KubernetesManifests, ControllerJobRunsAProfileOfItsConfigMapAndWritesToTheR
   EXPECT_EQ(args[0], "run");
   const fs::path profile = args[1];
   std::map<std::string, YAML::Node> volumes;
-  for (const auto& volume : spec["volumes"]) volumes.insert_or_assign(volume["name"].as<std::string>(), YAML::Node(volume));
+  for (const auto& volume : spec["volumes"])
+    volumes.insert_or_assign(volume["name"].as<std::string>(), YAML::Node(volume));
   bool profile_found = false;
   bool out_on_volume = false;
   const auto out = std::find(args.begin(), args.end(), "--out");
@@ -602,9 +609,10 @@ TEST(KubernetesManifests, EmbeddedAgentConfigPassesTuskAgentCheckConfig) {
   const auto dir = scratch_dir();
   ASSERT_TRUE(tusk::testing::make_certs(dir + "/certs", {"node-1"}));
   std::ofstream(dir + "/agent.yaml") << text;
-  Process check({tusk::build_paths::agent_bin(), "--config", dir + "/agent.yaml", "--check-config", "--name=node-1", "--ca",
-                 dir + "/certs/ca.pem", "--cert", dir + "/certs/node-1.pem", "--key", dir + "/certs/node-1.key"},
-                dir + "/check.log");
+  Process check(
+      {tusk::build_paths::agent_bin(), "--config", dir + "/agent.yaml", "--check-config", "--name=node-1", "--ca",
+       dir + "/certs/ca.pem", "--cert", dir + "/certs/node-1.pem", "--key", dir + "/certs/node-1.key"},
+      dir + "/check.log");
   // The file is valid; what it names that this machine lacks (its NIC's PCI address) is all that may fail.
   const auto exit_code = check.wait(std::chrono::seconds(30));
   if (exit_code != 0) {

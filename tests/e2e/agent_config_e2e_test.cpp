@@ -26,17 +26,26 @@ TEST(AgentConfigE2E, AnAgentStartedFromItsConfigFileAloneRegistersUnderTheNameAn
   ASSERT_TRUE(make_certs(dir, {"rack7-host3"}));
   const int port = free_port();
   const std::string config = dir + "/agent.yaml";
-  write_file(config, "# as a host's /etc/tusk/agent.yaml\n"
-                     "controller: 127.0.0.1:" + std::to_string(port) + "\n"
-                     "name: rack7-host3\n"
-                     "tls:\n"
-                     "  ca: " + dir + "/ca.pem\n"
-                     "  cert: " + dir + "/rack7-host3.pem\n"
-                     "  key: " + dir + "/rack7-host3.key\n"
-                     "limits:\n"
-                     "  max_rate: 10Gbps\n"
-                     "  max_lease: 5s\n"
-                     "log_level: warn\n");
+  write_file(config,
+             "# as a host's /etc/tusk/agent.yaml\n"
+             "controller: 127.0.0.1:" +
+                 std::to_string(port) +
+                 "\n"
+                 "name: rack7-host3\n"
+                 "tls:\n"
+                 "  ca: " +
+                 dir +
+                 "/ca.pem\n"
+                 "  cert: " +
+                 dir +
+                 "/rack7-host3.pem\n"
+                 "  key: " +
+                 dir +
+                 "/rack7-host3.key\n"
+                 "limits:\n"
+                 "  max_rate: 10Gbps\n"
+                 "  max_lease: 5s\n"
+                 "log_level: warn\n");
 
   Process controller({tusk::build_paths::controller_bin(), "inventory", "--expect", "1", "--wait", "30s", "--listen",
                       "127.0.0.1:" + std::to_string(port), "--ca", dir + "/ca.pem", "--cert", dir + "/controller.pem",
@@ -84,7 +93,8 @@ TEST(AgentConfigE2E, ABadConfigFileIsRefusedWithItsPositionKeyAndReasonAndNothin
     Process agent({tusk::build_paths::agent_bin(), "--config", config}, dir + "/bad" + std::to_string(i) + ".log");
     EXPECT_EQ(agent.wait(10s), 2) << config << "\n" << agent.log();
     EXPECT_NE(agent.log().find(config + ":" + cases[i].expected), std::string::npos)
-        << "expected '" << config << ":" << cases[i].expected << "' in:\n" << agent.log();
+        << "expected '" << config << ":" << cases[i].expected << "' in:\n"
+        << agent.log();
     // Refused before it started: it never logged a connection attempt.
     EXPECT_EQ(agent.log().find("connect"), std::string::npos) << agent.log();
   }
@@ -103,13 +113,15 @@ TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValidAndOnlyItsDeviceIsMiss
   const std::string dir = make_scratch_dir("tusk-agent-example-config");
   // --insecure on the command line wins over the example's certificate paths, which exist only on a host.
   const std::string example = tusk::build_paths::source_dir() + "/deploy/config/agent.yaml";
-  Process agent({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure"}, dir + "/check.log");
+  Process agent({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure"},
+                dir + "/check.log");
   EXPECT_EQ(agent.wait(10s), 2) << agent.log();
-  EXPECT_EQ(agent.log(), "tusk-agent: --dpdk-pci 0000:3b:00.0: this host has no PCI device 0000:3b:00.0 (lspci -D lists "
-                         "them)\n");
+  EXPECT_EQ(agent.log(),
+            "tusk-agent: --dpdk-pci 0000:3b:00.0: this host has no PCI device 0000:3b:00.0 (lspci -D lists "
+            "them)\n");
   // Without the example's PCI device, the rest of it is fine.
-  Process without_port({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure", "--dpdk-pci",
-                        "", "--dpdk-vdev", "net_af_packet0,iface=lo"},
+  Process without_port({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure",
+                        "--dpdk-pci", "", "--dpdk-vdev", "net_af_packet0,iface=lo"},
                        dir + "/check-lo.log");
   EXPECT_EQ(without_port.wait(10s), 0) << without_port.log();
   EXPECT_NE(without_port.log().find("agent.yaml: ok"), std::string::npos) << without_port.log();
@@ -121,26 +133,29 @@ TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValidAndOnlyItsDeviceIsMiss
 TEST(AgentConfigE2E, CheckConfigChecksTheNameAgainstTheCertificateTheAddressAndTheHostsDevices) {
   const std::string dir = make_scratch_dir("tusk-agent-check-host");
   ASSERT_TRUE(make_certs(dir, {"rack7-host3"}));
-  Process agent({tusk::build_paths::agent_bin(), "--check-config", "--controller", "controller.example.net", "--name",
-                 "rack7-host4", "--ca", dir + "/ca.pem", "--cert", dir + "/rack7-host3.pem", "--key", dir + "/rack7-host3.key",
-                 "--dpdk-pci", "0000:ff:1f.7", "--dpdk-vdev", "net_af_packet0,iface=nosuch9", "--rdma-device", "nosuch_0"},
-                dir + "/check.log");
+  Process agent(
+      {tusk::build_paths::agent_bin(), "--check-config", "--controller", "controller.example.net", "--name",
+       "rack7-host4", "--ca", dir + "/ca.pem", "--cert", dir + "/rack7-host3.pem", "--key", dir + "/rack7-host3.key",
+       "--dpdk-pci", "0000:ff:1f.7", "--dpdk-vdev", "net_af_packet0,iface=nosuch9", "--rdma-device", "nosuch_0"},
+      dir + "/check.log");
   EXPECT_EQ(agent.wait(10s), 2) << agent.log();
   const std::string log = agent.log();
   for (const std::string& expected : std::vector<std::string>{
            "--controller: 'controller.example.net' is not host:port (e.g. 127.0.0.1:7420)",
-        "--name 'rack7-host4' is not the CN of its certificate '" + dir + "/rack7-host3.pem' (rack7-host3): the "
-        "controller refuses that agent; use --name rack7-host3 or a certificate made for rack7-host4",
-        "--dpdk-vdev net_af_packet0,iface=nosuch9: this host has no network interface 'nosuch9'",
-        "--dpdk-pci 0000:ff:1f.7: this host has no PCI device 0000:ff:1f.7", "--rdma-device nosuch_0: this host has no RDMA "
-        "device 'nosuch_0'"}) {
+           "--name 'rack7-host4' is not the CN of its certificate '" + dir +
+               "/rack7-host3.pem' (rack7-host3): the "
+               "controller refuses that agent; use --name rack7-host3 or a certificate made for rack7-host4",
+           "--dpdk-vdev net_af_packet0,iface=nosuch9: this host has no network interface 'nosuch9'",
+           "--dpdk-pci 0000:ff:1f.7: this host has no PCI device 0000:ff:1f.7",
+           "--rdma-device nosuch_0: this host has no RDMA "
+           "device 'nosuch_0'"}) {
     EXPECT_NE(log.find(expected), std::string::npos) << expected << "\n" << log;
   }
   EXPECT_EQ(log.find(": ok"), std::string::npos) << log;
 
-  Process good({tusk::build_paths::agent_bin(), "--check-config", "--controller", "127.0.0.1:7420", "--name", "rack7-host3",
-                "--ca", dir + "/ca.pem", "--cert", dir + "/rack7-host3.pem", "--key", dir + "/rack7-host3.key",
-                "--dpdk-vdev", "net_af_packet0,iface=lo"},
+  Process good({tusk::build_paths::agent_bin(), "--check-config", "--controller", "127.0.0.1:7420", "--name",
+                "rack7-host3", "--ca", dir + "/ca.pem", "--cert", dir + "/rack7-host3.pem", "--key",
+                dir + "/rack7-host3.key", "--dpdk-vdev", "net_af_packet0,iface=lo"},
                dir + "/good.log");
   EXPECT_EQ(good.wait(10s), 0) << good.log();
 }

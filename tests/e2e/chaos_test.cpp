@@ -20,7 +20,8 @@ using namespace std::chrono_literals;
 std::size_t faults_containing(const json& report, const std::string& agent, const std::string& text) {
   std::size_t found = 0;
   for (const auto& fault : report["faults"]) {
-    if ((agent.empty() || fault["agent"] == agent) && fault["message"].get<std::string>().find(text) != std::string::npos) {
+    if ((agent.empty() || fault["agent"] == agent) &&
+        fault["message"].get<std::string>().find(text) != std::string::npos) {
       ++found;
     }
   }
@@ -82,8 +83,8 @@ TEST_F(ControlPlaneE2E, ATelemetryBacklogLargerThanTheSendQueueDrainsCompletelyA
   auto controller = start_controller(write_profile_text(profile), "report", {"--lease", "10s"});
   auto agent_a = start_agent("lab-a", port_);
   // 100 streams make a sample of about 15 KB: 3 s away is about 450 KB, against a 128 KiB queue.
-  auto agent_b = start_agent("lab-b", proxy_port, {{"TUSK_DOUBLE_STREAMS_PER_PEER", "100"}}, "",
-                             {"--send-queue", "128KiB"});
+  auto agent_b =
+      start_agent("lab-b", proxy_port, {{"TUSK_DOUBLE_STREAMS_PER_PEER", "100"}}, "", {"--send-queue", "128KiB"});
 
   ASSERT_TRUE(wait_for_text(agent_b->log_path(), "test 0 started", 30s)) << agent_b->log();
   std::this_thread::sleep_for(2s);

@@ -69,9 +69,21 @@ class ControlPlaneE2E : public ::testing::Test {
 
   std::unique_ptr<Process> start_controller(const std::string& profile, const std::string& out,
                                             std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv{tusk::build_paths::controller_bin(), "run", profile, "--listen", "127.0.0.1:" + std::to_string(port_),
-                                  "--ca", cert("ca.pem"), "--cert", cert("controller.pem"), "--key", cert("controller.key"),
-                                  "--out", dir_ + "/" + out, "--no-progress", "--no-history"};
+    std::vector<std::string> argv{tusk::build_paths::controller_bin(),
+                                  "run",
+                                  profile,
+                                  "--listen",
+                                  "127.0.0.1:" + std::to_string(port_),
+                                  "--ca",
+                                  cert("ca.pem"),
+                                  "--cert",
+                                  cert("controller.pem"),
+                                  "--key",
+                                  cert("controller.key"),
+                                  "--out",
+                                  dir_ + "/" + out,
+                                  "--no-progress",
+                                  "--no-history"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::string log_name = out;
     std::replace(log_name.begin(), log_name.end(), '/', '-');
@@ -82,8 +94,17 @@ class ControlPlaneE2E : public ::testing::Test {
   std::unique_ptr<Process> start_agent(const std::string& name, int port, std::map<std::string, std::string> env = {},
                                        const std::string& cert_of = "", std::vector<std::string> extra = {}) {
     const std::string owner = cert_of.empty() ? name : cert_of;
-    std::vector<std::string> argv{tusk::build_paths::agent_double_bin(), "--controller", "127.0.0.1:" + std::to_string(port), "--name", name,
-                                  "--ca", cert("ca.pem"), "--cert", cert(owner + ".pem"), "--key", cert(owner + ".key")};
+    std::vector<std::string> argv{tusk::build_paths::agent_double_bin(),
+                                  "--controller",
+                                  "127.0.0.1:" + std::to_string(port),
+                                  "--name",
+                                  name,
+                                  "--ca",
+                                  cert("ca.pem"),
+                                  "--cert",
+                                  cert(owner + ".pem"),
+                                  "--key",
+                                  cert(owner + ".key")};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return std::make_unique<Process>(argv, dir_ + "/agent-" + name + ".log", env);
   }

@@ -19,19 +19,21 @@ struct CuttingProxy::Pair : std::enable_shared_from_this<Pair> {
   std::array<char, 16384> down{};
 
   void relay(tcp::socket& from, tcp::socket& to, std::array<char, 16384>& buffer) {
-    from.async_read_some(asio::buffer(buffer), [self = shared_from_this(), &from, &to, &buffer](error_code ec, std::size_t n) {
-      if (ec) {
-        self->close();
-        return;
-      }
-      asio::async_write(to, asio::buffer(buffer.data(), n), [self, &from, &to, &buffer](error_code write_ec, std::size_t) {
-        if (write_ec) {
-          self->close();
-          return;
-        }
-        self->relay(from, to, buffer);
-      });
-    });
+    from.async_read_some(asio::buffer(buffer),
+                         [self = shared_from_this(), &from, &to, &buffer](error_code ec, std::size_t n) {
+                           if (ec) {
+                             self->close();
+                             return;
+                           }
+                           asio::async_write(to, asio::buffer(buffer.data(), n),
+                                             [self, &from, &to, &buffer](error_code write_ec, std::size_t) {
+                                               if (write_ec) {
+                                                 self->close();
+                                                 return;
+                                               }
+                                               self->relay(from, to, buffer);
+                                             });
+                         });
   }
   void close() {
     error_code ec;
@@ -65,8 +67,8 @@ void CuttingProxy::accept_next() {
       pair->close();
     } else {
       error_code connect_ec;
-      pair->server.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(target_port_)),
-                           connect_ec);
+      pair->server.connect(
+          tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(target_port_)), connect_ec);
       if (connect_ec) {
         pair->close();
       } else {
@@ -98,6 +100,8 @@ void CuttingProxy::close_all() {
   pairs_.clear();
 }
 
-void CuttingProxy::restore() { refusing_ = false; }
+void CuttingProxy::restore() {
+  refusing_ = false;
+}
 
 }  // namespace tusk::testing

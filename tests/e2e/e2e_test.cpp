@@ -134,8 +134,17 @@ TEST_F(ControlPlaneE2E, AgentWhoseCertificateNamesSomeoneElseIsRefused) {
 TEST_F(ControlPlaneE2E, AnAgentThatCannotVerifyItsControllerSaysWhyOnceAtWarningLevel) {
   auto controller = start_controller(write_profile("2s"), "report", {"--wait", "4s"});
   // Trusting the wrong CA: its own certificate stands in for one.
-  std::vector<std::string> argv{tusk::build_paths::agent_double_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
-                                "lab-a", "--ca", cert("lab-a.pem"), "--cert", cert("lab-a.pem"), "--key", cert("lab-a.key")};
+  std::vector<std::string> argv{tusk::build_paths::agent_double_bin(),
+                                "--controller",
+                                "127.0.0.1:" + std::to_string(port_),
+                                "--name",
+                                "lab-a",
+                                "--ca",
+                                cert("lab-a.pem"),
+                                "--cert",
+                                cert("lab-a.pem"),
+                                "--key",
+                                cert("lab-a.key")};
   Process agent(argv, dir_ + "/agent-lab-a.log");
   ASSERT_EQ(controller->wait(30s), 3) << controller->log();
   const std::string log = agent.log();

@@ -70,7 +70,8 @@ TEST_F(FirstHourE2E, ASecondRunIntoTheSameDirectoryIsRefusedAndTheFirstReportSta
   const auto exit_code = again->wait(15s);
   ASSERT_TRUE(exit_code.has_value()) << again->log();
   EXPECT_EQ(*exit_code, 2) << again->log();
-  EXPECT_NE(again->log().find("already holds run " + report["run_id"].get<std::string>() + "'s report"), std::string::npos)
+  EXPECT_NE(again->log().find("already holds run " + report["run_id"].get<std::string>() + "'s report"),
+            std::string::npos)
       << again->log();
   EXPECT_NE(again->log().find("nothing was started"), std::string::npos) << again->log();
   EXPECT_EQ(read_file(dir_ + "/report/report.json"), first);
@@ -81,7 +82,10 @@ TEST_F(FirstHourE2E, ASecondRunIntoTheSameDirectoryIsRefusedAndTheFirstReportSta
 // starter profile (its minutes cut to seconds), report --text.
 TEST_F(FirstHourE2E, TheRealClusterPageWalksFromAHostListToAReadReport) {
   const std::vector<std::string> hosts{"rack1-gpu01", "rack1-gpu02", "rack1-gpu03", "rack1-gpu04"};
-  std::ofstream(dir_ + "/hosts.txt") << "# rack 1\n" << hosts[0] << "\n" << hosts[1] << "  # spare PSU\n\n" << hosts[2] << "\n"
+  std::ofstream(dir_ + "/hosts.txt") << "# rack 1\n"
+                                     << hosts[0] << "\n"
+                                     << hosts[1] << "  # spare PSU\n\n"
+                                     << hosts[2] << "\n"
                                      << hosts[3] << "\n";
   const std::string source = tusk::build_paths::source_dir();
   ASSERT_EQ(std::system(("bash " + source + "/scripts/make-certs.sh " + dir_ + "/rack-certs --hosts " + dir_ +
@@ -93,9 +97,10 @@ TEST_F(FirstHourE2E, TheRealClusterPageWalksFromAHostListToAReadReport) {
   // One configuration per host, as the page's template has it (the name is each host's; all four
   // share this machine, so it is written out here).
   for (const auto& host : hosts) {
-    std::ofstream(dir_ + "/" + host + ".yaml") << "controller: 127.0.0.1:" << port_ << "\nname: " << host << "\ntls:\n  ca: "
-                                               << certs << "ca.pem\n  cert: " << certs << host << ".pem\n  key: " << certs
-                                               << host << ".key\nlimits:\n  max_rate: 400Gbps\n";
+    std::ofstream(dir_ + "/" + host + ".yaml")
+        << "controller: 127.0.0.1:" << port_ << "\nname: " << host << "\ntls:\n  ca: " << certs
+        << "ca.pem\n  cert: " << certs << host << ".pem\n  key: " << certs << host
+        << ".key\nlimits:\n  max_rate: 400Gbps\n";
     Process check({tusk::build_paths::agent_bin(), "--config", dir_ + "/" + host + ".yaml", "--check-config"},
                   dir_ + "/check-" + host + ".log");
     ASSERT_EQ(check.wait(15s), 0) << check.log();
@@ -106,8 +111,8 @@ TEST_F(FirstHourE2E, TheRealClusterPageWalksFromAHostListToAReadReport) {
         std::vector<std::string>{tusk::build_paths::agent_double_bin(), "--config", dir_ + "/" + host + ".yaml"},
         dir_ + "/agent-" + host + ".log"));
   }
-  const std::vector<std::string> tls{"--ca", certs + "ca.pem", "--cert", certs + "controller.pem", "--key",
-                                     certs + "controller.key"};
+  const std::vector<std::string> tls{"--ca",  certs + "ca.pem",        "--cert", certs + "controller.pem",
+                                     "--key", certs + "controller.key"};
   const auto controller_command = [&](std::vector<std::string> words) {
     words.insert(words.begin(), tusk::build_paths::controller_bin());
     if (words[1] == "inventory" || words[1] == "run") {
@@ -130,8 +135,9 @@ TEST_F(FirstHourE2E, TheRealClusterPageWalksFromAHostListToAReadReport) {
   }
   const std::string profile_path = write_profile_text(profile);
   {
-    Process plan(controller_command({"plan", profile_path, "--agents", "rack1-gpu01,rack1-gpu02,rack1-gpu03,rack1-gpu04"}),
-                 dir_ + "/plan.log");
+    Process plan(
+        controller_command({"plan", profile_path, "--agents", "rack1-gpu01,rack1-gpu02,rack1-gpu03,rack1-gpu04"}),
+        dir_ + "/plan.log");
     ASSERT_EQ(plan.wait(15s), 0) << plan.log();
     EXPECT_NE(plan.log().find("per agent, shared by its"), std::string::npos) << plan.log();
   }

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/printable.hpp"
-#include "tests/support/build_paths.hpp"
 #include "tests/e2e/control_plane_fixture.hpp"
+#include "tests/support/build_paths.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -46,7 +46,8 @@ TEST_F(ControlPlaneE2E, AHostileAgentsStreamsPastItsPlanAndItsForgedTextsNeither
     EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
     EXPECT_EQ(line.find('\x01'), std::string::npos) << line;
   }
-  EXPECT_NE(controller->log().find("\\nresult: all 1 tests passed (exit 0)\\x1b[2J\\x01\xef\xbf\xbd"), std::string::npos)
+  EXPECT_NE(controller->log().find("\\nresult: all 1 tests passed (exit 0)\\x1b[2J\\x01\xef\xbf\xbd"),
+            std::string::npos)
       << "the forged id is shown, escaped";
 
   // junit.xml holds no character XML 1.0 forbids, and no byte that is not UTF-8.
@@ -71,8 +72,8 @@ tests:
     duration: 1s
     frame_size: 1000B
 )");
-  Process by_default({tusk::build_paths::controller_bin(), "run", profile, "--insecure", "--no-progress", "--no-history",
-                      "--out", dir_ + "/default"},
+  Process by_default({tusk::build_paths::controller_bin(), "run", profile, "--insecure", "--no-progress",
+                      "--no-history", "--out", dir_ + "/default"},
                      dir_ + "/controller-default.log");
   by_default.wait(30s);
   // Listening there, or (when something else holds the port) failing to: either way, loopback.

@@ -9,19 +9,19 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <sys/wait.h>
+#include <cctype>
 #include <chrono>
 #include <cmath>
-#include <cctype>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
-#include <utility>
-#include <cstdlib>
-#include <cstdio>
-#include <sys/wait.h>
 #include <thread>
+#include <utility>
 
 #include "tests/e2e/control_plane_fixture.hpp"
 
@@ -98,7 +98,8 @@ class MetricsE2E : public ControlPlaneE2E {
   // the final values for `linger`; returns once it does (use with ASSERT_NO_FATAL_FAILURE).
   void start_lingering_run(const std::string& host, const std::string& linger, std::vector<std::string> flags = {}) {
     metrics_port_ = free_port();
-    flags.insert(flags.begin(), {"--metrics-listen", host + ":" + std::to_string(metrics_port_), "--metrics-linger", linger});
+    flags.insert(flags.begin(),
+                 {"--metrics-listen", host + ":" + std::to_string(metrics_port_), "--metrics-linger", linger});
     controller_ = start_controller(write_profile("2s"), "report", flags);
     agents_.push_back(start_agent("lab-a", port_));
     agents_.push_back(start_agent("lab-b", port_));
@@ -181,7 +182,7 @@ TEST_F(MetricsE2E, IdleClientsDoNotStarveAScrapeAndAWildcardAddressIsWarnedOf) {
     idle.emplace_back(io);
     idle.back().connect({asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(metrics_port)});
   }
-  std::this_thread::sleep_for(200ms);  // the server has taken them
+  std::this_thread::sleep_for(200ms);                    // the server has taken them
   const auto body = http_get(metrics_port, "/metrics");  // gives up after 5 s
   ASSERT_TRUE(body.has_value()) << "a scrape beside 6 idle clients went unanswered";
   EXPECT_NE(body->find("tusk_stream_tx_frames_total"), std::string::npos);
@@ -212,7 +213,8 @@ TEST_F(MetricsE2E, WithBasicAuthenticationOnlyAScraperWithThePasswordReadsMetric
   const int metrics_port = metrics_port_;
   EXPECT_NE(controller->log().find("/metrics (basic authentication)"), std::string::npos) << controller->log();
   const std::string url = "http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics";
-  for (const std::string& who : {std::string(), std::string("-u prometheus:guess "), std::string("-u prometheu:s3cret ")}) {
+  for (const std::string& who :
+       {std::string(), std::string("-u prometheus:guess "), std::string("-u prometheu:s3cret ")}) {
     const auto refused = curl(who + url);
     EXPECT_NE(refused.second.find("\n401"), std::string::npos) << who << refused.second;
     EXPECT_EQ(refused.second.find("tusk_run_info"), std::string::npos) << who;
@@ -257,7 +259,8 @@ TEST_F(MetricsE2E, TwentyScrapesAtOnceAreAllAnsweredFromOneRenderingASecond) {
     ASSERT_NE(at, std::string::npos) << *page;
     renders.insert(page->substr(at + 1, page->find('\n', at + 1) - at - 1));
   }
-  EXPECT_LE(renders.size(), most_renders) << "20 scrapes within " << span_s << " s: " << renders.size() << " renderings";
+  EXPECT_LE(renders.size(), most_renders)
+      << "20 scrapes within " << span_s << " s: " << renders.size() << " renderings";
   // Not /metrics, or not GET: refused, and the server carries on.
   EXPECT_EQ(http_get(metrics_port, "/"), std::nullopt);
   // A request header of about 1 MB is refused at the parser's limit, not buffered.
@@ -285,8 +288,8 @@ TEST_F(MetricsE2E, OverMutualTlsOnlyAScraperWithACertificateOfTheRunsCaReadsMetr
   const auto plain = curl("http://127.0.0.1:" + std::to_string(metrics_port) + "/metrics");
   EXPECT_EQ(plain.second.find("tusk_run_info"), std::string::npos) << plain.second;
   // A scraper's certificate: any the run's CA signed for a client (here an agent's).
-  const auto with = curl("--cacert " + cert("ca.pem") + " --cert " + cert("lab-a.pem") + " --key " + cert("lab-a.key") +
-                         " " + url);
+  const auto with =
+      curl("--cacert " + cert("ca.pem") + " --cert " + cert("lab-a.pem") + " --key " + cert("lab-a.key") + " " + url);
   EXPECT_EQ(with.first, 0) << with.second;
   EXPECT_NE(with.second.find("tusk_run_info"), std::string::npos) << with.second;
   EXPECT_NE(controller->log().find("metrics: TLS handshake with 127.0.0.1:"), std::string::npos) << controller->log();
@@ -310,9 +313,9 @@ TEST_F(MetricsE2E, OverMutualTlsOnlyAScraperWithACertificateOfTheRunsCaReadsMetr
   EXPECT_EQ(controller->wait(30s), 0) << controller->log();
 
   // Without the controller's certificate there is nothing to serve HTTPS with.
-  auto insecure = start_controller(write_profile("2s"), "insecure",
-                                   {"--insecure", "--metrics-listen", "127.0.0.1:" + std::to_string(free_port()),
-                                    "--metrics-tls"});
+  auto insecure =
+      start_controller(write_profile("2s"), "insecure",
+                       {"--insecure", "--metrics-listen", "127.0.0.1:" + std::to_string(free_port()), "--metrics-tls"});
   ASSERT_EQ(insecure->wait(30s), 2) << insecure->log();
   EXPECT_NE(insecure->log().find("--metrics-tls serves /metrics with the controller's --cert and --key"),
             std::string::npos)

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -71,9 +71,13 @@ void Process::signal(int signal_number) {
   if (running()) ::kill(pid_, signal_number);
 }
 
-bool Process::running() { return !status_ && !wait(std::chrono::milliseconds(0)); }
+bool Process::running() {
+  return !status_ && !wait(std::chrono::milliseconds(0));
+}
 
-std::string Process::log() const { return read_file(log_path_); }
+std::string Process::log() const {
+  return read_file(log_path_);
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream file(path);

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "tests/e2e/process.hpp"
-#include "tests/support/headless_chromium.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/headless_chromium.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -29,10 +29,19 @@ json flow_stream(const std::string& agent, const std::string& peer, int qp, doub
                       {"throughput_bps", s == 3 ? 7.8e6 : 8e6},  // a 2.5 % dip
                       {"step_time_ns", step_ms * 1e6 * (s == 4 ? 2.5 : 1.0)}});
   }
-  return {{"agent", agent}, {"stream_id", "flow:" + peer + "/qp" + std::to_string(qp)}, {"peer", peer}, {"kind", "flow"},
-          {"sender", agent}, {"receiver", peer}, {"passed", true}, {"counters", {{"tx_bytes", 5'000'000}}},
-          {"gauges", {{"step_time_mean_ns", step_ms * 1e6}}}, {"metrics", {{"throughput_bps", 8e6}}}, {"ber", nullptr},
-          {"checks", json::array()}, {"series", series}};
+  return {{"agent", agent},
+          {"stream_id", "flow:" + peer + "/qp" + std::to_string(qp)},
+          {"peer", peer},
+          {"kind", "flow"},
+          {"sender", agent},
+          {"receiver", peer},
+          {"passed", true},
+          {"counters", {{"tx_bytes", 5'000'000}}},
+          {"gauges", {{"step_time_mean_ns", step_ms * 1e6}}},
+          {"metrics", {{"throughput_bps", 8e6}}},
+          {"ber", nullptr},
+          {"checks", json::array()},
+          {"series", series}};
 }
 
 json everything_report() {
@@ -44,51 +53,101 @@ json everything_report() {
     }
   }
   streams[4]["passed"] = false;
-  streams[4]["checks"] = json::array({{{"key", "max_completion_errors"}, {"passed", false}, {"text", "completion_errors 2 > max 0"}}});
+  streams[4]["checks"] =
+      json::array({{{"key", "max_completion_errors"}, {"passed", false}, {"text", "completion_errors 2 > max 0"}}});
   json per_rank = json::array();
   for (const auto& rank : ranks) {
-    per_rank.push_back({{"agent", rank}, {"bytes_per_step", 1e6}, {"model_bytes_per_step", 1e6}, {"steps_done", 50},
-                        {"step_time_mean_s", rank == "rank-2" ? 0.009 : 0.003}, {"step_time_max_s", 0.02}});
+    per_rank.push_back({{"agent", rank},
+                        {"bytes_per_step", 1e6},
+                        {"model_bytes_per_step", 1e6},
+                        {"steps_done", 50},
+                        {"step_time_mean_s", rank == "rank-2" ? 0.009 : 0.003},
+                        {"step_time_max_s", 0.02}});
   }
-  json test{{"index", 0}, {"name", "all-reduce"}, {"engine", "rdma"}, {"topology", "mesh"}, {"duration_s", 5},
-            {"sample_interval_s", 1}, {"verdict", "fail"}, {"problems", json::array({"agent " + kHostile + " lost"})},
-            {"warnings", json::array({"a warning"})}, {"planned_start", "2026-11-24T10:00:00.000Z"},
-            {"start_skew_ns", 2000}, {"thresholds", json::array()}, {"streams", streams}, {"path_faults", json::array()}};
-  test["collective"] = {{"name", "all_reduce"}, {"ranks", 4}, {"bytes_per_step", 4e6}, {"steps", 50},
-                        {"time_per_step_s", 0.009}, {"slowest_rank", "rank-2"}, {"algbw_bytes_per_s", 4e8},
-                        {"busbw_bytes_per_s", 6e8}, {"per_rank", per_rank}, {"links", json::array()}};
+  json test{{"index", 0},
+            {"name", "all-reduce"},
+            {"engine", "rdma"},
+            {"topology", "mesh"},
+            {"duration_s", 5},
+            {"sample_interval_s", 1},
+            {"verdict", "fail"},
+            {"problems", json::array({"agent " + kHostile + " lost"})},
+            {"warnings", json::array({"a warning"})},
+            {"planned_start", "2026-11-24T10:00:00.000Z"},
+            {"start_skew_ns", 2000},
+            {"thresholds", json::array()},
+            {"streams", streams},
+            {"path_faults", json::array()}};
+  test["collective"] = {{"name", "all_reduce"},     {"ranks", 4},
+                        {"bytes_per_step", 4e6},    {"steps", 50},
+                        {"time_per_step_s", 0.009}, {"slowest_rank", "rank-2"},
+                        {"algbw_bytes_per_s", 4e8}, {"busbw_bytes_per_s", 6e8},
+                        {"per_rank", per_rank},     {"links", json::array()}};
   test["localisation"] = {{"conclusion", "suspect link l1:s1 -> s1:l1"},
-                          {"suspects", json::array({{{"link", "l1:s1 -> s1:l1"}, {"name", "l1:s1 -> s1:l1, cable C-1"},
-                                                     {"confidence", "medium"}, {"votes", 2.5}, {"faults", json::array({"retransmits"})},
-                                                     {"failing_flows", json::array({"flow:rank-1/qp1"})}, {"passing_flows", json::array()},
+                          {"suspects", json::array({{{"link", "l1:s1 -> s1:l1"},
+                                                     {"name", "l1:s1 -> s1:l1, cable C-1"},
+                                                     {"confidence", "medium"},
+                                                     {"votes", 2.5},
+                                                     {"faults", json::array({"retransmits"})},
+                                                     {"failing_flows", json::array({"flow:rank-1/qp1"})},
+                                                     {"passing_flows", json::array()},
                                                      {"evidence", "2 of 2 flows through it retransmit"},
                                                      {"next_steps", json::array({"Reseat cable C-1."})}}})},
-                          {"hosts", json::array({{{"agent", "rank-3"}, {"problem", "receiver cannot keep up"},
-                                                  {"evidence", "host drops"}, {"next_steps", "Check the CPU."}}})},
-                          {"flows", json::array({{{"sender", "rank-0"}, {"receiver", "rank-1"}, {"stream", "flow:rank-1/qp1"},
-                                                  {"flow", "10.0.0.1:49152 > 10.0.0.2:4791 udp"}, {"passed", false},
-                                                  {"faults", json::array({"retransmits"})}, {"nodes", json::array({"rank-0", "l1", "s1", "rank-1"})},
-                                                  {"links", json::array({"l1:s1 -> s1:l1"})}, {"path", json::array()}}})}};
+                          {"hosts", json::array({{{"agent", "rank-3"},
+                                                  {"problem", "receiver cannot keep up"},
+                                                  {"evidence", "host drops"},
+                                                  {"next_steps", "Check the CPU."}}})},
+                          {"flows", json::array({{{"sender", "rank-0"},
+                                                  {"receiver", "rank-1"},
+                                                  {"stream", "flow:rank-1/qp1"},
+                                                  {"flow", "10.0.0.1:49152 > 10.0.0.2:4791 udp"},
+                                                  {"passed", false},
+                                                  {"faults", json::array({"retransmits"})},
+                                                  {"nodes", json::array({"rank-0", "l1", "s1", "rank-1"})},
+                                                  {"links", json::array({"l1:s1 -> s1:l1"})},
+                                                  {"path", json::array()}}})}};
   json starts = json::array(), agents = json::array(), results = json::array();
   for (const auto& rank : ranks) {
-    starts.push_back({{"agent", rank}, {"clock_offset_ns", 1200}, {"clock_rtt_ns", 90000}, {"start_error_ns", nullptr}});
-    results.push_back({{"agent", rank}, {"lost", rank == kHostile}, {"samples_received", 5}, {"samples_made", 5},
-                       {"completed", true}, {"stop_reason", "duration"},
-                       {"events", json::array({{{"time", "2026-11-24T10:00:02.250Z"}, {"kind", "LINK_DOWN"},
-                                                {"stream_id", ""}, {"message", "mlx5_0 port 1 down"}}})}});
-    agents.push_back({{"name", rank}, {"hostname", rank}, {"version", "0.1.0"}, {"remote", "10.0.0.9:1"},
-                      {"connected_at_end", rank != kHostile}, {"connections", 1}, {"duplicate_records_dropped", 0},
-                      {"records_missing", 0}, {"notes", json::array()}});
+    starts.push_back(
+        {{"agent", rank}, {"clock_offset_ns", 1200}, {"clock_rtt_ns", 90000}, {"start_error_ns", nullptr}});
+    results.push_back({{"agent", rank},
+                       {"lost", rank == kHostile},
+                       {"samples_received", 5},
+                       {"samples_made", 5},
+                       {"completed", true},
+                       {"stop_reason", "duration"},
+                       {"events", json::array({{{"time", "2026-11-24T10:00:02.250Z"},
+                                                {"kind", "LINK_DOWN"},
+                                                {"stream_id", ""},
+                                                {"message", "mlx5_0 port 1 down"}}})}});
+    agents.push_back({{"name", rank},
+                      {"hostname", rank},
+                      {"version", "0.1.0"},
+                      {"remote", "10.0.0.9:1"},
+                      {"connected_at_end", rank != kHostile},
+                      {"connections", 1},
+                      {"duplicate_records_dropped", 0},
+                      {"records_missing", 0},
+                      {"notes", json::array()}});
   }
   test["starts"] = starts;
   test["agents"] = results;
-  return {{"schema", "tusk.report/1"}, {"tusk_version", "0.1.0"}, {"run_id", "e2e-everything"},
-          {"profile", {{"name", "replay"}, {"file", "replay.yaml"}, {"description", "d"}, {"source", "name: replay\n"}}},
-          {"started", "2026-11-24T10:00:00.000Z"}, {"finished", "2026-11-24T10:00:06.000Z"}, {"exit_code", 1},
-          {"conclusion", "1 of 1 tests failed"}, {"missing_agents", json::array()}, {"agents", agents},
-          {"tests", json::array({test})},
-          {"faults", json::array({{{"time", "2026-11-24T10:00:03.000Z"}, {"agent", kHostile}, {"test_index", 0},
-                                   {"message", "connection lost"}}})}};
+  return {
+      {"schema", "tusk.report/1"},
+      {"tusk_version", "0.1.0"},
+      {"run_id", "e2e-everything"},
+      {"profile", {{"name", "replay"}, {"file", "replay.yaml"}, {"description", "d"}, {"source", "name: replay\n"}}},
+      {"started", "2026-11-24T10:00:00.000Z"},
+      {"finished", "2026-11-24T10:00:06.000Z"},
+      {"exit_code", 1},
+      {"conclusion", "1 of 1 tests failed"},
+      {"missing_agents", json::array()},
+      {"agents", agents},
+      {"tests", json::array({test})},
+      {"faults", json::array({{{"time", "2026-11-24T10:00:03.000Z"},
+                               {"agent", kHostile},
+                               {"test_index", 0},
+                               {"message", "connection lost"}}})}};
 }
 
 TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayText) {
@@ -96,7 +155,11 @@ TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayT
   const auto dir = std::filesystem::temp_directory_path() / ("tusk-report-page-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir / "run");
   std::ofstream(dir / "run" / "report.json") << everything_report().dump(1);
-  ASSERT_EQ(Process({tusk::build_paths::controller_bin(), "report", (dir / "run").string()}, (dir / "report.log").string()).wait(30s).value_or(-100), 0);
+  ASSERT_EQ(
+      Process({tusk::build_paths::controller_bin(), "report", (dir / "run").string()}, (dir / "report.log").string())
+          .wait(30s)
+          .value_or(-100),
+      0);
 
   const RenderedPage page = HeadlessChromium::render((dir / "run" / "report.html").string(), dir.string());
   ASSERT_EQ(page.status, 0) << page.log;

@@ -19,8 +19,8 @@
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
 #include "agent/dpdk/port.hpp"
-#include "agent/payload/prbs.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
+#include "agent/payload/prbs.hpp"
 #include "tests/support/build_paths.hpp"
 
 namespace tusk::dpdk {
@@ -132,7 +132,8 @@ class DpdkLab : public ::testing::Test {
           prbs.fill(frame + header_length(spec), size.payload);
         }
         std::uint16_t done = 0;
-        while (done < count) done += rte_eth_tx_burst(sender_->id(), 0, burst + done, static_cast<std::uint16_t>(count - done));
+        while (done < count)
+          done += rte_eth_tx_burst(sender_->id(), 0, burst + done, static_cast<std::uint16_t>(count - done));
         result.sent += count;
         if (result.sent == frames) last_arrival = Clock::now();
       }

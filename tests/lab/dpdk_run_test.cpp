@@ -2,21 +2,21 @@
 // 127.0.0.1; two real tusk-agent processes send and check PRBS frames through net_af_packet on
 // the lab's links (through the bridge namespace). Needs root; skips otherwise.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <thread>
 
 #include "tests/e2e/process.hpp"
-#include "tests/support/report_page_check.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/report_page_check.hpp"
 #include "tests/support/scripted_controller.hpp"
 
 namespace tusk::testing {
@@ -72,7 +72,9 @@ class DpdkRun : public ::testing::Test {
   }
 
   int lab(const std::string& arguments) {
-    return std::system(("TUSK_LAB_ID=" + lab_id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/netns-lab.sh " + arguments).c_str());
+    return std::system(
+        ("TUSK_LAB_ID=" + lab_id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/netns-lab.sh " + arguments)
+            .c_str());
   }
 
   // DPDK 22.11's af_packet PMD names its PACKET_FANOUT group (getpid() ^ ifindex) & 0xffff, and
@@ -86,11 +88,23 @@ class DpdkRun : public ::testing::Test {
       // A second start in one test must not read the first agent's log as its own.
       fs::remove(log);
       for (int attempt = 1;; ++attempt) {
-        std::vector<std::string> command{tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
-                                         "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
-                                         dir_ + "/certs/" + name + ".key", "--dpdk-vdev",
-                                         "net_af_packet0,iface=" + lab_id_ + "-" + host, "--idle-sleep-us", "50",
-                                         "--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"};
+        std::vector<std::string> command{tusk::build_paths::agent_bin(),
+                                         "--controller",
+                                         "127.0.0.1:" + std::to_string(port_),
+                                         "--name",
+                                         name,
+                                         "--ca",
+                                         dir_ + "/certs/ca.pem",
+                                         "--cert",
+                                         dir_ + "/certs/" + name + ".pem",
+                                         "--key",
+                                         dir_ + "/certs/" + name + ".key",
+                                         "--dpdk-vdev",
+                                         "net_af_packet0,iface=" + lab_id_ + "-" + host,
+                                         "--idle-sleep-us",
+                                         "50",
+                                         "--dpdk-address",
+                                         host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"};
         command.insert(command.end(), extra_arguments.begin(), extra_arguments.end());
         auto agent = std::make_unique<Process>(command, log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
@@ -115,11 +129,12 @@ class DpdkRun : public ::testing::Test {
     // A report is never written over: each run gets the directory afresh (earlier runs live on
     // in the test's history), and the test reads the latest.
     std::filesystem::remove_all(dir_ + "/report");
-    return std::make_unique<Process>(std::vector<std::string>{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen", "127.0.0.1:" + std::to_string(port_),
-                        "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/controller.pem", "--key",
-                        dir_ + "/certs/controller.key", "--out", dir_ + "/report", "--no-progress",
-                        "--history", history_path()},
-                       dir_ + "/controller.log");
+    return std::make_unique<Process>(
+        std::vector<std::string>{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen",
+                                 "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
+                                 dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
+                                 dir_ + "/report", "--no-progress", "--history", history_path()},
+        dir_ + "/controller.log");
   }
 
   std::string history_path() const { return dir_ + "/history.sqlite"; }
@@ -224,7 +239,10 @@ TEST_F(DpdkRun, TheLabDemoProfilePassesAndItsReportPageOpens) {
   expect_report_page_draws(dir_ + "/report", dir_, "report-lab-demo.png");
   // The same page again from the run directory alone, as `tusk-controller report` draws it later.
   fs::remove(dir_ + "/report/report.html");
-  ASSERT_EQ(Process({tusk::build_paths::controller_bin(), "report", dir_ + "/report"}, dir_ + "/report-command.log").wait(30s).value_or(-100), 0)
+  ASSERT_EQ(Process({tusk::build_paths::controller_bin(), "report", dir_ + "/report"}, dir_ + "/report-command.log")
+                .wait(30s)
+                .value_or(-100),
+            0)
       << read_file(dir_ + "/report-command.log");
   expect_report_page_draws(dir_ + "/report", dir_, "report-lab-demo-redrawn.png");
 }
@@ -432,7 +450,8 @@ TEST_F(DpdkRun, ACablePulledForOneSecondIsALinkDownAndUpOnThatPortBesideTheTraff
         EXPECT_EQ(message.find("port net_af_packet0: link"), std::string::npos) << message;
         continue;
       }
-      down = down || (event["kind"] == "LINK_DOWN" && message == "port net_af_packet0: link down (the driver reports it)");
+      down =
+          down || (event["kind"] == "LINK_DOWN" && message == "port net_af_packet0: link down (the driver reports it)");
       std::smatch match;
       if (event["kind"] == "LINK_UP" && std::regex_search(message, match, down_for)) {
         up = true;
@@ -488,7 +507,8 @@ tests:
     EXPECT_NEAR(counters["rx_bytes"].get<double>() / frames, 4252.0 / 12, 1.0);
     // Latency gauges, per stream, in the report and in each second of its series.
     const auto& gauges = stream["gauges"];
-    for (const char* name : {"latency_min_ns", "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"}) {
+    for (const char* name :
+         {"latency_min_ns", "latency_p50_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"}) {
       ASSERT_TRUE(gauges.contains(name)) << name << " missing: " << stream.dump(2);
     }
     EXPECT_LE(gauges["latency_min_ns"].get<double>(), gauges["latency_p50_ns"].get<double>());
@@ -604,7 +624,8 @@ tests:
   std::map<std::string, std::uint64_t> sent;
   for (const auto& stream : result["tests"][0]["streams"]) {
     const std::string id = stream["stream_id"];
-    if (id.rfind("tx:", 0) == 0) sent[stream["agent"].get<std::string>() + ">" + id.substr(3)] = stream["counters"]["tx_frames"];
+    if (id.rfind("tx:", 0) == 0)
+      sent[stream["agent"].get<std::string>() + ">" + id.substr(3)] = stream["counters"]["tx_frames"];
   }
   const auto streams = received_streams(result);
   ASSERT_EQ(streams.size(), 16u) << result["tests"][0]["streams"].dump(2);
@@ -645,8 +666,9 @@ tests:
 // or what to change; the agent stays registered, and an honest plan after them is accepted.
 TEST_F(DpdkRun, AHostileControllersPlansAreRefusedByTheAgentWhichThenAcceptsAnHonestPlan) {
   start_agents();
-  ScriptedController controller(static_cast<std::uint16_t>(port_),
-                                {dir_ + "/certs/ca.pem", dir_ + "/certs/controller.pem", dir_ + "/certs/controller.key"});
+  ScriptedController controller(
+      static_cast<std::uint16_t>(port_),
+      {dir_ + "/certs/ca.pem", dir_ + "/certs/controller.pem", dir_ + "/certs/controller.key"});
   ASSERT_TRUE(controller.wait_for_agents({"lab-a", "lab-b"}, 30s)) << "the agents did not register";
   ASSERT_EQ(controller.inventory("lab-a").dpdk_ports_size(), 1);
   ASSERT_EQ(controller.inventory("lab-b").dpdk_ports_size(), 1);

@@ -79,8 +79,9 @@ class FabricDpdk : public ::testing::Test {
   };
 
   static int ping_from(const std::string& switch_name, const char* address) {
-    return std::system(("ip netns exec " + lab_->ns(switch_name) + " ping -c 3 -i 0.2 -W 1 -q " + address +
-                        " >/dev/null 2>&1").c_str());
+    return std::system(
+        ("ip netns exec " + lab_->ns(switch_name) + " ping -c 3 -i 0.2 -W 1 -q " + address + " >/dev/null 2>&1")
+            .c_str());
   }
 
   static inline FabricLab* lab_ = nullptr;
@@ -93,8 +94,8 @@ TEST_F(FabricDpdk, ThePortResolvesItsGatewayAndTheLeafLearnsThePort) {
   const MacAddress gateway = resolve_mac(*port_, us, us.gateway);
   EXPECT_EQ(gateway, (MacAddress{0x02, 0x74, 0x6b, 0x01, 0x00, 0x01})) << "the leaf's host bridge, as topology says";
   // Answering the port's question taught the leaf where 192.168.101.11 is.
-  const int learned = std::system(("ip netns exec " + lab_->ns("l1") +
-                                   " ip neigh show 192.168.101.11 | grep -q 02:74:6b:01:01:10").c_str());
+  const int learned = std::system(
+      ("ip netns exec " + lab_->ns("l1") + " ip neigh show 192.168.101.11 | grep -q 02:74:6b:01:01:10").c_str());
   EXPECT_EQ(learned, 0) << "the leaf has no neighbour entry for the port";
 }
 

@@ -129,14 +129,15 @@ std::map<std::uint16_t, FlowResult> send_flows(const FabricLab& lab, int datagra
     std::array<std::uint8_t, 2048> datagram{};
     sockaddr_in from{};
     socklen_t from_size = sizeof(from);
-    const ssize_t n = recvfrom(receiver.get(), datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&from),
-                               &from_size);
+    const ssize_t n =
+        recvfrom(receiver.get(), datagram.data(), datagram.size(), 0, reinterpret_cast<sockaddr*>(&from), &from_size);
     if (n != static_cast<ssize_t>(kPayloadBytes)) continue;
     const std::uint16_t port = ntohs(from.sin_port);
     auto& result = results[port];
     ++result.received;
     const auto sent = payload_of(port);
-    for (std::size_t i = 0; i < kPayloadBytes; ++i) result.flipped_bits += std::popcount(static_cast<unsigned>(sent[i] ^ datagram[i]));
+    for (std::size_t i = 0; i < kPayloadBytes; ++i)
+      result.flipped_bits += std::popcount(static_cast<unsigned>(sent[i] ^ datagram[i]));
   }
   return results;
 }
@@ -158,10 +159,10 @@ int flows_with(const std::map<std::uint16_t, FlowResult>& results, const std::fu
 
 TEST_F(FabricLabTest, TopologyNamesEverySwitchLinkAndHostWithItsAddresses) {
   const std::string topology = lab_->run("topology");
-  for (const char* line : {"spine s1 namespace", "spine s2 namespace", "leaf l1 namespace",
-                           "hosts 192.168.102.0/24 gateway 192.168.102.1",
-                           "link l1-s2 leaf l1 dev s2 172.16.1.4/31 spine s2 dev l1 172.16.1.5/31",
-                           "host l2h1 port", "address 192.168.102.11/24 gateway 192.168.102.1 leaf l2"}) {
+  for (const char* line :
+       {"spine s1 namespace", "spine s2 namespace", "leaf l1 namespace", "hosts 192.168.102.0/24 gateway 192.168.102.1",
+        "link l1-s2 leaf l1 dev s2 172.16.1.4/31 spine s2 dev l1 172.16.1.5/31", "host l2h1 port",
+        "address 192.168.102.11/24 gateway 192.168.102.1 leaf l2"}) {
     EXPECT_NE(topology.find(line), std::string::npos) << line << "\nin:\n" << topology;
   }
   EXPECT_THROW(lab_->run("impair l3-s1 up loss=1"), std::runtime_error) << "no leaf 3 in this lab";
@@ -204,7 +205,8 @@ TEST_F(FabricLabTest, LossOnOneLinkDirectionHitsExactlyTheFlowsHashedOntoIt) {
 TEST_F(FabricLabTest, CorruptionFlipsOneBitAfterTheHeadersAndDuplicationDoublesOnlyThatPath) {
   lab_->run("impair l1-s2 up corrupt=100");
   const auto corrupted = send_flows(*lab_, 3);
-  EXPECT_EQ(flows_with(corrupted, [](const FlowResult& r) { return r.received == 3; }), kFlows) << "corruption is not loss";
+  EXPECT_EQ(flows_with(corrupted, [](const FlowResult& r) { return r.received == 3; }), kFlows)
+      << "corruption is not loss";
   const int hit = flows_with(corrupted, [](const FlowResult& r) { return r.flipped_bits == 3; });
   const int clean = flows_with(corrupted, [](const FlowResult& r) { return r.flipped_bits == 0; });
   EXPECT_EQ(hit + clean, kFlows) << "one bit per datagram through spine 2, none through spine 1";

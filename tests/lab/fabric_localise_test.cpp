@@ -28,7 +28,8 @@ agents:
 tests:
   - name: mesh
     engine: dpdk
-    duration: )" + duration + R"(
+    duration: )" +
+         duration + R"(
     topology: mesh
     rate: 2kpps
     frame_size: 256B
@@ -73,7 +74,8 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   for (const auto& flow : found["flows"]) {
     EXPECT_TRUE(flow["path_complete"].get<bool>()) << flow.dump(1);
     const auto& nodes = flow["nodes"];
-    const bool across = flow["sender"].get<std::string>().substr(0, 2) != flow["receiver"].get<std::string>().substr(0, 2);
+    const bool across =
+        flow["sender"].get<std::string>().substr(0, 2) != flow["receiver"].get<std::string>().substr(0, 2);
     ASSERT_EQ(nodes.size(), across ? 5u : 2u) << flow.dump(1);
     if (across) {
       EXPECT_EQ(nodes[2].get<std::string>().substr(0, 1), "s") << flow.dump(1);
@@ -98,10 +100,10 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   }
   ASSERT_FALSE(through.empty());
   std::filesystem::rename(dir_ + "/report", dir_ + "/first-report");
-  ASSERT_EQ(run(mesh_profile("fabric-loss-uplink", "6s"),
-                {"--topology", topology_file(), "--only-through", "l1:s2 -> s2:l1", "--from",
-                 dir_ + "/first-report/report.json"}),
-            1)
+  ASSERT_EQ(
+      run(mesh_profile("fabric-loss-uplink", "6s"), {"--topology", topology_file(), "--only-through", "l1:s2 -> s2:l1",
+                                                     "--from", dir_ + "/first-report/report.json"}),
+      1)
       << log();
   const json& again = localisation();
   std::set<std::string> sent;
@@ -129,7 +131,8 @@ TEST_F(FabricLocalise, ASecondLongFlapNamesTheFlappedLink) {
   make_lab(2);
   start_agents();
   const std::string topology = topology_file();
-  Process controller(controller_command(mesh_profile("fabric-flap"), {"--topology", topology}), dir_ + "/controller.log");
+  Process controller(controller_command(mesh_profile("fabric-flap"), {"--topology", topology}),
+                     dir_ + "/controller.log");
   ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 0 'mesh': dpdk engine", 60s)) << log();
   std::this_thread::sleep_for(5s);
   lab_->run("flap l2-s1 1000");
@@ -139,7 +142,8 @@ TEST_F(FabricLocalise, ASecondLongFlapNamesTheFlappedLink) {
   const std::set<std::string> flapped{"s1:l2 -> l2:s1", "l2:s1 -> s1:l2"};
   const auto keys = suspects(found);
   ASSERT_FALSE(keys.empty()) << found["conclusion"] << "\n" << log();
-  for (const auto& key : keys) EXPECT_TRUE(flapped.contains(key)) << key << " is no part of l2-s1\n" << found["conclusion"];
+  for (const auto& key : keys)
+    EXPECT_TRUE(flapped.contains(key)) << key << " is no part of l2-s1\n" << found["conclusion"];
   EXPECT_NE(found["top_suspect"].get<std::string>().find("cable C-l2-s1"), std::string::npos) << found["conclusion"];
 }
 

@@ -80,7 +80,8 @@ tests:
   EXPECT_NE(page.dom.find("Method: throughput"), std::string::npos);
   EXPECT_NE(page.dom.find("NDR frames/s"), std::string::npos);
   std::filesystem::create_directories("test-artifacts");
-  EXPECT_EQ(HeadlessChromium::screenshot(dir_ + "/report/report.html", "test-artifacts/method-throughput.png", dir_), 0);
+  EXPECT_EQ(HeadlessChromium::screenshot(dir_ + "/report/report.html", "test-artifacts/method-throughput.png", dir_),
+            0);
 }
 
 // Acceptance 4: incast 2..4 into l1h1's port shaped to 6 Mbit/s, each sender at 2.5 Mbit/s: 5, 7.5

@@ -26,7 +26,9 @@ std::vector<json> received(const json& report, std::size_t index) {
   return flows;
 }
 
-std::uint64_t counter(const json& stream, const char* name) { return stream["counters"].value(name, std::uint64_t{0}); }
+std::uint64_t counter(const json& stream, const char* name) {
+  return stream["counters"].value(name, std::uint64_t{0});
+}
 
 // One test of l1h1 sending to l2h1 through the marking port: `rate` of 512-byte frames with `ecn`.
 std::string marked_test(const std::string& name, const std::string& rate, const std::string& ecn,
@@ -35,10 +37,12 @@ std::string marked_test(const std::string& name, const std::string& rate, const 
     engine: dpdk
     duration: 5s
     topology: pipeline
-    rate: )" + rate + R"(
+    rate: )" +
+         rate + R"(
     frame_size: 512B
     encapsulation: ipv4_udp
-    ecn: )" + ecn + R"(
+    ecn: )" +
+         ecn + R"(
     flows_per_peer: 4
     thresholds:
 )" + thresholds;
@@ -148,7 +152,8 @@ tests:
   bool told = false;
   for (const auto& agent : result["tests"][0]["agents"]) {
     for (const auto& event : agent["events"]) {
-      told = told || event["message"].get<std::string>().find("arrives with DSCP 10, sent with 26") != std::string::npos;
+      told =
+          told || event["message"].get<std::string>().find("arrives with DSCP 10, sent with 26") != std::string::npos;
     }
   }
   EXPECT_TRUE(told) << result["tests"][0]["agents"].dump(1).substr(0, 3000);

@@ -5,8 +5,8 @@
 // flow took is asked of the leaf's own kernel (fabric-lab.sh path), never of Tusk. Needs root;
 // skips otherwise.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -76,7 +76,8 @@ tests:
     source_ports.insert(flow["flow"]["src_port"].get<std::uint32_t>());
     // The receiver's name for the flow's sender comes from the source address, not the leaf's MAC.
     EXPECT_EQ(flow["flow"]["src_address"].get<std::string>().substr(0, 10), "192.168.10");
-    if (flow["flow"]["src_address"].get<std::string>().substr(0, 11) != flow["flow"]["dst_address"].get<std::string>().substr(0, 11)) {
+    if (flow["flow"]["src_address"].get<std::string>().substr(0, 11) !=
+        flow["flow"]["dst_address"].get<std::string>().substr(0, 11)) {
       ++flows_by_uplink[path_of(flow)];
     }
   }
@@ -129,7 +130,8 @@ tests:
   std::set<std::string> failing;
   for (const auto& flow : flows) {
     const bool through_fault = flow["agent"] == "l2h1" && path_of(flow) == "l1-s1";
-    const auto lost = flow["counters"]["lost_frames"].get<std::uint64_t>() + flow["counters"].value("tail_lost_frames", std::uint64_t{0});
+    const auto lost = flow["counters"]["lost_frames"].get<std::uint64_t>() +
+                      flow["counters"].value("tail_lost_frames", std::uint64_t{0});
     const auto received = flow["counters"]["rx_frames"].get<std::uint64_t>();
     EXPECT_EQ(flow["counters"]["bit_errors"], 0);
     if (through_fault) {

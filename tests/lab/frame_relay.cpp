@@ -28,7 +28,9 @@ namespace {
 
 volatile std::sig_atomic_t g_stop = 0;
 
-void on_signal(int) { g_stop = 1; }
+void on_signal(int) {
+  g_stop = 1;
+}
 
 int open_port(const char* name) {
   const int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
@@ -125,8 +127,8 @@ int main(int argc, char** argv) {
       }
     }
     for (const Held& h : held) send_frame(to, h.frame, to_name);
-    std::printf("relay %s->%s: forwarded %llu, held back %llu, returned %llu, socket drops %u+%u\n", from_name,
-                to_name, forwarded, reordered, returned, socket_drops(from), socket_drops(to));
+    std::printf("relay %s->%s: forwarded %llu, held back %llu, returned %llu, socket drops %u+%u\n", from_name, to_name,
+                forwarded, reordered, returned, socket_drops(from), socket_drops(to));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tusk-lab-relay: %s\n", e.what());

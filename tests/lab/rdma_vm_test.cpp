@@ -4,23 +4,23 @@
 // faults (netem and link down/up inside a guest, on its data NIC); three for the training-step
 // replays (ring all-reduce, all-to-all). Needs root and qemu; skips otherwise, saying which.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
-#include <set>
-#include <map>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "tests/e2e/process.hpp"
-#include "tests/support/fabric_lab.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/fabric_lab.hpp"
 #include "tests/support/scripted_controller.hpp"
 
 namespace tusk::testing {
@@ -37,7 +37,9 @@ const std::string kLab = "bash " + tusk::build_paths::source_dir() + "/tests/lab
 // test here is about the lease, so it must outlast a starved guest, not time a lost controller.
 const std::string kLease = "10s";
 
-int lab(const std::string& arguments) { return std::system((kLab + arguments).c_str()); }
+int lab(const std::string& arguments) {
+  return std::system((kLab + arguments).c_str());
+}
 
 // The last `lines` lines of a file, headed by its name.
 std::string tail_of(const fs::path& path, std::size_t lines) {
@@ -60,7 +62,8 @@ tests:
   - name: checked-write
     engine: rdma
     topology: pairs
-    duration: )" + duration + R"(
+    duration: )" +
+         duration + R"(
     message_size: 64KiB
     outstanding: 8
     signal_every: 1
@@ -85,7 +88,8 @@ class VmLabTest : public ::testing::Test {
       id_ = "rv" + std::to_string(kVms) + "-" + std::to_string(getpid() % 100000);
       if (kOnFabric) {
         id_ = "rf" + std::to_string(getpid() % 100000);
-        fabric_ = std::make_unique<FabricLab>("vf" + std::to_string(getpid() % 10000), "--spines 2 --leaves 2 --hosts 1");
+        fabric_ =
+            std::make_unique<FabricLab>("vf" + std::to_string(getpid() % 10000), "--spines 2 --leaves 2 --hosts 1");
         lab_options_ = " --fabric vf" + std::to_string(getpid() % 10000);
       }
       if (kRails > 1) {
@@ -126,9 +130,10 @@ class VmLabTest : public ::testing::Test {
       const std::string name = "vm" + vm;
       const std::string job = "agent" + std::to_string(run_);
       // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
-      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + tusk::build_paths::agent_bin() + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
-                    name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
-                    "/certs/" + name + ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
+      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + tusk::build_paths::agent_bin() +
+                    " --controller 10.0.2.2:" + std::to_string(port_) + " --name " + name + " --ca " + dir_ +
+                    "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ + "/certs/" + name +
+                    ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
                 0);
       agent_jobs_.push_back(vm + " " + job);
     }
@@ -173,13 +178,27 @@ class VmLabTest : public ::testing::Test {
     }
   }
 
-  std::unique_ptr<Process> start_controller(const std::string& profile_path, const std::vector<std::string>& extra = {}) {
+  std::unique_ptr<Process> start_controller(const std::string& profile_path,
+                                            const std::vector<std::string>& extra = {}) {
     // A report is never written over: each run gets the directory afresh, the test reads the latest.
     fs::remove_all(dir_ + "/report");
-    std::vector<std::string> command{tusk::build_paths::controller_bin(), "run", profile_path, "--listen",
-                                     "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
-                                     dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
-                                     dir_ + "/report", "--no-progress", "--lease", kLease, "--no-history"};
+    std::vector<std::string> command{tusk::build_paths::controller_bin(),
+                                     "run",
+                                     profile_path,
+                                     "--listen",
+                                     "127.0.0.1:" + std::to_string(port_),
+                                     "--ca",
+                                     dir_ + "/certs/ca.pem",
+                                     "--cert",
+                                     dir_ + "/certs/controller.pem",
+                                     "--key",
+                                     dir_ + "/certs/controller.key",
+                                     "--out",
+                                     dir_ + "/report",
+                                     "--no-progress",
+                                     "--lease",
+                                     kLease,
+                                     "--no-history"};
     command.insert(command.end(), extra.begin(), extra.end());
     return std::make_unique<Process>(command, dir_ + "/controller.log");
   }
@@ -244,7 +263,9 @@ using TrainingVmLab = VmLabTest<3>;
 using RailsVmLab = VmLabTest<2, false, 2>;
 
 TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
-  ASSERT_EQ(start_controller(tusk::build_paths::source_dir() + "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0) << logs();
+  ASSERT_EQ(
+      start_controller(tusk::build_paths::source_dir() + "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0)
+      << logs();
   const json result = report();
   const auto flows = streams_of(result, "flow:");
   const auto sinks = streams_of(result, "sink:");
@@ -276,8 +297,8 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
     // The controller measures throughput from then (Verdict.ThroughputIsMeasuredFromTheStreamsFirstTraffic).
     ASSERT_TRUE(flow["gauges"].contains("traffic_start_delay_ms")) << flow.dump(2);
     const double delay_ms = flow["gauges"]["traffic_start_delay_ms"].get<double>();
-    std::cout << flow["stream_id"].get<std::string>() << " of " << flow["agent"].get<std::string>()
-              << ": first post " << delay_ms << " ms after the start\n";
+    std::cout << flow["stream_id"].get<std::string>() << " of " << flow["agent"].get<std::string>() << ": first post "
+              << delay_ms << " ms after the start\n";
     EXPECT_GE(delay_ms, 0.0) << flow.dump(2);
     EXPECT_LT(delay_ms, 1000.0) << flow.dump(2);
   }
@@ -420,7 +441,8 @@ TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
     if (!found["suspects"].empty() && found["suspects"][0]["link"] == "l1:s1 -> s1:l1") {
       EXPECT_EQ(found["suspects"][0]["confidence"], "low") << found["conclusion"];
       EXPECT_NE(found["suspects"][0]["evidence"].get<std::string>().find("only one failing flow crossed it"),
-                std::string::npos) << found["conclusion"];
+                std::string::npos)
+          << found["conclusion"];
     }
     return;
   }
@@ -624,8 +646,9 @@ tests:
 // with its field and bound before the engine pins or connects anything, the agent stays
 // registered, and an honest plan after them connects its QPs on the same device.
 TEST_F(RdmaVmLab, AHostileControllersPlansAreRefusedByTheAgentWhichThenConnectsAnHonestPlan) {
-  ScriptedController controller(static_cast<std::uint16_t>(port_),
-                                {dir_ + "/certs/ca.pem", dir_ + "/certs/controller.pem", dir_ + "/certs/controller.key"});
+  ScriptedController controller(
+      static_cast<std::uint16_t>(port_),
+      {dir_ + "/certs/ca.pem", dir_ + "/certs/controller.pem", dir_ + "/certs/controller.key"});
   ASSERT_TRUE(controller.wait_for_agents({"vm1", "vm2"}, 120s)) << "the VMs' agents did not register";
   const auto plan_for = [](const std::string& peer, const std::string& address, bool sender) {
     proto::Plan plan;
@@ -658,7 +681,8 @@ TEST_F(RdmaVmLab, AHostileControllersPlansAreRefusedByTheAgentWhichThenConnectsA
       {[](proto::Plan& p) { p.mutable_rdma()->set_message_size(0); }, "message_size 0"},
       {[](proto::Plan& p) { p.mutable_rdma()->set_message_size(8); }, "cannot hold the 24 B header"},
       {[](proto::Plan& p) { p.mutable_rdma()->set_qps_per_peer(1'000'000); }, "qps_per_peer 1000000 is out of range"},
-      {[](proto::Plan& p) { p.mutable_rdma()->set_outstanding(4'000'000'000u); }, "outstanding 4000000000 is out of range"},
+      {[](proto::Plan& p) { p.mutable_rdma()->set_outstanding(4'000'000'000u); },
+       "outstanding 4000000000 is out of range"},
       {[](proto::Plan& p) {
          p.mutable_rdma()->set_qps_per_peer(1024);
          p.mutable_rdma()->set_outstanding(8192);
@@ -678,7 +702,8 @@ TEST_F(RdmaVmLab, AHostileControllersPlansAreRefusedByTheAgentWhichThenConnectsA
     controller.send_plan("vm1", plan);
     const auto answer = controller.answer("vm1", "hostile", static_cast<int>(i), 60s);
     ASSERT_TRUE(answer.has_value()) << "no answer to hostile plan " << i << "; vm1 "
-                                    << (controller.connected("vm1") ? "still connected" : controller.closed_reason("vm1"));
+                                    << (controller.connected("vm1") ? "still connected"
+                                                                    : controller.closed_reason("vm1"));
     EXPECT_FALSE(answer->ok()) << "hostile plan " << i << " was accepted: " << plan.ShortDebugString();
     EXPECT_NE(answer->error().find(hostile[i].refusal), std::string::npos)
         << "plan " << i << " was refused with '" << answer->error() << "', not '" << hostile[i].refusal << "'";
@@ -762,8 +787,7 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
         EXPECT_NEAR(downtime_ms - reconnect_ms, port_down_ms, 300) << name << "\n" << stream.dump(2);
       } else {
         EXPECT_GE(downtime_ms - reconnect_ms, port_down_ms - 300) << name << "\n" << stream.dump(2);
-        EXPECT_LE(downtime_ms - reconnect_ms, port_down_ms + vm1_reconnect_ms + 300) << name << "\n"
-                                                                                    << stream.dump(2);
+        EXPECT_LE(downtime_ms - reconnect_ms, port_down_ms + vm1_reconnect_ms + 300) << name << "\n" << stream.dump(2);
       }
       EXPECT_GT(reconnect_ms, 0) << name << "\n" << stream.dump(2);
       // A reconnect, not a hang: the resolve and connect retries (300 ms timeout, then every 20 to
@@ -873,13 +897,16 @@ std::string collective_profile(const std::string& collective, const std::string&
                                const std::string& hosts = "[vm1, vm2, vm3]", const std::string& extra = "") {
   return R"(name: lab-collective
 agents:
-  hosts: )" + hosts + R"(
+  hosts: )" +
+         hosts + R"(
   wait: 90s
 tests:
   - name: replay
     engine: rdma
-)" + extra + R"(    collective: )" + collective + R"(
-    collective_bytes: )" + bytes + R"(
+)" + extra +
+         R"(    collective: )" + collective + R"(
+    collective_bytes: )" +
+         bytes + R"(
     steps: 5
     step_period: 4s
     compute_time: 1s
@@ -992,7 +1019,8 @@ TEST_F(RailsVmLab, ARailAlignedAllReduceSendsTheModelsBytesThroughEachNic) {
   EXPECT_EQ(nics, (std::set<std::string>{"vm1 rxe0/1", "vm1 rxe1/1", "vm2 rxe0/1", "vm2 rxe1/1"}));
   // Each VM reports both NIC ports, each with its peer.
   std::set<std::string> ports;
-  for (const auto& nic : streams_of(result, "nic:")) ports.insert(nic["agent"].get<std::string>() + " " + nic["stream_id"].get<std::string>());
+  for (const auto& nic : streams_of(result, "nic:"))
+    ports.insert(nic["agent"].get<std::string>() + " " + nic["stream_id"].get<std::string>());
   EXPECT_EQ(ports, (std::set<std::string>{"vm1 nic:rxe0/1", "vm1 nic:rxe1/1", "vm2 nic:rxe0/1", "vm2 nic:rxe1/1"}));
 }
 

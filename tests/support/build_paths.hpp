@@ -12,9 +12,9 @@ std::string source_dir();      // the repository root
 std::string controller_bin();  // tusk-controller
 std::string agent_bin();       // tusk-agent
 // Test-only programs (tests/CMakeLists.txt), defined only where the tests are built.
-std::string agent_double_bin();  // tusk-agent-double
-std::string lab_relay_bin();     // tusk-lab-relay
-std::string lab_flap_bin();      // tusk-lab-flap
+std::string agent_double_bin();      // tusk-agent-double
+std::string lab_relay_bin();         // tusk-lab-relay
+std::string lab_flap_bin();          // tusk-lab-flap
 std::string lab_rdma_connect_bin();  // tusk-lab-rdma-connect
 
 }  // namespace tusk::build_paths

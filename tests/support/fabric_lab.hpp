@@ -25,7 +25,8 @@ class FabricLab {
     if (!pipe) throw std::runtime_error("cannot run the fabric lab");
     std::string output;
     std::array<char, 4096> buffer{};
-    while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe.get())) output.append(buffer.data(), n);
+    while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe.get()))
+      output.append(buffer.data(), n);
     if (pclose(pipe.release()) != 0) throw std::runtime_error("fabric lab failed: " + arguments + "\n" + output);
     return output;
   }
@@ -36,7 +37,8 @@ class FabricLab {
 
  private:
   std::string command(const std::string& arguments) const {
-    return "TUSK_LAB_ID=" + id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/fabric-lab.sh " + arguments + " 2>&1";
+    return "TUSK_LAB_ID=" + id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/fabric-lab.sh " + arguments +
+           " 2>&1";
   }
   std::string id_;
 };

@@ -5,8 +5,8 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "tests/e2e/process.hpp"
-#include "tests/support/fabric_lab.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/fabric_lab.hpp"
 
 namespace tusk::testing {
 
@@ -77,12 +77,12 @@ class FabricRun : public ::testing::Test {
       const std::string idle = std::to_string(sleep != idle_sleep_us.end() ? sleep->second : 50);
       for (int attempt = 1;; ++attempt) {
         auto agent = std::make_unique<Process>(
-            std::vector<std::string>{tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
-                                     host.name, "--ca", dir_ + "/certs/ca.pem", "--cert",
-                                     dir_ + "/certs/" + host.name + ".pem", "--key", dir_ + "/certs/" + host.name + ".key",
-                                     "--dpdk-vdev", "net_af_packet0,iface=" + lab_->ns(host.name), "--dpdk-file-prefix",
-                                     id_ + host.name, "--idle-sleep-us", idle, "--dpdk-address",
-                                     host.address + "/24,gw=" + gateway},
+            std::vector<std::string>{
+                tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
+                host.name, "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + host.name + ".pem", "--key",
+                dir_ + "/certs/" + host.name + ".key", "--dpdk-vdev", "net_af_packet0,iface=" + lab_->ns(host.name),
+                "--dpdk-file-prefix", id_ + host.name, "--idle-sleep-us", idle, "--dpdk-address",
+                host.address + "/24,gw=" + gateway},
             log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + host.name + "'", 20s)) << read_file(log);
         if (read_file(log).find("engines: dpdk") != std::string::npos) {
@@ -100,10 +100,21 @@ class FabricRun : public ::testing::Test {
     std::ofstream(dir_ + "/profile.yaml") << profile;
     // A report is never written over: each run gets the directory afresh, the test reads the latest.
     std::filesystem::remove_all(dir_ + "/report");
-    std::vector<std::string> command{tusk::build_paths::controller_bin(), "run", dir_ + "/profile.yaml", "--listen",
-                                     "127.0.0.1:" + std::to_string(port_), "--ca", dir_ + "/certs/ca.pem", "--cert",
-                                     dir_ + "/certs/controller.pem", "--key", dir_ + "/certs/controller.key", "--out",
-                                     dir_ + "/report", "--no-progress", "--no-history"};
+    std::vector<std::string> command{tusk::build_paths::controller_bin(),
+                                     "run",
+                                     dir_ + "/profile.yaml",
+                                     "--listen",
+                                     "127.0.0.1:" + std::to_string(port_),
+                                     "--ca",
+                                     dir_ + "/certs/ca.pem",
+                                     "--cert",
+                                     dir_ + "/certs/controller.pem",
+                                     "--key",
+                                     dir_ + "/certs/controller.key",
+                                     "--out",
+                                     dir_ + "/report",
+                                     "--no-progress",
+                                     "--no-history"};
     command.insert(command.end(), extra.begin(), extra.end());
     return command;
   }

@@ -20,8 +20,8 @@ namespace tusk::testing {
 
 struct RenderedPage {
   int status = -1;
-  std::string dom;     // the DOM after the page's scripts ran
-  std::string log;     // Chromium's stderr, console messages included
+  std::string dom;  // the DOM after the page's scripts ran
+  std::string log;  // Chromium's stderr, console messages included
   // Console errors, uncaught exceptions and Content-Security-Policy refusals in the log.
   std::vector<std::string> console_errors() const {
     std::vector<std::string> errors;
@@ -65,9 +65,9 @@ class HeadlessChromium {
   static RenderedPage render(const std::string& page, const std::string& scratch) {
     const std::string dom = scratch + "/dom.html", log = scratch + "/chromium.log";
     RenderedPage out;
-    out.status = run(common_flags(scratch) + " --enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom " +
-                         quoted("file://" + std::filesystem::absolute(page).string()) + " >" + quoted(dom) + " 2>" +
-                         quoted(log));
+    out.status =
+        run(common_flags(scratch) + " --enable-logging=stderr --v=0 --virtual-time-budget=10000 --dump-dom " +
+            quoted("file://" + std::filesystem::absolute(page).string()) + " >" + quoted(dom) + " 2>" + quoted(log));
     out.dom = read(dom);
     out.log = read(log);
     return out;

@@ -42,7 +42,8 @@ inline void expect_report_page_draws(const std::string& report_directory, const 
     if (!stream.contains("sender")) continue;
     hosts.insert(stream["sender"].get<std::string>());
     hosts.insert(stream["receiver"].get<std::string>());
-    if (!stream["passed"].get<bool>()) failing.insert(stream["sender"].get<std::string>() + "->" + stream["receiver"].get<std::string>());
+    if (!stream["passed"].get<bool>())
+      failing.insert(stream["sender"].get<std::string>() + "->" + stream["receiver"].get<std::string>());
   }
   const std::size_t n = hosts.size();
   EXPECT_EQ(rendered.attribute("matrix-hosts"), std::to_string(n));

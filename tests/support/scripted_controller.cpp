@@ -29,7 +29,7 @@ struct ScriptedController::State {
   mutable std::mutex mutex;
   std::condition_variable changed;
   std::map<std::string, std::shared_ptr<Connection>> agents;  // by the name their Hello gave
-  std::map<std::string, std::string> closed;                   // agent name: why
+  std::map<std::string, std::string> closed;                  // agent name: why
   std::map<std::string, proto::Inventory> inventories;
   std::map<std::tuple<std::string, std::string, int>, proto::PlanAck> answers;
 
@@ -90,7 +90,8 @@ struct ScriptedController::State {
         changed.notify_all();
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -126,8 +127,7 @@ struct ScriptedController::State {
   }
 };
 
-ScriptedController::ScriptedController(std::uint16_t port, const TlsFiles& tls)
-    : state_(std::make_unique<State>(tls)) {
+ScriptedController::ScriptedController(std::uint16_t port, const TlsFiles& tls) : state_(std::make_unique<State>(tls)) {
   const asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
   state_->acceptor.open(endpoint.protocol());
   state_->acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true));

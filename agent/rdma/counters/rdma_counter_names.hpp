@@ -32,7 +32,7 @@ inline constexpr std::string_view kPortXmitPackets = "port_xmit_packets";
 inline constexpr std::string_view kPortRcvPackets = "port_rcv_packets";
 // Transport (RC) errors and retries.
 using counters::kOutOfSequence;  // judged one by one: common/counter_names.hpp
-using counters::kPacketSeqErr;  // judged one by one: common/counter_names.hpp
+using counters::kPacketSeqErr;   // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kImpliedNakSeqErr = "implied_nak_seq_err";
 using counters::kLocalAckTimeoutErr;  // judged one by one: common/counter_names.hpp
 inline constexpr std::string_view kDuplicateRequest = "duplicate_request";

@@ -51,9 +51,8 @@ const std::vector<TestKey>& keys() {
        }},
       {"frame_size", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(method_keys::read_frame_size(c.read, v), d, [](D& t, auto bytes) {
-           params(t.spec).set_frame_size(bytes);
-         });
+         return store(method_keys::read_frame_size(c.read, v), d,
+                      [](D& t, auto bytes) { params(t.spec).set_frame_size(bytes); });
        }},
       {"frame_sizes", "dpdk",
        [](R& c, const V& v, D& d) {
@@ -61,8 +60,7 @@ const std::vector<TestKey>& keys() {
          if (v.node.IsScalar() && v.node.Scalar() == "imix") {
            sizes = imix_frame_sizes();
          } else if (v.node.IsScalar()) {
-           c.read.fail(v,
-                       fmt::format("expected a list of frame sizes or imix, got '{}'", v.text()));
+           c.read.fail(v, fmt::format("expected a list of frame sizes or imix, got '{}'", v.text()));
          } else {
            sizes = method_keys::read_frame_sizes(c.read, v);
          }
@@ -72,8 +70,8 @@ const std::vector<TestKey>& keys() {
        }},
       {"pattern", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.choice(v, {"prbs7", "prbs9", "prbs11", "prbs15", "prbs23", "prbs31",
-                                        "zeros", "ones", "alternating"}),
+         return store(c.read.choice(v, {"prbs7", "prbs9", "prbs11", "prbs15", "prbs23", "prbs31", "zeros", "ones",
+                                        "alternating"}),
                       d, [](D& t, auto s) { params(t.spec).set_pattern(s); });
        }},
       {"invert", "dpdk",
@@ -82,13 +80,11 @@ const std::vector<TestKey>& keys() {
        }},
       {"vlan", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 4094, "0", "4094"}), d,
-                      [](D& t, auto n) { params(t.spec).set_vlan(n); });
+         return store(c.read.uint32(v, {0, 4094, "0", "4094"}), d, [](D& t, auto n) { params(t.spec).set_vlan(n); });
        }},
       {"pcp", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 7, "0", "7"}), d,
-                      [](D& t, auto n) { params(t.spec).set_pcp(n); });
+         return store(c.read.uint32(v, {0, 7, "0", "7"}), d, [](D& t, auto n) { params(t.spec).set_pcp(n); });
        }},
       // Below 0x0600 the field is an 802.3 length, not an EtherType.
       {"ethertype", "dpdk",
@@ -96,8 +92,7 @@ const std::vector<TestKey>& keys() {
          auto type = c.read.uint32(v, {0x0600, 0xFFFF, "0x0600", "0xFFFF"});
          // A tag type would make every switch on the path read the Tusk header as a VLAN tag.
          if (type && (*type == 0x8100 || *type == 0x88A8 || *type == 0x9100)) {
-           c.read.fail(v, fmt::format("ethertype 0x{:04X} is a VLAN tag type; tag frames with vlan: and pcp:",
-                                      *type));
+           c.read.fail(v, fmt::format("ethertype 0x{:04X} is a VLAN tag type; tag frames with vlan: and pcp:", *type));
            type.reset();
          }
          return store(type, d, [](D& t, auto n) { params(t.spec).set_ethertype(n); });
@@ -182,8 +177,7 @@ const std::vector<TestKey>& keys() {
        [](R& c, const V& v, D& d) {
          auto ratio = c.read.ratio(v);
          if (ratio && (*ratio <= 0 || *ratio >= 1)) {
-           c.read.fail(
-               v, fmt::format("confidence {} must be above 0 and below 1 (e.g. 95%)", v.text()));
+           c.read.fail(v, fmt::format("confidence {} must be above 0 and below 1 (e.g. 95%)", v.text()));
            ratio.reset();
          }
          return store(ratio, d, [](D& t, double r) { params(t.spec).set_confidence(r); });
@@ -292,7 +286,8 @@ void check_encapsulation(profile_schema::TestCheck& check) {
     }
   }
   if (const auto* origin = check.draft.origin("ethertype"); origin && ipv4) {
-    check.fail("ethertype", origin, "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
+    check.fail("ethertype", origin,
+               "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
   }
   if (check.draft.trace_rate) test.set_trace_rate(*check.draft.trace_rate);
   const auto paths = ecmp_keys::flows_for_paths(check, kMaxFlowsPerPeer, "flows_per_peer");
@@ -302,8 +297,9 @@ void check_encapsulation(profile_schema::TestCheck& check) {
   check_classes(check);
   if (test.udp_source_port() + test.flows_per_peer() - 1 > 65535) {
     const auto* origin = check.draft.origin("udp_source_port");
-    check.fail("udp_source_port", origin ? origin : check.draft.origin("flows_per_peer"),
-               fmt::format("{} flows from source port {} would pass 65535", test.flows_per_peer(), test.udp_source_port()));
+    check.fail(
+        "udp_source_port", origin ? origin : check.draft.origin("flows_per_peer"),
+        fmt::format("{} flows from source port {} would pass 65535", test.flows_per_peer(), test.udp_source_port()));
   }
 }
 
@@ -335,8 +331,7 @@ void check(profile_schema::TestCheck& check) {
   } else {
     check.fail("rate", origin,
                fmt::format("rate {} with {}-byte frames is {}, above safety.max_rate {}", origin->text,
-                           mix.largest_bytes, units::format_bit_rate(offered.capped_bps),
-                           check.profile.max_rate_text));
+                           mix.largest_bytes, units::format_bit_rate(offered.capped_bps), check.profile.max_rate_text));
   }
 }
 
@@ -390,7 +385,8 @@ std::string plan_line(const proto::Plan& plan) {
   }
   // The rate's scope: the agent's port sends it, shared by every flow to every peer.
   if (d.rate_pps() > 0 || d.rate_bps() > 0) {
-    const std::size_t flows = static_cast<std::size_t>(std::max(plan.peers_size(), 1)) * std::max<std::uint32_t>(d.flows_per_peer(), 1);
+    const std::size_t flows =
+        static_cast<std::size_t>(std::max(plan.peers_size(), 1)) * std::max<std::uint32_t>(d.flows_per_peer(), 1);
     rate += fmt::format(" per agent, shared by its {} flow{}", flows, flows == 1 ? "" : "s");
   }
   std::string framing;
@@ -399,18 +395,19 @@ std::string plan_line(const proto::Plan& plan) {
                                                        : fmt::format("{}", d.dscp());
     framing = fmt::format(" | ipv4_udp dscp {} ecn {} ttl {} | {} flow{}/peer, udp {}->{}", dscp, d.ecn(), d.ttl(),
                           d.flows_per_peer(), d.flows_per_peer() == 1 ? "" : "s",
-                          d.flows_per_peer() == 1 ? fmt::format("{}", d.udp_source_port())
-                                                  : fmt::format("{}-{}", d.udp_source_port(),
-                                                                d.udp_source_port() + d.flows_per_peer() - 1),
+                          d.flows_per_peer() == 1
+                              ? fmt::format("{}", d.udp_source_port())
+                              : fmt::format("{}-{}", d.udp_source_port(), d.udp_source_port() + d.flows_per_peer() - 1),
                           d.udp_port());
     if (d.ecmp_paths() > 0) framing += fmt::format(" (covers {} paths at {:g}%)", d.ecmp_paths(), d.coverage() * 100);
   } else if (d.flows_per_peer() > 1) {
     framing = fmt::format(" | {} flows/peer", d.flows_per_peer());
   }
   if (d.queues() > 1) framing += fmt::format(" | {} queues", d.queues());
-  return fmt::format("port {} | {} frames | {} | {}{} | mode {}{}", d.port().empty() ? "(agent default)" : d.port(),
-                     d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
-                     rate, d.pattern(), d.invert() ? " inverted" : "", d.mode(), framing);
+  return fmt::format(
+      "port {} | {} frames | {} | {}{} | mode {}{}", d.port().empty() ? "(agent default)" : d.port(),
+      d.frame_sizes_size() > 0 ? fmt::format("{} sizes", d.frame_sizes_size()) : fmt::format("{} B", d.frame_size()),
+      rate, d.pattern(), d.invert() ? " inverted" : "", d.mode(), framing);
 }
 
 // Frames go to the MAC of the peer's first DPDK port.
@@ -450,14 +447,19 @@ void json_extra(const TestOutcome& test, nlohmann::ordered_json& out) {
 // peer), and the port's; twice that, so a receiver that tells a stray sender's frames apart keeps them.
 std::size_t most_streams(const proto::Plan& plan) {
   const std::size_t flows = std::max<std::size_t>(plan.dpdk().flows_per_peer(), 1);
-  const std::size_t parties = static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1;
+  const std::size_t parties =
+      static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1;
   return 2 * (parties * flows + 1);
 }
 
 }  // namespace
 
-const proto::DpdkTest& params(const TestSpec& spec) { return params_of<proto::DpdkTest>(spec); }
-proto::DpdkTest& params(TestSpec& spec) { return mutable_params_of<proto::DpdkTest>(spec); }
+const proto::DpdkTest& params(const TestSpec& spec) {
+  return params_of<proto::DpdkTest>(spec);
+}
+proto::DpdkTest& params(TestSpec& spec) {
+  return mutable_params_of<proto::DpdkTest>(spec);
+}
 
 const EngineSlice& slice() {
   static const EngineSlice engine{

@@ -19,7 +19,9 @@ double counter_as_double(const proto::StreamCounters& stream, std::string_view n
   return static_cast<double>(counter_or_zero(stream, name));
 }
 
-double gauge(const proto::StreamCounters& stream, std::string_view name) { return gauge_of(stream, name).value_or(0); }
+double gauge(const proto::StreamCounters& stream, std::string_view name) {
+  return gauge_of(stream, name).value_or(0);
+}
 
 }  // namespace
 

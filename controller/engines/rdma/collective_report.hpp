@@ -25,10 +25,10 @@ struct RankResult {
 
 struct LinkResult {
   std::string from, to;
-  std::string nic;                 // on rails: the sender's NIC port
+  std::string nic;  // on rails: the sender's NIC port
   double bytes_per_step = 0;
-  double rate_bps = 0;             // while communicating: bytes per step over mean step time
-  double below_best_percent = 0;   // 0 for the fastest link
+  double rate_bps = 0;            // while communicating: bytes per step over mean step time
+  double below_best_percent = 0;  // 0 for the fastest link
 };
 
 struct CollectiveResult {
@@ -39,8 +39,8 @@ struct CollectiveResult {
   std::uint32_t steps = 0;
   std::vector<RankResult> per_rank;
   std::vector<LinkResult> links;
-  std::string slowest_rank;          // the agent, and on rails its NIC: "vm2 rxe1/1"
-  double time_per_step_s = 0;  // the slowest rank's mean
+  std::string slowest_rank;      // the agent, and on rails its NIC: "vm2 rxe1/1"
+  double time_per_step_s = 0;    // the slowest rank's mean
   double algbw_bytes_per_s = 0;  // S / time per step
   double busbw_bytes_per_s = 0;  // algbw * 2(n-1)/n (all_reduce) or (n-1)/n
 };

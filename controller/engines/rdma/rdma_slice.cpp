@@ -79,19 +79,16 @@ const std::vector<TestKey>& keys() {
   static const std::vector<TestKey> rows{
       {"device", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.non_empty_string(v), d,
-                      [](D& t, auto s) { params(t.spec).set_device(s); });
+         return store(c.read.non_empty_string(v), d, [](D& t, auto s) { params(t.spec).set_device(s); });
        }},
       {"ib_port", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 255, "1", "255"}), d,
-                      [](D& t, auto n) { params(t.spec).set_port(n); });
+         return store(c.read.uint32(v, {1, 255, "1", "255"}), d, [](D& t, auto n) { params(t.spec).set_port(n); });
        }},
       // ibv_global_route.sgid_index is 8 bits.
       {"gid_index", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
-                      [](D& t, auto n) { params(t.spec).set_gid_index(n); });
+         return store(c.read.uint32(v, {0, 255, "0", "255"}), d, [](D& t, auto n) { params(t.spec).set_gid_index(n); });
        }},
       {"operation", "rdma",
        [](R& c, const V& v, D& d) {
@@ -132,16 +129,14 @@ const std::vector<TestKey>& keys() {
        }},
       {"inline_threshold", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.size(v, {0, 1024, "0", "1024"}), d, [](D& t, auto bytes) {
-           params(t.spec).set_inline_threshold(static_cast<std::uint32_t>(bytes));
-         });
+         return store(c.read.size(v, {0, 1024, "0", "1024"}), d,
+                      [](D& t, auto bytes) { params(t.spec).set_inline_threshold(static_cast<std::uint32_t>(bytes)); });
        }},
       {"path_mtu", "rdma",
        [](R& c, const V& v, D& d) {
          auto mtu = c.read.uint32(v, {256, 4096, "256", "4096"});
          if (mtu && (*mtu & (*mtu - 1)) != 0) {
-           c.read.fail(
-               v, fmt::format("path_mtu {} is not one of 256, 512, 1024, 2048, 4096", v.text()));
+           c.read.fail(v, fmt::format("path_mtu {} is not one of 256, 512, 1024, 2048, 4096", v.text()));
            mtu.reset();
          }
          return store(mtu, d, [](D& t, auto n) { params(t.spec).set_path_mtu(n); });
@@ -176,7 +171,8 @@ const std::vector<TestKey>& keys() {
        [](R& c, const V& v, D& d) {
          return store(c.read.duration(v, {1ms, 8000s, "1ms", "8000s"}), d, [](D& t, auto ms) {
            std::uint32_t exponent = 1;
-           while (exponent < 31 && 4.096e-3 * static_cast<double>(std::uint64_t{1} << exponent) < ms.count()) ++exponent;
+           while (exponent < 31 && 4.096e-3 * static_cast<double>(std::uint64_t{1} << exponent) < ms.count())
+             ++exponent;
            params(t.spec).set_ack_timeout(exponent);
          });
        }},
@@ -204,21 +200,22 @@ const std::vector<TestKey>& keys() {
        }},
       {"step_period", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {1ms, 3600s, "1ms", "3600s"}), d, [](D& t, auto ms) {
-           params(t.spec).set_step_period_ms(static_cast<std::uint32_t>(ms.count()));
-         });
+         return store(c.read.duration(v, {1ms, 3600s, "1ms", "3600s"}), d,
+                      [](D& t, auto ms) { params(t.spec).set_step_period_ms(static_cast<std::uint32_t>(ms.count())); });
        }},
       {"compute_time", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {0ms, 3600s, "0s", "3600s"}), d, [](D& t, auto ms) {
-           params(t.spec).set_compute_ms(static_cast<std::uint32_t>(ms.count()));
-         });
+         return store(c.read.duration(v, {0ms, 3600s, "0s", "3600s"}), d,
+                      [](D& t, auto ms) { params(t.spec).set_compute_ms(static_cast<std::uint32_t>(ms.count())); });
        }},
       {"scale", "rdma",
        [](R& c, const V& v, D& d) {
          auto ratio = c.read.ratio(v);
          if (ratio && *ratio <= 0) {
-           c.read.fail(v, fmt::format("scale {} must be above 0 (e.g. 1% to replay a job's pattern at a hundredth of its bytes)", v.text()));
+           c.read.fail(
+               v,
+               fmt::format("scale {} must be above 0 (e.g. 1% to replay a job's pattern at a hundredth of its bytes)",
+                           v.text()));
            ratio.reset();
          }
          return store(ratio, d, [](D& t, double r) { params(t.spec).set_scale(r); });
@@ -335,7 +332,8 @@ void check(profile_schema::TestCheck& check) {
   }
   if (const auto& method = draft.spec.method; method && method->kind != MethodKind::Incast) {
     if (const auto* written = draft.origin("method"); written && draft.written.contains("message_sizes")) {
-      check.fail("message_sizes", draft.origin("message_sizes"), "message_sizes is a sweep of its own: not with method:");
+      check.fail("message_sizes", draft.origin("message_sizes"),
+                 "message_sizes is a sweep of its own: not with method:");
     } else if (written) {
       check.fail("method", written,
                  fmt::format("an rdma test sweeps message sizes with message_sizes: (a list, or FROM..TO such as "
@@ -376,8 +374,10 @@ void check(profile_schema::TestCheck& check) {
   // Presence, not validity: a malformed burst_duty has been reported already.
   const bool period = draft.written.contains("burst_period");
   const bool duty = draft.written.contains("burst_duty");
-  if (period && !duty) check.fail("burst_period", draft.origin("burst_period"), "burst_period needs burst_duty (e.g. 50%)");
-  if (duty && !period) check.fail("burst_duty", draft.origin("burst_duty"), "burst_duty needs burst_period (e.g. 100ms)");
+  if (period && !duty)
+    check.fail("burst_period", draft.origin("burst_period"), "burst_period needs burst_duty (e.g. 50%)");
+  if (duty && !period)
+    check.fail("burst_duty", draft.origin("burst_duty"), "burst_duty needs burst_period (e.g. 100ms)");
 }
 
 void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t agents, proto::Plan& plan) {
@@ -398,23 +398,25 @@ void complete_plan(const Profile& profile, const TestSpec& spec, std::size_t age
 std::string rate_text(const proto::Plan& plan) {
   const auto& r = plan.rdma();
   if (r.rate_bps() <= 0) return "line rate";
-  const std::size_t qps = static_cast<std::size_t>(std::max(plan.peers_size(), 1)) * std::max<std::uint32_t>(r.qps_per_peer(), 1) *
-                          std::max<std::uint32_t>(r.rails(), 1);
+  const std::size_t qps = static_cast<std::size_t>(std::max(plan.peers_size(), 1)) *
+                          std::max<std::uint32_t>(r.qps_per_peer(), 1) * std::max<std::uint32_t>(r.rails(), 1);
   return fmt::format("{} per agent, shared by its {} sending QP{} ({} each)", units::format_bit_rate(r.rate_bps()), qps,
                      qps == 1 ? "" : "s", units::format_bit_rate(r.rate_bps() / static_cast<double>(qps)));
 }
 
 std::string plan_line(const proto::Plan& plan) {
   const auto& r = plan.rdma();
-  std::string text = fmt::format("device {} | {} {} messages | {} QPs/peer{}, {} outstanding | {}{}",
-                                 r.device().empty() ? "(the route's)" : r.device(), r.operation(),
-                                 units::format_size(r.message_size()), r.qps_per_peer(),
-                                 r.ecmp_paths() > 0 ? fmt::format(" (cover {} paths at {:g}%)", r.ecmp_paths(), r.coverage() * 100) : "",
-                                 r.outstanding(), rate_text(plan), r.data_check() ? " | data check" : "");
+  std::string text = fmt::format(
+      "device {} | {} {} messages | {} QPs/peer{}, {} outstanding | {}{}",
+      r.device().empty() ? "(the route's)" : r.device(), r.operation(), units::format_size(r.message_size()),
+      r.qps_per_peer(),
+      r.ecmp_paths() > 0 ? fmt::format(" (cover {} paths at {:g}%)", r.ecmp_paths(), r.coverage() * 100) : "",
+      r.outstanding(), rate_text(plan), r.data_check() ? " | data check" : "");
   if (r.rails() > 0) {
     std::vector<std::string> devices;
     for (const auto& rail : r.rail_endpoints()) devices.push_back(rail.device());
-    text += fmt::format(" | {} rails{}", r.rails(), devices.empty() ? "" : fmt::format(" ({})", fmt::join(devices, ", ")));
+    text +=
+        fmt::format(" | {} rails{}", r.rails(), devices.empty() ? "" : fmt::format(" ({})", fmt::join(devices, ", ")));
   }
   if (r.port() != 0 || r.gid_index() != 0 || r.path_mtu() != 0) {
     std::vector<std::string> route;
@@ -520,14 +522,19 @@ void apply_step(TestSpec& spec, std::uint32_t message_size, const StepRate& rate
 std::size_t most_streams(const proto::Plan& plan) {
   const std::size_t qps = std::max<std::size_t>(plan.rdma().qps_per_peer(), 1);
   const std::size_t rails = std::max<std::size_t>(plan.rdma().rails(), 1);
-  const std::size_t parties = static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1;
+  const std::size_t parties =
+      static_cast<std::size_t>(plan.peers_size()) + static_cast<std::size_t>(plan.senders_size()) + 1;
   return 2 * (parties * qps * rails + rails);
 }
 
 }  // namespace
 
-const proto::RdmaTest& params(const TestSpec& spec) { return params_of<proto::RdmaTest>(spec); }
-proto::RdmaTest& params(TestSpec& spec) { return mutable_params_of<proto::RdmaTest>(spec); }
+const proto::RdmaTest& params(const TestSpec& spec) {
+  return params_of<proto::RdmaTest>(spec);
+}
+proto::RdmaTest& params(TestSpec& spec) {
+  return mutable_params_of<proto::RdmaTest>(spec);
+}
 
 const EngineSlice& slice() {
   static const EngineSlice engine{
@@ -542,26 +549,26 @@ const EngineSlice& slice() {
       .bind_inventories = bind_inventories,
       // A sending QP ("flow"), a receiving one ("sink"), a READ initiator that checks what it pulled
       // ("read"), a READ target ("source"), and a port's NIC counters ("nic").
-      .stream_kinds = {{"flow", {"throughput_bps", "completion_errors", "stalls", "connect_failures", "latency_p99_ns"}},
-                       {"sink", {"throughput_bps", "integrity_errors", "completion_errors", "connect_failures"}, false, true},
-                       {"read",
-                        {"throughput_bps", "integrity_errors", "completion_errors", "stalls", "connect_failures",
-                         "latency_p99_ns"},
-                        false,
-                        true},
-                       {"source", {"completion_errors", "connect_failures"}},
-                       {"nic",
-                        {"retransmits", "link_flaps", counters::kOutOfSequence, counters::kPacketSeqErr,
-                         counters::kLocalAckTimeoutErr, counters::kNpCnpSent, counters::kNpEcnMarkedRocePackets,
-                         counters::kSymbolError, counters::kPauseFrames, counters::kRxDiscards, "pre_fec_ber"},
-                        false,
-                        false,
-                        false}},
+      .stream_kinds =
+          {{"flow", {"throughput_bps", "completion_errors", "stalls", "connect_failures", "latency_p99_ns"}},
+           {"sink", {"throughput_bps", "integrity_errors", "completion_errors", "connect_failures"}, false, true},
+           {"read",
+            {"throughput_bps", "integrity_errors", "completion_errors", "stalls", "connect_failures", "latency_p99_ns"},
+            false,
+            true},
+           {"source", {"completion_errors", "connect_failures"}},
+           {"nic",
+            {"retransmits", "link_flaps", counters::kOutOfSequence, counters::kPacketSeqErr,
+             counters::kLocalAckTimeoutErr, counters::kNpCnpSent, counters::kNpEcnMarkedRocePackets,
+             counters::kSymbolError, counters::kPauseFrames, counters::kRxDiscards, "pre_fec_ber"},
+            false,
+            false,
+            false}},
       .thresholds = {"max_flaps", "max_latency_p99", "max_completion_errors", "max_integrity_errors", "max_stalls",
-                     "max_connect_failures",
-                     "max_retransmits", "min_throughput", "max_host_drops", "max_agents_lost", "max_out_of_sequence",
-                     "max_packet_seq_errors", "max_ack_timeouts", "max_cnp", "max_ecn_marked_packets",
-                     "max_symbol_errors", "max_pause_frames", "max_rx_discards", "max_pre_fec_ber"},
+                     "max_connect_failures", "max_retransmits", "min_throughput", "max_host_drops", "max_agents_lost",
+                     "max_out_of_sequence", "max_packet_seq_errors", "max_ack_timeouts", "max_cnp",
+                     "max_ecn_marked_packets", "max_symbol_errors", "max_pause_frames", "max_rx_discards",
+                     "max_pre_fec_ber"},
       .alternatives = {{"message_size", "message_sizes"}},
       .conclude = conclude,
       .summary_extra = summary_extra,

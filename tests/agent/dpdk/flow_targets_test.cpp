@@ -74,7 +74,8 @@ TEST(FlowTargets, DscpClassesGoToTheFlowsInTurnAndTheReceiverKnowsEachFlowsClass
   EXPECT_EQ(flow_dscp(plan.dpdk(), 49156), std::nullopt);
   // Without classes every flow carries the test's DSCP.
   plan.mutable_dpdk()->clear_dscp_classes();
-  for (const auto& target : flow_targets(plan, us(), [](std::uint32_t) { return kGatewayMac; })) EXPECT_EQ(target.dscp, 26);
+  for (const auto& target : flow_targets(plan, us(), [](std::uint32_t) { return kGatewayMac; }))
+    EXPECT_EQ(target.dscp, 26);
 }
 
 TEST(FlowTargets, EthernetFramesGoToEachPeersMacWithoutAddresses) {

@@ -18,8 +18,8 @@ using ::testing::HasSubstr;
 using tusk::testing::be16;
 
 constexpr std::uint32_t address(int a, int b, int c, int d) {
-  return static_cast<std::uint32_t>(a) << 24 | static_cast<std::uint32_t>(b) << 16 | static_cast<std::uint32_t>(c) << 8 |
-         static_cast<std::uint32_t>(d);
+  return static_cast<std::uint32_t>(a) << 24 | static_cast<std::uint32_t>(b) << 16 |
+         static_cast<std::uint32_t>(c) << 8 | static_cast<std::uint32_t>(d);
 }
 
 FrameSpec routed_spec(bool tagged = false) {

@@ -41,7 +41,8 @@ TEST(Neighbour, AnArpRequestForOurAddressGetsAReplyFromOurMac) {
   const auto request = leaf_asks_for(ip("192.168.101.11"));
   std::vector<std::uint8_t> reply(60);
   ASSERT_EQ(answer_for_us(ours(), request.data(), request.size(), reply.data()), 60u);
-  EXPECT_EQ(std::vector<std::uint8_t>(reply.begin(), reply.begin() + 6), std::vector<std::uint8_t>(kLeafMac.begin(), kLeafMac.end()));
+  EXPECT_EQ(std::vector<std::uint8_t>(reply.begin(), reply.begin() + 6),
+            std::vector<std::uint8_t>(kLeafMac.begin(), kLeafMac.end()));
   EXPECT_EQ(be16(reply, 12), 0x0806);
   const auto arp = parse_arp(reply.data(), reply.size());
   ASSERT_TRUE(arp);
@@ -63,7 +64,8 @@ TEST(Neighbour, RequestsForOthersRepliesAndOtherFramesGetNoAnswer) {
   EXPECT_EQ(answer_for_us(ours(), short_frame.data(), short_frame.size(), reply.data()), 0u);
   Ipv4Interface unaddressed;
   const auto request = leaf_asks_for(ip("192.168.101.11"));
-  EXPECT_EQ(answer_for_us(unaddressed, request.data(), request.size(), reply.data()), 0u) << "a port without an address answers nothing";
+  EXPECT_EQ(answer_for_us(unaddressed, request.data(), request.size(), reply.data()), 0u)
+      << "a port without an address answers nothing";
 }
 
 TEST(Neighbour, OurRequestIsABroadcastWhoHasFromUs) {
@@ -76,7 +78,8 @@ TEST(Neighbour, OurRequestIsABroadcastWhoHasFromUs) {
   EXPECT_EQ(arp->sender_mac, kOurMac);
   EXPECT_EQ(arp->sender_address, ip("192.168.101.11"));
   EXPECT_EQ(arp->target_address, ip("192.168.101.1"));
-  EXPECT_EQ(std::vector<std::uint8_t>(frame.begin() + 42, frame.end()), std::vector<std::uint8_t>(18, 0)) << "padding zeroed";
+  EXPECT_EQ(std::vector<std::uint8_t>(frame.begin() + 42, frame.end()), std::vector<std::uint8_t>(18, 0))
+      << "padding zeroed";
 }
 
 // An echo request as Linux's ping sends it, checksums computed here.
@@ -90,7 +93,9 @@ std::vector<std::uint8_t> ping_to(std::uint32_t destination, std::size_t data_by
   f[20] = 0x40;  // DF
   f[22] = 64, f[23] = 1;
   const std::uint32_t source = ip("192.168.101.1");
-  for (int i = 0; i < 4; ++i) f[26 + i] = static_cast<std::uint8_t>(source >> (24 - 8 * i)), f[30 + i] = static_cast<std::uint8_t>(destination >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i)
+    f[26 + i] = static_cast<std::uint8_t>(source >> (24 - 8 * i)),
+           f[30 + i] = static_cast<std::uint8_t>(destination >> (24 - 8 * i));
   const std::uint16_t ip_sum = static_cast<std::uint16_t>(~checksum_of(f, 14, 20));
   f[24] = static_cast<std::uint8_t>(ip_sum >> 8), f[25] = static_cast<std::uint8_t>(ip_sum);
   f[34] = 8;
@@ -107,14 +112,17 @@ TEST(Neighbour, APingToOurAddressIsAnsweredWithValidChecksumsAndItsData) {
     std::vector<std::uint8_t> reply(std::max<std::size_t>(request.size(), 60));
     const std::size_t length = answer_for_us(ours(), request.data(), request.size(), reply.data());
     ASSERT_EQ(length, std::max<std::size_t>(request.size(), 60)) << data;
-    EXPECT_EQ(std::vector<std::uint8_t>(reply.begin(), reply.begin() + 6), std::vector<std::uint8_t>(kLeafMac.begin(), kLeafMac.end()));
+    EXPECT_EQ(std::vector<std::uint8_t>(reply.begin(), reply.begin() + 6),
+              std::vector<std::uint8_t>(kLeafMac.begin(), kLeafMac.end()));
     EXPECT_EQ(checksum_of(reply, 14, 20), 0xFFFF) << "IPv4 header checksum";
     EXPECT_EQ(checksum_of(reply, 34, 8 + data + (data % 2)), 0xFFFF) << "ICMP checksum";
     EXPECT_EQ(reply[34], 0) << "echo reply";
     EXPECT_EQ(be16(reply, 38), 0x1234);
     EXPECT_EQ(be16(reply, 40), 7);
-    EXPECT_EQ(std::vector<std::uint8_t>(reply.begin() + 26, reply.begin() + 30), (std::vector<std::uint8_t>{192, 168, 101, 11}));
-    EXPECT_EQ(std::vector<std::uint8_t>(reply.begin() + 30, reply.begin() + 34), (std::vector<std::uint8_t>{192, 168, 101, 1}));
+    EXPECT_EQ(std::vector<std::uint8_t>(reply.begin() + 26, reply.begin() + 30),
+              (std::vector<std::uint8_t>{192, 168, 101, 11}));
+    EXPECT_EQ(std::vector<std::uint8_t>(reply.begin() + 30, reply.begin() + 34),
+              (std::vector<std::uint8_t>{192, 168, 101, 1}));
     EXPECT_EQ(std::vector<std::uint8_t>(reply.begin() + 42, reply.begin() + 42 + static_cast<long>(data)),
               std::vector<std::uint8_t>(request.begin() + 42, request.end()));
   }
@@ -134,7 +142,8 @@ TEST(Neighbour, NextHopIsThePeerOnOurSubnetElseTheGateway) {
   const Ipv4Interface no_gateway = parse_ipv4_interface("10.0.0.5/30");
   EXPECT_EQ(next_hop(no_gateway, ip("10.0.0.6")), ip("10.0.0.6"));
   EXPECT_THAT([&] { next_hop(no_gateway, ip("10.0.1.6")); },
-              ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr("10.0.1.6 is not on this port's subnet (10.0.0.5/30)")));
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("10.0.1.6 is not on this port's subnet (10.0.0.5/30)")));
 }
 
 TEST(Neighbour, AddressesAreParsedAndBadOnesSayWhatIsWrong) {
@@ -143,9 +152,11 @@ TEST(Neighbour, AddressesAreParsedAndBadOnesSayWhatIsWrong) {
   EXPECT_EQ(parsed.prefix_length, 24);
   EXPECT_EQ(parsed.gateway, ip("192.168.101.1"));
   EXPECT_EQ(to_string(parsed), "192.168.101.11/24 gw 192.168.101.1");
-  EXPECT_EQ(parse_ipv4_interface("172.16.1.2/31").prefix_length, 31) << "a /31 point-to-point link has no network address";
+  EXPECT_EQ(parse_ipv4_interface("172.16.1.2/31").prefix_length, 31)
+      << "a /31 point-to-point link has no network address";
   const auto refused = [](const char* text, const char* words) {
-    EXPECT_THAT([&] { parse_ipv4_interface(text); }, ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr(words))) << text;
+    EXPECT_THAT([&] { parse_ipv4_interface(text); }, ::testing::ThrowsMessage<std::invalid_argument>(HasSubstr(words)))
+        << text;
   };
   refused("192.168.101.11", "with its prefix");
   refused("192.168.101.311/24", "is not an IPv4 address");
@@ -168,7 +179,9 @@ namespace {
 // The receive loop's pre-filter: true for every frame answer_for_us answers, false for test frames
 // and for ARP and pings meant for others.
 TEST(Neighbour, ThePreFilterPassesEverythingAnsweredAndNoTestFrame) {
-  const auto passes = [](const std::vector<std::uint8_t>& frame) { return may_ask_for_us(ours(), frame.data(), frame.size()); };
+  const auto passes = [](const std::vector<std::uint8_t>& frame) {
+    return may_ask_for_us(ours(), frame.data(), frame.size());
+  };
   EXPECT_TRUE(passes(leaf_asks_for(ip("192.168.101.11"))));
   EXPECT_TRUE(passes(ping_to(ip("192.168.101.11"), 56)));
   EXPECT_FALSE(passes(leaf_asks_for(ip("192.168.101.12"))));

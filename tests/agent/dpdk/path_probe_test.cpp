@@ -174,7 +174,7 @@ TEST(PathProbeReply, IgnoresWhatIsNotAnAnswerToOurProbe) {
 TEST(PathProbeReply, ATestFrameQuotedIsNoProbe) {
   // A router that drops a test frame for want of a route quotes it: not a probe's answer.
   auto sent = probe(flow_spec(), 3);
-  put16(&sent[14 + 24], 200);    // a test frame's UDP length
+  put16(&sent[14 + 24], 200);  // a test frame's UDP length
   put32(&sent[14 + 28], kTuskMagic);
   const auto frame = icmp_error(sent, ip("172.16.1.3"), 3, 0);
   EXPECT_FALSE(parse_probe_reply(ours(), frame.data(), frame.size()));

@@ -15,7 +15,7 @@ TEST(RoceUdpPort, WithoutAFlowLabelThePortComesFromBothQpNumbersAlike) {
 
 TEST(RoceUdpPort, AFlowLabelFoldsItsTop6BitsIntoItsLow14) {
   EXPECT_EQ(roce_udp_source_port(0xABCDE, 1, 2), 0xFCF4);  // 0x3CDE ^ 0x2A, | 0xC000
-  EXPECT_EQ(roce_udp_source_port(1, 17, 18), 0xC001);     // the QP numbers do not count then
+  EXPECT_EQ(roce_udp_source_port(1, 17, 18), 0xC001);      // the QP numbers do not count then
   for (std::uint32_t label = 1; label < kFlowLabelMask; label += 4099) {
     EXPECT_GE(roce_udp_source_port(label, 1, 1), kRoceSourcePortMin);
   }

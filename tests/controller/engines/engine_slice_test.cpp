@@ -34,8 +34,12 @@ struct PulseParams {
   std::uint64_t pulse_bytes = 1500;
 };
 
-PulseParams& params(TestSpec& spec) { return mutable_params_of<PulseParams>(spec); }
-const PulseParams& params(const TestSpec& spec) { return params_of<PulseParams>(spec); }
+PulseParams& params(TestSpec& spec) {
+  return mutable_params_of<PulseParams>(spec);
+}
+const PulseParams& params(const TestSpec& spec) {
+  return params_of<PulseParams>(spec);
+}
 
 const std::vector<TestKey>& pulse_keys() {
   static const std::vector<TestKey> rows{
@@ -68,10 +72,10 @@ const EngineSlice& pulse_slice() {
           [](profile_schema::TestCheck& check) {
             const double cap = check.profile.safety.max_rate_bps;
             if (cap > 0 && offered_bps(check.draft.spec) > cap) {
-              check.fail("pulses", check.draft.origin("pulses"),
-                         fmt::format("{} pulses are {}, above safety.max_rate {}", params(check.draft.spec).pulses,
-                                     units::format_bit_rate(offered_bps(check.draft.spec)),
-                                     check.profile.max_rate_text));
+              check.fail(
+                  "pulses", check.draft.origin("pulses"),
+                  fmt::format("{} pulses are {}, above safety.max_rate {}", params(check.draft.spec).pulses,
+                              units::format_bit_rate(offered_bps(check.draft.spec)), check.profile.max_rate_text));
             }
           },
       .complete_plan =

@@ -46,7 +46,8 @@ TEST(CompareCommand, RunsThatShareNoStreamAreNothingComparedNotAPass) {
   json empty_b = testing::sample_report("run-b");
   empty_a["tests"] = json::array();
   empty_b["tests"] = json::array();
-  const auto result = compare(write(scratch, "a.json", empty_a), write(scratch, "b.json", empty_b), scratch.path("h.sqlite"));
+  const auto result =
+      compare(write(scratch, "a.json", empty_a), write(scratch, "b.json", empty_b), scratch.path("h.sqlite"));
   EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
   EXPECT_NE(result.out.find("nothing compared: no stream of the same test, agent, stream id and peer is in both runs "
                             "(before: 0 stream(s), after: 0)"),

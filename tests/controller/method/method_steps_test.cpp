@@ -115,8 +115,7 @@ TEST(MethodSteps, PartialDropRateAcceptsTheLossItIsGiven) {
   // A device that loses 0.05 % at any rate and forwards up to 12 Mbit/s: the NDR finds nothing,
   // the PDR at 0.1 % finds the capacity.
   const Profile profile = load("{kind: throughput, frame_sizes: [1024], pdr_loss: 0.1%, resolution: 2%, trial: 20s}");
-  const MethodResult result =
-      run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 12e6, 0.0005); });
+  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 12e6, 0.0005); });
   const auto& size = result.throughput.at(0);
   EXPECT_LT(size.ndr_bps(), 0.02 * 20e6 + 1);
   EXPECT_LE(size.pdr_bps(), 12e6);
@@ -136,7 +135,8 @@ TEST(MethodSteps, RfcDefaultSizesAreTheRfcsWireSizesLessTheirFcsSoTheLargestFits
 TEST(MethodSteps, LatencyTrialRunsAtTheNdr) {
   const Profile profile = load("{kind: throughput, frame_sizes: [1024], latency: true}");
   std::vector<PlannedStep> seen;
-  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 9e6); }, &seen);
+  const MethodResult result = run(
+      profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 9e6); }, &seen);
   ASSERT_FALSE(result.steps.empty());
   EXPECT_TRUE(result.steps.back().latency_trial);
   EXPECT_NEAR(dpdk::params(seen.back().spec).rate_bps(), result.throughput[0].ndr_bps(), 1);
@@ -146,7 +146,8 @@ TEST(MethodSteps, IncastStepsTakeTheReceiverAndThatManySenders) {
   const Profile profile = load("{kind: incast, fan_in: 2..4, trial: 1s}", "");
   EXPECT_EQ(profile.tests[0].topology, Topology::Incast);
   std::vector<PlannedStep> seen;
-  const MethodResult result = run(profile.tests[0], 5, [](const PlannedStep& s) { return shaped(s, 25e6); }, &seen);
+  const MethodResult result = run(
+      profile.tests[0], 5, [](const PlannedStep& s) { return shaped(s, 25e6); }, &seen);
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[0].agents, 3u);
   EXPECT_EQ(seen[2].agents, 5u);
@@ -169,7 +170,8 @@ TEST(MethodSteps, FrameLossRateStopsAfterTwoLosslessSteps) {
 TEST(MethodSteps, SweepRunsEverySizeAtEveryRateInOrder) {
   const Profile profile = load("{kind: sweep, frame_sizes: [256, 1024], rates: [25%, 6Mbit/s]}");
   std::vector<PlannedStep> seen;
-  run(profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 1e9); }, &seen);
+  run(
+      profile.tests[0], 2, [](const PlannedStep& s) { return shaped(s, 1e9); }, &seen);
   ASSERT_EQ(seen.size(), 4u);
   EXPECT_EQ(dpdk::params(seen[0].spec).frame_size(), 256u);
   EXPECT_DOUBLE_EQ(dpdk::params(seen[0].spec).rate_bps(), 5e6);
@@ -206,7 +208,8 @@ TEST(MethodSteps, AStepThatMeasuredNothingIsNotALosslessTrial) {
 }
 
 TEST(MethodSteps, SearchTrialsAreNotJudgedOnLossButOnEverythingElse) {
-  const Profile profile = load("{kind: throughput, frame_sizes: [256]}", "    topology: pipeline\n    thresholds: {max_loss: 0, max_ber: 1e-9}\n");
+  const Profile profile = load("{kind: throughput, frame_sizes: [256]}",
+                               "    topology: pipeline\n    thresholds: {max_loss: 0, max_ber: 1e-9}\n");
   MethodSteps steps(profile.tests[0], 2);
   const auto step = steps.next();
   ASSERT_TRUE(step);
@@ -224,7 +227,8 @@ TestOutcome congestion_outcome(const PlannedStep& step, std::uint64_t congested_
   TestOutcome outcome;
   outcome.spec = step.spec;
   outcome.agents = {"c", "d", "a", "b"};
-  for (const auto& [agent, lost] : {std::pair<std::string, std::uint64_t>{"c", congested_lost}, {"d", uncongested_lost}}) {
+  for (const auto& [agent, lost] :
+       {std::pair<std::string, std::uint64_t>{"c", congested_lost}, {"d", uncongested_lost}}) {
     StreamVerdict rx;
     rx.agent = agent;
     rx.stream.set_kind("rx");
@@ -241,7 +245,8 @@ TEST(MethodSteps, CongestionControlFailsOnlyOnLossOfTheUncongestedFlow) {
   const Profile profile = load("{kind: congestion_control}", "");
   EXPECT_EQ(profile.tests[0].topology, Topology::Congestion);
   std::vector<PlannedStep> seen;
-  const MethodResult healthy = run(profile.tests[0], 5, [](const PlannedStep& s) { return congestion_outcome(s, 480, 0); }, &seen);
+  const MethodResult healthy = run(
+      profile.tests[0], 5, [](const PlannedStep& s) { return congestion_outcome(s, 480, 0); }, &seen);
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].agents, 4u);
   ASSERT_TRUE(healthy.congestion);
@@ -250,17 +255,20 @@ TEST(MethodSteps, CongestionControlFailsOnlyOnLossOfTheUncongestedFlow) {
   EXPECT_EQ(method_verdict(healthy), TestVerdict::Pass);
   EXPECT_TRUE(method_problems(healthy).empty());
 
-  const MethodResult blocking = run(profile.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 480, 3); });
+  const MethodResult blocking =
+      run(profile.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 480, 3); });
   EXPECT_TRUE(blocking.congestion->head_of_line_blocking);
   EXPECT_EQ(method_verdict(blocking), TestVerdict::Fail);
   ASSERT_EQ(method_problems(blocking).size(), 1u);
   EXPECT_NE(method_problems(blocking)[0].find("head-of-line blocking: the flow to the uncongested port (d) lost 0.3%"),
-            std::string::npos) << method_problems(blocking)[0];
+            std::string::npos)
+      << method_problems(blocking)[0];
 
   // A device allowed some loss on the uncongested flow; one that was never congested is said.
   const Profile lenient = load("{kind: congestion_control, uncongested_loss: 0.5%}", "");
-  EXPECT_EQ(method_verdict(run(lenient.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 480, 3); })),
-            TestVerdict::Pass);
+  EXPECT_EQ(
+      method_verdict(run(lenient.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 480, 3); })),
+      TestVerdict::Pass);
   const MethodResult idle = run(profile.tests[0], 4, [](const PlannedStep& s) { return congestion_outcome(s, 0, 0); });
   ASSERT_EQ(method_warnings(idle).size(), 1u);
   EXPECT_NE(method_warnings(idle)[0].find("was not congested"), std::string::npos);
@@ -299,9 +307,11 @@ TEST(MethodSteps, FramesLostInGapsOfAnOverloadedPortAreLossNotFlaps) {
     EXPECT_FALSE(keys.contains("max_traffic_gaps")) << method;
     EXPECT_TRUE(keys.contains("max_bit_errors")) << method << ": every other safe default still judges";
   }
-  EXPECT_TRUE(judged("{kind: throughput, frame_sizes: [256]}", "    topology: pipeline\n    thresholds: {max_flaps: 0}\n")
-                  .contains("max_flaps"));
-  EXPECT_TRUE(judged("{kind: sweep, frame_sizes: [256], rates: [50%]}", "    topology: pipeline\n").contains("max_flaps"));
+  EXPECT_TRUE(
+      judged("{kind: throughput, frame_sizes: [256]}", "    topology: pipeline\n    thresholds: {max_flaps: 0}\n")
+          .contains("max_flaps"));
+  EXPECT_TRUE(
+      judged("{kind: sweep, frame_sizes: [256], rates: [50%]}", "    topology: pipeline\n").contains("max_flaps"));
 }
 
 // An RDMA incast counts bytes, not frames: its steps are measured, and the NIC counters of each
@@ -351,22 +361,25 @@ tests:
 )"),
                                             "sweep.yaml");
   std::vector<PlannedStep> seen;
-  const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) {
-    const auto size = rdma::params(s.spec).message_size();
-    TestOutcome outcome;
-    outcome.spec = s.spec;
-    StreamVerdict flow;
-    flow.agent = "a";
-    flow.stream.set_kind("flow");
-    auto& counters = *flow.stream.mutable_counters();
-    counters[std::string(counters::kTxMessages)] = 1000;
-    counters[std::string(counters::kTxBytes)] = 1000 * size;
-    (*flow.stream.mutable_gauges())[std::string(counters::kLatencyP50Ns)] = 1000.0 * size;
-    (*flow.stream.mutable_gauges())[std::string(counters::kLatencyP99Ns)] = 2000.0 * size;
-    outcome.streams = {flow};
-    outcome.verdict = TestVerdict::Pass;
-    return outcome;
-  }, &seen);
+  const MethodResult result = run(
+      profile.tests[0], 2,
+      [](const PlannedStep& s) {
+        const auto size = rdma::params(s.spec).message_size();
+        TestOutcome outcome;
+        outcome.spec = s.spec;
+        StreamVerdict flow;
+        flow.agent = "a";
+        flow.stream.set_kind("flow");
+        auto& counters = *flow.stream.mutable_counters();
+        counters[std::string(counters::kTxMessages)] = 1000;
+        counters[std::string(counters::kTxBytes)] = 1000 * size;
+        (*flow.stream.mutable_gauges())[std::string(counters::kLatencyP50Ns)] = 1000.0 * size;
+        (*flow.stream.mutable_gauges())[std::string(counters::kLatencyP99Ns)] = 2000.0 * size;
+        outcome.streams = {flow};
+        outcome.verdict = TestVerdict::Pass;
+        return outcome;
+      },
+      &seen);
   ASSERT_EQ(seen.size(), 4u);
   ASSERT_EQ(result.steps.size(), 4u);
   const std::vector<std::uint64_t> sizes{2, 4, 8, 16};
@@ -426,7 +439,8 @@ tests:
   errors = errors_of(rdma_head + "    method: {kind: sweep, frame_sizes: [256]}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("q.yaml:8:13: tests[0].method: an rdma test sweeps message sizes with message_sizes:"),
-            std::string::npos) << errors[0];
+            std::string::npos)
+      << errors[0];
   errors = errors_of(rdma_head + "    message_sizes: 2..64\n    method: {kind: sweep}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("message_sizes is a sweep of its own: not with method:"), std::string::npos) << errors[0];
@@ -434,9 +448,10 @@ tests:
   // message is at most 1 GiB.
   errors = errors_of(rdma_head + "    message_sizes: 2..8MiB\n");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("q.yaml:8:20: tests[0].message_sizes: 2 B cannot hold the 24 B header of a checked message "
-                           "(data_check, on by default): start the sweep at 32 B (e.g. 32..8MiB), or set data_check: false"),
-            std::string::npos)
+  EXPECT_NE(
+      errors[0].find("q.yaml:8:20: tests[0].message_sizes: 2 B cannot hold the 24 B header of a checked message "
+                     "(data_check, on by default): start the sweep at 32 B (e.g. 32..8MiB), or set data_check: false"),
+      std::string::npos)
       << errors[0];
   EXPECT_TRUE(errors_of(rdma_head + "    message_sizes: 2..8MiB\n    data_check: false\n").empty());
   EXPECT_TRUE(errors_of(rdma_head + "    message_sizes: 32..8MiB\n").empty());
@@ -452,11 +467,13 @@ tests:
   EXPECT_TRUE(errors_of(head + "    method: {kind: sweep, frame_sizes: [256]}\n").empty());  // at the test's rate
   errors = errors_of(incast_head + "    method: {kind: congestion_control}\n");
   ASSERT_EQ(errors.size(), 1u);
-  EXPECT_NE(errors[0].find("method congestion_control needs 4 agents; agents selects 3"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("method congestion_control needs 4 agents; agents selects 3"), std::string::npos)
+      << errors[0];
   errors = errors_of(head + "    method: {kind: warp}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("throughput"), std::string::npos) << errors[0];
-  errors = errors_of(head + "    encapsulation: ipv4_udp\n    rate: 1Mbit/s\n    method: {kind: sweep, frame_sizes: [64]}\n");
+  errors = errors_of(head +
+                     "    encapsulation: ipv4_udp\n    rate: 1Mbit/s\n    method: {kind: sweep, frame_sizes: [64]}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("cannot hold ipv4_udp headers"), std::string::npos) << errors[0];
 }

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/units.hpp"
-#include "tests/support/yaml_errors.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/yaml_errors.hpp"
 
 namespace tusk {
 namespace {
@@ -370,7 +370,8 @@ TEST(ModelFile, MissingFileIsReported) {
 
 std::vector<std::filesystem::path> shipped_models() {
   std::vector<std::filesystem::path> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(tusk::build_paths::source_dir()) / "models")) {
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::filesystem::path(tusk::build_paths::source_dir()) / "models")) {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") paths.push_back(entry.path());
   }
   std::sort(paths.begin(), paths.end());

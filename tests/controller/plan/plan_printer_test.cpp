@@ -40,11 +40,14 @@ TEST(PlanText, ExpandsASweepIntoItsStepsSaysEachRatesScopeAndTheProfilesLength) 
   const ExpandedPlan plan = expand_plan(profile, {"a", "b", "c", "d"}, "plan-only");
   const std::string text = plan_text(profile, plan);
   EXPECT_NE(text.find("method sweep: 23 steps"), std::string::npos) << text;
-  EXPECT_NE(text.find("step 1 sizes [2 B]: 5 s\n      device (the route's) | write 2 B messages |"), std::string::npos) << text;
-  EXPECT_NE(text.find("step 23 sizes [8388608 B]: 5 s\n      device (the route's) | write 8 MiB messages"), std::string::npos)
+  EXPECT_NE(text.find("step 1 sizes [2 B]: 5 s\n      device (the route's) | write 2 B messages |"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("step 23 sizes [8388608 B]: 5 s\n      device (the route's) | write 8 MiB messages"),
+            std::string::npos)
       << text;
   // Each agent of a mesh of 4 sends to 3 peers on 2 QPs each: 6 QPs share its rate.
-  EXPECT_NE(text.find("12.0 Gbit/s per agent, shared by its 6 sending QPs (2.00 Gbit/s each)"), std::string::npos) << text;
+  EXPECT_NE(text.find("12.0 Gbit/s per agent, shared by its 6 sending QPs (2.00 Gbit/s each)"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("1.00 Gbit/s (244 kpps at 512 B) per agent, shared by its 1 flow"), std::string::npos) << text;
   // A search: its trials are not known in advance, their number is bounded.
   EXPECT_NE(text.find("method throughput: a search of 2 to 32 trials of 2 s each"), std::string::npos) << text;

@@ -332,8 +332,8 @@ TEST(Planner, PlansCarryRunTestTimingAndSafetyCaps) {
     EXPECT_EQ(plan.test_index(), 1);
     EXPECT_EQ(plan.test_name(), "second");
     EXPECT_EQ(plan.engine(), "rdma");
-    EXPECT_EQ(plan.duration_ms(), 30000u);        // 30 s
-    EXPECT_EQ(plan.sample_interval_ms(), 250u);   // 250 ms
+    EXPECT_EQ(plan.duration_ms(), 30000u);       // 30 s
+    EXPECT_EQ(plan.sample_interval_ms(), 250u);  // 250 ms
     EXPECT_EQ(plan.max_rate_bps(), 100e9);
     EXPECT_EQ(plan.max_duration_ms(), 7200000u);  // 2 h = 2 * 3600 * 1000 ms
     ASSERT_TRUE(plan.has_rdma());
@@ -389,14 +389,15 @@ TEST(Planner, ThePlanLineShowsTheOfferedRateOfAFrameMix) {
   dpdk::params(test).set_rate_pps(1e6);
   const Profile profile = profile_with(test);
   const std::string text = plan_text(profile, expand_plan(profile, {"a", "b"}, "run"));
-  EXPECT_NE(text.find("| 1.00 Mpps (4.34 Gbit/s at mean 542.7 B) per agent, shared by its 1 flow |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 1.00 Mpps (4.34 Gbit/s at mean 542.7 B) per agent, shared by its 1 flow |"), std::string::npos)
+      << text;
 }
 
 TEST(Planner, WithoutASafetyCapPlansHaveNoRateLimit) {
   const auto plans = plan_test(profile_with(dpdk_test("d", Topology::Loopback)), 0, {"a"}, "run");
   ASSERT_EQ(plans.size(), 1u);
   EXPECT_EQ(plans[0].plan.max_rate_bps(), 0.0);
-  EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 0.0);  // line rate stays line rate
+  EXPECT_EQ(plans[0].plan.dpdk().rate_bps(), 0.0);        // line rate stays line rate
   EXPECT_EQ(plans[0].plan.max_duration_ms(), 86400000u);  // default 24 h = 24 * 3600 * 1000 ms
 }
 
@@ -449,7 +450,8 @@ TEST(Planner, UnknownTestIndexThrows) {
 TEST(Planner, NoMissingEnginesWhenEveryAgentHasThem) {
   Profile profile;
   profile.tests = {rdma_test("r", Topology::Pairs), dpdk_test("d", Topology::Pairs)};
-  const auto problems = missing_engines(profile, {inventory({"rdma", "dpdk"}), inventory({"dpdk", "rdma"})}, {"a", "b"});
+  const auto problems =
+      missing_engines(profile, {inventory({"rdma", "dpdk"}), inventory({"dpdk", "rdma"})}, {"a", "b"});
   EXPECT_TRUE(problems.empty());
 }
 

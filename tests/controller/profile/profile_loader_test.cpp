@@ -205,8 +205,8 @@ TEST(ProfileLoader, FullProfileRdmaTest) {
   std::vector<std::string> keys;
   for (const auto& threshold : test.thresholds) keys.push_back(threshold.key);
   EXPECT_EQ(keys,
-            (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors",
-                                      "max_retransmits", "min_throughput", "max_stalls", "max_connect_failures", "max_agents_lost"}));
+            (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors", "max_retransmits",
+                                      "min_throughput", "max_stalls", "max_connect_failures", "max_agents_lost"}));
 }
 
 TEST(ProfileLoader, UnsetKeysTakeTheirDefaults) {
@@ -1499,8 +1499,7 @@ tests:
 }
 
 TEST(ProfileError, ToStringLeavesOutWhatItDoesNotHave) {
-  EXPECT_EQ((ProfileError{{"p.yaml", 3, 7}, "tests[0].rate", "bad"}).to_string(),
-            "p.yaml:3:7: tests[0].rate: bad");
+  EXPECT_EQ((ProfileError{{"p.yaml", 3, 7}, "tests[0].rate", "bad"}).to_string(), "p.yaml:3:7: tests[0].rate: bad");
   EXPECT_EQ((ProfileError{{"p.yaml", 3, 7}, "", "bad"}).to_string(), "p.yaml:3:7: bad");
   EXPECT_EQ((ProfileError{{"p.yaml", 0, 0}, "", "bad"}).to_string(), "p.yaml: bad");
 }
@@ -1570,8 +1569,9 @@ TEST(ProfileCollective, NeedsItsStepsAndLeavesTimeToCommunicate) {
   const auto errors = profile_errors(yaml);
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "bad.yaml:7:17: tests[0].collective: collective all_reduce needs steps");
-  EXPECT_EQ(errors[1], "bad.yaml:10:19: tests[0].compute_time: compute_time 3s leaves no time to communicate in a "
-                       "step_period of 3000 ms");
+  EXPECT_EQ(errors[1],
+            "bad.yaml:10:19: tests[0].compute_time: compute_time 3s leaves no time to communicate in a "
+            "step_period of 3000 ms");
 }
 
 TEST(ProfileCollective, ItsStepsMustFitTheSafetyCap) {

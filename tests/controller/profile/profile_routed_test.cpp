@@ -209,7 +209,8 @@ TEST(ProfileRouted, FlowsAndPathsCannotBothBeSet) {
 }
 
 TEST(ProfileRouted, RdmaQpsCoverTheDeclaredPathsToo) {
-  const std::string rdma = "\nname: fabric\nagents: {count: 4}\ntests:\n  - name: t\n    engine: rdma\n    duration: 1s\n";
+  const std::string rdma =
+      "\nname: fabric\nagents: {count: 4}\ntests:\n  - name: t\n    engine: rdma\n    duration: 1s\n";
   auto r = rdma::params(load_profile_yaml(rdma + "    ecmp_paths: 4\n").tests.at(0));
   EXPECT_EQ(r.qps_per_peer(), 21u);
   r = rdma::params(load_profile_yaml(rdma + "    ecmp_paths: 2\n    coverage: 90%\n").tests.at(0));

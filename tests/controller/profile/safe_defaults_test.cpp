@@ -11,8 +11,8 @@
 #include "common/counter_names.hpp"
 #include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
-#include "controller/report/reports.hpp"
 #include "controller/profile/threshold_catalog.hpp"
+#include "controller/report/reports.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 #include "controller/verdict/verdict.hpp"
 
@@ -22,8 +22,8 @@ namespace {
 namespace c = counters;
 
 Profile profile_with(const std::string& engine, const std::string& thresholds) {
-  std::string text = "name: p\nagents: {hosts: [a, b]}\ntests:\n  - name: t\n    engine: " + engine +
-                     "\n    duration: 10s\n";
+  std::string text =
+      "name: p\nagents: {hosts: [a, b]}\ntests:\n  - name: t\n    engine: " + engine + "\n    duration: 10s\n";
   if (!thresholds.empty()) text += "    thresholds: {" + thresholds + "}\n";
   return load_profile_text(text, "p.yaml");
 }
@@ -77,19 +77,20 @@ TEST(SafeDefaults, AThresholdOnTheSameFaultRelaxesItsDefault) {
   EXPECT_EQ(keys_of(test, true), (std::vector<std::string>{"max_traffic_gaps", "max_agents_lost"}));
   EXPECT_EQ(keys_of(test, false), (std::vector<std::string>{"max_flaps", "max_ber", "max_loss"}));
   EXPECT_EQ(keys_of(profile_with("dpdk", "max_errored_frames: 3").tests[0], true)[0], "max_lost_frames");
-  EXPECT_EQ(keys_of(profile_with("rdma", "max_stalls: 1, max_agents_lost: 2").tests[0], true),
-            (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors",
-                                      "max_connect_failures"}));
+  EXPECT_EQ(
+      keys_of(profile_with("rdma", "max_stalls: 1, max_agents_lost: 2").tests[0], true),
+      (std::vector<std::string>{"max_flaps", "max_completion_errors", "max_integrity_errors", "max_connect_failures"}));
 }
 
 TEST(SafeDefaults, PlanPrintsTheDefaultsThatApply) {
   const Profile profile = profile_with("rdma", "max_flaps: 1");
   const std::string text = plan_text(profile, expand_plan(profile, {"a", "b"}, "run"));
   EXPECT_NE(text.find("pass when: link_flaps <= 1;"), std::string::npos) << text;
-  EXPECT_NE(text.find("safe defaults (a threshold with that key relaxes one): completion_errors <= 0 "
-                      "(max_completion_errors); integrity_errors <= 0 (max_integrity_errors); stalls <= 0 "
-                      "(max_stalls); connect_failures <= 0 (max_connect_failures); agents_lost <= 0 (max_agents_lost);"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("safe defaults (a threshold with that key relaxes one): completion_errors <= 0 "
+                "(max_completion_errors); integrity_errors <= 0 (max_integrity_errors); stalls <= 0 "
+                "(max_stalls); connect_failures <= 0 (max_connect_failures); agents_lost <= 0 (max_agents_lost);"),
+      std::string::npos)
       << text;
 }
 
@@ -192,7 +193,8 @@ AgentStream tx(const std::string& agent, const std::string& peer, std::uint64_t 
 
 AgentStream rx(const std::string& agent, const std::string& peer, std::uint64_t received, std::uint64_t lost,
                std::uint64_t gap_lost) {
-  AgentStream entry{agent, rx_stream({{c::kRxFrames, received}, {c::kLostFrames, lost}, {c::kGapLostFrames, gap_lost}})};
+  AgentStream entry{agent,
+                    rx_stream({{c::kRxFrames, received}, {c::kLostFrames, lost}, {c::kGapLostFrames, gap_lost}})};
   entry.stream.set_peer(peer);
   entry.stream.set_stream_id("rx:" + peer + "/1");
   return entry;
@@ -258,7 +260,8 @@ RunOutcome outcome_with(const TestSpec& spec, const StreamVerdict& verdict, cons
 
 TEST(SafeDefaults, SummaryAndJunitCarryTheWarningsAndTheStreamsEvents) {
   const TestSpec spec = profile_with("dpdk", "max_flaps: 1").tests[0];
-  const auto verdict = judge_stream(spec, "b", rx_stream({{c::kRxFrames, 1000}, {c::kLinkFlaps, 1}, {c::kTrafficGaps, 1}}), 10);
+  const auto verdict =
+      judge_stream(spec, "b", rx_stream({{c::kRxFrames, 1000}, {c::kLinkFlaps, 1}, {c::kTrafficGaps, 1}}), 10);
   proto::AgentEvent gap;
   gap.set_message("traffic gap on a stream 1: nothing for 300 ms, resumed");
   gap.set_stream_id("rx:a/1");
@@ -266,7 +269,8 @@ TEST(SafeDefaults, SummaryAndJunitCarryTheWarningsAndTheStreamsEvents) {
 
   const std::string summary = summary_table(outcome);
   // The stream named by its traffic's direction, then where it was measured.
-  EXPECT_NE(summary.find("warning: a -> b (b rx:a/1): link_flaps 1 (allowed: max_flaps 1)"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("warning: a -> b (b rx:a/1): link_flaps 1 (allowed: max_flaps 1)"), std::string::npos)
+      << summary;
   EXPECT_NE(summary.find("warning: b: traffic gap on a stream 1: nothing for 300 ms, resumed"), std::string::npos)
       << summary;
   EXPECT_NE(summary.find("warning: c: no result (agent lost)"), std::string::npos) << summary;

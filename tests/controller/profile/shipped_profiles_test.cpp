@@ -28,7 +28,9 @@ std::vector<std::filesystem::path> shipped_profiles() {
   return paths;
 }
 
-TEST(ShippedProfiles, ThereAreAtLeastTwo) { EXPECT_GE(shipped_profiles().size(), 2u); }
+TEST(ShippedProfiles, ThereAreAtLeastTwo) {
+  EXPECT_GE(shipped_profiles().size(), 2u);
+}
 
 TEST(ShippedProfiles, EveryOneValidates) {
   for (const auto& path : shipped_profiles()) {
@@ -54,7 +56,8 @@ TEST(ShippedProfiles, EveryOnePlansAndATrainingReplayShowsItsStepRhythm) {
     const std::size_t count = profile.agents.count ? *profile.agents.count : std::max<std::size_t>(agents.size(), 2);
     for (std::size_t i = agents.size(); i < count; ++i) agents.push_back("host-" + std::to_string(100 + i));
     const std::string text = plan_text(profile, expand_plan(profile, agents, "run"));
-    for (const auto& agent : agents) EXPECT_NE(text.find("  " + agent + " -> "), std::string::npos) << agent << "\n" << text;
+    for (const auto& agent : agents)
+      EXPECT_NE(text.find("  " + agent + " -> "), std::string::npos) << agent << "\n" << text;
     for (const auto& test : profile.tests) {
       if (test.engine != "rdma" || rdma::params(test).collective().empty()) continue;
       EXPECT_NE(text.find(rdma::params(test).collective() + " of "), std::string::npos) << text;

@@ -35,12 +35,14 @@ json stream(const std::string& agent, const std::string& id, const std::string& 
                              {"seconds_more_for_target", 1200.0}}
                       : json(nullptr);
   s["checks"] = json::array();
-  if (!passed) s["checks"].push_back({{"key", "max_lost_frames"}, {"passed", false}, {"text", "lost_frames 7 > max 0"}});
-  s["series"] = json::array({{{"index", 1}, {"elapsed_ms", 1000}, {"counters", {{"lost_frames", 0}}}, {"throughput_bps", 1.2e8}},
-                             {{"index", 2},
-                              {"elapsed_ms", 2000},
-                              {"counters", {{"lost_frames", passed ? 0 : 7}, {"traffic_gaps", passed ? 0 : 1}}},
-                              {"throughput_bps", 1.1e8}}});
+  if (!passed)
+    s["checks"].push_back({{"key", "max_lost_frames"}, {"passed", false}, {"text", "lost_frames 7 > max 0"}});
+  s["series"] =
+      json::array({{{"index", 1}, {"elapsed_ms", 1000}, {"counters", {{"lost_frames", 0}}}, {"throughput_bps", 1.2e8}},
+                   {{"index", 2},
+                    {"elapsed_ms", 2000},
+                    {"counters", {{"lost_frames", passed ? 0 : 7}, {"traffic_gaps", passed ? 0 : 1}}},
+                    {"throughput_bps", 1.1e8}}});
   return s;
 }
 
@@ -72,7 +74,9 @@ json two_host_report(const std::string& name_b) {
           {"conclusion", "1 of 1 tests failed"},
           {"agents", json::array()},
           {"tests", json::array({test})},
-          {"faults", json::array({{{"time", "2026-11-24T10:00:02.000Z"}, {"agent", "lab-a"}, {"test_index", 0},
+          {"faults", json::array({{{"time", "2026-11-24T10:00:02.000Z"},
+                                   {"agent", "lab-a"},
+                                   {"test_index", 0},
                                    {"message", "agent lost"}}})}};
 }
 
@@ -188,7 +192,8 @@ TEST(ReportHtml, IsOneFileThatLoadsNothingAndSaysSoInItsPolicy) {
   EXPECT_NE(page.find("default-src 'none'"), std::string::npos);
   EXPECT_NE(page.find("var uPlot="), std::string::npos) << "the charting library is embedded";
   // No element fetches anything: no src= or href= pointing anywhere, no stylesheet link.
-  EXPECT_FALSE(std::regex_search(page, std::regex(R"((src|href)\s*=\s*["'](https?:|//))"))) << "a request would leave the page";
+  EXPECT_FALSE(std::regex_search(page, std::regex(R"((src|href)\s*=\s*["'](https?:|//))")))
+      << "a request would leave the page";
   EXPECT_EQ(page.find("<link"), std::string::npos);
 }
 

@@ -86,8 +86,9 @@ TEST_F(ReportOutput, ADirectoryThatHoldsAReportIsRefusedBeforeTheRunAndNeverWrit
     check_report_directory(out);
     FAIL() << "a directory holding a report was accepted";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("'" + out + "' already holds run " + outcome_.run_id + "'s report (report.json)"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("'" + out + "' already holds run " + outcome_.run_id + "'s report (report.json)"),
+        std::string::npos)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("never overwritten"), std::string::npos) << e.what();
   }
@@ -103,8 +104,9 @@ TEST_F(ReportOutput, ADirectoryThatHoldsAReportIsRefusedBeforeTheRunAndNeverWrit
   second.run_id = "20261126-000001-beef";
   const auto fallback = write_reports_somewhere(second, report_json(second), out, dir_, stdout_text);
   ASSERT_TRUE(fallback);
-  EXPECT_NE(fallback->error.find("cannot write '" + out + "/report.json': it exists, and a report is never overwritten"),
-            std::string::npos)
+  EXPECT_NE(
+      fallback->error.find("cannot write '" + out + "/report.json': it exists, and a report is never overwritten"),
+      std::string::npos)
       << fallback->error;
   EXPECT_EQ(read(out + "/report.json"), first);
   EXPECT_EQ(json::parse(read(fallback->written_to + "/report.json"))["run_id"], second.run_id);

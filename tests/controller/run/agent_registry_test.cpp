@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <thread>
 
 #include "tests/support/raw_agent.hpp"
 #include "tests/support/registry_fixture.hpp"
@@ -246,7 +246,8 @@ TEST(AgentRegistry, AtTheOpenFileLimitAcceptsBackOffInsteadOfSpinning) {
   rlimit tight = saved;
   // The count includes the directory's own descriptor, closed once it is read.
   tight.rlim_cur = static_cast<rlim_t>(std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
-                                                     std::filesystem::directory_iterator{})) - 1;
+                                                     std::filesystem::directory_iterator{})) -
+                   1;
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &tight), 0);  // not one descriptor more: accept fails, EMFILE
   sockaddr_in address{};
   address.sin_family = AF_INET;

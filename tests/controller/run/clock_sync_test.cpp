@@ -32,9 +32,9 @@ ClockSample sample(std::int64_t offset_ns, std::int64_t rtt_ns) {
 TEST(ClockSync, AgentAheadWithSymmetricDelayGivesTheExactOffset) {
   // Agent clock = controller clock + 5 ms; 1 ms each way; the agent holds the probe 0.2 ms.
   // Epoch-sized timestamps, as the real clocks produce.
-  const std::int64_t t1 = 1'700'000'000'000'000'000;  // controller sends
-  const std::int64_t t2 = t1 + 1 * kMs + 5 * kMs;     // arrives after 1 ms; agent reads +5 ms
-  const std::int64_t t3 = t2 + kMs / 5;               // agent answers 0.2 ms later
+  const std::int64_t t1 = 1'700'000'000'000'000'000;         // controller sends
+  const std::int64_t t2 = t1 + 1 * kMs + 5 * kMs;            // arrives after 1 ms; agent reads +5 ms
+  const std::int64_t t3 = t2 + kMs / 5;                      // agent answers 0.2 ms later
   const std::int64_t t4 = t1 + 1 * kMs + kMs / 5 + 1 * kMs;  // controller: 1 + 0.2 + 1 = 2.2 ms after t1
   // offset = ((t2 - t1) + (t3 - t4)) / 2 = (6 ms + (6.2 ms - 2.2 ms)) / 2 = (6 + 4) / 2 = 5 ms
   // rtt = (t4 - t1) - (t3 - t2) = 2.2 ms - 0.2 ms = 2 ms
@@ -45,9 +45,9 @@ TEST(ClockSync, AgentAheadWithSymmetricDelayGivesTheExactOffset) {
 
 TEST(ClockSync, AgentBehindGivesANegativeOffset) {
   // Agent clock = controller clock - 3 ms; 0.5 ms each way; 0.1 ms processing.
-  const std::int64_t t1 = 10'000 * kMs;                // controller 10 s
-  const std::int64_t t2 = 10'000 * kMs + kMs / 2 - 3 * kMs;  // controller 10.0005 s = agent 9.9975 s
-  const std::int64_t t3 = t2 + kMs / 10;               // agent 9.9976 s
+  const std::int64_t t1 = 10'000 * kMs;                                 // controller 10 s
+  const std::int64_t t2 = 10'000 * kMs + kMs / 2 - 3 * kMs;             // controller 10.0005 s = agent 9.9975 s
+  const std::int64_t t3 = t2 + kMs / 10;                                // agent 9.9976 s
   const std::int64_t t4 = 10'000 * kMs + kMs / 2 + kMs / 10 + kMs / 2;  // controller 10.0011 s
   // offset = (-2.5 ms + (9.9976 s - 10.0011 s)) / 2 = (-2.5 - 3.5) / 2 = -3 ms
   // rtt = 1.1 ms - 0.1 ms = 1 ms
@@ -114,8 +114,8 @@ TEST(ClockSync, ExtremeAgentTimesAreDroppedWithoutOverflow) {
 // ---- start margin ----------------------------------------------------------------------------
 
 TEST(ClockSync, TheStartMarginIsTwentyRoundTripsAtMostThirtySecondsPlusTimePerAgent) {
-  EXPECT_EQ(start_margin_ns(0, 0), 1'000'000'000);            // at least 1 s
-  EXPECT_EQ(start_margin_ns(100 * kMs, 0), 2'000'000'000);    // 20 × 100 ms
+  EXPECT_EQ(start_margin_ns(0, 0), 1'000'000'000);          // at least 1 s
+  EXPECT_EQ(start_margin_ns(100 * kMs, 0), 2'000'000'000);  // 20 × 100 ms
   EXPECT_EQ(start_margin_ns(100 * kMs, 4096), 2'000'000'000 + std::int64_t{4096} * 250'000);
   // The slowest agent's round trip puts the start off 30 s at most, whatever it claims.
   EXPECT_EQ(start_margin_ns(kMaxProbeRoundTripNs, 0), kMaxRoundTripMarginNs);

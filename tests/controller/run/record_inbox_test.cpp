@@ -154,9 +154,9 @@ TEST(RecordInbox, SeveralGapsInOneBatchAreEachReported) {
 
 TEST(RecordInbox, MissingTotalAccumulatesAcrossBatches) {
   RecordInbox inbox;
-  inbox.accept(batch({2}));     // 1 missing
-  inbox.accept(batch({3, 7}));  // 4..6 missing: 3
-  inbox.accept(batch({10}));    // 8..9 missing: 2
+  inbox.accept(batch({2}));              // 1 missing
+  inbox.accept(batch({3, 7}));           // 4..6 missing: 3
+  inbox.accept(batch({10}));             // 8..9 missing: 2
   EXPECT_EQ(inbox.missing_total(), 6u);  // 1 + 3 + 2
 }
 
@@ -214,7 +214,7 @@ TEST(RecordInbox, DuplicatesTotalAccumulatesAcrossBatches) {
   EXPECT_EQ(inbox.accept(batch({1, 2, 3})).duplicates, 2u);  // 1, 2
   EXPECT_EQ(inbox.accept(batch({2, 3, 4})).duplicates, 2u);  // 2, 3
   EXPECT_EQ(inbox.accept(batch({5})).duplicates, 0u);
-  EXPECT_EQ(inbox.duplicates_total(), 4u);                   // 2 + 2 + 0
+  EXPECT_EQ(inbox.duplicates_total(), 4u);  // 2 + 2 + 0
   EXPECT_EQ(inbox.acked_through(), 5u);
 }
 

@@ -88,7 +88,9 @@ TEST(RunData, EventsPastTheLimitAreCountedInOneFault) {
   RunData data("run", {5});
   data.expect("a", 0, 4);
   for (std::size_t i = 0; i < kMaxEventsPerAgentTest + 500; ++i) data.on_record("a", event_record(0));
-  const std::size_t kept = data.with([](RunState& s) { return s.tests[std::pair<int, std::string>{0, "a"}].events.size(); });
+  const std::size_t kept = data.with([](RunState& s) {
+    return s.tests[std::pair<int, std::string>{0, "a"}].events.size();
+  });
   EXPECT_EQ(kept, kMaxEventsPerAgentTest);
   EXPECT_EQ(faults(data), 1u);
 }
@@ -186,8 +188,9 @@ TEST(RunData, PathHopsPastTheProbesReachAreCut) {
   }
   *record.mutable_sample()->add_streams() = traced;
   data.on_record("a", record);
-  const int hops = data.with(
-      [](RunState& s) { return s.tests[std::pair<int, std::string>{0, "a"}].samples.at(1).streams(0).path_size(); });
+  const int hops = data.with([](RunState& s) {
+    return s.tests[std::pair<int, std::string>{0, "a"}].samples.at(1).streams(0).path_size();
+  });
   EXPECT_EQ(hops, static_cast<int>(wire::kMaxPathHops));
   EXPECT_NE(fault_text(data).find("a path of more than 12 hops"), std::string::npos);
 }

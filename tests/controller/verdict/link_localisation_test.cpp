@@ -24,10 +24,18 @@ struct Fabric {
   int leaves = 2, spines = 2, hosts = 2, flows = 8;
 };
 
-std::string host_address(int leaf, int host) { return fmt::format("192.168.{}.{}", 100 + leaf, 10 + host); }
-std::string gateway(int leaf) { return fmt::format("192.168.{}.1", 100 + leaf); }
-std::string leaf_end(int leaf, int spine) { return fmt::format("172.16.{}.{}", leaf, 2 * spine); }
-std::string spine_end(int leaf, int spine) { return fmt::format("172.16.{}.{}", leaf, 2 * spine + 1); }
+std::string host_address(int leaf, int host) {
+  return fmt::format("192.168.{}.{}", 100 + leaf, 10 + host);
+}
+std::string gateway(int leaf) {
+  return fmt::format("192.168.{}.1", 100 + leaf);
+}
+std::string leaf_end(int leaf, int spine) {
+  return fmt::format("172.16.{}.{}", leaf, 2 * spine);
+}
+std::string spine_end(int leaf, int spine) {
+  return fmt::format("172.16.{}.{}", leaf, 2 * spine + 1);
+}
 
 // The fabric lab's topology file, as fabric-lab.sh topology-file writes it.
 FabricTopology lab_topology(const Fabric& fabric) {
@@ -46,7 +54,8 @@ FabricTopology lab_topology(const Fabric& fabric) {
   }
   yaml += "links:\n";
   for (int i = 1; i <= fabric.leaves; ++i) {
-    for (int j = 1; j <= fabric.spines; ++j) yaml += fmt::format("  - ends: l{0}:s{1} <-> s{1}:l{0}\n    cable: C-l{0}-s{1}\n", i, j);
+    for (int j = 1; j <= fabric.spines; ++j)
+      yaml += fmt::format("  - ends: l{0}:s{1} <-> s{1}:l{0}\n    cable: C-l{0}-s{1}\n", i, j);
     for (int h = 1; h <= fabric.hosts; ++h) yaml += fmt::format("  - l{0}h{1}:port <-> l{0}:h{1}\n", i, h);
   }
   return load_topology_text(yaml, "lab.yaml");
@@ -55,8 +64,8 @@ FabricTopology lab_topology(const Fabric& fabric) {
 // One fault on a directed link, by its key in the topology's names (e.g. "l1:s2 -> s2:l1").
 struct Fault {
   std::string link;
-  double loss = 0;     // share of frames and probes lost crossing it
-  double damage = 0;   // share of probes arriving damaged
+  double loss = 0;    // share of frames and probes lost crossing it
+  double damage = 0;  // share of probes arriving damaged
   std::string metric = "loss_ratio";
   // A flap of cable l<leaf>-s<spine> (link empty): for a share of the test the spine has no route to
   // the leaf's hosts, so flows from other leaves through it die there (probes to the spine too: a
@@ -145,8 +154,8 @@ std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fa
           for (const auto& fault : faults) {
             if (!fault.quiet_router.empty() && fault.quiet_router == answers[ttl - 1]) answered *= fault.answered_share;
           }
-          hop.set_answers(static_cast<std::uint64_t>(400 * (ttl == 1 ? 1 : reach) * (ttl == 2 ? 1 - moved_at_2 : 1) *
-                                                     answered));
+          hop.set_answers(
+              static_cast<std::uint64_t>(400 * (ttl == 1 ? 1 : reach) * (ttl == 2 ? 1 - moved_at_2 : 1) * answered));
           if (ttl == 2 && moved_at_2 > 0) {
             hop.set_other_address(spine_end(src.leaf, spine % fabric.spines + 1));
             hop.set_other_answers(400 - hop.answers());
@@ -482,9 +491,10 @@ TEST(Topology, EveryMistakeIsReportedWithItsLine) {
 }
 
 TEST(Topology, APortTakesOneCable) {
-  EXPECT_THROW(load_topology_text("devices:\n  a: {interfaces: {p1: ~}}\n  b: {interfaces: {p1: ~}}\n  c: {interfaces: {p1: ~}}\n"
-                                  "links:\n  - a:p1 <-> b:p1\n  - a:p1 <-> c:p1\n",
-                                  "t.yaml"),
+  EXPECT_THROW(load_topology_text(
+                   "devices:\n  a: {interfaces: {p1: ~}}\n  b: {interfaces: {p1: ~}}\n  c: {interfaces: {p1: ~}}\n"
+                   "links:\n  - a:p1 <-> b:p1\n  - a:p1 <-> c:p1\n",
+                   "t.yaml"),
                TopologyFileInvalid);
   EXPECT_THROW(load_topology_text("", "t.yaml"), TopologyFileInvalid);
   EXPECT_THROW(load_topology_file("/nonexistent/topology.yaml"), TopologyFileInvalid);

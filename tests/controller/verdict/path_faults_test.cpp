@@ -9,7 +9,8 @@
 namespace tusk {
 namespace {
 
-StreamVerdict flow(const std::string& agent, const std::string& peer, int id, bool passed, const std::string& kind = "rx") {
+StreamVerdict flow(const std::string& agent, const std::string& peer, int id, bool passed,
+                   const std::string& kind = "rx") {
   StreamVerdict verdict;
   verdict.agent = agent;
   verdict.stream.set_stream_id("rx:" + peer + "/" + std::to_string(id));
@@ -29,8 +30,8 @@ StreamVerdict flow(const std::string& agent, const std::string& peer, int id, bo
 }
 
 TEST(PathFaults, FailingFlowsBesidePassingSiblingsNameThePathNotTheHosts) {
-  const std::vector<StreamVerdict> streams{flow("a", "b", 1, true), flow("a", "b", 2, false), flow("a", "b", 3, true),
-                                           flow("a", "b", 4, false), flow("b", "a", 1, true), flow("b", "a", 2, true)};
+  const std::vector<StreamVerdict> streams{flow("a", "b", 1, true),  flow("a", "b", 2, false), flow("a", "b", 3, true),
+                                           flow("a", "b", 4, false), flow("b", "a", 1, true),  flow("b", "a", 2, true)};
   const auto signs = path_fault_signs(streams);
   ASSERT_EQ(signs.size(), 1u);
   EXPECT_EQ(signs[0].receiver, "a");

@@ -356,8 +356,7 @@ TEST(Verdict, DescribeMinChecks) {
 
 TEST(Verdict, DescribeRoundsToSixSignificantDigits) {
   // 1 errored bit in 3e9 compared: 1 / 3e9 = 3.33333...e-10, shown as 3.33333e-10.
-  const auto check =
-      check_of(max_of("ber", 1e-12), stream({{c::kBitErrors, 1}, {c::kBitsCompared, 3'000'000'000}}));
+  const auto check = check_of(max_of("ber", 1e-12), stream({{c::kBitErrors, 1}, {c::kBitsCompared, 3'000'000'000}}));
   EXPECT_EQ(check.describe(), "ber 3.33333e-10 > max 1e-12");
 }
 
