@@ -428,6 +428,39 @@ void raise_descriptor_limit() {
   if (setrlimit(RLIMIT_NOFILE, &limit) != 0) spdlog::warn("cannot raise the open-file limit: {}", std::strerror(errno));
 }
 
+// `run`'s options, the longest list of any command.
+CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, ControlPlaneFlags& control) {
+  auto* run = app.add_subcommand("run", "run a profile on its agents and write report.json and junit.xml");
+  run->add_option("file", file, "profile YAML file")->required();
+  run->footer(
+      "Exit status: 0 every threshold met, 1 a threshold failed, 2 usage, profile or configuration error (nothing "
+      "started), 3 agents missing or lost, 4 the run finished but its report could not be written to --out (the log "
+      "says where it went), 128 + N interrupted by signal N (130 Ctrl-C, 143 SIGTERM; the report says when).");
+  control.add_to(*run);
+  run->add_option("--out", flags.out,
+                  "report directory, new or empty: a report is never overwritten (default tusk-reports/<run id>)");
+  run->add_option("--wait", flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
+  run->add_flag("--no-progress", flags.no_progress, "no live progress line");
+  flags.history.add_to(*run);
+  auto* metrics_listen = run->add_option("--metrics-listen", flags.metrics_listen,
+                                         "serve Prometheus metrics on this address while the run lasts, ip:port");
+  run->add_option("--metrics-linger", flags.metrics_linger, "keep serving the final metrics this long after the run")
+      ->capture_default_str()
+      ->needs(metrics_listen);
+  run->add_option("--metrics-auth", flags.metrics_security.basic_auth,
+                  "HTTP basic authentication for /metrics: a file whose first line is user:password")
+      ->needs(metrics_listen);
+  run->add_flag("--metrics-tls", flags.metrics_tls,
+                "serve /metrics over HTTPS with --cert and --key, only to scrapers whose certificate --ca signed")
+      ->needs(metrics_listen);
+  run->add_option("--only-through", flags.only_through,
+                  "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
+  run->add_option("--from", flags.from_report, "the earlier run's report.json, for --only-through");
+  run->add_option("--topology", flags.topology,
+                  "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
+  return run;
+}
+
 }  // namespace
 
 int controller_main(int argc, char** argv) {
@@ -466,35 +499,7 @@ int controller_main(int argc, char** argv) {
   std::string run_file;
   RunFlags run_flags;
   ControlPlaneFlags run_control;
-  auto* run = app.add_subcommand("run", "run a profile on its agents and write report.json and junit.xml");
-  run->add_option("file", run_file, "profile YAML file")->required();
-  run->footer(
-      "Exit status: 0 every threshold met, 1 a threshold failed, 2 usage, profile or configuration error (nothing "
-      "started), 3 agents missing or lost, 4 the run finished but its report could not be written to --out (the log "
-      "says where it went), 128 + N interrupted by signal N (130 Ctrl-C, 143 SIGTERM; the report says when).");
-  run_control.add_to(*run);
-  run->add_option("--out", run_flags.out,
-                  "report directory, new or empty: a report is never overwritten (default tusk-reports/<run id>)");
-  run->add_option("--wait", run_flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
-  run->add_flag("--no-progress", run_flags.no_progress, "no live progress line");
-  run_flags.history.add_to(*run);
-  auto* metrics_listen = run->add_option("--metrics-listen", run_flags.metrics_listen,
-                                         "serve Prometheus metrics on this address while the run lasts, ip:port");
-  run->add_option("--metrics-linger", run_flags.metrics_linger,
-                  "keep serving the final metrics this long after the run")
-      ->capture_default_str()
-      ->needs(metrics_listen);
-  run->add_option("--metrics-auth", run_flags.metrics_security.basic_auth,
-                  "HTTP basic authentication for /metrics: a file whose first line is user:password")
-      ->needs(metrics_listen);
-  run->add_flag("--metrics-tls", run_flags.metrics_tls,
-                "serve /metrics over HTTPS with --cert and --key, only to scrapers whose certificate --ca signed")
-      ->needs(metrics_listen);
-  run->add_option("--only-through", run_flags.only_through,
-                  "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
-  run->add_option("--from", run_flags.from_report, "the earlier run's report.json, for --only-through");
-  run->add_option("--topology", run_flags.topology,
-                  "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
+  auto* run = add_run_command(app, run_file, run_flags, run_control);
 
   std::string report_run;
   std::string report_out;
@@ -517,8 +522,7 @@ int controller_main(int argc, char** argv) {
   inventory->add_option("--json", inventory_json, "also write the inventory to this file");
   inventory->footer(
       "Exit status: 0 when --expect agents registered that can run tests (each with an engine), 3 when fewer did, 2 "
-      "for a "
-      "usage error.");
+      "for a usage error.");
 
   HistoryCommands history_commands(app);
   // After the subcommands, which would inherit it.
