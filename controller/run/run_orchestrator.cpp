@@ -261,7 +261,7 @@ class Orchestrator {
       }
       if (now - last_log >= 5s) {
         last_log = now;
-        spdlog::info("still waiting for agents: {}", selection.shortfall);
+        spdlog::info("still waiting for agents ({} connected): {}", connected.size(), selection.shortfall);
       }
       progress_.update(fmt::format("waiting for agents: {} connected, {}", connected.size(), selection.shortfall));
       std::this_thread::sleep_for(kPollInterval);
