@@ -7,14 +7,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include "tests/support/build_paths.hpp"
 
 extern char** environ;
@@ -109,17 +113,46 @@ bool make_certs(const std::string& dir, const std::vector<std::string>& agents,
   return std::system((command + " >/dev/null").c_str()) == 0;
 }
 
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+namespace {
+
+// Ports from the kernel's ephemeral range (bind to port 0 gives one) are also what any outgoing
+// connection takes as its source port: a test that closed one to hand it to its controller could
+// see another test's agent connect from it first, and its controller then never listened (seen
+// with e2e tests run six at a time). So test ports come from below that range.
+std::pair<int, int> test_port_range() {
+  int low = 32768, high = 60999;
+  std::ifstream("/proc/sys/net/ipv4/ip_local_port_range") >> low >> high;
+  if (low > 11024) return {10000, low - 1};
+  return {high + 1, 65535};
+}
+
+bool can_listen_on(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const int on = 1;
+  // As the controller binds: a port whose last connections linger in TIME_WAIT is free.
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
   sockaddr_in address{};
   address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  address.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
   ::close(fd);
-  return ntohs(address.sin_port);
+  return free;
+}
+
+}  // namespace
+
+int free_port() {
+  static const auto [low, high] = test_port_range();
+  const auto span = static_cast<unsigned>(high - low + 1);
+  // Tests run as separate processes at once: each starts at its own random place in the range.
+  static std::atomic<unsigned> next{std::random_device{}() % span};
+  for (unsigned tried = 0; tried < span; ++tried) {
+    const int port = low + static_cast<int>(next.fetch_add(1) % span);
+    if (can_listen_on(port)) return port;
+  }
+  throw std::runtime_error("free_port: no free port in " + std::to_string(low) + "-" + std::to_string(high));
 }
 
 }  // namespace tusk::testing

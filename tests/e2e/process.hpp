@@ -37,7 +37,8 @@ class Process {
 // Polls `path` until it contains `needle` or the timeout passes.
 bool wait_for_text(const std::string& path, const std::string& needle, std::chrono::milliseconds timeout);
 std::string read_file(const std::string& path);
-// A TCP port on 127.0.0.1 that was free a moment ago.
+// A TCP port that was free a moment ago, from below the ephemeral range (no outgoing connection
+// takes it meanwhile).
 int free_port();
 // A new directory /tmp/<prefix>-XXXXXX, for one test's logs, certificates and reports.
 std::string make_scratch_dir(const std::string& prefix);
