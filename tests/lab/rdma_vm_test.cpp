@@ -406,8 +406,11 @@ TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsH
 // 99.99 % coverage of 2 paths is 15 QPs. At 11 (99.9 %) a CI run hashed 10 onto the other spine
 // (a 1-in-170 draw), and one failing flow is rightly only a low-confidence suspect: what the test
 // asserts follows the hash the run drew, so no draw fails it and none passes it by luck.
+// 10 % loss, not 3 %: under TCG the VMs under full RDMA load leave 16 % of probes unanswered at an
+// unimpaired first hop, and at 3 % more past the spine link a CI run's 800 probes showed the
+// loss starting there at 2.1 standard errors, under the 3 that name a link: rightly a tie.
 TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
-  fabric_->run("impair l1-s1 up loss=3");
+  fabric_->run("impair l1-s1 up loss=10");
   const std::string topology = dir_ + "/topology.yaml";
   std::ofstream(topology) << fabric_->run("topology-file");
   std::string text = profile("20s", "");
