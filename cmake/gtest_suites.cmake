@@ -3,7 +3,9 @@
 # making namespaces) then runs once per ctest run, not once per test.
 # Run after each build of the binary (tusk_add_test in tests/CMakeLists.txt):
 #   cmake -D TEST_EXECUTABLE=... -D CTEST_FILE=... -D RUNNER=... -D LABELS=... -D TIMEOUT=...
-#         -P gtest_suites.cmake
+#         -D SERIAL=TRUE|FALSE -P gtest_suites.cmake
+# SERIAL: the lab suites run alone (RUN_SERIAL); unit suites registered this way (under
+# ThreadSanitizer) run beside each other.
 execute_process(COMMAND "${TEST_EXECUTABLE}" --gtest_list_tests
   OUTPUT_VARIABLE listing RESULT_VARIABLE status TIMEOUT 30)
 if(NOT status EQUAL 0)
@@ -18,7 +20,7 @@ foreach(line IN LISTS lines)
   if(line MATCHES "^([A-Za-z_][A-Za-z0-9_/]*)\\.")
     set(name "${CMAKE_MATCH_1}.*")
     string(APPEND text "add_test([==[${name}]==] bash [==[${RUNNER}]==] [==[${TEST_EXECUTABLE}]==] [==[${CMAKE_MATCH_1}]==])\n")
-    string(APPEND text "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${LABELS}]==] RUN_SERIAL TRUE TIMEOUT ${TIMEOUT} SKIP_RETURN_CODE 77)\n")
+    string(APPEND text "set_tests_properties([==[${name}]==] PROPERTIES LABELS [==[${LABELS}]==] RUN_SERIAL ${SERIAL} TIMEOUT ${TIMEOUT} SKIP_RETURN_CODE 77)\n")
     math(EXPR suites "${suites} + 1")
   endif()
 endforeach()
