@@ -57,7 +57,7 @@ void AgentRegistry::start() {
     acceptor_.listen(asio::socket_base::max_listen_connections);
     bound_port_ = acceptor_.local_endpoint().port();
   } catch (const boost::system::system_error& e) {
-    throw std::runtime_error(fmt::format("cannot listen on {}: {}", where, e.code().message()));
+    throw std::runtime_error(fmt::format("cannot listen on {}: {} (--listen sets it)", where, e.code().message()));
   }
   spdlog::info("listening for agents on {}:{} ({})", options_.listen.host, bound_port_,
                options_.tls ? "TLS, mutual authentication" : "PLAINTEXT, --insecure");
