@@ -3,8 +3,13 @@
 // running a profile on all of them. Prints what a fabric owner asks of a control plane: time to
 // register and plan everyone, clock-sync time, start skew, samples ingested per controller core,
 // controller memory per agent, and what the report cost. Measures; asserts nothing.
+// A soak: `--topology mesh` gives every agent a stream from each other one (64 agents: 4,032
+// streams), and a long --duration at a short --sample-interval shows whether the controller's
+// memory grows with time (its RSS at 5 min, half way and at the end), what one stream-sample costs
+// it in CPU, and what the report weighs per stream.
 //
 //   controller_scale [--agents 4096] [--threads 1] [--dialling 128] [--duration 10s] [--sample-interval 1s]
+//                    [--topology pairs|mesh]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
   int dialling = 128;
   std::string duration = "10s";
   std::string sample_interval = "1s";
+  std::string topology = "pairs";
   std::string controller_bin = tusk::build_paths::controller_bin();
   bool keep = false;
   CLI::App app{"controller_scale: one tusk-controller against N simulated agents over TLS on 127.0.0.1"};
@@ -111,6 +117,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--duration", duration, "the test's duration")->capture_default_str();
   app.add_option("--sample-interval", sample_interval, "the test's sample interval")->capture_default_str();
+  app.add_option("--topology", topology, "pairs: one stream per agent; mesh: one from every other agent")
+      ->check(CLI::IsMember({"pairs", "mesh"}))
+      ->capture_default_str();
   app.add_option("--controller", controller_bin, "tusk-controller binary")->capture_default_str();
   app.add_flag("--keep", keep, "keep the scratch directory (logs, report)");
   CLI11_PARSE(app, argc, argv);
@@ -131,13 +140,13 @@ agents:
 tests:
   - name: scale
     engine: dpdk
-    topology: pairs
+    topology: {}
     duration: {}
     sample_interval: {}
     rate: 1kpps
     frame_size: 1000B
 )",
-                                        agents, duration, sample_interval);
+                                        agents, topology, duration, sample_interval);
   const int port = testing::free_port();
   testing::Process controller(
       {controller_bin, "run", profile, "--listen", fmt::format("127.0.0.1:{}", port), "--ca", dir + "/certs/ca.pem",
@@ -207,9 +216,26 @@ tests:
 
   std::uint64_t peak_rss = 0;
   for (const auto& watch : series) peak_rss = std::max(peak_rss, watch.rss_kib);
+  // The controller's RSS while the test ran, sampling from the first sample sent to the last.
+  const auto rss_at = [&](std::int64_t ns) {
+    std::uint64_t rss = 0;
+    for (const auto& watch : series) {
+      if (watch.at_ns <= ns) rss = watch.rss_kib;
+    }
+    return rss;
+  };
+  const std::int64_t first_sample_ns = metrics.samples.first(), last_sample_ns = metrics.samples.last();
+  // The first reading at 5 min, or a quarter of the way in a shorter test: past the start, before
+  // most samples arrived.
+  const std::int64_t first_reading_ns =
+      first_sample_ns + std::min(std::int64_t{300'000'000'000}, (last_sample_ns - first_sample_ns) / 4);
   const auto seconds_after_t0 = [&](std::int64_t ns) { return (ns - t0) / 1e9; };
   const double ingest_cpu = cpu_between(series, metrics.samples.first(), metrics.results.last());
+  const double ingest_and_report_cpu =
+      series.empty() ? 0 : cpu_between(series, metrics.samples.first(), series.back().at_ns);
   const std::uint64_t samples = metrics.samples.count();
+  const std::uint64_t stream_samples = metrics.stream_samples.load();
+  const std::uint64_t streams = samples ? stream_samples * static_cast<std::uint64_t>(agents) / samples : 0;
   std::error_code ec;
   const auto report_bytes = fs::file_size(dir + "/report/report.json", ec);
 
@@ -243,8 +269,26 @@ tests:
   std::printf(
       "  samples ingested               %8llu in %.2f controller CPU s: %.0f samples/s per core (goal: 100,000)\n",
       static_cast<unsigned long long>(samples), ingest_cpu, ingest_cpu > 0 ? samples / ingest_cpu : 0.0);
-  std::printf("  sample size                    %8.0f bytes on the wire, before TLS\n",
-              samples ? static_cast<double>(metrics.sample_bytes.load()) / samples : 0.0);
+  std::printf("  sample size                    %8.0f bytes on the wire, before TLS; %.0f bytes per stream-sample\n",
+              samples ? static_cast<double>(metrics.sample_bytes.load()) / samples : 0.0,
+              stream_samples ? static_cast<double>(metrics.sample_bytes.load()) / stream_samples : 0.0);
+  std::printf(
+      "  stream-samples ingested        %8llu from %llu streams: %.0f per controller CPU second, %.0f with the "
+      "verdict and report (issue 35's goal: 250,000)\n",
+      static_cast<unsigned long long>(stream_samples), static_cast<unsigned long long>(streams),
+      ingest_cpu > 0 ? stream_samples / ingest_cpu : 0.0,
+      ingest_and_report_cpu > 0 ? stream_samples / ingest_and_report_cpu : 0.0);
+  if (!metrics.samples.empty()) {
+    const double rss_first = rss_at(first_reading_ns) / 1024.0,
+                 rss_middle = rss_at((first_sample_ns + last_sample_ns) / 2) / 1024.0,
+                 rss_end = rss_at(last_sample_ns) / 1024.0;
+    std::printf(
+        "  controller RSS while sampled   %8.1f MiB at %.0f s, %.1f MiB half way, %.1f MiB at the end (%.0f s): "
+        "end/first %.2f, %.1f KiB per stream\n",
+        rss_first, (first_reading_ns - first_sample_ns) / 1e9, rss_middle, rss_end,
+        (last_sample_ns - first_sample_ns) / 1e9, rss_first > 0 ? rss_end / rss_first : 0.0,
+        streams ? rss_end * 1024.0 / static_cast<double>(streams) : 0.0);
+  }
   std::printf(
       "  controller memory              %8.1f MiB at peak, %.1f MiB idle: %.0f KiB per agent (goal: under 1,024)\n",
       peak_rss / 1024.0, baseline_rss / 1024.0,
@@ -252,6 +296,9 @@ tests:
   std::printf("  verdict and report             %8.2f s from the last result to exit; report.json %.1f MiB\n",
               exited_ns && !metrics.results.empty() ? (exited_ns - metrics.results.last()) / 1e9 : 0.0,
               ec ? 0.0 : report_bytes / 1048576.0);
+  if (!ec && streams > 0) {
+    std::printf("  report.json per stream         %8.1f KiB\n", report_bytes / 1024.0 / static_cast<double>(streams));
+  }
   std::printf("  controller exit code           %8d   refusals %llu, connections lost %llu\n", exit_code.value_or(-1),
               static_cast<unsigned long long>(metrics.refusals.load()),
               static_cast<unsigned long long>(metrics.disconnects.load()));

@@ -46,6 +46,7 @@ struct FleetMetrics {
   std::atomic<std::uint64_t> refusals{0};           // Error frames from the controller
   std::atomic<std::uint64_t> disconnects{0};        // connections lost before the run ended
   std::atomic<std::uint64_t> sample_bytes{0};
+  std::atomic<std::uint64_t> stream_samples{0};  // one stream's counters in one sample
 };
 
 }  // namespace tusk::bench

@@ -198,6 +198,7 @@ void SimAgent::send_sample() {
   sample->set_agent_time_ns(realtime_ns());
   sample->set_elapsed_ms(static_cast<std::uint64_t>(elapsed.count()));
   for (auto& stream : streams(elapsed.count() / 1e3)) *sample->add_streams() = std::move(stream);
+  metrics_.stream_samples.fetch_add(static_cast<std::uint64_t>(sample->streams_size()), std::memory_order_relaxed);
   metrics_.sample_bytes.fetch_add(record.ByteSizeLong(), std::memory_order_relaxed);
   send_record(std::move(record));
   metrics_.samples.note(steady_ns());
