@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one GoogleTest suite of a lab binary as one ctest test (cmake/gtest_suites.cmake), so the
-# suite makes its lab (VMs, namespaces) once for all its tests:
+# suite makes its lab (VMs, namespaces) once for all its tests (scripts/tsan.sh registers its unit
+# suites through it too, so each suite is one process):
 #   gtest_suite.sh BINARY SUITE
 # Exit: the binary's own; 77 (ctest: skipped) when it passed with every test skipped. A suite
 # that died before its TearDownTestSuite (a crash) leaves its labs up: those that appeared while
