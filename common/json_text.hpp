@@ -68,12 +68,16 @@ inline std::size_t json_depth(std::string_view text) {
 // Parses the whole of `in`; throws JsonTooDeep past kMaxJsonDepth, and nlohmann's parse_error on
 // what is not JSON.
 template <typename Json>
-Json parse_json(std::istream& in) {
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+Json parse_json(const std::string& text) {
   if (const std::size_t depth = json_depth(text); depth > kMaxJsonDepth) {
     throw JsonTooDeep(fmt::format("nested {} deep, more than the {} any Tusk report needs", depth, kMaxJsonDepth));
   }
   return Json::parse(text);
+}
+
+template <typename Json>
+Json parse_json(std::istream& in) {
+  return parse_json<Json>(std::string{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()});
 }
 
 }  // namespace tusk

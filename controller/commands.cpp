@@ -23,6 +23,7 @@
 #include "common/units.hpp"
 #include "common/version.hpp"
 #include "controller/history/history_commands.hpp"
+#include "controller/series/series_reader.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
@@ -267,6 +268,9 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     return kExitUsage;
   }
   options.lost_after = 2 * options.control.lease + std::chrono::seconds(4);
+  options.run_directory = [out = flags.out](const std::string& run_id) {
+    return out.empty() ? fmt::format("tusk-reports/{}", run_id) : out;
+  };
   options.progress_line = !flags.no_progress && isatty(STDOUT_FILENO) == 1;
 
   RunOutcome outcome;
@@ -276,7 +280,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     spdlog::error("{}", e.what());
     return kExitUsage;
   }
-  const std::string directory = flags.out.empty() ? fmt::format("tusk-reports/{}", outcome.run_id) : flags.out;
+  const std::string directory = options.run_directory(outcome.run_id);
   std::cout << summary_table(outcome);
   std::string fallback_parent;  // empty: straight to stdout
   std::error_code no_temp;
@@ -511,6 +515,18 @@ int controller_main(int argc, char** argv) {
   report->add_flag("--text", report_as_text,
                    "print the run's summary (streams, verdicts, suspects, faults, result) instead of drawing the page");
 
+  std::string series_run;
+  SeriesQuery series_query;
+  bool series_csv = false, series_json = false;
+  auto* series = app.add_subcommand(
+      "series", "print every sample of a run's streams from its series file, each counter as its change since the last");
+  series->add_option("run", series_run, "run directory (or its series.sqlite)")->required();
+  series->add_option("--test", series_query.test, "one test's rows, by its index from 0");
+  series->add_option("--agent", series_query.agent, "the streams this agent measured");
+  series->add_option("--stream", series_query.stream, "one stream id, e.g. rx:lab-a/1");
+  auto* csv_flag = series->add_flag("--csv", series_csv, "comma-separated, a column per counter and gauge");
+  series->add_flag("--json", series_json, "JSON Lines: an object per row")->excludes(csv_flag);
+
   ControlPlaneFlags inventory_control;
   std::uint32_t expect = 1;
   std::string inventory_wait = "30s";
@@ -550,6 +566,16 @@ int controller_main(int argc, char** argv) {
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
   if (*report) return command_report(report_run, report_out, report_as_text);
+  if (*series) {
+    try {
+      print_series(series_run, series_query,
+                   series_csv ? SeriesFormat::Csv : series_json ? SeriesFormat::Json : SeriesFormat::Table, std::cout);
+      return kExitPass;
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
+      return kExitUsage;
+    }
+  }
   raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);

@@ -1,7 +1,9 @@
 #include "controller/history/history_rows.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -206,8 +208,10 @@ RunRows rows_of_report(const json& report, std::string_view run_directory) {
   const Field root{report, ""};
   expect(root, report.is_object(), "a JSON object");
   const std::string schema = required_string(root, "schema");
-  if (schema != kHistoryReportSchema) {
-    unreadable("schema", fmt::format("'{}' is not a report this build reads ({})", schema, kHistoryReportSchema));
+  if (std::find(std::begin(kHistoryReportSchemas), std::end(kHistoryReportSchemas), schema) ==
+      std::end(kHistoryReportSchemas)) {
+    unreadable("schema", fmt::format("'{}' is not a report this build reads ({})", schema,
+                                     fmt::join(kHistoryReportSchemas, ", ")));
   }
   RunRows rows;
   RunRow& run = rows.run;

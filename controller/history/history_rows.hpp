@@ -76,7 +76,9 @@ struct RunRows {
   std::vector<LinkRow> links;
 };
 
-inline constexpr std::string_view kHistoryReportSchema = "tusk.report/1";
+// The report schemas the history reads: /2 carries each stream's series in bins where /1 had every
+// sample; the history reads neither.
+inline constexpr std::string_view kHistoryReportSchemas[] = {"tusk.report/1", "tusk.report/2"};
 
 // Reads the rows of one run from its report.json document. Every value is type-checked: a report
 // that is malformed, or of a schema this build does not know, throws ReportUnreadable naming the

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "controller/outcome/sample_set.hpp"
+#include "controller/outcome/stream_series.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -48,10 +50,13 @@ struct AgentView {
   std::uint64_t missing_records = 0;
 };
 
-// What one agent sent for one test.
+// What one agent sent for one test. Its samples are folded in as they come (each stream's latest
+// counters and binned series) and written to the series file, never kept whole: its size grows
+// with the streams, not with the test's length.
 struct AgentTestData {
   std::optional<proto::PlanAck> plan_ack;
-  std::map<std::uint32_t, proto::Sample> samples;  // by sample index; duplicates cannot enter
+  SampleSet samples;                           // the sample indexes that arrived
+  std::map<std::string, StreamSeries> series;  // by stream id; at most what the plan can make
   std::optional<proto::TestResult> result;
   std::vector<proto::AgentEvent> events;
   std::optional<ClockSample> clock;  // the estimate used for this test's start

@@ -79,6 +79,7 @@ struct RunOutcome {
   int exit_code = kExitPass;
   std::string conclusion;           // one line: why the run passed or not
   std::int64_t interrupted_ns = 0;  // when a signal interrupted the run; 0: none did
+  std::string series_file;          // where every sample went (controller/series/); "": nowhere
 };
 
 std::string_view to_string(TestVerdict verdict);

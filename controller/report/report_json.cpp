@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <string_view>
 #include <unordered_map>
@@ -40,85 +41,70 @@ json gauges_json(const proto::StreamCounters& stream) {
   return gauges;
 }
 
-// One agent's samples of each stream, in sample order: made in one pass over the samples, so the
-// series of all streams cost what the samples do, not streams x samples.
-struct SeriesSample {
-  const proto::Sample* sample;
-  const proto::StreamCounters* stream;
-};
-using SamplesByStream = std::unordered_map<std::string_view, std::vector<SeriesSample>>;
-
-SamplesByStream samples_by_stream(const AgentTestData& agent) {
-  SamplesByStream by_stream;
-  for (const auto& [index, sample] : agent.samples) {
-    for (const auto& stream : sample.streams()) {
-      auto& list = by_stream[stream.stream_id()];
-      // A stream id twice in one sample: the first counts, as it always did.
-      if (list.empty() || list.back().sample != &sample) list.push_back({&sample, &stream});
-    }
+// A stream's series in bins of `width` samples (the test's widest, so every stream's bins cover the
+// same sample indexes), as columns: one array per field, an entry per bin that holds a sample.
+// Count columns that are zero throughout, and worst values never measured, are left out.
+json series_bins_json(const StreamSeries* series, std::uint32_t width) {
+  json bins = json::object();
+  if (!series) return bins;
+  json index = json::array(), elapsed = json::array(), samples = json::array(), throughput = json::array(),
+       slowest = json::array(), step_time = json::array();
+  json lost = json::array(), damaged = json::array(), retransmits = json::array(), gaps = json::array(),
+       flaps = json::array();
+  bool any_slowest = false, any_step_time = false, any_lost = false, any_damaged = false, any_retransmits = false,
+       any_gaps = false, any_flaps = false;
+  const auto worst = [](float value, bool& any) -> json {
+    if (value < 0) return nullptr;
+    any = true;
+    return std::llround(value);
+  };
+  const auto count = [](std::uint64_t value, bool& any) {
+    any = any || value != 0;
+    return value;
+  };
+  for (const SeriesBin& bin : series->bins_at(width)) {
+    if (bin.samples == 0) continue;
+    index.push_back(bin.last_index);
+    elapsed.push_back(bin.elapsed_ms);
+    samples.push_back(bin.samples);
+    const auto rate = bin.throughput_bps();
+    throughput.push_back(rate ? json(std::llround(*rate)) : json(nullptr));
+    slowest.push_back(worst(bin.min_throughput_bps, any_slowest));
+    step_time.push_back(worst(bin.max_step_time_ns, any_step_time));
+    lost.push_back(count(bin.lost, any_lost));
+    damaged.push_back(count(bin.damaged, any_damaged));
+    retransmits.push_back(count(bin.retransmits, any_retransmits));
+    gaps.push_back(count(bin.traffic_gaps, any_gaps));
+    flaps.push_back(count(bin.link_flaps, any_flaps));
   }
-  return by_stream;
+  bins["index"] = std::move(index);
+  bins["elapsed_ms"] = std::move(elapsed);
+  bins["samples"] = std::move(samples);
+  bins["throughput_bps"] = std::move(throughput);
+  if (any_slowest) bins["min_throughput_bps"] = std::move(slowest);
+  if (any_lost) bins["lost"] = std::move(lost);
+  if (any_damaged) bins["damaged"] = std::move(damaged);
+  if (any_retransmits) bins["retransmits"] = std::move(retransmits);
+  if (any_gaps) bins["traffic_gaps"] = std::move(gaps);
+  if (any_flaps) bins["link_flaps"] = std::move(flaps);
+  if (any_step_time) bins["step_time_ns"] = std::move(step_time);
+  return bins;
 }
 
-double counter_or_zero(const proto::StreamCounters* stream, std::string_view name) {
-  if (!stream) return 0;
-  const auto it = stream->counters().find(std::string(name));
-  return it == stream->counters().end() ? 0.0 : static_cast<double>(it->second);
-}
-
-double gauge_or_zero(const proto::StreamCounters* stream, std::string_view name) {
-  if (!stream) return 0;
-  const auto it = stream->gauges().find(std::string(name));
-  return it == stream->gauges().end() ? 0.0 : it->second;
-}
-
-// A training replay's mean time per step within one interval, from the running mean the agent
-// reports: the step timeline shows when a rank slowed down, which the whole-run mean hides.
-std::optional<double> interval_step_time_ns(const proto::StreamCounters* previous, const proto::StreamCounters& now) {
-  if (!now.gauges().contains(std::string(counters::kStepTimeMeanNs))) return std::nullopt;
-  const double steps_before = counter_or_zero(previous, counters::kStepsDone);
-  const double steps_now = counter_or_zero(&now, counters::kStepsDone);
-  if (steps_now <= steps_before) return std::nullopt;
-  const double total_before = steps_before * gauge_or_zero(previous, counters::kStepTimeMeanNs);
-  const double total_now = steps_now * gauge_or_zero(&now, counters::kStepTimeMeanNs);
-  return std::max(0.0, (total_now - total_before) / (steps_now - steps_before));
-}
-
-// Per-interval deltas of every counter of one stream, plus the interval's throughput and, for a
-// training replay, its time per step.
-json stream_series(const SamplesByStream& samples, const std::string& stream_id) {
-  json series = json::array();
-  const auto found = samples.find(stream_id);
-  if (found == samples.end()) return series;
-  const proto::StreamCounters* previous = nullptr;
-  std::uint64_t previous_elapsed_ms = 0;
-  for (const auto& [sample_pointer, stream] : found->second) {
-    const proto::Sample& sample = *sample_pointer;
-    json point;
-    point["index"] = sample.index();
-    point["elapsed_ms"] = sample.elapsed_ms();
-    json deltas = json::object();
-    for (const auto& [name, value] : stream->counters()) {
-      std::uint64_t before = 0;
-      if (previous) {
-        auto it = previous->counters().find(name);
-        if (it != previous->counters().end()) before = it->second;
-      }
-      deltas[name] = value >= before ? value - before : 0;
-    }
-    point["counters"] = deltas;
-    if (!stream->gauges().empty()) point["gauges"] = gauges_json(*stream);
-    const double interval_s = (sample.elapsed_ms() - previous_elapsed_ms) / 1e3;
-    const char* bytes_key = deltas.contains("rx_bytes") ? "rx_bytes" : "tx_bytes";
-    if (interval_s > 0 && deltas.contains(bytes_key)) {
-      point["throughput_bps"] = throughput_bps(deltas[bytes_key].get<double>(), interval_s);
-    }
-    if (const auto step_time = interval_step_time_ns(previous, *stream)) point["step_time_ns"] = *step_time;
-    series.push_back(std::move(point));
-    previous = stream;
-    previous_elapsed_ms = sample.elapsed_ms();
+// The widest bins of any stream of the test: the width every stream's bins are written at.
+std::uint32_t test_bin_width(const TestOutcome& test) {
+  std::uint32_t width = 1;
+  for (const auto& [name, agent] : test.per_agent) {
+    for (const auto& [id, series] : agent.series) width = std::max(width, series.width());
   }
-  return series;
+  return width;
+}
+
+const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verdict) {
+  const auto agent = test.per_agent.find(verdict.agent);
+  if (agent == test.per_agent.end()) return nullptr;
+  const auto series = agent->second.series.find(verdict.stream.stream_id());
+  return series == agent->second.series.end() ? nullptr : &series->second;
 }
 
 // What the bits compared prove (StreamVerdict::ber).
@@ -221,7 +207,7 @@ json localisation_json(const TestOutcome& test) {
 }
 
 // One judged stream: who, which way, its flow, counters, metrics, BER, checks and series.
-json judged_stream_json(const StreamVerdict& verdict, const SamplesByStream& samples) {
+json judged_stream_json(const StreamVerdict& verdict, const StreamSeries* series, std::uint32_t bin_width) {
   json stream;
   stream["agent"] = verdict.agent;
   stream["stream_id"] = verdict.stream.stream_id();
@@ -255,7 +241,7 @@ json judged_stream_json(const StreamVerdict& verdict, const SamplesByStream& sam
                       {"text", check.describe()}});
   }
   stream["checks"] = checks;
-  stream["series"] = stream_series(samples, verdict.stream.stream_id());
+  stream["bins"] = series_bins_json(series, bin_width);
   return stream;
 }
 
@@ -277,6 +263,8 @@ json path_faults_json(const TestOutcome& test) {
 }
 
 // Each agent of the test: lost or not, the samples it sent and made, how it ended, its events.
+constexpr std::size_t kMaxListedSampleRanges = 100;
+
 json agents_json(const TestOutcome& test) {
   json agents = json::array();
   for (const auto& name : test.agents) {
@@ -285,9 +273,14 @@ json agents_json(const TestOutcome& test) {
     entry["agent"] = name;
     entry["lost"] = agent.lost;
     entry["samples_received"] = agent.samples.size();
-    std::vector<std::uint32_t> indexes;
-    for (const auto& [index, sample] : agent.samples) indexes.push_back(index);
-    entry["sample_indexes"] = indexes;
+    // [first, last] of each run of samples that arrived: [[1, 600]] when none was missing.
+    std::size_t more_ranges = 0;
+    json ranges = json::array();
+    for (const auto& [first, last] : agent.samples.ranges(kMaxListedSampleRanges, more_ranges)) {
+      ranges.push_back({first, last});
+    }
+    entry["sample_ranges"] = std::move(ranges);
+    if (more_ranges > 0) entry["sample_ranges_left_out"] = more_ranges;
     if (agent.result) {
       entry["samples_made"] = agent.result->samples();
       entry["completed"] = agent.result->completed();
@@ -349,13 +342,10 @@ json test_json(const TestOutcome& test) {
   out["starts"] = starts;
 
   json streams = json::array();
-  std::map<std::string, SamplesByStream> samples_of;  // by agent, made when its first stream needs it
+  const std::uint32_t bin_width = test_bin_width(test);
+  out["samples_per_bin"] = bin_width;
   for (const auto& verdict : test.streams) {
-    auto samples = samples_of.find(verdict.agent);
-    if (samples == samples_of.end()) {
-      samples = samples_of.emplace(verdict.agent, samples_by_stream(test.per_agent.at(verdict.agent))).first;
-    }
-    streams.push_back(judged_stream_json(verdict, samples->second));
+    streams.push_back(judged_stream_json(verdict, series_of(test, verdict), bin_width));
   }
   out["streams"] = streams;
 
@@ -383,6 +373,10 @@ json report_json(const RunOutcome& outcome) {
   report["exit_code"] = outcome.exit_code;
   report["conclusion"] = outcome.conclusion;
   report["missing_agents"] = outcome.missing_agents;
+  // Its name only: the file sits beside report.json (`tusk-controller series RUN_DIR`).
+  report["series_file"] = outcome.series_file.empty()
+                              ? json(nullptr)
+                              : json(std::filesystem::path(outcome.series_file).filename().string());
 
   json agents = json::array();
   for (const auto& view : outcome.agents) {

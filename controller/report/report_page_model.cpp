@@ -112,9 +112,10 @@ json optional_whole_number(const std::optional<double>& value) {
 // Per stream, the series the charts draw: seconds into the test, throughput, frames lost, frames
 // damaged (errored, integrity, completion errors), retransmits and, for a training replay, the
 // time per step; in bins of `per_bin` samples (samples_per_bin) on a long run.
-json stream_series(const json& stream, std::size_t& per_bin) {
+// A report of schema /1: every sample of the stream, a point each, with every counter's delta.
+std::vector<SeriesPoint> points_of_samples(const json& samples) {
   std::vector<SeriesPoint> points;
-  for (const json& point : member_or_null(stream, "series")) {
+  for (const json& point : samples) {
     SeriesPoint p;
     p.t =
         member_or_null(point, "elapsed_ms").is_number() ? member_or_null(point, "elapsed_ms").get<double>() / 1e3 : 0.0;
@@ -128,6 +129,43 @@ json stream_series(const json& stream, std::size_t& per_bin) {
       p.step_time_ns = member_or_null(point, "step_time_ns").get<double>();
     points.push_back(p);
   }
+  return points;
+}
+
+// A report of schema /2: the stream's bins as columns (report_json.cpp), a point each.
+std::vector<SeriesPoint> points_of_bins(const json& bins) {
+  const json& elapsed = member_or_null(bins, "elapsed_ms");
+  const auto at = [&](const char* column, std::size_t i) -> const json& {
+    const json& values = member_or_null(bins, column);
+    static const json none;
+    return values.is_array() && i < values.size() ? values[i] : none;
+  };
+  const auto number = [&](const char* column, std::size_t i) {
+    const json& value = at(column, i);
+    return value.is_number() ? value.get<double>() : 0.0;
+  };
+  std::vector<SeriesPoint> points;
+  if (!elapsed.is_array()) return points;
+  for (std::size_t i = 0; i < elapsed.size(); ++i) {
+    SeriesPoint p;
+    p.t = number("elapsed_ms", i) / 1e3;
+    if (at("throughput_bps", i).is_number()) p.throughput_bps = at("throughput_bps", i).get<double>();
+    p.lost = number("lost", i);
+    p.damaged = number("damaged", i);
+    p.retransmits = number("retransmits", i);
+    if (at("step_time_ns", i).is_number()) p.step_time_ns = at("step_time_ns", i).get<double>();
+    points.push_back(p);
+  }
+  return points;
+}
+
+// Per stream, the series the charts draw: seconds into the test, throughput, frames lost, frames
+// damaged (errored, integrity, completion errors), retransmits and, for a training replay, the
+// time per step; in bins of `per_bin` samples (samples_per_bin) on a long run.
+json stream_series(const json& stream, std::size_t& per_bin) {
+  const json& bins = member_or_null(stream, "bins");
+  std::vector<SeriesPoint> points =
+      bins.is_object() ? points_of_bins(bins) : points_of_samples(member_or_null(stream, "series"));
   per_bin = (points.size() + kMaxPointsPerStream - 1) / kMaxPointsPerStream;
   if (per_bin > 1) points = binned(points, per_bin);
   json t = json::array(), throughput = json::array(), lost = json::array(), damaged = json::array(),
@@ -227,6 +265,10 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
     columns["host_drops"].push_back(measured(stream, counters::kHostDrops, true));
     std::size_t per_bin = 1;
     columns["series"].push_back(stream_series(stream, per_bin));
+    // A report's own bins hold samples_per_bin samples each; the page's bins hold per_bin of those.
+    if (const json& width = member_or_null(test, "samples_per_bin"); width.is_number_unsigned()) {
+      per_bin *= std::max<std::size_t>(1, width.get<std::size_t>());
+    }
     samples_per_bin = std::max(samples_per_bin, per_bin);
   }
   // One time axis for the test; a stream sampled on it leaves out its own.

@@ -11,7 +11,9 @@
 
 namespace tusk {
 
-inline constexpr const char* kReportSchema = "tusk.report/1";
+// /2: each stream's series in bins ("bins", the test's "samples_per_bin") and each agent's samples
+// as ranges ("sample_ranges"); /1 had every sample ("series", "sample_indexes").
+inline constexpr const char* kReportSchema = "tusk.report/2";
 
 // report.json: versioned; every test, stream, counter, per-second series, start skew and fault.
 nlohmann::ordered_json report_json(const RunOutcome& outcome);

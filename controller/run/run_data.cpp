@@ -39,7 +39,7 @@ SampleAccount account_samples(const AgentTestData& data, std::uint64_t claimed, 
   account.claim_beyond_test = claimed > most;
   const std::uint64_t last = std::min<std::uint64_t>(claimed, most);
   for (std::uint64_t i = 1; i <= last; ++i) {
-    if (data.samples.count(static_cast<std::uint32_t>(i))) continue;
+    if (data.samples.contains(static_cast<std::uint32_t>(i))) continue;
     ++account.missing_count;
     if (account.missing.size() < kMaxListedMissing) account.missing.push_back(static_cast<std::uint32_t>(i));
   }
@@ -130,6 +130,25 @@ void RunData::bound_streams(const std::string& agent, int test_index,
   }
 }
 
+void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample) {
+  if (series_file_) series_file_->append(agent, sample);
+  const std::size_t most = most_streams_.at({agent, sample.test_index()});
+  for (auto& stream : *sample.mutable_streams()) {
+    auto series = data.series.find(stream.stream_id());
+    if (series == data.series.end()) {
+      // Stream ids past the plan's count would each take a series: the plan's streams are all it keeps.
+      if (data.series.size() >= most) {
+        fault_once(agent, sample.test_index(), "stream ids",
+                   fmt::format("named more than the {} streams its plan can make in test {}: the others are dropped",
+                               most, sample.test_index()));
+        continue;
+      }
+      series = data.series.emplace(stream.stream_id(), StreamSeries{}).first;
+    }
+    series->second.add(sample.index(), sample.elapsed_ms(), std::move(stream));
+  }
+}
+
 bool RunData::admit_event(const std::string& agent, int test_index) {
   if (++event_counts_[{agent, test_index}] <= kMaxEventsPerAgentTest) return true;
   fault_once(agent, test_index, "events",
@@ -170,9 +189,11 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
         return;
       }
       if (!planned(sample.test_index())) return;
+      AgentTestData& data = state_.tests[{sample.test_index(), agent}];
+      if (!data.samples.insert(sample.index())) return;  // a retry of one already folded in
       proto::Sample kept = sample;
       bound_streams(agent, sample.test_index(), *kept.mutable_streams());
-      state_.tests[{sample.test_index(), agent}].samples[sample.index()] = std::move(kept);
+      fold_sample(agent, data, kept);
       break;
     }
     case proto::Record::kResult: {

@@ -16,6 +16,7 @@
 
 #include "controller/outcome/agent_data.hpp"
 #include "controller/run/clock_sync.hpp"
+#include "controller/series/series_file.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -70,6 +71,11 @@ class RunData {
   void on_record(const std::string& agent, const proto::Record& record);
   void on_plan_ack(const std::string& agent, const proto::PlanAck& ack);
   void on_fault(const std::string& agent, const std::string& message);
+  // Every sample admitted from now on is also appended to `file` (which must outlive this).
+  void write_series_to(SeriesFile* file) {
+    std::lock_guard lock(mutex_);
+    series_file_ = file;
+  }
 
   template <typename Function>
   auto with(Function&& function) {
@@ -89,12 +95,15 @@ class RunData {
   // Whether one more event of (agent, test) fits under kMaxEventsPerAgentTest (test -1: events of
   // no test of this run); past it, one fault says so.
   bool admit_event(const std::string& agent, int test_index);
+  // Writes an admitted sample to the series file and folds each stream into its series.
+  void fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample);
 
   std::vector<std::uint32_t> most_samples_;
   std::map<std::pair<std::string, int>, std::size_t> most_streams_;
   std::map<std::pair<std::string, int>, std::size_t> event_counts_;
   std::set<std::tuple<std::string, int, std::string>> reported_;
   std::map<std::pair<std::string, int>, std::size_t> connection_faults_;
+  SeriesFile* series_file_ = nullptr;
 };
 
 }  // namespace tusk

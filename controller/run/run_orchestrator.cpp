@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -22,6 +23,7 @@
 #include "controller/run/judge_test.hpp"
 #include "controller/run/progress_line.hpp"
 #include "controller/run/run_data.hpp"
+#include "controller/series/series_file.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
 namespace tusk {
@@ -88,6 +90,7 @@ class Orchestrator {
 
   RunOutcome run() {
     outcome_.started_ns = realtime_ns();
+    open_series_file();
     start_control_plane();
     g_interrupted = false;
     g_interrupt_signal = 0;
@@ -97,6 +100,7 @@ class Orchestrator {
     std::signal(SIGINT, previous_int);
     std::signal(SIGTERM, previous_term);
     progress_.finish();
+    close_series_file();
     if (g_interrupted) conclude_interrupted();
     outcome_.agents = registry_->agents();
     outcome_.faults = data_.with([](RunState& s) { return s.faults; });
@@ -106,6 +110,33 @@ class Orchestrator {
   }
 
  private:
+  // RUN_DIR/series.sqlite, when the options name a run directory. A run that cannot write it still
+  // runs, and says so.
+  void open_series_file() {
+    if (!options_.run_directory) return;
+    const std::string directory = options_.run_directory(outcome_.run_id);
+    try {
+      std::error_code error;
+      std::filesystem::create_directories(directory, error);
+      series_.emplace((std::filesystem::path(directory) / kSeriesFileName).string(), outcome_.run_id);
+      data_.write_series_to(&*series_);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      data_.with([&](RunState& s) { s.faults.push_back({realtime_ns(), "", -1, e.what()}); });
+    }
+  }
+
+  // Commits what is queued; the file stays open for records that still come.
+  void close_series_file() {
+    if (!series_) return;
+    series_->flush();
+    outcome_.series_file = series_->path();
+    if (const auto problem = series_->problem()) {
+      spdlog::error("{}", *problem);
+      data_.with([&](RunState& s) { s.faults.push_back({realtime_ns(), "", -1, *problem}); });
+    }
+  }
+
   void start_control_plane() {
     AgentRegistry::Listener listener;
     listener.on_record = [this](const std::string& agent, const proto::Record& record) {
@@ -425,20 +456,9 @@ class Orchestrator {
     std::uint64_t errors = 0;
     data_.with([&](RunState& s) {
       for (const auto& name : test_agents_) {
-        const auto& samples = s.tests[{index, name}].samples;
-        if (samples.empty()) continue;
-        const auto& last = samples.rbegin()->second;
-        const proto::Sample* previous = samples.size() > 1 ? &std::next(samples.rbegin())->second : nullptr;
-        const double interval_s = (last.elapsed_ms() - (previous ? previous->elapsed_ms() : 0)) / 1e3;
-        for (int i = 0; i < last.streams_size(); ++i) {
-          const auto& counters = last.streams(i).counters();
-          auto bytes_of = [](const google::protobuf::Map<std::string, std::uint64_t>& map) {
-            auto it = map.find(std::string(counters::kTxBytes));
-            return it == map.end() ? 0.0 : static_cast<double>(it->second);
-          };
-          const double before =
-              previous && i < previous->streams_size() ? bytes_of(previous->streams(i).counters()) : 0;
-          rate_bps += throughput_bps(bytes_of(counters) - before, interval_s);
+        for (const auto& [id, series] : s.tests[{index, name}].series) {
+          rate_bps += series.latest_tx_bps();
+          const auto& counters = series.latest().counters();
           for (auto name_view :
                {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors, counters::kIntegrityErrors}) {
             if (auto it = counters.find(std::string(name_view)); it != counters.end()) errors += it->second;
@@ -531,6 +551,8 @@ class Orchestrator {
   // A copy: a method's steps are added to its tests as they run, after the profile's own.
   Profile profile_;
   const RunOptions& options_;
+  // Declared before data_, which writes to it, and control_plane_, whose io thread feeds data_.
+  std::optional<SeriesFile> series_;
   RunData data_;
   RunOutcome outcome_;
   ProgressLine progress_;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ struct RunOptions {
   std::optional<FlowSelection> only_through;
   // --metrics-listen: fed with every record and the run's progress while the run lasts.
   std::shared_ptr<LiveMetrics> live_metrics;
+  // The run's directory, given its id (made when the run starts): its series file goes there as
+  // samples arrive (controller/series/). None: no series file.
+  std::function<std::string(const std::string& run_id)> run_directory;
 };
 
 // Never throws for agent or network trouble: that ends up in the outcome and its exit code.

@@ -2,6 +2,7 @@
 // proportional to the test, whatever an agent claims.
 #include "controller/run/run_data.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -48,7 +49,7 @@ TEST(RunData, MostSamplesIsOnePerIntervalAndOneToSpare) {
 // Before: a result claiming 4294967295 samples made a uint32 loop that never ended.
 TEST(RunData, AClaimOfFourBillionSamplesIsAccountedUpToTheTestsLength) {
   AgentTestData data;
-  for (std::uint32_t i : {1u, 2u, 4u}) data.samples[i] = proto::Sample{};
+  for (std::uint32_t i : {1u, 2u, 4u}) data.samples.insert(i);
   const SampleAccount account = account_samples(data, std::numeric_limits<std::uint32_t>::max(), 10);
   EXPECT_TRUE(account.claim_beyond_test);
   EXPECT_EQ(account.missing_count, 7u);  // 3, 5..10
@@ -135,8 +136,8 @@ TEST(RunData, StreamsPastWhatThePlanCanMakeAreDroppedWithOneFault) {
   data.on_record("a", result);
   data.with([](RunState& s) {
     const auto& agent = s.tests[std::pair<int, std::string>{0, "a"}];
-    ASSERT_EQ(agent.samples.at(1).streams_size(), 6);
-    EXPECT_EQ(agent.samples.at(1).streams(5).stream_id(), "s5");
+    ASSERT_EQ(agent.series.size(), 6u);
+    EXPECT_TRUE(agent.series.contains("s5"));
     ASSERT_TRUE(agent.result);
     EXPECT_EQ(agent.result->streams_size(), 6);
   });
@@ -145,6 +146,43 @@ TEST(RunData, StreamsPastWhatThePlanCanMakeAreDroppedWithOneFault) {
             std::string::npos)
       << faults;
   EXPECT_EQ(std::count(faults.begin(), faults.end(), '\n'), 1) << faults;
+}
+
+// A hostile agent that names new streams in every sample, within each record's count: the run
+// keeps the plan's number of series and says once that it dropped the rest.
+TEST(RunData, StreamIdsPastThePlansCountAreDroppedAcrossSamples) {
+  RunData data("run", {10'000});
+  data.expect("a", 0, 4);
+  for (std::uint32_t index = 1; index <= 10'000; ++index) {
+    proto::Record record = sample_record(0, index);
+    for (int i = 0; i < 4; ++i) {
+      *record.mutable_sample()->add_streams() = stream_named(fmt::format("s{}-{}", index, i));
+    }
+    data.on_record("a", record);
+  }
+  data.with([](RunState& s) {
+    const auto& agent = s.tests[std::pair<int, std::string>{0, "a"}];
+    EXPECT_EQ(agent.series.size(), 4u);
+    EXPECT_EQ(agent.samples.size(), 10'000u);
+  });
+  const std::string faults = fault_text(data);
+  EXPECT_NE(faults.find("named more than the 4 streams its plan can make in test 0"), std::string::npos) << faults;
+  EXPECT_EQ(std::count(faults.begin(), faults.end(), '\n'), 1) << faults;
+}
+
+// A sample sent twice (the telemetry is at least once) is folded in once.
+TEST(RunData, ASampleSentTwiceCountsOnce) {
+  RunData data("run", {10});
+  data.expect("a", 0, 4);
+  proto::Record record = sample_record(0, 1);
+  *record.mutable_sample()->add_streams() = stream_named("s");
+  data.on_record("a", record);
+  data.on_record("a", record);
+  data.with([](RunState& s) {
+    const auto& series = s.tests[std::pair<int, std::string>{0, "a"}].series.at("s");
+    ASSERT_EQ(series.bins().size(), 1u);
+    EXPECT_EQ(series.bins()[0].samples, 1u);
+  });
 }
 
 // Before: 300 samples of ~4 MiB each took the controller to 1.3 GiB in 25 s.
@@ -166,10 +204,10 @@ TEST(RunData, AStreamOrASampleBeyondItsByteBudgetIsDropped) {
   }
   data.on_record("a", record);
   data.with([](RunState& s) {
-    const auto& sample = s.tests[std::pair<int, std::string>{0, "a"}].samples.at(1);
-    ASSERT_EQ(sample.streams_size(), 2);
-    EXPECT_EQ(sample.streams(0).stream_id(), "big0");
-    EXPECT_EQ(sample.streams(1).stream_id(), "big1");
+    const auto& series = s.tests[std::pair<int, std::string>{0, "a"}].series;
+    ASSERT_EQ(series.size(), 2u);
+    EXPECT_TRUE(series.contains("big0"));
+    EXPECT_TRUE(series.contains("big1"));
   });
   const std::string faults = fault_text(data);
   EXPECT_NE(faults.find("a stream of more than 65536 bytes"), std::string::npos) << faults;
@@ -189,7 +227,7 @@ TEST(RunData, PathHopsPastTheProbesReachAreCut) {
   *record.mutable_sample()->add_streams() = traced;
   data.on_record("a", record);
   const int hops = data.with([](RunState& s) {
-    return s.tests[std::pair<int, std::string>{0, "a"}].samples.at(1).streams(0).path_size();
+    return s.tests[std::pair<int, std::string>{0, "a"}].series.at("flow").latest().path_size();
   });
   EXPECT_EQ(hops, static_cast<int>(wire::kMaxPathHops));
   EXPECT_NE(fault_text(data).find("a path of more than 12 hops"), std::string::npos);
@@ -243,7 +281,8 @@ TEST(RunData, TextsFromAnAgentAreKeptOneLinePrintableAndShort) {
     EXPECT_NE(message.find("bad\\n2026"), std::string::npos) << message;
     EXPECT_LE(message.size(), wire::kMaxPeerMessageBytes + 16);
     EXPECT_EQ(agent.events[0].stream_id(), "s\\x01");
-    const auto& kept = agent.samples.at(1).streams(0);
+    ASSERT_EQ(agent.series.size(), 1u);
+    const auto& kept = agent.series.begin()->second.latest();
     EXPECT_EQ(kept.stream_id(), "rx\\x01\\xff");
     EXPECT_TRUE(kept.counters().contains("evil\\nname"));
     EXPECT_FALSE(kept.has_flow()) << "a stream without a flow stays one";

@@ -1,0 +1,71 @@
+// What the run keeps of one stream's samples while it lasts: its latest counters and at most
+// kMaxSeriesBins bins of its series, so a stream costs the same at hour 20 as at minute 1. Every
+// sample in full goes to the run's series file (controller/run/series_file.hpp), not to memory.
+//
+// Bins are aligned by sample index: with `width` samples per bin, bin k holds the intervals of
+// samples k*width+1 .. (k+1)*width, whichever stream they belong to. When a sample falls past the
+// last bin, neighbouring bins are merged in pairs and the width doubles, so streams of one test that
+// saw the same samples have the same width, and a report brings any two to one width by merging.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tusk.pb.h"
+
+namespace tusk {
+
+inline constexpr std::size_t kMaxSeriesBins = 128;
+
+// Consecutive sample intervals of one stream, merged: counts summed exactly, throughput over the
+// bin's time, the worst interval kept.
+// 64 bytes: times in milliseconds fit 49 days, and the worst values need no more than a float's digits.
+struct SeriesBin {
+  std::uint32_t samples = 0;     // of this stream that fell in the bin; 0: none did
+  std::uint32_t last_index = 0;  // the latest of them
+  std::uint32_t elapsed_ms = 0;  // at that sample
+  std::uint32_t span_ms = 0;     // the time its deltas cover
+  std::uint64_t bytes = 0;       // received (rx_bytes), or sent on a stream that only sends
+  std::uint64_t lost = 0;        // lost_frames + gap_lost_frames
+  std::uint64_t damaged = 0;     // errored_frames + integrity_errors + completion_errors
+  std::uint64_t retransmits = 0;
+  std::uint32_t traffic_gaps = 0;
+  std::uint32_t link_flaps = 0;
+  float min_throughput_bps = -1;  // the slowest interval's; < 0: none measured
+  float max_step_time_ns = -1;    // a training replay's slowest interval's time per step; < 0: none
+
+  void merge(const SeriesBin& later);
+  std::optional<double> throughput_bps() const;
+};
+
+class StreamSeries {
+ public:
+  // Folds a sample of this stream into the bins and keeps its counters as the latest. A sample no
+  // newer than the latest (a late retry) adds nothing and returns false: the later sample's deltas
+  // already hold its interval.
+  bool add(std::uint32_t index, std::uint64_t elapsed_ms, proto::StreamCounters&& now);
+
+  // The latest sample's counters (the stream's running totals), and what it sent in its last interval.
+  const proto::StreamCounters& latest() const { return latest_; }
+  std::uint32_t latest_index() const { return latest_index_; }
+  double latest_tx_bps() const { return latest_tx_bps_; }
+
+  std::uint32_t width() const { return width_; }
+  const std::vector<SeriesBin>& bins() const { return bins_; }
+  // The bins merged to `width` samples per bin (a power of two no smaller than width()).
+  std::vector<SeriesBin> bins_at(std::uint32_t width) const;
+
+ private:
+  void add_to_bins(std::uint32_t index, const SeriesBin& interval);
+
+  proto::StreamCounters latest_;
+  std::uint32_t latest_index_ = 0;
+  std::uint64_t latest_elapsed_ms_ = 0;
+  double latest_tx_bps_ = 0;
+  std::uint32_t width_ = 1;
+  std::vector<SeriesBin> bins_;
+};
+
+}  // namespace tusk

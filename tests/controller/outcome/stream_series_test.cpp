@@ -1,0 +1,136 @@
+// A stream's series kept in at most kMaxSeriesBins bins: exact totals, aligned bins, the worst
+// interval kept, and the same size after a day of samples as after a minute.
+#include "controller/outcome/stream_series.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <string>
+
+#include "controller/outcome/sample_set.hpp"
+
+namespace tusk {
+namespace {
+
+// A stream's cumulative counters after `index` samples of 100 ms, each of 1250 bytes (100 kbit/s),
+// one frame lost every 7th sample.
+proto::StreamCounters cumulative(std::uint32_t index, std::uint64_t bytes_per_sample = 1250) {
+  proto::StreamCounters stream;
+  stream.set_stream_id("rx:a/1");
+  (*stream.mutable_counters())["rx_bytes"] = bytes_per_sample * index;
+  (*stream.mutable_counters())["lost_frames"] = index / 7;
+  (*stream.mutable_counters())["retransmits"] = 0;
+  return stream;
+}
+
+template <typename Field>
+std::uint64_t total(const std::vector<SeriesBin>& bins, Field SeriesBin::*field) {
+  return std::accumulate(bins.begin(), bins.end(), std::uint64_t{0},
+                         [&](std::uint64_t sum, const SeriesBin& bin) { return sum + bin.*field; });
+}
+
+TEST(StreamSeries, AShortSeriesHasABinPerSample) {
+  StreamSeries series;
+  for (std::uint32_t i = 1; i <= 10; ++i) EXPECT_TRUE(series.add(i, i * 100, cumulative(i)));
+  ASSERT_EQ(series.bins().size(), 10u);
+  EXPECT_EQ(series.width(), 1u);
+  EXPECT_EQ(series.bins()[6].lost, 1u) << "sample 7 lost the 1st frame";
+  EXPECT_EQ(series.bins()[0].bytes, 1250u);
+  EXPECT_NEAR(*series.bins()[3].throughput_bps(), 100'000, 1e-6);
+  EXPECT_EQ(series.latest().counters().at("rx_bytes"), 12'500u);
+}
+
+TEST(StreamSeries, ADaysSamplesFoldIntoTheSameBinsWithExactTotals) {
+  StreamSeries series;
+  const std::uint32_t samples = 864'000;  // 24 h of 100 ms samples
+  for (std::uint32_t i = 1; i <= samples; ++i) series.add(i, std::uint64_t{i} * 100, cumulative(i));
+  EXPECT_LE(series.bins().size(), kMaxSeriesBins);
+  EXPECT_GT(series.bins().size(), kMaxSeriesBins / 2);
+  EXPECT_EQ(series.bins().capacity(), kMaxSeriesBins) << "the bins never grow past their first allocation";
+  EXPECT_EQ(total(series.bins(), &SeriesBin::bytes), 1250ull * samples);
+  EXPECT_EQ(total(series.bins(), &SeriesBin::lost), samples / 7);
+  EXPECT_EQ(total(series.bins(), &SeriesBin::span_ms), std::uint64_t{samples} * 100);
+  std::uint64_t counted = 0;
+  for (const auto& bin : series.bins()) counted += bin.samples;
+  EXPECT_EQ(counted, samples);
+  // Aligned: bin k covers samples k*width+1 .. (k+1)*width.
+  for (std::size_t k = 0; k + 1 < series.bins().size(); ++k) {
+    EXPECT_EQ(series.bins()[k].last_index, (k + 1) * series.width()) << k;
+  }
+}
+
+TEST(StreamSeries, ABinKeepsItsSlowestIntervalAndItsAverage) {
+  StreamSeries series;
+  std::uint64_t bytes = 0;
+  for (std::uint32_t i = 1; i <= 1000; ++i) {
+    bytes += i == 500 ? 0 : 1250;  // one interval of nothing: a 100 ms flap
+    auto now = cumulative(i);
+    (*now.mutable_counters())["rx_bytes"] = bytes;
+    series.add(i, i * 100, std::move(now));
+  }
+  ASSERT_EQ(series.width(), 8u);
+  const SeriesBin& with_flap = series.bins()[(500 - 1) / 8];
+  EXPECT_EQ(with_flap.min_throughput_bps, 0.0f) << "the flap's interval is the bin's worst";
+  EXPECT_NEAR(*with_flap.throughput_bps(), 100'000.0 * 7 / 8, 1e-6);
+  EXPECT_NEAR(series.bins()[0].min_throughput_bps, 100'000.0f, 1.0f);
+}
+
+TEST(StreamSeries, AMissingSampleLeavesItsIntervalToTheNextAndALateOneAddsNothing) {
+  StreamSeries series;
+  series.add(1, 100, cumulative(1));
+  series.add(3, 300, cumulative(3));
+  EXPECT_FALSE(series.add(2, 200, cumulative(2))) << "sample 3's deltas already hold it";
+  EXPECT_FALSE(series.add(3, 300, cumulative(3))) << "a retry";
+  ASSERT_EQ(series.bins().size(), 3u);
+  EXPECT_EQ(series.bins()[1].samples, 0u);
+  EXPECT_EQ(series.bins()[2].bytes, 2500u);
+  EXPECT_EQ(series.bins()[2].span_ms, 200u);
+  EXPECT_EQ(total(series.bins(), &SeriesBin::bytes), 3750u);
+}
+
+TEST(StreamSeries, BinsOfTwoWidthsMeetAtTheWiderOne) {
+  StreamSeries long_one, short_one;
+  for (std::uint32_t i = 1; i <= 1000; ++i) long_one.add(i, i * 100, cumulative(i));
+  for (std::uint32_t i = 1; i <= 200; ++i) short_one.add(i, i * 100, cumulative(i));
+  ASSERT_EQ(long_one.width(), 8u);
+  ASSERT_EQ(short_one.width(), 2u);
+  const auto merged = short_one.bins_at(long_one.width());
+  ASSERT_EQ(merged.size(), 25u);
+  for (std::size_t k = 0; k < merged.size(); ++k) {
+    EXPECT_EQ(merged[k].last_index, long_one.bins()[k].last_index) << k;
+    EXPECT_EQ(merged[k].bytes, long_one.bins()[k].bytes) << k;
+  }
+}
+
+TEST(StreamSeries, ATrainingReplaysSlowestStepIsKept) {
+  StreamSeries series;
+  for (std::uint32_t i = 1; i <= 4; ++i) {
+    proto::StreamCounters now;
+    (*now.mutable_counters())["steps_done"] = i;
+    // Steps of 10 ms, the third of 40 ms: the running mean the agent reports.
+    const double total_ns = (i >= 3 ? 20e6 + 40e6 : 10e6 * i) + (i == 4 ? 10e6 : 0);
+    (*now.mutable_gauges())["step_time_mean_ns"] = total_ns / i;
+    series.add(i, i * 1000, std::move(now));
+  }
+  EXPECT_NEAR(series.bins()[2].max_step_time_ns, 40e6, 1);
+  EXPECT_NEAR(series.bins()[3].max_step_time_ns, 10e6, 1);
+}
+
+TEST(SampleSet, SaysWhatArrivedAsRuns) {
+  SampleSet set;
+  for (std::uint32_t i : {1u, 2u, 3u, 5u, 9u, 10u}) EXPECT_TRUE(set.insert(i));
+  EXPECT_FALSE(set.insert(2));
+  EXPECT_FALSE(set.insert(0));
+  EXPECT_EQ(set.size(), 6u);
+  EXPECT_EQ(set.highest(), 10u);
+  std::size_t more = 0;
+  using Runs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+  EXPECT_EQ(set.ranges(10, more), (Runs{{1, 3}, {5, 5}, {9, 10}}));
+  EXPECT_EQ(more, 0u);
+  EXPECT_EQ(set.ranges(1, more), (Runs{{1, 3}}));
+  EXPECT_EQ(more, 2u);
+}
+
+}  // namespace
+}  // namespace tusk

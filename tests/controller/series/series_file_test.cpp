@@ -1,0 +1,95 @@
+// The series file: every sample admitted is a row, read back as deltas, whatever order and
+// however many streams; a row per stream and sample, never more.
+#include "controller/series/series_file.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include "controller/series/series_reader.hpp"
+
+namespace tusk {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("tusk-series-test-" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() { fs::remove_all(path); }
+};
+
+proto::Sample sample_of(int test, std::uint32_t index, int streams) {
+  proto::Sample sample;
+  sample.set_run_id("run");
+  sample.set_test_index(test);
+  sample.set_index(index);
+  sample.set_elapsed_ms(index * 100);
+  for (int s = 0; s < streams; ++s) {
+    auto* stream = sample.add_streams();
+    stream->set_stream_id("rx:peer/" + std::to_string(s));
+    stream->set_kind("rx");
+    stream->set_peer("peer");
+    (*stream->mutable_counters())["rx_bytes"] = 1250ull * index * (s + 1);
+    (*stream->mutable_counters())["lost_frames"] = index >= 5 ? 3 : 0;
+    (*stream->mutable_gauges())["latency_p99_ns"] = 1000.5 * index;
+  }
+  return sample;
+}
+
+std::vector<nlohmann::json> json_rows(const std::string& run, const SeriesQuery& query) {
+  std::ostringstream out;
+  print_series(run, query, SeriesFormat::Json, out);
+  std::vector<nlohmann::json> rows;
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
+  ScratchDir dir;
+  {
+    SeriesFile file((dir.path / kSeriesFileName).string(), "run");
+    for (std::uint32_t i = 1; i <= 10; ++i) file.append("lab-b", sample_of(0, i, 3));
+    file.append("lab-b", sample_of(1, 1, 1));
+    file.flush();
+    EXPECT_EQ(file.rows_written(), 31u);
+    EXPECT_FALSE(file.problem());
+  }
+  const auto all = json_rows(dir.path.string(), {});
+  ASSERT_EQ(all.size(), 31u);
+  const auto one = json_rows(dir.path.string(), {0, "lab-b", "rx:peer/1"});
+  ASSERT_EQ(one.size(), 10u);
+  for (std::size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i]["sample"], i + 1);
+    EXPECT_EQ(one[i]["counters"]["rx_bytes"], 2500) << "the change since the previous sample: " << one[i];
+    EXPECT_EQ(one[i]["interval_ms"], 100);
+    EXPECT_DOUBLE_EQ(one[i]["throughput_bps"].get<double>(), 200'000);
+    EXPECT_DOUBLE_EQ(one[i]["gauges"]["latency_p99_ns"].get<double>(), 1000.5 * (i + 1));
+  }
+  EXPECT_EQ(one[4]["counters"]["lost_frames"], 3);
+  EXPECT_EQ(one[5]["counters"]["lost_frames"], 0);
+  EXPECT_EQ(json_rows(dir.path.string(), {1, "", ""}).size(), 1u);
+  std::ostringstream csv;
+  EXPECT_EQ(print_series(dir.path.string(), {0, "", "rx:peer/0"}, SeriesFormat::Csv, csv), 10u);
+  EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
+            "test,agent,stream_id,kind,sample,elapsed_ms,interval_ms,throughput_bps,lost_frames,rx_bytes,"
+            "gauge.latency_p99_ns");
+}
+
+TEST(SeriesFile, AFileThatIsNoSeriesFileIsNamedInTheError) {
+  ScratchDir dir;
+  std::ostringstream out;
+  try {
+    print_series(dir.path.string(), {}, SeriesFormat::Table, out);
+    FAIL() << "no file there";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("series.sqlite: no series file there"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tusk
