@@ -17,6 +17,7 @@
 
 #include "tests/e2e/process.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/series_rows.hpp"
 
 namespace tusk::testing {
 
@@ -126,13 +127,17 @@ class ControlPlaneE2E : public ::testing::Test {
     return none;
   }
 
-  static std::vector<int> one_to(int n) {
-    std::vector<int> indexes;
-    for (int i = 1; i <= n; ++i) indexes.push_back(i);
-    return indexes;
+  // An agent's "sample_ranges" when samples 1..n all arrived.
+  static json one_to(int n) { return json::array({json::array({1, n})}); }
+
+  // The rows of a run's series file (tests/support/series_rows.hpp).
+  std::vector<json> series_rows(const std::string& out_subdir, const std::vector<std::string>& filter = {}) {
+    return testing::series_rows(dir_ + "/" + out_subdir, dir_ + "/series-" + std::to_string(++series_reads_) + ".log",
+                                filter);
   }
 
   std::string dir_;
+  int series_reads_ = 0;
   int port_ = 0;
 };
 

@@ -26,7 +26,8 @@ TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
 
   ASSERT_EQ(controller->wait(60s), 0) << controller->log();
   const json report = read_report("report");
-  EXPECT_EQ(report["schema"], "tusk.report/1");
+  EXPECT_EQ(report["schema"], "tusk.report/2");
+  EXPECT_EQ(report["series_file"], "series.sqlite");
   EXPECT_EQ(report["exit_code"], 0);
   ASSERT_EQ(report["tests"].size(), 1u);
   const json& test = report["tests"][0];
@@ -36,7 +37,7 @@ TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
   ASSERT_EQ(test["streams"].size(), 2u);
   for (const auto& stream : test["streams"]) {
     EXPECT_TRUE(stream["passed"].get<bool>());
-    EXPECT_EQ(stream["series"].size(), 4u) << "one point per second of a 4 s test";
+    EXPECT_EQ(stream["bins"]["index"], json::array({1, 2, 3, 4})) << "one bin per second of a 4 s test";
     EXPECT_GT(stream["counters"]["tx_frames"].get<double>(), 0);
     // Zero errors: the report claims BER <= -ln(1 - 0.95) / bits at the profile's 95 % (2.995732 / N).
     const double bits = stream["counters"]["bits_compared"].get<double>();
@@ -50,13 +51,33 @@ TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
     EXPECT_DOUBLE_EQ(offered["bps"].get<double>(), 8e6);
     EXPECT_EQ(offered["largest_frame_bytes"], 1000);
     const json& agent = agent_entry(test, name);
-    EXPECT_EQ(agent["sample_indexes"].get<std::vector<int>>(), one_to(4)) << name;
+    EXPECT_EQ(agent["sample_ranges"], one_to(4)) << name;
     EXPECT_EQ(agent["samples_made"], 4) << name;
     EXPECT_TRUE(agent["completed"].get<bool>()) << name;
   }
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_NE(junit.find(R"(<testsuites name="e2e-control-plane" tests="2" failures="0" errors="0">)"), std::string::npos)
       << junit;
+  // Every sample of every stream is a row of the series file; their deltas add up to the totals.
+  const auto rows = series_rows("report");
+  std::map<std::string, std::vector<json>> by_stream;
+  for (const auto& row : rows) {
+    by_stream[row["agent"].get<std::string>() + " " + row["stream_id"].get<std::string>()].push_back(row);
+  }
+  EXPECT_EQ(rows.size(), 4u * by_stream.size()) << "4 samples of each stream";
+  for (const auto& stream : test["streams"]) {
+    const auto& stream_rows =
+        by_stream[stream["agent"].get<std::string>() + " " + stream["stream_id"].get<std::string>()];
+    ASSERT_EQ(stream_rows.size(), 4u) << stream["stream_id"];
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < stream_rows.size(); ++i) {
+      EXPECT_EQ(stream_rows[i]["sample"], i + 1);
+      bits += stream_rows[i]["counters"].value("bits_compared", std::uint64_t{0});
+    }
+    // The result is counted after the last sample, so it may hold a few more.
+    EXPECT_GT(bits, 0u);
+    EXPECT_LE(bits, stream["counters"]["bits_compared"].get<std::uint64_t>()) << stream.dump(2);
+  }
 }
 
 TEST_F(ControlPlaneE2E, CuttingAnAgentsConnectionMidRunLosesNoSample) {
@@ -80,7 +101,7 @@ TEST_F(ControlPlaneE2E, CuttingAnAgentsConnectionMidRunLosesNoSample) {
   EXPECT_EQ(test["verdict"], "pass") << test.dump(2);
   for (const std::string name : {"lab-a", "lab-b"}) {
     const json& agent = agent_entry(test, name);
-    EXPECT_EQ(agent["sample_indexes"].get<std::vector<int>>(), one_to(8)) << name;
+    EXPECT_EQ(agent["sample_ranges"], one_to(8)) << name;
     EXPECT_EQ(agent["samples_made"], 8) << name;
   }
   bool reconnected = false;

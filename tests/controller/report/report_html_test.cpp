@@ -152,6 +152,54 @@ TEST(ReportPageModel, ALongRunsSeriesIsDrawnInBinsThatKeepCountsAndTheSlowestSte
   EXPECT_EQ(test["streams"]["series"][0]["throughput_bps"].size(), 2u) << "a short stream is not binned";
 }
 
+// A report of this build (schema /2) carries each stream's bins, not its samples: an hour of 100 ms
+// samples is 113 bins of 32, and the page draws them with their counts and their slowest step whole.
+TEST(ReportPageModel, AReportsOwnBinsAreDrawnWithCountsAndTheSlowestStepWhole) {
+  RunOutcome outcome;
+  outcome.run_id = "r";
+  outcome.profile.name = "p";
+  TestOutcome test;
+  test.agents = {"a"};
+  auto& data = test.per_agent["a"];
+  constexpr std::uint32_t kSamples = 36'000;
+  std::uint64_t lost = 0;
+  for (std::uint32_t s = 1; s <= kSamples; ++s) {
+    data.samples.insert(s);
+    proto::StreamCounters stream;
+    stream.set_stream_id("rx:b/1");
+    lost += s == 20'000 ? 9 : 0;
+    (*stream.mutable_counters())["rx_bytes"] = 12'500ull * s;
+    (*stream.mutable_counters())["lost_frames"] = lost;
+    (*stream.mutable_counters())["steps_done"] = s;
+    (*stream.mutable_gauges())["step_time_mean_ns"] = 1e6 + (s >= 30'000 ? 49e6 / s : 0);
+    data.series["rx:b/1"].add(s, 100ull * s, std::move(stream));
+  }
+  StreamVerdict verdict;
+  verdict.agent = "a";
+  verdict.stream.set_stream_id("rx:b/1");
+  verdict.stream.set_kind("rx");
+  test.streams.push_back(verdict);
+  outcome.tests.push_back(std::move(test));
+  const json report = report_json(outcome);
+  EXPECT_EQ(report["schema"], "tusk.report/2");
+  const json& bins = report["tests"][0]["streams"][0]["bins"];
+  EXPECT_EQ(report["tests"][0]["samples_per_bin"], 512);
+  ASSERT_EQ(bins["index"].size(), 71u);
+  EXPECT_LT(bins.dump().size(), 8'000u) << "an hour's series is a few kilobytes";
+  const json page = report_page_model(report)["tests"][0];
+  EXPECT_EQ(page["samples_per_bin"], 512);
+  const json& series = page["streams"]["series"][0];
+  ASSERT_EQ(series["throughput_bps"].size(), 71u);
+  EXPECT_EQ(series["throughput_bps"][0], 1'000'000);
+  double lost_drawn = 0;
+  for (const auto& value : series["lost"]) lost_drawn += value.get<double>();
+  EXPECT_EQ(lost_drawn, 9);
+  EXPECT_EQ(series["lost"][(20'000 - 1) / 512], 9);
+  double slowest = 0;
+  for (const auto& value : series["step_time_ns"]) slowest = std::max(slowest, value.get<double>());
+  EXPECT_NEAR(slowest, 50e6, 1e3) << "step 30,000 took 50 ms";
+}
+
 // Before: a run that never started (no agent came) wore the same FAIL badge as a bad cable.
 TEST(ReportPageModel, TheRunsBadgeSaysPassOrFailOnlyForARunThatReachedAVerdict) {
   json report = two_host_report("lab-b");
