@@ -92,6 +92,7 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   phase_ = proto::AgentState::IDLE;
   plan_ = plan;
   samples_taken_ = 0;
+  compactor_ = SampleCompactor{};
   try {
     auto engine = entry->second.make();
     std::weak_ptr<bool> alive = alive_;
@@ -213,7 +214,10 @@ void PlanRunner::take_sample() {
   const auto now = realtime_ns();
   sample->set_agent_time_ns(now);
   sample->set_elapsed_ms(static_cast<std::uint64_t>(std::max<std::int64_t>(0, now - start_ns_) / 1'000'000));
-  for (auto& stream : engine_->sample()) *sample->add_streams() = std::move(stream);
+  for (auto& stream : engine_->sample()) {
+    compactor_.compact(stream);
+    *sample->add_streams() = std::move(stream);
+  }
   sink_(std::move(record));
 }
 

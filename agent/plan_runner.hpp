@@ -14,6 +14,7 @@
 
 #include "agent/agent_limits.hpp"
 #include "agent/engine.hpp"
+#include "agent/sample_compactor.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -74,6 +75,7 @@ class PlanRunner {
   std::int64_t start_ns_ = 0;
   std::int64_t actual_start_ns_ = 0;
   std::uint32_t samples_taken_ = 0;
+  SampleCompactor compactor_;  // made anew for each test
   // Lives as long as the runner; engine threads post events through it.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

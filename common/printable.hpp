@@ -21,6 +21,15 @@ std::string valid_utf8(std::string_view text);
 // as \n, \r, \t, \xNN or \u0080..\u009f, a backslash doubled; everything else as it is. The result
 // is one line of valid UTF-8 that moves no cursor.
 std::string printable(std::string_view text);
+// Whether printable(text) is `text` itself, as it is for plain ASCII without a backslash: a
+// check that costs no copy, for the texts every sample repeats.
+inline bool printable_as_is(std::string_view text) {
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte >= 0x7F || byte == '\\') return false;
+  }
+  return true;
+}
 
 // For XML 1.0 character data and attribute values: valid_utf8, markup characters as entities, and
 // the control characters XML cannot carry at all (even as references) written as \xNN.

@@ -41,6 +41,8 @@ void rewrite_stream_texts(proto::StreamCounters& stream, const std::function<voi
   }
   rewrite_keys(*stream.mutable_counters(), key);
   rewrite_keys(*stream.mutable_gauges(), key);
+  for (auto& name : *stream.mutable_counter_names()) key(name);
+  for (auto& name : *stream.mutable_gauge_names()) key(name);
 }
 
 }  // namespace tusk

@@ -12,8 +12,9 @@
 
 namespace tusk {
 
-// `text` for its ids, kind, NIC, flow and path addresses; `key` for its counters' and gauges' names
-// (a map is rebuilt only when `key` changes a name; names it makes equal keep one value).
+// `text` for its ids, kind, NIC, flow and path addresses; `key` for its counters' and gauges' names,
+// in the maps and in a compact sample's name lists (a map is rebuilt only when `key` changes a name;
+// names it makes equal keep one value, in a map; in a list, the first).
 void rewrite_stream_texts(proto::StreamCounters& stream, const std::function<void(std::string&)>& text,
                           const std::function<void(std::string&)>& key);
 

@@ -28,6 +28,10 @@ inline constexpr std::uint32_t kDefaultTraceRate = 100;
 // sample may take together per stream its plan can make: the controller drops what is past either.
 inline constexpr std::size_t kMaxStreamBytes = 64 * 1024;
 inline constexpr std::size_t kSampleBytesPerPlannedStream = 8 * 1024;
+// A sample's stream names its counters and gauges (a layout sample) first, whenever they change,
+// and every this many samples, so a controller that missed one (records dropped on overflow)
+// reads the stream again within this many samples; the samples between carry values only.
+inline constexpr std::uint32_t kLayoutEverySamples = 100;
 // An agent's event message or error text past this is cut (on a character).
 inline constexpr std::size_t kMaxPeerMessageBytes = 1024;
 

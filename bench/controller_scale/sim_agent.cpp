@@ -128,6 +128,7 @@ void SimAgent::on_message(proto::Envelope& message) {
     case proto::Envelope::kPlan: {
       metrics_.plans.note(steady_ns());
       plan_ = message.plan();
+      compactor_ = SampleCompactor{};
       proto::Envelope reply;
       reply.mutable_plan_ack()->set_run_id(plan_.run_id());
       reply.mutable_plan_ack()->set_test_index(plan_.test_index());
@@ -197,7 +198,11 @@ void SimAgent::send_sample() {
   sample->set_index(samples_sent_);
   sample->set_agent_time_ns(realtime_ns());
   sample->set_elapsed_ms(static_cast<std::uint64_t>(elapsed.count()));
-  for (auto& stream : streams(elapsed.count() / 1e3)) *sample->add_streams() = std::move(stream);
+  // On the wire as the real agent sends it: names in a stream's layout samples, values alone between.
+  for (auto& stream : streams(elapsed.count() / 1e3)) {
+    compactor_.compact(stream);
+    *sample->add_streams() = std::move(stream);
+  }
   metrics_.stream_samples.fetch_add(static_cast<std::uint64_t>(sample->streams_size()), std::memory_order_relaxed);
   metrics_.sample_bytes.fetch_add(record.ByteSizeLong(), std::memory_order_relaxed);
   send_record(std::move(record));

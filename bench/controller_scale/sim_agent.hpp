@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "agent/sample_compactor.hpp"
 #include "bench/controller_scale/agent_certificates.hpp"
 #include "bench/controller_scale/fleet_metrics.hpp"
 #include "common/connection.hpp"
@@ -69,6 +70,7 @@ class SimAgent {
   std::shared_ptr<Connection> connection_;
   boost::asio::steady_timer timer_;
   proto::Plan plan_;
+  SampleCompactor compactor_;
   std::int64_t start_ns_ = 0;
   std::uint32_t samples_sent_ = 0;
   std::uint64_t next_seq_ = 1;

@@ -2,39 +2,51 @@
 
 #include <algorithm>
 
-#include "common/counter_names.hpp"
 #include "common/rates.hpp"
 
 namespace tusk {
 
 namespace {
 
-std::uint64_t counter_of(const proto::StreamCounters& stream, std::string_view name) {
-  const auto it = stream.counters().find(std::string(name));
-  return it == stream.counters().end() ? 0 : it->second;
-}
+// The stream's values before and after one sample, each read through its own layout (the names
+// may change between two samples).
+struct Interval {
+  const StreamLayout* before_layout;
+  const std::vector<std::uint64_t>& before;
+  const StreamLayout& now_layout;
+  const std::vector<std::uint64_t>& now;
 
-double gauge_of(const proto::StreamCounters& stream, std::string_view name) {
-  const auto it = stream.gauges().find(std::string(name));
-  return it == stream.gauges().end() ? 0.0 : it->second;
-}
-
-// A counter's growth since the previous sample; one that went back (an agent's restart of it)
-// counts from zero.
-std::uint64_t growth(const proto::StreamCounters& before, const proto::StreamCounters& now, std::string_view name) {
-  const std::uint64_t was = counter_of(before, name), is = counter_of(now, name);
-  return is >= was ? is - was : is;
-}
+  // A counter's growth since the previous sample; one that went back (an agent's restart of it)
+  // counts from zero.
+  std::uint64_t growth(StreamLayout::Tracked counter) const {
+    const std::uint64_t was = before_layout ? value_at(before, before_layout->tracked[counter]) : 0;
+    const std::uint64_t is = value_at(now, now_layout.tracked[counter]);
+    return is >= was ? is - was : is;
+  }
+};
 
 // A training replay's mean time per step within one interval, from the running mean the agent
 // reports: the step timeline shows when a rank slowed down, which the whole-run mean hides.
-float interval_step_time_ns(const proto::StreamCounters& before, const proto::StreamCounters& now) {
-  if (!now.gauges().contains(std::string(counters::kStepTimeMeanNs))) return -1;
-  const double steps_before = static_cast<double>(counter_of(before, counters::kStepsDone));
-  const double steps_now = static_cast<double>(counter_of(now, counters::kStepsDone));
+float interval_step_time_ns(const Interval& interval, const std::vector<double>& before_gauges,
+                            const std::vector<double>& now_gauges) {
+  const int mean_at = interval.now_layout.step_time_mean;
+  if (mean_at < 0 || static_cast<std::size_t>(mean_at) >= now_gauges.size()) return -1;
+  const StreamLayout::Tracked steps = StreamLayout::kStepsDone;
+  const double steps_now = static_cast<double>(value_at(interval.now, interval.now_layout.tracked[steps]));
+  const double steps_before =
+      interval.before_layout
+          ? static_cast<double>(value_at(interval.before, interval.before_layout->tracked[steps]))
+          : 0.0;
   if (steps_now <= steps_before) return -1;
-  const double total_before = steps_before * gauge_of(before, counters::kStepTimeMeanNs);
-  const double total_now = steps_now * gauge_of(now, counters::kStepTimeMeanNs);
+  double mean_before = 0;
+  if (interval.before_layout) {
+    const int before_at = interval.before_layout->step_time_mean;
+    if (before_at >= 0 && static_cast<std::size_t>(before_at) < before_gauges.size()) {
+      mean_before = before_gauges[static_cast<std::size_t>(before_at)];
+    }
+  }
+  const double total_before = steps_before * mean_before;
+  const double total_now = steps_now * now_gauges[static_cast<std::size_t>(mean_at)];
   return static_cast<float>(std::max(0.0, (total_now - total_before) / (steps_now - steps_before)));
 }
 
@@ -73,34 +85,41 @@ std::optional<double> SeriesBin::throughput_bps() const {
   return tusk::throughput_bps(static_cast<double>(bytes), span_ms / 1e3);
 }
 
-bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, proto::StreamCounters&& now) {
-  if (index == 0 || index <= latest_index_) return false;
+bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::shared_ptr<const StreamLayout> layout,
+                       std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges) {
+  if (index == 0 || index <= latest_index_ || !layout) return false;
+  const Interval change{layout_.get(), latest_, *layout, counters};
   SeriesBin interval;
   interval.samples = 1;
   interval.last_index = index;
   interval.elapsed_ms = static_cast<std::uint32_t>(std::min<std::uint64_t>(elapsed_ms, UINT32_MAX));
-  interval.span_ms =
-      static_cast<std::uint32_t>(elapsed_ms > latest_elapsed_ms_ ? std::min<std::uint64_t>(elapsed_ms - latest_elapsed_ms_, UINT32_MAX) : 0);
-  const bool receives = now.counters().contains(std::string(counters::kRxBytes));
-  interval.bytes = growth(latest_, now, receives ? counters::kRxBytes : counters::kTxBytes);
-  interval.lost = growth(latest_, now, counters::kLostFrames) + growth(latest_, now, counters::kGapLostFrames);
-  interval.damaged = growth(latest_, now, counters::kErroredFrames) +
-                     growth(latest_, now, counters::kIntegrityErrors) +
-                     growth(latest_, now, counters::kCompletionErrors);
-  interval.retransmits = growth(latest_, now, counters::kRetransmits);
-  interval.traffic_gaps = static_cast<std::uint32_t>(growth(latest_, now, counters::kTrafficGaps));
-  interval.link_flaps = static_cast<std::uint32_t>(growth(latest_, now, counters::kLinkFlaps));
+  interval.span_ms = static_cast<std::uint32_t>(
+      elapsed_ms > latest_elapsed_ms_ ? std::min<std::uint64_t>(elapsed_ms - latest_elapsed_ms_, UINT32_MAX) : 0);
+  const bool receives = layout->tracked[StreamLayout::kRxBytes] >= 0;
+  interval.bytes = change.growth(receives ? StreamLayout::kRxBytes : StreamLayout::kTxBytes);
+  interval.lost = change.growth(StreamLayout::kLost) + change.growth(StreamLayout::kGapLost);
+  interval.damaged = change.growth(StreamLayout::kErrored) + change.growth(StreamLayout::kIntegrity) +
+                     change.growth(StreamLayout::kCompletion);
+  interval.retransmits = change.growth(StreamLayout::kRetransmits);
+  interval.traffic_gaps = static_cast<std::uint32_t>(change.growth(StreamLayout::kTrafficGaps));
+  interval.link_flaps = static_cast<std::uint32_t>(change.growth(StreamLayout::kLinkFlaps));
   const double interval_s = interval.span_ms / 1e3;
   if (interval_s > 0) {
     interval.min_throughput_bps = static_cast<float>(throughput_bps(static_cast<double>(interval.bytes), interval_s));
-    latest_tx_bps_ = throughput_bps(static_cast<double>(growth(latest_, now, counters::kTxBytes)), interval_s);
+    latest_tx_bps_ = throughput_bps(static_cast<double>(change.growth(StreamLayout::kTxBytes)), interval_s);
   }
-  interval.max_step_time_ns = interval_step_time_ns(latest_, now);
+  interval.max_step_time_ns = interval_step_time_ns(change, latest_gauges_, gauges);
   add_to_bins(index, interval);
-  latest_ = std::move(now);
+  layout_ = std::move(layout);
+  latest_ = std::move(counters);
+  latest_gauges_ = std::move(gauges);
   latest_index_ = index;
   latest_elapsed_ms_ = elapsed_ms;
   return true;
+}
+
+std::uint64_t StreamSeries::latest_counter(std::string_view name) const {
+  return layout_ ? value_at(latest_, layout_->counter_index(name)) : 0;
 }
 
 void StreamSeries::add_to_bins(std::uint32_t index, const SeriesBin& interval) {

@@ -1,4 +1,4 @@
-// What the run keeps of one stream's samples while it lasts: its latest counters and at most
+// What the run keeps of one stream's samples while it lasts: its latest values and at most
 // kMaxSeriesBins bins of its series, so a stream costs the same at hour 20 as at minute 1. Every
 // sample in full goes to the run's series file (controller/run/series_file.hpp), not to memory.
 //
@@ -9,10 +9,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
+#include "controller/outcome/stream_layout.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -42,25 +45,40 @@ struct SeriesBin {
 
 class StreamSeries {
  public:
-  // Folds a sample of this stream into the bins and keeps its counters as the latest. A sample no
-  // newer than the latest (a late retry) adds nothing and returns false: the later sample's deltas
-  // already hold its interval.
-  bool add(std::uint32_t index, std::uint64_t elapsed_ms, proto::StreamCounters&& now);
+  // Folds a sample of this stream (its values in `layout`'s order) into the bins and keeps its
+  // values as the latest. A sample no newer than the latest (a late retry) adds nothing and
+  // returns false: the later sample's deltas already hold its interval.
+  bool add(std::uint32_t index, std::uint64_t elapsed_ms, std::shared_ptr<const StreamLayout> layout,
+           std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges);
+  // What the stream's latest layout sample said of it besides its values: ids, kind, peer, flow, path.
+  void describe(proto::StreamCounters&& info) { info_ = std::move(info); }
 
-  // The latest sample's counters (the stream's running totals), and what it sent in its last interval.
-  const proto::StreamCounters& latest() const { return latest_; }
+  const proto::StreamCounters& info() const { return info_; }
+  // The names of the latest values; nullptr before the first sample.
+  const std::shared_ptr<const StreamLayout>& layout() const { return layout_; }
+  // The latest sample's counters (the stream's running totals) and gauges, in layout() order.
+  const std::vector<std::uint64_t>& latest_counters() const { return latest_; }
+  const std::vector<double>& latest_gauges() const { return latest_gauges_; }
+  std::uint64_t latest_counter(std::string_view name) const;
   std::uint32_t latest_index() const { return latest_index_; }
+  // What it sent in its last interval (tx_bytes), in bits per second.
   double latest_tx_bps() const { return latest_tx_bps_; }
 
   std::uint32_t width() const { return width_; }
   const std::vector<SeriesBin>& bins() const { return bins_; }
+
+  // The stream's row in the run's series file (controller/series/series_file.hpp); 0: none yet.
+  std::int64_t series_row = 0;
   // The bins merged to `width` samples per bin (a power of two no smaller than width()).
   std::vector<SeriesBin> bins_at(std::uint32_t width) const;
 
  private:
   void add_to_bins(std::uint32_t index, const SeriesBin& interval);
 
-  proto::StreamCounters latest_;
+  proto::StreamCounters info_;
+  std::shared_ptr<const StreamLayout> layout_;
+  std::vector<std::uint64_t> latest_;
+  std::vector<double> latest_gauges_;
   std::uint32_t latest_index_ = 0;
   std::uint64_t latest_elapsed_ms_ = 0;
   double latest_tx_bps_ = 0;

@@ -267,7 +267,7 @@ void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<C
   for (const auto& what : input.faults) fault(agent, what);
   if (input.plan_ack && listener_.on_plan_ack) listener_.on_plan_ack(agent, *input.plan_ack);
   if (listener_.on_record) {
-    for (const auto& record : input.fresh) listener_.on_record(agent, record);
+    for (auto& record : input.fresh) listener_.on_record(agent, record);
   }
 }
 

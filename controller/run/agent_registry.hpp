@@ -54,7 +54,8 @@ class AgentRegistry {
     std::string controller_name = "tusk-controller";
   };
   struct Listener {
-    std::function<void(const std::string& agent, const proto::Record& record)> on_record;
+    // The record is the listener's to take (move from).
+    std::function<void(const std::string& agent, proto::Record& record)> on_record;
     std::function<void(const std::string& agent, const proto::PlanAck& ack)> on_plan_ack;
     // Connection-level faults: lost, refused, restarted, records missing.
     std::function<void(const std::string& agent, const std::string& what)> on_fault;

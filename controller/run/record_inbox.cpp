@@ -16,9 +16,9 @@ std::string describe_gaps(const SeqGaps& gaps) {
                      gaps.size(), range(gaps.front()), range(gaps.back()));
 }
 
-RecordInbox::Accepted RecordInbox::accept(const proto::RecordBatch& batch) {
+RecordInbox::Accepted RecordInbox::accept(proto::RecordBatch batch) {
   Accepted accepted;
-  for (const auto& record : batch.records()) {
+  for (auto& record : *batch.mutable_records()) {
     const std::uint64_t seq = record.seq();
     if (seq <= highest_) {
       ++accepted.duplicates;
@@ -29,7 +29,7 @@ RecordInbox::Accepted RecordInbox::accept(const proto::RecordBatch& batch) {
       missing_total_ += seq - 1 - highest_;
     }
     highest_ = seq;
-    accepted.fresh.push_back(record);
+    accepted.fresh.push_back(std::move(record));
   }
   duplicates_total_ += accepted.duplicates;
   return accepted;

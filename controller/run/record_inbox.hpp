@@ -27,7 +27,8 @@ class RecordInbox {
     SeqGaps gaps;
   };
 
-  Accepted accept(const proto::RecordBatch& batch);
+  // Takes the batch (its fresh records are moved out, not copied).
+  Accepted accept(proto::RecordBatch batch);
   // Every record up to this sequence number is stored (what we acknowledge).
   std::uint64_t acked_through() const { return highest_; }
   // A new agent process, or one this controller has not met: everything before `first_seq` was

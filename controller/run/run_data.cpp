@@ -17,6 +17,7 @@ namespace {
 
 // `text` cut to `most` bytes (on a character, so as not to split one) and made printable().
 void make_printable(std::string& text, std::size_t most = wire::kMaxPeerMessageBytes) {
+  if (text.size() <= most && printable_as_is(text)) return;
   if (text.size() > most) {
     std::size_t cut = most;
     while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
@@ -130,23 +131,126 @@ void RunData::bound_streams(const std::string& agent, int test_index,
   }
 }
 
+namespace {
+
+// The layout `stream` names, or `known` when its names are the same (most layout samples repeat them).
+std::shared_ptr<const StreamLayout> layout_named(const proto::StreamCounters& stream,
+                                                 const std::shared_ptr<const StreamLayout>& known) {
+  std::vector<std::string> counters, gauges;
+  if (stream.counter_names_size() > 0 || stream.gauge_names_size() > 0) {
+    counters.assign(stream.counter_names().begin(), stream.counter_names().end());
+    gauges.assign(stream.gauge_names().begin(), stream.gauge_names().end());
+  } else {
+    for (const auto& [name, value] : stream.counters()) counters.push_back(name);
+    for (const auto& [name, value] : stream.gauges()) gauges.push_back(name);
+  }
+  if (known && known->same_names(counters, gauges)) return known;
+  return std::make_shared<const StreamLayout>(std::move(counters), std::move(gauges));
+}
+
+}  // namespace
+
 void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample) {
-  if (series_file_) series_file_->append(agent, sample);
-  const std::size_t most = most_streams_.at({agent, sample.test_index()});
+  const int test = sample.test_index();
+  const std::size_t most = most_streams_.at({agent, test});
   for (auto& stream : *sample.mutable_streams()) {
-    auto series = data.series.find(stream.stream_id());
-    if (series == data.series.end()) {
+    auto found = data.series.find(stream.stream_id());
+    if (found == data.series.end()) {
       // Stream ids past the plan's count would each take a series: the plan's streams are all it keeps.
       if (data.series.size() >= most) {
-        fault_once(agent, sample.test_index(), "stream ids",
+        fault_once(agent, test, "stream ids",
                    fmt::format("named more than the {} streams its plan can make in test {}: the others are dropped",
-                               most, sample.test_index()));
+                               most, test));
         continue;
       }
-      series = data.series.emplace(stream.stream_id(), StreamSeries{}).first;
+      found = data.series.emplace(stream.stream_id(), StreamSeries{}).first;
     }
-    series->second.add(sample.index(), sample.elapsed_ms(), std::move(stream));
+    StreamSeries& series = found->second;
+    std::shared_ptr<const StreamLayout> layout = series.layout();
+    const bool compact = stream.counter_values_size() > 0 || stream.gauge_values_size() > 0 ||
+                         stream.counter_names_size() > 0 || stream.gauge_names_size() > 0;
+    const bool named = !compact || stream.counter_names_size() > 0 || stream.gauge_names_size() > 0;
+    if (named) layout = layout_named(stream, layout);
+    if (!layout) {
+      fault_once(agent, test, "unnamed values",
+                 fmt::format("sent values of stream '{}' in test {} before naming them: dropped until it does",
+                             stream.stream_id(), test));
+      continue;
+    }
+    std::vector<std::uint64_t> counters;
+    std::vector<double> gauges;
+    if (compact) {
+      if (static_cast<std::size_t>(stream.counter_values_size()) != layout->counters.size() ||
+          static_cast<std::size_t>(stream.gauge_values_size()) != layout->gauges.size()) {
+        fault_once(agent, test, "value count",
+                   fmt::format("sent {} counter and {} gauge values for stream '{}' in test {}, whose names are {} "
+                               "and {}: dropped",
+                               stream.counter_values_size(), stream.gauge_values_size(), stream.stream_id(), test,
+                               layout->counters.size(), layout->gauges.size()));
+        continue;
+      }
+      counters.assign(stream.counter_values().begin(), stream.counter_values().end());
+      gauges.assign(stream.gauge_values().begin(), stream.gauge_values().end());
+    } else {
+      for (const auto& name : layout->counters) counters.push_back(stream.counters().at(name));
+      for (const auto& name : layout->gauges) gauges.push_back(stream.gauges().at(name));
+    }
+    if (named) {
+      // A layout sample says who the stream is: keep that, without the values.
+      stream.clear_counters();
+      stream.clear_gauges();
+      stream.clear_counter_names();
+      stream.clear_counter_values();
+      stream.clear_gauge_names();
+      stream.clear_gauge_values();
+      series.describe(std::move(stream));
+    }
+    if (series_file_) {
+      if (series.series_row == 0) series.series_row = series_file_->stream_row(test, agent, series.info());
+      series_file_->append(series.series_row, sample, layout, counters, gauges);
+    }
+    series.add(sample.index(), sample.elapsed_ms(), std::move(layout), std::move(counters), std::move(gauges));
   }
+}
+
+proto::Record RunData::with_names(const std::string& agent, const proto::Record& record) {
+  if (!record.has_sample()) return record;
+  proto::Record named = record;
+  std::lock_guard lock(mutex_);
+  const auto data = state_.tests.find({record.sample().test_index(), agent});
+  for (auto& stream : *named.mutable_sample()->mutable_streams()) {
+    if (stream.counter_values_size() == 0 && stream.gauge_values_size() == 0) continue;
+    std::vector<std::string> counter_names(stream.counter_names().begin(), stream.counter_names().end());
+    std::vector<std::string> gauge_names(stream.gauge_names().begin(), stream.gauge_names().end());
+    if (counter_names.empty() && gauge_names.empty() && data != state_.tests.end()) {
+      if (const auto series = data->second.series.find(stream.stream_id());
+          series != data->second.series.end() && series->second.layout()) {
+        counter_names = series->second.layout()->counters;
+        gauge_names = series->second.layout()->gauges;
+        const auto& info = series->second.info();
+        stream.set_peer(info.peer());
+        stream.set_kind(info.kind());
+        if (info.has_flow()) *stream.mutable_flow() = info.flow();
+        stream.set_sender_stream_id(info.sender_stream_id());
+        stream.set_nic(info.nic());
+      }
+    }
+    if (counter_names.size() != static_cast<std::size_t>(stream.counter_values_size()) ||
+        gauge_names.size() != static_cast<std::size_t>(stream.gauge_values_size())) {
+      continue;
+    }
+    for (int i = 0; i < stream.counter_values_size(); ++i) {
+      (*stream.mutable_counters())[counter_names[static_cast<std::size_t>(i)]] = stream.counter_values(i);
+    }
+    for (int i = 0; i < stream.gauge_values_size(); ++i) {
+      (*stream.mutable_gauges())[gauge_names[static_cast<std::size_t>(i)]] = stream.gauge_values(i);
+    }
+    stream.clear_counter_names();
+    stream.clear_counter_values();
+    stream.clear_gauge_names();
+    stream.clear_gauge_values();
+  }
+  return named;
 }
 
 bool RunData::admit_event(const std::string& agent, int test_index) {
@@ -159,7 +263,7 @@ bool RunData::admit_event(const std::string& agent, int test_index) {
   return false;
 }
 
-void RunData::on_record(const std::string& agent, const proto::Record& record) {
+void RunData::on_record(const std::string& agent, proto::Record&& record) {
   std::lock_guard lock(mutex_);
   auto belongs = [&](const std::string& run_id) { return run_id == state_.run_id; };
   // A test this run has; anything else is dropped, and said once.
@@ -191,7 +295,7 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
       if (!planned(sample.test_index())) return;
       AgentTestData& data = state_.tests[{sample.test_index(), agent}];
       if (!data.samples.insert(sample.index())) return;  // a retry of one already folded in
-      proto::Sample kept = sample;
+      proto::Sample& kept = *record.mutable_sample();
       bound_streams(agent, sample.test_index(), *kept.mutable_streams());
       fold_sample(agent, data, kept);
       break;
@@ -199,14 +303,15 @@ void RunData::on_record(const std::string& agent, const proto::Record& record) {
     case proto::Record::kResult: {
       const auto& result = record.result();
       if (!belongs(result.run_id()) || !known_test(result.test_index()) || !planned(result.test_index())) return;
-      proto::TestResult kept = result;
-      bound_streams(agent, result.test_index(), *kept.mutable_streams());
+      const int test_index = result.test_index();
+      proto::TestResult kept = std::move(*record.mutable_result());
+      bound_streams(agent, test_index, *kept.mutable_streams());
       make_printable(*kept.mutable_stop_reason());
-      state_.tests[{result.test_index(), agent}].result = std::move(kept);
+      state_.tests[{test_index, agent}].result = std::move(kept);
       break;
     }
     case proto::Record::kEvent: {
-      proto::AgentEvent event = record.event();
+      proto::AgentEvent event = std::move(*record.mutable_event());
       // Events outside this run (e.g. a lease that expired while idle) are still faults worth
       // telling, under the same limit as a test's.
       const bool ours = belongs(event.run_id());

@@ -68,9 +68,14 @@ class RunData {
   // its samples or results may hold. Records of a test an agent has no plan for are dropped.
   void expect(const std::string& agent, int test_index, std::size_t most_streams);
 
-  void on_record(const std::string& agent, const proto::Record& record);
+  void on_record(const std::string& agent, proto::Record&& record);
+  void on_record(const std::string& agent, const proto::Record& record) { on_record(agent, proto::Record(record)); }
   void on_plan_ack(const std::string& agent, const proto::PlanAck& ack);
   void on_fault(const std::string& agent, const std::string& message);
+  // `record` as the agent would have sent it with names: a compact sample's values put back in its
+  // counter and gauge maps, with the stream's ids, by the names this run holds for the stream.
+  // For readers that take maps (the live metrics); call before on_record takes the record.
+  proto::Record with_names(const std::string& agent, const proto::Record& record);
   // Every sample admitted from now on is also appended to `file` (which must outlive this).
   void write_series_to(SeriesFile* file) {
     std::lock_guard lock(mutex_);

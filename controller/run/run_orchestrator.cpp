@@ -126,10 +126,10 @@ class Orchestrator {
     }
   }
 
-  // Commits what is queued; the file stays open for records that still come.
+  // Commits what is queued and indexes it; the file stays open for records that still come.
   void close_series_file() {
     if (!series_) return;
-    series_->flush();
+    series_->finish();
     outcome_.series_file = series_->path();
     if (const auto problem = series_->problem()) {
       spdlog::error("{}", *problem);
@@ -139,9 +139,10 @@ class Orchestrator {
 
   void start_control_plane() {
     AgentRegistry::Listener listener;
-    listener.on_record = [this](const std::string& agent, const proto::Record& record) {
-      data_.on_record(agent, record);
-      if (options_.live_metrics) options_.live_metrics->on_record(agent, record);
+    listener.on_record = [this](const std::string& agent, proto::Record& record) {
+      // The metrics first: the run takes the record's streams.
+      if (options_.live_metrics) options_.live_metrics->on_record(agent, data_.with_names(agent, record));
+      data_.on_record(agent, std::move(record));
     };
     listener.on_plan_ack = [this](const std::string& agent, const proto::PlanAck& ack) {
       data_.on_plan_ack(agent, ack);
@@ -458,10 +459,9 @@ class Orchestrator {
       for (const auto& name : test_agents_) {
         for (const auto& [id, series] : s.tests[{index, name}].series) {
           rate_bps += series.latest_tx_bps();
-          const auto& counters = series.latest().counters();
-          for (auto name_view :
+          for (auto counter :
                {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors, counters::kIntegrityErrors}) {
-            if (auto it = counters.find(std::string(name_view)); it != counters.end()) errors += it->second;
+            errors += series.latest_counter(counter);
           }
         }
       }

@@ -28,7 +28,7 @@ std::optional<HelloRefusal> check_hello(const proto::Envelope& first_frame, bool
   return std::nullopt;
 }
 
-SessionInput absorb_message(AgentSession& session, const proto::Envelope& message, std::int64_t received_ns) {
+SessionInput absorb_message(AgentSession& session, proto::Envelope& message, std::int64_t received_ns) {
   SessionInput input;
   switch (message.body_case()) {
     case proto::Envelope::kHeartbeat:
@@ -45,7 +45,7 @@ SessionInput absorb_message(AgentSession& session, const proto::Envelope& messag
       input.plan_ack = message.plan_ack();
       break;
     case proto::Envelope::kRecords: {
-      auto accepted = session.inbox.accept(message.records());
+      auto accepted = session.inbox.accept(std::move(*message.mutable_records()));
       if (!accepted.gaps.empty()) input.faults.push_back(describe_gaps(accepted.gaps));
       input.fresh = std::move(accepted.fresh);
       input.acked_through = session.inbox.acked_through();

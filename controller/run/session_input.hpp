@@ -37,6 +37,6 @@ struct SessionInput {
 
 // Applies one frame from a registered agent to its session (records, clock echoes, ...).
 // `received_ns`: when it arrived, on the controller's realtime clock.
-SessionInput absorb_message(AgentSession& session, const proto::Envelope& message, std::int64_t received_ns);
+SessionInput absorb_message(AgentSession& session, proto::Envelope& message, std::int64_t received_ns);
 
 }  // namespace tusk

@@ -1,11 +1,14 @@
 #include "controller/series/series_file.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cmath>
 #include <iterator>
+
+#include "common/json_text.hpp"
 
 namespace tusk {
 
@@ -14,29 +17,27 @@ namespace {
 constexpr std::size_t kRowsPerCommit = 50'000;
 constexpr auto kCommitEvery = std::chrono::milliseconds(250);
 
-void append_json_string(fmt::memory_buffer& out, const std::string& text) {
-  out.push_back('"');
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    // Control characters never reach here: the run makes every name printable().
-    out.push_back(c);
-  }
-  out.push_back('"');
+std::string names_json(const std::vector<std::string>& names) {
+  return json_text(nlohmann::json(names), -1);
 }
 
-template <typename Map, typename Write>
-std::string json_object(const Map& map, Write write_value) {
+std::string counters_text(const std::vector<std::uint64_t>& values) {
   fmt::memory_buffer out;
-  out.push_back('{');
-  bool first = true;
-  for (const auto& [name, value] : map) {
-    if (!first) out.push_back(',');
-    first = false;
-    append_json_string(out, name);
-    out.push_back(':');
-    write_value(out, value);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    const fmt::format_int number(values[i]);
+    out.append(number.data(), number.data() + number.size());
   }
-  out.push_back('}');
+  return fmt::to_string(out);
+}
+
+// A gauge that is no number (NaN, infinite) is written as nothing between its commas.
+std::string gauges_text(const std::vector<double>& values) {
+  fmt::memory_buffer out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    if (std::isfinite(values[i])) fmt::format_to(std::back_inserter(out), "{}", values[i]);
+  }
   return fmt::to_string(out);
 }
 
@@ -46,14 +47,17 @@ SeriesFile::SeriesFile(const std::string& path, const std::string& run_id) try
     : path_(path), db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
   db_.exec("PRAGMA journal_mode=WAL");
   db_.exec("PRAGMA synchronous=NORMAL");
+  db_.exec("PRAGMA cache_size=-2048");  // 2 MiB: rows are appended, so a commit touches few pages
   db_.exec(
-      "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-      "CREATE TABLE IF NOT EXISTS streams(id INTEGER PRIMARY KEY, test INTEGER NOT NULL, agent TEXT NOT NULL,"
+      "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+      "CREATE TABLE streams(id INTEGER PRIMARY KEY, test INTEGER NOT NULL, agent TEXT NOT NULL,"
       " stream_id TEXT NOT NULL, kind TEXT NOT NULL, peer TEXT NOT NULL);"
-      "CREATE TABLE IF NOT EXISTS samples(stream INTEGER NOT NULL REFERENCES streams(id), sample INTEGER NOT NULL,"
-      " elapsed_ms INTEGER NOT NULL, agent_time_ns INTEGER NOT NULL, counters TEXT NOT NULL, gauges TEXT NOT NULL,"
-      " PRIMARY KEY(stream, sample)) WITHOUT ROWID;");
-  SQLite::Statement meta(db_, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+      "CREATE TABLE layouts(id INTEGER PRIMARY KEY, stream INTEGER NOT NULL REFERENCES streams(id),"
+      " counter_names TEXT NOT NULL, gauge_names TEXT NOT NULL);"
+      "CREATE TABLE samples(stream INTEGER NOT NULL REFERENCES streams(id), sample INTEGER NOT NULL,"
+      " elapsed_ms INTEGER NOT NULL, agent_time_ns INTEGER NOT NULL, layout INTEGER NOT NULL REFERENCES layouts(id),"
+      " counter_values TEXT NOT NULL, gauge_values TEXT NOT NULL);");
+  SQLite::Statement meta(db_, "INSERT INTO meta(key, value) VALUES (?, ?)");
   for (const auto& [key, value] : {std::pair<const char*, std::string>{"schema", std::to_string(kSeriesSchemaVersion)},
                                    {"run_id", run_id}}) {
     meta.bind(1, key);
@@ -75,37 +79,33 @@ SeriesFile::~SeriesFile() {
   writer_.join();
 }
 
-void SeriesFile::append(const std::string& agent, const proto::Sample& sample) {
-  std::vector<SampleRow> rows;
-  rows.reserve(static_cast<std::size_t>(sample.streams_size()));
+std::int64_t SeriesFile::stream_row(int test, const std::string& agent, const proto::StreamCounters& info) {
   std::lock_guard lock(mutex_);
-  for (const auto& stream : sample.streams()) {
-    if (queued_ - written_ >= kMaxQueuedSeriesRows || !failure_.empty()) {
-      ++dropped_;
-      continue;
-    }
-    const auto key = std::make_tuple(sample.test_index(), agent, stream.stream_id());
-    auto id = stream_ids_.find(key);
-    if (id == stream_ids_.end()) {
-      id = stream_ids_.emplace(key, static_cast<std::int64_t>(stream_ids_.size() + 1)).first;
-      queued_streams_.push_back(
-          {id->second, sample.test_index(), agent, stream.stream_id(), stream.kind(), stream.peer()});
-    }
-    // Sorted by name, so a stream's rows read alike whatever order the agent's map had.
-    const std::map<std::string, std::uint64_t> counters(stream.counters().begin(), stream.counters().end());
-    const std::map<std::string, double> gauges(stream.gauges().begin(), stream.gauges().end());
-    queued_samples_.push_back(
-        {id->second, sample.index(), sample.elapsed_ms(), sample.agent_time_ns(),
-         json_object(counters, [](fmt::memory_buffer& out, std::uint64_t v) { fmt::format_to(std::back_inserter(out), "{}", v); }),
-         json_object(gauges, [](fmt::memory_buffer& out, double v) {
-           if (std::isfinite(v)) {
-             fmt::format_to(std::back_inserter(out), "{}", v);
-           } else {
-             fmt::format_to(std::back_inserter(out), "null");
-           }
-         })});
-    ++queued_;
+  streams_.emplace_back();
+  const auto row = static_cast<std::int64_t>(streams_.size());
+  queued_streams_.push_back({row, test, agent, info.stream_id(), info.kind(), info.peer()});
+  return row;
+}
+
+void SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
+                        const std::shared_ptr<const StreamLayout>& layout, const std::vector<std::uint64_t>& counters,
+                        const std::vector<double>& gauges) {
+  std::string counter_values = counters_text(counters), gauge_values = gauges_text(gauges);
+  std::lock_guard lock(mutex_);
+  if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return;
+  if (queued_ - written_ >= kMaxQueuedSeriesRows || !failure_.empty()) {
+    ++dropped_;
+    return;
   }
+  StreamEntry& stream = streams_[static_cast<std::size_t>(stream_row - 1)];
+  if (stream.layout != layout) {
+    stream.layout = layout;
+    stream.layout_id = ++layouts_;
+    queued_layouts_.push_back({stream.layout_id, stream_row, names_json(layout->counters), names_json(layout->gauges)});
+  }
+  queued_samples_.push_back({stream_row, stream.layout_id, sample.index(), sample.elapsed_ms(), sample.agent_time_ns(),
+                             std::move(counter_values), std::move(gauge_values)});
+  ++queued_;
   if (queued_samples_.size() >= kRowsPerCommit) wake_.notify_one();
 }
 
@@ -115,6 +115,14 @@ void SeriesFile::flush() {
   flush_wanted_ = true;
   wake_.notify_one();
   done_.wait(lock, [&] { return written_ >= target || !failure_.empty(); });
+}
+
+void SeriesFile::finish() {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t target = queued_;
+  index_wanted_ = true;
+  wake_.notify_one();
+  done_.wait(lock, [&] { return (written_ >= target && indexed_) || !failure_.empty(); });
 }
 
 std::uint64_t SeriesFile::rows_written() const {
@@ -135,20 +143,23 @@ std::optional<std::string> SeriesFile::problem() const {
 void SeriesFile::write_loop() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    wake_.wait_for(lock, kCommitEvery, [&] {
-      return stopping_ || flush_wanted_ || queued_samples_.size() >= kRowsPerCommit;
-    });
+    wake_.wait_for(lock, kCommitEvery,
+                   [&] { return stopping_ || flush_wanted_ || index_wanted_ || queued_samples_.size() >= kRowsPerCommit; });
     flush_wanted_ = false;
     std::vector<StreamRow> streams;
+    std::vector<LayoutRow> layouts;
     std::vector<SampleRow> samples;
     streams.swap(queued_streams_);
+    layouts.swap(queued_layouts_);
     samples.swap(queued_samples_);
-    const bool last = stopping_;
-    if (failure_.empty() && (!streams.empty() || !samples.empty())) {
+    const bool last = stopping_, index = index_wanted_;
+    index_wanted_ = false;
+    if (failure_.empty() && (index || !streams.empty() || !layouts.empty() || !samples.empty())) {
       lock.unlock();
       std::string failed;
       try {
-        commit(streams, samples);
+        commit(streams, layouts, samples);
+        if (index) db_.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, sample)", kSeriesIndexName));
       } catch (const std::exception& e) {
         failed = fmt::format("{}: writing the series stopped: {}", path_, e.what());
         spdlog::error("{}", failed);
@@ -156,6 +167,7 @@ void SeriesFile::write_loop() {
       lock.lock();
       if (failed.empty()) {
         written_ += samples.size();
+        indexed_ = indexed_ || index;
       } else {
         failure_ = std::move(failed);
       }
@@ -165,12 +177,13 @@ void SeriesFile::write_loop() {
   }
 }
 
-void SeriesFile::commit(std::vector<StreamRow>& streams, std::vector<SampleRow>& samples) {
+void SeriesFile::commit(const std::vector<StreamRow>& streams, const std::vector<LayoutRow>& layouts,
+                        const std::vector<SampleRow>& samples) {
   SQLite::Transaction transaction(db_);
   SQLite::Statement add_stream(db_,
                                "INSERT INTO streams(id, test, agent, stream_id, kind, peer) VALUES (?, ?, ?, ?, ?, ?)");
   for (const auto& row : streams) {
-    add_stream.bind(1, static_cast<std::int64_t>(row.id));
+    add_stream.bind(1, row.id);
     add_stream.bind(2, row.test);
     add_stream.bind(3, row.agent);
     add_stream.bind(4, row.stream_id);
@@ -179,16 +192,27 @@ void SeriesFile::commit(std::vector<StreamRow>& streams, std::vector<SampleRow>&
     add_stream.exec();
     add_stream.reset();
   }
+  SQLite::Statement add_layout(db_,
+                               "INSERT INTO layouts(id, stream, counter_names, gauge_names) VALUES (?, ?, ?, ?)");
+  for (const auto& row : layouts) {
+    add_layout.bind(1, row.id);
+    add_layout.bind(2, row.stream);
+    add_layout.bind(3, row.counter_names);
+    add_layout.bind(4, row.gauge_names);
+    add_layout.exec();
+    add_layout.reset();
+  }
   SQLite::Statement add_sample(db_,
-                               "INSERT OR IGNORE INTO samples(stream, sample, elapsed_ms, agent_time_ns, counters, "
-                               "gauges) VALUES (?, ?, ?, ?, ?, ?)");
+                               "INSERT INTO samples(stream, sample, elapsed_ms, agent_time_ns, layout, counter_values, "
+                               "gauge_values) VALUES (?, ?, ?, ?, ?, ?, ?)");
   for (const auto& row : samples) {
-    add_sample.bind(1, static_cast<std::int64_t>(row.stream));
+    add_sample.bind(1, row.stream);
     add_sample.bind(2, static_cast<std::int64_t>(row.sample));
     add_sample.bind(3, static_cast<std::int64_t>(row.elapsed_ms));
-    add_sample.bind(4, static_cast<std::int64_t>(row.agent_time_ns));
-    add_sample.bind(5, row.counters);
-    add_sample.bind(6, row.gauges);
+    add_sample.bind(4, row.agent_time_ns);
+    add_sample.bind(5, row.layout);
+    add_sample.bindNoCopy(6, row.counters);
+    add_sample.bindNoCopy(7, row.gauges);
     add_sample.exec();
     add_sample.reset();
   }

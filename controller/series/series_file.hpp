@@ -1,8 +1,10 @@
 // The run's full-resolution series on disk: every sample of every stream, appended as it arrives to
 // RUN_DIR/series.sqlite, so the controller holds none of them (controller/outcome/stream_series.hpp
-// keeps the bins). One row per stream and sample with its counters as the agent sent them
-// (cumulative: a missing row leaves the next one exact) and its gauges; `tusk-controller series`
-// prints them as deltas.
+// keeps the bins). One row per stream and sample with its counters' values as the agent sent them
+// (cumulative: a missing row leaves the next one exact) and its gauges', in the order of the
+// stream's layout row (their names, written once per stream and again when they change);
+// `tusk-controller series` prints them as deltas. Rows are appended in arrival order; the index by
+// stream is made when the run ends (a file left by a killed controller reads without it, slower).
 //
 // append() runs on the io thread and only formats and queues; one writer thread commits the queue
 // in batched transactions (WAL). A queue past kMaxQueuedSeriesRows (the disk far behind) drops rows
@@ -13,20 +15,21 @@
 
 #include <condition_variable>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
-#include <tuple>
 #include <vector>
 
+#include "controller/outcome/stream_layout.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
 
 inline constexpr const char* kSeriesFileName = "series.sqlite";
 inline constexpr int kSeriesSchemaVersion = 1;
+inline constexpr const char* kSeriesIndexName = "samples_by_stream";
 inline constexpr std::size_t kMaxQueuedSeriesRows = 1 << 20;
 
 class SeriesFile {
@@ -41,10 +44,17 @@ class SeriesFile {
 
   const std::string& path() const { return path_; }
 
-  // Queues one row per stream of `sample` from `agent`: streams already bounded by the run.
-  void append(const std::string& agent, const proto::Sample& sample);
+  // The file's row for one stream of `agent` in `test` (`info`: its ids), made the first time;
+  // the run keeps it with the stream (StreamSeries::series_row). Streams are bounded by the run.
+  std::int64_t stream_row(int test, const std::string& agent, const proto::StreamCounters& info);
+  // Queues one sample of the stream `stream_row` named: `counters` and `gauges` its values in
+  // `layout`'s order.
+  void append(std::int64_t stream_row, const proto::Sample& sample, const std::shared_ptr<const StreamLayout>& layout,
+              const std::vector<std::uint64_t>& counters, const std::vector<double>& gauges);
   // Waits until every row queued so far is committed (or the file has failed).
   void flush();
+  // Commits what is queued and indexes the rows by stream, for the reader; the run has ended.
+  void finish();
 
   std::uint64_t rows_written() const;
   // What went wrong, if anything: rows dropped, a failed write.
@@ -56,26 +66,38 @@ class SeriesFile {
     int test;
     std::string agent, stream_id, kind, peer;
   };
+  struct LayoutRow {
+    std::int64_t id, stream;
+    std::string counter_names, gauge_names;  // JSON arrays
+  };
   struct SampleRow {
-    std::int64_t stream;
+    std::int64_t stream, layout;
     std::uint32_t sample;
     std::uint64_t elapsed_ms;
     std::int64_t agent_time_ns;
-    std::string counters, gauges;
+    std::string counters, gauges;  // values, comma-separated
+  };
+  // What the file knows of a stream: the layout its last row was written in.
+  struct StreamEntry {
+    std::shared_ptr<const StreamLayout> layout;
+    std::int64_t layout_id = 0;
   };
   void write_loop();
-  void commit(std::vector<StreamRow>& streams, std::vector<SampleRow>& samples);
+  void commit(const std::vector<StreamRow>& streams, const std::vector<LayoutRow>& layouts,
+              const std::vector<SampleRow>& samples);
 
   std::string path_;
   SQLite::Database db_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;
-  std::map<std::tuple<int, std::string, std::string>, std::int64_t> stream_ids_;  // (test, agent, stream id)
+  std::vector<StreamEntry> streams_;  // by stream row - 1
+  std::int64_t layouts_ = 0;
   std::vector<StreamRow> queued_streams_;
+  std::vector<LayoutRow> queued_layouts_;
   std::vector<SampleRow> queued_samples_;
   std::uint64_t queued_ = 0, written_ = 0, dropped_ = 0;
   std::string failure_;
-  bool stopping_ = false, flush_wanted_ = false;
+  bool stopping_ = false, flush_wanted_ = false, index_wanted_ = false, indexed_ = false;
   std::thread writer_;
 };
 

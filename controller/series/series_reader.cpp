@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -32,17 +33,56 @@ struct Row {
 
 std::string sql_of(const SeriesQuery& query) {
   std::string sql =
-      "SELECT s.id, s.test, s.agent, s.stream_id, s.kind, x.sample, x.elapsed_ms, x.counters, x.gauges "
-      "FROM samples x JOIN streams s ON s.id = x.stream WHERE 1";
+      "SELECT s.id, s.test, s.agent, s.stream_id, s.kind, x.sample, x.elapsed_ms, x.layout, x.counter_values, "
+      "x.gauge_values FROM samples x JOIN streams s ON s.id = x.stream WHERE 1";
   if (query.test) sql += " AND s.test = :test";
   if (!query.agent.empty()) sql += " AND s.agent = :agent";
   if (!query.stream.empty()) sql += " AND s.stream_id = :stream";
   return sql + " ORDER BY s.test, s.agent, s.stream_id, s.id, x.sample";
 }
 
+struct Names {
+  std::vector<std::string> counters, gauges;
+};
+
+std::vector<std::string> names_of(const std::string& text) {
+  std::vector<std::string> names;
+  for (const auto& name : parse_json<json>(text)) {
+    if (name.is_string()) names.push_back(name.get<std::string>());
+  }
+  return names;
+}
+
+std::map<std::int64_t, Names> layouts_of(SQLite::Database& db) {
+  std::map<std::int64_t, Names> layouts;
+  SQLite::Statement select(db, "SELECT id, counter_names, gauge_names FROM layouts");
+  while (select.executeStep()) {
+    layouts[select.getColumn(0).getInt64()] = {names_of(select.getColumn(1).getString()),
+                                               names_of(select.getColumn(2).getString())};
+  }
+  return layouts;
+}
+
+// The comma-separated values of a row, one per name; an empty one (a gauge that was no number) is
+// left out, and so is any past the names.
+template <typename Value, typename Parse>
+std::vector<std::pair<std::string, Value>> values_of(const std::string& text, const std::vector<std::string>& names,
+                                                     Parse parse) {
+  std::vector<std::pair<std::string, Value>> values;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < names.size() && start <= text.size(); ++i) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) values.emplace_back(names[i], parse(text.substr(start, end - start)));
+    start = end + 1;
+  }
+  return values;
+}
+
 // Calls `each` with every row `query` picks, in order.
 template <typename Each>
 std::uint64_t for_each_row(SQLite::Database& db, const SeriesQuery& query, Each each) {
+  const std::map<std::int64_t, Names> layouts = layouts_of(db);
+  static const Names kNone;
   SQLite::Statement select(db, sql_of(query));
   if (query.test) select.bind(":test", *query.test);
   if (!query.agent.empty()) select.bind(":agent", query.agent);
@@ -65,17 +105,23 @@ std::uint64_t for_each_row(SQLite::Database& db, const SeriesQuery& query, Each 
     row.sample = select.getColumn(5).getInt64();
     row.elapsed_ms = select.getColumn(6).getInt64();
     row.interval_ms = row.elapsed_ms - before_ms;
+    const auto layout = layouts.find(select.getColumn(7).getInt64());
+    const Names& names = layout == layouts.end() ? kNone : layout->second;
     std::map<std::string, std::uint64_t> now;
-    const json counters = parse_json<json>(select.getColumn(7).getString());
-    for (auto it = counters.begin(); it != counters.end(); ++it) {
-      if (it->is_number_unsigned()) now[it.key()] = it->template get<std::uint64_t>();
+    for (auto& [name, value] : values_of<std::uint64_t>(select.getColumn(8).getString(), names.counters,
+                                                        [](const std::string& t) { return std::stoull(t); })) {
+      now.emplace(std::move(name), value);
     }
     for (const auto& [name, value] : now) {
       const auto was = before.find(name);
       const std::uint64_t previous = was == before.end() ? 0 : was->second;
       row.deltas[name] = value >= previous ? value - previous : value;
     }
-    row.gauges = parse_json<json>(select.getColumn(8).getString());
+    row.gauges = json::object();
+    for (const auto& [name, value] : values_of<double>(select.getColumn(9).getString(), names.gauges,
+                                                        [](const std::string& t) { return std::stod(t); })) {
+      if (!row.gauges.contains(name)) row.gauges[name] = value;
+    }
     const auto bytes = row.deltas.find(std::string(row.deltas.contains(std::string(counters::kRxBytes))
                                                        ? counters::kRxBytes
                                                        : counters::kTxBytes));

@@ -3,6 +3,8 @@
 // it runs in a fraction of a second now, and the unit label's ctest timeout fails it should the
 // cost turn quadratic again. Correctness is asserted too, so no case passes by doing nothing.
 #include <gtest/gtest.h>
+
+#include "tests/support/named_sample.hpp"
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
@@ -76,7 +78,7 @@ TEST(HostileScale, EveryStreamsSeriesIsReadFromTheSamplesOnce) {
         proto::StreamCounters stream;
         stream.set_stream_id(fmt::format("{}#{}", agent, i));
         (*stream.mutable_counters())["rx_bytes"] = 1250 * s;
-        data.series[stream.stream_id()].add(s, 1000 * s, std::move(stream));
+        testing::add_named(data.series[stream.stream_id()], s, 1000 * s, std::move(stream));
       }
     }
     for (int i = 0; i < kStreams; ++i) {

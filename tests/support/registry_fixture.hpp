@@ -22,7 +22,7 @@ class RegistryFixture {
     options.hello_timeout = std::chrono::milliseconds(500);
     if (adjust) adjust(options);
     AgentRegistry::Listener listener;
-    listener.on_record = [this](const std::string& agent, const proto::Record& record) {
+    listener.on_record = [this](const std::string& agent, proto::Record& record) {
       std::lock_guard lock(mutex_);
       records_.emplace_back(agent, record);
     };

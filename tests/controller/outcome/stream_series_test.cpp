@@ -9,6 +9,7 @@
 #include <string>
 
 #include "controller/outcome/sample_set.hpp"
+#include "tests/support/named_sample.hpp"
 
 namespace tusk {
 namespace {
@@ -32,19 +33,19 @@ std::uint64_t total(const std::vector<SeriesBin>& bins, Field SeriesBin::*field)
 
 TEST(StreamSeries, AShortSeriesHasABinPerSample) {
   StreamSeries series;
-  for (std::uint32_t i = 1; i <= 10; ++i) EXPECT_TRUE(series.add(i, i * 100, cumulative(i)));
+  for (std::uint32_t i = 1; i <= 10; ++i) EXPECT_TRUE(testing::add_named(series, i, i * 100, cumulative(i)));
   ASSERT_EQ(series.bins().size(), 10u);
   EXPECT_EQ(series.width(), 1u);
   EXPECT_EQ(series.bins()[6].lost, 1u) << "sample 7 lost the 1st frame";
   EXPECT_EQ(series.bins()[0].bytes, 1250u);
   EXPECT_NEAR(*series.bins()[3].throughput_bps(), 100'000, 1e-6);
-  EXPECT_EQ(series.latest().counters().at("rx_bytes"), 12'500u);
+  EXPECT_EQ(series.latest_counter("rx_bytes"), 12'500u);
 }
 
 TEST(StreamSeries, ADaysSamplesFoldIntoTheSameBinsWithExactTotals) {
   StreamSeries series;
   const std::uint32_t samples = 864'000;  // 24 h of 100 ms samples
-  for (std::uint32_t i = 1; i <= samples; ++i) series.add(i, std::uint64_t{i} * 100, cumulative(i));
+  for (std::uint32_t i = 1; i <= samples; ++i) testing::add_named(series, i, std::uint64_t{i} * 100, cumulative(i));
   EXPECT_LE(series.bins().size(), kMaxSeriesBins);
   EXPECT_GT(series.bins().size(), kMaxSeriesBins / 2);
   EXPECT_EQ(series.bins().capacity(), kMaxSeriesBins) << "the bins never grow past their first allocation";
@@ -67,7 +68,7 @@ TEST(StreamSeries, ABinKeepsItsSlowestIntervalAndItsAverage) {
     bytes += i == 500 ? 0 : 1250;  // one interval of nothing: a 100 ms flap
     auto now = cumulative(i);
     (*now.mutable_counters())["rx_bytes"] = bytes;
-    series.add(i, i * 100, std::move(now));
+    testing::add_named(series, i, i * 100, std::move(now));
   }
   ASSERT_EQ(series.width(), 8u);
   const SeriesBin& with_flap = series.bins()[(500 - 1) / 8];
@@ -78,10 +79,10 @@ TEST(StreamSeries, ABinKeepsItsSlowestIntervalAndItsAverage) {
 
 TEST(StreamSeries, AMissingSampleLeavesItsIntervalToTheNextAndALateOneAddsNothing) {
   StreamSeries series;
-  series.add(1, 100, cumulative(1));
-  series.add(3, 300, cumulative(3));
-  EXPECT_FALSE(series.add(2, 200, cumulative(2))) << "sample 3's deltas already hold it";
-  EXPECT_FALSE(series.add(3, 300, cumulative(3))) << "a retry";
+  testing::add_named(series, 1, 100, cumulative(1));
+  testing::add_named(series, 3, 300, cumulative(3));
+  EXPECT_FALSE(testing::add_named(series, 2, 200, cumulative(2))) << "sample 3's deltas already hold it";
+  EXPECT_FALSE(testing::add_named(series, 3, 300, cumulative(3))) << "a retry";
   ASSERT_EQ(series.bins().size(), 3u);
   EXPECT_EQ(series.bins()[1].samples, 0u);
   EXPECT_EQ(series.bins()[2].bytes, 2500u);
@@ -91,8 +92,8 @@ TEST(StreamSeries, AMissingSampleLeavesItsIntervalToTheNextAndALateOneAddsNothin
 
 TEST(StreamSeries, BinsOfTwoWidthsMeetAtTheWiderOne) {
   StreamSeries long_one, short_one;
-  for (std::uint32_t i = 1; i <= 1000; ++i) long_one.add(i, i * 100, cumulative(i));
-  for (std::uint32_t i = 1; i <= 200; ++i) short_one.add(i, i * 100, cumulative(i));
+  for (std::uint32_t i = 1; i <= 1000; ++i) testing::add_named(long_one, i, i * 100, cumulative(i));
+  for (std::uint32_t i = 1; i <= 200; ++i) testing::add_named(short_one, i, i * 100, cumulative(i));
   ASSERT_EQ(long_one.width(), 8u);
   ASSERT_EQ(short_one.width(), 2u);
   const auto merged = short_one.bins_at(long_one.width());
@@ -111,7 +112,7 @@ TEST(StreamSeries, ATrainingReplaysSlowestStepIsKept) {
     // Steps of 10 ms, the third of 40 ms: the running mean the agent reports.
     const double total_ns = (i >= 3 ? 20e6 + 40e6 : 10e6 * i) + (i == 4 ? 10e6 : 0);
     (*now.mutable_gauges())["step_time_mean_ns"] = total_ns / i;
-    series.add(i, i * 1000, std::move(now));
+    testing::add_named(series, i, i * 1000, std::move(now));
   }
   EXPECT_NEAR(series.bins()[2].max_step_time_ns, 40e6, 1);
   EXPECT_NEAR(series.bins()[3].max_step_time_ns, 10e6, 1);

@@ -2,6 +2,8 @@
 // network, carries a hostile agent name as data and never as markup, and lays the report's own
 // numbers out per host pair. How the page draws is checked in headless Chromium by the lab tests.
 #include <gtest/gtest.h>
+
+#include "tests/support/named_sample.hpp"
 #include <nlohmann/json.hpp>
 
 #include <regex>
@@ -172,7 +174,7 @@ TEST(ReportPageModel, AReportsOwnBinsAreDrawnWithCountsAndTheSlowestStepWhole) {
     (*stream.mutable_counters())["lost_frames"] = lost;
     (*stream.mutable_counters())["steps_done"] = s;
     (*stream.mutable_gauges())["step_time_mean_ns"] = 1e6 + (s >= 30'000 ? 49e6 / s : 0);
-    data.series["rx:b/1"].add(s, 100ull * s, std::move(stream));
+    testing::add_named(data.series["rx:b/1"], s, 100ull * s, std::move(stream));
   }
   StreamVerdict verdict;
   verdict.agent = "a";

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -40,6 +42,30 @@ proto::Sample sample_of(int test, std::uint32_t index, int streams) {
   return sample;
 }
 
+// Appends each stream of a sample as the run does: a row per stream, in the layout of its names.
+struct Appender {
+  SeriesFile& file;
+  std::map<std::string, std::int64_t> rows;
+  std::map<std::string, std::shared_ptr<const StreamLayout>> layouts;
+
+  void append(const std::string& agent, const proto::Sample& sample) {
+    for (const auto& stream : sample.streams()) {
+      std::vector<std::string> counter_names, gauge_names;
+      std::vector<std::uint64_t> counters;
+      std::vector<double> gauges;
+      for (const auto& [name, value] : stream.counters()) counter_names.push_back(name), counters.push_back(value);
+      for (const auto& [name, value] : stream.gauges()) gauge_names.push_back(name), gauges.push_back(value);
+      const std::string key = std::to_string(sample.test_index()) + " " + agent + " " + stream.stream_id();
+      auto& layout = layouts[key];
+      if (!layout || !layout->same_names(counter_names, gauge_names)) {
+        layout = std::make_shared<const StreamLayout>(counter_names, gauge_names);
+      }
+      if (!rows.contains(key)) rows[key] = file.stream_row(sample.test_index(), agent, stream);
+      file.append(rows[key], sample, layout, counters, gauges);
+    }
+  }
+};
+
 std::vector<nlohmann::json> json_rows(const std::string& run, const SeriesQuery& query) {
   std::ostringstream out;
   print_series(run, query, SeriesFormat::Json, out);
@@ -53,9 +79,10 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   ScratchDir dir;
   {
     SeriesFile file((dir.path / kSeriesFileName).string(), "run");
-    for (std::uint32_t i = 1; i <= 10; ++i) file.append("lab-b", sample_of(0, i, 3));
-    file.append("lab-b", sample_of(1, 1, 1));
-    file.flush();
+    Appender appender{file, {}, {}};
+    for (std::uint32_t i = 1; i <= 10; ++i) appender.append("lab-b", sample_of(0, i, 3));
+    appender.append("lab-b", sample_of(1, 1, 1));
+    file.finish();
     EXPECT_EQ(file.rows_written(), 31u);
     EXPECT_FALSE(file.problem());
   }
