@@ -86,7 +86,8 @@ std::optional<double> SeriesBin::throughput_bps() const {
 }
 
 bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::shared_ptr<const StreamLayout> layout,
-                       std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges) {
+                       std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges,
+                       std::int64_t agent_time_ns) {
   if (index == 0 || index <= latest_index_ || !layout) return false;
   const Interval change{layout_.get(), latest_, *layout, counters};
   SeriesBin interval;
@@ -110,12 +111,35 @@ bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::share
   }
   interval.max_step_time_ns = interval_step_time_ns(change, latest_gauges_, gauges);
   add_to_bins(index, interval);
+  if (windows.active()) {
+    windows.add(index, elapsed_ms, agent_time_ns, window_growth(*layout, counters), interval.bytes, interval.span_ms);
+  }
   layout_ = std::move(layout);
   latest_ = std::move(counters);
   latest_gauges_ = std::move(gauges);
   latest_index_ = index;
   latest_elapsed_ms_ = elapsed_ms;
   return true;
+}
+
+std::vector<std::uint64_t> StreamSeries::window_growth(const StreamLayout& layout,
+                                                      const std::vector<std::uint64_t>& counters) {
+  if (windows.indexed_for != &layout) {
+    windows.indexes.clear();
+    for (const auto& threshold : windows.thresholds) windows.indexes.push_back(layout.counter_index(threshold.metric));
+    windows.indexed_for = &layout;
+  }
+  std::vector<std::uint64_t> growth(windows.thresholds.size());
+  for (std::size_t i = 0; i < growth.size(); ++i) {
+    const std::uint64_t is = value_at(counters, windows.indexes[i]);
+    // The latest sample's position: the same as now's unless the names changed between them.
+    const int before_at = layout_.get() == &layout ? windows.indexes[i]
+                          : layout_                 ? layout_->counter_index(windows.thresholds[i].metric)
+                                                    : -1;
+    const std::uint64_t was = value_at(latest_, before_at);
+    growth[i] = is >= was ? is - was : is;
+  }
+  return growth;
 }
 
 std::uint64_t StreamSeries::latest_counter(std::string_view name) const {

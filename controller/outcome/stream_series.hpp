@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "controller/outcome/stream_layout.hpp"
+#include "controller/outcome/window_tally.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -49,7 +50,7 @@ class StreamSeries {
   // values as the latest. A sample no newer than the latest (a late retry) adds nothing and
   // returns false: the later sample's deltas already hold its interval.
   bool add(std::uint32_t index, std::uint64_t elapsed_ms, std::shared_ptr<const StreamLayout> layout,
-           std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges);
+           std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges, std::int64_t agent_time_ns = 0);
   // What the stream's latest layout sample said of it besides its values: ids, kind, peer, flow, path.
   void describe(proto::StreamCounters&& info) { info_ = std::move(info); }
 
@@ -69,11 +70,15 @@ class StreamSeries {
 
   // The stream's row in the run's series file (controller/series/series_file.hpp); 0: none yet.
   std::int64_t series_row = 0;
+  // Its thresholds judged window by window, when the test has a window (set before the first sample).
+  WindowTally windows;
   // The bins merged to `width` samples per bin (a power of two no smaller than width()).
   std::vector<SeriesBin> bins_at(std::uint32_t width) const;
 
  private:
   void add_to_bins(std::uint32_t index, const SeriesBin& interval);
+  // Each window threshold's counter growth from the latest sample to `counters` (in `layout`).
+  std::vector<std::uint64_t> window_growth(const StreamLayout& layout, const std::vector<std::uint64_t>& counters);
 
   proto::StreamCounters info_;
   std::shared_ptr<const StreamLayout> layout_;

@@ -103,6 +103,11 @@ struct TestSpec {
   // writes them (controller/engines/<engine>/), so no other code names an engine's parameters.
   std::any params;
   std::vector<Threshold> thresholds;
+  // thresholds.window: the count thresholds and min_throughput are also judged in every window of
+  // this length (a whole number of sample intervals), so a fault of ten minutes in a night-long
+  // soak fails the windows that hold it and says when.
+  std::optional<std::chrono::milliseconds> window;
+  SourcePos window_pos;
   std::optional<MethodSpec> method;
   SourcePos pos;
 };

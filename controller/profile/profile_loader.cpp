@@ -328,6 +328,23 @@ class ProfileReader {
 
   // ---- checks that involve more than one key
 
+  // A window holds whole sample intervals (a sample's deltas belong to one window) and fits the test.
+  void check_window(const Value& test, const TestSpec& spec, const std::string& interval_text,
+                    const std::string& duration_text) {
+    if (!spec.window) return;
+    const auto window = *spec.window;
+    const std::string path = join_path(join_path(test.path, "thresholds"), "window");
+    if (window.count() % std::max<std::int64_t>(spec.sample_interval.count(), 1) != 0) {
+      read_.errors().add(spec.window_pos, path,
+                         fmt::format("window {} is not a whole number of sample intervals ({})",
+                                     units::format_duration(window), interval_text));
+    } else if (window > spec.duration) {
+      read_.errors().add(spec.window_pos, path,
+                         fmt::format("window {} is longer than the test's duration {}",
+                                     units::format_duration(window), duration_text));
+    }
+  }
+
   // Errors about a value the test inherited name the test's field and point at the default.
   void fail_at(const Value& test, std::string_view key, const Origin* origin, std::string message) {
     if (origin && origin->from_defaults) message += " (set in defaults)";
@@ -349,6 +366,7 @@ class ProfileReader {
                 fmt::format("sample_interval {} is longer than the test's duration {}",
                             interval ? interval->text : "1s (the default)", duration->text));
       }
+      check_window(test, spec, interval ? interval->text : "1s (the default)", duration->text);
     }
 
     // An engine's own checks come first: a collective sets the topology (and maybe the duration)

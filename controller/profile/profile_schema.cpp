@@ -27,9 +27,16 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
   YamlReader& read = context.read;
   const auto entries = read.mapping(value, "a mapping of thresholds (e.g. max_ber: 1e-12)");
   if (!entries) return false;
-  std::vector<std::string_view> known;
+  std::vector<std::string_view> known{"window"};
   for (const auto& kind : threshold_catalog()) known.push_back(kind.key);
   for (const auto& entry : *entries) {
+    if (entry.key == "window") {
+      if (const auto window = read.duration(entry.value, {1ms, 1000h, "1ms", "1000h"})) {
+        draft.spec.window = *window;
+        draft.spec.window_pos = entry.value.pos;
+      }
+      continue;
+    }
     const ThresholdKind* kind = find_threshold(entry.key);
     if (!kind) {
       read.unknown_key(entry, known, known.size());  // the whole catalog: a reader picks from it

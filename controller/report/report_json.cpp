@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
 #include "common/version.hpp"
@@ -21,12 +22,7 @@ using json = nlohmann::ordered_json;
 namespace {
 
 std::string iso_time(std::int64_t ns) {
-  const std::time_t seconds = static_cast<std::time_t>(ns / 1'000'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:03d}Z", text, static_cast<int>((ns / 1'000'000) % 1000));
+  return utc_iso_time(ns);
 }
 
 json counters_json(const proto::StreamCounters& stream) {
@@ -89,6 +85,32 @@ json series_bins_json(const StreamSeries* series, std::uint32_t width) {
   if (any_flaps) bins["link_flaps"] = std::move(flaps);
   if (any_step_time) bins["step_time_ns"] = std::move(step_time);
   return bins;
+}
+
+json window_failure_json(const std::optional<WindowFailure>& failure) {
+  if (!failure) return nullptr;
+  return {{"window", failure->window},
+          {"start", iso_time(failure->start_agent_ns)},
+          {"start_s", failure->start_ms / 1e3},
+          {"failed", failure->text}};
+}
+
+// How the stream's windows went: how many were judged and failed (per threshold too), the first
+// and the worst that failed, and how steady its throughput was from window to window.
+json windows_json(const WindowTally& windows) {
+  json failed_by = json::object();
+  for (std::size_t i = 0; i < windows.thresholds.size() && i < windows.failed_by_threshold.size(); ++i) {
+    failed_by[windows.thresholds[i].key] = windows.failed_by_threshold[i];
+  }
+  const auto cv = windows.throughput_cv();
+  return {{"window_s", windows.window.count() / 1e3},
+          {"judged", windows.judged},
+          {"failed", windows.failed},
+          {"failed_by_threshold", failed_by},
+          {"first_failed", window_failure_json(windows.first)},
+          {"worst_failed", window_failure_json(windows.worst)},
+          {"throughput_mean_bps", windows.rate_windows > 0 ? json(windows.rate_mean) : json(nullptr)},
+          {"throughput_cv", cv ? json(*cv) : json(nullptr)}};
 }
 
 // The widest bins of any stream of the test: the width every stream's bins are written at.
@@ -241,6 +263,15 @@ json judged_stream_json(const StreamVerdict& verdict, const StreamSeries* series
                       {"text", check.describe()}});
   }
   stream["checks"] = checks;
+  if (verdict.windows) {
+    stream["windows"] = windows_json(*verdict.windows);
+    // A soak's error rate: frames lost or damaged per hour of the stream's samples.
+    std::uint64_t errors = 0, span_ms = 0;
+    if (series) {
+      for (const SeriesBin& bin : series->bins()) errors += bin.lost + bin.damaged, span_ms += bin.span_ms;
+    }
+    stream["windows"]["errors_per_hour"] = span_ms > 0 ? json(errors * 3.6e6 / span_ms) : json(nullptr);
+  }
   stream["bins"] = series_bins_json(series, bin_width);
   return stream;
 }
@@ -310,6 +341,7 @@ json test_json(const TestOutcome& test) {
   out["engine"] = test.spec.engine;
   out["topology"] = std::string(to_string(test.spec.topology));
   out["duration_s"] = test.spec.duration.count() / 1e3;
+  out["window_s"] = test.spec.window ? json(test.spec.window->count() / 1e3) : json(nullptr);
   out["sample_interval_s"] = test.spec.sample_interval.count() / 1e3;
   out["agents"] = test.agents;
   out["verdict"] = std::string(to_string(test.verdict));

@@ -83,6 +83,12 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
                                   ? (result.actual_stop_agent_ns() - result.actual_start_agent_ns()) / 1e9
                                   : spec.duration.count() / 1e3;
     test.streams.push_back(judge_stream(spec, name, stream, duration_s));
+    // The stream's windows, its last one closed now that the test is over.
+    auto& series = test.per_agent[name].series;
+    if (const auto found = series.find(stream.stream_id()); found != series.end() && found->second.windows.active()) {
+      found->second.windows.close();
+      judge_windows(test.streams.back(), found->second.windows);
+    }
   }
   test.path_faults = path_fault_signs(test.streams);
   test.localisation = localise(test.streams, topology);

@@ -10,6 +10,7 @@
 #include "common/printable.hpp"
 #include "common/stream_texts.hpp"
 #include "common/wire_bounds.hpp"
+#include "controller/verdict/verdict.hpp"
 
 namespace tusk {
 
@@ -72,6 +73,18 @@ int RunData::add_test(std::uint32_t most_samples) {
 void RunData::expect(const std::string& agent, int test_index, std::size_t most_streams) {
   std::lock_guard lock(mutex_);
   most_streams_[{agent, test_index}] = most_streams;
+}
+
+void RunData::judge_windows(int test_index, const TestSpec& spec) {
+  if (!spec.window || spec.sample_interval.count() <= 0) return;
+  WindowTally rule;
+  rule.window = *spec.window;
+  rule.samples_per_window = static_cast<std::uint32_t>(std::max<std::int64_t>(1, *spec.window / spec.sample_interval));
+  for (const auto& threshold : spec.thresholds) {
+    if (judged_per_window(threshold)) rule.thresholds.push_back(threshold);
+  }
+  std::lock_guard lock(mutex_);
+  window_rules_[test_index] = std::move(rule);
 }
 
 void RunData::bound_streams(const std::string& agent, int test_index,
@@ -164,6 +177,15 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
         continue;
       }
       found = data.series.emplace(stream.stream_id(), StreamSeries{}).first;
+      if (const auto rule = window_rules_.find(test); rule != window_rules_.end()) {
+        WindowTally& windows = found->second.windows;
+        windows.window = rule->second.window;
+        windows.samples_per_window = rule->second.samples_per_window;
+        // Only what the stream's kind is judged on (a sender's stream is judged on nothing).
+        for (const auto& threshold : rule->second.thresholds) {
+          if (kind_judges(stream.kind(), threshold.metric)) windows.thresholds.push_back(threshold);
+        }
+      }
     }
     StreamSeries& series = found->second;
     std::shared_ptr<const StreamLayout> layout = series.layout();
@@ -209,7 +231,8 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
       if (series.series_row == 0) series.series_row = series_file_->stream_row(test, agent, series.info());
       series_file_->append(series.series_row, sample, layout, counters, gauges);
     }
-    series.add(sample.index(), sample.elapsed_ms(), std::move(layout), std::move(counters), std::move(gauges));
+    series.add(sample.index(), sample.elapsed_ms(), std::move(layout), std::move(counters), std::move(gauges),
+               sample.agent_time_ns());
   }
 }
 

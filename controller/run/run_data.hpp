@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "controller/outcome/agent_data.hpp"
+#include "controller/profile/profile.hpp"
 #include "controller/run/clock_sync.hpp"
 #include "controller/series/series_file.hpp"
 #include "tusk.pb.h"
@@ -67,6 +68,9 @@ class RunData {
   // What the plan handed to `agent` for test `test_index` lets it report: the most streams one of
   // its samples or results may hold. Records of a test an agent has no plan for are dropped.
   void expect(const std::string& agent, int test_index, std::size_t most_streams);
+  // Test `test_index` judges `spec`'s window thresholds in every window of spec.window (if any):
+  // each stream's windows are tallied as its samples come. Before the test's first sample.
+  void judge_windows(int test_index, const TestSpec& spec);
 
   void on_record(const std::string& agent, proto::Record&& record);
   void on_record(const std::string& agent, const proto::Record& record) { on_record(agent, proto::Record(record)); }
@@ -105,6 +109,7 @@ class RunData {
 
   std::vector<std::uint32_t> most_samples_;
   std::map<std::pair<std::string, int>, std::size_t> most_streams_;
+  std::map<int, WindowTally> window_rules_;  // by test: the window and its thresholds, nothing tallied
   std::map<std::pair<std::string, int>, std::size_t> event_counts_;
   std::set<std::tuple<std::string, int, std::string>> reported_;
   std::map<std::pair<std::string, int>, std::size_t> connection_faults_;

@@ -326,6 +326,7 @@ class Orchestrator {
 
   // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
   bool hand_out_plans(const std::vector<AgentPlan>& plans, int index) {
+    data_.judge_windows(index, profile_.tests[index]);
     for (const auto& plan : plans) {
       data_.expect(plan.agent, index, most_streams_of(plan.plan));
       registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan)});

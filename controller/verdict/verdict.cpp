@@ -1,9 +1,11 @@
 #include "controller/verdict/verdict.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
+#include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -194,6 +196,31 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
     verdict.checks.push_back(std::move(check));
   }
   return verdict;
+}
+
+void judge_windows(StreamVerdict& verdict, const WindowTally& windows) {
+  verdict.windows = windows;
+  if (windows.failed == 0) return;
+  const auto when = [&](const WindowFailure& failure) {
+    return fmt::format("{} (+{}): {}", utc_iso_time(failure.start_agent_ns),
+                       units::format_duration(std::chrono::milliseconds(failure.start_ms)), failure.text);
+  };
+  std::vector<std::string> which;
+  for (std::size_t i = 0; i < windows.thresholds.size() && i < windows.failed_by_threshold.size(); ++i) {
+    if (windows.failed_by_threshold[i] > 0) {
+      which.push_back(fmt::format("{} in {}", windows.thresholds[i].key, windows.failed_by_threshold[i]));
+    }
+  }
+  ThresholdCheck check;
+  check.threshold = Threshold{"window", "failed_windows", Bound::Max, 0, {}, false};
+  check.measured = windows.failed;
+  check.passed = false;
+  check.caveat = fmt::format("{} of {} windows of {} failed ({}); the first at {}", windows.failed, windows.judged,
+                             units::format_duration(windows.window), fmt::join(which, ", "), when(*windows.first));
+  if (windows.worst && windows.worst->window != windows.first->window) {
+    check.caveat += fmt::format("; the worst at {}", when(*windows.worst));
+  }
+  verdict.checks.push_back(std::move(check));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/outcome/window_tally.hpp"
 #include "controller/profile/profile.hpp"
 #include "controller/verdict/ber_bound.hpp"
 #include "tusk.pb.h"
@@ -54,6 +55,8 @@ struct StreamVerdict {
   std::map<std::string, double> metrics;
   std::optional<BerResult> ber;  // streams that compare bits
   std::vector<ThresholdCheck> checks;
+  // Its thresholds judged window by window (TestSpec::window); none without a window.
+  std::optional<WindowTally> windows;
   bool passed() const;
   // One line per tolerated fault, e.g. "link_flaps 1 (allowed: max_flaps 1)".
   std::vector<std::string> warnings() const;
@@ -61,6 +64,9 @@ struct StreamVerdict {
 
 StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
                            double duration_s);
+// Adds `windows` (closed) to `verdict`, and one failing check naming how many windows failed, the
+// first and the worst, when any did.
+void judge_windows(StreamVerdict& verdict, const WindowTally& windows);
 
 // Whether streams of `kind` are judged on `metric`.
 bool kind_judges(const std::string& kind, const std::string& metric);

@@ -118,6 +118,50 @@ TEST(StreamSeries, ATrainingReplaysSlowestStepIsKept) {
   EXPECT_NEAR(series.bins()[3].max_step_time_ns, 10e6, 1);
 }
 
+// A minute of 100 ms samples at 1 Mbit/s with a 2 s flap at 40 s (nothing moved, 5 frames lost),
+// judged in 10 s windows on min_throughput and max_lost_frames.
+WindowTally judged_minute() {
+  StreamSeries series;
+  series.windows.window = std::chrono::seconds(10);
+  series.windows.samples_per_window = 100;
+  series.windows.thresholds = {Threshold{"min_throughput", "throughput_bps", Bound::Min, 900'000, {}, false},
+                               Threshold{"max_lost_frames", "lost_frames", Bound::Max, 0, {}, true}};
+  std::uint64_t bytes = 0, lost = 0;
+  for (std::uint32_t i = 1; i <= 600; ++i) {
+    const bool flapping = i > 400 && i <= 420;
+    bytes += flapping ? 0 : 12'500;
+    lost += i == 410 ? 5 : 0;
+    proto::StreamCounters now;
+    (*now.mutable_counters())["rx_bytes"] = bytes;
+    (*now.mutable_counters())["lost_frames"] = lost;
+    testing::add_named(series, i, i * 100ull, now);
+  }
+  series.windows.close();
+  return series.windows;
+}
+
+TEST(WindowTally, OnlyTheWindowsThatHoldAFlapFailAndTheFirstAndWorstAreNamed) {
+  const WindowTally windows = judged_minute();
+  EXPECT_EQ(windows.judged, 6u);
+  EXPECT_EQ(windows.failed, 1u) << "40-50 s holds the whole flap";
+  ASSERT_TRUE(windows.first);
+  EXPECT_EQ(windows.first->window, 4u);
+  EXPECT_EQ(windows.first->start_ms, 40'000u);
+  EXPECT_NE(windows.first->text.find("lost_frames 5 > max 0"), std::string::npos) << windows.first->text;
+  EXPECT_NE(windows.first->text.find("throughput_bps 800000 < min 900000"), std::string::npos) << windows.first->text;
+  EXPECT_EQ(windows.failed_by_threshold, (std::vector<std::uint32_t>{1, 1}));
+  ASSERT_TRUE(windows.throughput_cv());
+  EXPECT_NEAR(*windows.throughput_cv(), 0.0845, 0.0005) << "five windows at 1 Mbit/s, one at 0.8";
+}
+
+TEST(WindowTally, OnlyCountsOfAStreamsCountersAndMinThroughputAreJudgedPerWindow) {
+  EXPECT_TRUE(judged_per_window(Threshold{"max_lost_frames", "lost_frames", Bound::Max, 0, {}, false}));
+  EXPECT_TRUE(judged_per_window(Threshold{"min_throughput", "throughput_bps", Bound::Min, 1, {}, false}));
+  EXPECT_FALSE(judged_per_window(Threshold{"max_ber", "ber", Bound::Max, 1e-12, {}, false}));
+  EXPECT_FALSE(judged_per_window(Threshold{"max_latency_p99", "latency_p99_ns", Bound::Max, 1e4, {}, false}));
+  EXPECT_FALSE(judged_per_window(Threshold{"max_agents_lost", "agents_lost", Bound::Max, 0, {}, false}));
+}
+
 TEST(SampleSet, SaysWhatArrivedAsRuns) {
   SampleSet set;
   for (std::uint32_t i : {1u, 2u, 3u, 5u, 9u, 10u}) EXPECT_TRUE(set.insert(i));

@@ -424,13 +424,37 @@ tests:
     duration: 1s
     thresholds: {jitter: 1us}
 )"),
-            "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: max_ber, "
+            "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: window, max_ber, "
             "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
             "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_connect_failures, "
             "max_retransmits, "
             "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
             "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_pause_frames, max_rx_discards, max_pre_fec_ber, "
             "max_ce_marked, min_ce_marked, max_dscp_rewrites, max_agents_lost");
+}
+
+TEST(ProfileErrors, AThresholdWindowMustHoldWholeSampleIntervalsAndFitTheTest) {
+  EXPECT_EQ(profile_error(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: dpdk
+    duration: 60s
+    sample_interval: 400ms
+    thresholds: {window: 1s}
+)"),
+            "bad.yaml:8:26: tests[0].thresholds.window: window 1 s is not a whole number of sample intervals (400ms)");
+  EXPECT_EQ(profile_error(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: dpdk
+    duration: 60s
+    thresholds: {window: 2m}
+)"),
+            "bad.yaml:7:26: tests[0].thresholds.window: window 2 m 0 s is longer than the test's duration 60s");
 }
 
 TEST(ProfileErrors, NameCannotBeADefault) {

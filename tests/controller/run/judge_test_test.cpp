@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "controller/run/run_data.hpp"
 #include "tests/support/profile_text.hpp"
 
 namespace tusk {
@@ -81,6 +82,75 @@ TEST(JudgeTest, TheSameInputIsJudgedTheSameWayEveryTime) {
   EXPECT_EQ(first.warnings, second.warnings);
   EXPECT_EQ(first.verdict, second.verdict);
   EXPECT_NE(first.verdict, TestVerdict::Pass);
+}
+
+}  // namespace
+}  // namespace tusk
+
+namespace tusk {
+namespace {
+
+// A minute of samples with a 2 s flap at 40 s, under `window: 10s`: the run folds them as they
+// come, and the verdict names the one window that failed, on the agent's clock and into the test.
+TEST(JudgeTest, AWindowedThresholdFailsTheWindowThatHeldAFlapAndSaysWhen) {
+  const Profile profile = testing::load_profile_yaml(R"(
+name: windowed
+agents: {count: 2}
+tests:
+  - name: soak
+    engine: dpdk
+    duration: 60s
+    sample_interval: 100ms
+    thresholds: {window: 10s, min_throughput: 900kbps, max_lost_frames: 0}
+)");
+  const TestSpec& spec = profile.tests.at(0);
+  ASSERT_EQ(spec.window, std::chrono::seconds(10));
+  RunData data("run", {most_samples(spec.duration, spec.sample_interval)});
+  data.expect("b", 0, 1);
+  data.judge_windows(0, spec);
+  const std::int64_t start_ns = 1'795'000'000'000'000'000;  // 2026-11-18T11:06:40Z
+  std::uint64_t bytes = 0, lost = 0;
+  proto::StreamCounters last;
+  for (std::uint32_t i = 1; i <= 600; ++i) {
+    bytes += i > 400 && i <= 420 ? 0 : 12'500;
+    lost += i == 410 ? 5 : 0;
+    proto::Record record;
+    auto& sample = *record.mutable_sample();
+    sample.set_run_id("run");
+    sample.set_index(i);
+    sample.set_elapsed_ms(i * 100);
+    sample.set_agent_time_ns(start_ns + std::int64_t{i} * 100'000'000);
+    auto& stream = *sample.add_streams();
+    stream.set_stream_id("rx:a/1");
+    stream.set_kind("rx");
+    stream.set_peer("a");
+    (*stream.mutable_counters())["rx_bytes"] = bytes;
+    (*stream.mutable_counters())["rx_frames"] = bytes / 1250;
+    (*stream.mutable_counters())["lost_frames"] = lost;
+    last = stream;
+    data.on_record("b", record);
+  }
+  TestOutcome test;
+  test.spec = spec;
+  test.agents = {"b"};
+  data.with([&](RunState& s) { test.per_agent["b"] = s.tests[{0, "b"}]; });
+  proto::TestResult result = completed_at(start_ns);
+  result.set_actual_stop_agent_ns(start_ns + 60'000'000'000);
+  result.set_samples(600);
+  *result.add_streams() = last;
+  test.per_agent["b"].result = result;
+  judge_test(test, nullptr);
+  ASSERT_EQ(test.streams.size(), 1u);
+  const StreamVerdict& verdict = test.streams[0];
+  EXPECT_FALSE(verdict.passed());
+  ASSERT_TRUE(verdict.windows);
+  EXPECT_EQ(verdict.windows->judged, 6u);
+  EXPECT_EQ(verdict.windows->failed, 1u);
+  std::string texts;
+  for (const auto& check : verdict.checks) texts += check.describe() + "\n";
+  EXPECT_THAT(texts, HasSubstr("1 of 6 windows of 10 s failed (min_throughput in 1, max_lost_frames in 1); the first "
+                               "at 2026-11-18T11:07:20.000Z (+40 s)"));
+  EXPECT_THAT(texts, HasSubstr("throughput_bps 800000 < min 900000"));
 }
 
 }  // namespace
