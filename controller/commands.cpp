@@ -171,6 +171,7 @@ int command_model(const std::string& file, bool as_json, bool binary_units) {
 
 struct RunFlags {
   std::string out;
+  std::string checkpoint = "1m";
   std::string wait;
   std::string topology;
   std::string only_through;
@@ -249,6 +250,12 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("--metrics-linger: {}", e.what()));
     }
+    try {
+      options.checkpoint_every =
+          std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.checkpoint));
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("--checkpoint: {}", e.what()));
+    }
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
@@ -270,6 +277,9 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   options.lost_after = 2 * options.control.lease + std::chrono::seconds(4);
   options.run_directory = [out = flags.out](const std::string& run_id) {
     return out.empty() ? fmt::format("tusk-reports/{}", run_id) : out;
+  };
+  options.checkpoint = [&options](const RunOutcome& so_far) {
+    write_checkpoint(report_json(so_far), options.run_directory(so_far.run_id));
   };
   options.progress_line = !flags.no_progress && isatty(STDOUT_FILENO) == 1;
 
@@ -443,6 +453,10 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
   control.add_to(*run);
   run->add_option("--out", flags.out,
                   "report directory, new or empty: a report is never overwritten (default tusk-reports/<run id>)");
+  run->add_option("--checkpoint", flags.checkpoint,
+                  "how often report.json is rewritten while a test runs (marked running), so a controller killed "
+                  "mid-run leaves its results up to then; 0 for never")
+      ->capture_default_str();
   run->add_option("--wait", flags.wait, "how long to wait for agents (default: the profile's agents.wait)");
   run->add_flag("--no-progress", flags.no_progress, "no live progress line");
   flags.history.add_to(*run);

@@ -80,6 +80,8 @@ struct RunOutcome {
   std::string conclusion;           // one line: why the run passed or not
   std::int64_t interrupted_ns = 0;  // when a signal interrupted the run; 0: none did
   std::string series_file;          // where every sample went (controller/series/); "": nowhere
+  // Non-zero: a checkpoint taken while the run went on (RunOptions::checkpoint), not its end.
+  std::int64_t checkpoint_ns = 0;
 };
 
 std::string_view to_string(TestVerdict verdict);

@@ -142,6 +142,18 @@ std::vector<std::uint64_t> StreamSeries::window_growth(const StreamLayout& layou
   return growth;
 }
 
+proto::StreamCounters StreamSeries::latest_named() const {
+  proto::StreamCounters stream = info_;
+  if (!layout_) return stream;
+  for (std::size_t i = 0; i < layout_->counters.size() && i < latest_.size(); ++i) {
+    stream.mutable_counters()->insert({layout_->counters[i], latest_[i]});
+  }
+  for (std::size_t i = 0; i < layout_->gauges.size() && i < latest_gauges_.size(); ++i) {
+    stream.mutable_gauges()->insert({layout_->gauges[i], latest_gauges_[i]});
+  }
+  return stream;
+}
+
 std::uint64_t StreamSeries::latest_counter(std::string_view name) const {
   return layout_ ? value_at(latest_, layout_->counter_index(name)) : 0;
 }

@@ -62,6 +62,9 @@ class StreamSeries {
   const std::vector<double>& latest_gauges() const { return latest_gauges_; }
   std::uint64_t latest_counter(std::string_view name) const;
   std::uint32_t latest_index() const { return latest_index_; }
+  std::uint64_t latest_elapsed_ms() const { return latest_elapsed_ms_; }
+  // info() with the latest values in its counter and gauge maps: the stream as a result reads.
+  proto::StreamCounters latest_named() const;
   // What it sent in its last interval (tx_bytes), in bits per second.
   double latest_tx_bps() const { return latest_tx_bps_; }
 

@@ -402,6 +402,10 @@ json report_json(const RunOutcome& outcome) {
   report["started"] = iso_time(outcome.started_ns);
   report["finished"] = iso_time(outcome.finished_ns);
   if (outcome.interrupted_ns != 0) report["interrupted"] = iso_time(outcome.interrupted_ns);
+  // "running": a checkpoint taken while the run went on (its last test judged on its samples so
+  // far); "finished": the run's own report.
+  report["status"] = outcome.checkpoint_ns != 0 ? "running" : "finished";
+  if (outcome.checkpoint_ns != 0) report["checkpoint"] = iso_time(outcome.checkpoint_ns);
   report["exit_code"] = outcome.exit_code;
   report["conclusion"] = outcome.conclusion;
   report["missing_agents"] = outcome.missing_agents;

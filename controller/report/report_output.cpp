@@ -107,11 +107,30 @@ std::string private_directory(const std::string& parent, const std::string& run_
   return name;
 }
 
+// Whether `directory`'s report.json is a checkpoint of run `run_id`: the one file a run's own final
+// report replaces.
+bool holds_checkpoint_of(const fs::path& directory, const std::string& run_id) {
+  std::ifstream file(directory / "report.json");
+  if (!file) return false;
+  try {
+    const auto report = parse_json<nlohmann::json>(file);
+    return member_or_null(report, "status") == "running" && member_or_null(report, "run_id") == run_id;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
+
+void write_checkpoint(const nlohmann::ordered_json& report, const std::string& directory) {
+  create_directory(directory);
+  write_file(fs::path(directory) / "report.json", json_text(report) + "\n", Existing::Replace);
+}
 
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory) {
   create_directory(directory);
-  write_file(fs::path(directory) / "report.json", json_text(report) + "\n", Existing::Keep);
+  write_file(fs::path(directory) / "report.json", json_text(report) + "\n",
+             holds_checkpoint_of(directory, outcome.run_id) ? Existing::Replace : Existing::Keep);
   write_file(fs::path(directory) / "junit.xml", report_junit(outcome), Existing::Keep);
   write_file(fs::path(directory) / "report.html", report_html(report), Existing::Keep);
 }

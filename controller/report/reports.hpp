@@ -33,6 +33,11 @@ std::string summary_table(const RunOutcome& outcome);
 // not be written.
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory);
 
+// A checkpoint of a run that goes on (RunOutcome::checkpoint_ns): report.json alone, put in place
+// whole over the run's previous checkpoint; the run's final report replaces it in turn. Throws
+// std::runtime_error naming the file.
+void write_checkpoint(const nlohmann::ordered_json& report, const std::string& directory);
+
 // Before a run: refuses a `directory` that holds a report already (naming its run), creates it and
 // proves a file can be written there, so a report that could not be kept is known before any
 // traffic. Throws std::runtime_error naming the path.

@@ -406,13 +406,14 @@ class Orchestrator {
       registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan), start});
     }
 
-    follow_test(index, spec, planned_start);
+    follow_test(index, spec, planned_start, timed_plans);
     stop_all(index, "test over");
     return collect(index, spec, planned_start, timed_plans);
   }
 
-  void follow_test(int index, const TestSpec& spec, std::int64_t planned_start) {
+  void follow_test(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
     const std::int64_t end = planned_start + to_ns(spec.duration);
+    auto next_checkpoint = SteadyClock::now() + options_.checkpoint_every;
     // Results follow the end at once; allow for an agent that reconnects just then.
     const std::int64_t deadline = end + 2 * to_ns(options_.control.lease) + 5'000'000'000;
     while (true) {
@@ -446,7 +447,54 @@ class Orchestrator {
         return;
       }
       if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
+      if (options_.checkpoint && options_.checkpoint_every.count() > 0 && SteadyClock::now() >= next_checkpoint) {
+        checkpoint(index, spec, planned_start, plans);
+        next_checkpoint = SteadyClock::now() + options_.checkpoint_every;
+      }
       std::this_thread::sleep_for(follow_interval(test_agents_.size()));
+    }
+  }
+
+  // The run so far, with the test under way judged on its samples up to now: each agent that has
+  // no result yet stands in with one made of its streams' latest counters (not completed). The
+  // series file is committed first, so it holds every sample the checkpoint counts.
+  void checkpoint(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
+    if (series_) series_->flush();
+    RunOutcome snapshot = outcome_;
+    snapshot.checkpoint_ns = realtime_ns();
+    TestOutcome test = collect_data(index, spec, planned_start, plans);
+    for (auto& [name, agent] : test.per_agent) {
+      if (agent.result || agent.samples.empty()) continue;
+      proto::TestResult result;
+      result.set_run_id(outcome_.run_id);
+      result.set_test_index(index);
+      result.set_completed(false);
+      result.set_stop_reason("still running at the checkpoint");
+      result.set_samples(agent.samples.highest());
+      std::uint64_t elapsed_ms = 0;
+      for (const auto& [id, series] : agent.series) {
+        *result.add_streams() = series.latest_named();
+        elapsed_ms = std::max(elapsed_ms, series.latest_elapsed_ms());
+      }
+      result.set_actual_start_agent_ns(agent.planned_start_agent_ns);
+      result.set_actual_stop_agent_ns(agent.planned_start_agent_ns + static_cast<std::int64_t>(elapsed_ms) * 1'000'000);
+      agent.result = std::move(result);
+    }
+    judge_test(test, options_.topology.get());
+    snapshot.tests.push_back(std::move(test));
+    snapshot.agents = registry_->agents();
+    snapshot.faults = data_.with([](RunState& s) { return s.faults; });
+    snapshot.series_file = series_ ? series_->path() : "";
+    snapshot.finished_ns = snapshot.checkpoint_ns;
+    snapshot.exit_code = kExitAgentsMissing;
+    snapshot.conclusion = fmt::format(
+        "incomplete: still running test {} '{}' at this checkpoint ({}); no final report was written after it, so "
+        "the controller was killed or its host went down",
+        index, spec.name, utc_iso_time(snapshot.checkpoint_ns));
+    try {
+      options_.checkpoint(snapshot);
+    } catch (const std::exception& e) {
+      spdlog::warn("checkpoint not written: {}", e.what());
     }
   }
 
@@ -489,6 +537,18 @@ class Orchestrator {
 
   TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start,
                       const std::vector<AgentPlan>& plans) {
+    TestOutcome test = collect_data(index, spec, planned_start, plans);
+    judge_test(test, options_.topology.get());
+    spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
+                 test.start_skew_ns
+                     ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns))
+                     : "");
+    return test;
+  }
+
+  // What the test's agents sent so far, with its plans: a TestOutcome to judge.
+  TestOutcome collect_data(int index, const TestSpec& spec, std::int64_t planned_start,
+                           const std::vector<AgentPlan>& plans) {
     TestOutcome test;
     test.index = index;
     test.spec = spec;
@@ -498,12 +558,6 @@ class Orchestrator {
     data_.with([&](RunState& s) {
       for (const auto& name : test_agents_) test.per_agent[name] = s.tests[{index, name}];
     });
-
-    judge_test(test, options_.topology.get());
-    spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
-                 test.start_skew_ns
-                     ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns))
-                     : "");
     return test;
   }
 

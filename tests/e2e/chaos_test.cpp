@@ -73,6 +73,60 @@ TEST_F(ControlPlaneE2E, AgentStopsTrafficWhenItsControllerDiesAndTellsTheNextOne
   }
 }
 
+// A controller killed mid-test leaves its last checkpoint as report.json (marked running, its
+// conclusion saying the run never finished) and the series file, which holds at least every
+// sample the checkpoint counted, gapless; `tusk-controller report` draws the checkpoint.
+TEST_F(ControlPlaneE2E, AControllerKilledMidTestLeavesItsLastCheckpointAndTheSeriesFile) {
+  std::string profile = kProfileTemplate;
+  profile.replace(profile.find("{duration}"), 10, "60s\n    sample_interval: 100ms");
+  auto controller = start_controller(write_profile_text(profile), "report", {"--lease", "1s", "--checkpoint", "1s"});
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(agent_a->log_path(), "test 0 started", 30s)) << agent_a->log();
+  std::this_thread::sleep_for(4500ms);
+  controller->signal(SIGKILL);
+  ASSERT_TRUE(controller->wait(5s).has_value());
+
+  const json report = read_report("report");
+  EXPECT_EQ(report["status"], "running") << report.dump(2).substr(0, 2000);
+  EXPECT_EQ(report["series_file"], "series.sqlite");
+  EXPECT_NE(report["conclusion"].get<std::string>().find("incomplete: still running test 0"), std::string::npos)
+      << report["conclusion"];
+  ASSERT_EQ(report["tests"].size(), 1u);
+  const json& test = report["tests"][0];
+  EXPECT_EQ(test["verdict"], "fail") << "a test cut short never reads as a pass";
+  std::map<std::string, std::uint32_t> counted;  // by agent: the highest sample the checkpoint counts
+  for (const std::string name : {"lab-a", "lab-b"}) {
+    const json& agent = agent_entry(test, name);
+    ASSERT_EQ(agent["sample_ranges"].size(), 1u) << agent.dump(2);
+    EXPECT_EQ(agent["sample_ranges"][0][0], 1);
+    counted[name] = agent["sample_ranges"][0][1].get<std::uint32_t>();
+    EXPECT_GE(counted[name], 20u) << "at least 2 s of samples before the last checkpoint";
+    EXPECT_EQ(agent["stop_reason"], "still running at the checkpoint");
+  }
+  ASSERT_EQ(test["streams"].size(), 2u);
+  const auto rows = series_rows("report");
+  std::map<std::string, std::vector<json>> by_stream;
+  for (const auto& row : rows) by_stream[row["agent"].get<std::string>() + " " + row["stream_id"].get<std::string>()].push_back(row);
+  for (const auto& stream : test["streams"]) {
+    const std::string agent = stream["agent"];
+    const auto& stream_rows = by_stream[agent + " " + stream["stream_id"].get<std::string>()];
+    ASSERT_GE(stream_rows.size(), counted[agent]) << "every sample the checkpoint counted is in the series file";
+    std::uint64_t bits = 0;
+    for (std::size_t i = 0; i < stream_rows.size(); ++i) {
+      ASSERT_EQ(stream_rows[i]["sample"], i + 1);
+      if (i < counted[agent]) bits += stream_rows[i]["counters"].value("bits_compared", std::uint64_t{0});
+    }
+    EXPECT_EQ(bits, stream["counters"]["bits_compared"].get<std::uint64_t>())
+        << "the checkpoint's counters are the series' sum up to its last sample";
+  }
+
+  // The checkpoint draws as any report does.
+  Process draw({tusk::build_paths::controller_bin(), "report", dir_ + "/report"}, dir_ + "/draw.log");
+  EXPECT_EQ(draw.wait(60s), 0) << draw.log();
+  EXPECT_TRUE(fs::exists(dir_ + "/report/report.html"));
+}
+
 // An outage long enough that the agent's unacknowledged telemetry outgrows what its connection
 // may queue: after the reconnect it must drain in windows, not flood and be cut again.
 TEST_F(ControlPlaneE2E, ATelemetryBacklogLargerThanTheSendQueueDrainsCompletelyAfterAReconnect) {

@@ -20,7 +20,8 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
-  auto controller = start_controller(write_profile("4s"), "report");
+  // Checkpoints each second: the run's own report replaces the last one.
+  auto controller = start_controller(write_profile("4s"), "report", {"--checkpoint", "1s"});
   auto agent_a = start_agent("lab-a", port_);
   auto agent_b = start_agent("lab-b", port_);
 
@@ -28,6 +29,8 @@ TEST_F(ControlPlaneE2E, TwoAgentsOverTlsRunAProfileAndTheReportHasEverySample) {
   const json report = read_report("report");
   EXPECT_EQ(report["schema"], "tusk.report/2");
   EXPECT_EQ(report["series_file"], "series.sqlite");
+  EXPECT_EQ(report["status"], "finished");
+  EXPECT_FALSE(report.contains("checkpoint"));
   EXPECT_EQ(report["exit_code"], 0);
   ASSERT_EQ(report["tests"].size(), 1u);
   const json& test = report["tests"][0];

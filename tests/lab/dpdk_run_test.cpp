@@ -285,6 +285,65 @@ TEST_F(DpdkRun, TwoRunsTheSecondWithCorruptionCompareNamesTheDegradedStreamAndEx
   EXPECT_NE(read_file(dir_ + "/runs.log").find("2 run(s)"), std::string::npos) << read_file(dir_ + "/runs.log");
 }
 
+// A soak in miniature: a minute of 100 ms samples judged in 10 s windows, with a 2 s flap in the
+// middle of the fifth. The flap itself is allowed (max_flaps: 1) and the minute's throughput
+// passes, so only the window that held the flap fails the run, by its time; and every sample of
+// every stream is a row of the series file.
+TEST_F(DpdkRun, AFlapFailsOnlyTheWindowThatHeldItAndEverySampleIsInTheSeriesFile) {
+  std::string profile = read_file(dir_ + "/profile.yaml");
+  profile.replace(profile.find("duration: 12s"), 13, "duration: 60s\n    sample_interval: 100ms");
+  profile.replace(profile.find("      min_throughput: 70Mbps"), 28,
+                  "      min_throughput: 75Mbps\n      max_flaps: 1\n      window: 10s");
+  std::ofstream(dir_ + "/profile.yaml") << profile;
+  start_agents();
+  auto controller = start_controller();
+  ASSERT_TRUE(wait_for_text(agents_[0]->log_path(), "test 0 started", 30s)) << agents_[0]->log();
+  std::this_thread::sleep_for(44s);
+  ASSERT_EQ(lab("flap a 2000"), 0);
+  ASSERT_EQ(controller->wait(120s), 1) << read_file(dir_ + "/controller.log");
+  const json result = report();
+  const auto streams = received_streams(result);
+  ASSERT_EQ(streams.size(), 2u);
+  for (const auto& stream : streams) {
+    EXPECT_EQ(stream["counters"]["link_flaps"], 1) << stream.dump(2);
+    const json& windows = stream["windows"];
+    EXPECT_EQ(windows["judged"], 6) << windows.dump(2);
+    EXPECT_EQ(windows["failed"], 1) << windows.dump(2);
+    EXPECT_EQ(windows["first_failed"]["start_s"], 40.0) << windows.dump(2);
+    EXPECT_EQ(windows["failed_by_threshold"]["min_throughput"], 1) << windows.dump(2);
+    bool named = false;
+    for (const auto& check : stream["checks"]) {
+      if (check["key"] == "window") {
+        EXPECT_FALSE(check["passed"].get<bool>());
+        named = check["text"].get<std::string>().find("1 of 6 windows of 10 s failed (min_throughput in 1); the "
+                                                      "first at ") != std::string::npos &&
+                check["text"].get<std::string>().find("(+40 s)") != std::string::npos;
+      } else {
+        EXPECT_TRUE(check["passed"].get<bool>()) << check.dump() << ": the minute as a whole passes";
+      }
+    }
+    EXPECT_TRUE(named) << stream["checks"].dump(2);
+  }
+  EXPECT_NE(read_file(dir_ + "/controller.log").find("windows of 10 s failed"), std::string::npos)
+      << "the summary names the window";
+  // Every sample of every stream: 600 rows each, indexes 1..600.
+  const auto rows = series_rows(dir_ + "/report", dir_ + "/series.log");
+  std::map<std::string, std::vector<std::uint32_t>> samples;
+  for (const auto& row : rows) {
+    samples[row["agent"].get<std::string>() + " " + row["stream_id"].get<std::string>()].push_back(row["sample"]);
+  }
+  ASSERT_FALSE(samples.empty());
+  for (const auto& [stream, indexes] : samples) {
+    ASSERT_EQ(indexes.size(), 600u) << stream;
+    for (std::uint32_t i = 0; i < 600; ++i) ASSERT_EQ(indexes[i], i + 1) << stream;
+  }
+  for (const auto& agent : result["tests"][0]["agents"]) {
+    EXPECT_EQ(agent["samples_made"], 600) << agent.dump(2);
+    EXPECT_EQ(agent["sample_ranges"], json::array({json::array({1, 600})})) << agent.dump(2);
+  }
+  EXPECT_EQ(rows.size(), 600u * samples.size());
+}
+
 TEST_F(DpdkRun, AReceiverThatCannotKeepUpReportsHostDropsNotLinkLoss) {
   // As fast as the senders can go: on this lab's two cores the receivers fall far behind.
   std::string profile = read_file(dir_ + "/profile.yaml");
