@@ -23,7 +23,6 @@
 #include "common/units.hpp"
 #include "common/version.hpp"
 #include "controller/history/history_commands.hpp"
-#include "controller/series/series_reader.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
@@ -32,6 +31,7 @@
 #include "controller/report/report_text.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/run/run_orchestrator.hpp"
+#include "controller/series/series_reader.hpp"
 
 namespace tusk {
 
@@ -533,7 +533,8 @@ int controller_main(int argc, char** argv) {
   SeriesQuery series_query;
   bool series_csv = false, series_json = false;
   auto* series = app.add_subcommand(
-      "series", "print every sample of a run's streams from its series file, each counter as its change since the last");
+      "series",
+      "print every sample of a run's streams from its series file, each counter as its change since the last");
   series->add_option("run", series_run, "run directory (or its series.sqlite)")->required();
   series->add_option("--test", series_query.test, "one test's rows, by its index from 0");
   series->add_option("--agent", series_query.agent, "the streams this agent measured");
@@ -583,7 +584,10 @@ int controller_main(int argc, char** argv) {
   if (*series) {
     try {
       print_series(series_run, series_query,
-                   series_csv ? SeriesFormat::Csv : series_json ? SeriesFormat::Json : SeriesFormat::Table, std::cout);
+                   series_csv    ? SeriesFormat::Csv
+                   : series_json ? SeriesFormat::Json
+                                 : SeriesFormat::Table,
+                   std::cout);
       return kExitPass;
     } catch (const std::exception& e) {
       std::cerr << e.what() << "\n";

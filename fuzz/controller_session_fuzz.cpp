@@ -32,6 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       session.inbox.start_at(message.hello().state().first_unacked_seq());
       decoder.set_max_frame(framing::kDefaultMaxFrame);
       registered = true;
+      // Plans for both tests, so samples are folded in (layouts, compact values, bins), not dropped.
+      run.expect(session.name, 0, 16);
+      run.expect(session.name, 1, 16);
       continue;
     }
     const SessionInput input = absorb_message(session, message, kReceivedNs);

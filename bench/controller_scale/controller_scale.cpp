@@ -216,11 +216,13 @@ tests:
 
   std::uint64_t peak_rss = 0;
   for (const auto& watch : series) peak_rss = std::max(peak_rss, watch.rss_kib);
-  // The controller's RSS while the test ran, sampling from the first sample sent to the last.
+  // The controller's RSS while the test ran: the least of the readings in the 5 s up to `ns`, what
+  // it holds, apart from a checkpoint's moment of building a report (the peak shows those).
   const auto rss_at = [&](std::int64_t ns) {
     std::uint64_t rss = 0;
     for (const auto& watch : series) {
-      if (watch.at_ns <= ns) rss = watch.rss_kib;
+      if (watch.at_ns > ns || watch.at_ns < ns - 5'000'000'000) continue;
+      rss = rss == 0 ? watch.rss_kib : std::min(rss, watch.rss_kib);
     }
     return rss;
   };

@@ -19,7 +19,7 @@ StreamLayout::StreamLayout(std::vector<std::string> counter_names, std::vector<s
     : counters(std::move(counter_names)), gauges(std::move(gauge_names)) {
   namespace c = tusk::counters;
   constexpr std::array<std::string_view, kTrackedCount> kNames{
-      c::kRxBytes,         c::kTxBytes,     c::kLostFrames,  c::kGapLostFrames, c::kErroredFrames, c::kIntegrityErrors,
+      c::kRxBytes,          c::kTxBytes,     c::kLostFrames,  c::kGapLostFrames, c::kErroredFrames, c::kIntegrityErrors,
       c::kCompletionErrors, c::kRetransmits, c::kTrafficGaps, c::kLinkFlaps,     c::kStepsDone};
   for (std::size_t i = 0; i < kTrackedCount; ++i) tracked[i] = index_of(counters, kNames[i]);
   step_time_mean = index_of(gauges, c::kStepTimeMeanNs);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,11 +40,11 @@ struct StreamLayout {
 
   std::vector<std::string> counters, gauges;
   std::array<int, kTrackedCount> tracked{};  // index into counters; -1: absent
-  int step_time_mean = -1;                    // index into gauges; -1: absent
+  int step_time_mean = -1;                   // index into gauges; -1: absent
 };
 
 // One value of a stream's sample by its layout position; 0 where the layout lacks it (-1).
-inline std::uint64_t value_at(const std::vector<std::uint64_t>& values, int index) {
+inline std::uint64_t value_at(std::span<const std::uint64_t> values, int index) {
   return index >= 0 && static_cast<std::size_t>(index) < values.size() ? values[static_cast<std::size_t>(index)] : 0;
 }
 

@@ -12,9 +12,9 @@ namespace {
 // may change between two samples).
 struct Interval {
   const StreamLayout* before_layout;
-  const std::vector<std::uint64_t>& before;
+  std::span<const std::uint64_t> before;
   const StreamLayout& now_layout;
-  const std::vector<std::uint64_t>& now;
+  std::span<const std::uint64_t> now;
 
   // A counter's growth since the previous sample; one that went back (an agent's restart of it)
   // counts from zero.
@@ -27,16 +27,15 @@ struct Interval {
 
 // A training replay's mean time per step within one interval, from the running mean the agent
 // reports: the step timeline shows when a rank slowed down, which the whole-run mean hides.
-float interval_step_time_ns(const Interval& interval, const std::vector<double>& before_gauges,
-                            const std::vector<double>& now_gauges) {
+float interval_step_time_ns(const Interval& interval, std::span<const double> before_gauges,
+                            std::span<const double> now_gauges) {
   const int mean_at = interval.now_layout.step_time_mean;
   if (mean_at < 0 || static_cast<std::size_t>(mean_at) >= now_gauges.size()) return -1;
   const StreamLayout::Tracked steps = StreamLayout::kStepsDone;
   const double steps_now = static_cast<double>(value_at(interval.now, interval.now_layout.tracked[steps]));
   const double steps_before =
-      interval.before_layout
-          ? static_cast<double>(value_at(interval.before, interval.before_layout->tracked[steps]))
-          : 0.0;
+      interval.before_layout ? static_cast<double>(value_at(interval.before, interval.before_layout->tracked[steps]))
+                             : 0.0;
   if (steps_now <= steps_before) return -1;
   double mean_before = 0;
   if (interval.before_layout) {
@@ -86,7 +85,7 @@ std::optional<double> SeriesBin::throughput_bps() const {
 }
 
 bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::shared_ptr<const StreamLayout> layout,
-                       std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges,
+                       std::span<const std::uint64_t> counters, std::span<const double> gauges,
                        std::int64_t agent_time_ns) {
   if (index == 0 || index <= latest_index_ || !layout) return false;
   const Interval change{layout_.get(), latest_, *layout, counters};
@@ -115,15 +114,16 @@ bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::share
     windows.add(index, elapsed_ms, agent_time_ns, window_growth(*layout, counters), interval.bytes, interval.span_ms);
   }
   layout_ = std::move(layout);
-  latest_ = std::move(counters);
-  latest_gauges_ = std::move(gauges);
+  // Into the vectors' own room: after the first sample a stream's values cost no allocation.
+  latest_.assign(counters.begin(), counters.end());
+  latest_gauges_.assign(gauges.begin(), gauges.end());
   latest_index_ = index;
   latest_elapsed_ms_ = elapsed_ms;
   return true;
 }
 
 std::vector<std::uint64_t> StreamSeries::window_growth(const StreamLayout& layout,
-                                                      const std::vector<std::uint64_t>& counters) {
+                                                       std::span<const std::uint64_t> counters) {
   if (windows.indexed_for != &layout) {
     windows.indexes.clear();
     for (const auto& threshold : windows.thresholds) windows.indexes.push_back(layout.counter_index(threshold.metric));
@@ -134,8 +134,8 @@ std::vector<std::uint64_t> StreamSeries::window_growth(const StreamLayout& layou
     const std::uint64_t is = value_at(counters, windows.indexes[i]);
     // The latest sample's position: the same as now's unless the names changed between them.
     const int before_at = layout_.get() == &layout ? windows.indexes[i]
-                          : layout_                 ? layout_->counter_index(windows.thresholds[i].metric)
-                                                    : -1;
+                          : layout_                ? layout_->counter_index(windows.thresholds[i].metric)
+                                                   : -1;
     const std::uint64_t was = value_at(latest_, before_at);
     growth[i] = is >= was ? is - was : is;
   }

@@ -11,8 +11,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string_view>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "controller/outcome/stream_layout.hpp"
@@ -50,7 +51,7 @@ class StreamSeries {
   // values as the latest. A sample no newer than the latest (a late retry) adds nothing and
   // returns false: the later sample's deltas already hold its interval.
   bool add(std::uint32_t index, std::uint64_t elapsed_ms, std::shared_ptr<const StreamLayout> layout,
-           std::vector<std::uint64_t>&& counters, std::vector<double>&& gauges, std::int64_t agent_time_ns = 0);
+           std::span<const std::uint64_t> counters, std::span<const double> gauges, std::int64_t agent_time_ns = 0);
   // What the stream's latest layout sample said of it besides its values: ids, kind, peer, flow, path.
   void describe(proto::StreamCounters&& info) { info_ = std::move(info); }
 
@@ -81,7 +82,7 @@ class StreamSeries {
  private:
   void add_to_bins(std::uint32_t index, const SeriesBin& interval);
   // Each window threshold's counter growth from the latest sample to `counters` (in `layout`).
-  std::vector<std::uint64_t> window_growth(const StreamLayout& layout, const std::vector<std::uint64_t>& counters);
+  std::vector<std::uint64_t> window_growth(const StreamLayout& layout, std::span<const std::uint64_t> counters);
 
   proto::StreamCounters info_;
   std::shared_ptr<const StreamLayout> layout_;

@@ -340,8 +340,8 @@ class ProfileReader {
                                      units::format_duration(window), interval_text));
     } else if (window > spec.duration) {
       read_.errors().add(spec.window_pos, path,
-                         fmt::format("window {} is longer than the test's duration {}",
-                                     units::format_duration(window), duration_text));
+                         fmt::format("window {} is longer than the test's duration {}", units::format_duration(window),
+                                     duration_text));
     }
   }
 

@@ -199,8 +199,11 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
                              stream.stream_id(), test));
       continue;
     }
-    std::vector<std::uint64_t> counters;
-    std::vector<double> gauges;
+    // A compact stream's values are read where they arrived; a map's are put in layout order.
+    std::vector<std::uint64_t> counters_of_map;
+    std::vector<double> gauges_of_map;
+    std::span<const std::uint64_t> counters;
+    std::span<const double> gauges;
     if (compact) {
       if (static_cast<std::size_t>(stream.counter_values_size()) != layout->counters.size() ||
           static_cast<std::size_t>(stream.gauge_values_size()) != layout->gauges.size()) {
@@ -211,28 +214,31 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
                                layout->counters.size(), layout->gauges.size()));
         continue;
       }
-      counters.assign(stream.counter_values().begin(), stream.counter_values().end());
-      gauges.assign(stream.gauge_values().begin(), stream.gauge_values().end());
+      counters = {stream.counter_values().data(), static_cast<std::size_t>(stream.counter_values_size())};
+      gauges = {stream.gauge_values().data(), static_cast<std::size_t>(stream.gauge_values_size())};
     } else {
-      for (const auto& name : layout->counters) counters.push_back(stream.counters().at(name));
-      for (const auto& name : layout->gauges) gauges.push_back(stream.gauges().at(name));
+      for (const auto& name : layout->counters) counters_of_map.push_back(stream.counters().at(name));
+      for (const auto& name : layout->gauges) gauges_of_map.push_back(stream.gauges().at(name));
+      counters = counters_of_map;
+      gauges = gauges_of_map;
     }
     if (named) {
-      // A layout sample says who the stream is: keep that, without the values.
-      stream.clear_counters();
-      stream.clear_gauges();
-      stream.clear_counter_names();
-      stream.clear_counter_values();
-      stream.clear_gauge_names();
-      stream.clear_gauge_values();
-      series.describe(std::move(stream));
+      // A layout sample says who the stream is: keep that, without the values (which the spans
+      // above still read).
+      proto::StreamCounters info = stream;
+      info.clear_counters();
+      info.clear_gauges();
+      info.clear_counter_names();
+      info.clear_counter_values();
+      info.clear_gauge_names();
+      info.clear_gauge_values();
+      series.describe(std::move(info));
     }
     if (series_file_) {
       if (series.series_row == 0) series.series_row = series_file_->stream_row(test, agent, series.info());
       series_file_->append(series.series_row, sample, layout, counters, gauges);
     }
-    series.add(sample.index(), sample.elapsed_ms(), std::move(layout), std::move(counters), std::move(gauges),
-               sample.agent_time_ns());
+    series.add(sample.index(), sample.elapsed_ms(), std::move(layout), counters, gauges, sample.agent_time_ns());
   }
 }
 

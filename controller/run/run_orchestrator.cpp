@@ -126,10 +126,10 @@ class Orchestrator {
     }
   }
 
-  // Commits what is queued and indexes it; the file stays open for records that still come.
+  // Commits what is queued; the file stays open for records that still come.
   void close_series_file() {
     if (!series_) return;
-    series_->finish();
+    series_->flush();
     outcome_.series_file = series_->path();
     if (const auto problem = series_->problem()) {
       spdlog::error("{}", *problem);

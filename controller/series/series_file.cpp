@@ -1,8 +1,8 @@
 #include "controller/series/series_file.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -21,7 +21,7 @@ std::string names_json(const std::vector<std::string>& names) {
   return json_text(nlohmann::json(names), -1);
 }
 
-std::string counters_text(const std::vector<std::uint64_t>& values) {
+std::string counters_text(std::span<const std::uint64_t> values) {
   fmt::memory_buffer out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out.push_back(',');
@@ -32,7 +32,7 @@ std::string counters_text(const std::vector<std::uint64_t>& values) {
 }
 
 // A gauge that is no number (NaN, infinite) is written as nothing between its commas.
-std::string gauges_text(const std::vector<double>& values) {
+std::string gauges_text(std::span<const double> values) {
   fmt::memory_buffer out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out.push_back(',');
@@ -58,8 +58,8 @@ SeriesFile::SeriesFile(const std::string& path, const std::string& run_id) try
       " elapsed_ms INTEGER NOT NULL, agent_time_ns INTEGER NOT NULL, layout INTEGER NOT NULL REFERENCES layouts(id),"
       " counter_values TEXT NOT NULL, gauge_values TEXT NOT NULL);");
   SQLite::Statement meta(db_, "INSERT INTO meta(key, value) VALUES (?, ?)");
-  for (const auto& [key, value] : {std::pair<const char*, std::string>{"schema", std::to_string(kSeriesSchemaVersion)},
-                                   {"run_id", run_id}}) {
+  for (const auto& [key, value] :
+       {std::pair<const char*, std::string>{"schema", std::to_string(kSeriesSchemaVersion)}, {"run_id", run_id}}) {
     meta.bind(1, key);
     meta.bind(2, value);
     meta.exec();
@@ -88,8 +88,8 @@ std::int64_t SeriesFile::stream_row(int test, const std::string& agent, const pr
 }
 
 void SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
-                        const std::shared_ptr<const StreamLayout>& layout, const std::vector<std::uint64_t>& counters,
-                        const std::vector<double>& gauges) {
+                        const std::shared_ptr<const StreamLayout>& layout, std::span<const std::uint64_t> counters,
+                        std::span<const double> gauges) {
   std::string counter_values = counters_text(counters), gauge_values = gauges_text(gauges);
   std::lock_guard lock(mutex_);
   if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return;
@@ -117,14 +117,6 @@ void SeriesFile::flush() {
   done_.wait(lock, [&] { return written_ >= target || !failure_.empty(); });
 }
 
-void SeriesFile::finish() {
-  std::unique_lock lock(mutex_);
-  const std::uint64_t target = queued_;
-  index_wanted_ = true;
-  wake_.notify_one();
-  done_.wait(lock, [&] { return (written_ >= target && indexed_) || !failure_.empty(); });
-}
-
 std::uint64_t SeriesFile::rows_written() const {
   std::lock_guard lock(mutex_);
   return written_;
@@ -144,7 +136,7 @@ void SeriesFile::write_loop() {
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait_for(lock, kCommitEvery,
-                   [&] { return stopping_ || flush_wanted_ || index_wanted_ || queued_samples_.size() >= kRowsPerCommit; });
+                   [&] { return stopping_ || flush_wanted_ || queued_samples_.size() >= kRowsPerCommit; });
     flush_wanted_ = false;
     std::vector<StreamRow> streams;
     std::vector<LayoutRow> layouts;
@@ -152,14 +144,12 @@ void SeriesFile::write_loop() {
     streams.swap(queued_streams_);
     layouts.swap(queued_layouts_);
     samples.swap(queued_samples_);
-    const bool last = stopping_, index = index_wanted_;
-    index_wanted_ = false;
-    if (failure_.empty() && (index || !streams.empty() || !layouts.empty() || !samples.empty())) {
+    const bool last = stopping_;
+    if (failure_.empty() && (!streams.empty() || !layouts.empty() || !samples.empty())) {
       lock.unlock();
       std::string failed;
       try {
         commit(streams, layouts, samples);
-        if (index) db_.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, sample)", kSeriesIndexName));
       } catch (const std::exception& e) {
         failed = fmt::format("{}: writing the series stopped: {}", path_, e.what());
         spdlog::error("{}", failed);
@@ -167,7 +157,6 @@ void SeriesFile::write_loop() {
       lock.lock();
       if (failed.empty()) {
         written_ += samples.size();
-        indexed_ = indexed_ || index;
       } else {
         failure_ = std::move(failed);
       }
@@ -192,8 +181,7 @@ void SeriesFile::commit(const std::vector<StreamRow>& streams, const std::vector
     add_stream.exec();
     add_stream.reset();
   }
-  SQLite::Statement add_layout(db_,
-                               "INSERT INTO layouts(id, stream, counter_names, gauge_names) VALUES (?, ?, ?, ?)");
+  SQLite::Statement add_layout(db_, "INSERT INTO layouts(id, stream, counter_names, gauge_names) VALUES (?, ?, ?, ?)");
   for (const auto& row : layouts) {
     add_layout.bind(1, row.id);
     add_layout.bind(2, row.stream);

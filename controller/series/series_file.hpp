@@ -3,8 +3,8 @@
 // keeps the bins). One row per stream and sample with its counters' values as the agent sent them
 // (cumulative: a missing row leaves the next one exact) and its gauges', in the order of the
 // stream's layout row (their names, written once per stream and again when they change);
-// `tusk-controller series` prints them as deltas. Rows are appended in arrival order; the index by
-// stream is made when the run ends (a file left by a killed controller reads without it, slower).
+// `tusk-controller series` prints them as deltas. Rows are appended in arrival order, so a run
+// pays nothing to keep them sorted; the first read indexes them by stream (series_reader.hpp).
 //
 // append() runs on the io thread and only formats and queues; one writer thread commits the queue
 // in batched transactions (WAL). A queue past kMaxQueuedSeriesRows (the disk far behind) drops rows
@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,11 +51,9 @@ class SeriesFile {
   // Queues one sample of the stream `stream_row` named: `counters` and `gauges` its values in
   // `layout`'s order.
   void append(std::int64_t stream_row, const proto::Sample& sample, const std::shared_ptr<const StreamLayout>& layout,
-              const std::vector<std::uint64_t>& counters, const std::vector<double>& gauges);
+              std::span<const std::uint64_t> counters, std::span<const double> gauges);
   // Waits until every row queued so far is committed (or the file has failed).
   void flush();
-  // Commits what is queued and indexes the rows by stream, for the reader; the run has ended.
-  void finish();
 
   std::uint64_t rows_written() const;
   // What went wrong, if anything: rows dropped, a failed write.
@@ -97,7 +96,7 @@ class SeriesFile {
   std::vector<SampleRow> queued_samples_;
   std::uint64_t queued_ = 0, written_ = 0, dropped_ = 0;
   std::string failure_;
-  bool stopping_ = false, flush_wanted_ = false, index_wanted_ = false, indexed_ = false;
+  bool stopping_ = false, flush_wanted_ = false;
   std::thread writer_;
 };
 

@@ -119,12 +119,11 @@ std::uint64_t for_each_row(SQLite::Database& db, const SeriesQuery& query, Each 
     }
     row.gauges = json::object();
     for (const auto& [name, value] : values_of<double>(select.getColumn(9).getString(), names.gauges,
-                                                        [](const std::string& t) { return std::stod(t); })) {
+                                                       [](const std::string& t) { return std::stod(t); })) {
       if (!row.gauges.contains(name)) row.gauges[name] = value;
     }
-    const auto bytes = row.deltas.find(std::string(row.deltas.contains(std::string(counters::kRxBytes))
-                                                       ? counters::kRxBytes
-                                                       : counters::kTxBytes));
+    const auto bytes = row.deltas.find(
+        std::string(row.deltas.contains(std::string(counters::kRxBytes)) ? counters::kRxBytes : counters::kTxBytes));
     if (bytes != row.deltas.end() && row.interval_ms > 0) {
       row.throughput_bps = throughput_bps(static_cast<double>(bytes->second), row.interval_ms / 1e3);
     }
@@ -195,11 +194,22 @@ void print_table(SQLite::Database& db, const SeriesQuery& query, std::ostream& o
     for (const auto& [name, delta] : row.deltas) {
       if (delta != 0) changed += fmt::format(" {}={}", name, delta);
     }
-    out << fmt::format("test {} {} {} #{} {:.1f} s {}{}\n", row.test, row.agent, row.stream_id, row.sample,
-                       row.elapsed_ms / 1e3,
-                       row.throughput_bps ? fmt::format("{:.0f} bit/s", *row.throughput_bps) : std::string("-"),
-                       changed);
+    out << fmt::format(
+        "test {} {} {} #{} {:.1f} s {}{}\n", row.test, row.agent, row.stream_id, row.sample, row.elapsed_ms / 1e3,
+        row.throughput_bps ? fmt::format("{:.0f} bit/s", *row.throughput_bps) : std::string("-"), changed);
   });
+}
+
+// The rows were appended as they came; the first reader indexes them by stream, once, where the
+// file can be written (a read-only copy is read unindexed: sorted as it is read).
+void index_by_stream(const std::string& path) {
+  try {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.setBusyTimeout(10'000);
+    db.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, sample)", kSeriesIndexName));
+  } catch (const SQLite::Exception&) {
+    // Not writable here: the query sorts instead.
+  }
 }
 
 }  // namespace
@@ -215,6 +225,7 @@ std::uint64_t print_series(const std::string& run, const SeriesQuery& query, Ser
     if (!schema.executeStep() || schema.getColumn(0).getString() != std::to_string(kSeriesSchemaVersion)) {
       throw std::runtime_error(fmt::format("not a series file of schema {}", kSeriesSchemaVersion));
     }
+    index_by_stream(path.string());
     switch (format) {
       case SeriesFormat::Table:
         print_table(db, query, out, rows);

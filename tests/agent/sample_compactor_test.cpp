@@ -114,8 +114,7 @@ TEST(SampleCompactor, ValuesBeforeTheirNamesOrNotMatchingThemAreDroppedAndSaid) 
     EXPECT_EQ(series.latest_index(), 2u);
     ASSERT_EQ(s.faults.size(), 2u);
     EXPECT_NE(s.faults[0].message.find("before naming them"), std::string::npos) << s.faults[0].message;
-    EXPECT_NE(s.faults[1].message.find("sent 1 counter and 0 gauge values"), std::string::npos)
-        << s.faults[1].message;
+    EXPECT_NE(s.faults[1].message.find("sent 1 counter and 0 gauge values"), std::string::npos) << s.faults[1].message;
   });
 }
 

@@ -4,8 +4,8 @@
 // cost turn quadratic again. Correctness is asserted too, so no case passes by doing nothing.
 #include <gtest/gtest.h>
 
-#include "tests/support/named_sample.hpp"
 #include <nlohmann/json.hpp>
+#include "tests/support/named_sample.hpp"
 
 #include <fmt/format.h>
 

@@ -107,7 +107,8 @@ TEST_F(ControlPlaneE2E, AControllerKilledMidTestLeavesItsLastCheckpointAndTheSer
   ASSERT_EQ(test["streams"].size(), 2u);
   const auto rows = series_rows("report");
   std::map<std::string, std::vector<json>> by_stream;
-  for (const auto& row : rows) by_stream[row["agent"].get<std::string>() + " " + row["stream_id"].get<std::string>()].push_back(row);
+  for (const auto& row : rows)
+    by_stream[row["agent"].get<std::string>() + " " + row["stream_id"].get<std::string>()].push_back(row);
   for (const auto& stream : test["streams"]) {
     const std::string agent = stream["agent"];
     const auto& stream_rows = by_stream[agent + " " + stream["stream_id"].get<std::string>()];

@@ -315,8 +315,9 @@ TEST_F(DpdkRun, AFlapFailsOnlyTheWindowThatHeldItAndEverySampleIsInTheSeriesFile
     for (const auto& check : stream["checks"]) {
       if (check["key"] == "window") {
         EXPECT_FALSE(check["passed"].get<bool>());
-        named = check["text"].get<std::string>().find("1 of 6 windows of 10 s failed (min_throughput in 1); the "
-                                                      "first at ") != std::string::npos &&
+        named = check["text"].get<std::string>().find(
+                    "1 of 6 windows of 10 s failed (min_throughput in 1); the "
+                    "first at ") != std::string::npos &&
                 check["text"].get<std::string>().find("(+40 s)") != std::string::npos;
       } else {
         EXPECT_TRUE(check["passed"].get<bool>()) << check.dump() << ": the minute as a whole passes";
@@ -579,9 +580,9 @@ tests:
     EXPECT_GT(gauges["latency_max_ns"].get<double>(), 0);
     EXPECT_EQ(stream["metrics"]["latency_p99_ns"], gauges["latency_p99_ns"]);
     // Every sample in the series file has the stream's latency so far.
-    const auto rows = series_rows(dir_ + "/report", dir_ + "/series.log",
-                                  {"--agent", stream["agent"].get<std::string>(), "--stream",
-                                   stream["stream_id"].get<std::string>()});
+    const auto rows = series_rows(
+        dir_ + "/report", dir_ + "/series.log",
+        {"--agent", stream["agent"].get<std::string>(), "--stream", stream["stream_id"].get<std::string>()});
     ASSERT_GE(rows.size(), 5u);
     for (const auto& row : rows) EXPECT_TRUE(row["gauges"].contains("latency_p99_ns")) << row.dump(2);
   }

@@ -34,7 +34,8 @@ inline std::vector<nlohmann::json> series_rows(const std::string& run_dir, const
 // A stream's per-bin throughput from report.json (its "bins"), 0 for a bin without one.
 inline std::vector<double> bin_throughputs(const nlohmann::json& stream) {
   std::vector<double> rates;
-  for (const auto& rate : stream["bins"]["throughput_bps"]) rates.push_back(rate.is_number() ? rate.get<double>() : 0.0);
+  for (const auto& rate : stream["bins"]["throughput_bps"])
+    rates.push_back(rate.is_number() ? rate.get<double>() : 0.0);
   return rates;
 }
 

@@ -163,6 +163,27 @@ TEST(RunHistory, AReportThatNamesSenderAndReceiverGivesTheLinkItNames) {
   EXPECT_EQ(rows.streams[4].link, "host-x->host-y");
 }
 
+// Reports of this build (schema /2: bins, sample ranges, windows) import as /1 reports do, and
+// both keep the same rows: the history reads neither the series nor the bins.
+TEST(RunHistory, AReportOfEitherSchemaImportsToTheSameRows) {
+  json report = sample_report("run-1");
+  ASSERT_EQ(report["schema"], "tusk.report/1");
+  const RunRows old_rows = rows_of_report(report, "/reports/run-1");
+  report["schema"] = "tusk.report/2";
+  for (auto& stream : report["tests"][0]["streams"]) {
+    stream.erase("series");
+    stream["bins"] = {{"index", {1, 2}}, {"elapsed_ms", {1000, 2000}}, {"throughput_bps", {1e9, 1e9}}};
+  }
+  const RunRows new_rows = rows_of_report(report, "/reports/run-1");
+  ASSERT_EQ(new_rows.streams.size(), old_rows.streams.size());
+  for (std::size_t i = 0; i < new_rows.streams.size(); ++i) {
+    EXPECT_EQ(new_rows.streams[i].link, old_rows.streams[i].link);
+    EXPECT_EQ(new_rows.streams[i].passed, old_rows.streams[i].passed);
+  }
+  report["schema"] = "tusk.report/3";
+  EXPECT_THROW(rows_of_report(report, "/reports/run-1"), ReportUnreadable);
+}
+
 TEST(RunHistory, RecordingTheSameRunAgainReplacesIt) {
   HistoryScratch scratch;
   RunHistory history(scratch.path("history.sqlite"));

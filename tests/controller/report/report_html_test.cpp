@@ -3,8 +3,8 @@
 // numbers out per host pair. How the page draws is checked in headless Chromium by the lab tests.
 #include <gtest/gtest.h>
 
-#include "tests/support/named_sample.hpp"
 #include <nlohmann/json.hpp>
+#include "tests/support/named_sample.hpp"
 
 #include <regex>
 #include <string>

@@ -82,7 +82,7 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
     Appender appender{file, {}, {}};
     for (std::uint32_t i = 1; i <= 10; ++i) appender.append("lab-b", sample_of(0, i, 3));
     appender.append("lab-b", sample_of(1, 1, 1));
-    file.finish();
+    file.flush();
     EXPECT_EQ(file.rows_written(), 31u);
     EXPECT_FALSE(file.problem());
   }
