@@ -88,6 +88,13 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   }
   const auto all = json_rows(dir.path.string(), {});
   ASSERT_EQ(all.size(), 31u);
+  {
+    // Rows are appended as they come; the first reader indexed them by stream.
+    SQLite::Database db((dir.path / kSeriesFileName).string());
+    EXPECT_EQ(db.execAndGet(std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + kSeriesIndexName + "'")
+                  .getInt(),
+              1);
+  }
   const auto one = json_rows(dir.path.string(), {0, "lab-b", "rx:peer/1"});
   ASSERT_EQ(one.size(), 10u);
   for (std::size_t i = 0; i < one.size(); ++i) {
