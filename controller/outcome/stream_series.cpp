@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/counter_names.hpp"
 #include "common/rates.hpp"
 
 namespace tusk {
@@ -122,14 +123,14 @@ bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::share
   return true;
 }
 
-std::vector<std::uint64_t> StreamSeries::window_growth(const StreamLayout& layout,
-                                                       std::span<const std::uint64_t> counters) {
+std::vector<std::int64_t> StreamSeries::window_growth(const StreamLayout& layout,
+                                                      std::span<const std::uint64_t> counters) {
   if (windows.indexed_for != &layout) {
     windows.indexes.clear();
     for (const auto& threshold : windows.thresholds) windows.indexes.push_back(layout.counter_index(threshold.metric));
     windows.indexed_for = &layout;
   }
-  std::vector<std::uint64_t> growth(windows.thresholds.size());
+  std::vector<std::int64_t> growth(windows.thresholds.size());
   for (std::size_t i = 0; i < growth.size(); ++i) {
     const std::uint64_t is = value_at(counters, windows.indexes[i]);
     // The latest sample's position: the same as now's unless the names changed between them.
@@ -137,7 +138,13 @@ std::vector<std::uint64_t> StreamSeries::window_growth(const StreamLayout& layou
                           : layout_                ? layout_->counter_index(windows.thresholds[i].metric)
                                                    : -1;
     const std::uint64_t was = value_at(latest_, before_at);
-    growth[i] = is >= was ? is - was : is;
+    growth[i] = static_cast<std::int64_t>(is) - static_cast<std::int64_t>(was);
+    // As the verdict counts them: a traffic gap that closed again is a flap, judged by max_flaps.
+    if (windows.thresholds[i].metric == counters::kTrafficGaps) {
+      const int flaps_before = layout_ ? layout_->tracked[StreamLayout::kLinkFlaps] : -1;
+      growth[i] -= static_cast<std::int64_t>(value_at(counters, layout.tracked[StreamLayout::kLinkFlaps])) -
+                   static_cast<std::int64_t>(value_at(latest_, flaps_before));
+    }
   }
   return growth;
 }

@@ -81,8 +81,9 @@ class StreamSeries {
 
  private:
   void add_to_bins(std::uint32_t index, const SeriesBin& interval);
-  // Each window threshold's counter growth from the latest sample to `counters` (in `layout`).
-  std::vector<std::uint64_t> window_growth(const StreamLayout& layout, std::span<const std::uint64_t> counters);
+  // Each window threshold's counter change from the latest sample to `counters` (in `layout`):
+  // signed, since an agent takes one back when it reclassifies (a traffic gap that closed is a flap).
+  std::vector<std::int64_t> window_growth(const StreamLayout& layout, std::span<const std::uint64_t> counters);
 
   proto::StreamCounters info_;
   std::shared_ptr<const StreamLayout> layout_;

@@ -23,7 +23,7 @@ bool judged_per_window(const Threshold& threshold) {
 }
 
 void WindowTally::add(std::uint32_t index, std::uint64_t elapsed_ms, std::int64_t agent_time_ns,
-                      const std::vector<std::uint64_t>& growth, std::uint64_t bytes, std::uint64_t span_ms) {
+                      const std::vector<std::int64_t>& growth, std::uint64_t bytes, std::uint64_t span_ms) {
   if (!active() || index == 0) return;
   const std::uint32_t window_index = (index - 1) / samples_per_window;
   if (window_index != current_) {
@@ -63,7 +63,7 @@ void WindowTally::judge() {
     const Threshold& threshold = thresholds[i];
     const bool throughput = threshold.metric == kThroughput;
     if (throughput && !rate) continue;
-    const double measured = throughput ? *rate : static_cast<double>(sums_[i]);
+    const double measured = throughput ? *rate : static_cast<double>(std::max<std::int64_t>(0, sums_[i]));
     const bool passed = threshold.bound == Bound::Max ? measured <= threshold.value : measured >= threshold.value;
     if (passed) continue;
     ++failed_by_threshold[i];

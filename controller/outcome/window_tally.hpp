@@ -38,11 +38,12 @@ struct WindowTally {
   double rate_mean = 0, rate_m2 = 0;
 
   bool active() const { return samples_per_window > 0 && !thresholds.empty(); }
-  // Adds one interval of sample `index`: each threshold's counter growth (by thresholds' order;
-  // min_throughput's is ignored), the bytes it moved and the time it spans. A sample of a later
-  // window first judges the one being filled.
+  // Adds one interval of sample `index`: each threshold's counter change (by thresholds' order;
+  // min_throughput's is ignored; a count the agent took back is negative, and a window counts no
+  // less than zero), the bytes it moved and the time it spans. A sample of a later window first
+  // judges the one being filled.
   void add(std::uint32_t index, std::uint64_t elapsed_ms, std::int64_t agent_time_ns,
-           const std::vector<std::uint64_t>& growth, std::uint64_t bytes, std::uint64_t span_ms);
+           const std::vector<std::int64_t>& growth, std::uint64_t bytes, std::uint64_t span_ms);
   // Judges the window being filled: the test is over.
   void close();
   std::optional<double> throughput_cv() const;
@@ -57,7 +58,7 @@ struct WindowTally {
   std::uint32_t current_ = UINT32_MAX;  // the window being filled; none yet
   std::uint64_t current_start_ms_ = 0;
   std::int64_t current_start_agent_ns_ = 0;
-  std::vector<std::uint64_t> sums_;
+  std::vector<std::int64_t> sums_;
   std::uint64_t bytes_ = 0, span_ms_ = 0;
 };
 

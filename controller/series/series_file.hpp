@@ -31,7 +31,7 @@ namespace tusk {
 inline constexpr const char* kSeriesFileName = "series.sqlite";
 inline constexpr int kSeriesSchemaVersion = 1;
 inline constexpr const char* kSeriesIndexName = "samples_by_stream";
-inline constexpr std::size_t kMaxQueuedSeriesRows = 1 << 20;
+inline constexpr std::size_t kMaxQueuedSeriesRows = 1 << 18;  // about 40 MB of rows, 6 s of 4,096 streams at 100 ms
 
 class SeriesFile {
  public:
