@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "common/clock.hpp"
 #include "common/json_text.hpp"
 #include "common/units.hpp"
 #include "controller/history/run_history.hpp"
@@ -39,7 +40,7 @@ std::string table_text(const std::vector<std::vector<std::string>>& rows) {
 }
 
 std::string time_text(const std::optional<std::int64_t>& ns) {
-  return ns ? report_time_text(*ns) : "-";
+  return ns ? utc_iso_time(*ns) : "-";
 }
 
 // The exit code with what it means, as `run` documents it.
@@ -78,8 +79,8 @@ json run_json(const RunRow& run) {
   return {{"run_id", run.run_id},
           {"profile", run.profile_name},
           {"profile_file", run.profile_file},
-          {"started", run.started_ns ? json(report_time_text(*run.started_ns)) : json(nullptr)},
-          {"finished", run.finished_ns ? json(report_time_text(*run.finished_ns)) : json(nullptr)},
+          {"started", run.started_ns ? json(utc_iso_time(*run.started_ns)) : json(nullptr)},
+          {"finished", run.finished_ns ? json(utc_iso_time(*run.finished_ns)) : json(nullptr)},
           {"exit_code", run.exit_code},
           {"conclusion", run.conclusion},
           {"agents", run.agents},

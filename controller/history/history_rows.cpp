@@ -293,15 +293,6 @@ std::optional<std::int64_t> parse_report_time(std::string_view text) {
   return static_cast<std::int64_t>(seconds) * 1'000'000'000 + static_cast<std::int64_t>(millis) * 1'000'000;
 }
 
-std::string report_time_text(std::int64_t ns) {
-  const auto seconds = static_cast<std::time_t>(ns / 1'000'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:03d}Z", text, static_cast<int>((ns / 1'000'000) % 1000));
-}
-
 std::string stored_count_text(double count) {
   return fmt::format("{:.0f}", count);
 }

@@ -89,10 +89,9 @@ RunRows rows_of_report(const nlohmann::ordered_json& report, std::string_view ru
 // the path when it cannot be read or is not JSON.
 nlohmann::ordered_json read_report_file(const std::string& path_or_directory, std::string* directory = nullptr);
 
-// "2026-11-24T20:19:50.040Z" as nanoseconds since the epoch; nullopt for anything else.
+// "2026-11-24T20:19:50.040Z" as nanoseconds since the epoch; nullopt for anything else. The
+// reverse is utc_iso_time (common/clock.hpp).
 std::optional<std::int64_t> parse_report_time(std::string_view text);
-// The reverse, to the millisecond, for tables.
-std::string report_time_text(std::int64_t ns);
 
 // A stored count as the history commands print it: whole ("1234").
 std::string stored_count_text(double count);

@@ -123,14 +123,15 @@ bool StreamSeries::add(std::uint32_t index, std::uint64_t elapsed_ms, std::share
   return true;
 }
 
-std::vector<std::int64_t> StreamSeries::window_growth(const StreamLayout& layout,
-                                                      std::span<const std::uint64_t> counters) {
+const std::vector<std::int64_t>& StreamSeries::window_growth(const StreamLayout& layout,
+                                                             std::span<const std::uint64_t> counters) {
   if (windows.indexed_for != &layout) {
     windows.indexes.clear();
     for (const auto& threshold : windows.thresholds) windows.indexes.push_back(layout.counter_index(threshold.metric));
     windows.indexed_for = &layout;
   }
-  std::vector<std::int64_t> growth(windows.thresholds.size());
+  std::vector<std::int64_t>& growth = windows.latest_growth;
+  growth.assign(windows.thresholds.size(), 0);
   for (std::size_t i = 0; i < growth.size(); ++i) {
     const std::uint64_t is = value_at(counters, windows.indexes[i]);
     // The latest sample's position: the same as now's unless the names changed between them.
@@ -167,9 +168,13 @@ std::uint64_t StreamSeries::latest_counter(std::string_view name) const {
 
 void StreamSeries::add_to_bins(std::uint32_t index, const SeriesBin& interval) {
   while ((index - 1) / width_ >= kMaxSeriesBins) {
-    std::vector<SeriesBin> merged((bins_.size() + 1) / 2);
-    for (std::size_t i = 0; i < bins_.size(); ++i) merged[i / 2].merge(bins_[i]);
-    bins_ = std::move(merged);
+    // In place, so the bins keep their one allocation.
+    for (std::size_t i = 0; i < bins_.size(); i += 2) {
+      SeriesBin pair = bins_[i];
+      if (i + 1 < bins_.size()) pair.merge(bins_[i + 1]);
+      bins_[i / 2] = pair;
+    }
+    bins_.resize((bins_.size() + 1) / 2);
     width_ *= 2;
   }
   const std::size_t at = (index - 1) / width_;

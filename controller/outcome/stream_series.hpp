@@ -22,7 +22,9 @@
 
 namespace tusk {
 
-inline constexpr std::size_t kMaxSeriesBins = 128;
+// 4 KiB a stream: 32 to 64 points on a report's chart of any length (the series file holds every
+// sample), and a controller of 4,096 streams within 16 KiB per stream.
+inline constexpr std::size_t kMaxSeriesBins = 64;
 
 // Consecutive sample intervals of one stream, merged: counts summed exactly, throughput over the
 // bin's time, the worst interval kept.
@@ -83,7 +85,8 @@ class StreamSeries {
   void add_to_bins(std::uint32_t index, const SeriesBin& interval);
   // Each window threshold's counter change from the latest sample to `counters` (in `layout`):
   // signed, since an agent takes one back when it reclassifies (a traffic gap that closed is a flap).
-  std::vector<std::int64_t> window_growth(const StreamLayout& layout, std::span<const std::uint64_t> counters);
+  // In windows.latest_growth, whose room is kept: no allocation per sample.
+  const std::vector<std::int64_t>& window_growth(const StreamLayout& layout, std::span<const std::uint64_t> counters);
 
   proto::StreamCounters info_;
   std::shared_ptr<const StreamLayout> layout_;

@@ -51,6 +51,8 @@ struct WindowTally {
   // Counter positions in the layout they were resolved for (StreamSeries keeps them current).
   const void* indexed_for = nullptr;
   std::vector<int> indexes;
+  // The latest sample's growth by threshold, where StreamSeries computes it (room kept between samples).
+  std::vector<std::int64_t> latest_growth;
 
  private:
   void judge();

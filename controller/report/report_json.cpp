@@ -21,10 +21,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-std::string iso_time(std::int64_t ns) {
-  return utc_iso_time(ns);
-}
-
 json counters_json(const proto::StreamCounters& stream) {
   json counters = json::object();
   for (const auto& [name, value] : stream.counters()) counters[name] = value;
@@ -90,7 +86,7 @@ json series_bins_json(const StreamSeries* series, std::uint32_t width) {
 json window_failure_json(const std::optional<WindowFailure>& failure) {
   if (!failure) return nullptr;
   return {{"window", failure->window},
-          {"start", iso_time(failure->start_agent_ns)},
+          {"start", utc_iso_time(failure->start_agent_ns)},
           {"start_s", failure->start_ms / 1e3},
           {"failed", failure->text}};
 }
@@ -323,7 +319,7 @@ json agents_json(const TestOutcome& test) {
     }
     json events = json::array();
     for (const auto& event : agent.events) {
-      events.push_back({{"time", iso_time(event.agent_time_ns())},
+      events.push_back({{"time", utc_iso_time(event.agent_time_ns())},
                         {"kind", proto::AgentEvent::Kind_Name(event.kind())},
                         {"stream_id", event.stream_id()},
                         {"message", event.message()}});
@@ -347,7 +343,7 @@ json test_json(const TestOutcome& test) {
   out["verdict"] = std::string(to_string(test.verdict));
   out["problems"] = test.problems;
   out["warnings"] = reader_warnings(test);
-  out["planned_start"] = iso_time(test.planned_start_ns);
+  out["planned_start"] = utc_iso_time(test.planned_start_ns);
   out["start_skew_ns"] = test.start_skew_ns ? json(*test.start_skew_ns) : json(nullptr);
   if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->json_extra) {
     engine->json_extra(test, out);
@@ -399,13 +395,13 @@ json report_json(const RunOutcome& outcome) {
                        {"file", outcome.profile.file},
                        {"description", outcome.profile.description},
                        {"source", outcome.profile.source}};
-  report["started"] = iso_time(outcome.started_ns);
-  report["finished"] = iso_time(outcome.finished_ns);
-  if (outcome.interrupted_ns != 0) report["interrupted"] = iso_time(outcome.interrupted_ns);
+  report["started"] = utc_iso_time(outcome.started_ns);
+  report["finished"] = utc_iso_time(outcome.finished_ns);
+  if (outcome.interrupted_ns != 0) report["interrupted"] = utc_iso_time(outcome.interrupted_ns);
   // "running": a checkpoint taken while the run went on (its last test judged on its samples so
   // far); "finished": the run's own report.
   report["status"] = outcome.checkpoint_ns != 0 ? "running" : "finished";
-  if (outcome.checkpoint_ns != 0) report["checkpoint"] = iso_time(outcome.checkpoint_ns);
+  if (outcome.checkpoint_ns != 0) report["checkpoint"] = utc_iso_time(outcome.checkpoint_ns);
   report["exit_code"] = outcome.exit_code;
   report["conclusion"] = outcome.conclusion;
   report["missing_agents"] = outcome.missing_agents;
@@ -461,7 +457,7 @@ json report_json(const RunOutcome& outcome) {
 
   json faults = json::array();
   for (const auto& fault : outcome.faults) {
-    faults.push_back({{"time", iso_time(fault.time_ns)},
+    faults.push_back({{"time", utc_iso_time(fault.time_ns)},
                       {"agent", fault.agent},
                       {"test_index", fault.test_index},
                       {"message", fault.message}});

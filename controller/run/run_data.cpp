@@ -161,6 +161,19 @@ std::shared_ptr<const StreamLayout> layout_named(const proto::StreamCounters& st
   return std::make_shared<const StreamLayout>(std::move(counters), std::move(gauges));
 }
 
+// Who a layout sample's stream is, without its values. A cleared field keeps its room for reuse,
+// and the run keeps one of these per stream for as long as it lasts, so the values' room goes too.
+proto::StreamCounters identity_of(const proto::StreamCounters& stream) {
+  proto::StreamCounters info = stream;
+  google::protobuf::Map<std::string, std::uint64_t>().swap(*info.mutable_counters());
+  google::protobuf::Map<std::string, double>().swap(*info.mutable_gauges());
+  google::protobuf::RepeatedPtrField<std::string>().Swap(info.mutable_counter_names());
+  google::protobuf::RepeatedField<std::uint64_t>().Swap(info.mutable_counter_values());
+  google::protobuf::RepeatedPtrField<std::string>().Swap(info.mutable_gauge_names());
+  google::protobuf::RepeatedField<double>().Swap(info.mutable_gauge_values());
+  return info;
+}
+
 }  // namespace
 
 void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample) {
@@ -225,14 +238,7 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
     if (named) {
       // A layout sample says who the stream is: keep that, without the values (which the spans
       // above still read).
-      proto::StreamCounters info = stream;
-      info.clear_counters();
-      info.clear_gauges();
-      info.clear_counter_names();
-      info.clear_counter_values();
-      info.clear_gauge_names();
-      info.clear_gauge_values();
-      series.describe(std::move(info));
+      series.describe(identity_of(stream));
     }
     if (series_file_) {
       if (series.series_row == 0) series.series_row = series_file_->stream_row(test, agent, series.info());

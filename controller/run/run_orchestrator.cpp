@@ -12,6 +12,7 @@
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
+#include "common/heap.hpp"
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -460,6 +461,12 @@ class Orchestrator {
   // series file is committed first, so it holds every sample the checkpoint counts.
   void checkpoint(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
     if (series_) series_->flush();
+    write_snapshot(index, spec, planned_start, plans);
+    return_free_heap_pages();
+  }
+
+  void write_snapshot(int index, const TestSpec& spec, std::int64_t planned_start,
+                      const std::vector<AgentPlan>& plans) {
     RunOutcome snapshot = outcome_;
     snapshot.checkpoint_ns = realtime_ns();
     TestOutcome test = collect_data(index, spec, planned_start, plans);

@@ -21,24 +21,27 @@ std::string names_json(const std::vector<std::string>& names) {
   return json_text(nlohmann::json(names), -1);
 }
 
-std::string counters_text(std::span<const std::uint64_t> values) {
-  fmt::memory_buffer out;
+// Appends `values` comma-separated and a '\0' to `out`; returns where they begin.
+std::size_t append_counters(std::string& out, std::span<const std::uint64_t> values) {
+  const std::size_t begin = out.size();
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out.push_back(',');
     const fmt::format_int number(values[i]);
-    out.append(number.data(), number.data() + number.size());
+    out.append(number.data(), number.size());
   }
-  return fmt::to_string(out);
+  out.push_back('\0');
+  return begin;
 }
 
 // A gauge that is no number (NaN, infinite) is written as nothing between its commas.
-std::string gauges_text(std::span<const double> values) {
-  fmt::memory_buffer out;
+std::size_t append_gauges(std::string& out, std::span<const double> values) {
+  const std::size_t begin = out.size();
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out.push_back(',');
     if (std::isfinite(values[i])) fmt::format_to(std::back_inserter(out), "{}", values[i]);
   }
-  return fmt::to_string(out);
+  out.push_back('\0');
+  return begin;
 }
 
 }  // namespace
@@ -83,14 +86,13 @@ std::int64_t SeriesFile::stream_row(int test, const std::string& agent, const pr
   std::lock_guard lock(mutex_);
   streams_.emplace_back();
   const auto row = static_cast<std::int64_t>(streams_.size());
-  queued_streams_.push_back({row, test, agent, info.stream_id(), info.kind(), info.peer()});
+  queue_.streams.push_back({row, test, agent, info.stream_id(), info.kind(), info.peer()});
   return row;
 }
 
 void SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
                         const std::shared_ptr<const StreamLayout>& layout, std::span<const std::uint64_t> counters,
                         std::span<const double> gauges) {
-  std::string counter_values = counters_text(counters), gauge_values = gauges_text(gauges);
   std::lock_guard lock(mutex_);
   if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return;
   if (queued_ - written_ >= kMaxQueuedSeriesRows || !failure_.empty()) {
@@ -101,12 +103,14 @@ void SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
   if (stream.layout != layout) {
     stream.layout = layout;
     stream.layout_id = ++layouts_;
-    queued_layouts_.push_back({stream.layout_id, stream_row, names_json(layout->counters), names_json(layout->gauges)});
+    queue_.layouts.push_back({stream.layout_id, stream_row, names_json(layout->counters), names_json(layout->gauges)});
   }
-  queued_samples_.push_back({stream_row, stream.layout_id, sample.index(), sample.elapsed_ms(), sample.agent_time_ns(),
-                             std::move(counter_values), std::move(gauge_values)});
+  const std::size_t counter_text = append_counters(queue_.text, counters);
+  const std::size_t gauge_text = append_gauges(queue_.text, gauges);
+  queue_.samples.push_back({stream_row, stream.layout_id, sample.index(), sample.elapsed_ms(), sample.agent_time_ns(),
+                            counter_text, gauge_text});
   ++queued_;
-  if (queued_samples_.size() >= kRowsPerCommit) wake_.notify_one();
+  if (queue_.samples.size() >= kRowsPerCommit) wake_.notify_one();
 }
 
 void SeriesFile::flush() {
@@ -132,46 +136,51 @@ std::optional<std::string> SeriesFile::problem() const {
   return std::nullopt;
 }
 
+void SeriesFile::Queue::clear() {
+  streams.clear();
+  layouts.clear();
+  samples.clear();
+  text.clear();
+}
+
 void SeriesFile::write_loop() {
+  Queue committing;
   std::unique_lock lock(mutex_);
   for (;;) {
     wake_.wait_for(lock, kCommitEvery,
-                   [&] { return stopping_ || flush_wanted_ || queued_samples_.size() >= kRowsPerCommit; });
+                   [&] { return stopping_ || flush_wanted_ || queue_.samples.size() >= kRowsPerCommit; });
     flush_wanted_ = false;
-    std::vector<StreamRow> streams;
-    std::vector<LayoutRow> layouts;
-    std::vector<SampleRow> samples;
-    streams.swap(queued_streams_);
-    layouts.swap(queued_layouts_);
-    samples.swap(queued_samples_);
+    committing.clear();
+    std::swap(committing, queue_);
     const bool last = stopping_;
-    if (failure_.empty() && (!streams.empty() || !layouts.empty() || !samples.empty())) {
+    if (failure_.empty() && !committing.empty()) {
       lock.unlock();
       std::string failed;
       try {
-        commit(streams, layouts, samples);
+        commit(committing);
       } catch (const std::exception& e) {
         failed = fmt::format("{}: writing the series stopped: {}", path_, e.what());
         spdlog::error("{}", failed);
       }
       lock.lock();
       if (failed.empty()) {
-        written_ += samples.size();
+        written_ += committing.samples.size();
       } else {
         failure_ = std::move(failed);
       }
     }
     done_.notify_all();
-    if (last && queued_samples_.empty()) return;
+    // A queue that grew while the disk was behind is not kept at that size.
+    if (committing.samples.capacity() > 2 * kRowsPerCommit) committing = Queue{};
+    if (last && queue_.empty()) return;
   }
 }
 
-void SeriesFile::commit(const std::vector<StreamRow>& streams, const std::vector<LayoutRow>& layouts,
-                        const std::vector<SampleRow>& samples) {
+void SeriesFile::commit(const Queue& queue) {
   SQLite::Transaction transaction(db_);
   SQLite::Statement add_stream(db_,
                                "INSERT INTO streams(id, test, agent, stream_id, kind, peer) VALUES (?, ?, ?, ?, ?, ?)");
-  for (const auto& row : streams) {
+  for (const auto& row : queue.streams) {
     add_stream.bind(1, row.id);
     add_stream.bind(2, row.test);
     add_stream.bind(3, row.agent);
@@ -182,7 +191,7 @@ void SeriesFile::commit(const std::vector<StreamRow>& streams, const std::vector
     add_stream.reset();
   }
   SQLite::Statement add_layout(db_, "INSERT INTO layouts(id, stream, counter_names, gauge_names) VALUES (?, ?, ?, ?)");
-  for (const auto& row : layouts) {
+  for (const auto& row : queue.layouts) {
     add_layout.bind(1, row.id);
     add_layout.bind(2, row.stream);
     add_layout.bind(3, row.counter_names);
@@ -193,14 +202,14 @@ void SeriesFile::commit(const std::vector<StreamRow>& streams, const std::vector
   SQLite::Statement add_sample(db_,
                                "INSERT INTO samples(stream, sample, elapsed_ms, agent_time_ns, layout, counter_values, "
                                "gauge_values) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  for (const auto& row : samples) {
+  for (const auto& row : queue.samples) {
     add_sample.bind(1, row.stream);
     add_sample.bind(2, static_cast<std::int64_t>(row.sample));
     add_sample.bind(3, static_cast<std::int64_t>(row.elapsed_ms));
     add_sample.bind(4, row.agent_time_ns);
     add_sample.bind(5, row.layout);
-    add_sample.bindNoCopy(6, row.counters);
-    add_sample.bindNoCopy(7, row.gauges);
+    add_sample.bindNoCopy(6, queue.text.c_str() + row.counters);
+    add_sample.bindNoCopy(7, queue.text.c_str() + row.gauges);
     add_sample.exec();
     add_sample.reset();
   }

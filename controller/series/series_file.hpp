@@ -69,12 +69,24 @@ class SeriesFile {
     std::int64_t id, stream;
     std::string counter_names, gauge_names;  // JSON arrays
   };
+  // Its values are comma-separated text in the queue's `text`, each list ended by a '\0' (so the
+  // writer binds them where they lie): a row costs no allocation of its own.
   struct SampleRow {
     std::int64_t stream, layout;
     std::uint32_t sample;
     std::uint64_t elapsed_ms;
     std::int64_t agent_time_ns;
-    std::string counters, gauges;  // values, comma-separated
+    std::size_t counters, gauges;  // offsets in the queue's text
+  };
+  // What the writer commits at once. The writer hands back the one it committed, emptied with its
+  // room kept, so the queue stops allocating once it has grown to a commit's size.
+  struct Queue {
+    std::vector<StreamRow> streams;
+    std::vector<LayoutRow> layouts;
+    std::vector<SampleRow> samples;
+    std::string text;
+    bool empty() const { return streams.empty() && layouts.empty() && samples.empty(); }
+    void clear();
   };
   // What the file knows of a stream: the layout its last row was written in.
   struct StreamEntry {
@@ -82,8 +94,7 @@ class SeriesFile {
     std::int64_t layout_id = 0;
   };
   void write_loop();
-  void commit(const std::vector<StreamRow>& streams, const std::vector<LayoutRow>& layouts,
-              const std::vector<SampleRow>& samples);
+  void commit(const Queue& queue);
 
   std::string path_;
   SQLite::Database db_;
@@ -91,9 +102,7 @@ class SeriesFile {
   std::condition_variable wake_, done_;
   std::vector<StreamEntry> streams_;  // by stream row - 1
   std::int64_t layouts_ = 0;
-  std::vector<StreamRow> queued_streams_;
-  std::vector<LayoutRow> queued_layouts_;
-  std::vector<SampleRow> queued_samples_;
+  Queue queue_;
   std::uint64_t queued_ = 0, written_ = 0, dropped_ = 0;
   std::string failure_;
   bool stopping_ = false, flush_wanted_ = false;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <functional>
 
+#include "common/clock.hpp"
 #include "tests/controller/history/history_test_reports.hpp"
 
 namespace tusk::testing {
@@ -102,8 +103,8 @@ TEST(RunHistory, RecordsARunAndLoadsEveryRowBack) {
   EXPECT_EQ(run.profile_name, "lab-dpdk-ber");
   EXPECT_EQ(run.profile_file, "profiles/lab-dpdk-ber.yaml");
   ASSERT_TRUE(run.started_ns);
-  EXPECT_EQ(report_time_text(*run.started_ns), "2026-11-24T20:19:50.040Z");
-  EXPECT_EQ(report_time_text(*run.finished_ns), "2026-11-24T20:20:21.700Z");
+  EXPECT_EQ(utc_iso_time(*run.started_ns), "2026-11-24T20:19:50.040Z");
+  EXPECT_EQ(utc_iso_time(*run.finished_ns), "2026-11-24T20:20:21.700Z");
   EXPECT_EQ(run.exit_code, 0);
   EXPECT_EQ(run.conclusion, "all 2 tests passed");
   EXPECT_EQ(run.agents, (std::vector<std::string>{"lab-a", "lab-b", "lab-c"}));
@@ -356,7 +357,7 @@ TEST(RunHistory, TheDefaultFileIsUnderXdgDataHomeElseHome) {
 TEST(RunHistory, ReportTimesReadBackAsWritten) {
   const auto ns = parse_report_time("2026-11-24T20:19:50.040Z");
   ASSERT_TRUE(ns);
-  EXPECT_EQ(report_time_text(*ns), "2026-11-24T20:19:50.040Z");
+  EXPECT_EQ(utc_iso_time(*ns), "2026-11-24T20:19:50.040Z");
   EXPECT_FALSE(parse_report_time("2026-11-24 20:19:50"));
   EXPECT_FALSE(parse_report_time("2026-11-24T20:19:50.040+01"));
   // Out of range fields (found by fuzz/report_files), and a year past what 64-bit nanoseconds hold.

@@ -185,18 +185,22 @@ TEST(ReportPageModel, AReportsOwnBinsAreDrawnWithCountsAndTheSlowestStepWhole) {
   const json report = report_json(outcome);
   EXPECT_EQ(report["schema"], "tusk.report/2");
   const json& bins = report["tests"][0]["streams"][0]["bins"];
-  EXPECT_EQ(report["tests"][0]["samples_per_bin"], 512);
-  ASSERT_EQ(bins["index"].size(), 71u);
+  // The least power of two that fits 36,000 samples in kMaxSeriesBins bins.
+  std::uint32_t width = 1;
+  while ((kSamples + width - 1) / width > kMaxSeriesBins) width *= 2;
+  const std::size_t drawn = (kSamples + width - 1) / width;
+  EXPECT_EQ(report["tests"][0]["samples_per_bin"], width);
+  ASSERT_EQ(bins["index"].size(), drawn);
   EXPECT_LT(bins.dump().size(), 8'000u) << "an hour's series is a few kilobytes";
   const json page = report_page_model(report)["tests"][0];
-  EXPECT_EQ(page["samples_per_bin"], 512);
+  EXPECT_EQ(page["samples_per_bin"], width);
   const json& series = page["streams"]["series"][0];
-  ASSERT_EQ(series["throughput_bps"].size(), 71u);
+  ASSERT_EQ(series["throughput_bps"].size(), drawn);
   EXPECT_EQ(series["throughput_bps"][0], 1'000'000);
   double lost_drawn = 0;
   for (const auto& value : series["lost"]) lost_drawn += value.get<double>();
   EXPECT_EQ(lost_drawn, 9);
-  EXPECT_EQ(series["lost"][(20'000 - 1) / 512], 9);
+  EXPECT_EQ(series["lost"][(20'000 - 1) / width], 9);
   double slowest = 0;
   for (const auto& value : series["step_time_ns"]) slowest = std::max(slowest, value.get<double>());
   EXPECT_NEAR(slowest, 50e6, 1e3) << "step 30,000 took 50 ms";

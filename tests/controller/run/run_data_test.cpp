@@ -185,6 +185,32 @@ TEST(RunData, ASampleSentTwiceCountsOnce) {
   });
 }
 
+// What a stream's layout sample says of it is kept for the whole run, one per stream: its names
+// and values are not, not even as room kept for reuse (20 names cost ~2 KiB of 16 per stream).
+TEST(RunData, AStreamKeepsWhoItIsWithoutTheRoomOfItsNamesAndValues) {
+  RunData data("run", {10});
+  data.expect("a", 0, 1);
+  proto::Record record = sample_record(0, 1);
+  proto::StreamCounters& stream = *record.mutable_sample()->add_streams();
+  stream.set_stream_id("rx:b/1");
+  stream.set_kind("rx");
+  stream.set_peer("b");
+  for (int i = 0; i < 20; ++i) {
+    stream.add_counter_names(fmt::format("a_counter_name_longer_than_sso_{}", i));
+    stream.add_counter_values(static_cast<std::uint64_t>(i));
+  }
+  data.on_record("a", record);
+  proto::StreamCounters who;
+  who.set_stream_id("rx:b/1");
+  who.set_kind("rx");
+  who.set_peer("b");
+  data.with([&](RunState& s) {
+    const auto& series = s.tests[std::pair<int, std::string>{0, "a"}].series.at("rx:b/1");
+    EXPECT_EQ(series.info().SpaceUsedLong(), who.SpaceUsedLong()) << series.info().DebugString();
+    EXPECT_EQ(series.latest_counters().size(), 20u);
+  });
+}
+
 // Before: 300 samples of ~4 MiB each took the controller to 1.3 GiB in 25 s.
 TEST(RunData, AStreamOrASampleBeyondItsByteBudgetIsDropped) {
   RunData data("run", {500});
