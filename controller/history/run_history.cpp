@@ -1,5 +1,6 @@
 #include "controller/history/run_history.hpp"
 
+#include <SQLiteCpp/VariadicBind.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -342,9 +343,7 @@ void RunHistory::record_rows(const RunRows& rows) {
 
     SQLite::Statement insert_agent(database_, "INSERT INTO run_agents (run, position, agent) VALUES (?, ?, ?)");
     for (std::size_t i = 0; i < run.agents.size(); ++i) {
-      insert_agent.bind(1, id);
-      insert_agent.bind(2, static_cast<int64_t>(i));
-      insert_agent.bind(3, run.agents[i]);
+      SQLite::bind(insert_agent, id, static_cast<int64_t>(i), run.agents[i]);
       insert_agent.exec();
       insert_agent.reset();
     }
@@ -378,16 +377,8 @@ void RunHistory::record_rows(const RunRows& rows) {
                                   "flows, failing_flows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (std::size_t i = 0; i < rows.links.size(); ++i) {
       const LinkRow& link = rows.links[i];
-      insert_link.bind(1, id);
-      insert_link.bind(2, static_cast<int64_t>(i));
-      insert_link.bind(3, link.test);
-      insert_link.bind(4, link.key);
-      insert_link.bind(5, link.name);
-      insert_link.bind(6, link.role);
-      insert_link.bind(7, link.confidence);
-      insert_link.bind(8, link.votes);
-      insert_link.bind(9, link.flows);
-      insert_link.bind(10, link.failing_flows);
+      SQLite::bind(insert_link, id, static_cast<int64_t>(i), link.test, link.key, link.name, link.role, link.confidence,
+                   link.votes, link.flows, link.failing_flows);
       insert_link.exec();
       insert_link.reset();
     }

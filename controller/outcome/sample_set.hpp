@@ -1,5 +1,7 @@
-// Which sample indexes of one agent's test arrived: one bit each, so a day of 100 ms samples costs
-// 108 KB whatever the streams, and the run needs no list of what it received.
+// Which sample indexes of one agent's test arrived: one bit each past the longest run from 1 that
+// arrived whole, which is only counted. An agent that misses nothing costs a word or two however
+// long the test; one whose sample never came holds a bit a sample from there (a day of 100 ms
+// samples: 108 KB), never a list.
 #pragma once
 
 #include <cstdint>
@@ -14,19 +16,32 @@ class SampleSet {
   bool insert(std::uint32_t index) {
     if (index == 0) return false;
     const std::size_t word = (index - 1) / 64;
+    if (word < first_word_) return false;
+    const std::size_t at = word - first_word_;
     const std::uint64_t bit = std::uint64_t{1} << ((index - 1) % 64);
-    if (words_.size() <= word) words_.resize(word + 1);
-    if (words_[word] & bit) return false;
-    words_[word] |= bit;
+    if (words_.size() <= at) words_.resize(at + 1);
+    if (words_[at] & bit) return false;
+    words_[at] |= bit;
     ++count_;
     if (index > highest_) highest_ = index;
+    // Whole words at the front are all there: count them instead.
+    std::size_t whole = 0;
+    while (whole < words_.size() && words_[whole] == ~std::uint64_t{0}) ++whole;
+    if (whole > 0) {
+      words_.erase(words_.begin(), words_.begin() + static_cast<std::ptrdiff_t>(whole));
+      first_word_ += whole;
+    }
     return true;
   }
   bool contains(std::uint32_t index) const {
     if (index == 0) return false;
     const std::size_t word = (index - 1) / 64;
-    return word < words_.size() && (words_[word] >> ((index - 1) % 64)) & 1;
+    if (word < first_word_) return true;
+    const std::size_t at = word - first_word_;
+    return at < words_.size() && (words_[at] >> ((index - 1) % 64)) & 1;
   }
+  // The bitmap's words held: what the set costs beyond its counts.
+  std::size_t words_held() const { return words_.size(); }
   std::uint64_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   std::uint32_t highest() const { return highest_; }
@@ -53,7 +68,8 @@ class SampleSet {
   }
 
  private:
-  std::vector<std::uint64_t> words_;
+  std::size_t first_word_ = 0;        // the indexes of the words before it all arrived
+  std::vector<std::uint64_t> words_;  // from first_word_ on
   std::uint64_t count_ = 0;
   std::uint32_t highest_ = 0;
 };

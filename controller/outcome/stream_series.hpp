@@ -1,6 +1,6 @@
 // What the run keeps of one stream's samples while it lasts: its latest values and at most
 // kMaxSeriesBins bins of its series, so a stream costs the same at hour 20 as at minute 1. Every
-// sample in full goes to the run's series file (controller/run/series_file.hpp), not to memory.
+// sample in full goes to the run's series file (controller/series/series_file.hpp), not to memory.
 //
 // Bins are aligned by sample index: with `width` samples per bin, bin k holds the intervals of
 // samples k*width+1 .. (k+1)*width, whichever stream they belong to. When a sample falls past the

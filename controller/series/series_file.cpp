@@ -1,5 +1,7 @@
 #include "controller/series/series_file.hpp"
 
+#include <SQLiteCpp/VariadicBind.h>
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
@@ -181,21 +183,13 @@ void SeriesFile::commit(const Queue& queue) {
   SQLite::Statement add_stream(db_,
                                "INSERT INTO streams(id, test, agent, stream_id, kind, peer) VALUES (?, ?, ?, ?, ?, ?)");
   for (const auto& row : queue.streams) {
-    add_stream.bind(1, row.id);
-    add_stream.bind(2, row.test);
-    add_stream.bind(3, row.agent);
-    add_stream.bind(4, row.stream_id);
-    add_stream.bind(5, row.kind);
-    add_stream.bind(6, row.peer);
+    SQLite::bind(add_stream, row.id, row.test, row.agent, row.stream_id, row.kind, row.peer);
     add_stream.exec();
     add_stream.reset();
   }
   SQLite::Statement add_layout(db_, "INSERT INTO layouts(id, stream, counter_names, gauge_names) VALUES (?, ?, ?, ?)");
   for (const auto& row : queue.layouts) {
-    add_layout.bind(1, row.id);
-    add_layout.bind(2, row.stream);
-    add_layout.bind(3, row.counter_names);
-    add_layout.bind(4, row.gauge_names);
+    SQLite::bind(add_layout, row.id, row.stream, row.counter_names, row.gauge_names);
     add_layout.exec();
     add_layout.reset();
   }
@@ -203,11 +197,8 @@ void SeriesFile::commit(const Queue& queue) {
                                "INSERT INTO samples(stream, sample, elapsed_ms, agent_time_ns, layout, counter_values, "
                                "gauge_values) VALUES (?, ?, ?, ?, ?, ?, ?)");
   for (const auto& row : queue.samples) {
-    add_sample.bind(1, row.stream);
-    add_sample.bind(2, static_cast<std::int64_t>(row.sample));
-    add_sample.bind(3, static_cast<std::int64_t>(row.elapsed_ms));
-    add_sample.bind(4, row.agent_time_ns);
-    add_sample.bind(5, row.layout);
+    SQLite::bind(add_sample, row.stream, static_cast<std::int64_t>(row.sample),
+                 static_cast<std::int64_t>(row.elapsed_ms), row.agent_time_ns, row.layout);
     add_sample.bindNoCopy(6, queue.text.c_str() + row.counters);
     add_sample.bindNoCopy(7, queue.text.c_str() + row.gauges);
     add_sample.exec();

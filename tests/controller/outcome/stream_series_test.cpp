@@ -189,5 +189,37 @@ TEST(SampleSet, SaysWhatArrivedAsRuns) {
   EXPECT_EQ(more, 2u);
 }
 
+// A day of 100 ms samples that all arrived (some late, as retries bring them) costs what a minute
+// does; a sample that never came keeps the set exact from there on.
+TEST(SampleSet, AnAgentThatMissesNothingCostsAWordOrTwoAfterADay) {
+  SampleSet set;
+  constexpr std::uint32_t kDay = 864'000;
+  for (std::uint32_t i = 1; i <= kDay; i += 2) {
+    set.insert(i + 1);  // each pair out of order
+    set.insert(i);
+  }
+  EXPECT_EQ(set.size(), kDay);
+  EXPECT_LE(set.words_held(), 1u);
+  EXPECT_TRUE(set.contains(1));
+  EXPECT_TRUE(set.contains(kDay));
+  EXPECT_FALSE(set.contains(kDay + 1));
+  EXPECT_FALSE(set.insert(12'345)) << "long counted, still a duplicate";
+  std::size_t more = 0;
+  using Runs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+  EXPECT_EQ(set.ranges(10, more), (Runs{{1, kDay}}));
+
+  SampleSet gap;
+  for (std::uint32_t i = 1; i <= 1000; ++i) {
+    if (i != 100) gap.insert(i);
+  }
+  EXPECT_FALSE(gap.contains(100));
+  EXPECT_TRUE(gap.contains(99));
+  EXPECT_TRUE(gap.contains(101));
+  EXPECT_EQ(gap.ranges(10, more), (Runs{{1, 99}, {101, 1000}}));
+  EXPECT_TRUE(gap.insert(100)) << "the late one";
+  EXPECT_EQ(gap.ranges(10, more), (Runs{{1, 1000}}));
+  EXPECT_LE(gap.words_held(), 1u);
+}
+
 }  // namespace
 }  // namespace tusk
