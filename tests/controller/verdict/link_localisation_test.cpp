@@ -14,52 +14,18 @@
 
 #include "controller/topology/fabric_topology.hpp"
 #include "controller/verdict/link_localisation.hpp"
+#include "tests/support/leaf_spine_model.hpp"
 
 namespace tusk {
 namespace {
 
 using ::testing::HasSubstr;
 
-struct Fabric {
-  int leaves = 2, spines = 2, hosts = 2, flows = 8;
-};
-
-std::string host_address(int leaf, int host) {
-  return fmt::format("192.168.{}.{}", 100 + leaf, 10 + host);
-}
-std::string gateway(int leaf) {
-  return fmt::format("192.168.{}.1", 100 + leaf);
-}
-std::string leaf_end(int leaf, int spine) {
-  return fmt::format("172.16.{}.{}", leaf, 2 * spine);
-}
-std::string spine_end(int leaf, int spine) {
-  return fmt::format("172.16.{}.{}", leaf, 2 * spine + 1);
-}
-
-// The fabric lab's topology file, as fabric-lab.sh topology-file writes it.
-FabricTopology lab_topology(const Fabric& fabric) {
-  std::string yaml = "devices:\n";
-  for (int j = 1; j <= fabric.spines; ++j) {
-    yaml += fmt::format("  s{}:\n    interfaces:\n", j);
-    for (int i = 1; i <= fabric.leaves; ++i) yaml += fmt::format("      l{}: {}\n", i, spine_end(i, j));
-  }
-  for (int i = 1; i <= fabric.leaves; ++i) {
-    yaml += fmt::format("  l{}:\n    interfaces:\n      hosts: {}\n", i, gateway(i));
-    for (int j = 1; j <= fabric.spines; ++j) yaml += fmt::format("      s{}: {}\n", j, leaf_end(i, j));
-    for (int h = 1; h <= fabric.hosts; ++h) yaml += fmt::format("      h{}: ~\n", h);
-    for (int h = 1; h <= fabric.hosts; ++h) {
-      yaml += fmt::format("  l{}h{}:\n    interfaces:\n      port: {}\n", i, h, host_address(i, h));
-    }
-  }
-  yaml += "links:\n";
-  for (int i = 1; i <= fabric.leaves; ++i) {
-    for (int j = 1; j <= fabric.spines; ++j)
-      yaml += fmt::format("  - ends: l{0}:s{1} <-> s{1}:l{0}\n    cable: C-l{0}-s{1}\n", i, j);
-    for (int h = 1; h <= fabric.hosts; ++h) yaml += fmt::format("  - l{0}h{1}:port <-> l{0}:h{1}\n", i, h);
-  }
-  return load_topology_text(yaml, "lab.yaml");
-}
+using Fabric = testing::LeafSpineShape;
+using testing::gateway;
+using testing::host_address;
+using testing::lab_topology;
+using testing::spine_end;
 
 // One fault on a directed link, by its key in the topology's names (e.g. "l1:s2 -> s2:l1").
 struct Fault {
@@ -79,41 +45,23 @@ struct Fault {
   double answered_share = 1;
 };
 
-struct Endpoint {
-  std::string agent;
-  int leaf, host;
-};
+using Endpoint = testing::ModelHost;
 
 // The streams a run on the fabric reports: per ordered host pair, `flows` flows, each hashed to a
 // spine by its source port; tx streams carry the path trace.
 std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fault>& faults,
                                       const std::function<bool(const Endpoint&)>& host_drops = nullptr) {
-  std::vector<Endpoint> endpoints;
-  for (int i = 1; i <= fabric.leaves; ++i) {
-    for (int h = 1; h <= fabric.hosts; ++h) endpoints.push_back({fmt::format("l{}h{}", i, h), i, h});
-  }
+  const std::vector<Endpoint> endpoints = testing::model_hosts(fabric);
   std::vector<StreamVerdict> streams;
   for (const auto& src : endpoints) {
     for (const auto& dst : endpoints) {
       if (src.agent == dst.agent) continue;
       for (int k = 0; k < fabric.flows; ++k) {
         const int port = 49152 + k;
-        const int spine = 1 + (port * 2654435761u + src.leaf * 7 + dst.leaf * 13 + src.host) % fabric.spines;
-        // The links crossed, in order, and who answers at each TTL.
-        std::vector<std::string> links;
-        std::vector<std::string> answers;
-        const std::string src_edge = fmt::format("l{0}h{1}:port -> l{0}:h{1}", src.leaf, src.host);
-        const std::string dst_edge = fmt::format("l{0}:h{1} -> l{0}h{1}:port", dst.leaf, dst.host);
-        links.push_back(src_edge);
-        answers.push_back(gateway(src.leaf));
-        if (src.leaf != dst.leaf) {
-          links.push_back(fmt::format("l{0}:s{1} -> s{1}:l{0}", src.leaf, spine));
-          answers.push_back(spine_end(src.leaf, spine));
-          links.push_back(fmt::format("s{1}:l{0} -> l{0}:s{1}", dst.leaf, spine));
-          answers.push_back(gateway(dst.leaf));
-        }
-        links.push_back(dst_edge);
-        answers.push_back(host_address(dst.leaf, dst.host));
+        const testing::ModelPath path = testing::model_path(fabric, src, dst, port);
+        const int spine = path.spine;
+        const std::vector<std::string>& links = path.links;
+        const std::vector<std::string>& answers = path.answers;
 
         proto::StreamCounters tx;
         tx.set_kind("tx");
