@@ -165,8 +165,8 @@ std::shared_ptr<const StreamLayout> layout_named(const proto::StreamCounters& st
 // and the run keeps one of these per stream for as long as it lasts, so the values' room goes too.
 proto::StreamCounters identity_of(const proto::StreamCounters& stream) {
   proto::StreamCounters info = stream;
-  google::protobuf::Map<std::string, std::uint64_t>().swap(*info.mutable_counters());
-  google::protobuf::Map<std::string, double>().swap(*info.mutable_gauges());
+  info.clear_counters();  // a map's clear frees its entries
+  info.clear_gauges();
   google::protobuf::RepeatedPtrField<std::string>().Swap(info.mutable_counter_names());
   google::protobuf::RepeatedField<std::uint64_t>().Swap(info.mutable_counter_values());
   google::protobuf::RepeatedPtrField<std::string>().Swap(info.mutable_gauge_names());

@@ -200,13 +200,12 @@ TEST(RunData, AStreamKeepsWhoItIsWithoutTheRoomOfItsNamesAndValues) {
     stream.add_counter_values(static_cast<std::uint64_t>(i));
   }
   data.on_record("a", record);
-  proto::StreamCounters who;
-  who.set_stream_id("rx:b/1");
-  who.set_kind("rx");
-  who.set_peer("b");
   data.with([&](RunState& s) {
     const auto& series = s.tests[std::pair<int, std::string>{0, "a"}].series.at("rx:b/1");
-    EXPECT_EQ(series.info().SpaceUsedLong(), who.SpaceUsedLong()) << series.info().DebugString();
+    EXPECT_EQ(series.info().stream_id(), "rx:b/1");
+    EXPECT_EQ(series.info().peer(), "b");
+    EXPECT_EQ(series.info().counter_names().Capacity(), 0) << "a cleared field would keep its 20 names' room";
+    EXPECT_EQ(series.info().counter_values().Capacity(), 0);
     EXPECT_EQ(series.latest_counters().size(), 20u);
   });
 }
