@@ -43,7 +43,11 @@ inline constexpr std::string_view kDuplicates = "duplicates";
 inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";
 inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing received for a while
-inline constexpr std::string_view kBadHeaders = "bad_headers";    // test frames whose header was hit
+// Test frames of the stream whose Tusk header was hit on the way: counted as received and errored
+// (errored_frames includes them), never as lost.
+inline constexpr std::string_view kBadHeaders = "bad_headers";
+// Test frames whose header was hit so that no stream can be told (the port's, on every rx stream).
+inline constexpr std::string_view kUnattributedBadHeaders = "bad_headers_unattributed";
 // Test frames that reached a port but were sent to another host's address (a switch flooding
 // unknown unicast, a mirror): not counted in any stream; reported on the port's stream.
 inline constexpr std::string_view kMisaddressedFrames = "misaddressed_frames";

@@ -220,6 +220,7 @@ class RxThread {
     std::int64_t clock_correction_ns = 0;  // the sender's clock minus ours (peer_names)
     std::uint64_t bytes = 0, bits_compared = 0, negative_latencies = 0, vlan_tagged = 0, vlan_mismatches = 0,
                   pcp_changes = 0, ce_marked = 0, dscp_rewrites = 0;
+    std::uint64_t bad_headers = 0;  // its frames that arrived with their Tusk header damaged
     bool latency_changed = false;
     bool vlan_reported = false;
     bool rewrite_reported = false;
@@ -230,6 +231,10 @@ class RxThread {
   // booked; ARP, a ping or a probe for our address is answered (the TX thread sends it: it owns
   // the TX queue).
   inline void on_foreign_frame(const rte_mbuf* mbuf, const std::uint8_t* data, std::uint32_t length);
+  // A test frame whose Tusk header was hit on the way: a damaged frame of its stream when the
+  // stream can still be told (its sender's addresses, and a stream id and sequence number that
+  // stream is sending now), else of the port only; never a lost frame.
+  inline void on_damaged_frame(const std::uint8_t* data, std::uint32_t length, const ParsedFrame& parsed);
   // The stream a test frame belongs to, added on its first frame; none when the worker is full.
   inline std::optional<std::size_t> stream_of(const std::uint8_t* data, const ParsedFrame& parsed);
   inline void on_test_frame(const rte_mbuf* mbuf, std::uint32_t length, const ParsedFrame& parsed, std::size_t index,
@@ -303,6 +308,8 @@ void RxThread::on_frame(const rte_mbuf* mbuf, std::int64_t now) {
   const auto status = parse_headers(data, length, parsed, match_);
   if (status == ParseStatus::NotTusk) {
     on_foreign_frame(mbuf, data, length);
+  } else if (status == ParseStatus::BadHeader) {
+    on_damaged_frame(data, length, parsed);
   } else if (status != ParseStatus::Ok) {
     engine_.bad_headers_.fetch_add(1, std::memory_order_relaxed);
   } else if (by_address_ && parsed.ip.dst_address != engine_.interface_.address) {
@@ -325,6 +332,25 @@ void RxThread::on_foreign_frame(const rte_mbuf* mbuf, const std::uint8_t* data, 
       rte_pktmbuf_free(answer);
     }
   }
+}
+
+void RxThread::on_damaged_frame(const std::uint8_t* data, std::uint32_t length, const ParsedFrame& parsed) {
+  const auto header = damaged_header(data, length, parsed);
+  if (header && (!by_address_ || parsed.addresses_read)) {
+    MacAddress source;
+    std::copy(data + 6, data + 12, source.begin());
+    const auto known =
+        index_of_stream_.find(detail::stream_key(source, by_address_ ? parsed.ip.src_address : 0, header->stream_id));
+    // A hit on the stream id or the high bits of the sequence number names no stream, or one
+    // nowhere near that number: the port's, then.
+    if (known != index_of_stream_.end() && state_[known->second]->tracker.near(header->seq)) {
+      StreamState& rx = *state_[known->second];
+      ++rx.bad_headers;
+      store_counts(rx, rx.tracker.counts(), worker_.rx_streams[known->second]);
+      return;
+    }
+  }
+  engine_.bad_headers_.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::optional<std::size_t> RxThread::stream_of(const std::uint8_t* data, const ParsedFrame& parsed) {
@@ -453,13 +479,17 @@ void RxThread::judge_gap(StreamState& rx, RxStreamCounters& counters, const Pars
 }
 
 void RxThread::store_counts(const StreamState& rx, const StreamTracker::Counts& counts, RxStreamCounters& counters) {
-  counters.frames.store(counts.received, std::memory_order_relaxed);
+  // A frame whose header was damaged arrived: received and errored, though its sequence number,
+  // unreadable, leaves a hole the tracker counts as lost until the frame is taken off it.
+  counters.frames.store(counts.received + rx.bad_headers, std::memory_order_relaxed);
   counters.bytes.store(rx.bytes, std::memory_order_relaxed);
   counters.bits_compared.store(rx.bits_compared, std::memory_order_relaxed);
   counters.bit_errors.store(counts.bit_errors, std::memory_order_relaxed);
-  counters.errored_frames.store(counts.errored_frames, std::memory_order_relaxed);
+  counters.errored_frames.store(counts.errored_frames + rx.bad_headers, std::memory_order_relaxed);
+  counters.bad_headers.store(rx.bad_headers, std::memory_order_relaxed);
   // A late frame can fill a hole counted in a gap: never report less than zero outside gaps.
-  counters.lost.store(counts.lost > rx.gap_lost ? counts.lost - rx.gap_lost : 0, std::memory_order_relaxed);
+  const std::uint64_t lost = counts.lost > rx.gap_lost ? counts.lost - rx.gap_lost : 0;
+  counters.lost.store(lost > rx.bad_headers ? lost - rx.bad_headers : 0, std::memory_order_relaxed);
   counters.duplicates.store(counts.duplicates, std::memory_order_relaxed);
   counters.reordered.store(counts.reordered, std::memory_order_relaxed);
   counters.error_bursts.store(counts.error_bursts, std::memory_order_relaxed);

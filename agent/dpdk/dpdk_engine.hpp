@@ -82,7 +82,7 @@ struct RxStreamCounters {
   std::optional<std::uint8_t> sent_dscp;  // ipv4_udp: the class the sender gave the flow (flow_dscp)
   std::atomic<std::uint64_t> frames{0}, bytes{0}, bits_compared{0}, bit_errors{0}, errored_frames{0}, lost{0},
       gap_lost{0}, duplicates{0}, reordered{0}, error_bursts{0}, traffic_gaps{0}, negative_latencies{0}, vlan_tagged{0},
-      vlan_mismatches{0}, pcp_changes{0}, ce_marked{0}, dscp_rewrites{0};
+      vlan_mismatches{0}, pcp_changes{0}, ce_marked{0}, dscp_rewrites{0}, bad_headers{0};
   // Set once the test is over when nothing arrived in its last gap_threshold: a gap that never
   // closed, so no flap (down then up) but a link that stayed down or a sender that stopped.
   std::atomic<std::uint64_t> open_gap{0};

@@ -114,7 +114,8 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kTrafficGaps)] = flaps + sum(&RxStreamCounters::open_gap);
     map[std::string(c::kLinkFlaps)] = flaps;
     map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
-    map[std::string(c::kBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);
+    map[std::string(c::kBadHeaders)] = sum(&RxStreamCounters::bad_headers);
+    map[std::string(c::kUnattributedBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);
     map[std::string(c::kNegativeLatencies)] = sum(&RxStreamCounters::negative_latencies);
     map[std::string(c::kVlanTaggedFrames)] = sum(&RxStreamCounters::vlan_tagged);
     map[std::string(c::kVlanMismatches)] = sum(&RxStreamCounters::vlan_mismatches);

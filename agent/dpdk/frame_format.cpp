@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <limits>
 #include <stdexcept>
 
@@ -203,12 +204,22 @@ TagCheck check_tag(const FrameSpec& sent, const ArrivedTag& arrived) noexcept {
 
 namespace {
 
+// Two bits or fewer from the magic: one of ours whose magic was hit. Foreign frames on our
+// EtherType or UDP port are not expected at all; one this close to the magic, less still.
+bool near_magic(std::uint32_t magic) {
+  return std::popcount(magic ^ kTuskMagic) <= 2;
+}
+
 // The Tusk header at `offset` and the payload after it.
 ParseStatus parse_tusk(const std::uint8_t* frame, std::size_t length, std::size_t offset, ParsedFrame& out) {
   // Magic before length: a short foreign frame that happens to use our EtherType is not ours either.
   if (length < offset + 4) return ParseStatus::Truncated;
   const std::uint8_t* h = frame + offset;
-  if (get32(h + kMagicAt) != kTuskMagic) return ParseStatus::NotTusk;
+  out.tusk_offset = offset;
+  if (get32(h + kMagicAt) != kTuskMagic) {
+    return near_magic(get32(h + kMagicAt)) && length >= offset + kTuskHeaderLength ? ParseStatus::BadHeader
+                                                                                   : ParseStatus::NotTusk;
+  }
   if (length < offset + kTuskHeaderLength) return ParseStatus::Truncated;
   if (crc32c(h, kCrcAt) != get32(h + kCrcAt)) return ParseStatus::BadHeader;
   // After the CRC: a CRC-clean frame of another version is a peer mismatch, not corruption, but it is
@@ -247,9 +258,10 @@ ParseStatus parse_ipv4_udp(const std::uint8_t* frame, std::size_t length, std::s
   const std::uint8_t* udp = ip + ip_header;
   if (get16(udp + 2) != udp_port) return ParseStatus::NotTusk;
   const std::size_t tusk_at = offset + ip_header + kUdpHeaderLength;
+  out.tusk_offset = tusk_at;
   if (internet_checksum(ip, ip_header) != 0) {
-    // Damaged in flight: ours if the Tusk magic is where ours would be.
-    if (length >= tusk_at + 4 && get32(frame + tusk_at + kMagicAt) == kTuskMagic) return ParseStatus::BadHeader;
+    // Damaged in flight: ours if the Tusk magic (or nearly it) is where ours would be.
+    if (length >= tusk_at + 4 && near_magic(get32(frame + tusk_at + kMagicAt))) return ParseStatus::BadHeader;
     return ParseStatus::NotTusk;
   }
   const std::size_t total_length = get16(ip + kIpTotalLengthAt);
@@ -265,11 +277,18 @@ ParseStatus parse_ipv4_udp(const std::uint8_t* frame, std::size_t length, std::s
   out.ip.dscp = static_cast<std::uint8_t>(ip[kIpTosAt] >> 2);
   out.ip.ecn = static_cast<std::uint8_t>(ip[kIpTosAt] & 0x03);
   out.ip.ttl = ip[kIpTtlAt];
+  out.addresses_read = true;
   offset = tusk_at;
   return ParseStatus::Ok;
 }
 
 }  // namespace
+
+std::optional<DamagedHeader> damaged_header(const std::uint8_t* frame, std::size_t length, const ParsedFrame& parsed) {
+  if (parsed.tusk_offset == 0 || length < parsed.tusk_offset + kTuskHeaderLength) return std::nullopt;
+  const std::uint8_t* h = frame + parsed.tusk_offset;
+  return DamagedHeader{get16(h + kStreamIdAt), get64(h + kSeqAt)};
+}
 
 ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out, const FrameMatch& match) {
   if (length < kEthernetHeaderLength) return ParseStatus::Truncated;

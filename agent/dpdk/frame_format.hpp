@@ -37,6 +37,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace tusk::dpdk {
 
@@ -132,17 +133,30 @@ struct ParsedFrame {
   std::size_t payload_offset = 0;
   const std::uint8_t* payload = nullptr;  // points into the parsed frame
   std::size_t payload_length = 0;         // header.payload_length, already checked against the frame
+  // Set however the header turns out: where the Tusk header starts, and (ipv4_udp) whether the
+  // IPv4 and UDP headers passed their checks, so that `ip` holds the sender's addresses.
+  std::size_t tusk_offset = 0;
+  bool addresses_read = false;
 };
 
 enum class ParseStatus {
   Ok,
   NotTusk,    // wrong EtherType, protocol, UDP port or magic: someone else's frame, ignore it
-  BadHeader,  // our magic, but the CRC, the version or the IPv4 checksum is wrong: count the
-              // frame as errored-header
+  BadHeader,  // our magic (or within two bits of it), but the CRC, the version or the IPv4
+              // checksum is wrong: our frame, damaged on the way
   Truncated,  // too short for the headers it claims, or for the payload length it declares
 };
 
 const char* to_string(ParseStatus status);
+
+// What a damaged Tusk header (ParseStatus::BadHeader) still seems to say, unchecked since its CRC
+// failed: the stream and sequence number, for the receiver to tell whose frame it was.
+struct DamagedHeader {
+  std::uint16_t stream_id = 0;
+  std::uint64_t seq = 0;
+};
+// Nothing when the frame is too short to hold the header.
+std::optional<DamagedHeader> damaged_header(const std::uint8_t* frame, std::size_t length, const ParsedFrame& parsed);
 
 // Throws std::invalid_argument naming the bad field; call once at set-up, not per frame.
 void validate(const FrameSpec& spec);
@@ -182,7 +196,8 @@ TagCheck check_tag(const FrameSpec& sent, const ArrivedTag& arrived) noexcept;
 // One 802.1Q tag is skipped before the EtherType is compared. Bytes after the declared payload (a
 // kept FCS, padding) are allowed and ignored. ipv4_udp: IPv4 options are skipped; fragments and
 // other protocols are not ours; an IPv4 header whose checksum fails is BadHeader when the Tusk
-// magic is where it would be (our frame, damaged), else NotTusk.
+// magic is where it would be (our frame, damaged), else NotTusk. A magic within two bits of ours
+// is ours, damaged (BadHeader): a flipped bit there must not turn a damaged frame into a lost one.
 ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out, const FrameMatch& match);
 inline ParseStatus parse_headers(const std::uint8_t* frame, std::size_t length, ParsedFrame& out,
                                  std::uint16_t ethertype = kDefaultEtherType) {

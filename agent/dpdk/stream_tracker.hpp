@@ -66,6 +66,8 @@ class StreamTracker {
 
   Counts counts() const;
   std::size_t reorder_window() const { return window_; }
+  // Within a reorder window of the highest sequence number seen: a number this stream could send now.
+  bool near(std::uint64_t seq) const { return any_ && seq + window_ > highest_ && seq <= highest_ + window_; }
 
  private:
   void note_errors(bool errored, std::uint64_t bit_errors);

@@ -12,15 +12,18 @@
 #include <tuple>
 #include <vector>
 
+#include "common/counter_names.hpp"
 #include "common/wire_bounds.hpp"
 #include "controller/verdict/link_evidence.hpp"
+#include "controller/verdict/link_rates.hpp"
 #include "controller/verdict/path_faults.hpp"
+#include "controller/verdict/stream_values.hpp"
 
 namespace tusk {
 namespace {
 
-// Below this share of failing flows a link has too many passing ones to be the cause.
-constexpr double kMinFailingShare = 0.5;
+// A counter an agent sent, bounded so that two of them add up without wrapping.
+constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 62;
 
 struct LinkData {
   NamedLink named;
@@ -30,15 +33,8 @@ struct LinkData {
   // Probes past this link that another address answered: the flows' path moved off the link for a
   // while (a route withdrawn when it went down).
   std::uint64_t moved = 0;
-  // Its votes in kVoteUnit units: each unexplained failing flow through it gives kVoteUnit / (the
-  // links on that flow's path).
-  std::int64_t vote_units = 0;
+  std::uint32_t index = 0;  // in the rate fit
 };
-
-// The least common multiple of 1..wire::kMaxPathHops: every flow's vote is an exact integer of these,
-// so ranking links needs no tolerance and a vote can be taken back exactly.
-constexpr std::int64_t kVoteUnit = 27720;
-static_assert(wire::kMaxPathHops <= 12, "kVoteUnit must be divisible by every path length");
 
 // The cable a directed link is one direction of: its two ends, in one order.
 std::string cable_of(const std::string& key) {
@@ -137,6 +133,18 @@ NamedLink link_between(const FabricTopology* topology, const std::string& from, 
 
 }  // namespace
 
+const char* to_string(FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Loss:
+      return "loss";
+    case FaultKind::Damage:
+      return "damage";
+    case FaultKind::Failure:
+      return "failure";
+  }
+  return "failure";
+}
+
 const char* to_string(Confidence confidence) {
   switch (confidence) {
     case Confidence::Low:
@@ -151,9 +159,10 @@ const char* to_string(Confidence confidence) {
 
 namespace {
 
-// One localisation, step by step: the flows and their traced paths, the faults at a host, the
-// links the traced flows cross, and the suspects, named one at a time (the link with the most
-// votes of flows still unexplained) until every failing flow is explained.
+// One localisation, step by step: the flows and their traced paths, the receivers that dropped
+// frames themselves, the links the traced flows cross, then for each kind of fault the links'
+// rates fitted to what the flows measured (link_rates.hpp), and a suspect for every link whose
+// rate is significantly above zero and explains a failing flow.
 class Localiser {
  public:
   Localiser(const std::vector<StreamVerdict>& streams, const FabricTopology* topology)
@@ -163,19 +172,16 @@ class Localiser {
     gather_flows();
     if (std::none_of(out_.flows.begin(), out_.flows.end(), [](const auto& f) { return f.failing; }))
       return std::move(out_);
-    name_host_faults();
+    name_slow_receivers();
     gather_links();
     count_moved_cables();
-    explain_failing_flows();
+    for (const FaultKind kind : {FaultKind::Loss, FaultKind::Damage, FaultKind::Failure}) name_suspects(kind);
+    rank_suspects();
     conclude();
     return std::move(out_);
   }
 
  private:
-  // Best first in a std::set: most votes, then the largest share of failing flows, then the
-  // strongest probe evidence, then by name.
-  using Rank = std::tuple<std::int64_t, double, double, std::string_view>;
-
   // One flow per 5-tuple, whatever judges it: the receiver's stream (DPDK), or both ends of a QP
   // (RDMA: the sender's flow and the receiver's sink); each with its traced path and named links.
   void gather_flows() {
@@ -214,34 +220,12 @@ class Localiser {
     }
   }
 
-  // Every flow of the host fails, and they share no link but the host's own: were they all
-  // through one fabric link (a re-test of the flows through a suspect), that link explains them.
-  bool every_path_fails(const std::vector<std::size_t>& flows, bool receiving) const {
-    if (flows.size() < 2) return false;
-    std::optional<std::set<std::string>> shared;
-    for (const std::size_t f : flows) {
-      const auto& flow = out_.flows[f];
-      if (!flow.failing || flow.host_side) return false;
-      std::set<std::string> links(flow.links.begin(), flow.links.end());
-      if (!flow.links.empty()) links.erase(receiving ? flow.links.back() : flow.links.front());
-      if (!shared) {
-        shared = std::move(links);
-      } else {
-        std::erase_if(*shared, [&](const std::string& link) { return !links.contains(link); });
-      }
-    }
-    return shared && shared->empty();
-  }
-
   std::string edge_name(const std::string& a, const std::string& b) const { return link_between(topology_, a, b).name; }
 
-  // Host-side faults first: their flows vote for no link.
-  void name_host_faults() {
-    std::map<std::string, std::vector<std::size_t>> into, from;
-    for (std::size_t f = 0; f < out_.flows.size(); ++f) {
-      into[out_.flows[f].receiver].push_back(f);
-      from[out_.flows[f].sender].push_back(f);
-    }
+  // Receivers that dropped frames themselves: their flows' loss is theirs, not a link's.
+  void name_slow_receivers() {
+    std::map<std::string, std::vector<std::size_t>> into;
+    for (std::size_t f = 0; f < out_.flows.size(); ++f) into[out_.flows[f].receiver].push_back(f);
     for (const auto& [agent, flows] : into) {
       const auto dropped =
           std::count_if(flows.begin(), flows.end(), [&](std::size_t f) { return out_.flows[f].host_side; });
@@ -256,42 +240,14 @@ class Localiser {
                                          agent),
                              "Its loss says nothing about the links: no link is blamed for it."}});
     }
-    for (const auto& [agent, flows] : into) name_host_end(agent, flows, true);
-    for (const auto& [agent, flows] : from) name_host_end(agent, flows, false);
   }
 
-  // Every flow into (or from) `agent` fails, over paths that differ: the fault is where they meet
-  // (or start), at the host or its own link.
-  void name_host_end(const std::string& agent, const std::vector<std::size_t>& flows, bool receive) {
-    if (!every_path_fails(flows, receive)) return;
-    const TracedFlowPath& first = out_.flows[flows.front()];
-    const auto& nodes = first.nodes;
-    std::string edge = "its link to the switch";
-    if (receive && nodes.size() >= 2 && first.reached) edge = edge_name(nodes[nodes.size() - 2], nodes.back());
-    if (!receive && nodes.size() >= 2) edge = edge_name(nodes[0], nodes[1]);
-    out_.hosts.push_back(
-        {agent,
-         receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
-         fmt::format("all {} flows {} {} fail, over {} different paths: the fault is where they {}, at {} or its "
-                     "link ({})",
-                     flows.size(), receive ? "into" : "from", agent, flows.size(), receive ? "meet" : "start", agent,
-                     edge),
-         {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", agent,
-                      receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
-                      receive ? "" : " (CRC, symbol errors)"),
-          fmt::format(
-              "Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
-              edge)}});
-    at_host_.insert(flows.begin(), flows.end());
-  }
-
-  // Votes and exoneration, link by link: which flows cross each link, and what their probes saw
-  // at it and a hop before it.
+  // Link by link: which flows cross each link, and what their probes saw at it and a hop before it.
   void gather_links() {
     links_of_flow_.resize(out_.flows.size());
     for (std::size_t f = 0; f < out_.flows.size(); ++f) {
       const TracedFlowPath& flow = out_.flows[f];
-      if (flow.host_side || at_host_.contains(f)) continue;
+      if (flow.host_side) continue;
       if (flow.nodes.size() < 2) {
         untraced_ += flow.failing ? 1 : 0;
         continue;
@@ -326,7 +282,11 @@ class Localiser {
         }
       }
     }
-    for (auto& [key, link] : links_) finish_probe_evidence(link.probes);
+    for (auto& [key, link] : links_) {
+      finish_probe_evidence(link.probes);
+      link.index = static_cast<std::uint32_t>(link_by_index_.size());
+      link_by_index_.emplace_back(&key, &link);
+    }
   }
 
   // A cable that went down shows in both directions' flows: those over it die or move away. Where
@@ -352,66 +312,142 @@ class Localiser {
     return moved >= 5 && static_cast<double>(moved) >= 0.005 * static_cast<double>(probes);
   }
 
-  static double share(const LinkData& l) {
-    return static_cast<double>(l.failing.size()) / static_cast<double>(l.failing.size() + l.passing.size());
-  }
-
   static double strength(const LinkData& l) {
     const double z = std::max(l.probes.loss_z, l.probes.damage_z);
     return std::isnan(z) ? -std::numeric_limits<double>::infinity() : z;
   }
 
-  std::int64_t vote_of(std::size_t f) const {
-    return kVoteUnit / static_cast<std::int64_t>(out_.flows[f].nodes.size() - 1);
+  // What flow f's judged stream counted of `kind`: the frames that could have met it and those
+  // that did; nothing where the stream does not count them (RDMA QPs, or a model of a run).
+  std::optional<FlowEvents> counted(std::size_t f, FaultKind kind) const {
+    const auto& stream = streams_[out_.flows[f].rx_stream].stream;
+    const auto received = counter_of(stream, counters::kRxFrames);
+    if (!received) return std::nullopt;
+    FlowEvents counts;
+    if (kind == FaultKind::Loss) {
+      const auto lost = counter_of(stream, counters::kLostFrames);
+      if (!lost) return std::nullopt;
+      // Bounded: a peer's counters are summed, and must not wrap.
+      counts.events = std::min<std::uint64_t>(*lost, kMaxCount) +
+                      std::min<std::uint64_t>(counter_or_zero(stream, counters::kGapLostFrames), kMaxCount);
+      counts.trials = std::min<std::uint64_t>(*received, kMaxCount) + counts.events;
+    } else {
+      const auto damaged = counter_of(stream, counters::kErroredFrames);
+      if (!damaged) return std::nullopt;
+      counts.trials = std::min<std::uint64_t>(*received, kMaxCount);
+      counts.events = std::min(*damaged, counts.trials);
+    }
+    return counts;
   }
 
-  static Rank rank_of(const std::string& key, const LinkData& l) {
-    return Rank{-l.vote_units, -share(l), -strength(l), key};
+  // A flow's evidence of `kind`. A flow judged only pass or fail is one trial, and an event when
+  // it failed on what no count of it shows (latency, a QP's slowness, a model's verdict).
+  std::optional<FlowEvents> events_of(std::size_t f, FaultKind kind) const {
+    if (kind != FaultKind::Failure) return counted(f, kind);
+    std::uint64_t counted_events = 0;
+    for (const FaultKind count : {FaultKind::Loss, FaultKind::Damage}) {
+      if (const auto c = counted(f, count)) counted_events += c->events;
+    }
+    if (counted_events > 0) return std::nullopt;  // the counts say what it met
+    FlowEvents judged;
+    judged.trials = 1;
+    judged.events = out_.flows[f].failing ? 1 : 0;
+    return judged;
   }
 
-  // Every failing flow with a traced path and no host to blame votes for the links it crosses.
-  // Votes only fall as flows are explained, so a link is taken out of the candidates and put back
-  // when they do: each round costs log n, not a sort of every link.
-  void explain_failing_flows() {
+  // Fits the links' rates of `kind` and names those significantly above zero that explain a
+  // failing flow: a link, or a host when the link is where every flow through it starts or ends.
+  void name_suspects(FaultKind kind) {
+    std::vector<FlowEvents> observed(out_.flows.size());
+    bool any_events = false;
     for (std::size_t f = 0; f < out_.flows.size(); ++f) {
-      const auto& flow = out_.flows[f];
-      if (flow.failing && !flow.host_side && !at_host_.contains(f) && flow.nodes.size() >= 2) unexplained_.insert(f);
+      if (links_of_flow_[f].empty()) continue;
+      auto events = events_of(f, kind);
+      if (!events) continue;
+      for (const LinkData* link : links_of_flow_[f]) events->links.push_back(link->index);
+      any_events = any_events || events->events > 0;
+      observed[f] = std::move(*events);
     }
-    for (const std::size_t f : unexplained_) {
-      for (LinkData* link : links_of_flow_[f]) link->vote_units += vote_of(f);
-    }
-    for (const auto& [key, link] : links_) {
-      key_of_[&link] = &key;
-      if (share(link) >= kMinFailingShare && link.vote_units > 0) candidates_.insert(rank_of(key, link));
-    }
-    // Links crossed by exactly the same flows cannot be told apart by the flows: grouped once, by
-    // their failing and passing flows.
-    for (const auto& [key, link] : links_) {
-      if (share(link) >= kMinFailingShare) same_flows_[{link.failing, link.passing}].push_back(key);
-    }
-    while (!unexplained_.empty() && !candidates_.empty()) {
-      const LinkData& best = links_.at(std::string(std::get<3>(*candidates_.begin())));
-      const std::vector<std::string> group = group_of(best);
-      const LinkData& chosen = links_.at(group.front());
-      out_.suspects.push_back(suspect_of(group));
-      for (const auto& key : group) {
-        used_.insert(key);
-        candidates_.erase(rank_of(key, links_.at(key)));
-      }
-      take_back_votes(chosen);
+    if (!any_events) return;
+    for (LinkRate& rate : estimate_link_rates(observed, link_by_index_.size())) {
+      std::erase_if(rate.explains, [&](std::uint32_t f) { return !out_.flows[f].failing; });
+      if (rate.explains.empty()) continue;  // significant, but within what the test allows
+      std::vector<std::string> group;
+      for (const std::uint32_t link : rate.links) group.push_back(*link_by_index_[link].first);
+      order_twins(group);
+      if (name_host_end(group.front(), rate, kind)) continue;
+      out_.suspects.push_back(suspect_of(group, rate, kind));
     }
   }
 
-  // The links the same flows cross as `best`, still unnamed, the likeliest first. The same flows
-  // cross them in one order: where loss starts on two of them, the first is where it starts for
-  // certain; past it, a second fault or a router that answers fewer probes (ICMP rate limits, a
-  // busy control plane) both add loss, and neither is told apart.
-  std::vector<std::string> group_of(const LinkData& best) const {
-    std::vector<std::string> group;
-    for (const auto& key : same_flows_.at({best.failing, best.passing})) {
-      if (!used_.contains(key) && links_.at(key).vote_units > 0) group.push_back(key);
+  // A link where every flow through it starts (or ends) at one host is that host's own link:
+  // its NIC, optic or cable, named at the host.
+  bool name_host_end(const std::string& key, const LinkRate& rate, FaultKind kind) {
+    const auto at = [&](bool receive) -> std::optional<std::string> {
+      std::optional<std::string> agent;
+      for (const std::uint32_t f : rate.flows) {
+        const TracedFlowPath& flow = out_.flows[f];
+        if (flow.links.empty() || (receive ? flow.links.back() : flow.links.front()) != key) return std::nullopt;
+        if (receive && !flow.reached) return std::nullopt;
+        const std::string& end = receive ? flow.receiver : flow.sender;
+        if (agent && *agent != end) return std::nullopt;
+        agent = end;
+      }
+      return agent;
+    };
+    bool receive = false;
+    std::optional<std::string> agent = at(false);
+    if (!agent) {
+      agent = at(true);
+      receive = true;
     }
-    const auto& along = out_.flows[*best.failing.begin()].links;
+    if (!agent) return false;
+    const std::string edge = links_.at(key).named.name;
+    out_.hosts.push_back(
+        {*agent,
+         receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
+         fmt::format("{} on {} ({}), {}: the fault is where they {}, at {} or its link", what_it_does(rate, kind), edge,
+                     interval_text(rate, kind), explained_text(rate), receive ? "meet" : "start", *agent),
+         {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", *agent,
+                      receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
+                      receive ? "" : " (CRC, symbol errors)"),
+          fmt::format(
+              "Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
+              edge)}});
+    return true;
+  }
+
+  static std::string percent(double rate) { return fmt::format("{:.3g} %", 100 * rate); }
+
+  static std::string what_it_does(const LinkRate& rate, FaultKind kind) {
+    switch (kind) {
+      case FaultKind::Loss:
+        return fmt::format("loses {} of the frames", percent(rate.rate));
+      case FaultKind::Damage:
+        return fmt::format("damages {} of the frames", percent(rate.rate));
+      case FaultKind::Failure:
+        break;
+    }
+    return "fails the flows";
+  }
+
+  static std::string interval_text(const LinkRate& rate, FaultKind kind) {
+    if (kind == FaultKind::Failure) return "judged pass or fail only";
+    return fmt::format("95 % interval {} to {}", percent(rate.low), percent(rate.high));
+  }
+
+  std::string explained_text(const LinkRate& rate) const {
+    return fmt::format("which explains {} of the {} flows through it", rate.explains.size(), rate.flows.size());
+  }
+
+  // The links the same flows cross, the likeliest first. The same flows cross them in one order:
+  // where loss starts on two of them, the first is where it starts for certain; past it, a second
+  // fault or a router that answers fewer probes (ICMP rate limits, a busy control plane) both add
+  // loss, and neither is told apart.
+  void order_twins(std::vector<std::string>& group) const {
+    const LinkData& any = links_.at(group.front());
+    const std::size_t some_flow = any.failing.empty() ? *any.passing.begin() : *any.failing.begin();
+    const auto& along = out_.flows[some_flow].links;
     const auto position = [&](const std::string& key) {
       return std::find(along.begin(), along.end(), key) - along.begin();
     };
@@ -423,13 +459,12 @@ class Localiser {
       if (starts_a != starts_b) return starts_a;
       if (starts_a && position(a) != position(b)) return position(a) < position(b);
       if (strength(la) != strength(lb)) return strength(la) > strength(lb);
-      return rank_of(a, la) < rank_of(b, lb);
+      return a < b;
     });
-    return group;
   }
 
   // The suspect the group's first link is, with what tells it from the others and why.
-  LinkSuspect suspect_of(const std::vector<std::string>& group) const {
+  LinkSuspect suspect_of(const std::vector<std::string>& group, const LinkRate& rate, FaultKind kind) const {
     const std::string& winner = group.front();
     const LinkData& chosen = links_.at(winner);
     const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
@@ -439,11 +474,20 @@ class Localiser {
     LinkSuspect suspect;
     suspect.key = winner;
     suspect.name = chosen.named.name;
+    suspect.kind = kind;
+    suspect.rate = rate.rate;
+    suspect.rate_low = rate.low;
+    suspect.rate_high = rate.high;
+    suspect.likelihood_ratio = rate.evidence;
+    suspect.explains.assign(rate.explains.begin(), rate.explains.end());
     suspect.failing.assign(chosen.failing.begin(), chosen.failing.end());
     suspect.passing.assign(chosen.passing.begin(), chosen.passing.end());
-    suspect.votes = static_cast<double>(chosen.vote_units) / static_cast<double>(kVoteUnit);
+    suspect.votes = static_cast<double>(rate.explains.size());
     suspect.probes = chosen.probes;
-    suspect.faults.assign(chosen.faults.begin(), chosen.faults.end());
+    std::set<std::string> faults;
+    for (const std::size_t f : suspect.explains)
+      faults.insert(out_.flows[f].faults.begin(), out_.flows[f].faults.end());
+    suspect.faults.assign(faults.begin(), faults.end());
     for (std::size_t g = 1; g < group.size(); ++g) {
       const LinkData& twin = links_.at(group[g]);
       if (tie) {
@@ -454,16 +498,24 @@ class Localiser {
         suspect.cleared.push_back(twin.named.name);
       }
     }
-    if (chosen.failing.size() < 2 || tie) {
+    // One flow is a pattern when it counted enough events that chance does not make them.
+    constexpr double kEventsOfOneFlow = 10;
+    const bool one_flow = suspect.explains.size() < 2 && (kind == FaultKind::Failure || rate.events < kEventsOfOneFlow);
+    const bool every_flow_met_it = rate.explains.size() == rate.flows.size();
+    if (one_flow || tie) {
       suspect.confidence = Confidence::Low;
-    } else if (chosen.passing.empty()) {
+    } else if (every_flow_met_it && suspect.explains.size() >= 2) {
       suspect.confidence = Confidence::High;
     } else {
       suspect.confidence = Confidence::Medium;
     }
-    std::string evidence = fmt::format("{} of {} flows through it fail ({}); {}", chosen.failing.size(),
-                                       chosen.failing.size() + chosen.passing.size(), fmt::join(suspect.faults, ", "),
-                                       probe_text(chosen.probes));
+    std::string evidence =
+        kind == FaultKind::Failure
+            ? fmt::format("{} of {} flows through it fail ({}) and no other link explains them; {}",
+                          suspect.explains.size(), rate.flows.size(), fmt::join(suspect.faults, ", "),
+                          probe_text(chosen.probes))
+            : fmt::format("{} crossing it ({}), {} ({}); {}", what_it_does(rate, kind), interval_text(rate, kind),
+                          explained_text(rate), fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
     if (cable_moved(winner)) {
       evidence += fmt::format(
           "; {} probes over this cable found another path for a while (it went down and "
@@ -485,24 +537,21 @@ class Localiser {
       evidence += fmt::format("; the same flows cross {}, and neither flows nor probes tell them apart",
                               fmt::join(suspect.tied, " and "));
     }
-    if (chosen.failing.size() < 2) evidence += "; only one failing flow crossed it";
+    if (one_flow) evidence += "; only one failing flow crossed it";
     suspect.evidence = std::move(evidence);
     suspect.next_steps = next_steps(suspect, chosen.named);
     return suspect;
   }
 
-  // The flows `chosen` explains take their votes back from every link they cross.
-  void take_back_votes(const LinkData& chosen) {
-    const std::vector<std::size_t> explained(chosen.failing.begin(), chosen.failing.end());
-    for (const std::size_t f : explained) {
-      if (unexplained_.erase(f) == 0) continue;
-      for (LinkData* link : links_of_flow_[f]) {
-        const std::string& key = *key_of_.at(link);
-        const bool listed = candidates_.erase(rank_of(key, *link)) > 0;
-        link->vote_units -= vote_of(f);
-        if (listed && link->vote_units > 0) candidates_.insert(rank_of(key, *link));
-      }
-    }
+  // Named before unnamed; links that count frames by their rate, then those judged pass or fail
+  // by the flows they explain.
+  void rank_suspects() {
+    const auto rank = [](const LinkSuspect& s) {
+      return std::tuple{s.confidence == Confidence::Low, s.kind == FaultKind::Failure,
+                        s.kind == FaultKind::Failure ? -static_cast<double>(s.explains.size()) : -s.rate};
+    };
+    std::stable_sort(out_.suspects.begin(), out_.suspects.end(),
+                     [&](const LinkSuspect& a, const LinkSuspect& b) { return rank(a) < rank(b); });
   }
 
   void conclude() {
@@ -510,6 +559,12 @@ class Localiser {
     if (const LinkSuspect* top = out_.top()) {
       parts.push_back(
           fmt::format("suspect link {} ({} confidence): {}", top->name, to_string(top->confidence), top->evidence));
+      for (std::size_t i = 1; i < out_.suspects.size() && out_.suspects[i].confidence != Confidence::Low; ++i) {
+        const LinkSuspect& also = out_.suspects[i];
+        parts.push_back(fmt::format("also suspect link {} ({} confidence, {}{})", also.name, to_string(also.confidence),
+                                    to_string(also.kind),
+                                    also.kind == FaultKind::Failure ? "" : " " + percent(also.rate)));
+      }
     } else if (!out_.suspects.empty()) {
       parts.push_back(
           fmt::format("no suspect link: the faults cannot be told apart ({})", out_.suspects.front().evidence));
@@ -528,16 +583,11 @@ class Localiser {
   const std::vector<StreamVerdict>& streams_;
   const FabricTopology* topology_;
   Localisation out_;
-  std::set<std::size_t> at_host_;  // failing flows a host-side fault explains
   std::map<std::string, LinkData> links_;
+  std::vector<std::pair<const std::string*, LinkData*>> link_by_index_;
   std::vector<std::vector<LinkData*>> links_of_flow_;
   std::size_t untraced_ = 0;                                                       // failing flows with no traced path
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable_;  // moved, probes
-  std::set<std::size_t> unexplained_;
-  std::set<Rank> candidates_;
-  std::map<const LinkData*, const std::string*> key_of_;
-  std::map<std::pair<std::set<std::size_t>, std::set<std::size_t>>, std::vector<std::string>> same_flows_;
-  std::set<std::string> used_;
 };
 
 }  // namespace

@@ -1,16 +1,19 @@
-// Naming the bad link. Every flow of a routed test has a path (the hops its path-trace probes
-// found) and a verdict; localisation turns them into "this link, with this evidence":
-//   - a failing flow votes for each link on its path, 1/h for a path of h links (007, NSDI'18);
-//   - a flow that passed exonerates the links it crossed: a link where most flows pass is not the
-//     cause (NetBouncer, NSDI'19);
+// Naming the bad links. Every flow of a routed test has a path (the hops its path-trace probes
+// found), what it counted (frames sent, lost, damaged) and a verdict; localisation turns them into
+// "these links, at these rates, with this evidence":
+//   - for each kind of fault (loss, damage, and failures that no count shows) the links' rates are
+//     fitted to every flow's, passing flows included (link_rates.hpp: a likelihood fit that keeps
+//     the fewest links that explain what the flows saw, as NetBouncer, NSDI'19, does with probes);
+//     every link whose rate is significantly above zero and explains a failing flow is a suspect,
+//     so several faults at once, of different kinds, are each named;
 //   - links crossed by exactly the same flows (in a two-tier fabric, a leaf's uplink to a spine and
 //     that spine's downlink to the other leaf) cannot be told apart by flows; the probes can: a
 //     probe that expires at hop k crossed the link into k and no further, so loss or damage that
 //     starts at hop k (more than at hop k-1) is on the link into k;
-//   - faults that belong to a host are named as such and vote for no link: a receiver that dropped
-//     frames itself, and a host whose every flow fails, on every path (its NIC, optic or cable).
+//   - faults that belong to a host are named as such: a receiver that dropped frames itself (its
+//     flows vote for no link), and a host's own link, where every flow through it starts or ends.
 // The result is plain data in the test's outcome: the flows and their paths, the ranked suspects
-// with their evidence, confidence and what a technician checks next, and one conclusion line.
+// with their rates and evidence, confidence and what a technician checks next, and one conclusion.
 #pragma once
 
 #include <cstdint>
@@ -55,12 +58,21 @@ struct ProbeEvidence {
 enum class Confidence { Low, Medium, High };
 const char* to_string(Confidence confidence);
 
+// What a suspect does to what crosses it: loses frames, damages them (bit errors), or fails flows
+// that count neither (RDMA QPs slower than their siblings, latency).
+enum class FaultKind { Loss, Damage, Failure };
+const char* to_string(FaultKind kind);
 struct LinkSuspect {
-  std::string key;                   // the link and its direction, as NamedLink::key
-  std::string name;                  // with its cable
-  std::vector<std::size_t> failing;  // into Localisation::flows
+  std::string key;   // the link and its direction, as NamedLink::key
+  std::string name;  // with its cable
+  FaultKind kind = FaultKind::Failure;
+  double rate = 0;                     // the share of frames crossing it that it loses or damages
+  double rate_low = 0, rate_high = 0;  // its 95 % interval
+  double likelihood_ratio = 0;         // 2 log LR of the fit with it against the best fit without it
+  std::vector<std::size_t> explains;   // failing flows it accounts for (half their events or more)
+  std::vector<std::size_t> failing;    // into Localisation::flows: every flow through it
   std::vector<std::size_t> passing;
-  double votes = 0;
+  double votes = 0;  // the failing flows it explains: a score to compare runs by
   ProbeEvidence probes;
   Confidence confidence = Confidence::Low;
   std::vector<std::string> faults;   // what the failing flows failed on

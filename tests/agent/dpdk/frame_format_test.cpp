@@ -193,7 +193,8 @@ TEST(FrameFormat, KnownMinimumUntaggedFrameHasExactBytes) {
 // ---- corruption --------------------------------------------------------------------------------
 
 // Every bit from the EtherType to the end of the Tusk header: the frame must never parse as Ok,
-// since a flipped seq or stream id would otherwise be booked against the wrong stream.
+// since a flipped seq or stream id would otherwise be booked against the wrong stream; past the
+// EtherType it is our frame, damaged (BadHeader), never a foreign one that would read as lost.
 void expect_every_header_bit_flip_detected(const FrameSpec& spec) {
   const auto clean = build_frame(spec, sample_header(0), 128);
   const std::size_t ethertype_at = header_length(spec) - kTuskHeaderLength - 2;
@@ -203,7 +204,8 @@ void expect_every_header_bit_flip_detected(const FrameSpec& spec) {
     for (int bit = 0; bit < 8; ++bit) {
       auto frame = clean;
       frame[byte] ^= static_cast<std::uint8_t>(1u << bit);
-      const ParseStatus expected = byte < magic_at + 4 ? ParseStatus::NotTusk : ParseStatus::BadHeader;
+      // A flipped bit in the magic leaves a frame that is still ours, damaged: not someone else's.
+      const ParseStatus expected = byte < magic_at ? ParseStatus::NotTusk : ParseStatus::BadHeader;
       EXPECT_EQ(parse(frame), expected) << "byte " << byte << " bit " << bit << (spec.tagged ? " tagged" : "");
     }
   }
@@ -231,6 +233,25 @@ TEST(FrameFormat, TwoBitFlipsInTheTuskHeaderAreDetected) {
       ASSERT_EQ(parse(frame), ParseStatus::BadHeader) << "bits " << a << ", " << b;
     }
   }
+}
+
+// The receiver tells a damaged frame's stream from what its header still seems to say.
+TEST(FrameFormat, ADamagedHeaderStillShowsItsStreamAndSequenceNumber) {
+  const FrameSpec spec = untagged_spec();
+  TuskHeader header = sample_header(0);
+  header.stream_id = 7;
+  header.seq = 123456;
+  auto frame = build_frame(spec, header, 64);
+  frame[14] ^= 0x10;  // a bit of the magic
+  ParsedFrame out;
+  ASSERT_EQ(parse(frame, out), ParseStatus::BadHeader);
+  const auto damaged = damaged_header(frame.data(), frame.size(), out);
+  ASSERT_TRUE(damaged.has_value());
+  EXPECT_EQ(damaged->stream_id, 7u);
+  EXPECT_EQ(damaged->seq, 123456u);
+  // Three bits off the magic is no frame of ours.
+  frame[14] ^= 0x07;
+  EXPECT_EQ(parse(frame, out), ParseStatus::NotTusk);
 }
 
 TEST(FrameFormat, MacAndVlanTagAreNotCoveredByTheHeaderCrc) {

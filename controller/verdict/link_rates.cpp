@@ -1,0 +1,247 @@
+#include "controller/verdict/link_rates.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+#include "controller/verdict/ber_bound.hpp"
+
+namespace tusk {
+namespace {
+
+// EM stops when no rate moves by more than this share in one step, or after so many steps: a
+// link whose rate falls to zero does so geometrically, and the likelihood it still holds then is
+// far below kMinEvidence.
+constexpr double kSettled = 1e-7;
+constexpr int kMaxSteps = 3000;
+// A refit without one link starts from the fit with it, a few steps from where it settles.
+constexpr int kMaxRefitSteps = 500;
+constexpr double kNegligibleEvents = 0.5;
+
+// Each side of the 95 % interval.
+constexpr double kIntervalSide = 0.975;
+
+class RateFit {
+ public:
+  RateFit(const std::vector<FlowEvents>& flows, std::size_t link_count) : flows_(flows) {
+    group_links(link_count);
+    for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+      if (flows_[f].events == 0 || flows_[f].trials == 0) continue;
+      EventFlow flow{f, static_cast<double>(flows_[f].events), {}};
+      for (const std::uint32_t link : flows_[f].links) {
+        if (link < group_of_link_.size() && group_of_link_[link] != kNone) flow.groups.push_back(group_of_link_[link]);
+      }
+      std::sort(flow.groups.begin(), flow.groups.end());
+      flow.groups.erase(std::unique(flow.groups.begin(), flow.groups.end()), flow.groups.end());
+      if (!flow.groups.empty()) events_.push_back(std::move(flow));
+    }
+    event_flows_of_group_.resize(groups_.size());
+    for (std::uint32_t e = 0; e < events_.size(); ++e) {
+      for (const std::uint32_t g : events_[e].groups) event_flows_of_group_[g].push_back(e);
+    }
+  }
+
+  std::vector<LinkRate> run() {
+    std::vector<double> rate(groups_.size(), 0.0);
+    std::vector<bool> kept(groups_.size(), false);
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+      if (event_flows_of_group_[g].empty()) continue;
+      double events = 0;
+      for (const std::uint32_t e : event_flows_of_group_[g]) events += events_[e].events;
+      rate[g] = events / groups_[g].trials;
+      kept[g] = true;
+    }
+    fit(rate, kept, kMaxSteps);
+    // A link the fit gives less than half an event is on its way to zero (EM takes it there
+    // geometrically, never in a finite number of steps): cleared without a test of its own.
+    const std::vector<double> sums = flow_sums(rate);
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+      if (kept[g] && attributed_events(g, rate, sums) < kNegligibleEvents) {
+        kept[g] = false;
+        rate[g] = 0;
+      }
+    }
+    fit(rate, kept, kMaxSteps);
+    std::vector<double> evidence(groups_.size(), 0.0);
+    drop_what_the_others_explain(rate, kept, evidence);
+    return results(rate, kept, evidence);
+  }
+
+ private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+  struct Group {
+    std::vector<std::uint32_t> links, flows;
+    double trials = 0;
+  };
+  struct EventFlow {
+    std::uint32_t flow;
+    double events;
+    std::vector<std::uint32_t> groups;
+  };
+
+  // Links crossed by exactly the same flows are one group: one unknown.
+  void group_links(std::size_t link_count) {
+    std::vector<std::vector<std::uint32_t>> flows_of_link(link_count);
+    for (std::uint32_t f = 0; f < flows_.size(); ++f) {
+      if (flows_[f].trials == 0) continue;
+      for (const std::uint32_t link : flows_[f].links) {
+        if (link < link_count && (flows_of_link[link].empty() || flows_of_link[link].back() != f))
+          flows_of_link[link].push_back(f);
+      }
+    }
+    group_of_link_.assign(link_count, kNone);
+    std::map<std::vector<std::uint32_t>, std::uint32_t> group_of_flows;
+    for (std::uint32_t link = 0; link < link_count; ++link) {
+      if (flows_of_link[link].empty()) continue;
+      const auto [it, added] = group_of_flows.emplace(flows_of_link[link], static_cast<std::uint32_t>(groups_.size()));
+      if (added) {
+        Group group;
+        group.flows = flows_of_link[link];
+        for (const std::uint32_t f : group.flows) group.trials += static_cast<double>(flows_[f].trials);
+        groups_.push_back(std::move(group));
+      }
+      groups_[it->second].links.push_back(link);
+      group_of_link_[link] = it->second;
+    }
+  }
+
+  // Each flow with events: the sum of its links' rates.
+  std::vector<double> flow_sums(const std::vector<double>& rate) const {
+    std::vector<double> sums(events_.size(), 0.0);
+    for (std::size_t e = 0; e < events_.size(); ++e) {
+      for (const std::uint32_t g : events_[e].groups) sums[e] += rate[g];
+    }
+    return sums;
+  }
+
+  // The log likelihood, less what does not depend on the rates: -infinity when a flow's events
+  // have no link left to explain them.
+  double log_likelihood(const std::vector<double>& rate) const {
+    const std::vector<double> sums = flow_sums(rate);
+    double ll = 0;
+    for (std::size_t e = 0; e < events_.size(); ++e) {
+      if (sums[e] <= 0) return -std::numeric_limits<double>::infinity();
+      ll += events_[e].events * std::log(sums[e]);
+    }
+    for (std::size_t g = 0; g < groups_.size(); ++g) ll -= rate[g] * groups_[g].trials;
+    return ll;
+  }
+
+  // EM over the kept groups: each rate times (its flows' events over their expected events), the
+  // expectation spread over the links of each flow in proportion to their rates.
+  void fit(std::vector<double>& rate, const std::vector<bool>& kept, int steps) const {
+    std::vector<double> sums(events_.size());
+    for (int step = 0; step < steps; ++step) {
+      sums = flow_sums(rate);
+      double largest_move = 0;
+      for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+        if (!kept[g] || rate[g] <= 0) continue;
+        double share = 0;
+        for (const std::uint32_t e : event_flows_of_group_[g]) {
+          if (sums[e] > 0) share += events_[e].events / sums[e];
+        }
+        const double next = rate[g] * share / groups_[g].trials;
+        largest_move = std::max(largest_move, std::abs(next - rate[g]) / std::max(next, rate[g]));
+        rate[g] = next;
+      }
+      if (largest_move < kSettled) return;
+    }
+  }
+
+  // The events of its flows the fit gives group g: each flow's, in proportion to g's share of its rate.
+  double attributed_events(std::uint32_t g, const std::vector<double>& rate, const std::vector<double>& sums) const {
+    double events = 0;
+    for (const std::uint32_t e : event_flows_of_group_[g]) {
+      if (sums[e] > 0) events += events_[e].events * rate[g] / sums[e];
+    }
+    return events;
+  }
+
+  // Each kept group is dropped and the rest refitted; it stays when the likelihood falls by
+  // kMinEvidence or more. The group through the fewest trials goes first: of two explanations as
+  // good, the one link through more flows stays (a host's cable rather than the two fabric links
+  // its flows crossed). Until a whole pass drops nothing, so every kept group's evidence is
+  // measured against the final fit.
+  void drop_what_the_others_explain(std::vector<double>& rate, std::vector<bool>& kept,
+                                    std::vector<double>& evidence) const {
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+      if (kept[g]) order.push_back(g);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return groups_[a].trials < groups_[b].trials; });
+    double ll = log_likelihood(rate);
+    for (bool dropped = true; dropped;) {
+      dropped = false;
+      for (const std::uint32_t g : order) {
+        if (!kept[g]) continue;
+        std::vector<double> without = rate;
+        std::vector<bool> kept_without = kept;
+        without[g] = 0;
+        kept_without[g] = false;
+        // Its events explained by nothing else: no refit can make up for it.
+        const bool alone =
+            std::any_of(event_flows_of_group_[g].begin(), event_flows_of_group_[g].end(), [&](std::uint32_t e) {
+              return std::none_of(events_[e].groups.begin(), events_[e].groups.end(),
+                                  [&](std::uint32_t h) { return h != g && kept[h]; });
+            });
+        if (alone) {
+          evidence[g] = std::numeric_limits<double>::infinity();
+          continue;
+        }
+        fit(without, kept_without, kMaxRefitSteps);
+        const double ll_without = log_likelihood(without);
+        evidence[g] = 2 * (ll - ll_without);
+        if (evidence[g] < kMinEvidence) {
+          rate = std::move(without);
+          kept = std::move(kept_without);
+          ll = ll_without;
+          dropped = true;
+        }
+      }
+    }
+  }
+
+  std::vector<LinkRate> results(const std::vector<double>& rate, const std::vector<bool>& kept,
+                                const std::vector<double>& evidence) const {
+    const std::vector<double> sums = flow_sums(rate);
+    std::vector<LinkRate> out;
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+      if (!kept[g] || rate[g] <= 0) continue;
+      LinkRate found;
+      found.links = groups_[g].links;
+      found.flows = groups_[g].flows;
+      found.rate = rate[g];
+      found.evidence = evidence[g];
+      for (const std::uint32_t e : event_flows_of_group_[g]) {
+        if (sums[e] <= 0) continue;
+        const double part = rate[g] / sums[e];
+        found.events += events_[e].events * part;
+        if (part >= 0.5) found.explains.push_back(events_[e].flow);
+      }
+      const auto events = static_cast<std::uint64_t>(std::llround(found.events));
+      found.low = poisson_lower_limit(events, kIntervalSide) / groups_[g].trials;
+      found.high = poisson_upper_limit(events, kIntervalSide) / groups_[g].trials;
+      out.push_back(std::move(found));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const LinkRate& a, const LinkRate& b) { return a.rate > b.rate; });
+    return out;
+  }
+
+  const std::vector<FlowEvents>& flows_;
+  std::vector<Group> groups_;
+  std::vector<std::uint32_t> group_of_link_;
+  std::vector<EventFlow> events_;
+  std::vector<std::vector<std::uint32_t>> event_flows_of_group_;
+};
+
+}  // namespace
+
+std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count) {
+  return RateFit(flows, link_count).run();
+}
+
+}  // namespace tusk

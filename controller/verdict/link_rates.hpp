@@ -1,0 +1,50 @@
+// Link rates from flow rates (network tomography). Each flow crossed some links and, of its trials
+// (frames sent, frames received, or 1 for a flow judged only pass or fail), saw some events (lost
+// frames, damaged frames, a failure). A link's rate is the share of what crosses it that it loses
+// or damages; a flow's events are Poisson with mean trials × (the sum of its links' rates), exact
+// to within the square of the rates (a flow through two links of 1 % loses 1.99 %, not 2 %).
+//
+// Why a likelihood and not least squares on the logs: a flow that saw no event is the strongest
+// evidence there is (100,000 clean frames put a link under 3e-5), and least squares needs a
+// variance for it that its zero count does not give; the Poisson likelihood weighs a clean flow by
+// its trials and a lossy one by its events, with no tuning. The fit is maximum likelihood by EM
+// (as emission tomography does: multiplicative updates that keep every rate non-negative and
+// never lower the likelihood), over only the links some flow with events crossed: a link crossed
+// only by clean flows is 0 without a question. Then the fewest links that explain the events:
+// each link the fit kept is dropped, the rest refitted, and it stays only when the likelihood
+// falls by more than kMinEvidence; a link that adds nothing to the others' explanation (a host's
+// cable shared by two faults' flows) is dropped, a link whose events nothing else explains stays.
+// Links crossed by exactly the same flows are one unknown: the flows cannot tell them apart.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tusk {
+
+// Twice the log likelihood ratio a link must add to the fit to be kept: about five standard
+// errors, so that among thousands of clean links a chance excess is not named.
+inline constexpr double kMinEvidence = 25;
+
+struct FlowEvents {
+  std::vector<std::uint32_t> links;  // the distinct links the flow crossed
+  std::uint64_t trials = 0;
+  std::uint64_t events = 0;
+};
+
+struct LinkRate {
+  std::vector<std::uint32_t> links;  // crossed by exactly the same flows: one unknown, tied
+  double rate = 0;                   // events per trial
+  double low = 0, high = 0;          // its 95 % interval
+  double events = 0;                 // the flows' events the fit gives it
+  double evidence = 0;               // 2 × log likelihood ratio against the best fit without it
+  std::vector<std::uint32_t> flows;  // every flow through it
+  // Flows with events of which it accounts for half or more: the flows it explains.
+  std::vector<std::uint32_t> explains;
+};
+
+// The links (groups of tied links) whose rate is significantly above zero, highest rate first.
+// Every other link is cleared. `link_count` bounds the links' indexes.
+std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count);
+
+}  // namespace tusk
