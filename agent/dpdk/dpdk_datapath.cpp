@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -232,8 +233,8 @@ class RxThread {
   // the TX queue).
   inline void on_foreign_frame(const rte_mbuf* mbuf, const std::uint8_t* data, std::uint32_t length);
   // A test frame whose Tusk header was hit on the way: a damaged frame of its stream when the
-  // stream can still be told (its sender's addresses, and a stream id and sequence number that
-  // stream is sending now), else of the port only; never a lost frame.
+  // stream can still be told (its flow's addresses and ports, a stream id with a sequence number
+  // that stream is sending now, or its sender's only stream), else of the port; never lost.
   inline void on_damaged_frame(const std::uint8_t* data, std::uint32_t length, const ParsedFrame& parsed);
   // The stream a test frame belongs to, added on its first frame; none when the worker is full.
   inline std::optional<std::size_t> stream_of(const std::uint8_t* data, const ParsedFrame& parsed);
@@ -260,8 +261,12 @@ class RxThread {
   const bool by_address_;
   std::vector<std::unique_ptr<StreamState>> state_;
   std::unordered_map<std::uint64_t, std::size_t> index_of_stream_;  // stream_key -> rx_streams index
-  std::vector<std::uint8_t> linear_;                                // a chained frame, made contiguous
-  std::int64_t last_poll_ns_ = 0, unpolled_ns_ = 0;                 // time this thread was not polling, summed
+  // For a frame whose Tusk header was damaged: its flow's (sender and UDP source port) stream, and
+  // a sender's stream while it has only one (kSeveralStreams after).
+  static constexpr std::size_t kSeveralStreams = std::numeric_limits<std::size_t>::max();
+  std::unordered_map<std::uint64_t, std::size_t> index_of_flow_, index_of_sender_;
+  std::vector<std::uint8_t> linear_;                 // a chained frame, made contiguous
+  std::int64_t last_poll_ns_ = 0, unpolled_ns_ = 0;  // time this thread was not polling, summed
 };
 
 void RxThread::run() {
@@ -336,21 +341,37 @@ void RxThread::on_foreign_frame(const rte_mbuf* mbuf, const std::uint8_t* data, 
 
 void RxThread::on_damaged_frame(const std::uint8_t* data, std::uint32_t length, const ParsedFrame& parsed) {
   const auto header = damaged_header(data, length, parsed);
+  std::optional<std::size_t> index;
   if (header && (!by_address_ || parsed.addresses_read)) {
     MacAddress source;
     std::copy(data + 6, data + 12, source.begin());
-    const auto known =
-        index_of_stream_.find(detail::stream_key(source, by_address_ ? parsed.ip.src_address : 0, header->stream_id));
-    // A hit on the stream id or the high bits of the sequence number names no stream, or one
-    // nowhere near that number: the port's, then.
-    if (known != index_of_stream_.end() && state_[known->second]->tracker.near(header->seq)) {
-      StreamState& rx = *state_[known->second];
-      ++rx.bad_headers;
-      store_counts(rx, rx.tracker.counts(), worker_.rx_streams[known->second]);
-      return;
+    const std::uint32_t address = by_address_ ? parsed.ip.src_address : 0;
+    // The flow's UDP ports came through intact (their checksum passed): they name its stream.
+    if (by_address_) {
+      if (const auto flow = index_of_flow_.find(detail::stream_key(source, address, parsed.ip.src_port));
+          flow != index_of_flow_.end())
+        index = flow->second;
+    }
+    // The stream id, when that stream is sending near the sequence number: a hit elsewhere.
+    if (!index) {
+      if (const auto known = index_of_stream_.find(detail::stream_key(source, address, header->stream_id));
+          known != index_of_stream_.end() && state_[known->second]->tracker.near(header->seq))
+        index = known->second;
+    }
+    // The sender's only stream.
+    if (!index) {
+      if (const auto sender = index_of_sender_.find(detail::stream_key(source, address, 0));
+          sender != index_of_sender_.end() && sender->second != kSeveralStreams)
+        index = sender->second;
     }
   }
-  engine_.bad_headers_.fetch_add(1, std::memory_order_relaxed);
+  if (!index) {
+    engine_.bad_headers_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  StreamState& rx = *state_[*index];
+  ++rx.bad_headers;
+  store_counts(rx, rx.tracker.counts(), worker_.rx_streams[*index]);
 }
 
 std::optional<std::size_t> RxThread::stream_of(const std::uint8_t* data, const ParsedFrame& parsed) {
@@ -367,6 +388,11 @@ std::optional<std::size_t> RxThread::stream_of(const std::uint8_t* data, const P
   stream.flow = parsed.ip;
   if (by_address_) stream.sent_dscp = flow_dscp(engine_.plan_.dpdk(), parsed.ip.src_port);
   index_of_stream_.emplace(key, index);
+  if (by_address_) index_of_flow_.emplace(detail::stream_key(source, parsed.ip.src_address, parsed.ip.src_port), index);
+  if (const auto [sender, added] =
+          index_of_sender_.emplace(detail::stream_key(source, by_address_ ? parsed.ip.src_address : 0, 0), index);
+      !added)
+    sender->second = kSeveralStreams;
   state_.push_back(std::make_unique<StreamState>());  // once per new stream, not per frame
   state_.back()->clock_correction_ns = engine_.peers_.latency_correction_ns(engine_.peer_name(stream));
   worker_.rx_stream_count.store(index + 1, std::memory_order_release);

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -189,28 +190,37 @@ json localisation_json(const TestOutcome& test) {
   json suspects = json::array();
   for (const auto& suspect : found.suspects) {
     const ProbeEvidence& p = suspect.probes;
-    suspects.push_back({{"link", suspect.key},
-                        {"name", suspect.name},
-                        {"confidence", to_string(suspect.confidence)},
-                        {"votes", suspect.votes},
-                        {"faults", suspect.faults},
-                        {"failing_flows", flow_ids(suspect.failing)},
-                        {"passing_flows", flow_ids(suspect.passing)},
-                        {"probes",
-                         {{"probes", p.probes},
-                          {"answers", p.answers},
-                          {"damaged", p.damaged},
-                          {"lost_share", p.lost_share()},
-                          {"lost_share_hop_before", p.lost_share_before()},
-                          {"damaged_share", p.damaged_share()},
-                          {"damaged_share_hop_before", p.damaged_share_before()},
-                          {"loss_z", p.loss_z},
-                          {"damage_z", p.damage_z}}},
-                        {"cleared_by_probes", suspect.cleared},
-                        {"tied_with", suspect.tied},
-                        {"lossier_past_it", suspect.lossier_past_it},
-                        {"evidence", suspect.evidence},
-                        {"next_steps", suspect.next_steps}});
+    suspects.push_back(
+        {{"link", suspect.key},
+         {"name", suspect.name},
+         {"confidence", to_string(suspect.confidence)},
+         {"votes", suspect.votes},
+         {"kind", to_string(suspect.kind)},
+         {"rate", suspect.kind == FaultKind::Failure ? json(nullptr) : json(suspect.rate)},
+         {"rate_interval",
+          suspect.kind == FaultKind::Failure ? json(nullptr) : json::array({suspect.rate_low, suspect.rate_high})},
+         {"likelihood_ratio", std::isfinite(suspect.likelihood_ratio)
+                                  ? json(suspect.likelihood_ratio)
+                                  : json("infinite: nothing else explains its flows")},
+         {"explains", flow_ids(suspect.explains)},
+         {"faults", suspect.faults},
+         {"failing_flows", flow_ids(suspect.failing)},
+         {"passing_flows", flow_ids(suspect.passing)},
+         {"probes",
+          {{"probes", p.probes},
+           {"answers", p.answers},
+           {"damaged", p.damaged},
+           {"lost_share", p.lost_share()},
+           {"lost_share_hop_before", p.lost_share_before()},
+           {"damaged_share", p.damaged_share()},
+           {"damaged_share_hop_before", p.damaged_share_before()},
+           {"loss_z", p.loss_z},
+           {"damage_z", p.damage_z}}},
+         {"cleared_by_probes", suspect.cleared},
+         {"tied_with", suspect.tied},
+         {"lossier_past_it", suspect.lossier_past_it},
+         {"evidence", suspect.evidence},
+         {"next_steps", suspect.next_steps}});
   }
   json hosts = json::array();
   for (const auto& host : found.hosts) {

@@ -72,18 +72,25 @@ void add_method_cases(const MethodResult& method, const std::string& classname, 
   }
 }
 
-// Where the fault is, as one testcase a pipeline's failure list shows: the top suspect link, the
-// host problems, or why no link could be named.
+// Where the faults are, as one testcase a pipeline's failure list shows: every suspect link named
+// (medium or high confidence), the host problems, or why no link could be named.
 void add_localisation_case(const Localisation& found, const std::string& classname, Suite& suite) {
   if (found.conclusion.empty()) return;
   ++suite.judged;
   ++suite.failures;
   const LinkSuspect* top = found.top();
-  const std::string message =
-      top ? fmt::format("suspect link {} ({} confidence)", top->name, to_string(top->confidence)) : found.conclusion;
+  std::vector<std::string> named;
+  for (const auto& suspect : found.suspects) {
+    if (suspect.confidence == Confidence::Low) break;  // ranked: the named come first
+    named.push_back(fmt::format("suspect link {} ({} confidence, {})", suspect.name, to_string(suspect.confidence),
+                                to_string(suspect.kind)));
+  }
+  const std::string message = top ? fmt::format("{}", fmt::join(named, "; ")) : found.conclusion;
   std::string details = found.conclusion + "\n";
-  if (top) {
-    for (const auto& step : top->next_steps) details += "next: " + step + "\n";
+  for (const auto& suspect : found.suspects) {
+    if (suspect.confidence == Confidence::Low) break;
+    details += fmt::format("{}: {}\n", suspect.name, suspect.evidence);
+    for (const auto& step : suspect.next_steps) details += "next: " + step + "\n";
   }
   for (const auto& host : found.hosts) {
     details += fmt::format("host {}: {}: {}\n", host.agent, host.problem, host.evidence);

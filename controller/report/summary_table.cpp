@@ -46,7 +46,7 @@ std::vector<std::string> warning_lines(const TestOutcome& test) {
   return lines;
 }
 
-// The top suspect with what to check next, the host problems, or why no link is named.
+// Every suspect, the named ones with what to check next, the host problems, or why no link is named.
 std::string localisation_lines(const Localisation& found) {
   std::string out;
   if (found.conclusion.empty()) return out;
@@ -58,6 +58,8 @@ std::string localisation_lines(const Localisation& found) {
       const auto& other = found.suspects[i];
       out += fmt::format("  also suspect: {} ({} confidence): {}\n", other.name, to_string(other.confidence),
                          other.evidence);
+      if (other.confidence == Confidence::Low) continue;
+      for (const auto& step : other.next_steps) out += fmt::format("    next: {}\n", step);
     }
   } else if (found.hosts.empty() || !found.suspects.empty()) {
     out += fmt::format("  localisation: {}\n", found.conclusion);

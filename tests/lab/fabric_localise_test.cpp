@@ -127,6 +127,37 @@ TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {
   EXPECT_GT(found["suspects"][0]["probes"]["damaged"].get<std::uint64_t>(), 0u);
 }
 
+// Two faults of different kinds at once (issue 36): loss on l2's uplink to s1 and one-bit
+// corruption on s2's downlink to l1. The flows from l2's hosts to l1's cross one or the other, and
+// every host's cable carries flows of both and clean ones: both links are named, each with its
+// kind and a rate near what the lab does, and nothing else.
+TEST_F(FabricLocalise, LossOnAnUplinkAndCorruptionOnAnotherSpinesDownlinkAreBothNamedAndNothingElse) {
+  make_lab(2);
+  start_agents();
+  lab_->run("impair l2-s1 up loss=2");
+  lab_->run("impair l1-s2 down corrupt=1");
+  ASSERT_EQ(run(mesh_profile("fabric-two-faults"), {"--topology", topology_file()}), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object());
+  EXPECT_EQ(suspects(found), (std::vector<std::string>{"l2:s1 -> s1:l2", "s2:l1 -> l1:s2"}))
+      << found["conclusion"] << "\n"
+      << log();
+  EXPECT_TRUE(found["hosts"].empty()) << found["conclusion"];
+  for (const auto& suspect : found["suspects"]) {
+    EXPECT_NE(suspect["confidence"], "low") << suspect.dump(1);
+    const bool lossy = suspect["link"] == "l2:s1 -> s1:l2";
+    EXPECT_EQ(suspect["kind"], lossy ? "loss" : "damage") << suspect.dump(1);
+    const double rate = suspect["rate"].get<double>();
+    EXPECT_GT(rate, lossy ? 0.01 : 0.005) << suspect.dump(1);
+    EXPECT_LT(rate, lossy ? 0.03 : 0.015) << suspect.dump(1);
+  }
+  const std::string junit = read_file(dir_ + "/report/junit.xml");
+  EXPECT_NE(junit.find("suspect link l2:s1 -&gt; s1:l2, cable C-l2-s1 (high confidence, loss); suspect link "
+                       "s2:l1 -&gt; l1:s2, cable C-l1-s2"),
+            std::string::npos)
+      << junit;
+}
+
 TEST_F(FabricLocalise, ASecondLongFlapNamesTheFlappedLink) {
   make_lab(2);
   start_agents();
