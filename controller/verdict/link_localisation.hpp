@@ -69,7 +69,7 @@ struct LinkSuspect {
   double rate = 0;                     // the share of frames crossing it that it loses or damages
   double rate_low = 0, rate_high = 0;  // its 95 % interval
   double likelihood_ratio = 0;         // 2 log LR of the fit with it against the best fit without it
-  std::vector<std::size_t> explains;   // failing flows it accounts for (half their events or more)
+  std::vector<std::size_t> explains;   // failing flows whose events it accounts for, in whole or part
   std::vector<std::size_t> failing;    // into Localisation::flows: every flow through it
   std::vector<std::size_t> passing;
   double votes = 0;  // the failing flows it explains: a score to compare runs by

@@ -220,7 +220,7 @@ class RateFit {
         if (sums[e] <= 0) continue;
         const double part = rate[g] / sums[e];
         found.events += events_[e].events * part;
-        if (part >= 0.5) found.explains.push_back(events_[e].flow);
+        found.explains.push_back(events_[e].flow);
       }
       const auto events = static_cast<std::uint64_t>(std::llround(found.events));
       found.low = poisson_lower_limit(events, kIntervalSide) / groups_[g].trials;

@@ -39,7 +39,8 @@ struct LinkRate {
   double events = 0;                 // the flows' events the fit gives it
   double evidence = 0;               // 2 × log likelihood ratio against the best fit without it
   std::vector<std::uint32_t> flows;  // every flow through it
-  // Flows with events of which it accounts for half or more: the flows it explains.
+  // Flows with events that the fit gives it a part of: the flows it explains (a lesser fault on
+  // a flow's path explains part of its events, a greater one the rest).
   std::vector<std::uint32_t> explains;
 };
 
