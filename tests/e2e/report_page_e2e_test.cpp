@@ -88,6 +88,9 @@ json everything_report() {
                                                      {"name", "l1:s1 -> s1:l1, cable C-1"},
                                                      {"confidence", "medium"},
                                                      {"votes", 2.5},
+                                                     {"kind", "loss"},
+                                                     {"rate", 0.0201},
+                                                     {"rate_interval", json::array({0.0192, 0.0211})},
                                                      {"faults", json::array({"retransmits"})},
                                                      {"failing_flows", json::array({"flow:rank-1/qp1"})},
                                                      {"passing_flows", json::array()},
@@ -179,6 +182,8 @@ TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayT
   EXPECT_NE(page.dom.find("<tr class=\"straggler\"><td>rank-2</td>"), std::string::npos);
   EXPECT_NE(page.dom.find("Time per step, per rank"), std::string::npos);
   EXPECT_NE(page.dom.find("l1:s1 -&gt; s1:l1, cable C-1"), std::string::npos);
+  EXPECT_NE(page.dom.find("loss 2.01 % (1.92 % to 2.11 %)"), std::string::npos)
+      << "the suspect's rate, with its interval";
   EXPECT_NE(page.dom.find("rank-3&lt;/script&gt;&lt;script&gt;"), std::string::npos);
   EXPECT_EQ(page.dom.find("<title>owned</title>"), std::string::npos);
   EXPECT_NE(page.dom.find("<title>Tusk e2e-everything</title>"), std::string::npos);

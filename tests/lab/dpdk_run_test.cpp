@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <regex>
 #include <thread>
@@ -227,6 +228,8 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
       const auto header_hit = counters["bad_headers"].get<std::uint64_t>();
       EXPECT_GT(errored, 300u);
       EXPECT_GT(header_hit, 0u) << stream.dump(2);
+      std::cout << "into lab-b: " << errored << " errored frames, " << header_hit << " with the flip in the header, "
+                << counters["lost_frames"] << " lost, " << counters["bad_headers_unattributed"] << " unattributed\n";
       EXPECT_EQ(counters["bit_errors"].get<std::uint64_t>() + header_hit, errored) << stream.dump(2);
     }
   }
@@ -259,6 +262,8 @@ TEST_F(DpdkRun, LossAndCorruptionOnOneCableAreCountedApart) {
     const auto errored = counters["errored_frames"].get<std::uint64_t>();
     EXPECT_GT(errored, 250u) << stream.dump(2);
     EXPECT_EQ(counters["bit_errors"].get<std::uint64_t>() + counters["bad_headers"].get<std::uint64_t>(), errored);
+    std::cout << "into lab-b: " << lost << " lost of " << lost + received << " (" << lost_share * 100 << " %), "
+              << errored << " errored, " << counters["bad_headers"] << " with the flip in the header\n";
   }
   EXPECT_TRUE(seen) << result.dump(2);
 }

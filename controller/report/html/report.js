@@ -585,9 +585,18 @@ function localisationSection(section, test) {
   if (!loc) return;
   section.append(el("h3", { text: "Suspect links" }), el("p", { text: loc.conclusion || "" }));
   if ((loc.suspects || []).length) {
-    section.append(table(["link", "confidence", "votes", "failing / passing flows", "evidence", "next steps"],
-      loc.suspects.map((x) => [el("span", { class: "suspect", text: x.name || x.link }), x.confidence,
-        typeof x.votes === "number" ? x.votes.toFixed(2) : x.votes,
+    // What the link does to what crosses it, with its 95 % interval; a report from before rates
+    // were fitted (issue 36) has its votes instead.
+    const percent = (v) => (100 * v).toPrecision(3) + " %";
+    const fault = (x) => {
+      if (!x.kind) return typeof x.votes === "number" ? "votes " + x.votes.toFixed(2) : "";
+      if (typeof x.rate !== "number") return x.kind;
+      const interval = Array.isArray(x.rate_interval) && x.rate_interval.length === 2
+        ? " (" + percent(x.rate_interval[0]) + " to " + percent(x.rate_interval[1]) + ")" : "";
+      return x.kind + " " + percent(x.rate) + interval;
+    };
+    section.append(table(["link", "confidence", "fault", "failing / passing flows", "evidence", "next steps"],
+      loc.suspects.map((x) => [el("span", { class: "suspect", text: x.name || x.link }), x.confidence, fault(x),
         (x.failing_flows || []).length + " / " + (x.passing_flows || []).length,
         joined(x.evidence, "; "), el("span", { class: "next-steps", text: joined(x.next_steps, " ") })])));
   }
