@@ -203,8 +203,8 @@ int main(int argc, char** argv) {
   app.add_option("--flows", shape.flows, "flows per ordered host pair")
       ->check(CLI::Range(1, 4096))
       ->capture_default_str();
-  app.add_option("--faults", fault_counts, "faulty links per set, one figure each")
-      ->check(CLI::Range(0, 64))
+  app.add_option("--faults", fault_counts, "faulty links per set, one figure each (at most every link)")
+      ->check(CLI::Range(0, 1'000'000))
       ->delimiter(',')
       ->capture_default_str();
   app.add_option("--sets", sets, "random fault sets per fault count")

@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "common/counter_names.hpp"
@@ -185,7 +186,7 @@ class Localiser {
   // One flow per 5-tuple, whatever judges it: the receiver's stream (DPDK), or both ends of a QP
   // (RDMA: the sender's flow and the receiver's sink); each with its traced path and named links.
   void gather_flows() {
-    std::map<std::string, std::size_t> flow_of_key;
+    std::unordered_map<std::string, std::size_t> flow_of_key;
     for (std::size_t i = 0; i < streams_.size(); ++i) {
       const StreamVerdict& judged = streams_[i];
       if (!judged_flow(judged)) continue;
@@ -538,6 +539,11 @@ class Localiser {
                               fmt::join(suspect.tied, " and "));
     }
     if (one_flow) evidence += "; only one failing flow crossed it";
+    if (rate.held) {
+      evidence +=
+          "; judged with the other links' rates held, not refitted: so many flows failed that the fit ran out of "
+          "its work budget";
+    }
     suspect.evidence = std::move(evidence);
     suspect.next_steps = next_steps(suspect, chosen.named);
     return suspect;

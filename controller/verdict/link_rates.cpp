@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "controller/verdict/ber_bound.hpp"
 
@@ -19,13 +20,13 @@ constexpr int kMaxSteps = 3000;
 // A refit without one link starts from the fit with it, a few steps from where it settles.
 constexpr int kMaxRefitSteps = 500;
 constexpr double kNegligibleEvents = 0.5;
-
 // Each side of the 95 % interval.
 constexpr double kIntervalSide = 0.975;
 
 class RateFit {
  public:
-  RateFit(const std::vector<FlowEvents>& flows, std::size_t link_count) : flows_(flows) {
+  RateFit(const std::vector<FlowEvents>& flows, std::size_t link_count, std::uint64_t budget)
+      : flows_(flows), budget_(budget) {
     group_links(link_count);
     for (std::uint32_t f = 0; f < flows_.size(); ++f) {
       if (flows_[f].events == 0 || flows_[f].trials == 0) continue;
@@ -40,7 +41,9 @@ class RateFit {
     event_flows_of_group_.resize(groups_.size());
     for (std::uint32_t e = 0; e < events_.size(); ++e) {
       for (const std::uint32_t g : events_[e].groups) event_flows_of_group_[g].push_back(e);
+      step_work_ += 2 * events_[e].groups.size();
     }
+    step_work_ = std::max<std::uint64_t>(step_work_, 1);
   }
 
   std::vector<LinkRate> run() {
@@ -53,7 +56,7 @@ class RateFit {
       rate[g] = events / groups_[g].trials;
       kept[g] = true;
     }
-    fit(rate, kept, kMaxSteps);
+    fit(rate, kept, kMaxSteps, budget_ / 4);
     // A link the fit gives less than half an event is on its way to zero (EM takes it there
     // geometrically, never in a finite number of steps): cleared without a test of its own.
     const std::vector<double> sums = flow_sums(rate);
@@ -63,7 +66,7 @@ class RateFit {
         rate[g] = 0;
       }
     }
-    fit(rate, kept, kMaxSteps);
+    fit(rate, kept, kMaxSteps, budget_ / 2);
     std::vector<double> evidence(groups_.size(), 0.0);
     drop_what_the_others_explain(rate, kept, evidence);
     return results(rate, kept, evidence);
@@ -119,7 +122,8 @@ class RateFit {
 
   // The log likelihood, less what does not depend on the rates: -infinity when a flow's events
   // have no link left to explain them.
-  double log_likelihood(const std::vector<double>& rate) const {
+  double log_likelihood(const std::vector<double>& rate) {
+    work_ += step_work_ / 2;
     const std::vector<double> sums = flow_sums(rate);
     double ll = 0;
     for (std::size_t e = 0; e < events_.size(); ++e) {
@@ -132,9 +136,11 @@ class RateFit {
 
   // EM over the kept groups: each rate times (its flows' events over their expected events), the
   // expectation spread over the links of each flow in proportion to their rates.
-  void fit(std::vector<double>& rate, const std::vector<bool>& kept, int steps) const {
+  // Stops when the work done reaches `budget`.
+  void fit(std::vector<double>& rate, const std::vector<bool>& kept, int steps, std::uint64_t budget) {
     std::vector<double> sums(events_.size());
-    for (int step = 0; step < steps; ++step) {
+    for (int step = 0; step < steps && work_ + step_work_ <= budget; ++step) {
+      work_ += step_work_;
       sums = flow_sums(rate);
       double largest_move = 0;
       for (std::uint32_t g = 0; g < groups_.size(); ++g) {
@@ -165,8 +171,7 @@ class RateFit {
   // good, the one link through more flows stays (a host's cable rather than the two fabric links
   // its flows crossed). Until a whole pass drops nothing, so every kept group's evidence is
   // measured against the final fit.
-  void drop_what_the_others_explain(std::vector<double>& rate, std::vector<bool>& kept,
-                                    std::vector<double>& evidence) const {
+  void drop_what_the_others_explain(std::vector<double>& rate, std::vector<bool>& kept, std::vector<double>& evidence) {
     std::vector<std::uint32_t> order;
     for (std::uint32_t g = 0; g < groups_.size(); ++g) {
       if (kept[g]) order.push_back(g);
@@ -192,7 +197,11 @@ class RateFit {
           evidence[g] = std::numeric_limits<double>::infinity();
           continue;
         }
-        fit(without, kept_without, kMaxRefitSteps);
+        if (work_ + step_work_ * (kMaxRefitSteps + 1) > budget_) {
+          judge_the_rest_held(rate, kept, evidence);
+          return;
+        }
+        fit(without, kept_without, kMaxRefitSteps, budget_);
         const double ll_without = log_likelihood(without);
         evidence[g] = 2 * (ll - ll_without);
         if (evidence[g] < kMinEvidence) {
@@ -201,6 +210,26 @@ class RateFit {
           ll = ll_without;
           dropped = true;
         }
+      }
+    }
+  }
+
+  // Out of work: each kept group not yet tested is judged with every other rate held (what it
+  // adds then is at least what it adds after a refit, so no link that a refit would keep goes).
+  void judge_the_rest_held(std::vector<double>& rate, std::vector<bool>& kept, std::vector<double>& evidence) {
+    const std::vector<double> sums = flow_sums(rate);
+    for (std::uint32_t g = 0; g < groups_.size(); ++g) {
+      if (!kept[g]) continue;
+      if (evidence[g] == 0) held_.insert(g);
+      double gain = -rate[g] * groups_[g].trials;
+      for (const std::uint32_t e : event_flows_of_group_[g]) {
+        const double without = sums[e] - rate[g];
+        gain += without > 0 ? events_[e].events * std::log(sums[e] / without) : std::numeric_limits<double>::infinity();
+      }
+      if (held_.contains(g)) evidence[g] = 2 * gain;
+      if (evidence[g] < kMinEvidence) {
+        kept[g] = false;
+        rate[g] = 0;
       }
     }
   }
@@ -216,6 +245,7 @@ class RateFit {
       found.flows = groups_[g].flows;
       found.rate = rate[g];
       found.evidence = evidence[g];
+      found.held = held_.contains(g);
       for (const std::uint32_t e : event_flows_of_group_[g]) {
         if (sums[e] <= 0) continue;
         const double part = rate[g] / sums[e];
@@ -232,16 +262,21 @@ class RateFit {
   }
 
   const std::vector<FlowEvents>& flows_;
+  const std::uint64_t budget_;  // of work (kLinkRateWorkBudget): some 3 ns a unit, at random access
   std::vector<Group> groups_;
   std::vector<std::uint32_t> group_of_link_;
   std::vector<EventFlow> events_;
   std::vector<std::vector<std::uint32_t>> event_flows_of_group_;
+  std::uint64_t step_work_ = 0;  // one EM step over every flow with events
+  std::uint64_t work_ = 0;
+  std::set<std::uint32_t> held_;  // groups judged with the other rates held, not refitted
 };
 
 }  // namespace
 
-std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count) {
-  return RateFit(flows, link_count).run();
+std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count,
+                                          std::uint64_t work_budget) {
+  return RateFit(flows, link_count, work_budget).run();
 }
 
 }  // namespace tusk
