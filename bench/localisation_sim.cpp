@@ -7,7 +7,8 @@
 // it exits 1 when a figure is under one: CI runs a small one.
 //
 //   localisation_sim [--leaves 4] [--spines 2] [--hosts 2] [--flows 4] [--faults 1,2,4,8]
-//                    [--pods 1] [--cores 0] [--peers 0] [--sets 100] [--seed 1] [--frames 100000]
+//                    [--pods 1] [--cores 0] [--peers 0] [--coverage P] [--sets 100] [--seed 1]
+//                    [--frames 100000]
 //                    [--min-precision P] [--min-recall R] [--larger-margin 0.03] [--show N]
 //
 // A fault is one directed link (fabric or a host's cable) losing or corrupting a share of what
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/plan/ecmp_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "tests/support/leaf_spine_model.hpp"
 
@@ -182,6 +184,7 @@ struct Score {
 int main(int argc, char** argv) {
   LeafSpineShape shape{4, 2, 2, 4};
   int peers = 0;
+  double coverage = 0;
   std::vector<int> fault_counts{1, 2, 4, 8};
   int sets = 100;
   std::uint64_t seed = 1, frames = 100'000;
@@ -197,6 +200,10 @@ int main(int argc, char** argv) {
   app.add_option("--cores", shape.cores, "core switches above the spines, each cabled to every spine (0: two tiers)")
       ->check(CLI::Range(0, 16))
       ->capture_default_str();
+  app.add_option("--coverage", coverage,
+                 "flows per host pair as the planner picks them: enough that every equal-cost path between "
+                 "two hosts carries one with this probability (overrides --flows)")
+      ->check(CLI::Range(0.5, 0.999999));
   app.add_option("--peers", peers, "hosts each host sends to, spread over the fabric (0: every other host)")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
@@ -224,6 +231,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (coverage > 0) {
+    // Between pods a flow has spines × cores × spines paths; within a pod, spines.
+    const auto paths = static_cast<std::uint32_t>(shape.pods > 1 ? shape.spines * shape.cores * shape.spines
+                                                                 : shape.spines);
+    shape.flows = static_cast<int>(flows_for_coverage(paths, coverage));
+  }
   if (shape.pods > 1 && shape.cores == 0) {
     fmt::print(stderr, "localisation_sim: --pods {} needs --cores: pods reach each other only through cores\n",
                shape.pods);

@@ -141,6 +141,28 @@ TEST_F(ReportOutput, AJunitTestcaseNamesItsTrafficsDirectionThenWhereItWasMeasur
 
 // Before: the fallback was the fixed $TMPDIR/tusk-reports/<run id>, followed through a link
 // another local user had placed there.
+// A DPDK port that received test frames whose damaged header named no stream says so once, in the
+// summary's and report.json's warnings, though every receiving stream of it carries the count.
+TEST(ReaderWarnings, FramesDamagedBeyondTellingTheirStreamAreSaidOnceAPort) {
+  TestOutcome test;
+  for (const char* peer : {"lab-a", "lab-c"}) {
+    StreamVerdict received;
+    received.agent = "lab-b";
+    received.stream.set_kind("rx");
+    received.stream.set_peer(peer);
+    (*received.stream.mutable_counters())["bad_headers_unattributed"] = 3;
+    test.streams.push_back(received);
+  }
+  const auto lines = reader_warnings(test);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "lab-b: 3 test frames arrived with their Tusk header damaged beyond telling their stream: damaged frames "
+            "of no stream, and lost frames of the streams they belonged to");
+  test.streams.front().stream.mutable_counters()->at("bad_headers_unattributed") = 0;
+  test.streams.back().stream.mutable_counters()->at("bad_headers_unattributed") = 0;
+  EXPECT_TRUE(reader_warnings(test).empty());
+}
+
 TEST_F(ReportOutput, TheFallbackIsANewPrivateDirectoryNeverALinkPlacedInTheSharedParent) {
   const std::string victim = dir_ + "/victim";
   fs::create_directories(victim);
