@@ -153,6 +153,18 @@ class DpdkRun : public ::testing::Test {
     return file.good() ? json::parse(file) : json();
   }
 
+  // The cable profile for 6 s with `impairment` on the way to lab-b (netns-lab.sh impair's
+  // arguments): it must fail (exit 1); its report. A fatal failure when it could not run.
+  json run_six_seconds_impaired(const std::string& impairment) {
+    EXPECT_EQ(lab("impair b " + impairment), 0);
+    std::string profile = kProfile;
+    profile.replace(profile.find("duration: 12s"), 13, "duration: 6s");
+    std::ofstream(dir_ + "/profile.yaml") << profile;
+    start_agents();
+    [&] { ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log"); }();
+    return report();
+  }
+
   std::vector<json> received_streams(const json& report) {
     std::vector<json> streams;
     for (const auto& stream : report["tests"][0]["streams"]) {
@@ -206,13 +218,8 @@ TEST_F(DpdkRun, CleanCableCarriesOverOneHundredThousandFramesEachWayWithNoErrorA
 }
 
 TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
-  ASSERT_EQ(lab("impair b corrupt=1"), 0);
-  std::string profile = kProfile;
-  profile.replace(profile.find("duration: 12s"), 13, "duration: 6s");
-  std::ofstream(dir_ + "/profile.yaml") << profile;
-  start_agents();
-  ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log");
-  const json result = report();
+  const json result = run_six_seconds_impaired("corrupt=1");
+  ASSERT_FALSE(HasFatalFailure());
   for (const auto& stream : received_streams(result)) {
     const bool into_b = stream["agent"] == "lab-b";
     EXPECT_EQ(stream["passed"].get<bool>(), !into_b) << stream.dump(2);
@@ -242,13 +249,8 @@ TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {
 // Loss and corruption on the same cable at once: the dropped frames read as lost (about 1 % of
 // those sent), the corrupted ones as damaged, each frame whose Tusk header was hit among them.
 TEST_F(DpdkRun, LossAndCorruptionOnOneCableAreCountedApart) {
-  ASSERT_EQ(lab("impair b loss=1 corrupt=1"), 0);
-  std::string profile = kProfile;
-  profile.replace(profile.find("duration: 12s"), 13, "duration: 6s");
-  std::ofstream(dir_ + "/profile.yaml") << profile;
-  start_agents();
-  ASSERT_EQ(run_controller(), 1) << read_file(dir_ + "/controller.log");
-  const json result = report();
+  const json result = run_six_seconds_impaired("loss=1 corrupt=1");
+  ASSERT_FALSE(HasFatalFailure());
   bool seen = false;
   for (const auto& stream : received_streams(result)) {
     if (stream["agent"] != "lab-b") continue;
