@@ -567,9 +567,12 @@ class Localiser {
           fmt::format("suspect link {} ({} confidence): {}", top->name, to_string(top->confidence), top->evidence));
       for (std::size_t i = 1; i < out_.suspects.size() && out_.suspects[i].confidence != Confidence::Low; ++i) {
         const LinkSuspect& also = out_.suspects[i];
-        parts.push_back(fmt::format("also suspect link {} ({} confidence, {}{})", also.name, to_string(also.confidence),
-                                    to_string(also.kind),
-                                    also.kind == FaultKind::Failure ? "" : " " + percent(also.rate)));
+        // The rate formatted in place: GCC 12 at -O3 warns (-Wrestrict, falsely) on " " + std::string.
+        parts.push_back(also.kind == FaultKind::Failure
+                            ? fmt::format("also suspect link {} ({} confidence, {})", also.name,
+                                          to_string(also.confidence), to_string(also.kind))
+                            : fmt::format("also suspect link {} ({} confidence, {} {:.3g} %)", also.name,
+                                          to_string(also.confidence), to_string(also.kind), 100 * also.rate));
       }
     } else if (!out_.suspects.empty()) {
       parts.push_back(
