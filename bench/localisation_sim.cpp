@@ -233,8 +233,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (coverage > 0) {
     // Between pods a flow has spines × cores × spines paths; within a pod, spines.
-    const auto paths = static_cast<std::uint32_t>(shape.pods > 1 ? shape.spines * shape.cores * shape.spines
-                                                                 : shape.spines);
+    const auto paths =
+        static_cast<std::uint32_t>(shape.pods > 1 ? shape.spines * shape.cores * shape.spines : shape.spines);
     shape.flows = static_cast<int>(flows_for_coverage(paths, coverage));
   }
   if (shape.pods > 1 && shape.cores == 0) {
