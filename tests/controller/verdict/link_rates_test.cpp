@@ -20,7 +20,7 @@ using ::testing::UnorderedElementsAre;
 // A flow of `trials` frames over `links`, with the events a set of link rates gives it exactly.
 FlowEvents flow(std::vector<std::uint32_t> links, const std::vector<double>& rates, std::uint64_t trials = 100'000) {
   double delivered = 1;
-  for (const auto link : links) delivered *= 1 - rates[link];
+  for (const auto link : links) delivered *= 1 - rates.at(link);
   FlowEvents f;
   f.links = std::move(links);
   f.trials = trials;
@@ -53,12 +53,12 @@ TEST(LinkRates, OneLossyLinkIsFoundWithItsRateInsideItsInterval) {
 // The case in small: two faults whose flows share a sender's cable, which also carries a
 // clean flow: both faults are named, the cable is not.
 TEST(LinkRates, ACableSharedByTwoFaultsAndACleanFlowIsCleared) {
-  std::vector<double> rates{0, 0, 0, 0.02, 0, 0, 0.01};
+  std::vector<double> rates{0, 0, 0, 0.02, 0, 0, 0.01, 0};
   std::vector<FlowEvents> flows = star(rates);
   flows.push_back(flow({0, 6}, rates));  // sender 0's cable, then a damaged link elsewhere
   flows.push_back(flow({1, 6}, rates));
   flows.push_back(flow({0, 7}, rates));  // and a clean flow through sender 0's cable
-  const auto found = estimate_link_rates(flows, 8);
+  const auto found = estimate_link_rates(flows, rates.size());
   ASSERT_EQ(found.size(), 2u);
   EXPECT_THAT(found[0].links, ElementsAre(3u));
   EXPECT_THAT(found[1].links, ElementsAre(6u));
