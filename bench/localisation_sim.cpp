@@ -156,11 +156,8 @@ struct Named {
 std::vector<Named> ranked_items(const Localisation& found, const LeafSpineShape& shape) {
   std::vector<Named> items;
   for (const auto& host : found.hosts) {
-    for (const auto& port : testing::model_hosts(shape)) {
-      if (port.agent != host.agent) continue;
-      items.push_back(
-          {{testing::host_to_leaf(port.leaf, port.host), testing::leaf_to_host(port.leaf, port.host)}, true});
-    }
+    const auto cable = testing::host_cable(shape, host.agent);
+    if (!cable.empty()) items.push_back({{cable.begin(), cable.end()}, true});
   }
   for (const auto& suspect : found.suspects) {
     Named item{{suspect.key}, suspect.confidence != Confidence::Low};

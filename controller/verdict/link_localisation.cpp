@@ -3,12 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -176,6 +176,7 @@ class Localiser {
     name_slow_receivers();
     gather_links();
     count_moved_cables();
+    count_flows();
     for (const FaultKind kind : {FaultKind::Loss, FaultKind::Damage, FaultKind::Failure}) name_suspects(kind);
     rank_suspects();
     conclude();
@@ -341,19 +342,24 @@ class Localiser {
     return counts;
   }
 
-  // A flow's evidence of `kind`. A flow judged only pass or fail is one trial, and an event when
-  // it failed on what no count of it shows (latency, a QP's slowness, a model's verdict).
-  std::optional<FlowEvents> events_of(std::size_t f, FaultKind kind) const {
-    if (kind != FaultKind::Failure) return counted(f, kind);
-    std::uint64_t counted_events = 0;
-    for (const FaultKind count : {FaultKind::Loss, FaultKind::Damage}) {
-      if (const auto c = counted(f, count)) counted_events += c->events;
+  // Each traced flow's evidence of each kind, read once. A flow judged only pass or fail is one
+  // trial, and an event when it failed on what no count of it shows (latency, a QP's slowness, a
+  // model's verdict); a flow whose counts show events is none of that kind's.
+  void count_flows() {
+    evidence_.resize(out_.flows.size());
+    for (std::size_t f = 0; f < out_.flows.size(); ++f) {
+      if (links_of_flow_[f].empty()) continue;
+      auto& of_flow = evidence_[f];
+      of_flow[static_cast<std::size_t>(FaultKind::Loss)] = counted(f, FaultKind::Loss);
+      of_flow[static_cast<std::size_t>(FaultKind::Damage)] = counted(f, FaultKind::Damage);
+      const bool counts_show_events =
+          std::any_of(of_flow.begin(), of_flow.end(), [](const auto& c) { return c && c->events > 0; });
+      if (counts_show_events) continue;
+      FlowEvents judged;
+      judged.trials = 1;
+      judged.events = out_.flows[f].failing ? 1 : 0;
+      of_flow[static_cast<std::size_t>(FaultKind::Failure)] = judged;
     }
-    if (counted_events > 0) return std::nullopt;  // the counts say what it met
-    FlowEvents judged;
-    judged.trials = 1;
-    judged.events = out_.flows[f].failing ? 1 : 0;
-    return judged;
   }
 
   // Fits the links' rates of `kind` and names those significantly above zero that explain a
@@ -363,7 +369,7 @@ class Localiser {
     bool any_events = false;
     for (std::size_t f = 0; f < out_.flows.size(); ++f) {
       if (links_of_flow_[f].empty()) continue;
-      auto events = events_of(f, kind);
+      auto events = evidence_[f][static_cast<std::size_t>(kind)];
       if (!events) continue;
       for (const LinkData* link : links_of_flow_[f]) events->links.push_back(link->index);
       any_events = any_events || events->events > 0;
@@ -567,12 +573,12 @@ class Localiser {
           fmt::format("suspect link {} ({} confidence): {}", top->name, to_string(top->confidence), top->evidence));
       for (std::size_t i = 1; i < out_.suspects.size() && out_.suspects[i].confidence != Confidence::Low; ++i) {
         const LinkSuspect& also = out_.suspects[i];
-        // The rate formatted in place: GCC 12 at -O3 warns (-Wrestrict, falsely) on " " + std::string.
+        // Two formats, not " " + percent(): GCC 12 at -O3 warns (-Wrestrict, falsely) on that.
         parts.push_back(also.kind == FaultKind::Failure
                             ? fmt::format("also suspect link {} ({} confidence, {})", also.name,
                                           to_string(also.confidence), to_string(also.kind))
-                            : fmt::format("also suspect link {} ({} confidence, {} {:.3g} %)", also.name,
-                                          to_string(also.confidence), to_string(also.kind), 100 * also.rate));
+                            : fmt::format("also suspect link {} ({} confidence, {} {})", also.name,
+                                          to_string(also.confidence), to_string(also.kind), percent(also.rate)));
       }
     } else if (!out_.suspects.empty()) {
       parts.push_back(
@@ -595,6 +601,7 @@ class Localiser {
   std::map<std::string, LinkData> links_;
   std::vector<std::pair<const std::string*, LinkData*>> link_by_index_;
   std::vector<std::vector<LinkData*>> links_of_flow_;
+  std::vector<std::array<std::optional<FlowEvents>, 3>> evidence_;                 // per flow, by FaultKind
   std::size_t untraced_ = 0;                                                       // failing flows with no traced path
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable_;  // moved, probes
 };

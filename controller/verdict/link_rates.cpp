@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 #include <set>
 
 #include "controller/verdict/ber_bound.hpp"
@@ -246,11 +245,9 @@ class RateFit {
       found.rate = rate[g];
       found.evidence = evidence[g];
       found.held = held_.contains(g);
+      found.events = attributed_events(g, rate, sums);
       for (const std::uint32_t e : event_flows_of_group_[g]) {
-        if (sums[e] <= 0) continue;
-        const double part = rate[g] / sums[e];
-        found.events += events_[e].events * part;
-        found.explains.push_back(events_[e].flow);
+        if (sums[e] > 0) found.explains.push_back(events_[e].flow);
       }
       const auto events = static_cast<std::uint64_t>(std::llround(found.events));
       found.low = poisson_lower_limit(events, kIntervalSide) / groups_[g].trials;

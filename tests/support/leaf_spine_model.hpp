@@ -100,6 +100,15 @@ inline std::vector<ModelHost> model_hosts(const LeafSpineShape& shape) {
   return hosts;
 }
 
+// Both directions of `agent`'s cable to its leaf: what a fault named at that host covers. None
+// for an agent the fabric does not have.
+inline std::vector<std::string> host_cable(const LeafSpineShape& shape, const std::string& agent) {
+  for (const auto& host : model_hosts(shape)) {
+    if (host.agent == agent) return {host_to_leaf(host.leaf, host.host), leaf_to_host(host.leaf, host.host)};
+  }
+  return {};
+}
+
 // A flow's way from `src` to `dst` through the spine its source port hashes to (and, between
 // pods, a core and a spine of the other pod): the directed links it crosses in order, and who
 // answers a probe of each TTL (1 from the first).

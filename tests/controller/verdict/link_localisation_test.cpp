@@ -262,11 +262,7 @@ std::set<std::string> named_links(const Localisation& found, const Fabric& fabri
     named.insert(suspect.tied.begin(), suspect.tied.end());
   }
   for (const auto& host : found.hosts) {
-    for (const auto& port : testing::model_hosts(fabric)) {
-      if (port.agent != host.agent) continue;
-      named.insert(testing::host_to_leaf(port.leaf, port.host));
-      named.insert(testing::leaf_to_host(port.leaf, port.host));
-    }
+    for (const auto& link : testing::host_cable(fabric, host.agent)) named.insert(link);
   }
   return named;
 }
@@ -331,11 +327,8 @@ TEST_P(SeveralFaults, TwoAndThreeFaultsOfDifferentKindsAreAllNamedAndNoHealthyLi
       EXPECT_GE(suspect.rate_high, suspect.rate) << suspect.key;
     }
     for (const auto& host : found.hosts) {
-      EXPECT_TRUE(std::any_of(broken.begin(), broken.end(),
-                              [&](const auto& l) {
-                                return l.find(host.agent + ":") != std::string::npos ||
-                                       l.find(":" + host.agent.substr(host.agent.find('h'))) != std::string::npos;
-                              }))
+      const auto cable = testing::host_cable(fabric, host.agent);
+      EXPECT_TRUE(std::any_of(cable.begin(), cable.end(), [&](const auto& l) { return broken.contains(l); }))
           << what << "\nhost " << host.agent << " blamed: " << found.conclusion;
     }
   }
