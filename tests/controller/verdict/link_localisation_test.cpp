@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -366,6 +367,31 @@ TEST(Localisation, LossAndDamageAtOnceAreNamedWithTheirKindAndRate) {
   for (const auto& suspect : found.suspects) EXPECT_NE(suspect.confidence, Confidence::Low) << suspect.evidence;
   EXPECT_THAT(found.conclusion, HasSubstr("also suspect link s2:l3 -> l3:s2"));
   EXPECT_THAT(found.suspects[0].evidence, HasSubstr("loses 2 % of the frames"));
+}
+
+// A peer's counters are bounded by nothing: the largest ones, and more lost than sent, must give
+// finite rates and a conclusion, not a wrapped sum or a rate that is not a number.
+TEST(Localisation, HostileCountsGiveFiniteRates) {
+  const Fabric fabric{2, 2, 1, 4};
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.02, 0, "loss_ratio"}}, nullptr, 100'000);
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  for (auto& s : streams) {
+    if (s.stream.kind() != "rx" || s.checks[0].passed) continue;
+    auto& counters = *s.stream.mutable_counters();
+    counters["lost_frames"] = kMax;
+    counters["gap_lost_frames"] = kMax;
+    counters["rx_frames"] = kMax;
+    counters["errored_frames"] = kMax;
+  }
+  const auto found = localise(streams, &topology);
+  EXPECT_FALSE(found.conclusion.empty());
+  for (const auto& suspect : found.suspects) {
+    EXPECT_TRUE(std::isfinite(suspect.rate)) << suspect.evidence;
+    EXPECT_GE(suspect.rate, 0) << suspect.evidence;
+    EXPECT_LE(suspect.rate, 1.0) << "a share of the frames: no wrapped sum; " << suspect.evidence;
+    EXPECT_LE(suspect.rate_low, suspect.rate_high) << suspect.evidence;
+  }
 }
 
 // Counted flows that lost nothing clear their links however many others failed through them.
