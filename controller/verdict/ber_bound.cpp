@@ -70,6 +70,28 @@ double poisson_cdf(std::uint64_t k, double lambda) {
   return lambda < a + 1.0 ? 1.0 - gamma_p_series(a, lambda) : gamma_q_continued_fraction(a, lambda);
 }
 
+// Above this many events the exact expansions take ~sqrt(k) terms for each of the search's 200
+// steps (a peer's counter may claim 10^18: minutes), so the limits come from the Wilson-Hilferty
+// form of the chi-square quantile, whose relative error there is below 10^-9.
+constexpr std::uint64_t kExactUpTo = 10'000'000;
+
+// z with P(Z <= z) = p for a standard normal Z, by bisection on erfc (p inside (0, 1)).
+double normal_quantile(double p) {
+  double lo = -40.0, hi = 40.0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// Half the chi-square quantile at probability p with `dof` degrees of freedom (Wilson-Hilferty).
+double half_chi_square_quantile(double dof, double p) {
+  const double c = 2.0 / (9.0 * dof);
+  const double root = 1.0 - c + normal_quantile(p) * std::sqrt(c);
+  return 0.5 * dof * root * root * root;
+}
+
 }  // namespace
 
 double poisson_upper_limit(std::uint64_t observed, double confidence) {
@@ -77,6 +99,7 @@ double poisson_upper_limit(std::uint64_t observed, double confidence) {
   const double alpha = 1.0 - confidence;
   // Closed form, exact: P(X = 0 | λ) = e^-λ.
   if (observed == 0) return -std::log1p(-confidence);
+  if (observed > kExactUpTo) return half_chi_square_quantile(2.0 * static_cast<double>(observed) + 2.0, confidence);
 
   // The CDF falls as λ grows. Bracket the root, starting a few standard deviations above k.
   const double k = static_cast<double>(observed);
@@ -100,6 +123,7 @@ double poisson_upper_limit(std::uint64_t observed, double confidence) {
 double poisson_lower_limit(std::uint64_t observed, double confidence) {
   check_confidence(confidence);
   if (observed == 0) return 0.0;
+  if (observed > kExactUpTo) return half_chi_square_quantile(2.0 * static_cast<double>(observed), 1.0 - confidence);
   // P(X ≥ k | λ) = 1 − P(X ≤ k − 1 | λ) rises with λ; the root lies below k.
   const std::uint64_t below = observed - 1;
   double lo = 0.0;

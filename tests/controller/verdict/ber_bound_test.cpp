@@ -125,6 +125,20 @@ TEST(BerBound, PoissonUpperLimitIsStableForMillionsOfErrors) {
   EXPECT_NEAR(poisson_upper_limit(1'000'000, 0.50), kMillionAt50, 1e-5);
 }
 
+// Past ten million events the limits are approximated: they join the exact ones without a step,
+// and a peer's counter of 2^62 gives k ± z sqrt(k) at once instead of minutes of series.
+TEST(BerBound, PoissonLimitsOfMoreThanTenMillionEventsJoinTheExactOnesAndStayFast) {
+  constexpr std::uint64_t kExact = 10'000'000;
+  const double step_up = poisson_upper_limit(kExact + 1, 0.95) - poisson_upper_limit(kExact, 0.95);
+  EXPECT_NEAR(step_up, 1.0, 0.01);
+  const double step_down = poisson_lower_limit(kExact + 1, 0.95) - poisson_lower_limit(kExact, 0.95);
+  EXPECT_NEAR(step_down, 1.0, 0.01);
+  const double k = 0x1p62;
+  const auto huge = static_cast<std::uint64_t>(k);
+  EXPECT_NEAR(poisson_upper_limit(huge, 0.95), k + 1.6449 * std::sqrt(k), 1e-4 * std::sqrt(k));
+  EXPECT_NEAR(poisson_lower_limit(huge, 0.95), k - 1.6449 * std::sqrt(k), 1e-4 * std::sqrt(k));
+}
+
 TEST(BerBound, PoissonUpperLimitGrowsWithErrorsAndConfidence) {
   double previous = 0;
   for (std::uint64_t k = 0; k <= 200; ++k) {
