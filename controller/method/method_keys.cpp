@@ -44,6 +44,8 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
       return incast;
     case MethodKind::CongestionControl:
       return congestion;
+    case MethodKind::Shift:
+      break;  // not a `method:`: topology: shift makes it (shift_keys)
   }
   return sweep;
 }
@@ -82,7 +84,16 @@ std::optional<StepRate> read_step_rate(YamlReader& read, const YamlValue& value)
 }
 
 std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const YamlValue& value) {
-  // "2..4" is every fan-in from 2 to 4.
+  return read_numbers(read, value, "fan_in", {1, 4096}, "the senders of each step, e.g. [2, 4, 8] or 2..8");
+}
+
+}  // namespace
+
+std::optional<std::vector<std::uint32_t>> read_numbers(YamlReader& read, const YamlValue& value, std::string_view key,
+                                                       std::pair<std::uint32_t, std::uint32_t> bounds,
+                                                       std::string_view what) {
+  const auto [least, most] = bounds;
+  // "2..4" is every number from 2 to 4.
   if (value.node.IsScalar() && value.text().find("..") != std::string::npos) {
     const std::string text = value.text();
     const auto dots = text.find("..");
@@ -90,27 +101,26 @@ std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const Ya
       std::size_t used_low = 0, used_high = 0;
       const auto low = std::stoul(text.substr(0, dots), &used_low);
       const auto high = std::stoul(text.substr(dots + 2), &used_high);
-      if (used_low != dots || used_high != text.size() - dots - 2 || low < 1 || high < low || high > 4096) {
+      if (used_low != dots || used_high != text.size() - dots - 2 || low < least || high < low || high > most) {
         throw std::invalid_argument(text);
       }
-      std::vector<std::uint32_t> steps;
-      for (auto n = low; n <= high; ++n) steps.push_back(static_cast<std::uint32_t>(n));
-      return steps;
+      std::vector<std::uint32_t> numbers;
+      for (auto n = low; n <= high; ++n) numbers.push_back(static_cast<std::uint32_t>(n));
+      return numbers;
     } catch (const std::exception&) {
-      read.fail(value,
-                fmt::format("fan_in '{}': expected FROM..TO senders, e.g. 2..8, with 1 <= FROM <= TO <= 4096", text));
+      read.fail(value, fmt::format("{} '{}': expected FROM..TO, e.g. {}..{}, with {} <= FROM <= TO <= {}", key, text,
+                                   least + 1, least + 7, least, most));
       return std::nullopt;
     }
   }
-  auto steps = read.list(value, [&](const YamlValue& item) { return read.uint32(item, {1, 4096, "1", "4096"}); });
-  if (steps && steps->empty()) {
-    read.fail(value, "fan_in is empty: give the senders of each step, e.g. [2, 4, 8] or 2..8");
+  const std::string low = std::to_string(least), high = std::to_string(most);
+  auto numbers = read.list(value, [&](const YamlValue& item) { return read.uint32(item, {least, most, low, high}); });
+  if (numbers && numbers->empty()) {
+    read.fail(value, fmt::format("{} is empty: give {}", key, what));
     return std::nullopt;
   }
-  return steps;
+  return numbers;
 }
-
-}  // namespace
 
 std::optional<std::uint32_t> read_frame_size(YamlReader& read, const YamlValue& value) {
   // Ethernet's least frame is 64 bytes with its FCS; Tusk's sizes never count the FCS.
@@ -214,6 +224,8 @@ void check_method(TestCheck& check) {
   TestSpec& spec = check.draft.spec;
   if (!spec.method) return;
   MethodSpec& method = *spec.method;
+  // A shift's steps keep the test's size and rate: check_shift has checked their length and number.
+  if (method.kind == MethodKind::Shift) return;
   const auto* origin = check.draft.origin("method");
   const std::string kind{to_string(method.kind)};
   if (method.trial.count() == 0) method.trial = spec.duration;

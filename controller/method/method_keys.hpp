@@ -17,6 +17,12 @@ void check_method(profile_schema::TestCheck& check);
 std::optional<std::uint32_t> read_frame_size(YamlReader& read, const YamlValue& value);
 std::optional<std::vector<std::uint32_t>> read_frame_sizes(YamlReader& read, const YamlValue& value);
 
+// A list of whole numbers in [least, most], or a range FROM..TO (fan_in, shifts); `what` says what
+// the list holds, for the error about an empty one.
+std::optional<std::vector<std::uint32_t>> read_numbers(YamlReader& read, const YamlValue& value, std::string_view key,
+                                                       std::pair<std::uint32_t, std::uint32_t> bounds,
+                                                       std::string_view what);
+
 // The method kinds, and the keys a `method:` of each kind takes (`kind` included).
 const std::vector<std::string_view>& kind_names();
 const std::vector<std::string_view>& keys_of(MethodKind kind);

@@ -50,16 +50,21 @@ bool resolved(double passed, double failed, double resolution) {
 
 }  // namespace
 
-MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents)
-    : test_(test), method_(*test.method), agents_(agents) {
+MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents, ShiftGroups groups)
+    : test_(test), method_(*test.method), agents_(agents), groups_(std::move(groups)) {
   result_.kind = method_.kind;
   result_.pdr_loss = method_.pdr_loss;
+  if (method_.kind == MethodKind::Shift && test_.shift) {
+    shifts_ = shift_numbers(*test_.shift, agents_, groups_, test_.name);
+  }
 }
 
 PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders) {
-  PlannedStep planned{test_, method_.kind == MethodKind::Incast              ? senders + 1
-                             : method_.kind == MethodKind::CongestionControl ? 4
-                                                                             : agents_};
+  PlannedStep planned{test_,
+                      method_.kind == MethodKind::Incast              ? senders + 1
+                      : method_.kind == MethodKind::CongestionControl ? 4
+                                                                      : agents_,
+                      {}};
   TestSpec& spec = planned.spec;
   spec.method.reset();
   spec.duration = method_.trial;
@@ -93,6 +98,8 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
     case MethodKind::Incast:
       step.label = fmt::format("fan-in {}", senders);
       break;
+    case MethodKind::Shift:
+      break;  // next_shift() names it
     case MethodKind::CongestionControl:
       step.label = "two ports into one, one also to a fourth";
       break;
@@ -132,8 +139,21 @@ std::optional<PlannedStep> MethodSteps::next() {
     case MethodKind::CongestionControl:
       if (position_++ > 0) return std::nullopt;
       return make_step(0, StepRate{}, 0);
+    case MethodKind::Shift:
+      return next_shift();
   }
   return std::nullopt;
+}
+
+std::optional<PlannedStep> MethodSteps::next_shift() {
+  if (!test_.shift || position_ >= shifts_.size()) return std::nullopt;
+  ShiftStep shift = shift_step(*test_.shift, agents_, groups_, shifts_[position_++]);
+  PlannedStep planned = make_step(0, StepRate{}, 0);
+  pending_->label = std::move(shift.label);
+  pending_->senders = static_cast<std::uint32_t>(shift.senders());
+  planned.spec.name = fmt::format("{} [{}]", test_.name, pending_->label);
+  planned.peers = std::move(shift.peers);
+  return planned;
 }
 
 std::optional<std::vector<PlannedStep>> MethodSteps::fixed_steps() const {

@@ -11,18 +11,22 @@
 #include <vector>
 
 #include "controller/method/method_result.hpp"
+#include "controller/plan/shift_schedule.hpp"
 
 namespace tusk {
 
 struct PlannedStep {
   TestSpec spec;       // an ordinary test: its size, rate, duration and thresholds set for the step
   std::size_t agents;  // how many of the run's agents take part: the first ones, in name order
+  // A shift schedule's step: whom each agent sends to (by index); empty: the spec's topology says.
+  std::vector<std::vector<std::size_t>> peers;
 };
 
 class MethodSteps {
  public:
-  // `test` has a method; `agents` is the run's agent count.
-  MethodSteps(const TestSpec& test, std::size_t agents);
+  // `test` has a method; `agents` is the run's agent count; `groups` the agents' groups, for a shift
+  // schedule counted in groups. Throws PlanError when a shift schedule has no such step.
+  MethodSteps(const TestSpec& test, std::size_t agents, ShiftGroups groups = {});
 
   std::optional<PlannedStep> next();
   // The outcome of the step next() gave last.
@@ -42,12 +46,15 @@ class MethodSteps {
  private:
   std::optional<PlannedStep> next_throughput();
   std::optional<PlannedStep> next_frame_loss();
+  std::optional<PlannedStep> next_shift();
   PlannedStep make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders);
   void update_search(const MethodStep& step);
 
   TestSpec test_;
   MethodSpec method_;
   std::size_t agents_;
+  ShiftGroups groups_;
+  std::vector<std::uint32_t> shifts_;  // shift: the step numbers that run
   MethodResult result_;
   std::optional<MethodStep> pending_;  // the step handed out, waiting for its outcome
   std::size_t position_ = 0;           // sweep: step number; frame_loss_rate and throughput: frame size number

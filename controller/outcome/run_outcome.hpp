@@ -11,6 +11,7 @@
 
 #include "controller/outcome/agent_data.hpp"
 #include "controller/profile/profile.hpp"
+#include "controller/verdict/link_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
 #include "controller/verdict/verdict.hpp"
@@ -54,6 +55,8 @@ struct TestOutcome {
   std::vector<PathFaultSign> path_faults;
   // Routed flows with their traced paths, the suspect links and host problems (link_localisation).
   Localisation localisation;
+  // Which of the topology file's links the flows crossed, each way; none without the file or traces.
+  std::optional<LinkCoverage> coverage;
   std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
   // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
   // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.

@@ -22,22 +22,38 @@ std::string engine_text(const proto::Plan& plan) {
 PlannedSteps plan_steps(const Profile& profile, std::size_t index, const std::vector<std::string>& agents,
                         const std::string& run_id) {
   PlannedSteps planned;
-  const MethodSteps steps(profile.tests[index], agents.size());
+  const TestSpec& test = profile.tests[index];
+  ShiftGroups groups;
+  if (test.shift && test.shift->group_by == ShiftSpec::GroupBy::Leaf) {
+    planned.note =
+        "its steps are planned at run time, from the leaf each agent's address hangs off in the "
+        "topology file (run --topology)";
+    return planned;
+  }
+  if (test.shift && test.shift->group_by == ShiftSpec::GroupBy::Listed) groups = listed_groups(*test.shift, agents);
+  const MethodSteps steps(test, agents.size(), groups);
   const auto fixed = steps.fixed_steps();
   if (!fixed) {
     planned.least_trials = steps.least_trials();
     planned.most_trials = steps.most_trials();
-    planned.trial = profile.tests[index].method->trial;
+    planned.trial = test.method->trial;
     return planned;
   }
   Profile with_step = profile;
   for (const auto& step : *fixed) {
+    planned.names.push_back(step.spec.name);
+    planned.lengths.push_back(step.spec.duration);
+    // A shift's steps differ only in peers: one plan line serves them all (4,095 steps of 4,096
+    // agents are 16 M plans).
+    if (test.shift && !planned.lines.empty()) {
+      planned.lines.push_back(planned.lines.back());
+      continue;
+    }
     with_step.tests.push_back(step.spec);
     const std::vector<std::string> step_agents(
         agents.begin(), agents.begin() + static_cast<std::ptrdiff_t>(std::min(step.agents, agents.size())));
-    const auto plans = plan_test(with_step, with_step.tests.size() - 1, step_agents, run_id);
-    planned.names.push_back(step.spec.name);
-    planned.lengths.push_back(step.spec.duration);
+    const auto plans = plan_test(with_step, with_step.tests.size() - 1, step_agents, run_id,
+                                 step.peers.empty() ? nullptr : &step.peers);
     planned.lines.push_back(plans.empty() ? std::string("(no agent)") : engine_text(plans.front().plan));
     with_step.tests.pop_back();
   }
@@ -123,6 +139,8 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
             "one's loss, so its plans are made as it runs\n",
             to_string(test.method->kind), steps->least_trials, steps->most_trials,
             units::format_duration(steps->trial));
+      } else if (!steps->note.empty()) {
+        out += fmt::format("  {}: {}\n", to_string(test.method->kind), steps->note);
       } else {
         out += fmt::format(
             "  method {}: {} steps, one after another, each planned as below (the lines above are the "
@@ -166,6 +184,8 @@ json plan_json(const Profile& profile, const ExpandedPlan& plan) {
         test["search"] = {{"least_trials", steps->least_trials},
                           {"most_trials", steps->most_trials},
                           {"trial_s", steps->trial.count() / 1e3}};
+      } else if (!steps->note.empty()) {
+        test["steps_note"] = steps->note;
       } else {
         json list = json::array();
         for (std::size_t s = 0; s < steps->names.size(); ++s) {

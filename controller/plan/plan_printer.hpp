@@ -22,6 +22,7 @@ struct PlannedSteps {
   std::size_t least_trials = 0;                    // a search: at least this many trials
   std::size_t most_trials = 0;                     // ... and at most this many
   std::chrono::milliseconds trial{0};              // ... of this length each
+  std::string note;                                // why the steps are not listed (they are planned at run time)
 };
 
 struct ExpandedPlan {

@@ -111,6 +111,12 @@ std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::
       peers[2] = {0, 1};
       peers[3] = {0};
       break;
+    case Topology::Shift:
+      // Planned step by step (shift_schedule); the test's own plan, as `plan` prints it, is the
+      // shape of every step: each agent to one peer (here the first step's, without groups).
+      if (n < 2) throw PlanError(fmt::format("test '{}': topology 'shift' needs at least 2 agents", test));
+      for (std::size_t i = 0; i < n; ++i) peers[i].push_back((i + 1) % n);
+      break;
     case Topology::Mesh:
       if (n < 2) throw PlanError(fmt::format("test '{}': topology 'mesh' needs at least 2 agents", test));
       for (std::size_t i = 0; i < n; ++i) {
@@ -126,9 +132,13 @@ std::vector<std::vector<std::size_t>> peers_by_topology(Topology topology, std::
 }  // namespace
 
 std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index, const std::vector<std::string>& agents,
-                                 const std::string& run_id) {
+                                 const std::string& run_id, const std::vector<std::vector<std::size_t>>* step_peers) {
   const TestSpec& test = profile.tests.at(test_index);
-  const auto peers = peers_by_topology(test.topology, agents.size(), test.name);
+  if (step_peers && step_peers->size() != agents.size()) {
+    throw PlanError(fmt::format("test '{}': the step names peers for {} agents, the run has {}", test.name,
+                                step_peers->size(), agents.size()));
+  }
+  const auto peers = step_peers ? *step_peers : peers_by_topology(test.topology, agents.size(), test.name);
   std::vector<AgentPlan> plans;
   plans.reserve(agents.size());
   for (std::size_t i = 0; i < agents.size(); ++i) {
@@ -173,6 +183,13 @@ std::vector<std::string> missing_engines(const Profile& profile, const std::vect
 std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to) {
   const EngineSlice* slice = find_engine(engine);
   return slice ? slice->data_plane_address(from, to) : "";
+}
+
+std::string own_data_plane_address(const std::string& engine, const proto::Inventory& inventory) {
+  const EngineSlice* slice = find_engine(engine);
+  if (!slice) return "";
+  return slice->data_plane_ipv4 ? slice->data_plane_ipv4(inventory, inventory)
+                                : slice->data_plane_address(inventory, inventory);
 }
 
 void describe_peer(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to,

@@ -42,8 +42,10 @@ void set_peer_clock_offsets(std::vector<AgentPlan>& plans, const std::map<std::s
                             const std::map<std::string, std::string>& hosts = {});
 
 // One Plan per agent for test `test_index`. Throws PlanError when the topology does not fit.
+// `step_peers` (a schedule's step, by agent index) replaces the topology's peers.
 std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index, const std::vector<std::string>& agents,
-                                 const std::string& run_id);
+                                 const std::string& run_id,
+                                 const std::vector<std::vector<std::size_t>>* step_peers = nullptr);
 
 // Agents that lack the engine a test needs, as "agent: reason" lines (empty when all have it).
 std::vector<std::string> missing_engines(const Profile& profile, const std::vector<proto::Inventory>& inventories,
@@ -54,6 +56,9 @@ std::string make_run_id();
 // The data-plane address an agent with inventory `from` should use to reach `to` with `engine`
 // (the engine's slice decides: a MAC, an IP, ...). "" if none.
 std::string data_plane_address(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to);
+// The address `inventory`'s agent sends `engine`'s traffic from (its IPv4 where the engine routes),
+// as a topology file lists hosts by. "" if none.
+std::string own_data_plane_address(const std::string& engine, const proto::Inventory& inventory);
 // Fills `peer`'s data-plane address (and IPv4 address, for engines that route) as `from` sees `to`.
 void describe_peer(const std::string& engine, const proto::Inventory& from, const proto::Inventory& to,
                    proto::PeerEndpoint& peer);

@@ -20,6 +20,8 @@ std::string_view to_string(Topology topology) {
       return "permutation";
     case Topology::Congestion:
       return "congestion";
+    case Topology::Shift:
+      return "shift";
   }
   return "unknown";
 }
@@ -36,8 +38,14 @@ std::string_view to_string(MethodKind kind) {
       return "incast";
     case MethodKind::CongestionControl:
       return "congestion_control";
+    case MethodKind::Shift:
+      return "shift";
   }
   return "unknown";
+}
+
+std::string_view to_string(ShiftSpec::Scope scope) {
+  return scope == ShiftSpec::Scope::Rack ? "rack" : "cross";
 }
 
 }  // namespace tusk

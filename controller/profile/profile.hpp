@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/source_pos.hpp"
@@ -50,6 +51,9 @@ enum class Topology {
   Pipeline,     // a chain: agent i sends to agent i+1, the last to nobody (pipeline stages)
   Incast,       // every other agent sends to agent 0 (checkpoint writes to a storage host)
   Permutation,  // agent i sends to agent i + n/2 (mod n): every flow crosses the bisection
+  // A schedule (ShiftSpec): step k has agent i send to agent i + k (mod n), or the same counted in
+  // groups (leaves); each step is a test of its own, and all steps together cover every pair.
+  Shift,
   // RFC 2889 congestion control, set by that method only: agents 2 and 3 send to agent 0 (the
   // congested port), agent 2 also to agent 1 (the uncongested one); the rest send nothing.
   Congestion,
@@ -65,6 +69,23 @@ enum class MethodKind {
   Incast,             // 2..N senders into one receiver, one step per fan-in
   CongestionControl,  // RFC 2889 5.5: two ports into one, one of them also to a fourth; loss on that
                       // uncongested flow is head-of-line blocking
+  Shift,              // topology: shift: one step per shift of the schedule, judged and localised together
+};
+
+// `topology: shift`: which shifts run and how agents are counted. Step k of the schedule (1-based)
+// is, without groups, every agent i sending to i + k (mod n): steps 1..n-1 cover every ordered
+// pair once. With groups (leaves), a step is a group shift g and a member shift m: member j of
+// group G sends to member j + m of group G + g (scope cross: every flow leaves its group, so
+// crosses the spine layer), or of its own group (scope rack: g is 0).
+struct ShiftSpec {
+  enum class GroupBy { None, Leaf, Listed };
+  enum class Scope { Cross, Rack };
+  std::vector<std::uint32_t> shifts;  // the step numbers that run, ascending; empty: all
+  std::string shifts_text = "all";
+  GroupBy group_by = GroupBy::None;
+  std::vector<std::pair<std::string, std::string>> groups;  // Listed: agent name, group name (profile order)
+  Scope scope = Scope::Cross;
+  SourcePos pos;
 };
 
 // A step's rate: a fraction of the test's `rate:`, or a bit or packet rate of its own.
@@ -109,6 +130,10 @@ struct TestSpec {
   std::optional<std::chrono::milliseconds> window;
   SourcePos window_pos;
   std::optional<MethodSpec> method;
+  std::optional<ShiftSpec> shift;  // topology: shift (then method is its steps' kind, Shift)
+  // thresholds.min_link_coverage: the share of the topology file's links, each way, that the
+  // test's flows must cross (needs --topology).
+  std::optional<double> min_link_coverage;
   SourcePos pos;
 };
 
@@ -124,5 +149,6 @@ struct Profile {
 
 std::string_view to_string(Topology topology);
 std::string_view to_string(MethodKind kind);
+std::string_view to_string(ShiftSpec::Scope scope);
 
 }  // namespace tusk

@@ -1,6 +1,7 @@
 #include "controller/profile/profile_loader.hpp"
 
 #include "controller/method/method_keys.hpp"
+#include "controller/method/shift_keys.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -288,8 +289,9 @@ class ProfileReader {
       read_.missing(value, "engine");
     }
     // A training-step replay's duration is its steps times its period.
+    // A shift test's `step` is its duration (each step's).
     if (!has_key(*entries, "duration") && !has_key(defaults, "duration") && !has_key(*entries, "collective") &&
-        !has_key(defaults, "collective")) {
+        !has_key(defaults, "collective") && !has_key(*entries, "step")) {
       read_.missing(value, "duration");
     }
     check_test(value, draft, profile);
@@ -375,6 +377,7 @@ class ProfileReader {
     TestCheck check{draft, profile, [&](std::string_view key, const Origin* origin, std::string message) {
                       fail_at(test, key, origin, std::move(message));
                     }};
+    shift_keys::check_shift(check);
     method_keys::check_method(check);
     if (const EngineSlice* engine = tusk::find_engine(spec.engine)) engine->check(check);
     check_topology(test, draft, profile);

@@ -1,6 +1,7 @@
 #include "controller/profile/profile_schema.hpp"
 
 #include "controller/method/method_keys.hpp"
+#include "controller/method/shift_keys.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -27,7 +28,7 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
   YamlReader& read = context.read;
   const auto entries = read.mapping(value, "a mapping of thresholds (e.g. max_ber: 1e-12)");
   if (!entries) return false;
-  std::vector<std::string_view> known{"window"};
+  std::vector<std::string_view> known{"window", "min_link_coverage"};
   for (const auto& kind : threshold_catalog()) known.push_back(kind.key);
   for (const auto& entry : *entries) {
     if (entry.key == "window") {
@@ -35,6 +36,11 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
         draft.spec.window = *window;
         draft.spec.window_pos = entry.value.pos;
       }
+      continue;
+    }
+    // Judged on the test's flows together (link_coverage), not on each stream.
+    if (entry.key == "min_link_coverage") {
+      if (const auto share = read.ratio(entry.value)) draft.spec.min_link_coverage = *share;
       continue;
     }
     const ThresholdKind* kind = find_threshold(entry.key);
@@ -113,16 +119,18 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"topology", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.choice(v, {"loopback", "pairs", "ring", "mesh", "pipeline", "incast", "permutation"}), d,
-                      [](D& t, const std::string& s) {
-                        t.spec.topology = s == "loopback"   ? Topology::Loopback
-                                          : s == "pairs"    ? Topology::Pairs
-                                          : s == "ring"     ? Topology::Ring
-                                          : s == "mesh"     ? Topology::Mesh
-                                          : s == "pipeline" ? Topology::Pipeline
-                                          : s == "incast"   ? Topology::Incast
-                                                            : Topology::Permutation;
-                      });
+         return store(
+             c.read.choice(v, {"loopback", "pairs", "ring", "mesh", "pipeline", "incast", "permutation", "shift"}), d,
+             [](D& t, const std::string& s) {
+               t.spec.topology = s == "loopback"   ? Topology::Loopback
+                                 : s == "pairs"    ? Topology::Pairs
+                                 : s == "ring"     ? Topology::Ring
+                                 : s == "mesh"     ? Topology::Mesh
+                                 : s == "pipeline" ? Topology::Pipeline
+                                 : s == "incast"   ? Topology::Incast
+                                 : s == "shift"    ? Topology::Shift
+                                                   : Topology::Permutation;
+             });
        }},
       // Both engines take a rate; which kinds each accepts is checked once the engine is known.
       {"rate", "",
@@ -145,6 +153,10 @@ const std::vector<TestKey>& common_keys() {
          return store(c.read.uint32(v, {0, wire::kMaxTraceRate, "0", "10000"}), d,
                       [](D& t, auto n) { t.trace_rate = n; });
        }},
+      {"shifts", "", shift_keys::read_shifts},
+      {"step", "", shift_keys::read_step},
+      {"group_by", "", shift_keys::read_group_by},
+      {"scope", "", shift_keys::read_scope},
       {"thresholds", "", read_thresholds},
       {"method", "", method_keys::read_method},
   };

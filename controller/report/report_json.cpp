@@ -143,10 +143,31 @@ json ber_json(const StreamVerdict& verdict) {
       {"seconds_more_for_target", ber.seconds_more_for_target ? json(*ber.seconds_more_for_target) : json(nullptr)}};
 }
 
+// A stream's id, or, where a schedule's steps are judged together, {step, stream}: each step's
+// streams are numbered afresh.
+json stream_ref(const StreamVerdict& verdict) {
+  if (verdict.step == 0) return verdict.stream.stream_id();
+  return {{"step", verdict.step}, {"stream", verdict.stream.stream_id()}};
+}
+
+json coverage_json(const LinkCoverage& coverage) {
+  return {{"links", coverage.links},
+          {"directions", 2 * coverage.links},
+          {"share", coverage.share()},
+          {"exercised_a_to_b", coverage.forward},
+          {"exercised_b_to_a", coverage.backward},
+          {"exercised_both_ways", coverage.both_ways},
+          {"never_exercised", coverage.never},
+          {"flows_per_direction", {{"min", coverage.flows_min}, {"median", coverage.flows_median}}},
+          {"flows", coverage.flows},
+          {"partial_paths", coverage.partial_paths},
+          {"text", coverage.text()}};
+}
+
 // The routed flows with their traced paths, the suspects and the host problems (link_localisation).
 json localisation_json(const TestOutcome& test) {
   const Localisation& found = test.localisation;
-  const auto stream_id = [&](std::size_t index) { return test.streams.at(index).stream.stream_id(); };
+  const auto stream_id = [&](std::size_t index) { return stream_ref(test.streams.at(index)); };
   json flows = json::array();
   for (const auto& flow : found.flows) {
     const StreamVerdict& rx = test.streams.at(flow.rx_stream);
@@ -172,6 +193,7 @@ json localisation_json(const TestOutcome& test) {
     }
     flows.push_back({{"sender", flow.sender},
                      {"receiver", flow.receiver},
+                     {"step", rx.step > 0 ? json(rx.step) : json(nullptr)},
                      {"stream", rx.stream.stream_id()},
                      {"flow", flow_text(rx.stream)},
                      {"passed", !flow.failing},
@@ -287,7 +309,7 @@ json path_faults_json(const TestOutcome& test) {
   for (const auto& sign : test.path_faults) {
     const auto ids = [&](const std::vector<std::size_t>& indexes) {
       json list = json::array();
-      for (const std::size_t index : indexes) list.push_back(test.streams.at(index).stream.stream_id());
+      for (const std::size_t index : indexes) list.push_back(stream_ref(test.streams.at(index)));
       return list;
     };
     path_faults.push_back({{"receiver", sign.receiver},
@@ -382,10 +404,14 @@ json test_json(const TestOutcome& test) {
   json streams = json::array();
   const std::uint32_t bin_width = test_bin_width(test);
   out["samples_per_bin"] = bin_width;
-  for (const auto& verdict : test.streams) {
-    streams.push_back(judged_stream_json(verdict, series_of(test, verdict), bin_width));
+  // A method test's streams are its steps' (method.steps[].test.streams): written once, there.
+  if (!test.method) {
+    for (const auto& verdict : test.streams) {
+      streams.push_back(judged_stream_json(verdict, series_of(test, verdict), bin_width));
+    }
   }
   out["streams"] = streams;
+  out["coverage"] = test.coverage ? coverage_json(*test.coverage) : json(nullptr);
 
   out["path_faults"] = path_faults_json(test);
   if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);

@@ -124,6 +124,9 @@ std::string report_text(const json& report) {
     for (const auto& sign : member_or_null(test, "path_faults"))
       out += fmt::format("  path fault: {}\n", text(member_or_null(sign, "text")));
     out += localisation_lines(member_or_null(test, "localisation"));
+    if (const json& coverage = member_or_null(test, "coverage"); coverage.is_object()) {
+      out += fmt::format("  {}\n", text(member_or_null(coverage, "text")));
+    }
     for (const auto& problem : member_or_null(test, "problems")) out += fmt::format("  problem: {}\n", text(problem));
     for (const auto& warning : member_or_null(test, "warnings")) out += fmt::format("  warning: {}\n", text(warning));
   }

@@ -85,7 +85,9 @@ std::string summary_table(const RunOutcome& outcome) {
                                    [](const StreamVerdict& v) { return v.stream.has_flow(); });
     std::vector<std::vector<std::string>> rows{{"agent", "stream", "peer", "throughput", "ber", "loss", "verdict"}};
     if (flows) rows.front().insert(rows.front().begin() + 3, "flow");
-    for (const auto& verdict : test.streams) {
+    // A method test's streams are its steps', summed in its step rows below.
+    static const std::vector<StreamVerdict> none;
+    for (const auto& verdict : test.method ? none : test.streams) {
       std::string result = verdict.stream.kind() == "tx"               ? "(sent)"
                            : informational_kind(verdict.stream.kind()) ? "(info)"
                            : verdict.passed()                          ? "pass"
@@ -110,6 +112,7 @@ std::string summary_table(const RunOutcome& outcome) {
     }
     for (const auto& sign : test.path_faults) out += fmt::format("  path fault: {}\n", sign.text(test.streams));
     out += localisation_lines(test.localisation);
+    if (test.coverage) out += fmt::format("  {}\n", test.coverage->text());
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/method_result.hpp"
 #include "controller/run/run_data.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
@@ -63,7 +64,32 @@ bool account_agent(TestOutcome& test, const std::string& name, std::vector<std::
   return true;
 }
 
+// The flows' path faults, suspects and link coverage, judged against min_link_coverage.
+void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
+  test.path_faults = path_fault_signs(test.streams);
+  test.localisation = localise(test.streams, topology);
+  test.coverage = link_coverage(test.localisation, topology);
+  if (test.spec.min_link_coverage) {
+    if (auto problem = coverage_problem(test.coverage, *test.spec.min_link_coverage)) {
+      test.problems.push_back(std::move(*problem));
+    }
+  }
+}
+
 }  // namespace
+
+void judge_steps_together(TestOutcome& test, const FabricTopology* topology) {
+  if (!test.method) return;
+  test.streams.clear();
+  for (std::size_t i = 0; i < test.method->step_outcomes.size(); ++i) {
+    for (const auto& verdict : test.method->step_outcomes[i].streams) {
+      test.streams.push_back(verdict);
+      test.streams.back().step = static_cast<std::uint32_t>(i + 1);
+    }
+  }
+  localise_and_cover(test, topology);
+  if (!test.problems.empty() && test.verdict == TestVerdict::Pass) test.verdict = TestVerdict::Fail;
+}
 
 void judge_test(TestOutcome& test, const FabricTopology* topology) {
   const TestSpec& spec = test.spec;
@@ -90,8 +116,7 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
       judge_windows(test.streams.back(), found->second.windows);
     }
   }
-  test.path_faults = path_fault_signs(test.streams);
-  test.localisation = localise(test.streams, topology);
+  localise_and_cover(test, topology);
   for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
   // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
   // then the rest are judged and the losses are warnings.

@@ -13,4 +13,9 @@ namespace tusk {
 // topology: names for the links localisation blames; null names them by addresses.
 void judge_test(TestOutcome& test, const FabricTopology* topology);
 
+// A schedule's steps (test.method, each step judged by judge_test) judged together: the test's
+// streams become every step's, each marked with its step, localised at once (a link crossed by
+// failing flows in several steps gathers all their evidence), with one link coverage.
+void judge_steps_together(TestOutcome& test, const FabricTopology* topology);
+
 }  // namespace tusk

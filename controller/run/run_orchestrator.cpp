@@ -187,9 +187,10 @@ class Orchestrator {
   // Every agent's plan for test `index`, with how it reaches its peers; nothing (and the run ends)
   // when the test cannot be planned. `name` is the profile test's, for --only-through.
   std::optional<std::vector<AgentPlan>> plans_for(std::size_t index, const std::string& name,
-                                                  const std::vector<std::string>& agents) {
+                                                  const std::vector<std::string>& agents,
+                                                  const std::vector<std::vector<std::size_t>>* step_peers = nullptr) {
     try {
-      auto plans = plan_test(profile_, index, agents, outcome_.run_id);
+      auto plans = plan_test(profile_, index, agents, outcome_.run_id, step_peers);
       if (options_.only_through) restrict_plans(plans, options_.only_through->by_test.at(name));
       for (auto& plan : plans) describe_plan(plan, inventory_by_name_);
       return plans;
@@ -204,7 +205,14 @@ class Orchestrator {
   bool run_method(std::size_t index) {
     const TestSpec spec = profile_.tests[index];
     spdlog::info("test {} '{}': method {}", index, spec.name, to_string(spec.method->kind));
-    MethodSteps steps(spec, agents_.size());
+    std::optional<MethodSteps> made;
+    try {
+      made.emplace(spec, agents_.size(), shift_groups(spec));
+    } catch (const PlanError& e) {
+      fail_run(kExitUsage, e.what());
+      return false;
+    }
+    MethodSteps& steps = *made;
     bool carry_on = true;
     while (auto step = steps.next()) {
       if (g_interrupted) {
@@ -223,7 +231,7 @@ class Orchestrator {
           static_cast<std::size_t>(data_.add_test(most_samples(step->spec.duration, step->spec.sample_interval)));
       if (options_.live_metrics) options_.live_metrics->add_test(step->spec);
       profile_.tests.push_back(std::move(step->spec));
-      auto plans = plans_for(step_index, spec.name, agents);
+      auto plans = plans_for(step_index, spec.name, agents, step->peers.empty() ? nullptr : &step->peers);
       if (!plans) {
         carry_on = false;
         break;
@@ -252,10 +260,32 @@ class Orchestrator {
     for (auto& line : method_problems(*result)) test.problems.push_back(std::move(line));
     for (auto& line : method_warnings(*result)) test.warnings.push_back(std::move(line));
     test.method = std::move(result);
+    if (test.method->kind == MethodKind::Shift) judge_steps_together(test, options_.topology.get());
     spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict),
                  test.method->steps.size());
     outcome_.tests.push_back(std::move(test));
     return carry_on && !g_interrupted;
+  }
+
+  // The run's agents by group, for a shift schedule counted in groups: the leaf each agent's
+  // data-plane address hangs off in the topology file, or the profile's own list.
+  ShiftGroups shift_groups(const TestSpec& spec) const {
+    if (!spec.shift || spec.shift->group_by == ShiftSpec::GroupBy::None) return {};
+    if (spec.shift->group_by == ShiftSpec::GroupBy::Listed) return listed_groups(*spec.shift, agents_);
+    const FabricTopology* topology = options_.topology.get();
+    if (!topology) {
+      throw PlanError(
+          fmt::format("test '{}': group_by: leaf reads which leaf each host hangs off from the topology "
+                      "file: run with --topology FILE",
+                      spec.name));
+    }
+    std::map<std::string, std::string> address_of;
+    for (const auto& name : agents_)
+      address_of[name] = own_data_plane_address(spec.engine, inventory_by_name_.at(name));
+    return group_agents(
+        agents_, [&](const std::string& agent) { return topology->attached_to(address_of[agent]); },
+        fmt::format("test '{}': group_by: leaf: {} places no cable at these agents' data-plane addresses", spec.name,
+                    topology->file()));
   }
 
   bool wait_for_agents() {

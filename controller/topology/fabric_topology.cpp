@@ -290,6 +290,20 @@ NamedLink FabricTopology::link_between(const std::string& from, const std::strin
   return named;
 }
 
+std::optional<std::string> FabricTopology::attached_to(const std::string& address) const {
+  const auto place = find(address);
+  if (!place) return std::nullopt;
+  const auto across = [&](const TopologyLink& link) { return link.a.device == place->device ? link.b : link.a; };
+  if (const auto at_end = links_at_end_.find(LinkEnd{place->device, place->interface}.text());
+      at_end != links_at_end_.end()) {
+    return across(links_[at_end->second.front()]).device;
+  }
+  for (const auto& link : links_) {
+    if (link.a.device == place->device || link.b.device == place->device) return across(link).device;
+  }
+  return std::nullopt;
+}
+
 std::string node_name(const FabricTopology* topology, const std::string& address) {
   if (topology) {
     if (const auto place = topology->find(address)) return place->device;

@@ -83,6 +83,10 @@ class FabricTopology {
   // when exactly one cable joins them; otherwise the link is named by its devices (or addresses).
   NamedLink link_between(const std::string& from, const std::string& to) const;
 
+  // The device across the cable from the port that owns `address` (a host's leaf), else across
+  // the first cable of the device that owns it; nullopt when the file places it nowhere.
+  std::optional<std::string> attached_to(const std::string& address) const;
+
  private:
   std::string file_;
   std::vector<TopologyDevice> devices_;

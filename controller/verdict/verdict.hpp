@@ -51,6 +51,8 @@ struct BerResult {
 
 struct StreamVerdict {
   std::string agent;
+  // The schedule's step it ran in (1-based) when a test's steps are judged together; 0 otherwise.
+  std::uint32_t step = 0;
   proto::StreamCounters stream;
   std::map<std::string, double> metrics;
   std::optional<BerResult> ber;  // streams that compare bits

@@ -606,6 +606,20 @@ function localisationSection(section, test) {
   }
 }
 
+// Which links of the topology file the test's flows crossed, and the directions none did.
+function coverageSection(section, test) {
+  const cov = test.coverage;
+  if (!cov) return;
+  section.append(el("h3", { text: "Link coverage" }), el("p", { class: "facts", text:
+    (100 * cov.share).toPrecision(4) + " % of " + cov.directions + " link directions crossed (" +
+    cov.exercised_both_ways + " of " + cov.links + " links both ways); flows per direction min " +
+    cov.flows_per_direction.min + ", median " + cov.flows_per_direction.median }));
+  if ((cov.never_exercised || []).length) {
+    section.append(el("p", { class: "problems", text: "Never crossed:" }),
+      el("ul", { class: "uncovered" }, ...cov.never_exercised.map((n) => el("li", { text: n }))));
+  }
+}
+
 function startsSection(section, test) {
   section.append(el("h3", { text: "Start" }), el("p", { class: "facts",
     text: "planned " + (test.planned_start || "–") + ", start skew " + ms(test.start_skew_ns) }));
@@ -648,6 +662,7 @@ function testSection(test) {
     section.append(el("ul", { class: "warnings" }, ...test.warnings.slice(0, 50).map((w) => el("li", { text: w }))));
   }
   guarded(section, "suspect links", () => localisationSection(section, test));
+  guarded(section, "link coverage", () => coverageSection(section, test));
   const view = guarded(section, "matrix", () => matrixSection(section, test));
   const draw = guarded(section, "charts", () => chartsSection(section, test));
   if (view && draw) view.chartStreams = draw;

@@ -415,7 +415,8 @@ tests:
 }
 
 TEST(ProfileErrors, UnknownThresholdKeyListsTheCatalog) {
-  EXPECT_EQ(profile_error(R"(
+  EXPECT_EQ(
+      profile_error(R"(
 name: x
 agents: {count: 2}
 tests:
@@ -424,13 +425,13 @@ tests:
     duration: 1s
     thresholds: {jitter: 1us}
 )"),
-            "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: window, max_ber, "
-            "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
-            "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_connect_failures, "
-            "max_retransmits, "
-            "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
-            "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_pause_frames, max_rx_discards, max_pre_fec_ber, "
-            "max_ce_marked, min_ce_marked, max_dscp_rewrites, max_agents_lost");
+      "bad.yaml:7:18: tests[0].thresholds.jitter: unknown key; expected one of: window, min_link_coverage, max_ber, "
+      "max_bit_errors, max_loss, max_errored_frames, max_lost_frames, max_flaps, max_traffic_gaps, "
+      "max_latency_p99, max_completion_errors, max_integrity_errors, max_stalls, max_connect_failures, "
+      "max_retransmits, "
+      "min_throughput, max_host_drops, max_out_of_sequence, max_packet_seq_errors, max_ack_timeouts, "
+      "max_cnp, max_ecn_marked_packets, max_symbol_errors, max_pause_frames, max_rx_discards, max_pre_fec_ber, "
+      "max_ce_marked, min_ce_marked, max_dscp_rewrites, max_agents_lost");
 }
 
 TEST(ProfileErrors, AThresholdWindowMustHoldWholeSampleIntervalsAndFitTheTest) {
@@ -657,7 +658,7 @@ tests:
 )"),
             (std::vector<std::string>{
                 "bad.yaml:7:15: tests[0].topology: 'star' is not one of loopback, pairs, ring, "
-                "mesh, pipeline, incast, permutation",
+                "mesh, pipeline, incast, permutation, shift",
                 "bad.yaml:8:14: tests[0].pattern: 'prbs-31' is not one of prbs7, prbs9, prbs11, "
                 "prbs15, prbs23, prbs31, zeros, ones, alternating (did you mean 'prbs31'?)",
                 "bad.yaml:9:11: tests[0].mode: 'peers' is not one of loopback, peer, bidirectional "
