@@ -149,6 +149,9 @@ std::optional<PlannedStep> MethodSteps::next_shift() {
   if (!test_.shift || position_ >= shifts_.size()) return std::nullopt;
   ShiftStep shift = shift_step(*test_.shift, agents_, groups_, shifts_[position_++]);
   PlannedStep planned = make_step(0, StepRate{}, 0);
+  // Coverage is the schedule's, judged on all steps together (judge_steps_together): one step
+  // covers a part by design.
+  planned.spec.min_link_coverage.reset();
   pending_->label = std::move(shift.label);
   pending_->senders = static_cast<std::uint32_t>(shift.senders());
   planned.spec.name = fmt::format("{} [{}]", test_.name, pending_->label);

@@ -48,9 +48,10 @@ class FabricRun : public ::testing::Test {
     }
   }
 
-  void make_lab(int hosts_per_leaf) {
-    lab_ = std::make_unique<FabricLab>(id_, "--spines 2 --leaves 2 --hosts " + std::to_string(hosts_per_leaf));
-    for (int leaf = 1; leaf <= 2; ++leaf) {
+  void make_lab(int hosts_per_leaf, int leaves = 2) {
+    lab_ = std::make_unique<FabricLab>(
+        id_, "--spines 2 --leaves " + std::to_string(leaves) + " --hosts " + std::to_string(hosts_per_leaf));
+    for (int leaf = 1; leaf <= leaves; ++leaf) {
       for (int host = 1; host <= hosts_per_leaf; ++host) {
         hosts_.push_back({"l" + std::to_string(leaf) + "h" + std::to_string(host),
                           "192.168." + std::to_string(100 + leaf) + "." + std::to_string(10 + host), leaf});

@@ -190,7 +190,8 @@ std::string load_error(const std::string& test_keys, const std::string& agents =
 }
 
 TEST(ShiftKeys, AShiftTestIsAScheduleOfStepsEachAsLongAsItsStep) {
-  const Profile profile = load("    topology: shift\n    shifts: 1..2\n    step: 5s\n");
+  const Profile profile =
+      load("    topology: shift\n    shifts: 1..2\n    step: 5s\n    thresholds: {min_link_coverage: 100%}\n");
   const TestSpec& test = profile.tests.front();
   ASSERT_TRUE(test.method && test.shift);
   EXPECT_EQ(test.method->kind, MethodKind::Shift);
@@ -203,6 +204,8 @@ TEST(ShiftKeys, AShiftTestIsAScheduleOfStepsEachAsLongAsItsStep) {
   EXPECT_EQ((*planned)[1].spec.name, "all-pairs [shift 2]");
   EXPECT_EQ((*planned)[1].spec.duration, std::chrono::seconds(5));
   EXPECT_EQ((*planned)[1].peers[3], std::vector<std::size_t>{1});
+  EXPECT_EQ(test.min_link_coverage, 1.0);
+  EXPECT_FALSE((*planned)[1].spec.min_link_coverage) << "a step covers a part by design: coverage is the schedule's";
 }
 
 TEST(ShiftKeys, MistakesAreNamedWithTheirField) {

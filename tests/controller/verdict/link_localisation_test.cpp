@@ -8,14 +8,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <functional>
 #include <limits>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "controller/method/method_result.hpp"
+#include "controller/plan/shift_schedule.hpp"
+#include "controller/run/judge_test.hpp"
 #include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/link_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "tests/support/leaf_spine_model.hpp"
 
@@ -610,6 +616,147 @@ TEST(Topology, APortTakesOneCable) {
                TopologyFileInvalid);
   EXPECT_THROW(load_topology_text("", "t.yaml"), TopologyFileInvalid);
   EXPECT_THROW(load_topology_file("/nonexistent/topology.yaml"), TopologyFileInvalid);
+}
+
+// ---- link coverage and a schedule's steps judged together
+
+// The streams of `streams` whose flow some traced flow through a link matching `crosses` carried.
+std::vector<StreamVerdict> without_flows_through(const std::vector<StreamVerdict>& streams, const FabricTopology& topology,
+                                                 const std::function<bool(const std::string& link)>& crosses) {
+  const Localisation found = localise(streams, &topology);
+  std::set<std::size_t> dropped;
+  for (const auto& flow : found.flows) {
+    if (std::any_of(flow.links.begin(), flow.links.end(), crosses)) {
+      dropped.insert(flow.rx_stream);
+      if (flow.tx_stream) dropped.insert(*flow.tx_stream);
+    }
+  }
+  std::vector<StreamVerdict> kept;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    if (!dropped.contains(i)) kept.push_back(streams[i]);
+  }
+  return kept;
+}
+
+TEST(LinkCoverage, EveryPairCrossesEveryLinkBothWaysAndTheLinksOfASpineNoFlowCrossedAreNamed) {
+  const Fabric fabric{3, 2, 2, 8};
+  const FabricTopology topology = lab_topology(fabric);
+  const auto streams = run_fabric(fabric, {});
+  const auto all = link_coverage(localise(streams, &topology), &topology);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->links, 12u) << "6 leaf-spine cables, 6 host cables";
+  EXPECT_EQ(all->share(), 1.0) << all->text();
+  EXPECT_EQ(all->both_ways, 12u);
+  EXPECT_TRUE(all->never.empty());
+  EXPECT_GT(all->flows_min, 0u);
+  EXPECT_FALSE(coverage_problem(all, 1.0));
+
+  // As if spine 2's links were down: no flow crossed them.
+  const auto spine_down =
+      link_coverage(localise(without_flows_through(streams, topology,
+                                                   [](const std::string& link) {
+                                                     return link.find("s2:") != std::string::npos;
+                                                   }),
+                             &topology),
+                    &topology);
+  ASSERT_TRUE(spine_down);
+  std::vector<std::string> expected;
+  for (int leaf = 1; leaf <= 3; ++leaf) {
+    expected.push_back(fmt::format("l{0}:s2 -> s2:l{0}, cable C-l{0}-s2", leaf));
+    expected.push_back(fmt::format("s2:l{0} -> l{0}:s2, cable C-l{0}-s2", leaf));
+  }
+  EXPECT_EQ(spine_down->never, expected);
+  EXPECT_EQ(spine_down->both_ways, 9u) << "spine 2 has 3 of the 12 cables";
+  EXPECT_EQ(spine_down->flows_min, 0u);
+  EXPECT_DOUBLE_EQ(spine_down->share(), 0.75);
+  const auto problem = coverage_problem(spine_down, 1.0);
+  ASSERT_TRUE(problem);
+  EXPECT_THAT(*problem, HasSubstr("link coverage 75%: 9 of 12 links crossed both ways"));
+  EXPECT_THAT(*problem, HasSubstr("never crossed: l1:s2 -> s2:l1, cable C-l1-s2;"));
+  EXPECT_THAT(*problem, HasSubstr("below min_link_coverage 100%"));
+  EXPECT_FALSE(coverage_problem(spine_down, 0.75));
+  EXPECT_THAT(coverage_problem(std::nullopt, 1.0).value_or(""), HasSubstr("coverage is unknown"));
+  EXPECT_FALSE(link_coverage(localise(streams, nullptr), nullptr)) << "no topology file, no coverage";
+}
+
+// A shift schedule's steps over the fabric's hosts grouped by leaf: each step's streams are those
+// of the pairs it runs.
+std::shared_ptr<MethodResult> leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerdict>& streams) {
+  const auto hosts = testing::model_hosts(fabric);
+  std::vector<std::string> agents;
+  for (const auto& host : hosts) agents.push_back(host.agent);
+  ShiftSpec spec;
+  spec.group_by = ShiftSpec::GroupBy::Leaf;
+  const ShiftGroups groups =
+      group_agents(agents, [](const std::string& agent) { return agent.substr(0, 2); }, "no leaf");
+  auto result = std::make_shared<MethodResult>();
+  result->kind = MethodKind::Shift;
+  for (const auto k : shift_numbers(spec, agents.size(), groups, "t")) {
+    const ShiftStep step = shift_step(spec, agents.size(), groups, k);
+    std::set<std::pair<std::string, std::string>> pairs;
+    for (std::size_t i = 0; i < agents.size(); ++i) {
+      for (const auto peer : step.peers[i]) pairs.emplace(agents[i], agents[peer]);
+    }
+    TestOutcome outcome;
+    for (const auto& stream : streams) {
+      const bool rx = stream.stream.kind() == "rx";
+      const auto pair = rx ? std::pair(stream.stream.peer(), stream.agent) : std::pair(stream.agent, stream.stream.peer());
+      if (pairs.contains(pair)) outcome.streams.push_back(stream);
+    }
+    MethodStep row;
+    row.label = step.label;
+    result->steps.push_back(row);
+    result->step_outcomes.push_back(std::move(outcome));
+  }
+  return result;
+}
+
+TEST(ScheduleSteps, LossOnOneLinkIsLocalisedFromAllStepsTogetherWithFullCoverage) {
+  const Fabric fabric{3, 2, 2, 8};
+  const FabricTopology topology = lab_topology(fabric);
+  const std::string lossy = testing::uplink(1, 2);
+  const auto streams = run_fabric(fabric, {{lossy, 0.01, 0, "loss_ratio"}}, nullptr, 20000);
+  TestOutcome test;
+  test.method = leaf_shift_steps(fabric, streams);
+  ASSERT_EQ(test.method->step_outcomes.size(), 4u) << "3 leaves of 2 hosts: 2 leaf shifts x 2 member shifts";
+  test.spec.min_link_coverage = 1.0;
+  test.verdict = TestVerdict::Fail;
+  judge_steps_together(test, &topology);
+
+  std::size_t in_steps = 0;
+  for (const auto& step : test.method->step_outcomes) in_steps += step.streams.size();
+  EXPECT_EQ(test.streams.size(), in_steps);
+  ASSERT_NE(test.localisation.top(), nullptr) << test.localisation.conclusion;
+  EXPECT_EQ(test.localisation.top()->key, lossy) << test.localisation.conclusion;
+  EXPECT_EQ(test.localisation.suspects.size(), 1u) << test.localisation.conclusion;
+  // The suspect gathers failing flows of more than one step.
+  std::set<std::uint32_t> steps;
+  for (const auto f : test.localisation.top()->explains) {
+    steps.insert(test.streams[test.localisation.flows[f].rx_stream].step);
+  }
+  EXPECT_GE(steps.size(), 2u);
+  ASSERT_TRUE(test.coverage);
+  EXPECT_EQ(test.coverage->share(), 1.0) << test.coverage->text();
+  EXPECT_TRUE(test.problems.empty()) << test.problems.front();
+}
+
+TEST(ScheduleSteps, AStepWhoseFlowsMissedALinkIsCoveredByAnotherOrTheTestFails) {
+  const Fabric fabric{3, 2, 2, 8};
+  const FabricTopology topology = lab_topology(fabric);
+  // Nothing crossed spine 2: the schedule's coverage names its links and min_link_coverage fails.
+  const auto streams = without_flows_through(run_fabric(fabric, {}), topology, [](const std::string& link) {
+    return link.find("s2:") != std::string::npos;
+  });
+  TestOutcome test;
+  test.method = leaf_shift_steps(fabric, streams);
+  test.spec.min_link_coverage = 1.0;
+  test.verdict = TestVerdict::Pass;
+  judge_steps_together(test, &topology);
+  ASSERT_TRUE(test.coverage);
+  EXPECT_EQ(test.coverage->never.size(), 6u);
+  ASSERT_EQ(test.problems.size(), 1u);
+  EXPECT_THAT(test.problems.front(), HasSubstr("below min_link_coverage 100%"));
+  EXPECT_EQ(test.verdict, TestVerdict::Fail);
 }
 
 }  // namespace

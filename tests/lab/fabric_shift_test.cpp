@@ -1,0 +1,115 @@
+// A shift schedule on the fabric lab (issue 37): three leaves of two DPDK hosts under two spines,
+// `topology: shift` grouped by leaf, so every step has each host send to one host of another leaf
+// and the four steps together cover every cross-leaf pair once. The run reports which of the
+// topology file's links its flows crossed, each way; a lossy uplink is named from all steps'
+// flows together, and a spine whose links are down is named as never crossed. Needs root.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+
+#include "tests/support/fabric_run.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string shift_profile(const std::string& name) {
+  return R"(name: )" + name + R"(
+agents:
+  hosts: [l1h1, l1h2, l2h1, l2h2, l3h1, l3h2]
+  wait: 30s
+tests:
+  - name: every cross-leaf pair
+    engine: dpdk
+    topology: shift
+    group_by: leaf
+    step: 4s
+    rate: 2kpps
+    frame_size: 256B
+    encapsulation: ipv4_udp
+    ecmp_paths: 2
+    trace_rate: 1000
+    thresholds:
+      max_ber: 1e-12
+      max_lost_frames: 0
+      min_link_coverage: 100%
+)";
+}
+
+class FabricShift : public FabricRun {
+ protected:
+  std::string log() const { return read_file(dir_ + "/controller.log"); }
+};
+
+TEST_F(FabricShift, LossOnOneUplinkIsNamedFromAllStepsAndEveryLinkIsCoveredBothWays) {
+  make_lab(2, 3);
+  start_agents();
+  lab_->run("impair l1-s2 up loss=1");
+  ASSERT_EQ(run(shift_profile("shift-loss"), {"--topology", topology_file()}, std::chrono::seconds(240)), 1) << log();
+  const json result = report();
+  const json& test = result["tests"][0];
+  ASSERT_EQ(test["method"]["kind"], "shift") << test.dump(1).substr(0, 3000);
+  const json& steps = test["method"]["steps"];
+  ASSERT_EQ(steps.size(), 4u) << "2 leaf shifts x 2 member shifts";
+  // No step kept a flow inside its leaf.
+  for (const auto& step : steps) {
+    for (const auto& stream : step["test"]["streams"]) {
+      if (stream["kind"] != "rx") continue;
+      EXPECT_NE(stream["sender"].get<std::string>().substr(0, 2), stream["receiver"].get<std::string>().substr(0, 2))
+          << step["label"];
+    }
+  }
+  const json& coverage = test["coverage"];
+  ASSERT_TRUE(coverage.is_object()) << test.dump(1).substr(0, 3000);
+  EXPECT_EQ(coverage["links"], 12) << "6 leaf-spine cables and 6 host cables";
+  EXPECT_EQ(coverage["share"], 1.0) << coverage["text"];
+  EXPECT_EQ(coverage["exercised_both_ways"], 12) << coverage["text"];
+  EXPECT_TRUE(coverage["never_exercised"].empty()) << coverage["never_exercised"].dump();
+
+  const json& found = test["localisation"];
+  ASSERT_TRUE(found.is_object());
+  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << log();
+  EXPECT_EQ(found["suspects"][0]["link"], "l1:s2 -> s2:l1") << found["conclusion"];
+  EXPECT_EQ(found["suspects"].size(), 1u) << found["suspects"].dump(1).substr(0, 3000);
+  std::set<int> steps_with_evidence;
+  for (const auto& flow : found["suspects"][0]["explains"]) steps_with_evidence.insert(flow["step"].get<int>());
+  EXPECT_GE(steps_with_evidence.size(), 2u) << "the suspect gathers the failing flows of several steps";
+  EXPECT_NE(log().find("link coverage 100%"), std::string::npos) << log();
+}
+
+TEST_F(FabricShift, ASpineWhoseLinksAreDownIsNamedAsNeverCrossedAndFailsMinLinkCoverage) {
+  make_lab(2, 3);
+  start_agents();
+  for (const char* link : {"l1-s2", "l2-s2", "l3-s2"}) lab_->run(std::string("link ") + link + " down");
+  ASSERT_EQ(run(shift_profile("shift-spine-down"), {"--topology", topology_file()}, std::chrono::seconds(240)), 1)
+      << log();
+  const json result = report();
+  const json& test = result["tests"][0];
+  ASSERT_EQ(test["method"]["steps"].size(), 4u) << test["problems"].dump(1);
+  for (const auto& step : test["method"]["steps"]) EXPECT_EQ(step["verdict"], "pass") << step.dump(1).substr(0, 2000);
+  const json& coverage = test["coverage"];
+  ASSERT_TRUE(coverage.is_object()) << test.dump(1).substr(0, 3000);
+  std::set<std::string> never, expected;
+  for (const auto& name : coverage["never_exercised"]) never.insert(name.get<std::string>());
+  for (int leaf = 1; leaf <= 3; ++leaf) {
+    expected.insert("l" + std::to_string(leaf) + ":s2 -> s2:l" + std::to_string(leaf) + ", cable C-l" +
+                    std::to_string(leaf) + "-s2");
+    expected.insert("s2:l" + std::to_string(leaf) + " -> l" + std::to_string(leaf) + ":s2, cable C-l" +
+                    std::to_string(leaf) + "-s2");
+  }
+  EXPECT_EQ(never, expected) << coverage["text"];
+  EXPECT_EQ(coverage["exercised_both_ways"], 9);
+  // Every stream passed: the only failure is the coverage the profile asked for.
+  bool coverage_problem = false;
+  for (const auto& problem : test["problems"]) {
+    coverage_problem |= problem.get<std::string>().find("below min_link_coverage 100%") != std::string::npos;
+  }
+  EXPECT_TRUE(coverage_problem) << test["problems"].dump(1);
+  EXPECT_EQ(test["verdict"], "fail");
+}
+
+}  // namespace
+}  // namespace tusk::testing
