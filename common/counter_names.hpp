@@ -43,6 +43,9 @@ inline constexpr std::string_view kDuplicates = "duplicates";
 inline constexpr std::string_view kReordered = "reordered";
 inline constexpr std::string_view kErrorBursts = "error_bursts";
 inline constexpr std::string_view kTrafficGaps = "traffic_gaps";  // nothing received for a while
+// The longest traffic gap that closed again (DPDK rx): from the last frame before it to the first
+// after, the time a failed path took to be routed around.
+inline constexpr std::string_view kLongestGapMs = "longest_gap_ms";
 // Test frames of the stream whose Tusk header was hit on the way: counted as received and errored
 // (errored_frames includes them), never as lost.
 inline constexpr std::string_view kBadHeaders = "bad_headers";

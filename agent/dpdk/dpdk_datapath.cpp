@@ -493,6 +493,10 @@ void RxThread::judge_gap(StreamState& rx, RxStreamCounters& counters, const Pars
     return;
   }
   rx.gap_lost += lost_in_gap;
+  const auto gap_ms = static_cast<std::uint64_t>(silent_ns / 1'000'000);
+  if (gap_ms > counters.longest_gap_ms.load(std::memory_order_relaxed)) {
+    counters.longest_gap_ms.store(gap_ms, std::memory_order_relaxed);
+  }
   counters.traffic_gaps.fetch_add(1, std::memory_order_relaxed);
   counters.gap_lost.store(rx.gap_lost, std::memory_order_relaxed);
   if (engine_.events_) {

@@ -86,7 +86,8 @@ struct RxStreamCounters {
   // Set once the test is over when nothing arrived in its last gap_threshold: a gap that never
   // closed, so no flap (down then up) but a link that stayed down or a sender that stopped.
   std::atomic<std::uint64_t> open_gap{0};
-  PublishedLatency latency;  // the RX thread's histogram, summarised every kLatencyPublishNs
+  std::atomic<std::uint64_t> longest_gap_ms{0};  // of the gaps that closed
+  PublishedLatency latency;                      // the RX thread's histogram, summarised every kLatencyPublishNs
 };
 
 // The RX thread of one worker (dpdk_datapath.cpp).

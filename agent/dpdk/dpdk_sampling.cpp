@@ -113,6 +113,11 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     const std::uint64_t flaps = sum(&RxStreamCounters::traffic_gaps);
     map[std::string(c::kTrafficGaps)] = flaps + sum(&RxStreamCounters::open_gap);
     map[std::string(c::kLinkFlaps)] = flaps;
+    std::uint64_t longest_gap_ms = 0;
+    for (const RxStreamCounters* part : parts) {
+      longest_gap_ms = std::max(longest_gap_ms, part->longest_gap_ms.load(std::memory_order_relaxed));
+    }
+    map[std::string(c::kLongestGapMs)] = longest_gap_ms;
     map[std::string(c::kHostDrops)] = host_drops_.load(std::memory_order_relaxed);
     map[std::string(c::kBadHeaders)] = sum(&RxStreamCounters::bad_headers);
     map[std::string(c::kUnattributedBadHeaders)] = bad_headers_.load(std::memory_order_relaxed);

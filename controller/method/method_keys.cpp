@@ -21,8 +21,9 @@ constexpr std::uint32_t kMaxSteps = 256;
 }  // namespace
 
 const std::vector<std::string_view>& kind_names() {
-  static const std::vector<std::string_view> names{"throughput", "frame_loss_rate", "sweep", "incast",
-                                                   "congestion_control"};
+  // In MethodKind's order.
+  static const std::vector<std::string_view> names{"throughput",         "frame_loss_rate", "sweep",       "incast",
+                                                   "congestion_control", "ecmp_balance",    "link_failure"};
   return names;
 }
 
@@ -33,6 +34,8 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
   static const std::vector<std::string_view> sweep{"kind", "frame_sizes", "rates", "trial"};
   static const std::vector<std::string_view> incast{"kind", "fan_in", "trial"};
   static const std::vector<std::string_view> congestion{"kind", "trial", "uncongested_loss"};
+  static const std::vector<std::string_view> balance{"kind", "trial", "max_imbalance", "min_fairness"};
+  static const std::vector<std::string_view> failure{"kind", "trial", "link", "at", "down", "up", "max_convergence"};
   switch (kind) {
     case MethodKind::Throughput:
       return throughput;
@@ -44,6 +47,10 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
       return incast;
     case MethodKind::CongestionControl:
       return congestion;
+    case MethodKind::EcmpBalance:
+      return balance;
+    case MethodKind::LinkFailure:
+      return failure;
     case MethodKind::Shift:
       break;  // not a `method:`: topology: shift makes it (shift_keys)
   }
@@ -85,6 +92,49 @@ std::optional<StepRate> read_step_rate(YamlReader& read, const YamlValue& value)
 
 std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const YamlValue& value) {
   return read_numbers(read, value, "fan_in", {1, 4096}, "the senders of each step, e.g. [2, 4, 8] or 2..8");
+}
+
+// The keys of ecmp_balance and link_failure.
+bool read_fabric_key(YamlReader& read, const std::string& key, const YamlValue& v, MethodSpec& method) {
+  if (key == "max_imbalance") {
+    const auto ratio = read.ratio(v);
+    if (ratio && *ratio < 1) {
+      read.fail(v,
+                fmt::format("max_imbalance {} is below 1: it is the busiest uplink's bytes over the mean", v.text()));
+    }
+    if (!ratio || *ratio < 1) return false;
+    method.max_imbalance = *ratio;
+  } else if (key == "min_fairness") {
+    const auto ratio = read.ratio(v);
+    if (ratio && (*ratio <= 0 || *ratio > 1)) {
+      read.fail(v, fmt::format("min_fairness {} must be above 0 and at most 1 (Jain's index)", v.text()));
+    }
+    if (!ratio || *ratio <= 0 || *ratio > 1) return false;
+    method.min_fairness = *ratio;
+  } else if (key == "link") {
+    const auto text = read.non_empty_string(v);
+    if (!text) return false;
+    if (text->find("<->") == std::string::npos) {
+      read.fail(v, fmt::format("link '{}': expected both ends as the topology file names them, e.g. leaf1:swp3 <-> "
+                               "spine2:swp1",
+                               *text));
+      return false;
+    }
+    method.link = *text;
+  } else if (key == "at") {
+    const auto at = read.duration(v, {0ms, 1000h, "0s", "1000h"});
+    if (!at) return false;
+    method.at = *at;
+  } else if (key == "down" || key == "up") {
+    const auto command = read.non_empty_string(v);
+    if (!command) return false;
+    (key == "down" ? method.down_command : method.up_command) = *command;
+  } else if (key == "max_convergence") {
+    const auto limit = read.duration(v, {1ms, 1h, "1ms", "1h"});
+    if (!limit) return false;
+    method.max_convergence = *limit;
+  }
+  return true;
 }
 
 }  // namespace
@@ -209,6 +259,8 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
       const auto latency = read.boolean(v);
       ok &= latency.has_value();
       if (latency) method.latency = *latency;
+    } else {
+      ok &= read_fabric_key(read, key, v, method);
     }
   }
   if (method.kind == MethodKind::Throughput && method.frame_sizes.empty()) {
@@ -220,12 +272,47 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
   return true;
 }
 
+namespace {
+
+// ecmp_balance and link_failure run the test as it is, once: what they need of it.
+void check_fabric_method(TestCheck& check, MethodSpec& method) {
+  TestSpec& spec = check.draft.spec;
+  const auto* origin = check.draft.origin("method");
+  if (method.trial.count() == 0) method.trial = spec.duration;
+  if (method.trial > check.profile.safety.max_duration) {
+    check.fail("method", origin,
+               fmt::format("method trial {} is above safety.max_duration {}", units::format_duration(method.trial),
+                           check.profile.max_duration_text));
+  }
+  if (method.kind != MethodKind::LinkFailure) return;
+  if (method.link.empty()) {
+    check.fail("method", origin,
+               "method link_failure: give link, the cable it takes down (e.g. leaf1:swp3 <-> spine2:swp1)");
+  }
+  if (method.down_command.empty()) {
+    check.fail("method", origin,
+               "method link_failure: give down, the command that takes the link down (the controller runs it with "
+               "/bin/sh at `at` into the test)");
+  }
+  if (method.at >= method.trial) {
+    check.fail("method", origin,
+               fmt::format("method link_failure: at {} is not within the test's {}", units::format_duration(method.at),
+                           units::format_duration(method.trial)));
+  }
+}
+
+}  // namespace
+
 void check_method(TestCheck& check) {
   TestSpec& spec = check.draft.spec;
   if (!spec.method) return;
   MethodSpec& method = *spec.method;
   // A shift's steps keep the test's size and rate: check_shift has checked their length and number.
   if (method.kind == MethodKind::Shift) return;
+  if (method.kind == MethodKind::EcmpBalance || method.kind == MethodKind::LinkFailure) {
+    check_fabric_method(check, method);
+    return;
+  }
   const auto* origin = check.draft.origin("method");
   const std::string kind{to_string(method.kind)};
   if (method.trial.count() == 0) method.trial = spec.duration;

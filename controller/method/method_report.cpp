@@ -93,6 +93,54 @@ json method_json(const MethodResult& result, const std::function<json(const Test
                          {"uncongested_loss_allowed", c->uncongested_loss_allowed},
                          {"head_of_line_blocking", c->head_of_line_blocking}};
   }
+  if (const auto& e = result.ecmp_balance) {
+    json leaves = json::array();
+    for (const auto& leaf : e->leaves) {
+      json uplinks = json::array();
+      for (const auto& uplink : leaf.uplinks) {
+        uplinks.push_back({{"link", uplink.link}, {"bytes", uplink.bytes}, {"flows", uplink.flows}});
+      }
+      leaves.push_back({{"leaf", leaf.leaf},
+                        {"flows", leaf.flows},
+                        {"uplinks", uplinks},
+                        {"max_over_mean", leaf.max_over_mean},
+                        {"fairness", leaf.fairness},
+                        {"predicted_max_over_mean",
+                         leaf.predicted_max_over_mean > 0 ? json(leaf.predicted_max_over_mean) : json(nullptr)},
+                        {"passed", leaf.passed},
+                        {"verdict", leaf.verdict}});
+    }
+    out["ecmp_balance"] = {{"leaves", leaves},
+                           {"max_imbalance", optional_number(e->max_imbalance)},
+                           {"min_fairness", optional_number(e->min_fairness)}};
+  }
+  if (const auto& f = result.link_failure) {
+    json flows = json::array();
+    for (const auto& flow : f->flows) {
+      flows.push_back({{"sender", flow.sender},
+                       {"receiver", flow.receiver},
+                       {"flow", flow.flow},
+                       {"crossed", flow.crossed},
+                       {"lost_frames", flow.lost_frames},
+                       {"gaps", flow.gaps},
+                       {"resume_ms", optional_number(flow.resume_ms)},
+                       {"resumed", flow.resumed}});
+    }
+    out["link_failure"] = {{"link", f->link},
+                           {"command", f->command},
+                           {"at_s", f->at_s},
+                           {"ran_at_s", optional_number(f->ran_at_s)},
+                           {"exit_status", f->exit_status ? json(*f->exit_status) : json(nullptr)},
+                           {"flows_crossed", f->crossed},
+                           {"flows_crossed_and_lost", f->crossed_and_lost},
+                           {"flows_lost_without_crossing", f->collateral},
+                           {"convergence_ms",
+                            {{"min", optional_number(f->convergence_min_ms)},
+                             {"median", optional_number(f->convergence_median_ms)},
+                             {"max", optional_number(f->convergence_max_ms)}}},
+                           {"max_convergence_ms", optional_number(f->max_convergence_ms)},
+                           {"flows", flows}};
+  }
   return out;
 }
 
@@ -135,6 +183,31 @@ std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult&
                     fmt::format("{}", c->uncongested_lost_frames),
                     fmt::format("{:.4g}%{}", c->uncongested_loss_ratio * 100,
                                 c->head_of_line_blocking ? " HEAD-OF-LINE BLOCKING" : "")});
+    return rows;
+  }
+  if (const auto& e = result.ecmp_balance) {
+    rows.push_back({"leaf", "uplink", "flows", "bytes", "max/mean", "Jain", "random hashing stays under", "verdict"});
+    for (const auto& leaf : e->leaves) {
+      for (std::size_t i = 0; i < leaf.uplinks.size(); ++i) {
+        const bool first = i == 0;
+        rows.push_back(
+            {first ? leaf.leaf : "", leaf.uplinks[i].link, fmt::format("{}", leaf.uplinks[i].flows),
+             fmt::format("{}", leaf.uplinks[i].bytes), first ? fmt::format("{:.3f}", leaf.max_over_mean) : "",
+             first ? fmt::format("{:.3f}", leaf.fairness) : "",
+             first && leaf.predicted_max_over_mean > 0 ? fmt::format("{:.3f}", leaf.predicted_max_over_mean) : "",
+             first ? (leaf.passed ? std::string("pass") : "FAIL: " + leaf.verdict) : ""});
+      }
+    }
+    return rows;
+  }
+  if (const auto& f = result.link_failure) {
+    const auto ms = [](const std::optional<double>& v) { return v ? fmt::format("{:g} ms", *v) : std::string("-"); };
+    rows.push_back({"link down", "at", "flows crossed", "of them lost", "lost without crossing", "convergence min",
+                    "median", "max"});
+    rows.push_back({f->link, f->ran_at_s ? fmt::format("+{:.3f} s", *f->ran_at_s) : "not run",
+                    fmt::format("{}", f->crossed), fmt::format("{}", f->crossed_and_lost),
+                    fmt::format("{}", f->collateral), ms(f->convergence_min_ms), ms(f->convergence_median_ms),
+                    ms(f->convergence_max_ms)});
     return rows;
   }
   if (result.kind != MethodKind::Throughput) return rows;

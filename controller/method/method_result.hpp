@@ -76,14 +76,61 @@ struct CongestionResult {
   bool head_of_line_blocking = false;
 };
 
+// ecmp_balance: one leaf's equal-cost uplinks and what the test's flows put on each.
+struct UplinkLoad {
+  std::string link;  // the direction out of the leaf, "leaf1:swp1 -> spine1:swp3"
+  std::uint64_t bytes = 0;
+  std::size_t flows = 0;
+};
+struct LeafBalance {
+  std::string leaf;
+  std::vector<UplinkLoad> uplinks;
+  std::size_t flows = 0;     // flows that left the leaf over one of them
+  double max_over_mean = 0;  // the busiest uplink's bytes over the mean
+  double fairness = 0;       // Jain's index of the bytes: 1 is even, 1/n is all on one
+  // The max/mean that hashing `flows` flows at random onto the uplinks exceeds with probability
+  // 0.1 %; 0 when so few flows can put everything on one uplink more often than that.
+  double predicted_max_over_mean = 0;
+  bool passed = true;
+  std::string verdict;  // why it passed or failed, one line
+};
+struct EcmpBalanceResult {
+  std::vector<LeafBalance> leaves;
+  std::optional<double> max_imbalance, min_fairness;  // the profile's, when given
+  std::vector<std::string> problems, warnings;
+};
+
+// link_failure: when the link went down and what each flow saw.
+struct FailedLinkFlow {
+  std::string sender, receiver, flow;  // flow: its 5-tuple as text
+  bool crossed = false;                // its traced path crossed the link (before or after it failed)
+  std::uint64_t lost_frames = 0;       // in gaps and outside them
+  std::uint64_t gaps = 0;
+  std::optional<double> resume_ms;  // the longest gap that closed: the time to resume on another path
+  bool resumed = true;              // false: its traffic stopped and never came back
+};
+struct LinkFailureResult {
+  std::string link, command;
+  double at_s = 0;                 // into the test, as planned
+  std::optional<double> ran_at_s;  // when the command started, into the test; none: it never ran
+  std::optional<int> exit_status;  // the command's (128 + signal for a signal); none: it did not end
+  std::vector<FailedLinkFlow> flows;
+  std::size_t crossed = 0, crossed_and_lost = 0, collateral = 0;  // collateral: lost without crossing it
+  std::optional<double> convergence_min_ms, convergence_median_ms, convergence_max_ms;
+  std::optional<double> max_convergence_ms;
+  std::vector<std::string> problems, warnings;
+};
+
 struct MethodResult {
   MethodKind kind = MethodKind::Sweep;
   double pdr_loss = 0;
   std::vector<MethodStep> steps;
-  std::vector<TestOutcome> step_outcomes;      // one per step, in order: each step's streams and problems
-  std::vector<SizeThroughput> throughput;      // kind throughput: one per frame size
-  std::optional<CongestionResult> congestion;  // kind congestion_control
-  bool complete = true;                        // false: a step could not run to its end (agent lost, plan refused)
+  std::vector<TestOutcome> step_outcomes;         // one per step, in order: each step's streams and problems
+  std::vector<SizeThroughput> throughput;         // kind throughput: one per frame size
+  std::optional<CongestionResult> congestion;     // kind congestion_control
+  std::optional<EcmpBalanceResult> ecmp_balance;  // kind ecmp_balance
+  std::optional<LinkFailureResult> link_failure;  // kind link_failure
+  bool complete = true;                           // false: a step could not run to its end (agent lost, plan refused)
 };
 
 }  // namespace tusk

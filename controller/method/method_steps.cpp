@@ -70,7 +70,7 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
   spec.duration = method_.trial;
   std::erase_if(spec.thresholds, [this](const Threshold& t) {
     return (judges_loss(t) && (t.implicit || searches(method_.kind))) ||
-           (judges_gaps(t) && t.implicit && overloads(method_.kind)) ||
+           (judges_gaps(t) && t.implicit && (overloads(method_.kind) || method_.kind == MethodKind::LinkFailure)) ||
            (searches(method_.kind) && t.metric == "throughput_bps");
   });
   const bool own_rate = rate.bits_per_second || rate.packets_per_second;
@@ -100,6 +100,12 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
       break;
     case MethodKind::Shift:
       break;  // next_shift() names it
+    case MethodKind::EcmpBalance:
+      step.label = "the test as it is, its flows' bytes per uplink";
+      break;
+    case MethodKind::LinkFailure:
+      step.label = fmt::format("{} down at +{}", method_.link, units::format_duration(method_.at));
+      break;
     case MethodKind::CongestionControl:
       step.label = "two ports into one, one also to a fourth";
       break;
@@ -137,6 +143,10 @@ std::optional<PlannedStep> MethodSteps::next() {
       if (position_ >= method_.fan_in.size()) return std::nullopt;
       return make_step(0, StepRate{}, method_.fan_in[position_++]);
     case MethodKind::CongestionControl:
+      if (position_++ > 0) return std::nullopt;
+      return make_step(0, StepRate{}, 0);
+    case MethodKind::EcmpBalance:
+    case MethodKind::LinkFailure:
       if (position_++ > 0) return std::nullopt;
       return make_step(0, StepRate{}, 0);
     case MethodKind::Shift:
@@ -314,6 +324,8 @@ MethodResult MethodSteps::finish() {
 
 std::vector<std::string> method_problems(const MethodResult& result) {
   std::vector<std::string> problems;
+  if (result.ecmp_balance) problems = result.ecmp_balance->problems;
+  if (result.link_failure) problems = result.link_failure->problems;
   if (const auto& c = result.congestion; c && c->head_of_line_blocking) {
     problems.push_back(fmt::format(
         "head-of-line blocking: the flow to the uncongested port ({}) lost {:.4g}% ({} frames) while {} was "
@@ -326,6 +338,8 @@ std::vector<std::string> method_problems(const MethodResult& result) {
 
 std::vector<std::string> method_warnings(const MethodResult& result) {
   std::vector<std::string> warnings;
+  if (result.ecmp_balance) warnings = result.ecmp_balance->warnings;
+  if (result.link_failure) warnings = result.link_failure->warnings;
   for (const auto& size : result.throughput) {
     if (!size.resolved && size.trials > 0) {
       warnings.push_back(fmt::format("{} B: the search did not resolve within {} trials: NDR between {} and {}",

@@ -38,6 +38,10 @@ std::string_view to_string(MethodKind kind) {
       return "incast";
     case MethodKind::CongestionControl:
       return "congestion_control";
+    case MethodKind::EcmpBalance:
+      return "ecmp_balance";
+    case MethodKind::LinkFailure:
+      return "link_failure";
     case MethodKind::Shift:
       return "shift";
   }

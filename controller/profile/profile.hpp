@@ -69,6 +69,8 @@ enum class MethodKind {
   Incast,             // 2..N senders into one receiver, one step per fan-in
   CongestionControl,  // RFC 2889 5.5: two ports into one, one of them also to a fourth; loss on that
                       // uncongested flow is head-of-line blocking
+  EcmpBalance,        // one step; per leaf, the bytes each equal-cost uplink carried (max/mean, Jain's index)
+  LinkFailure,        // one step; a link taken down at a set time: per flow, traffic lost and time to resume
   Shift,              // topology: shift: one step per shift of the schedule, judged and localised together
 };
 
@@ -109,6 +111,16 @@ struct MethodSpec {
                                   // congestion_control: the loss the uncongested flow may have
   double step = 0.1;              // frame_loss_rate: the rate goes down by this much of the rate
   bool latency = false;           // throughput: a trial at the NDR per size for its latency
+  // ecmp_balance: the most a leaf's busiest uplink may carry over the mean of its uplinks, and the
+  // least Jain's index; unset: only what hashing the flows at random would exceed (0.1 %) fails.
+  std::optional<double> max_imbalance, min_fairness;
+  // link_failure: the link (as the topology file names its ends), when it goes down (into the
+  // test), the commands that take it down and bring it back, and the longest a flow may take to
+  // resume on another path.
+  std::string link;
+  std::chrono::milliseconds at{0};
+  std::string down_command, up_command;
+  std::optional<std::chrono::milliseconds> max_convergence;
   // The test's own rate, the one the shares above are of (set by the checks; none for incast).
   std::optional<units::Rate> rate;
   SourcePos pos;

@@ -16,11 +16,13 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/fabric_methods.hpp"
 #include "controller/method/method_steps.hpp"
 #include "controller/metrics/live_metrics.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/run/agent_registry.hpp"
 #include "controller/run/clock_sync.hpp"
+#include "controller/run/hook_command.hpp"
 #include "controller/run/judge_test.hpp"
 #include "controller/run/progress_line.hpp"
 #include "controller/run/run_data.hpp"
@@ -45,6 +47,8 @@ std::chrono::milliseconds follow_interval(std::size_t agents) {
 constexpr int kClockProbes = 8;
 // Patterns without a count: once agents match, wait this long without a newcomer before starting.
 constexpr auto kSettleTime = 3s;
+// How long a profile's hook command may run on after its test (link_failure's down) or at all (up).
+constexpr auto kHookGrace = std::chrono::milliseconds(30000);
 
 std::atomic<bool> g_interrupted{false};
 // The first interruption's signal and time (clock_gettime is async-signal-safe).
@@ -205,6 +209,7 @@ class Orchestrator {
   bool run_method(std::size_t index) {
     const TestSpec spec = profile_.tests[index];
     spdlog::info("test {} '{}': method {}", index, spec.name, to_string(spec.method->kind));
+    link_failure_run_.reset();
     std::optional<MethodSteps> made;
     try {
       made.emplace(spec, agents_.size(), shift_groups(spec));
@@ -236,7 +241,14 @@ class Orchestrator {
         carry_on = false;
         break;
       }
+      if (spec.method->kind == MethodKind::LinkFailure) {
+        timed_hook_.emplace();
+        timed_hook_->at = spec.method->at;
+        timed_hook_->run.command = spec.method->down_command;
+        timed_hook_->environment = hook_environment(spec);
+      }
       auto outcome = run_test(step_index, *plans, agents);
+      if (timed_hook_) finish_link_failure(spec);
       if (!outcome) {
         carry_on = false;
         break;
@@ -250,6 +262,7 @@ class Orchestrator {
     // Each step has its agents' data; the method test itself has none of its own.
     for (const auto& name : agents_) test.per_agent[name] = AgentTestData{};
     auto result = std::make_shared<MethodResult>(steps.finish());
+    judge_fabric_method(*result, *spec.method, options_.topology.get(), link_failure_run_);
     test.verdict = method_verdict(*result);
     test.agents_lost = test.verdict == TestVerdict::Incomplete && !result->steps.empty();
     for (const auto& step : result->step_outcomes) {
@@ -265,6 +278,54 @@ class Orchestrator {
                  test.method->steps.size());
     outcome_.tests.push_back(std::move(test));
     return carry_on && !g_interrupted;
+  }
+
+  std::map<std::string, std::string> hook_environment(const TestSpec& spec) const {
+    return {{"TUSK_RUN_ID", outcome_.run_id}, {"TUSK_TEST", spec.name}, {"TUSK_LINK", spec.method->link}};
+  }
+
+  // link_failure's down command, started by follow_test when it is due: waited for a little after
+  // the test (then killed), and the up command run to bring the link back.
+  void finish_link_failure(const TestSpec& spec) {
+    HookRun run = timed_hook_->run;
+    if (timed_hook_->running) {
+      run.exit_status = timed_hook_->running->wait(kHookGrace);
+      spdlog::info("test '{}': down command ended: {}", spec.name,
+                   run.exit_status ? fmt::format("exit {}", *run.exit_status) : "killed: still running");
+    }
+    timed_hook_.reset();
+    link_failure_run_ = run;
+    if (spec.method->up_command.empty()) return;
+    try {
+      HookCommand up(spec.method->up_command, hook_environment(spec));
+      const auto status = up.wait(kHookGrace);
+      if (status != 0) {
+        data_.on_fault("controller", fmt::format("test '{}': the up command {} ({}): {} may still be down", spec.name,
+                                                 status ? fmt::format("exited {}", *status) : "did not end in time",
+                                                 spec.method->up_command, spec.method->link));
+      }
+    } catch (const std::system_error& e) {
+      data_.on_fault("controller", fmt::format("test '{}': {}", spec.name, e.what()));
+    }
+  }
+
+  // Starts the timed hook of the running test when it is due; polls it after.
+  void drive_timed_hook(std::int64_t planned_start, std::int64_t now) {
+    if (!timed_hook_) return;
+    if (timed_hook_->running) {
+      timed_hook_->running->poll();
+      return;
+    }
+    if (now < planned_start + to_ns(timed_hook_->at)) return;
+    timed_hook_->run.ran_at_s = static_cast<double>(now - planned_start) / 1e9;
+    spdlog::info("running the down command at +{:.3f} s: {}", *timed_hook_->run.ran_at_s, timed_hook_->run.command);
+    try {
+      timed_hook_->running = std::make_unique<HookCommand>(timed_hook_->run.command, timed_hook_->environment);
+    } catch (const std::system_error& e) {
+      timed_hook_->run.ran_at_s.reset();
+      data_.on_fault("controller", e.what());
+      timed_hook_->failed = true;
+    }
   }
 
   // The run's agents by group, for a shift schedule counted in groups: the leaf each agent's
@@ -477,6 +538,7 @@ class Orchestrator {
         });
         return;
       }
+      if (!timed_hook_ || !timed_hook_->failed) drive_timed_hook(planned_start, now);
       if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
       if (options_.checkpoint && options_.checkpoint_every.count() > 0 && SteadyClock::now() >= next_checkpoint) {
         checkpoint(index, spec, planned_start, plans);
@@ -653,6 +715,16 @@ class Orchestrator {
   // Declared after control_plane_: the metrics stop asking the registry before it goes.
   LiveMetrics::Attachment live_metrics_;
   std::vector<std::string> agents_;
+  // link_failure's down command while its test runs, and how it ran (for the method's judge).
+  struct TimedHook {
+    std::chrono::milliseconds at{0};
+    HookRun run;
+    std::map<std::string, std::string> environment;
+    std::unique_ptr<HookCommand> running;
+    bool failed = false;  // it could not be started
+  };
+  std::optional<TimedHook> timed_hook_;
+  std::optional<HookRun> link_failure_run_;
   std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)
   std::string phase_ = "while starting";  // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;

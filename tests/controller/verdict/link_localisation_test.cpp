@@ -10,9 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -621,7 +621,8 @@ TEST(Topology, APortTakesOneCable) {
 // ---- link coverage and a schedule's steps judged together
 
 // The streams of `streams` whose flow some traced flow through a link matching `crosses` carried.
-std::vector<StreamVerdict> without_flows_through(const std::vector<StreamVerdict>& streams, const FabricTopology& topology,
+std::vector<StreamVerdict> without_flows_through(const std::vector<StreamVerdict>& streams,
+                                                 const FabricTopology& topology,
                                                  const std::function<bool(const std::string& link)>& crosses) {
   const Localisation found = localise(streams, &topology);
   std::set<std::size_t> dropped;
@@ -652,13 +653,11 @@ TEST(LinkCoverage, EveryPairCrossesEveryLinkBothWaysAndTheLinksOfASpineNoFlowCro
   EXPECT_FALSE(coverage_problem(all, 1.0));
 
   // As if spine 2's links were down: no flow crossed them.
-  const auto spine_down =
-      link_coverage(localise(without_flows_through(streams, topology,
-                                                   [](const std::string& link) {
-                                                     return link.find("s2:") != std::string::npos;
-                                                   }),
-                             &topology),
-                    &topology);
+  const auto spine_down = link_coverage(
+      localise(without_flows_through(streams, topology,
+                                     [](const std::string& link) { return link.find("s2:") != std::string::npos; }),
+               &topology),
+      &topology);
   ASSERT_TRUE(spine_down);
   std::vector<std::string> expected;
   for (int leaf = 1; leaf <= 3; ++leaf) {
@@ -687,8 +686,8 @@ std::shared_ptr<MethodResult> leaf_shift_steps(const Fabric& fabric, const std::
   for (const auto& host : hosts) agents.push_back(host.agent);
   ShiftSpec spec;
   spec.group_by = ShiftSpec::GroupBy::Leaf;
-  const ShiftGroups groups =
-      group_agents(agents, [](const std::string& agent) { return agent.substr(0, 2); }, "no leaf");
+  const ShiftGroups groups = group_agents(
+      agents, [](const std::string& agent) { return agent.substr(0, 2); }, "no leaf");
   auto result = std::make_shared<MethodResult>();
   result->kind = MethodKind::Shift;
   for (const auto k : shift_numbers(spec, agents.size(), groups, "t")) {
@@ -700,7 +699,8 @@ std::shared_ptr<MethodResult> leaf_shift_steps(const Fabric& fabric, const std::
     TestOutcome outcome;
     for (const auto& stream : streams) {
       const bool rx = stream.stream.kind() == "rx";
-      const auto pair = rx ? std::pair(stream.stream.peer(), stream.agent) : std::pair(stream.agent, stream.stream.peer());
+      const auto pair =
+          rx ? std::pair(stream.stream.peer(), stream.agent) : std::pair(stream.agent, stream.stream.peer());
       if (pairs.contains(pair)) outcome.streams.push_back(stream);
     }
     MethodStep row;
@@ -744,9 +744,8 @@ TEST(ScheduleSteps, AStepWhoseFlowsMissedALinkIsCoveredByAnotherOrTheTestFails) 
   const Fabric fabric{3, 2, 2, 8};
   const FabricTopology topology = lab_topology(fabric);
   // Nothing crossed spine 2: the schedule's coverage names its links and min_link_coverage fails.
-  const auto streams = without_flows_through(run_fabric(fabric, {}), topology, [](const std::string& link) {
-    return link.find("s2:") != std::string::npos;
-  });
+  const auto streams = without_flows_through(
+      run_fabric(fabric, {}), topology, [](const std::string& link) { return link.find("s2:") != std::string::npos; });
   TestOutcome test;
   test.method = leaf_shift_steps(fabric, streams);
   test.spec.min_link_coverage = 1.0;
