@@ -42,6 +42,13 @@
 #   fabric-lab.sh link LINK up|down   take LINK down (both ends lose carrier; leaves route around
 #                                     it, as BFD and BGP would) or bring it back
 #   fabric-lab.sh flap LINK MS        LINK down for MS milliseconds, then up
+#   fabric-lab.sh fail LINK [MS]      LINK down, and every other leaf routes around its spine for
+#                                     LINK's leaf (the spine withdrew its hosts, as BGP would); with
+#                                     MS, the link first drops everything for MS milliseconds (a
+#                                     cut the routers take that long to notice)
+#   fabric-lab.sh restore LINK        LINK up, and every leaf's routes as they were
+#   fabric-lab.sh hash-policy 0|1     what every router's ECMP hashes: 1 the 5-tuple (default),
+#                                     0 the addresses only (L3)
 #   fabric-lab.sh down                remove everything (idempotent; safe after a failed test)
 #
 # TUSK_LAB_ID (default "tusk", at most 6 characters) prefixes every namespace and root port.
@@ -117,7 +124,9 @@ link_routes() {
   in_ns "$spine" ip route replace "$(subnet "$i").0/24" via "$(leaf_addr "$i" "$j")" dev "l$i"
 }
 
-# Leaf i reaches every other leaf's hosts over all spines whose links are up, at equal cost.
+# Leaf i reaches every other leaf's hosts over all spines whose links are up, at equal cost: its
+# own link to the spine, and the spine's to the other leaf (a spine that lost leaf k withdraws
+# k's hosts, as BGP would; `fail` asks the other leaves to learn it).
 leaf_routes() {
   local i=$1 j k
   for ((k = 1; k <= leaves; k++)); do
@@ -125,7 +134,8 @@ leaf_routes() {
     local hops=()
     for ((j = 1; j <= spines; j++)); do
       # Administratively up (a route cannot name a device that is down).
-      if in_ns "$(ns_of "l$i")" ip -o link show dev "s$j" | grep -q '[<,]UP[,>]'; then
+      if in_ns "$(ns_of "l$i")" ip -o link show dev "s$j" | grep -q '[<,]UP[,>]' &&
+        in_ns "$(ns_of "s$j")" ip -o link show dev "l$k" | grep -q '[<,]UP[,>]'; then
         hops+=(nexthop via "$(spine_addr "$i" "$j")" dev "s$j")
       fi
     done
@@ -364,6 +374,41 @@ set_link() {
   fi
 }
 
+# A link failure as a routed fabric converges on it: LINK down, and every other leaf stops sending
+# to LINK's leaf through LINK's spine (the spine withdrew the leaf's hosts); `restore` undoes it.
+fail() {
+  [[ $# -ge 1 && $# -le 2 ]] || die "usage: fail LINK [MS]"
+  if [[ $# -eq 2 ]]; then
+    # A cut the routers take MS to notice (BFD's detection time): the link drops everything first.
+    [[ $2 =~ ^[0-9]+$ ]] || die "fail: MS '$2' is not a whole number of milliseconds"
+    impair "$1" up loss=100
+    impair "$1" down loss=100
+    sleep "$(awk -v ms="$2" 'BEGIN { printf "%.3f", ms / 1000 }')"
+  fi
+  set_link "$1" down
+  [[ $# -eq 2 ]] && clear_link "$1"
+  load_shape
+  local i
+  for ((i = 1; i <= leaves; i++)); do leaf_routes "$i"; done
+}
+
+restore() {
+  [[ $# -eq 1 ]] || die "usage: restore LINK"
+  set_link "$1" up
+  local i
+  for ((i = 1; i <= leaves; i++)); do leaf_routes "$i"; done
+}
+
+# Which header fields every router hashes to pick an equal-cost path: 1 the 5-tuple (the lab's
+# default, as RoCEv2 fabrics are set), 0 the addresses alone (L3).
+hash_policy() {
+  [[ $# -eq 1 && ($1 == 0 || $1 == 1) ]] || die "usage: hash-policy 0|1"
+  load_shape
+  local i j
+  for ((i = 1; i <= leaves; i++)); do in_ns "$(ns_of "l$i")" sysctl -qw net.ipv4.fib_multipath_hash_policy="$1"; done
+  for ((j = 1; j <= spines; j++)); do in_ns "$(ns_of "s$j")" sysctl -qw net.ipv4.fib_multipath_hash_policy="$1"; done
+}
+
 flap() {
   [[ $# -eq 2 && $2 =~ ^[0-9]+$ ]] || die "usage: flap LINK MS"
   set_link "$1" down
@@ -432,6 +477,9 @@ case $command in
   clear) clear_link "$@" ;;
   link) set_link "$@" ;;
   flap) flap "$@" ;;
+  fail) fail "$@" ;;
+  restore) restore "$@" ;;
+  hash-policy) hash_policy "$@" ;;
   down) down ;;
   *) die "unknown command '$command'" ;;
 esac

@@ -35,11 +35,13 @@ class FabricLab {
   }
   std::string ns(const std::string& device) const { return id_ + "-" + device; }
 
- private:
+  // The shell command that runs a lab command (for a profile's hook).
   std::string command(const std::string& arguments) const {
     return "TUSK_LAB_ID=" + id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/fabric-lab.sh " + arguments +
            " 2>&1";
   }
+
+ private:
   std::string id_;
 };
 
