@@ -116,12 +116,20 @@ std::uint32_t test_bin_width(const TestOutcome& test) {
   for (const auto& [name, agent] : test.per_agent) {
     for (const auto& [id, series] : agent.series) width = std::max(width, series.width());
   }
+  // A schedule's streams are the test's, their series its steps'.
+  if (test.method && !test.streams.empty()) {
+    for (const auto& step : test.method->step_outcomes) width = std::max(width, test_bin_width(step));
+  }
   return width;
 }
 
 const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verdict) {
-  const auto agent = test.per_agent.find(verdict.agent);
-  if (agent == test.per_agent.end()) return nullptr;
+  // A schedule's stream keeps its series with its step's agents.
+  const TestOutcome& owner = verdict.step > 0 && test.method && verdict.step <= test.method->step_outcomes.size()
+                                 ? test.method->step_outcomes[verdict.step - 1]
+                                 : test;
+  const auto agent = owner.per_agent.find(verdict.agent);
+  if (agent == owner.per_agent.end()) return nullptr;
   const auto series = agent->second.series.find(verdict.stream.stream_id());
   return series == agent->second.series.end() ? nullptr : &series->second;
 }
@@ -260,6 +268,7 @@ json localisation_json(const TestOutcome& test) {
 json judged_stream_json(const StreamVerdict& verdict, const StreamSeries* series, std::uint32_t bin_width) {
   json stream;
   stream["agent"] = verdict.agent;
+  if (verdict.step > 0) stream["step"] = verdict.step;
   stream["stream_id"] = verdict.stream.stream_id();
   stream["peer"] = verdict.stream.peer();
   stream["kind"] = verdict.stream.kind();
@@ -404,11 +413,10 @@ json test_json(const TestOutcome& test) {
   json streams = json::array();
   const std::uint32_t bin_width = test_bin_width(test);
   out["samples_per_bin"] = bin_width;
-  // A method test's streams are its steps' (method.steps[].test.streams): written once, there.
-  if (!test.method) {
-    for (const auto& verdict : test.streams) {
-      streams.push_back(judged_stream_json(verdict, series_of(test, verdict), bin_width));
-    }
+  // A method's streams are its steps' (method.steps[].test.streams), but a schedule's, judged
+  // together, are the test's, each with its step.
+  for (const auto& verdict : test.streams) {
+    streams.push_back(judged_stream_json(verdict, series_of(test, verdict), bin_width));
   }
   out["streams"] = streams;
   out["coverage"] = test.coverage ? coverage_json(*test.coverage) : json(nullptr);

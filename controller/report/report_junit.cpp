@@ -32,8 +32,10 @@ std::string system_out(const std::string& text, const char* indent) {
 // (stream_title); one with no peer (a NIC's, a port's) keeps "agent:stream_id", its JUnit name
 // before stream_title existed, so those histories do not break.
 std::string testcase_name(const StreamVerdict& verdict) {
-  if (verdict.stream.peer().empty()) return fmt::format("{}:{}", verdict.agent, verdict.stream.stream_id());
-  return stream_title(verdict);
+  // A schedule's steps each number their streams afresh: the step tells them apart.
+  const std::string step = verdict.step > 0 ? fmt::format("step {}: ", verdict.step) : "";
+  if (verdict.stream.peer().empty()) return fmt::format("{}{}:{}", step, verdict.agent, verdict.stream.stream_id());
+  return step + stream_title(verdict);
 }
 
 // One test's testcases as written, and what they count.
@@ -43,7 +45,7 @@ struct Suite {
 };
 
 // A method's steps: one testcase each, failing with the checks its streams failed.
-void add_method_cases(const MethodResult& method, const std::string& classname, Suite& suite) {
+void add_method_cases(const TestOutcome& test, const MethodResult& method, const std::string& classname, Suite& suite) {
   for (std::size_t i = 0; i < method.steps.size(); ++i) {
     const MethodStep& step = method.steps[i];
     ++suite.judged;
@@ -52,10 +54,15 @@ void add_method_cases(const MethodResult& method, const std::string& classname, 
                     i < method.step_outcomes.size() ? method.step_outcomes[i].spec.duration.count() / 1e3 : 0.0);
     if (step.verdict != TestVerdict::Pass && i < method.step_outcomes.size()) {
       std::vector<std::string> failed;
-      for (const auto& verdict : method.step_outcomes[i].streams) {
+      const auto add_failed = [&failed](const StreamVerdict& verdict) {
         for (const auto& check : verdict.checks) {
           if (!check.passed) failed.push_back(fmt::format("{}: {}", stream_title(verdict), check.describe()));
         }
+      };
+      for (const auto& verdict : method.step_outcomes[i].streams) add_failed(verdict);
+      // A schedule's steps gave their streams to the test, each marked with its step.
+      for (const auto& verdict : test.streams) {
+        if (verdict.step == i + 1) add_failed(verdict);
       }
       ++suite.failures;
       suite.cases += fmt::format(
@@ -129,7 +136,7 @@ std::string report_junit(const RunOutcome& outcome) {
       suite.cases += system_out(out, "      ");
       suite.cases += "    </testcase>\n";
     }
-    if (test.method) add_method_cases(*test.method, classname, suite);
+    if (test.method) add_method_cases(test, *test.method, classname, suite);
     // Agents that produced no streams (lost, refused, no result) still get a testcase: a burn-in
     // pipeline must see them as errors, not as absent.
     for (const auto& problem : test.problems) {

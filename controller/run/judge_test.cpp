@@ -78,17 +78,21 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
 
 }  // namespace
 
-void judge_steps_together(TestOutcome& test, const FabricTopology* topology) {
-  if (!test.method) return;
+void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology) {
   test.streams.clear();
-  for (std::size_t i = 0; i < test.method->step_outcomes.size(); ++i) {
-    for (const auto& verdict : test.method->step_outcomes[i].streams) {
-      test.streams.push_back(verdict);
+  for (std::size_t i = 0; i < steps.step_outcomes.size(); ++i) {
+    TestOutcome& step = steps.step_outcomes[i];
+    for (auto& verdict : step.streams) {
+      test.streams.push_back(std::move(verdict));
       test.streams.back().step = static_cast<std::uint32_t>(i + 1);
     }
+    // What indexed the step's own streams goes with them: the test's localisation supersedes it.
+    step.streams.clear();
+    step.localisation = {};
+    step.path_faults.clear();
+    step.coverage.reset();
   }
   localise_and_cover(test, topology);
-  if (!test.problems.empty() && test.verdict == TestVerdict::Pass) test.verdict = TestVerdict::Fail;
 }
 
 void judge_test(TestOutcome& test, const FabricTopology* topology) {

@@ -13,9 +13,11 @@ namespace tusk {
 // topology: names for the links localisation blames; null names them by addresses.
 void judge_test(TestOutcome& test, const FabricTopology* topology);
 
-// A schedule's steps (test.method, each step judged by judge_test) judged together: the test's
-// streams become every step's, each marked with its step, localised at once (a link crossed by
-// failing flows in several steps gathers all their evidence), with one link coverage.
-void judge_steps_together(TestOutcome& test, const FabricTopology* topology);
+// A schedule's steps (each judged by judge_test) judged together: their streams move into the
+// test's, each marked with its step (the steps keep their rows, problems and warnings; their own
+// localisations, which indexed those streams, go), and are localised at once, so a link crossed
+// by failing flows in several steps gathers all their evidence; one link coverage, judged
+// against min_link_coverage (a problem of the test's). `test.method` is set from `steps` after.
+void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology);
 
 }  // namespace tusk

@@ -263,7 +263,10 @@ class Orchestrator {
     for (const auto& name : agents_) test.per_agent[name] = AgentTestData{};
     auto result = std::make_shared<MethodResult>(steps.finish());
     judge_fabric_method(*result, *spec.method, options_.topology.get(), link_failure_run_);
+    if (result->kind == MethodKind::Shift) judge_steps_together(test, *result, options_.topology.get());
     test.verdict = method_verdict(*result);
+    // What the steps together fall short of (a schedule's link coverage) fails the test too.
+    if (test.verdict == TestVerdict::Pass && !test.problems.empty()) test.verdict = TestVerdict::Fail;
     test.agents_lost = test.verdict == TestVerdict::Incomplete && !result->steps.empty();
     for (const auto& step : result->step_outcomes) {
       for (const auto& problem : step.problems) test.problems.push_back(fmt::format("{}: {}", step.spec.name, problem));
@@ -273,7 +276,6 @@ class Orchestrator {
     for (auto& line : method_problems(*result)) test.problems.push_back(std::move(line));
     for (auto& line : method_warnings(*result)) test.warnings.push_back(std::move(line));
     test.method = std::move(result);
-    if (test.method->kind == MethodKind::Shift) judge_steps_together(test, options_.topology.get());
     spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict),
                  test.method->steps.size());
     outcome_.tests.push_back(std::move(test));

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tests/support/fabric_run.hpp"
+#include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -54,14 +55,17 @@ TEST_F(FabricShift, LossOnOneUplinkIsNamedFromAllStepsAndEveryLinkIsCoveredBothW
   ASSERT_EQ(test["method"]["kind"], "shift") << test.dump(1).substr(0, 3000);
   const json& steps = test["method"]["steps"];
   ASSERT_EQ(steps.size(), 4u) << "2 leaf shifts x 2 member shifts";
-  // No step kept a flow inside its leaf.
-  for (const auto& step : steps) {
-    for (const auto& stream : step["test"]["streams"]) {
-      if (stream["kind"] != "rx") continue;
-      EXPECT_NE(stream["sender"].get<std::string>().substr(0, 2), stream["receiver"].get<std::string>().substr(0, 2))
-          << step["label"];
-    }
+  // The steps' streams are the test's, each with its step; no step kept a flow inside its leaf,
+  // and the four together joined every cross-leaf pair (24 of the 30).
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& stream : test["streams"]) {
+    if (stream["kind"] != "rx") continue;
+    ASSERT_TRUE(stream["step"].is_number()) << stream.dump();
+    const std::string sender = stream["sender"], receiver = stream["receiver"];
+    EXPECT_NE(sender.substr(0, 2), receiver.substr(0, 2)) << "step " << stream["step"];
+    pairs.emplace(sender, receiver);
   }
+  EXPECT_EQ(pairs.size(), 24u);
   const json& coverage = test["coverage"];
   ASSERT_TRUE(coverage.is_object()) << test.dump(1).substr(0, 3000);
   EXPECT_EQ(coverage["links"], 12) << "6 leaf-spine cables and 6 host cables";
@@ -78,6 +82,8 @@ TEST_F(FabricShift, LossOnOneUplinkIsNamedFromAllStepsAndEveryLinkIsCoveredBothW
   for (const auto& flow : found["suspects"][0]["explains"]) steps_with_evidence.insert(flow["step"].get<int>());
   EXPECT_GE(steps_with_evidence.size(), 2u) << "the suspect gathers the failing flows of several steps";
   EXPECT_NE(log().find("link coverage 100%"), std::string::npos) << log();
+  // The page draws a schedule: its steps' rows, the suspect, the coverage.
+  expect_report_page_draws(dir_ + "/report", dir_, "report-fabric-shift.png");
 }
 
 TEST_F(FabricShift, ASpineWhoseLinksAreDownIsNamedAsNeverCrossedAndFailsMinLinkCoverage) {

@@ -93,7 +93,7 @@ TEST(EcmpBalance, AnUplinkNoFlowTookCountsAndAllFlowsOnOneFailsAsNoRandomHash) {
   const testing::LeafSpineShape shape{2, 2, 1, 16};
   const FabricTopology topology = testing::lab_topology(shape);
   std::vector<FlowSpec> flows;
-  for (int i = 0; i < 16; ++i) flows.push_back({1, 2, 1});                // leaf 1: all on spine 1
+  for (int i = 0; i < 16; ++i) flows.push_back({1, 2, 1});                   // leaf 1: all on spine 1
   for (int i = 0; i < 16; ++i) flows.push_back({2, 1, i % 2 == 0 ? 1 : 2});  // leaf 2: even
   MethodSpec method;
   method.kind = MethodKind::EcmpBalance;
@@ -185,8 +185,8 @@ TEST(LinkFailure, AHostilePeersGapIsBoundedByTheTest) {
   MethodSpec method;
   method.kind = MethodKind::LinkFailure;
   method.link = "l1:s2 <-> s2:l1";
-  const auto result =
-      judge_link_failure(step_of({{1, 2, 2, 1000, ~0ull, ~0ull, 1, 1, ~0ull}}), method, &topology, HookRun{"x", 1.0, 0});
+  const auto result = judge_link_failure(step_of({{1, 2, 2, 1000, ~0ull, ~0ull, 1, 1, ~0ull}}), method, &topology,
+                                         HookRun{"x", 1.0, 0});
   ASSERT_EQ(result.flows.size(), 1u);
   EXPECT_EQ(result.flows[0].resume_ms, 10000) << "at most the test's 10 s";
   EXPECT_LT(result.flows[0].lost_frames, ~0ull);
