@@ -309,6 +309,9 @@ void MethodSteps::record(TestOutcome outcome) {
     if (result_.congestion->head_of_line_blocking) step.verdict = TestVerdict::Fail;
   }
   result_.steps.push_back(std::move(step));
+  // A schedule's flows are localised together once its steps are done (judge_steps_together): a
+  // step's own localisation, as large as its flows, would only wait to be thrown away.
+  if (method_.kind == MethodKind::Shift) outcome.localisation = {};
   result_.step_outcomes.push_back(std::move(outcome));
 }
 

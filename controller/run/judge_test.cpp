@@ -80,6 +80,9 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
 
 void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology) {
   test.streams.clear();
+  std::size_t total = 0;
+  for (const auto& step : steps.step_outcomes) total += step.streams.size();
+  test.streams.reserve(total);  // millions of verdicts: growing by doubling would hold two copies
   for (std::size_t i = 0; i < steps.step_outcomes.size(); ++i) {
     TestOutcome& step = steps.step_outcomes[i];
     for (auto& verdict : step.streams) {
@@ -87,7 +90,8 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
       test.streams.back().step = static_cast<std::uint32_t>(i + 1);
     }
     // What indexed the step's own streams goes with them: the test's localisation supersedes it.
-    step.streams.clear();
+    // The emptied vector's storage goes too, step by step, not after the last.
+    std::vector<StreamVerdict>().swap(step.streams);
     step.localisation = {};
     step.path_faults.clear();
     step.coverage.reset();

@@ -199,7 +199,7 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const
 }
 
 void judge_windows(StreamVerdict& verdict, const WindowTally& windows) {
-  verdict.windows = windows;
+  verdict.windows = std::make_shared<const WindowTally>(windows);
   if (windows.failed == 0) return;
   const auto when = [&](const WindowFailure& failure) {
     return fmt::format("{} (+{}): {}", utc_iso_time(failure.start_agent_ns),

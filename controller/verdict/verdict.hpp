@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +59,8 @@ struct StreamVerdict {
   std::optional<BerResult> ber;  // streams that compare bits
   std::vector<ThresholdCheck> checks;
   // Its thresholds judged window by window (TestSpec::window); none without a window.
-  std::optional<WindowTally> windows;
+  // Shared, not held: most streams have none, and a schedule keeps millions of verdicts.
+  std::shared_ptr<const WindowTally> windows;
   bool passed() const;
   // One line per tolerated fault, e.g. "link_flaps 1 (allowed: max_flaps 1)".
   std::vector<std::string> warnings() const;

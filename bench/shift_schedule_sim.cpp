@@ -1,0 +1,279 @@
+// The controller's side of a burn-in that covers a whole pod with a shift schedule: a profile of
+// `topology: shift` grouped by leaf over a modelled leaf-spine fabric (tests/support/
+// leaf_spine_model.hpp), planned step by step as a run plans it (the leaves read from the topology
+// file, every agent's plan made and described); each step's results simulated (every flow's
+// frames, losses and path trace, with faults on random links), its streams judged and localised
+// as judge_test does; then all steps judged together (the schedule's localisation and link
+// coverage). Prints the time of each phase and the process's peak RSS, and whether the faults were
+// named; exits 1 when a fault was missed or a healthy link named.
+//
+//   shift_schedule_sim [--leaves 64] [--spines 16] [--hosts 64] [--flows 8] [--shifts 65]
+//                      [--faults 2] [--frames 10000] [--seed 1]
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <sys/resource.h>
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "controller/method/method_result.hpp"
+#include "controller/method/method_steps.hpp"
+#include "controller/plan/planner.hpp"
+#include "controller/profile/profile_loader.hpp"
+#include "controller/run/judge_test.hpp"
+#include "controller/verdict/link_localisation.hpp"
+#include "tests/support/leaf_spine_model.hpp"
+
+namespace {
+
+using namespace tusk;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point began) {
+  return std::chrono::duration<double>(Clock::now() - began).count();
+}
+
+double peak_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
+std::uint64_t draw(std::mt19937_64& rng, std::uint64_t trials, double p) {
+  if (trials == 0 || p <= 0) return 0;
+  return std::binomial_distribution<std::uint64_t>(trials, std::min(p, 1.0))(rng);
+}
+
+struct LinkFault {
+  std::string link;
+  double loss = 0;
+};
+
+// One step's streams, as the agents would report them: per sender and peer, `flows` flows hashed
+// onto the fabric by source port; the tx stream carries the trace, the rx stream the counts.
+std::vector<StreamVerdict> simulate_step(const testing::LeafSpineShape& shape,
+                                         const std::vector<testing::ModelHost>& hosts, const ShiftStep& step,
+                                         const TestSpec& spec, const std::vector<LinkFault>& faults,
+                                         std::uint64_t frames, std::mt19937_64& rng) {
+  constexpr std::uint64_t kProbesPerTtl = 100;
+  std::vector<StreamVerdict> streams;
+  streams.reserve(hosts.size() * static_cast<std::size_t>(shape.flows) * 2);
+  for (std::size_t s = 0; s < hosts.size(); ++s) {
+    for (const std::size_t d : step.peers[s]) {
+      const auto& src = hosts[s];
+      const auto& dst = hosts[d];
+      for (int k = 0; k < shape.flows; ++k) {
+        const int port = 49152 + static_cast<int>(step.number) * 16 + k;
+        const testing::ModelPath path = testing::model_path(shape, src, dst, port);
+        proto::StreamCounters tx;
+        tx.set_kind("tx");
+        tx.set_peer(dst.agent);
+        tx.set_stream_id(fmt::format("tx:{}/{}", dst.agent, k + 1));
+        tx.set_sender_stream_id(static_cast<std::uint32_t>(k + 1));
+        auto& flow = *tx.mutable_flow();
+        flow.set_src_address(testing::host_address(src.leaf, src.host));
+        flow.set_dst_address(testing::host_address(dst.leaf, dst.host));
+        flow.set_src_port(static_cast<std::uint32_t>(port));
+        flow.set_dst_port(0x88B5);
+        flow.set_protocol("udp");
+        double reach = 1;
+        for (std::size_t ttl = 1; ttl <= path.links.size(); ++ttl) {
+          for (const auto& fault : faults) {
+            if (fault.link == path.links[ttl - 1]) reach *= 1 - fault.loss;
+          }
+          auto& hop = *tx.add_path();
+          hop.set_ttl(static_cast<std::uint32_t>(ttl));
+          hop.set_address(path.answers[ttl - 1]);
+          hop.set_probes(kProbesPerTtl);
+          hop.set_answers(draw(rng, kProbesPerTtl, reach));
+          hop.set_destination(ttl == path.links.size());
+        }
+        const double seconds = static_cast<double>(spec.duration.count()) / 1e3;
+        tx.mutable_counters()->insert({"tx_frames", frames});
+        streams.push_back(judge_stream(spec, src.agent, tx, seconds));
+
+        proto::StreamCounters rx;
+        rx.set_kind("rx");
+        rx.set_peer(src.agent);
+        rx.set_stream_id(fmt::format("rx:{}/{}", src.agent, k + 1));
+        rx.set_sender_stream_id(static_cast<std::uint32_t>(k + 1));
+        *rx.mutable_flow() = flow;
+        const std::uint64_t lost = draw(rng, frames, 1 - reach);
+        (*rx.mutable_counters())["rx_frames"] = frames - lost;
+        (*rx.mutable_counters())["rx_bytes"] = (frames - lost) * 256;
+        (*rx.mutable_counters())["lost_frames"] = lost;
+        (*rx.mutable_counters())["errored_frames"] = 0;
+        streams.push_back(judge_stream(spec, dst.agent, rx, seconds));
+      }
+    }
+  }
+  return streams;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  testing::LeafSpineShape shape{64, 16, 64, 8};
+  int shifts = 65, fault_count = 2;
+  std::uint64_t frames = 10000, seed = 1;
+  CLI::App app{"A pod's shift schedule through the controller's planner, verdict and localisation"};
+  app.add_option("--leaves", shape.leaves);
+  app.add_option("--spines", shape.spines);
+  app.add_option("--hosts", shape.hosts, "per leaf");
+  app.add_option("--flows", shape.flows, "per peer");
+  app.add_option("--shifts", shifts, "steps run: 1..N of the schedule");
+  app.add_option("--faults", fault_count, "lossy fabric links (0.2 % to 2 %)");
+  app.add_option("--frames", frames, "per flow and step");
+  app.add_option("--seed", seed);
+  CLI11_PARSE(app, argc, argv);
+
+  const auto hosts = testing::model_hosts(shape);
+  const std::size_t n = hosts.size();
+  std::string names;
+  for (const auto& host : hosts) names += (names.empty() ? "" : ", ") + host.agent;
+  const Profile profile = load_profile_text(fmt::format(R"(name: pod burn-in
+agents: {{hosts: [{}]}}
+tests:
+  - name: every cross-leaf pair
+    engine: dpdk
+    topology: shift
+    group_by: leaf
+    shifts: 1..{}
+    step: 30s
+    rate: 10kpps
+    frame_size: 256B
+    encapsulation: ipv4_udp
+    flows_per_peer: {}
+    thresholds: {{max_lost_frames: 0, min_link_coverage: 100%}}
+)",
+                                                        names, shifts, shape.flows),
+                                            "pod.yaml");
+  const FabricTopology topology = testing::lab_topology(shape);
+  std::mt19937_64 rng(seed);
+  std::vector<LinkFault> faults;
+  {
+    std::vector<std::string> fabric_links;
+    for (int i = 1; i <= shape.leaves; ++i) {
+      for (int j = 1; j <= shape.spines; ++j) {
+        fabric_links.push_back(testing::uplink(i, j));
+        fabric_links.push_back(testing::downlink(i, j));
+      }
+    }
+    std::shuffle(fabric_links.begin(), fabric_links.end(), rng);
+    std::uniform_real_distribution<double> log_rate(std::log(2e-3), std::log(2e-2));
+    for (int f = 0; f < fault_count && f < static_cast<int>(fabric_links.size()); ++f) {
+      faults.push_back({fabric_links[static_cast<std::size_t>(f)], std::exp(log_rate(rng))});
+    }
+  }
+  fmt::print("shift_schedule_sim: {} leaves x {} spines, {} hosts, {} flows per peer, shifts 1..{}, faults:",
+             shape.leaves, shape.spines, n, shape.flows, shifts);
+  for (const auto& fault : faults) fmt::print(" [{} loses {:.2g}%]", fault.link, fault.loss * 100);
+  fmt::print("\n");
+
+  // Plan: the leaves from the topology file, then every step's plans, described as a run sends them.
+  auto began = Clock::now();
+  std::vector<std::string> agents;
+  std::map<std::string, proto::Inventory> inventories;
+  for (const auto& host : hosts) {
+    agents.push_back(host.agent);
+    auto* port = inventories[host.agent].add_dpdk_ports();
+    port->set_name("net_af_packet0");
+    port->set_mac(fmt::format("02:00:00:00:{:02x}:{:02x}", host.leaf, host.host));
+    port->set_ipv4(testing::host_address(host.leaf, host.host) + "/24");
+    port->set_gateway(testing::gateway(host.leaf));
+  }
+  std::sort(agents.begin(), agents.end());
+  std::map<std::string, testing::ModelHost> host_of;
+  for (const auto& host : hosts) host_of[host.agent] = host;
+  std::vector<testing::ModelHost> ordered;
+  for (const auto& name : agents) ordered.push_back(host_of[name]);
+  const ShiftGroups groups = group_agents(
+      agents,
+      [&](const std::string& agent) {
+        return topology.attached_to(testing::host_address(host_of[agent].leaf, host_of[agent].host));
+      },
+      "no leaf");
+  const TestSpec& test = profile.tests.front();
+  // A shift's steps do not depend on what the last one measured: all of them at once.
+  const std::vector<PlannedStep> planned = *MethodSteps(test, n, groups).fixed_steps();
+  Profile with_steps = profile;
+  std::size_t plans_made = 0;
+  for (const auto& step : planned) {
+    with_steps.tests.push_back(step.spec);
+    auto plans = plan_test(with_steps, with_steps.tests.size() - 1, agents, "bench", &step.peers);
+    for (auto& plan : plans) describe_plan(plan, inventories);
+    plans_made += plans.size();
+  }
+  const double plan_s = seconds_since(began);
+  fmt::print("plan: {} steps, {} plans in {:.1f} s ({:.0f} plans/s); peak {:.0f} MiB\n", planned.size(), plans_made,
+             plan_s, static_cast<double>(plans_made) / plan_s, peak_mib());
+
+  // Each step: results simulated (not timed), its streams judged and localised as judge_test does.
+  MethodResult result;
+  result.kind = MethodKind::Shift;
+  double judge_s = 0, simulate_s = 0;
+  std::size_t streams = 0;
+  for (const auto& step : planned) {
+    const ShiftStep shift = shift_step(*test.shift, n, groups, static_cast<std::uint32_t>(result.steps.size() + 1));
+    auto simulated_at = Clock::now();
+    TestOutcome outcome;
+    outcome.spec = step.spec;
+    auto judged = simulate_step(shape, ordered, shift, step.spec, faults, frames, rng);
+    simulate_s += seconds_since(simulated_at);
+    const auto judging = Clock::now();
+    outcome.streams = std::move(judged);
+    outcome.localisation = localise(outcome.streams, &topology);
+    judge_s += seconds_since(judging);
+    outcome.localisation = {};  // as MethodSteps::record drops a schedule step's own
+    streams += outcome.streams.size();
+    MethodStep row;
+    row.label = shift.label;
+    result.steps.push_back(row);
+    result.step_outcomes.push_back(std::move(outcome));
+  }
+  fmt::print(
+      "steps: {} streams simulated in {:.1f} s; judged and localised step by step in {:.1f} s ({:.0f} ms a "
+      "step); peak {:.0f} MiB\n",
+      streams, simulate_s, judge_s, 1e3 * judge_s / static_cast<double>(planned.size()), peak_mib());
+
+  // All steps together: the schedule's localisation and coverage.
+  began = Clock::now();
+  TestOutcome schedule;
+  schedule.spec = test;
+  judge_steps_together(schedule, result, &topology);
+  const double together_s = seconds_since(began);
+  fmt::print("together: {} flows localised in {:.1f} s; {}; peak {:.0f} MiB ({:.0f} B a stream)\n",
+             schedule.localisation.flows.size(), together_s,
+             schedule.coverage ? schedule.coverage->text() : std::string("no coverage"), peak_mib(),
+             peak_mib() * 1024 * 1024 / static_cast<double>(streams));
+
+  std::set<std::string> broken;
+  for (const auto& fault : faults) broken.insert(fault.link);
+  std::set<std::string> named;
+  for (const auto& suspect : schedule.localisation.suspects) {
+    if (suspect.confidence == Confidence::Low) continue;
+    named.insert(suspect.key);
+    for (const auto& tied : suspect.tied) {
+      if (broken.contains(tied)) named.insert(tied);
+    }
+  }
+  std::set<std::string> missed, wrong;
+  std::set_difference(broken.begin(), broken.end(), named.begin(), named.end(), std::inserter(missed, missed.end()));
+  for (const auto& suspect : schedule.localisation.suspects) {
+    if (suspect.confidence == Confidence::Low) continue;
+    const bool right =
+        broken.contains(suspect.key) || std::any_of(suspect.tied.begin(), suspect.tied.end(),
+                                                    [&](const std::string& link) { return broken.contains(link); });
+    if (!right) wrong.insert(suspect.key);
+  }
+  fmt::print("named {} of {} faults{}{}; total plan + judge + together {:.1f} s\n", broken.size() - missed.size(),
+             broken.size(), missed.empty() ? "" : fmt::format(", missed {}", fmt::join(missed, ", ")),
+             wrong.empty() ? "" : fmt::format(", wrongly named {}", fmt::join(wrong, ", ")),
+             plan_s + judge_s + together_s);
+  return missed.empty() && wrong.empty() ? 0 : 1;
+}
