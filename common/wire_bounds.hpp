@@ -23,6 +23,9 @@ inline constexpr unsigned kMaxPathHops = 12;
 // tell. A routed test without trace_rate traces at the default; 0 traces nothing.
 inline constexpr std::uint32_t kMaxTraceRate = 10'000;
 inline constexpr std::uint32_t kDefaultTraceRate = 100;
+// The longest train of DPDK frames sent back to back (burst_frames): a switch buffer's worth of
+// 9 KB frames is well under it. The profile checks it; the agent refuses a plan beyond it.
+inline constexpr std::uint32_t kMaxBurstFrames = 4096;
 // What one stream of a sample or result may take, serialized (its counters, gauges, flow, path and
 // ids; a NIC's stream with hundreds of ethtool counters is ~15 KiB), and what the streams of one
 // sample may take together per stream its plan can make: the controller drops what is past either.

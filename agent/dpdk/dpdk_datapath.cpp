@@ -121,9 +121,12 @@ void DpdkEngine::tx_loop(Worker& worker) {
   const std::int64_t begin = realtime_ns();
   std::uint64_t sent_total = 0;
   std::uint64_t slots_skipped = 0;  // frame slots that passed while the port took nothing
-  // Behind by more than a millisecond of frames (two bursts at least) is a stall, not jitter.
-  const auto max_lag =
-      std::max<std::uint64_t>(2 * kBurst, ns_per_frame > 0 ? static_cast<std::uint64_t>(1e6 / ns_per_frame) : 0);
+  // Trains: a whole train's frames fall due at once, at the train's slot.
+  const std::uint64_t train = std::max<std::uint32_t>(test.burst_frames(), 1);
+  // Behind by more than a millisecond of frames (two bursts, or a train and a burst, at least) is
+  // a stall, not jitter.
+  const auto max_lag = std::max<std::uint64_t>(std::max<std::uint64_t>(2 * kBurst, train + kBurst),
+                                               ns_per_frame > 0 ? static_cast<std::uint64_t>(1e6 / ns_per_frame) : 0);
   std::size_t next_target = 0;
   rte_mbuf* burst[kBurst];
   std::uint16_t burst_frame_bytes[kBurst];
@@ -135,7 +138,8 @@ void DpdkEngine::tx_loop(Worker& worker) {
       // Paced: send what the clock allows, in bursts of at most kBurst. After a stall (the port
       // refused frames while its link was down, or this thread was descheduled) the missed slots
       // are skipped, not sent at once: a burst at line rate would overrun the receiver.
-      const auto due = static_cast<std::uint64_t>((realtime_ns() - begin) / ns_per_frame) + 1 - slots_skipped;
+      const auto slot = static_cast<std::uint64_t>((realtime_ns() - begin) / ns_per_frame);
+      const auto due = (slot / train + 1) * train - slots_skipped;
       if (due <= sent_total) {
         sleep_us(std::max(context_.idle_sleep_us(), 10u));
         continue;

@@ -47,6 +47,7 @@ void check_dpdk_plan(const proto::Plan& plan) {
   finite_at_least_zero("trace_rate", test.trace_rate());
   at_most("trace_rate", test.trace_rate(), tusk::wire::kMaxTraceRate);
   at_most("queues", test.queues(), kMaxQueues);
+  at_most("burst_frames", test.burst_frames(), tusk::wire::kMaxBurstFrames);
   at_most("peers", plan.peers_size(), kMaxDpdkPeers);
   at_most("senders", plan.senders_size(), kMaxDpdkPeers);
   // Flow k of a peer uses source port udp_source_port + k: summed in 64 bits, so a huge flow count

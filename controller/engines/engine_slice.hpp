@@ -81,6 +81,9 @@ struct EngineSlice {
   // A method's step (controller/method/): one frame size instead of the test's size or sizes (0:
   // keep them) and the rate `rate` says. nullptr: the engine has no size or rate a method can change.
   void (*apply_step)(TestSpec& spec, std::uint32_t frame_size, const StepRate& rate) = nullptr;
+  // A burst_absorption step: the senders' traffic in trains of `frames` frames back to back, the
+  // mean still the test's rate. nullptr: the engine cannot send trains.
+  void (*apply_burst)(TestSpec& spec, std::uint32_t frames) = nullptr;
   // The BER its streams' compared bits are held to, when the engine compares bits.
   std::optional<BerTarget> (*ber_target)(const TestSpec& spec) = nullptr;
   // The most streams one sample or result of an agent with this plan can honestly hold (its flows

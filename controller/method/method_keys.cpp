@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/wire_bounds.hpp"
 #include "controller/engines/engine_slice.hpp"
 
 namespace tusk::method_keys {
@@ -22,8 +23,9 @@ constexpr std::uint32_t kMaxSteps = 256;
 
 const std::vector<std::string_view>& kind_names() {
   // In MethodKind's order.
-  static const std::vector<std::string_view> names{"throughput",         "frame_loss_rate", "sweep",       "incast",
-                                                   "congestion_control", "ecmp_balance",    "link_failure"};
+  static const std::vector<std::string_view> names{"throughput",   "frame_loss_rate",    "sweep",
+                                                   "incast",       "congestion_control", "ecmp_balance",
+                                                   "link_failure", "burst_absorption"};
   return names;
 }
 
@@ -36,6 +38,7 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
   static const std::vector<std::string_view> congestion{"kind", "trial", "uncongested_loss"};
   static const std::vector<std::string_view> balance{"kind", "trial", "max_imbalance", "min_fairness"};
   static const std::vector<std::string_view> failure{"kind", "trial", "link", "at", "down", "up", "max_convergence"};
+  static const std::vector<std::string_view> bursts{"kind", "trial", "bursts", "senders", "min_absorbed"};
   switch (kind) {
     case MethodKind::Throughput:
       return throughput;
@@ -51,6 +54,8 @@ const std::vector<std::string_view>& keys_of(MethodKind kind) {
       return balance;
     case MethodKind::LinkFailure:
       return failure;
+    case MethodKind::BurstAbsorption:
+      return bursts;
     case MethodKind::Shift:
       break;  // not a `method:`: topology: shift makes it (shift_keys)
   }
@@ -129,6 +134,21 @@ bool read_fabric_key(YamlReader& read, const std::string& key, const YamlValue& 
     const auto command = read.non_empty_string(v);
     if (!command) return false;
     (key == "down" ? method.down_command : method.up_command) = *command;
+  } else if (key == "bursts") {
+    auto numbers =
+        read_numbers(read, v, "bursts", {2, wire::kMaxBurstFrames}, "each step's train length, e.g. [8, 16, 32, 64]");
+    if (!numbers) return false;
+    std::sort(numbers->begin(), numbers->end());
+    numbers->erase(std::unique(numbers->begin(), numbers->end()), numbers->end());
+    method.bursts = std::move(*numbers);
+  } else if (key == "senders") {
+    const auto senders = read.uint32(v, {1, 4095, "1", "4095"});
+    if (!senders) return false;
+    method.burst_senders = *senders;
+  } else if (key == "min_absorbed") {
+    const auto frames = read.uint32(v, {1, wire::kMaxBurstFrames, "1", "4096"});
+    if (!frames) return false;
+    method.min_absorbed = *frames;
   } else if (key == "max_convergence") {
     const auto limit = read.duration(v, {1ms, 1h, "1ms", "1h"});
     if (!limit) return false;
@@ -142,7 +162,7 @@ bool read_fabric_key(YamlReader& read, const std::string& key, const YamlValue& 
 std::optional<std::vector<std::uint32_t>> read_numbers(YamlReader& read, const YamlValue& value, std::string_view key,
                                                        std::pair<std::uint32_t, std::uint32_t> bounds,
                                                        std::string_view what) {
-  const auto [least, most] = bounds;
+  const std::uint32_t least = bounds.first, most = bounds.second;
   // "2..4" is every number from 2 to 4.
   if (value.node.IsScalar() && value.text().find("..") != std::string::npos) {
     const std::string text = value.text();
@@ -274,6 +294,34 @@ bool read_method(ReadContext& context, const YamlValue& value, TestDraft& draft)
 
 namespace {
 
+// burst_absorption: senders into the first agent, as incast, in trains the engine must send.
+void check_burst_absorption(TestCheck& check, const MethodSpec& method) {
+  TestSpec& spec = check.draft.spec;
+  const auto* origin = check.draft.origin("method");
+  if (const auto* topology = check.draft.origin("topology"); topology && spec.topology != Topology::Incast) {
+    check.fail("topology", topology,
+               fmt::format("method burst_absorption sends from the first agent's peers into it: leave topology out "
+                           "or set topology: incast, not {}",
+                           to_string(spec.topology)));
+  }
+  spec.topology = Topology::Incast;
+  if (method.bursts.empty()) {
+    check.fail("method", origin,
+               "method burst_absorption: give bursts, each step's train length (e.g. [8, 16, 32, 64])");
+  }
+  const EngineSlice* engine = find_engine(spec.engine);
+  if (engine && !engine->apply_burst) {
+    check.fail("method", origin,
+               fmt::format("method burst_absorption sends trains of frames, which {} tests cannot", spec.engine));
+  }
+  if (const auto agents = check.profile.agent_count; agents && method.burst_senders + 1 > *agents) {
+    check.fail("method", origin,
+               fmt::format("method burst_absorption: {} senders and the port they send into need {} agents; agents "
+                           "selects {}",
+                           method.burst_senders, method.burst_senders + 1, *agents));
+  }
+}
+
 // ecmp_balance and link_failure run the test as it is, once: what they need of it.
 void check_fabric_method(TestCheck& check, MethodSpec& method) {
   TestSpec& spec = check.draft.spec;
@@ -283,6 +331,10 @@ void check_fabric_method(TestCheck& check, MethodSpec& method) {
     check.fail("method", origin,
                fmt::format("method trial {} is above safety.max_duration {}", units::format_duration(method.trial),
                            check.profile.max_duration_text));
+  }
+  if (method.kind == MethodKind::BurstAbsorption) {
+    check_burst_absorption(check, method);
+    return;
   }
   if (method.kind != MethodKind::LinkFailure) return;
   if (method.link.empty()) {
@@ -309,7 +361,8 @@ void check_method(TestCheck& check) {
   MethodSpec& method = *spec.method;
   // A shift's steps keep the test's size and rate: check_shift has checked their length and number.
   if (method.kind == MethodKind::Shift) return;
-  if (method.kind == MethodKind::EcmpBalance || method.kind == MethodKind::LinkFailure) {
+  if (method.kind == MethodKind::EcmpBalance || method.kind == MethodKind::LinkFailure ||
+      method.kind == MethodKind::BurstAbsorption) {
     check_fabric_method(check, method);
     return;
   }

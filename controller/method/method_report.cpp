@@ -114,6 +114,19 @@ json method_json(const MethodResult& result, const std::function<json(const Test
                            {"max_imbalance", optional_number(e->max_imbalance)},
                            {"min_fairness", optional_number(e->min_fairness)}};
   }
+  if (const auto& b = result.burst_absorption) {
+    json trains = json::array();
+    for (const auto& step : b->steps) {
+      trains.push_back(
+          {{"burst_frames", step.burst_frames}, {"rx_frames", step.rx_frames}, {"lost_frames", step.lost_frames}});
+    }
+    out["burst_absorption"] = {
+        {"senders", b->senders},
+        {"steps", trains},
+        {"largest_absorbed", b->largest_absorbed > 0 ? json(b->largest_absorbed) : json(nullptr)},
+        {"smallest_lost", b->smallest_lost > 0 ? json(b->smallest_lost) : json(nullptr)},
+        {"min_absorbed", b->min_absorbed ? json(*b->min_absorbed) : json(nullptr)}};
+  }
   if (const auto& f = result.link_failure) {
     json flows = json::array();
     for (const auto& flow : f->flows) {
@@ -198,6 +211,17 @@ std::vector<std::vector<std::string>> method_throughput_rows(const MethodResult&
              first ? (leaf.passed ? std::string("pass") : "FAIL: " + leaf.verdict) : ""});
       }
     }
+    return rows;
+  }
+  if (const auto& b = result.burst_absorption) {
+    rows.push_back({"train (frames per sender)", "senders", "received", "lost", "absorbed"});
+    for (const auto& step : b->steps) {
+      rows.push_back({fmt::format("{}", step.burst_frames), fmt::format("{}", b->senders),
+                      fmt::format("{}", step.rx_frames), fmt::format("{}", step.lost_frames),
+                      step.lost_frames == 0 && step.rx_frames > 0 ? "yes" : "no"});
+    }
+    rows.push_back({"longest absorbed", "", "", "",
+                    b->largest_absorbed > 0 ? fmt::format("{} frames", b->largest_absorbed) : std::string("none")});
     return rows;
   }
   if (const auto& f = result.link_failure) {

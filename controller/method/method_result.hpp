@@ -21,7 +21,8 @@ struct MethodStep {
   double offered_pps = 0;
   double rate_fraction = 0;  // of the test's rate; 0 where the step has a rate of its own
   std::uint32_t senders = 0;
-  bool latency_trial = false;  // throughput: the trial at the NDR that measures latency
+  bool latency_trial = false;      // throughput: the trial at the NDR that measures latency
+  std::uint32_t burst_frames = 0;  // burst_absorption: the train length, per sender
   std::uint64_t tx_frames = 0;
   std::uint64_t tx_messages = 0;  // RDMA: messages the senders' QPs completed
   double messages_per_s = 0;      // tx_messages over the step, summed over senders
@@ -121,16 +122,31 @@ struct LinkFailureResult {
   std::vector<std::string> problems, warnings;
 };
 
+// burst_absorption: what each train length cost at the port the senders shared.
+struct BurstStep {
+  std::uint32_t burst_frames = 0;  // per sender, back to back
+  std::uint64_t rx_frames = 0, lost_frames = 0;
+};
+struct BurstAbsorptionResult {
+  std::uint32_t senders = 0;
+  std::vector<BurstStep> steps;
+  std::uint32_t largest_absorbed = 0;  // the longest train no frame of which was lost; 0: none
+  std::uint32_t smallest_lost = 0;     // the shortest that lost frames; 0: none did
+  std::optional<std::uint32_t> min_absorbed;
+  std::vector<std::string> problems, warnings;
+};
+
 struct MethodResult {
   MethodKind kind = MethodKind::Sweep;
   double pdr_loss = 0;
   std::vector<MethodStep> steps;
-  std::vector<TestOutcome> step_outcomes;         // one per step, in order: each step's streams and problems
-  std::vector<SizeThroughput> throughput;         // kind throughput: one per frame size
-  std::optional<CongestionResult> congestion;     // kind congestion_control
-  std::optional<EcmpBalanceResult> ecmp_balance;  // kind ecmp_balance
-  std::optional<LinkFailureResult> link_failure;  // kind link_failure
-  bool complete = true;                           // false: a step could not run to its end (agent lost, plan refused)
+  std::vector<TestOutcome> step_outcomes;                 // one per step, in order: each step's streams and problems
+  std::vector<SizeThroughput> throughput;                 // kind throughput: one per frame size
+  std::optional<CongestionResult> congestion;             // kind congestion_control
+  std::optional<EcmpBalanceResult> ecmp_balance;          // kind ecmp_balance
+  std::optional<LinkFailureResult> link_failure;          // kind link_failure
+  std::optional<BurstAbsorptionResult> burst_absorption;  // kind burst_absorption
+  bool complete = true;  // false: a step could not run to its end (agent lost, plan refused)
 };
 
 }  // namespace tusk

@@ -29,7 +29,7 @@ bool searches(MethodKind kind) {
 // traffic gap, whose frames the step counts as lost. So the safe defaults on gaps and flaps do not
 // judge its steps; ones the profile wrote do.
 bool overloads(MethodKind kind) {
-  return searches(kind) || kind == MethodKind::Incast;
+  return searches(kind) || kind == MethodKind::Incast || kind == MethodKind::BurstAbsorption;
 }
 
 bool judges_gaps(const Threshold& threshold) {
@@ -60,16 +60,13 @@ MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents, ShiftGroups g
 }
 
 PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders) {
-  PlannedStep planned{test_,
-                      method_.kind == MethodKind::Incast              ? senders + 1
-                      : method_.kind == MethodKind::CongestionControl ? 4
-                                                                      : agents_,
-                      {}};
+  const bool incast = method_.kind == MethodKind::Incast || method_.kind == MethodKind::BurstAbsorption;
+  PlannedStep planned{test_, incast ? senders + 1 : method_.kind == MethodKind::CongestionControl ? 4 : agents_, {}};
   TestSpec& spec = planned.spec;
   spec.method.reset();
   spec.duration = method_.trial;
   std::erase_if(spec.thresholds, [this](const Threshold& t) {
-    return (judges_loss(t) && (t.implicit || searches(method_.kind))) ||
+    return (judges_loss(t) && (t.implicit || searches(method_.kind) || method_.kind == MethodKind::BurstAbsorption)) ||
            (judges_gaps(t) && t.implicit && (overloads(method_.kind) || method_.kind == MethodKind::LinkFailure)) ||
            (searches(method_.kind) && t.metric == "throughput_bps");
   });
@@ -83,7 +80,7 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
 
   MethodStep step;
   step.frame_size = frame_size;
-  step.senders = static_cast<std::uint32_t>(method_.kind == MethodKind::Incast ? senders : 0);
+  step.senders = static_cast<std::uint32_t>(incast ? senders : 0);
   const auto [ceiling_bps, ceiling_pps] = ceiling_at(method_.rate, frame_size);
   if (own_rate) {
     step.offered_bps = rate.bits_per_second.value_or(rate.packets_per_second.value_or(0) * frame_size * 8.0);
@@ -106,6 +103,8 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
     case MethodKind::LinkFailure:
       step.label = fmt::format("{} down at +{}", method_.link, units::format_duration(method_.at));
       break;
+    case MethodKind::BurstAbsorption:
+      break;  // next() names it
     case MethodKind::CongestionControl:
       step.label = "two ports into one, one also to a fourth";
       break;
@@ -149,6 +148,19 @@ std::optional<PlannedStep> MethodSteps::next() {
     case MethodKind::LinkFailure:
       if (position_++ > 0) return std::nullopt;
       return make_step(0, StepRate{}, 0);
+    case MethodKind::BurstAbsorption: {
+      if (position_ >= method_.bursts.size()) return std::nullopt;
+      const std::uint32_t frames = method_.bursts[position_++];
+      PlannedStep planned = make_step(0, StepRate{}, method_.burst_senders);
+      if (const EngineSlice* engine = find_engine(planned.spec.engine); engine && engine->apply_burst) {
+        engine->apply_burst(planned.spec, frames);
+      }
+      pending_->label = fmt::format("trains of {} frames from {} sender{}", frames, method_.burst_senders,
+                                    method_.burst_senders == 1 ? "" : "s");
+      pending_->burst_frames = frames;
+      planned.spec.name = fmt::format("{} [{}]", test_.name, pending_->label);
+      return planned;
+    }
     case MethodKind::Shift:
       return next_shift();
   }
@@ -315,7 +327,45 @@ void MethodSteps::record(TestOutcome outcome) {
   result_.step_outcomes.push_back(std::move(outcome));
 }
 
+namespace {
+
+// The longest train absorbed and the shortest that lost, from the steps that ran.
+BurstAbsorptionResult burst_result(const MethodSpec& method, const std::vector<MethodStep>& steps) {
+  BurstAbsorptionResult result;
+  result.senders = method.burst_senders;
+  result.min_absorbed = method.min_absorbed;
+  for (const auto& step : steps) {
+    result.steps.push_back({step.burst_frames, step.rx_frames, step.lost_frames});
+    if (step.lost_frames == 0 && step.rx_frames > 0) {
+      result.largest_absorbed = std::max(result.largest_absorbed, step.burst_frames);
+    } else if (step.lost_frames > 0 && (result.smallest_lost == 0 || step.burst_frames < result.smallest_lost)) {
+      result.smallest_lost = step.burst_frames;
+    }
+  }
+  if (result.smallest_lost > 0 && result.largest_absorbed > result.smallest_lost) {
+    result.warnings.push_back(fmt::format(
+        "trains of {} frames lost frames but longer ones of {} did not: the loss was not the buffer's (another "
+        "flow, a busy receiver?)",
+        result.smallest_lost, result.largest_absorbed));
+  }
+  if (result.smallest_lost == 0 && !steps.empty()) {
+    result.warnings.push_back(
+        fmt::format("no train lost a frame: the port absorbs at least {} frames from each of {} "
+                    "senders; try longer trains",
+                    result.largest_absorbed, result.senders));
+  }
+  if (method.min_absorbed && result.largest_absorbed < *method.min_absorbed) {
+    result.problems.push_back(
+        fmt::format("the port absorbed trains of {} frames from each of {} senders at most, under min_absorbed {}",
+                    result.largest_absorbed, result.senders, *method.min_absorbed));
+  }
+  return result;
+}
+
+}  // namespace
+
 MethodResult MethodSteps::finish() {
+  if (method_.kind == MethodKind::BurstAbsorption) result_.burst_absorption = burst_result(method_, result_.steps);
   if (method_.kind == MethodKind::Throughput) {
     for (auto& search : result_.throughput) {
       search.resolved = resolved(search.pdr_share, search.pdr_failed_share, method_.resolution) &&
@@ -328,6 +378,7 @@ MethodResult MethodSteps::finish() {
 std::vector<std::string> method_problems(const MethodResult& result) {
   std::vector<std::string> problems;
   if (result.ecmp_balance) problems = result.ecmp_balance->problems;
+  if (result.burst_absorption) problems = result.burst_absorption->problems;
   if (result.link_failure) problems = result.link_failure->problems;
   if (const auto& c = result.congestion; c && c->head_of_line_blocking) {
     problems.push_back(fmt::format(
@@ -342,6 +393,7 @@ std::vector<std::string> method_problems(const MethodResult& result) {
 std::vector<std::string> method_warnings(const MethodResult& result) {
   std::vector<std::string> warnings;
   if (result.ecmp_balance) warnings = result.ecmp_balance->warnings;
+  if (result.burst_absorption) warnings = result.burst_absorption->warnings;
   if (result.link_failure) warnings = result.link_failure->warnings;
   for (const auto& size : result.throughput) {
     if (!size.resolved && size.trials > 0) {

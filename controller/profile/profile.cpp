@@ -42,6 +42,8 @@ std::string_view to_string(MethodKind kind) {
       return "ecmp_balance";
     case MethodKind::LinkFailure:
       return "link_failure";
+    case MethodKind::BurstAbsorption:
+      return "burst_absorption";
     case MethodKind::Shift:
       return "shift";
   }

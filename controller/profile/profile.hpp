@@ -71,6 +71,7 @@ enum class MethodKind {
                       // uncongested flow is head-of-line blocking
   EcmpBalance,        // one step; per leaf, the bytes each equal-cost uplink carried (max/mean, Jain's index)
   LinkFailure,        // one step; a link taken down at a set time: per flow, traffic lost and time to resume
+  BurstAbsorption,    // incast of trains of growing length into one port: the longest absorbed with no loss
   Shift,              // topology: shift: one step per shift of the schedule, judged and localised together
 };
 
@@ -121,6 +122,11 @@ struct MethodSpec {
   std::chrono::milliseconds at{0};
   std::string down_command, up_command;
   std::optional<std::chrono::milliseconds> max_convergence;
+  // burst_absorption: each step's train length (frames back to back per sender), the senders into
+  // the first agent, and the longest train the port must absorb without loss.
+  std::vector<std::uint32_t> bursts;
+  std::uint32_t burst_senders = 2;
+  std::optional<std::uint32_t> min_absorbed;
   // The test's own rate, the one the shares above are of (set by the checks; none for incast).
   std::optional<units::Rate> rate;
   SourcePos pos;

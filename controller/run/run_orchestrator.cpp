@@ -50,6 +50,15 @@ constexpr auto kSettleTime = 3s;
 // How long a profile's hook command may run on after its test (link_failure's down) or at all (up).
 constexpr auto kHookGrace = std::chrono::milliseconds(30000);
 
+// link_failure's down command while its test runs, and how it ran (for the method's judge).
+struct TimedHook {
+  std::chrono::milliseconds at{0};
+  HookRun run;
+  std::map<std::string, std::string> environment;
+  std::unique_ptr<HookCommand> running;
+  bool failed = false;  // it could not be started
+};
+
 std::atomic<bool> g_interrupted{false};
 // The first interruption's signal and time (clock_gettime is async-signal-safe).
 std::atomic<int> g_interrupt_signal{0};
@@ -265,8 +274,6 @@ class Orchestrator {
     judge_fabric_method(*result, *spec.method, options_.topology.get(), link_failure_run_);
     if (result->kind == MethodKind::Shift) judge_steps_together(test, *result, options_.topology.get());
     test.verdict = method_verdict(*result);
-    // What the steps together fall short of (a schedule's link coverage) fails the test too.
-    if (test.verdict == TestVerdict::Pass && !test.problems.empty()) test.verdict = TestVerdict::Fail;
     test.agents_lost = test.verdict == TestVerdict::Incomplete && !result->steps.empty();
     for (const auto& step : result->step_outcomes) {
       for (const auto& problem : step.problems) test.problems.push_back(fmt::format("{}: {}", step.spec.name, problem));
@@ -275,6 +282,9 @@ class Orchestrator {
     if (result->steps.empty()) test.problems.push_back("no step of the method ran");
     for (auto& line : method_problems(*result)) test.problems.push_back(std::move(line));
     for (auto& line : method_warnings(*result)) test.warnings.push_back(std::move(line));
+    // What the steps together fall short of (a schedule's link coverage, a buffer under
+    // min_absorbed) fails the test too.
+    if (test.verdict == TestVerdict::Pass && !test.problems.empty()) test.verdict = TestVerdict::Fail;
     test.method = std::move(result);
     spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict),
                  test.method->steps.size());
@@ -717,14 +727,6 @@ class Orchestrator {
   // Declared after control_plane_: the metrics stop asking the registry before it goes.
   LiveMetrics::Attachment live_metrics_;
   std::vector<std::string> agents_;
-  // link_failure's down command while its test runs, and how it ran (for the method's judge).
-  struct TimedHook {
-    std::chrono::milliseconds at{0};
-    HookRun run;
-    std::map<std::string, std::string> environment;
-    std::unique_ptr<HookCommand> running;
-    bool failed = false;  // it could not be started
-  };
   std::optional<TimedHook> timed_hook_;
   std::optional<HookRun> link_failure_run_;
   std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)

@@ -1,6 +1,7 @@
 // The AI-fabric bench methods (draft-calabria-bmwg-ai-fabric-training-bench) on the fabric lab:
-// ECMP balance under the kernel's 5-tuple hash and under an L3-only one, and a leaf uplink that
-// fails mid-test while the routers converge around it. Needs root, skips otherwise.
+// ECMP balance under the kernel's 5-tuple hash and under an L3-only one, a leaf uplink that fails
+// mid-test while the routers converge around it, and the longest train of frames a shaped port
+// absorbs. Needs root, skips otherwise.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -136,6 +137,49 @@ tests:
   ASSERT_TRUE(failure["convergence_ms"]["max"].is_number()) << failure.dump(1).substr(0, 2000);
   std::cout << crossed << " flows crossed l1-s2; convergence min " << failure["convergence_ms"]["min"] << " ms, median "
             << failure["convergence_ms"]["median"] << " ms, max " << failure["convergence_ms"]["max"] << " ms\n";
+}
+
+// The leaf's port to l1h1 held to 6.3 Mbit/s with a 20 ms queue (and tbf's 18 KiB bucket): about
+// 130 frames of 256 B fit before it drops. Two senders at 2 Mbit/s each send in trains: two of
+// 32 fit, two of 128 do not.
+TEST_F(FabricMethods, BurstAbsorptionFindsTheLongestTrainAShapedPortHolds) {
+  make_lab(2);
+  start_agents();
+  lab_->run("shape l1h1 down 6.3 queue=20");
+  ASSERT_EQ(run(R"(name: burst-absorption
+agents:
+  hosts: [l1h1, l1h2, l2h1]
+  wait: 30s
+tests:
+  - name: buffer
+    engine: dpdk
+    duration: 3s
+    rate: 2Mbit/s
+    frame_size: 256B
+    encapsulation: ipv4_udp
+    flows_per_peer: 1
+    trace_rate: 0
+    method:
+      kind: burst_absorption
+      bursts: [8, 32, 128, 512]
+      senders: 2
+      min_absorbed: 32
+)"),
+            0)
+      << log();
+  const json result = report();
+  const json& bursts = result["tests"][0]["method"]["burst_absorption"];
+  ASSERT_TRUE(bursts.is_object()) << result["tests"][0].dump(1).substr(0, 3000);
+  std::cout << bursts.dump() << "\n";
+  ASSERT_EQ(bursts["steps"].size(), 4u);
+  EXPECT_EQ(bursts["steps"][0]["lost_frames"], 0) << bursts.dump(1);
+  EXPECT_EQ(bursts["steps"][1]["lost_frames"], 0) << bursts.dump(1);
+  EXPECT_GT(bursts["steps"][2]["lost_frames"].get<std::uint64_t>(), 0u) << bursts.dump(1);
+  EXPECT_GT(bursts["steps"][3]["lost_frames"].get<std::uint64_t>(), 0u) << bursts.dump(1);
+  EXPECT_EQ(bursts["largest_absorbed"], 32) << bursts.dump(1);
+  EXPECT_EQ(bursts["smallest_lost"], 128) << bursts.dump(1);
+  // The receiver kept up: what was lost, the port dropped.
+  for (const auto& step : result["tests"][0]["method"]["steps"]) EXPECT_EQ(step["host_drops"], 0) << step.dump(1);
 }
 
 }  // namespace

@@ -168,6 +168,11 @@ const std::vector<TestKey>& keys() {
          return store(c.read.uint32(v, {1, kMaxQueues, "1", "16"}), d,
                       [](D& t, auto n) { params(t.spec).set_queues(n); });
        }},
+      {"burst_frames", "dpdk",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, wire::kMaxBurstFrames, "1", "4096"}), d,
+                      [](D& t, auto n) { params(t.spec).set_burst_frames(n); });
+       }},
       {"mode", "dpdk",
        [](R& c, const V& v, D& d) {
          return store(c.read.choice(v, {"loopback", "peer", "bidirectional"}), d,
@@ -312,6 +317,14 @@ SizeMix frame_mix(const proto::DpdkTest& test) {
 // the stream sends, as the agent holds it.
 void check(profile_schema::TestCheck& check) {
   check_encapsulation(check);
+  // Trains are spaced by the rate: at line rate every frame is already back to back.
+  const bool bursts = params(check.draft.spec).burst_frames() > 1 ||
+                      (check.draft.spec.method && check.draft.spec.method->kind == MethodKind::BurstAbsorption);
+  if (bursts && (!check.draft.rate || check.draft.rate->kind == units::Rate::Kind::Max)) {
+    check.fail("rate", check.draft.origin("rate"),
+               "trains of frames (burst_frames, or method burst_absorption) are spaced so that the mean is the "
+               "test's rate: give rate (a bit or packet rate, not max)");
+  }
   const auto* origin = check.draft.origin("rate");
   if (!check.draft.rate || !origin) return;
   const units::Rate& rate = *check.draft.rate;
@@ -365,6 +378,11 @@ void apply_step(TestSpec& spec, std::uint32_t frame_size, const StepRate& rate) 
     test.set_rate_bps(test.rate_bps() * rate.fraction);
     test.set_rate_pps(test.rate_pps() * rate.fraction);
   }
+}
+
+// A burst_absorption step: trains of `frames` frames.
+void apply_burst(TestSpec& spec, std::uint32_t frames) {
+  params(spec).set_burst_frames(frames);
 }
 
 // "1500 B", or "mean 353.8 B" for a size mix.
@@ -481,6 +499,7 @@ const EngineSlice& slice() {
       .alternatives = {{"frame_size", "frame_sizes"}},
       .json_extra = json_extra,
       .apply_step = apply_step,
+      .apply_burst = apply_burst,
       .ber_target = ber_target,
       .most_streams = most_streams,
   };

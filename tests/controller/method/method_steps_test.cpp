@@ -2,6 +2,7 @@
 // capacity finds it, at rates no lab test uses; incast steps take their senders; a loss curve
 // stops after two lossless steps; a lost agent stops a method instead of reading as no loss.
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -155,6 +156,57 @@ TEST(MethodSteps, IncastStepsTakeTheReceiverAndThatManySenders) {
   EXPECT_FALSE(seen[1].spec.method.has_value());
   EXPECT_EQ(result.steps[2].label, "fan-in 4");
   EXPECT_EQ(method_step_rows(result).size(), 4u);
+}
+
+// A port with a buffer of `buffer` frames behind it: each step's trains from every sender arrive
+// together, and what does not fit is lost.
+TestOutcome buffered(const PlannedStep& step, std::uint64_t buffer) {
+  const auto& test = dpdk::params(step.spec);
+  const std::uint64_t senders = step.agents - 1;
+  const std::uint64_t train = std::max<std::uint32_t>(test.burst_frames(), 1);
+  const std::uint64_t trains = 100;
+  const std::uint64_t arriving = senders * train;
+  const std::uint64_t lost = arriving > buffer ? (arriving - buffer) * trains : 0;
+  TestOutcome outcome;
+  outcome.spec = step.spec;
+  StreamVerdict rx;
+  rx.agent = "sink";
+  rx.stream.set_kind("rx");
+  (*rx.stream.mutable_counters())[std::string(counters::kRxFrames)] = arriving * trains - lost;
+  (*rx.stream.mutable_counters())[std::string(counters::kLostFrames)] = lost;
+  rx.metrics = compute_metrics(rx.stream, 1);
+  outcome.streams = {rx};
+  outcome.verdict = TestVerdict::Pass;  // no threshold on loss judges it
+  return outcome;
+}
+
+TEST(MethodSteps, BurstAbsorptionFindsTheLongestTrainTheBufferHolds) {
+  const Profile profile = load("{kind: burst_absorption, bursts: [8, 32, 128, 16], senders: 3, trial: 1s}", "");
+  const TestSpec& test = profile.tests[0];
+  EXPECT_EQ(test.topology, Topology::Incast);
+  EXPECT_EQ(test.method->bursts, (std::vector<std::uint32_t>{8, 16, 32, 128})) << "in order, shortest first";
+  std::vector<PlannedStep> seen;
+  const MethodResult result = run(
+      test, 5, [](const PlannedStep& s) { return buffered(s, 60); }, &seen);
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen[0].agents, 4u) << "three senders and the port they share";
+  EXPECT_EQ(dpdk::params(seen[2].spec).burst_frames(), 32u);
+  EXPECT_EQ(dpdk::params(seen[2].spec).rate_bps(), 20e6) << "the mean stays the test's rate";
+  // Loss is what it measures: no threshold on loss judges a step.
+  for (const auto& threshold : seen[0].spec.thresholds) EXPECT_NE(threshold.metric, "lost_frames");
+  ASSERT_TRUE(result.burst_absorption);
+  EXPECT_EQ(result.burst_absorption->largest_absorbed, 16u) << "3 x 16 = 48 fit in 60; 3 x 32 do not";
+  EXPECT_EQ(result.burst_absorption->smallest_lost, 32u);
+  EXPECT_EQ(method_verdict(result), TestVerdict::Pass);
+  EXPECT_TRUE(method_problems(result).empty());
+  EXPECT_EQ(result.steps[1].label, "trains of 16 frames from 3 senders");
+
+  const Profile strict = load("{kind: burst_absorption, bursts: [8, 32], senders: 3, trial: 1s, min_absorbed: 32}", "");
+  const MethodResult short_buffer = run(strict.tests[0], 5, [](const PlannedStep& s) { return buffered(s, 60); });
+  ASSERT_EQ(method_problems(short_buffer).size(), 1u);
+  EXPECT_THAT(
+      method_problems(short_buffer)[0],
+      ::testing::HasSubstr("absorbed trains of 8 frames from each of 3 senders at most, under min_absorbed 32"));
 }
 
 TEST(MethodSteps, FrameLossRateStopsAfterTwoLosslessSteps) {
@@ -401,6 +453,23 @@ tests:
 
 std::vector<std::string> errors_of(const std::string& yaml) {
   return testing::errors_thrown<ProfileInvalid>([&] { load_profile_text(testing::text_of(yaml), "q.yaml"); });
+}
+
+TEST(MethodKeys, BurstAbsorptionNeedsBurstsARateAndEnoughAgents) {
+  const auto error = [](const std::string& method, const std::string& extra) {
+    try {
+      load(method, extra);
+    } catch (const ProfileInvalid& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_THAT(error("{kind: burst_absorption}", ""), ::testing::HasSubstr("give bursts"));
+  EXPECT_THAT(error("{kind: burst_absorption, bursts: [8], senders: 5}", ""),
+              ::testing::HasSubstr("5 senders and the port they send into need 6 agents; agents selects 5"));
+  EXPECT_THAT(error("{kind: burst_absorption, bursts: [8]}", "    topology: ring\n"),
+              ::testing::HasSubstr("leave topology out or set topology: incast"));
+  EXPECT_THAT(error("{kind: burst_absorption, bursts: [1]}", ""), ::testing::HasSubstr("bursts"));
 }
 
 TEST(MethodKeys, BadMethodsAreRefusedWithFileLineAndField) {
