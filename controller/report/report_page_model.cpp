@@ -387,7 +387,8 @@ json test_model(const json& report, const json& test) {
       row.erase("test");
       rows.push_back(std::move(row));
     }
-    out["method"] = copy_of(method, {"kind", "complete", "pdr_loss", "throughput", "congestion"});
+    out["method"] = copy_of(method, {"kind", "complete", "pdr_loss", "throughput", "congestion", "ecmp_balance",
+                                     "link_failure", "burst_absorption"});
     out["method"]["steps"] = std::move(rows);
   }
   json path_faults = json::array();

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "tests/support/fabric_run.hpp"
+#include "tests/support/headless_chromium.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -18,6 +19,17 @@ using nlohmann::json;
 class FabricMethods : public FabricRun {
  protected:
   std::string log() const { return read_file(dir_ + "/controller.log"); }
+  // report.html draws without an error and shows `text` (the method's own table).
+  void expect_page_shows(const std::string& text) {
+    if (!HeadlessChromium::available()) {
+      ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
+      return;
+    }
+    const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
+    EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
+    EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
+    EXPECT_NE(page.dom.find(text), std::string::npos) << text << " not on the page";
+  }
 };
 
 // One host per leaf, each sending 16 flows to the other: every leaf's two uplinks.
@@ -57,6 +69,7 @@ TEST_F(FabricMethods, EcmpBalanceHoldsUnderTheFiveTupleHashAndFailsUnderAnL3Hash
     EXPECT_LT(leaf["max_over_mean"].get<double>(), leaf["predicted_max_over_mean"].get<double>()) << leaf.dump(1);
     std::cout << leaf["leaf"] << ": max/mean " << leaf["max_over_mean"] << ", Jain " << leaf["fairness"] << "\n";
   }
+  expect_page_shows("Jain's index");
 
   lab_->run("hash-policy 0");
   ASSERT_EQ(run(balance_profile(), {"--topology", topology_file()}), 1) << log();
@@ -135,6 +148,7 @@ tests:
   EXPECT_EQ(failure["flows_crossed"], crossed);
   EXPECT_EQ(failure["flows_lost_without_crossing"], 0);
   ASSERT_TRUE(failure["convergence_ms"]["max"].is_number()) << failure.dump(1).substr(0, 2000);
+  expect_page_shows("resumed after");
   std::cout << crossed << " flows crossed l1-s2; convergence min " << failure["convergence_ms"]["min"] << " ms, median "
             << failure["convergence_ms"]["median"] << " ms, max " << failure["convergence_ms"]["max"] << " ms\n";
 }
@@ -178,6 +192,7 @@ tests:
   EXPECT_GT(bursts["steps"][3]["lost_frames"].get<std::uint64_t>(), 0u) << bursts.dump(1);
   EXPECT_EQ(bursts["largest_absorbed"], 32) << bursts.dump(1);
   EXPECT_EQ(bursts["smallest_lost"], 128) << bursts.dump(1);
+  expect_page_shows("longest train absorbed: 32 frames from each of 2 senders");
   // The receiver kept up: what was lost, the port dropped.
   for (const auto& step : result["tests"][0]["method"]["steps"]) EXPECT_EQ(step["host_drops"], 0) << step.dump(1);
 }

@@ -537,6 +537,42 @@ function collectiveSection(section, test) {
 
 // A qualification method: a row per step, a row per frame size for a throughput search, and the
 // curve of loss (and, for a search, NDR) against what was offered.
+// The fabric methods' own results: uplinks per leaf, a failed link's flows, trains a port held.
+function fabricMethodTables(section, m) {
+  const ms = (v) => (typeof v === "number" ? v.toFixed(0) + " ms" : "–");
+  if (m.ecmp_balance) {
+    const rows = [];
+    for (const leaf of m.ecmp_balance.leaves || []) {
+      (leaf.uplinks || []).forEach((u, i) => rows.push([i ? "" : leaf.leaf, u.link, count(u.flows), count(u.bytes),
+        i ? "" : leaf.max_over_mean.toFixed(3), i ? "" : leaf.fairness.toFixed(3),
+        i ? "" : (leaf.passed ? "pass" : "FAIL: " + leaf.verdict)]));
+    }
+    section.append(table(["leaf", "uplink", "flows", "bytes", "max/mean", "Jain's index", "verdict"], rows,
+      (row) => (rows[row][6].startsWith("FAIL") ? "failing" : "")));
+  }
+  if (m.link_failure) {
+    const f = m.link_failure;
+    section.append(el("p", { class: "facts", text: f.link + " down at +" + (typeof f.ran_at_s === "number" ?
+      f.ran_at_s.toFixed(3) + " s" : "– (not run)") + "; " + f.flows_crossed + " flows crossed it, " +
+      f.flows_crossed_and_lost + " of them lost traffic; " + f.flows_lost_without_crossing +
+      " lost without crossing it; convergence " + ms(f.convergence_ms.min) + " / " + ms(f.convergence_ms.median) +
+      " / " + ms(f.convergence_ms.max) + " (min / median / max)" }));
+    const hit = (f.flows || []).filter((x) => x.crossed || x.lost_frames > 0);
+    section.append(table(["sender", "receiver", "flow", "crossed", "lost", "resumed after"],
+      hit.map((x) => [x.sender, x.receiver, x.flow, x.crossed ? "yes" : "no", count(x.lost_frames),
+        x.resumed ? ms(x.resume_ms) : "never"]),
+      (row) => (!hit[row].crossed || !hit[row].resumed ? "failing" : "")));
+  }
+  if (m.burst_absorption) {
+    const b = m.burst_absorption;
+    section.append(table(["train (frames per sender)", "senders", "received", "lost"],
+      (b.steps || []).map((st) => [count(st.burst_frames), b.senders, count(st.rx_frames), count(st.lost_frames)]),
+      (row) => (b.steps[row].lost_frames > 0 ? "failing" : "")));
+    section.append(el("p", { class: "facts", text: "longest train absorbed: " +
+      (b.largest_absorbed ? b.largest_absorbed + " frames from each of " + b.senders + " senders" : "none") }));
+  }
+}
+
 function methodSection(section, test) {
   const m = test.method;
   if (!m) return;
@@ -559,6 +595,7 @@ function methodSection(section, test) {
         (100 * c.uncongested_loss_ratio).toPrecision(3) + " %" + (c.head_of_line_blocking ? " — head-of-line blocking" : "")],
     ], (row) => (row === 1 && c.head_of_line_blocking ? "failing" : "")));
   }
+  fabricMethodTables(section, m);
   const steps = m.steps || [];
   section.append(table(["step", "offered", "sent", "received", "lost", "loss", "CE marked", "latency p99", "verdict"],
     steps.map((st) => [st.label, st.offered_bps > 0 ? siRate(st.offered_bps) : "–", count(st.tx_frames), count(st.rx_frames),
