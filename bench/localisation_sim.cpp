@@ -87,19 +87,11 @@ std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, 
         const auto& links = path.links;
         const auto& answers = path.answers;
 
+        auto [sent_counts, received_counts] = testing::model_flow_streams(src, dst, port, k + 1);
         StreamVerdict sent;
         sent.agent = src.agent;
+        sent.stream = std::move(sent_counts);
         proto::StreamCounters& tx = sent.stream;
-        tx.set_kind("tx");
-        tx.set_peer(dst.agent);
-        tx.set_stream_id(fmt::format("tx:{}/{}", dst.agent, k + 1));
-        tx.set_sender_stream_id(static_cast<std::uint32_t>(k + 1));
-        auto& flow = *tx.mutable_flow();
-        flow.set_src_address(testing::host_address(src.leaf, src.host));
-        flow.set_dst_address(testing::host_address(dst.leaf, dst.host));
-        flow.set_src_port(static_cast<std::uint32_t>(port));
-        flow.set_dst_port(0x88B5);
-        flow.set_protocol("udp");
         // A probe of TTL t crosses links 1..t; what it meets there decides its answer.
         double reach = 1, intact = 1;
         for (std::size_t ttl = 1; ttl <= links.size(); ++ttl) {
@@ -121,11 +113,7 @@ std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, 
         const std::uint64_t damaged = draw(rng, frames - lost, 1 - intact);
         StreamVerdict received;
         received.agent = dst.agent;
-        received.stream.set_kind("rx");
-        received.stream.set_peer(src.agent);
-        received.stream.set_stream_id(fmt::format("rx:{}/{}", src.agent, k + 1));
-        received.stream.set_sender_stream_id(static_cast<std::uint32_t>(k + 1));
-        *received.stream.mutable_flow() = flow;
+        received.stream = std::move(received_counts);
         (*received.stream.mutable_counters())["rx_frames"] = frames - lost;
         (*received.stream.mutable_counters())["lost_frames"] = lost;
         (*received.stream.mutable_counters())["errored_frames"] = damaged;

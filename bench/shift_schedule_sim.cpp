@@ -70,17 +70,7 @@ std::vector<StreamVerdict> simulate_step(const testing::LeafSpineShape& shape,
       for (int k = 0; k < shape.flows; ++k) {
         const int port = 49152 + static_cast<int>(step.number) * 16 + k;
         const testing::ModelPath path = testing::model_path(shape, src, dst, port);
-        proto::StreamCounters tx;
-        tx.set_kind("tx");
-        tx.set_peer(dst.agent);
-        tx.set_stream_id(fmt::format("tx:{}/{}", dst.agent, k + 1));
-        tx.set_sender_stream_id(static_cast<std::uint32_t>(k + 1));
-        auto& flow = *tx.mutable_flow();
-        flow.set_src_address(testing::host_address(src.leaf, src.host));
-        flow.set_dst_address(testing::host_address(dst.leaf, dst.host));
-        flow.set_src_port(static_cast<std::uint32_t>(port));
-        flow.set_dst_port(0x88B5);
-        flow.set_protocol("udp");
+        auto [tx, rx] = testing::model_flow_streams(src, dst, port, k + 1);
         double reach = 1;
         for (std::size_t ttl = 1; ttl <= path.links.size(); ++ttl) {
           for (const auto& fault : faults) {
@@ -97,12 +87,6 @@ std::vector<StreamVerdict> simulate_step(const testing::LeafSpineShape& shape,
         tx.mutable_counters()->insert({"tx_frames", frames});
         streams.push_back(judge_stream(spec, src.agent, tx, seconds));
 
-        proto::StreamCounters rx;
-        rx.set_kind("rx");
-        rx.set_peer(src.agent);
-        rx.set_stream_id(fmt::format("rx:{}/{}", src.agent, k + 1));
-        rx.set_sender_stream_id(static_cast<std::uint32_t>(k + 1));
-        *rx.mutable_flow() = flow;
         const std::uint64_t lost = draw(rng, frames, 1 - reach);
         (*rx.mutable_counters())["rx_frames"] = frames - lost;
         (*rx.mutable_counters())["rx_bytes"] = (frames - lost) * 256;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "controller/topology/fabric_topology.hpp"
+#include "tusk.pb.h"
 
 namespace tusk::testing {
 
@@ -141,6 +142,35 @@ inline ModelPath model_path(const LeafSpineShape& shape, const ModelHost& src, c
   path.links.push_back(leaf_to_host(dst.leaf, dst.host));
   path.answers.push_back(host_address(dst.leaf, dst.host));
   return path;
+}
+
+// The two streams one modelled flow is reported as, before any count: the sender's (which carries
+// the path trace) and the receiver's, both with the flow's 5-tuple, numbered `stream` (1-based)
+// among the pair's flows.
+struct ModelFlowStreams {
+  proto::StreamCounters tx, rx;
+};
+
+inline ModelFlowStreams model_flow_streams(const ModelHost& src, const ModelHost& dst, int port, int stream) {
+  ModelFlowStreams out;
+  proto::StreamCounters& tx = out.tx;
+  tx.set_kind("tx");
+  tx.set_peer(dst.agent);
+  tx.set_stream_id(fmt::format("tx:{}/{}", dst.agent, stream));
+  tx.set_sender_stream_id(static_cast<std::uint32_t>(stream));
+  auto& flow = *tx.mutable_flow();
+  flow.set_src_address(host_address(src.leaf, src.host));
+  flow.set_dst_address(host_address(dst.leaf, dst.host));
+  flow.set_src_port(static_cast<std::uint32_t>(port));
+  flow.set_dst_port(0x88B5);
+  flow.set_protocol("udp");
+  proto::StreamCounters& rx = out.rx;
+  rx.set_kind("rx");
+  rx.set_peer(src.agent);
+  rx.set_stream_id(fmt::format("rx:{}/{}", src.agent, stream));
+  rx.set_sender_stream_id(static_cast<std::uint32_t>(stream));
+  *rx.mutable_flow() = flow;
+  return out;
 }
 
 // Every directed link of the fabric, hosts' cables included.
