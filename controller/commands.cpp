@@ -32,6 +32,8 @@
 #include "controller/report/reports.hpp"
 #include "controller/run/run_orchestrator.hpp"
 #include "controller/series/series_reader.hpp"
+#include "controller/switches/snmp_credentials.hpp"
+#include "controller/switches/switch_queries.hpp"
 
 namespace tusk {
 
@@ -174,6 +176,7 @@ struct RunFlags {
   std::string checkpoint = "1m";
   std::string wait;
   std::string topology;
+  std::string snmp_credentials;
   std::string only_through;
   std::string from_report;
   RunHistoryFlags history;
@@ -244,6 +247,12 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     }
     if (!flags.topology.empty())
       options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
+    if (!flags.snmp_credentials.empty()) {
+      if (!options.topology)
+        throw std::invalid_argument("--snmp-credentials: give --topology too: it says which switches to read");
+      options.switches =
+          switch_queries(*options.topology, load_snmp_credentials_file(flags.snmp_credentials), flags.snmp_credentials);
+    }
     if (!flags.only_through.empty()) only_through(flags, *profile, options);
     try {
       metrics_linger = units::parse_duration(flags.metrics_linger);
@@ -476,6 +485,9 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
   run->add_option("--from", flags.from_report, "the earlier run's report.json, for --only-through");
   run->add_option("--topology", flags.topology,
                   "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
+  run->add_option("--snmp-credentials", flags.snmp_credentials,
+                  "SNMP credentials YAML for the switches the topology gives a management address: their counters "
+                  "and LLDP neighbours are read before and after each test");
   return run;
 }
 

@@ -11,9 +11,11 @@
 
 #include "controller/outcome/agent_data.hpp"
 #include "controller/profile/profile.hpp"
+#include "controller/switches/switch_reading.hpp"
 #include "controller/verdict/link_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
+#include "controller/verdict/switch_counters.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
@@ -50,6 +52,9 @@ struct TestOutcome {
   std::optional<std::int64_t> start_skew_ns;
   std::vector<AgentStart> starts;
   std::map<std::string, AgentTestData> per_agent;
+  // The switches' counters and LLDP neighbours read over SNMP before the test and after it (none
+  // without --snmp-credentials or a topology file that gives switches a management address).
+  std::vector<SwitchReading> switches_before, switches_after;
   std::vector<StreamVerdict> streams;
   // Flows that fail while their siblings between the same hosts pass.
   std::vector<PathFaultSign> path_faults;
@@ -57,6 +62,8 @@ struct TestOutcome {
   Localisation localisation;
   // Which of the topology file's links the flows crossed, each way; none without the file or traces.
   std::optional<LinkCoverage> coverage;
+  // What the switches counted on each cable over the test (from switches_before and _after).
+  SwitchCounterEvidence switch_counters;
   std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
   // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
   // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.

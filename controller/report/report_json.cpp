@@ -15,6 +15,7 @@
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_report.hpp"
 #include "controller/report/reports.hpp"
+#include "controller/report/switch_counters_json.hpp"
 #include "controller/verdict/ber_bound.hpp"
 
 namespace tusk {
@@ -249,6 +250,12 @@ json localisation_json(const TestOutcome& test) {
          {"cleared_by_probes", suspect.cleared},
          {"tied_with", suspect.tied},
          {"lossier_past_it", suspect.lossier_past_it},
+         {"switch_counters", suspect.counted ? json{{"confirmed", suspect.confirmed_by_counters},
+                                                    {"in_errors", suspect.counted->in_errors},
+                                                    {"in_discards", suspect.counted->in_discards},
+                                                    {"vanished", suspect.counted->vanished()},
+                                                    {"receiver_read", suspect.counted->receiver_read}}
+                                             : json(nullptr)},
          {"evidence", suspect.evidence},
          {"next_steps", suspect.next_steps}});
   }
@@ -420,6 +427,7 @@ json test_json(const TestOutcome& test) {
   }
   out["streams"] = streams;
   out["coverage"] = test.coverage ? coverage_json(*test.coverage) : json(nullptr);
+  out["switch_counters"] = test.switch_counters.empty() ? json(nullptr) : switch_counters_json(test.switch_counters);
 
   out["path_faults"] = path_faults_json(test);
   if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);

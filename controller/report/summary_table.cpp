@@ -113,6 +113,7 @@ std::string summary_table(const RunOutcome& outcome) {
     for (const auto& sign : test.path_faults) out += fmt::format("  path fault: {}\n", sign.text(test.streams));
     out += localisation_lines(test.localisation);
     if (test.coverage) out += fmt::format("  {}\n", test.coverage->text());
+    if (!test.switch_counters.empty()) out += fmt::format("  {}\n", test.switch_counters.text());
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }

@@ -67,7 +67,9 @@ bool account_agent(TestOutcome& test, const std::string& name, std::vector<std::
 // The flows' path faults, suspects and link coverage, judged against min_link_coverage.
 void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
   test.path_faults = path_fault_signs(test.streams);
-  test.localisation = localise(test.streams, topology);
+  const bool switches_read = topology && (!test.switches_before.empty() || !test.switches_after.empty());
+  if (switches_read) test.switch_counters = count_switch_links(*topology, test.switches_before, test.switches_after);
+  test.localisation = localise(test.streams, topology, switches_read ? &test.switch_counters : nullptr);
   test.coverage = link_coverage(test.localisation, topology);
   if (test.spec.min_link_coverage) {
     if (auto problem = coverage_problem(test.coverage, *test.spec.min_link_coverage)) {
@@ -95,6 +97,11 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
     step.localisation = {};
     step.path_faults.clear();
     step.coverage.reset();
+  }
+  // The switches counted the whole schedule between the first step's start and the last's end.
+  if (!steps.step_outcomes.empty()) {
+    test.switches_before = steps.step_outcomes.front().switches_before;
+    test.switches_after = steps.step_outcomes.back().switches_after;
   }
   localise_and_cover(test, topology);
 }

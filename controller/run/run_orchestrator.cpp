@@ -27,6 +27,7 @@
 #include "controller/run/progress_line.hpp"
 #include "controller/run/run_data.hpp"
 #include "controller/series/series_file.hpp"
+#include "controller/switches/switch_poller.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
 namespace tusk {
@@ -481,6 +482,7 @@ class Orchestrator {
                  units::format_duration(spec.duration), test_agents_.size());
     phase_ = fmt::format("during test {} '{}'", index, spec.name);
 
+    auto switches_before = read_switches_now(index, "before");
     const auto clocks = sync_clocks();
     // Receivers take the clock offsets out of one-way latency.
     std::map<std::string, std::int64_t> offsets;
@@ -512,7 +514,25 @@ class Orchestrator {
 
     follow_test(index, spec, planned_start, timed_plans);
     stop_all(index, "test over");
-    return collect(index, spec, planned_start, timed_plans);
+    auto switches_after = read_switches_now(index, "after");
+    return collect(index, spec, planned_start, timed_plans, std::move(switches_before), std::move(switches_after));
+  }
+
+  // The switches' counters and neighbours, now; a switch that cannot be read is said and skipped.
+  std::vector<SwitchReading> read_switches_now(int index, const char* when) {
+    if (options_.switches.empty()) return {};
+    const auto began = SteadyClock::now();
+    auto readings = read_switches(options_.switches);
+    std::size_t unreadable = 0;
+    for (const auto& reading : readings) {
+      if (reading.ok()) continue;
+      ++unreadable;
+      spdlog::warn("test {}: {} the test: {}", index, when, reading.error);
+    }
+    spdlog::info("test {}: read {} switches {} the test in {} ms{}", index, readings.size(), when,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - began).count(),
+                 unreadable ? fmt::format(" ({} could not be read)", unreadable) : std::string());
+    return readings;
   }
 
   void follow_test(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
@@ -646,9 +666,11 @@ class Orchestrator {
     }
   }
 
-  TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start,
-                      const std::vector<AgentPlan>& plans) {
+  TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans,
+                      std::vector<SwitchReading> switches_before, std::vector<SwitchReading> switches_after) {
     TestOutcome test = collect_data(index, spec, planned_start, plans);
+    test.switches_before = std::move(switches_before);
+    test.switches_after = std::move(switches_after);
     judge_test(test, options_.topology.get());
     spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
                  test.start_skew_ns

@@ -14,6 +14,7 @@
 #include "controller/outcome/run_outcome.hpp"
 #include "controller/plan/flow_selection.hpp"
 #include "controller/run/control_plane.hpp"
+#include "controller/switches/switch_reader.hpp"
 #include "controller/topology/fabric_topology.hpp"
 
 namespace tusk {
@@ -29,6 +30,9 @@ struct RunOptions {
   bool progress_line = false;
   // --topology: names for the links localisation blames; none: links are named by addresses.
   std::shared_ptr<const FabricTopology> topology;
+  // --snmp-credentials with the topology's management addresses: the switches read before and
+  // after each test (controller/switches/); none: no switch is read.
+  std::vector<SwitchQuery> switches;
   // --only-through: only these flows are planned, and only the tests that had some.
   std::optional<FlowSelection> only_through;
   // --metrics-listen: fed with every record and the run's progress while the run lasts.

@@ -65,8 +65,10 @@ class TopologyReader {
         for (const auto& key : keys.value_or(std::vector<YamlEntry>{})) {
           if (key.key == "interfaces") {
             read_interfaces(key.value, device);
+          } else if (key.key == "management") {
+            device.management = read_management(key.value);
           } else {
-            read_.unknown_key(key, {"interfaces"});
+            read_.unknown_key(key, {"interfaces", "management"});
           }
         }
       }
@@ -74,6 +76,39 @@ class TopologyReader {
       for (const auto& interface : device.interfaces) ports_.insert(device.name + ":" + interface.name);
       devices_.push_back(std::move(device));
     }
+  }
+
+  std::optional<DeviceManagement> read_management(const Value& value) {
+    const auto entries = read_.mapping(value, "a mapping with address and snmp");
+    if (!entries) return std::nullopt;
+    DeviceManagement management;
+    bool has_address = false, has_snmp = false;
+    for (const auto& entry : *entries) {
+      if (entry.key == "address") {
+        has_address = true;
+        const std::string* text = read_.scalar(entry.value, "an IPv4 address");
+        if (!text) continue;
+        const auto address = canonical_ipv4(*text);
+        if (!address) {
+          read_.fail(entry.value, fmt::format("'{}' is not an IPv4 address", *text));
+          continue;
+        }
+        management.address = *address;
+      } else if (entry.key == "snmp") {
+        has_snmp = true;
+        const auto name = read_.non_empty_string(entry.value);
+        if (!name) continue;
+        management.snmp = *name;
+        management.snmp_pos = entry.value.pos;
+        management.snmp_path = entry.value.path;
+      } else {
+        read_.unknown_key(entry, {"address", "snmp"});
+      }
+    }
+    if (!has_address) read_.missing(value, "address");
+    if (!has_snmp) read_.missing(value, "snmp");
+    if (management.address.empty() || management.snmp.empty()) return std::nullopt;
+    return management;
   }
 
   void read_interfaces(const Value& value, TopologyDevice& device) {

@@ -8,6 +8,9 @@
 //         vlan100: [192.168.101.1]
 //     spine2:
 //       interfaces: {swp1: 172.16.1.5}
+//       management:                 # optional: where the controller reads the switch's counters
+//         address: 10.0.0.12          #   and its LLDP neighbours over SNMP (controller/switches/)
+//         snmp: fabric-ro             #   a name in --snmp-credentials FILE
 //     host-a:                        # hosts too, by the agent's data-plane address
 //       interfaces: {ens1f0: 192.168.101.11}
 //   links:
@@ -35,9 +38,18 @@ struct TopologyInterface {
   std::vector<std::string> addresses;  // IPv4, dotted quad as inet_ntop writes it
 };
 
+// A switch's management: the address its SNMP agent answers on, and which credentials it takes.
+struct DeviceManagement {
+  std::string address;    // IPv4, canonical
+  std::string snmp;       // a name in the SNMP credentials file
+  YamlPos snmp_pos;       // where `snmp` is written, for "no such credentials" errors in the
+  std::string snmp_path;  // topology file's terms
+};
+
 struct TopologyDevice {
   std::string name;
   std::vector<TopologyInterface> interfaces;
+  std::optional<DeviceManagement> management;
 };
 
 struct LinkEnd {

@@ -166,8 +166,9 @@ namespace {
 // rate is significantly above zero and explains a failing flow.
 class Localiser {
  public:
-  Localiser(const std::vector<StreamVerdict>& streams, const FabricTopology* topology)
-      : streams_(streams), topology_(topology) {}
+  Localiser(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
+            const SwitchCounterEvidence* counters)
+      : streams_(streams), topology_(topology), counters_(counters) {}
 
   Localisation run() {
     gather_flows();
@@ -305,6 +306,20 @@ class Localiser {
   std::uint64_t moved_over(const std::string& key) const {
     const auto it = moved_by_cable_.find(cable_of(key));
     return it == moved_by_cable_.end() ? 0 : it->second.first;
+  }
+
+  // What the switches counted on the link `key`, when both its direction's ends or one were read.
+  const CountedDirection* counted_on(const std::string& key) const {
+    return counters_ ? counters_->direction(key) : nullptr;
+  }
+  bool counts_loss(const std::string& key) const {
+    const CountedDirection* counted = counted_on(key);
+    return counted && counted->lost() >= kMinCountedLoss;
+  }
+  // The switches read this link's receiving end (or both ends) and counted no loss on it.
+  bool counts_clean(const std::string& key) const {
+    const CountedDirection* counted = counted_on(key);
+    return counted && counted->receiver_read && counted->lost() < kMinCountedLoss;
   }
 
   bool cable_moved(const std::string& key) const {
@@ -462,6 +477,10 @@ class Localiser {
       const LinkData& la = links_.at(a);
       const LinkData& lb = links_.at(b);
       if (cable_moved(a) != cable_moved(b)) return cable_moved(a);
+      // A switch counts every frame: where one end counted the loss and the other's counted
+      // none, the counters decide, whatever the (policed) probes say.
+      if (counts_loss(a) && counts_clean(b)) return true;
+      if (counts_loss(b) && counts_clean(a)) return false;
       const bool starts_a = la.probes.starts_here(), starts_b = lb.probes.starts_here();
       if (starts_a != starts_b) return starts_a;
       if (starts_a && position(a) != position(b)) return position(a) < position(b);
@@ -475,7 +494,8 @@ class Localiser {
     const std::string& winner = group.front();
     const LinkData& chosen = links_.at(winner);
     const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
-    const bool probes_decide = moved_decides || (group.size() > 1 && chosen.probes.starts_here());
+    const bool counters_decide = !moved_decides && group.size() > 1 && counts_loss(winner) && counts_clean(group[1]);
+    const bool probes_decide = moved_decides || counters_decide || (group.size() > 1 && chosen.probes.starts_here());
     const bool tie = group.size() > 1 && !probes_decide;
 
     LinkSuspect suspect;
@@ -499,7 +519,7 @@ class Localiser {
       const LinkData& twin = links_.at(group[g]);
       if (tie) {
         suspect.tied.push_back(twin.named.name);
-      } else if (!moved_decides && twin.probes.starts_here()) {
+      } else if (!moved_decides && !counters_decide && twin.probes.starts_here()) {
         suspect.lossier_past_it.push_back(fmt::format("{} ({})", twin.named.name, probe_text(twin.probes)));
       } else {
         suspect.cleared.push_back(twin.named.name);
@@ -529,10 +549,16 @@ class Localiser {
           "routes moved away)",
           moved_over(winner));
     }
+    if (const CountedDirection* counted = counted_on(winner)) {
+      suspect.counted = *counted;
+      suspect.confirmed_by_counters = counts_loss(winner);
+      evidence += counter_text(*counted, suspect.confirmed_by_counters);
+    }
     if (!suspect.cleared.empty()) {
-      evidence +=
-          fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
-                      moved_decides ? "over which no route moved" : "whose probes show no fault starting there");
+      evidence += fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
+                              moved_decides     ? "over which no route moved"
+                              : counters_decide ? "whose switches counted no loss"
+                                                : "whose probes show no fault starting there");
     }
     if (!suspect.lossier_past_it.empty()) {
       evidence += fmt::format(
@@ -553,6 +579,19 @@ class Localiser {
     suspect.evidence = std::move(evidence);
     suspect.next_steps = next_steps(suspect, chosen.named);
     return suspect;
+  }
+
+  static std::string counter_text(const CountedDirection& counted, bool confirmed) {
+    if (!counted.receiver_read) {
+      return fmt::format("; its sending switch port counted {} frames out, {} dropped there", counted.sent,
+                         counted.out_errors + counted.out_discards);
+    }
+    const std::string counts = fmt::format(
+        "{} in errors, {} in discards{}", counted.in_errors, counted.in_discards,
+        counted.sender_read ? fmt::format(", {} of {} sent never counted in", counted.vanished(), counted.sent)
+                            : std::string());
+    return confirmed ? fmt::format("; confirmed by the switch counters ({})", counts)
+                     : fmt::format("; the switch counters saw no loss here ({})", counts);
   }
 
   // Named before unnamed; links that count frames by their rate, then those judged pass or fail
@@ -597,6 +636,7 @@ class Localiser {
 
   const std::vector<StreamVerdict>& streams_;
   const FabricTopology* topology_;
+  const SwitchCounterEvidence* counters_;
   Localisation out_;
   std::map<std::string, LinkData> links_;
   std::vector<std::pair<const std::string*, LinkData*>> link_by_index_;
@@ -608,8 +648,9 @@ class Localiser {
 
 }  // namespace
 
-Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology) {
-  return Localiser(streams, topology).run();
+Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
+                      const SwitchCounterEvidence* counters) {
+  return Localiser(streams, topology, counters).run();
 }
 
 }  // namespace tusk

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/switch_counters.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
@@ -80,6 +81,10 @@ struct LinkSuspect {
   std::vector<std::string> tied;     // links nothing tells apart from this one
   // Links the same flows cross after this one where loss or damage starts again, with their probes.
   std::vector<std::string> lossier_past_it;
+  // What the switches at its ends counted over the test, when they were read (switch_counters.hpp),
+  // and whether that confirms it: they counted at least kMinCountedLoss frames lost or damaged.
+  std::optional<CountedDirection> counted;
+  bool confirmed_by_counters = false;
   std::string evidence;  // one line
   std::vector<std::string> next_steps;
 };
@@ -101,7 +106,9 @@ struct Localisation {
   }
 };
 
-// `topology` may be null: links are then named by the hops' addresses.
-Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology);
+// `topology` may be null: links are then named by the hops' addresses. `counters` (null when no
+// switch was read) confirm suspects and split links the same flows cross.
+Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
+                      const SwitchCounterEvidence* counters = nullptr);
 
 }  // namespace tusk

@@ -492,6 +492,78 @@ TEST(Localisation, WithoutProbesTwinLinksAreATieNotAGuess) {
   EXPECT_THAT(result.conclusion, HasSubstr("cannot be told apart"));
 }
 
+// The switches' readings of one test: every leaf's and spine's fabric ports counted `frames` out
+// and in, and the receiving port of `lossy` (a directed link key) discarded `discarded` of them.
+std::pair<std::vector<SwitchReading>, std::vector<SwitchReading>> switch_readings(const FabricTopology& topology,
+                                                                                  const std::string& lossy,
+                                                                                  std::uint64_t discarded) {
+  std::map<std::string, SwitchReading> before, after;
+  const auto receiver = lossy.substr(lossy.find(" -> ") + 4);
+  for (const auto& link : topology.links()) {
+    for (const LinkEnd* end : {&link.a, &link.b}) {
+      if (end->device.find('h') != std::string::npos) continue;  // hosts: no SNMP
+      before[end->device].device = after[end->device].device = end->device;
+      SwitchPortCounters first{1000, 1000, 0, 0, 1000, 1000, 0, 0, true, true};
+      SwitchPortCounters last{9000, 9000, 0, 0, 9000, 9000, 0, 0, true, true};
+      if (end->text() == receiver) last.in_discards = discarded;
+      before[end->device].ports[end->interface] = first;
+      after[end->device].ports[end->interface] = last;
+    }
+  }
+  std::pair<std::vector<SwitchReading>, std::vector<SwitchReading>> out;
+  for (auto& [name, reading] : before) out.first.push_back(reading);
+  for (auto& [name, reading] : after) out.second.push_back(reading);
+  return out;
+}
+
+// Probes that saw nothing leave twins tied; the switches' counters split them.
+TEST(Localisation, SwitchCountersSplitTwinsTheProbesCannotAndConfirmTheSuspect) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  for (const std::string lossy : {"l1:s2 -> s2:l1", "s2:l2 -> l2:s2"}) {
+    auto streams = run_fabric(fabric, {{lossy, 0.02, 0, "loss_ratio"}});
+    for (auto& s : streams) {
+      for (auto& hop : *s.stream.mutable_path()) hop.set_answers(hop.probes());
+    }
+    const auto [before, after] = switch_readings(topology, lossy, 160);
+    const SwitchCounterEvidence counters = count_switch_links(topology, before, after);
+    const auto result = localise(streams, &topology, &counters);
+    ASSERT_NE(result.top(), nullptr) << result.conclusion;
+    EXPECT_EQ(result.top()->key, lossy) << result.conclusion;
+    EXPECT_TRUE(result.top()->tied.empty()) << result.conclusion;
+    EXPECT_TRUE(result.top()->confirmed_by_counters);
+    ASSERT_TRUE(result.top()->counted);
+    EXPECT_EQ(result.top()->counted->in_discards, 160u);
+    EXPECT_THAT(result.conclusion, HasSubstr("confirmed by the switch counters"));
+    EXPECT_THAT(result.top()->evidence, HasSubstr("whose switches counted no loss"));
+  }
+}
+
+// Policed ICMP at the far leaf makes loss seem to start on the second twin too; the counters
+// still name the first, and a suspect whose switches counted nothing says so.
+TEST(Localisation, SwitchCountersOutweighPolicedProbes) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  Fault quiet;
+  quiet.quiet_router = gateway(2);
+  quiet.answered_share = 0.5;
+  const auto streams = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.03, 0, "loss_ratio"}, quiet});
+  const auto [before, after] = switch_readings(topology, "l1:s1 -> s1:l1", 200);
+  const SwitchCounterEvidence counters = count_switch_links(topology, before, after);
+  const auto result = localise(streams, &topology, &counters);
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, "l1:s1 -> s1:l1") << result.conclusion;
+  EXPECT_TRUE(result.top()->confirmed_by_counters);
+  EXPECT_TRUE(result.top()->lossier_past_it.empty()) << result.conclusion;
+
+  const auto [clean_before, clean_after] = switch_readings(topology, "l1:s1 -> s1:l1", 0);
+  const SwitchCounterEvidence clean = count_switch_links(topology, clean_before, clean_after);
+  const auto unconfirmed = localise(streams, &topology, &clean);
+  ASSERT_FALSE(unconfirmed.suspects.empty());
+  EXPECT_FALSE(unconfirmed.suspects[0].confirmed_by_counters);
+  EXPECT_THAT(unconfirmed.suspects[0].evidence, HasSubstr("the switch counters saw no loss here"));
+}
+
 // The fabric VM lab's case: 3 % loss on a leaf's uplink, and the far leaf answering a tenth fewer
 // probes than reach it. Loss starts at both links the same flows cross; it starts for certain on
 // the first, and the second is named for what it shows, not made a tie.

@@ -1,0 +1,51 @@
+#include "controller/report/switch_counters_json.hpp"
+
+namespace tusk {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json port_json(const std::optional<SwitchPortCounters>& port) {
+  if (!port) return nullptr;
+  return {{"in_octets", port->in_octets},   {"in_packets", port->in_packets},
+          {"in_errors", port->in_errors},   {"in_discards", port->in_discards},
+          {"out_octets", port->out_octets}, {"out_packets", port->out_packets},
+          {"out_errors", port->out_errors}, {"out_discards", port->out_discards},
+          {"counters_64bit", port->wide},   {"oper_up", port->oper_up ? json(*port->oper_up) : json(nullptr)}};
+}
+
+json direction_json(const CountedDirection& d) {
+  return {{"link", d.key},
+          {"sender_read", d.sender_read},
+          {"receiver_read", d.receiver_read},
+          {"sent", d.sender_read ? json(d.sent) : json(nullptr)},
+          {"received", d.receiver_read ? json(d.received) : json(nullptr)},
+          {"in_errors", d.in_errors},
+          {"in_discards", d.in_discards},
+          {"out_errors", d.out_errors},
+          {"out_discards", d.out_discards},
+          {"vanished", d.vanished()},
+          {"lost", d.lost()},
+          {"counts_loss", d.lost() >= kMinCountedLoss}};
+}
+
+}  // namespace
+
+json switch_counters_json(const SwitchCounterEvidence& evidence) {
+  json links = json::array();
+  for (const auto& link : evidence.links) {
+    links.push_back({{"ends", {link.a_end.text(), link.b_end.text()}},
+                     {"cable", link.cable.empty() ? json(nullptr) : json(link.cable)},
+                     {"name", link.name},
+                     {"a", port_json(link.a)},
+                     {"b", port_json(link.b)},
+                     {"a_to_b", direction_json(link.a_to_b)},
+                     {"b_to_a", direction_json(link.b_to_a)}});
+  }
+  return {{"links", links},
+          {"unreadable", evidence.unreadable},
+          {"warnings", evidence.warnings},
+          {"text", evidence.text()}};
+}
+
+}  // namespace tusk

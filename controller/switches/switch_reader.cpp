@@ -1,0 +1,245 @@
+#include "controller/switches/switch_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/clock.hpp"
+#include "common/printable.hpp"
+
+namespace tusk {
+namespace {
+
+const SnmpOid kIfName = parse_oid("1.3.6.1.2.1.31.1.1.1.1");
+const SnmpOid kIfDescr = parse_oid("1.3.6.1.2.1.2.2.1.2");
+const SnmpOid kIfXEntry = parse_oid("1.3.6.1.2.1.31.1.1.1");
+const SnmpOid kIfEntry = parse_oid("1.3.6.1.2.1.2.2.1");
+const SnmpOid kLldpLocPortEntry = parse_oid("1.0.8802.1.1.2.1.3.7.1");
+const SnmpOid kLldpRemEntry = parse_oid("1.0.8802.1.1.2.1.4.1.1");
+
+// ifXTable columns: the 64-bit octets and packets, in and out.
+enum IfXColumn : std::uint32_t {
+  kHcInOctets = 6,
+  kHcInUcast = 7,
+  kHcInMulticast = 8,
+  kHcInBroadcast = 9,
+  kHcOutOctets = 10,
+  kHcOutUcast = 11,
+  kHcOutMulticast = 12,
+  kHcOutBroadcast = 13,
+};
+// ifTable columns.
+enum IfColumn : std::uint32_t {
+  kOperStatus = 8,
+  kInOctets = 10,
+  kInUcast = 11,
+  kInNUcast = 12,
+  kInDiscards = 13,
+  kInErrors = 14,
+  kOutOctets = 16,
+  kOutUcast = 17,
+  kOutNUcast = 18,
+  kOutDiscards = 19,
+  kOutErrors = 20,
+};
+// LLDP-MIB columns (lldpLocPortTable, lldpRemTable).
+constexpr std::uint32_t kLocPortIdSubtype = 2, kLocPortId = 3, kLocPortDesc = 4;
+constexpr std::uint32_t kRemChassisIdSubtype = 4, kRemChassisId = 5, kRemPortIdSubtype = 6, kRemPortId = 7,
+                        kRemPortDesc = 8, kRemSysName = 9;
+// LLDP's id subtypes whose value is a MAC address or a network address.
+constexpr std::uint64_t kChassisMac = 4, kChassisNetwork = 5, kPortMac = 3, kPortNetwork = 4, kPortIfName = 5;
+
+SnmpOid column(const SnmpOid& entry, std::uint32_t column_number, std::uint32_t index) {
+  SnmpOid out = entry;
+  out.push_back(column_number);
+  out.push_back(index);
+  return out;
+}
+
+std::string hex_bytes(std::string_view bytes) {
+  std::string out;
+  for (const char c : bytes) {
+    if (!out.empty()) out += ':';
+    out += fmt::format("{:02x}", static_cast<unsigned char>(c));
+  }
+  return out;
+}
+
+// An LLDP id as people read it: MAC addresses in hex, IPv4 network addresses dotted, else text.
+std::string id_text(std::string_view bytes, std::uint64_t subtype, std::uint64_t mac_subtype,
+                    std::uint64_t net_subtype) {
+  if (subtype == mac_subtype && bytes.size() == 6) return hex_bytes(bytes);
+  if (subtype == net_subtype && bytes.size() == 5 && bytes[0] == 1) {
+    return fmt::format("{}.{}.{}.{}", static_cast<unsigned char>(bytes[1]), static_cast<unsigned char>(bytes[2]),
+                       static_cast<unsigned char>(bytes[3]), static_cast<unsigned char>(bytes[4]));
+  }
+  return printable(bytes);
+}
+
+// Rows of one table column, by the index after the column (one or more sub-identifiers).
+struct ColumnRows {
+  std::map<SnmpOid, SnmpValue> rows;
+};
+
+ColumnRows walk_column(SnmpSession& session, const SnmpOid& entry, std::uint32_t column_number,
+                       const SwitchReadLimits& limits, std::chrono::steady_clock::time_point deadline,
+                       SwitchReading& reading) {
+  SnmpOid root = entry;
+  root.push_back(column_number);
+  SnmpWalk walk = session.walk(root, limits.max_rows, deadline);
+  if (walk.truncated) reading.warnings.push_back(fmt::format("{}: {}", session.name(), walk.why_truncated));
+  ColumnRows out;
+  for (auto& value : walk.values) {
+    SnmpOid index(value.oid.begin() + static_cast<std::ptrdiff_t>(root.size()), value.oid.end());
+    out.rows.emplace(std::move(index), std::move(value));
+  }
+  return out;
+}
+
+// Port name -> ifIndex, from ifName (ifDescr where a switch has no ifName).
+std::map<std::string, std::uint32_t> port_indexes(SnmpSession& session, const SwitchReadLimits& limits,
+                                                  std::chrono::steady_clock::time_point deadline,
+                                                  SwitchReading& reading) {
+  std::map<std::string, std::uint32_t> out;
+  for (const SnmpOid* table : {&kIfName, &kIfDescr}) {
+    SnmpOid entry(table->begin(), table->end() - 1);
+    const ColumnRows names = walk_column(session, entry, table->back(), limits, deadline, reading);
+    for (const auto& [index, value] : names.rows) {
+      if (index.size() == 1 && value.type == SnmpValue::Type::Text) out.emplace(printable(value.text), index[0]);
+    }
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
+std::uint64_t number_at(const std::vector<SnmpValue>& values, std::size_t i) {
+  return i < values.size() && values[i].type == SnmpValue::Type::Number ? values[i].number : 0;
+}
+
+SwitchPortCounters read_port(SnmpSession& session, std::uint32_t index) {
+  const std::vector<SnmpOid> oids = {
+      column(kIfXEntry, kHcInOctets, index),     column(kIfXEntry, kHcInUcast, index),
+      column(kIfXEntry, kHcInMulticast, index),  column(kIfXEntry, kHcInBroadcast, index),
+      column(kIfXEntry, kHcOutOctets, index),    column(kIfXEntry, kHcOutUcast, index),
+      column(kIfXEntry, kHcOutMulticast, index), column(kIfXEntry, kHcOutBroadcast, index),
+      column(kIfEntry, kInDiscards, index),      column(kIfEntry, kInErrors, index),
+      column(kIfEntry, kOutDiscards, index),     column(kIfEntry, kOutErrors, index),
+      column(kIfEntry, kOperStatus, index),
+  };
+  const auto values = session.get(oids);
+  SwitchPortCounters port;
+  port.in_discards = number_at(values, 8);
+  port.in_errors = number_at(values, 9);
+  port.out_discards = number_at(values, 10);
+  port.out_errors = number_at(values, 11);
+  if (values.size() > 12 && values[12].type == SnmpValue::Type::Number) port.oper_up = values[12].number == 1;
+  if (values.size() > 4 && values[0].type == SnmpValue::Type::Number && values[4].type == SnmpValue::Type::Number) {
+    port.in_octets = number_at(values, 0);
+    port.in_packets = number_at(values, 1) + number_at(values, 2) + number_at(values, 3);
+    port.out_octets = number_at(values, 4);
+    port.out_packets = number_at(values, 5) + number_at(values, 6) + number_at(values, 7);
+    return port;
+  }
+  // No ifXTable (an old agent): the 32-bit counters, which wrap.
+  const auto narrow = session.get({column(kIfEntry, kInOctets, index), column(kIfEntry, kInUcast, index),
+                                   column(kIfEntry, kInNUcast, index), column(kIfEntry, kOutOctets, index),
+                                   column(kIfEntry, kOutUcast, index), column(kIfEntry, kOutNUcast, index)});
+  port.wide = false;
+  port.in_octets = number_at(narrow, 0);
+  port.in_packets = number_at(narrow, 1) + number_at(narrow, 2);
+  port.out_octets = number_at(narrow, 3);
+  port.out_packets = number_at(narrow, 4) + number_at(narrow, 5);
+  return port;
+}
+
+// lldpLocPortNum -> the port's name: the local port id when it is an interface name, else the
+// ifName of that number (lldpLocPortNum is the ifIndex on most agents), else its description.
+std::map<std::uint32_t, std::string> lldp_local_ports(SnmpSession& session,
+                                                      const std::map<std::string, std::uint32_t>& indexes,
+                                                      const SwitchReadLimits& limits,
+                                                      std::chrono::steady_clock::time_point deadline,
+                                                      SwitchReading& reading) {
+  const auto subtypes = walk_column(session, kLldpLocPortEntry, kLocPortIdSubtype, limits, deadline, reading);
+  const auto ids = walk_column(session, kLldpLocPortEntry, kLocPortId, limits, deadline, reading);
+  const auto descriptions = walk_column(session, kLldpLocPortEntry, kLocPortDesc, limits, deadline, reading);
+  std::map<std::uint32_t, std::string> by_index;
+  for (const auto& [name, index] : indexes) by_index.emplace(index, name);
+  std::map<std::uint32_t, std::string> out;
+  for (const auto& [index, id] : ids.rows) {
+    if (index.size() != 1) continue;
+    const auto subtype = subtypes.rows.find(index);
+    if (subtype != subtypes.rows.end() && subtype->second.number == kPortIfName && !id.text.empty()) {
+      out.emplace(index[0], printable(id.text));
+    } else if (const auto named = by_index.find(index[0]); named != by_index.end()) {
+      out.emplace(index[0], named->second);
+    } else if (const auto description = descriptions.rows.find(index); description != descriptions.rows.end()) {
+      out.emplace(index[0], printable(description->second.text));
+    }
+  }
+  return out;
+}
+
+void read_lldp(SnmpSession& session, const std::map<std::string, std::uint32_t>& indexes,
+               const SwitchReadLimits& limits, std::chrono::steady_clock::time_point deadline, SwitchReading& reading) {
+  const auto local = lldp_local_ports(session, indexes, limits, deadline, reading);
+  std::map<std::uint32_t, ColumnRows> columns;
+  for (const std::uint32_t c :
+       {kRemChassisIdSubtype, kRemChassisId, kRemPortIdSubtype, kRemPortId, kRemPortDesc, kRemSysName}) {
+    columns[c] = walk_column(session, kLldpRemEntry, c, limits, deadline, reading);
+  }
+  const auto text_of = [&](std::uint32_t c, const SnmpOid& index) -> const std::string* {
+    const auto found = columns[c].rows.find(index);
+    return found == columns[c].rows.end() ? nullptr : &found->second.text;
+  };
+  const auto number_of = [&](std::uint32_t c, const SnmpOid& index) -> std::uint64_t {
+    const auto found = columns[c].rows.find(index);
+    return found == columns[c].rows.end() ? 0 : found->second.number;
+  };
+  for (const auto& [index, port_id] : columns[kRemPortId].rows) {
+    if (index.size() != 3) continue;  // lldpRemTimeMark, lldpRemLocalPortNum, lldpRemIndex
+    SwitchLldpNeighbour neighbour;
+    const auto named = local.find(index[1]);
+    neighbour.local_port = named != local.end() ? named->second : fmt::format("port {}", index[1]);
+    neighbour.port_id = id_text(port_id.text, number_of(kRemPortIdSubtype, index), kPortMac, kPortNetwork);
+    if (const auto* d = text_of(kRemPortDesc, index)) neighbour.port_description = printable(*d);
+    if (const auto* s = text_of(kRemSysName, index)) neighbour.system_name = printable(*s);
+    if (const auto* c = text_of(kRemChassisId, index)) {
+      neighbour.chassis_id = id_text(*c, number_of(kRemChassisIdSubtype, index), kChassisMac, kChassisNetwork);
+    }
+    reading.lldp.push_back(std::move(neighbour));
+  }
+  reading.lldp_read = true;
+}
+
+}  // namespace
+
+SwitchReading read_switch(const SwitchQuery& query, const SwitchReadLimits& limits) {
+  SwitchReading reading;
+  reading.device = query.target.device;
+  reading.address = query.target.address;
+  reading.time_ns = realtime_ns();
+  const auto deadline = std::chrono::steady_clock::now() + limits.deadline;
+  try {
+    SnmpSession session(query.target);
+    const auto indexes = port_indexes(session, limits, deadline, reading);
+    for (const auto& port : query.ports) {
+      const auto found = indexes.find(port);
+      if (found == indexes.end()) {
+        reading.missing_ports.push_back(port);
+        continue;
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        reading.warnings.push_back(fmt::format("{}: out of time before port {}", session.name(), port));
+        break;
+      }
+      reading.ports.emplace(port, read_port(session, found->second));
+    }
+    if (query.lldp) read_lldp(session, indexes, limits, deadline, reading);
+  } catch (const SnmpError& error) {
+    reading.error = error.what();
+  }
+  return reading;
+}
+
+}  // namespace tusk

@@ -1,0 +1,216 @@
+// The switches as evidence, short of SNMP itself: the credentials file and the topology's
+// management keys (every mistake named with its line), which switches a run reads, and what the
+// counters read before and after a test say about each cable.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "controller/switches/snmp_credentials.hpp"
+#include "controller/switches/switch_queries.hpp"
+#include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/switch_counters.hpp"
+
+namespace tusk {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr const char* kTopology = R"(devices:
+  leaf1:
+    management: {address: 10.0.0.11, snmp: fabric-ro}
+    interfaces: {swp1: 172.16.0.0, swp9: ~}
+  spine1:
+    management:
+      address: 10.0.0.21
+      snmp: fabric-v3
+    interfaces: {swp1: 172.16.0.1}
+  host-a:
+    interfaces: {ens1: 192.168.1.10}
+links:
+  - ends: leaf1:swp1 <-> spine1:swp1
+    cable: C-1
+  - host-a:ens1 <-> leaf1:swp9
+)";
+
+constexpr const char* kCredentials = R"(fabric-ro:
+  version: 2c
+  community: public-ro
+fabric-v3:
+  version: 3
+  user: tusk
+  auth_protocol: sha
+  auth_passphrase: long-enough
+  privacy_protocol: aes
+  privacy_passphrase: also-long-enough
+)";
+
+TEST(SnmpCredentials, ReadsVersionsTwoAndThree) {
+  const auto credentials = load_snmp_credentials_text(kCredentials, "creds.yaml");
+  ASSERT_EQ(credentials.size(), 2u);
+  EXPECT_EQ(credentials.at("fabric-ro").version, SnmpVersion::V2c);
+  EXPECT_EQ(credentials.at("fabric-ro").community, "public-ro");
+  const auto& v3 = credentials.at("fabric-v3");
+  EXPECT_EQ(v3.version, SnmpVersion::V3);
+  EXPECT_EQ(v3.user, "tusk");
+  EXPECT_EQ(v3.auth_protocol, "sha");
+  EXPECT_EQ(v3.privacy_protocol, "aes");
+}
+
+TEST(SnmpCredentials, EveryMistakeIsNamedWithItsLine) {
+  try {
+    load_snmp_credentials_text(R"(a:
+  version: 2
+  community: x
+b:
+  version: 2c
+  user: tusk
+c:
+  version: 3
+  user: tusk
+  auth_protocol: sha1
+  auth_passphrase: short
+d:
+  version: 3
+  user: tusk
+  auth_protocol: sha
+  auth_passphrase: long-enough
+  privacy_passphrase: long-enough
+)",
+                               "creds.yaml");
+    FAIL() << "accepted";
+  } catch (const SnmpCredentialsInvalid& invalid) {
+    const std::string text = invalid.what();
+    EXPECT_THAT(text, HasSubstr("creds.yaml:2:12: a.version"));
+    EXPECT_THAT(text, HasSubstr("creds.yaml:5:3: b: missing required field 'community'"));
+    EXPECT_THAT(text, HasSubstr("creds.yaml:6:9: b.user: belongs to version 3"));
+    EXPECT_THAT(text, HasSubstr("creds.yaml:10:18: c.auth_protocol"));
+    EXPECT_THAT(text, HasSubstr("creds.yaml:11:20: c.auth_passphrase: is 5 characters"));
+    EXPECT_THAT(text, HasSubstr("creds.yaml:17:23: d.privacy_passphrase: needs privacy_protocol"));
+  }
+}
+
+TEST(SwitchQueries, EverySwitchWithAManagementAddressIsReadForItsCabledPorts) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  const auto queries = switch_queries(topology, load_snmp_credentials_text(kCredentials, "creds.yaml"), "creds.yaml");
+  ASSERT_EQ(queries.size(), 2u);
+  EXPECT_EQ(queries[0].target.device, "leaf1");
+  EXPECT_EQ(queries[0].target.address, "10.0.0.11");
+  EXPECT_EQ(queries[0].target.credential.community, "public-ro");
+  EXPECT_EQ(queries[0].ports, (std::vector<std::string>{"swp1", "swp9"}));
+  EXPECT_TRUE(queries[0].lldp);
+  EXPECT_EQ(queries[1].target.credential.user, "tusk");
+  EXPECT_EQ(queries[1].ports, (std::vector<std::string>{"swp1"}));
+}
+
+TEST(SwitchQueries, CredentialsTheFileLacksAreNamedAtTheTopologysLine) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  try {
+    switch_queries(topology, load_snmp_credentials_text("other:\n  version: 2c\n  community: x\n", "creds.yaml"),
+                   "creds.yaml");
+    FAIL() << "accepted";
+  } catch (const TopologyFileInvalid& invalid) {
+    const std::string text = invalid.what();
+    EXPECT_THAT(text, HasSubstr("fabric.yaml:3:44: devices.leaf1.management.snmp: no credentials 'fabric-ro' in "
+                                "creds.yaml (it has: other)"));
+    EXPECT_THAT(text, HasSubstr("fabric.yaml:8:13: devices.spine1.management.snmp: no credentials 'fabric-v3'"));
+  }
+}
+
+TEST(Topology, ManagementMistakesAreNamed) {
+  try {
+    load_topology_text(
+        "devices:\n  s1:\n    management: {address: 10.0.0, snmp: x, port: 1}\n  s2:\n"
+        "    management: {address: 10.0.0.2}\n",
+        "fabric.yaml");
+    FAIL() << "accepted";
+  } catch (const TopologyFileInvalid& invalid) {
+    const std::string text = invalid.what();
+    EXPECT_THAT(text, HasSubstr("fabric.yaml:3:27: devices.s1.management.address: '10.0.0' is not an IPv4 address"));
+    EXPECT_THAT(text, HasSubstr("devices.s1.management.port: unknown key"));
+    EXPECT_THAT(text, ::testing::Not(HasSubstr("missing required field 'address'")));
+    EXPECT_THAT(text, HasSubstr("fabric.yaml:5:17: devices.s2.management: missing required field 'snmp'"));
+  }
+}
+
+SwitchReading reading(const std::string& device, const std::string& port, const SwitchPortCounters& counters) {
+  SwitchReading r;
+  r.device = device;
+  r.ports[port] = counters;
+  return r;
+}
+
+TEST(SwitchCounters, EachDirectionSaysWhatItsReceiverCountedLostAndWhatVanished) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  // leaf1 sent 10,000 frames to spine1, which counted 9,900 in, 20 errors and 30 discards: 50
+  // vanished on the way (IF-MIB's counting); spine1 sent 500 back, all counted in.
+  const SwitchPortCounters zero{};
+  SwitchPortCounters leaf_after{0, 500, 0, 0, 0, 10000, 0, 0, true, true};
+  SwitchPortCounters spine_after{0, 9900, 20, 30, 0, 500, 0, 0, true, true};
+  const auto evidence =
+      count_switch_links(topology, {reading("leaf1", "swp1", zero), reading("spine1", "swp1", zero)},
+                         {reading("leaf1", "swp1", leaf_after), reading("spine1", "swp1", spine_after)});
+  ASSERT_EQ(evidence.links.size(), 1u);  // the host's cable: leaf1's swp9 was not read
+  const auto* up = evidence.direction("leaf1:swp1 -> spine1:swp1");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->sent, 10000u);
+  EXPECT_EQ(up->received, 9900u);
+  EXPECT_EQ(up->vanished(), 50u);
+  EXPECT_EQ(up->lost(), 100u);
+  const auto* down = evidence.direction("spine1:swp1 -> leaf1:swp1");
+  ASSERT_NE(down, nullptr);
+  EXPECT_EQ(down->lost(), 0u);
+  EXPECT_EQ(evidence.links[0].name, "leaf1:swp1 <-> spine1:swp1, cable C-1");
+}
+
+TEST(SwitchCounters, LinuxCountingDiscardsAsReceivedInventsNoLoss) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  const SwitchPortCounters zero{};
+  SwitchPortCounters leaf_after{0, 0, 0, 0, 0, 1000, 0, 0, true, true};
+  SwitchPortCounters spine_after{0, 1000, 0, 40, 0, 0, 0, 0, true, true};  // the 40 discarded are in the 1000
+  const auto evidence =
+      count_switch_links(topology, {reading("leaf1", "swp1", zero), reading("spine1", "swp1", zero)},
+                         {reading("leaf1", "swp1", leaf_after), reading("spine1", "swp1", spine_after)});
+  const auto* up = evidence.direction("leaf1:swp1 -> spine1:swp1");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->vanished(), 0u);
+  EXPECT_EQ(up->lost(), 40u);
+}
+
+TEST(SwitchCounters, NarrowCountersWrapAndAResetIsSaidNotCounted) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  SwitchPortCounters narrow_before{0, 0, 0, 0, 0, 0xfffffff0u, 0, 0, false, true};
+  SwitchPortCounters narrow_after{0, 0, 0, 0, 0, 0x10, 0, 0, false, true};
+  SwitchPortCounters wide_before{0, 5000, 0, 0, 0, 0, 0, 0, true, true};
+  SwitchPortCounters wide_after{0, 10, 0, 0, 0, 0, 0, 0, true, true};  // went back: a reset
+  const auto evidence =
+      count_switch_links(topology, {reading("leaf1", "swp1", narrow_before), reading("spine1", "swp1", wide_before)},
+                         {reading("leaf1", "swp1", narrow_after), reading("spine1", "swp1", wide_after)});
+  const auto* up = evidence.direction("leaf1:swp1 -> spine1:swp1");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->sent, 0x20u);
+  EXPECT_FALSE(up->receiver_read);
+  ASSERT_EQ(evidence.warnings.size(), 1u);
+  EXPECT_THAT(evidence.warnings[0], HasSubstr("spine1:swp1: a counter went back"));
+}
+
+TEST(SwitchCounters, AnUnreadableSwitchIsSaidAndItsLinksKeepTheOtherEnd) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  SwitchReading unreachable;
+  unreachable.device = "spine1";
+  unreachable.error = "switch spine1 (10.0.0.21): no answer (timed out)";
+  const SwitchPortCounters zero{};
+  SwitchPortCounters leaf_after{0, 0, 0, 0, 0, 1000, 3, 4, true, true};
+  const auto evidence = count_switch_links(topology, {reading("leaf1", "swp1", zero), unreachable},
+                                           {reading("leaf1", "swp1", leaf_after), unreachable});
+  EXPECT_EQ(evidence.unreadable, (std::vector<std::string>{unreachable.error}));
+  const auto* up = evidence.direction("leaf1:swp1 -> spine1:swp1");
+  ASSERT_NE(up, nullptr);
+  EXPECT_TRUE(up->sender_read);
+  EXPECT_FALSE(up->receiver_read);
+  EXPECT_EQ(up->out_errors + up->out_discards, 7u);
+  EXPECT_EQ(up->vanished(), 0u);
+}
+
+}  // namespace
+}  // namespace tusk
