@@ -5,6 +5,8 @@
 # the install test's fresh Debian root, systemd for systemd-analyze, slurm-wlm and munge for the
 # real single-node Slurm the sbatch script is tested on. jq: the lab demo reads its reports.)
 # lld: the scripts link with it (scripts/build-env.sh). clang-format: the layout test (tests/style/).
+# lldpd, snmpd, snmp: the fabric lab's switches serve LLDP-MIB and IF-MIB over SNMP, as real ones do
+# (tests/lab/fabric-lab.sh); libsnmp-dev: the controller reads them with net-snmp's library.
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
@@ -23,6 +25,7 @@ packages=(
   libsqlitecpp-dev libsqlite3-dev sqlite3
   curl chromium fonts-dejavu-core jq
   help2man dpkg-dev mmdebstrap systemd slurm-wlm munge
+  lldpd snmpd snmp libsnmp-dev
 )
 
 missing=()
@@ -40,6 +43,11 @@ else
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -q
   "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Debian starts lldpd once installed: the fabric lab runs one per switch, and one in the root
+  # namespace would speak LLDP on the lab hosts' ports.
+  if [[ " ${missing[*]} " == *" lldpd "* && -d /run/systemd/system ]]; then
+    "${sudo_cmd[@]}" systemctl disable --now lldpd || true
+  fi
 fi
 
 bash "$(dirname "$0")/install-web-libs.sh"

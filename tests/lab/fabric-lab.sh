@@ -11,27 +11,51 @@
 # Faults are real and sit on one inter-switch link in one direction: frames are dropped,
 # corrupted or duplicated by a tc BPF program (this kernel has no netem), or the link goes down
 # and the leaves route around it. Traffic never leaves the links this script made.
+# The switches serve what real switches serve a controller beyond the probes: each runs snmpd
+# (IF-MIB: its ports' counters) with lldpd as its AgentX subagent (LLDP-MIB: who is cabled to
+# which port), reached over a management network of its own.
 #
 #   fabric-lab.sh up [--spines N] [--leaves N] [--hosts N]
 #                                     make the lab (defaults 2, 2, 2; at most 8 each)
-#   fabric-lab.sh topology            print switches, links, hosts: every name, device and address
-#   fabric-lab.sh topology-file       print the lab as a Tusk topology file (tusk-controller run
-#                                     --topology): devices, their ports' addresses, and cables
-#                                     named C-l1-s2 (leaf 1 to spine 2) and C-l1h2 (host to leaf)
+#   fabric-lab.sh topology            print switches (with their management addresses), links,
+#                                     hosts: every name, device and address
+#   fabric-lab.sh topology-file [--snmp v2c|v3]
+#                                     print the lab as a Tusk topology file (tusk-controller run
+#                                     --topology): devices, their management address with the name
+#                                     of their SNMP credentials (lab, or lab-v3 with --snmp v3),
+#                                     their ports' addresses, and cables named C-l1-s2 (leaf 1 to
+#                                     spine 2) and C-l1h2 (host to leaf)
+#   fabric-lab.sh snmp-credentials    print the SNMP credentials file that names lab and lab-v3
+#                                     (tusk-controller run --snmp-credentials FILE)
 #   fabric-lab.sh port HOST           print the root-namespace port of HOST (e.g. l1h2)
 #   fabric-lab.sh attach LEAF DEVICE  move DEVICE (e.g. a VM's tap) onto LEAF's host bridge
+#   fabric-lab.sh swap HOST1 HOST2    swap two hosts' cables, as in a miswired rack: the
+#                                     root-namespace port of HOST1 (<id>-l1h1) is then cabled to
+#                                     HOST2's leaf port and the other way round, each port keeping
+#                                     its own MAC (its NIC's, which goes with the agent that opens
+#                                     it); on one leaf or across leaves; swap again to undo. Before
+#                                     the agents open their ports: an open port stays on the device
+#                                     it opened
 #   fabric-lab.sh path SRC DST SPORT DPORT
 #                                     print the uplink (e.g. l1-s2) the source's leaf hashes the UDP
 #                                     flow SRC:SPORT > DST:DPORT onto (the kernel's own choice)
 #   fabric-lab.sh counter LINK DIR    frames that crossed LINK (e.g. l1-s2) in DIR: "up" is leaf to
 #                                     spine, "down" spine to leaf (the sending end's tx_packets)
-#   fabric-lab.sh impair LINK DIR [loss=P] [corrupt=P] [duplicate=P] [dscp=N] [mark_ce_above=MBPS]
-#                                     impair LINK in DIR (P in percent); corruption flips one bit
-#                                     after the IPv4 and UDP headers, where a BERT checks; dscp=N
-#                                     rewrites every IPv4 frame's DSCP; mark_ce_above marks ECN-capable
-#                                     frames CE beyond that rate (a token bucket, since this kernel
-#                                     has no RED), as a switch's congested port does. LINK may be a
-#                                     host (l2h1) with DIR down: the leaf's port to that host
+#   fabric-lab.sh impair LINK DIR [loss=P] [drop=P] [corrupt=P] [duplicate=P] [dscp=N]
+#                             [mark_ce_above=MBPS]
+#                                     impair LINK in DIR (P in percent). loss on an inter-switch
+#                                     link: frames arrive damaged, and the receiving port discards
+#                                     and counts them (rx_dropped: IF-MIB ifInDiscards), as a bad
+#                                     cable's; loss on a host's link, and drop on any: frames vanish
+#                                     at the sender, where no counter sees them (a cut). corrupt
+#                                     flips one bit after the IPv4 and UDP headers of IPv4 frames,
+#                                     where a BERT checks (never LLDP's: a real port's FCS check
+#                                     would discard them rather than deliver a wrong neighbour);
+#                                     dscp=N rewrites every IPv4 frame's DSCP; mark_ce_above marks
+#                                     ECN-capable frames CE beyond that rate (a token bucket, since
+#                                     this kernel has no RED), as a switch's congested port does.
+#                                     LINK may be a host (l2h1) with DIR down: the leaf's port to
+#                                     that host
 #   fabric-lab.sh shape LINK DIR MBPS [queue=MS]
 #                                     hold LINK in DIR to MBPS Mbit/s of frames (a tbf, counting
 #                                     each frame's bytes without FCS, as Tusk's bit rates do) with
@@ -49,24 +73,59 @@
 #   fabric-lab.sh restore LINK        LINK up, and every leaf's routes as they were
 #   fabric-lab.sh hash-policy 0|1     what every router's ECMP hashes: 1 the 5-tuple (default),
 #                                     0 the addresses only (L3)
+#   fabric-lab.sh icmp-limit MS|off   every switch polices the ICMP errors it sends (the
+#                                     time-exceeded answers path probes get), as real switches'
+#                                     control planes do: to each destination a burst of 6, then one
+#                                     per MS milliseconds (icmp_ratelimit), and at most 1000 a
+#                                     second in all, burst 50 (icmp_msgs_per_sec, icmp_msgs_burst),
+#                                     for time exceeded, destination unreachable, source quench and
+#                                     parameter problem (icmp_ratemask 6168); MS 0 leaves only the
+#                                     1000 a second. off: no limit at all, the lab's default
 #   fabric-lab.sh down                remove everything (idempotent; safe after a failed test)
 #
 # TUSK_LAB_ID (default "tusk", at most 6 characters) prefixes every namespace and root port.
 # Addresses: leaf i's hosts are 192.168.(100+i).0/24, gateway .1, host h at .(10+h); link
 # li-sj is 172.16.i.(2j)/31 on the leaf and 172.16.i.(2j+1)/31 on the spine, with fixed MACs and
 # neighbour entries at both ends (no ARP between switches).
+# Management: the bridge <id>-mgmt in the root namespace holds 198.18.N.1/24, N = (cksum of the
+# lab id) mod 200 + 1 (tusk: 35, lh: 142), or the next N free of routes when another lab holds
+# that one (topology prints the addresses), and has a port to every switch, whose end in the
+# switch is "mgmt": spine j at 198.18.N.(10+j), leaf i at 198.18.N.(20+i). The switches forward
+# nothing that comes in on mgmt and send no LLDP there. Each switch's snmpd listens on
+# udp:<its address>:161 alone, for SNMP v2c, community tusk-lab (read-only, from 198.18.N.0/24),
+# and v3, user tusk (SHA, tusk-lab-auth; authNoPriv, or authPriv with AES-128, tusk-lab-priv),
+# and serves its own namespace's ports (IF-MIB; net-snmp caches the counters for 3 s, as a real
+# switch's lag its ports) and, through its lldpd, LLDP-MIB. lldpd sends LLDP every second (TTL
+# 4 s) on every fabric port (a leaf's s<j>, h<h> and attached taps; a spine's l<i>), with the
+# switch's lab name (l1, s2) as system name, port names as port ids and its management address,
+# so neighbours are known a second or two after up, and an agent's port in the root namespace
+# hears which leaf port it is cabled to. The daemons' files are under
+# /run/tusk-fabric-lab/.<id>/<switch>/ (a dot directory: the state dir lists the labs that are up).
 set -euo pipefail
 
 id=${TUSK_LAB_ID:-tusk}
 here=$(cd "$(dirname "$0")" && pwd)
 state_dir=/run/tusk-fabric-lab
 state=$state_dir/$id
+switches_dir=$state_dir/.$id  # each switch's snmpd and lldpd: configuration, pid files, sockets
 
 die() { echo "fabric-lab: $*" >&2; exit 2; }
 [[ ${#id} -le 6 ]] || die "TUSK_LAB_ID '$id' is longer than 6 characters (interface names are at most 15)"
 
 ns_of() { echo "$id-$1"; }  # l1, s2 -> namespace
-in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
+# The management network's first three octets (up picks them, load_shape reads them).
+mgmt_net=
+mgmt_addr() { if [[ $1 == s* ]]; then echo "$mgmt_net.$((10 + ${1#s}))"; else echo "$mgmt_net.$((20 + ${1#l}))"; fi; }
+# Runs a command in namespace NS: ip and tc by their own -n, which spares `ip netns exec`'s
+# mounts (up runs a hundred of them).
+in_ns() {
+  local ns=$1
+  shift
+  case $1 in
+    ip|tc) "$1" -n "$ns" "${@:2}" ;;
+    *) ip netns exec "$ns" "$@" ;;
+  esac
+}
 
 load_shape() {
   [[ -f $state ]] || die "no fabric lab '$id' is up (run: fabric-lab.sh up)"
@@ -87,24 +146,41 @@ quiet() {
   fi
 }
 
+# A switch's namespace, with its management port on the lab's management bridge (made first, so
+# that the settings, all in one sysctl, reach it too).
 make_router() {
-  local ns=$1
+  local sw=$1 ns
+  ns=$(ns_of "$sw")
   ip netns add "$ns"
-  in_ns "$ns" ip link set lo up
-  in_ns "$ns" sysctl -qw net.ipv4.ip_forward=1
-  in_ns "$ns" sysctl -qw net.ipv4.fib_multipath_hash_policy=1
-  # Paths are asymmetric by design: a reply may come back over another spine.
-  in_ns "$ns" sysctl -qw net.ipv4.conf.all.rp_filter=0
-  in_ns "$ns" sysctl -qw net.ipv4.conf.default.rp_filter=0
-  # A link without carrier takes its routes out of use, as a routing protocol would.
-  in_ns "$ns" sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1
-  # Path probes are answered with ICMP time-exceeded at every hop: no per-peer limit, and none of
-  # the global 1000/s (burst 50) either, which a leaf answering two hosts' probes reaches in bursts
-  # on a busy machine and which then reads as probe loss at that hop.
-  in_ns "$ns" sysctl -qw net.ipv4.icmp_ratelimit=0
-  in_ns "$ns" sysctl -qw net.ipv4.icmp_ratemask=0
-  in_ns "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
-  in_ns "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+  ip link add "$id-m$sw" type veth peer mgmt netns "$ns"
+  sysctl -qw "net.ipv6.conf.$id-m$sw.disable_ipv6=1" 2>/dev/null || true
+  ip link set "$id-m$sw" master "$id-mgmt" up
+  local settings=(
+    net.ipv4.ip_forward=1
+    net.ipv4.fib_multipath_hash_policy=1
+    # Paths are asymmetric by design: a reply may come back over another spine.
+    net.ipv4.conf.all.rp_filter=0
+    net.ipv4.conf.default.rp_filter=0
+    # A link without carrier takes its routes out of use, as a routing protocol would.
+    net.ipv4.conf.all.ignore_routes_with_linkdown=1
+    # Path probes are answered with ICMP time-exceeded at every hop: no per-peer limit, and none
+    # of the global 1000/s (burst 50) either, which a leaf answering two hosts' probes reaches in
+    # bursts on a busy machine and which then reads as probe loss at that hop (icmp-limit).
+    net.ipv4.icmp_ratelimit=0
+    net.ipv4.icmp_ratemask=0
+    net.ipv6.conf.all.disable_ipv6=1
+    net.ipv6.conf.default.disable_ipv6=1
+    # The management port is a host's, not a router's: what comes in on it is not forwarded
+    # into the fabric (after ip_forward, which sets every port's forwarding).
+    net.ipv4.conf.mgmt.forwarding=0
+    net.ipv6.conf.mgmt.disable_ipv6=1
+  )
+  in_ns "$ns" sysctl -qw "${settings[@]}"
+  ip -n "$ns" -batch - <<EOF
+link set lo up
+addr add $(mgmt_addr "$sw")/24 dev mgmt
+link set mgmt up
+EOF
 }
 
 leaf_addr() { echo "172.16.$1.$((2 * $2))"; }       # leaf i's end of li-sj
@@ -146,6 +222,88 @@ leaf_routes() {
   done
 }
 
+# The management network's bridge in the root namespace (make_router cables each switch to it), on
+# 198.18.N.0/24, N from the id's sum, or the next that no other lab's bridge (nor anything else)
+# holds when two ids' sums meet.
+make_mgmt_bridge() {
+  local n first routed
+  first=$(($(printf '%s' "$id" | cksum | cut -d' ' -f1) % 200 + 1))
+  routed=$(ip -4 route show | awk '$1 ~ /^198\.18\./ { print $1 }')
+  for ((n = first; ; n = n % 200 + 1)); do
+    grep -qxF "198.18.$n.0/24" <<<"$routed" || break
+    ((n % 200 + 1 != first)) || die "no management network left in 198.18.1.0/24 to 198.18.200.0/24"
+  done
+  mgmt_net=198.18.$n
+  ip link add "$id-mgmt" type bridge
+  sysctl -qw "net.ipv6.conf.$id-mgmt.disable_ipv6=1" 2>/dev/null || true
+  ip addr add "$mgmt_net.1/24" dev "$id-mgmt"
+  ip link set "$id-mgmt" up
+}
+
+# snmpd of switch SW (l1, s2) on its management address alone, serving its namespace's ports
+# (IF-MIB) and, as AgentX master on a socket of its own, its lldpd's LLDP-MIB. Each has its own
+# persistent directory: the v3 user's keys are localized to each agent's own engine ID.
+start_snmpd() {
+  local sw=$1 dir=$switches_dir/$1 role=leaf
+  [[ $sw == s* ]] && role=spine
+  mkdir -p "$dir/persistent"
+  cat >"$dir/snmpd.conf" <<EOF
+# snmpd of switch $sw of the fabric lab '$id' (tests/lab/fabric-lab.sh)
+[snmp] persistentDir $dir/persistent
+agentAddress udp:$(mgmt_addr "$sw"):161
+rocommunity tusk-lab $mgmt_net.0/24
+createUser tusk SHA "tusk-lab-auth" AES "tusk-lab-priv"
+rouser tusk auth
+master agentx
+agentXSocket $dir/agentx
+sysName $sw
+sysDescr Tusk fabric lab $id, $role $sw
+sysLocation fabric lab $id
+sysServices 6
+dontLogTCPWrappersConnects yes
+EOF
+  # -C: this file, not /etc/snmp's; -I -smux: no SMUX peers, AgentX on that socket is the only
+  # way in. MIBS empty: the agent serves numbers and needs no MIB files.
+  MIBS='' in_ns "$(ns_of "$sw")" snmpd -C -c "$dir/snmpd.conf" -p "$dir/snmpd.pid" -Lf "$dir/snmpd.log" -I -smux
+}
+
+# lldpd of switch SW as its snmpd's subagent: LLDP on the fabric ports alone (every port but lo,
+# the leaf's bridge and mgmt, so taps attached later too), the switch's lab name as system name
+# (the namespaces share the machine's hostname), ports' names as port ids as real switches send
+# them, and every second, so neighbours are known a second or two after up. Its privileged half
+# opens the AgentX socket, so the chroot that every instance shares (/run/lldpd) is no bar.
+start_lldpd() {
+  local sw=$1 dir=$switches_dir/$1 role=leaf ports='*,!lo,!hosts,!mgmt'
+  [[ $sw == s* ]] && role=spine
+  cat >"$dir/lldpd.conf" <<EOF
+configure system hostname $sw
+configure system description "Tusk fabric lab $id, $role $sw"
+configure lldp portidsubtype ifname
+configure lldp tx-interval 1
+EOF
+  # -C: the chassis ID is the first fabric port's fixed MAC, never mgmt's random one.
+  in_ns "$(ns_of "$sw")" lldpd -u "$dir/lldpd.sock" -p "$dir/lldpd.pid" -X "$dir/agentx" \
+    -I "$ports" -C "$ports" -m "$(mgmt_addr "$sw")" -O "$dir/lldpd.conf"
+}
+
+# Every switch's daemons, all switches at once: snmpd, and lldpd once its AgentX socket is there
+# (an lldpd that misses its master tries again only many seconds later).
+start_switches() {
+  local sw pid pids=()
+  mkdir -p /run/lldpd
+  for sw in "$@"; do
+    {
+      start_snmpd "$sw"
+      local t
+      for ((t = 0; t < 300; t++)); do [[ -S $switches_dir/$sw/agentx ]] && break; sleep 0.01; done
+      [[ -S $switches_dir/$sw/agentx ]] || die "snmpd of $sw opened no AgentX socket (log: $switches_dir/$sw/snmpd.log)"
+      start_lldpd "$sw"
+    } &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || die "a switch's snmpd or lldpd did not start"; done
+}
+
 up() {
   local spines=2 leaves=2 hosts=2
   while [[ $# -gt 0 ]]; do
@@ -157,14 +315,20 @@ up() {
     esac
   done
   [[ $leaves -ge 2 ]] || die "--leaves must be at least 2: traffic has to cross the spines"
+  local tool
+  for tool in snmpd lldpd lldpcli; do
+    command -v "$tool" >/dev/null ||
+      die "no $tool: the switches serve SNMP and LLDP (scripts/install-deps.sh installs snmpd and lldpd)"
+  done
   down
   mkdir -p "$state_dir"
   local i j h
-  for ((j = 1; j <= spines; j++)); do make_router "$(ns_of "s$j")"; done
+  make_mgmt_bridge
+  for ((j = 1; j <= spines; j++)); do make_router "s$j"; done
   for ((i = 1; i <= leaves; i++)); do
     local leaf
     leaf=$(ns_of "l$i")
-    make_router "$leaf"
+    make_router "l$i"
     in_ns "$leaf" ip link add hosts type bridge
     in_ns "$leaf" ip link set hosts address "02:74:6b:0$i:00:01"
     in_ns "$leaf" ip addr add "$(subnet "$i").1/24" dev hosts
@@ -193,17 +357,21 @@ up() {
       ip link set "$port" up
     done
   done
-  printf 'spines=%d\nleaves=%d\nhosts=%d\n' "$spines" "$leaves" "$hosts" >"$state"
+  printf 'spines=%d\nleaves=%d\nhosts=%d\nmgmt_net=%s\n' "$spines" "$leaves" "$hosts" "$mgmt_net" >"$state"
   for ((i = 1; i <= leaves; i++)); do leaf_routes "$i"; done
+  local switches=()
+  for ((j = 1; j <= spines; j++)); do switches+=("s$j"); done
+  for ((i = 1; i <= leaves; i++)); do switches+=("l$i"); done
+  start_switches "${switches[@]}"
   echo "fabric-lab: up: $leaves leaves, $spines spines, $hosts DPDK hosts per leaf (fabric-lab.sh topology)"
 }
 
 topology() {
   load_shape
   local i j h
-  for ((j = 1; j <= spines; j++)); do echo "spine s$j namespace $(ns_of "s$j")"; done
+  for ((j = 1; j <= spines; j++)); do echo "spine s$j namespace $(ns_of "s$j") management $(mgmt_addr "s$j")"; done
   for ((i = 1; i <= leaves; i++)); do
-    echo "leaf l$i namespace $(ns_of "l$i") hosts $(subnet "$i").0/24 gateway $(subnet "$i").1 gateway_mac 02:74:6b:0$i:00:01 bridge hosts"
+    echo "leaf l$i namespace $(ns_of "l$i") hosts $(subnet "$i").0/24 gateway $(subnet "$i").1 gateway_mac 02:74:6b:0$i:00:01 bridge hosts management $(mgmt_addr "l$i")"
   done
   for ((i = 1; i <= leaves; i++)); do
     for ((j = 1; j <= spines; j++)); do
@@ -217,18 +385,34 @@ topology() {
   done
 }
 
+# A switch's management in the topology file: where the controller reads its SNMP agent, and the
+# name of the credentials it uses there (snmp-credentials).
+management() {
+  echo "    management:"
+  echo "      address: $(mgmt_addr "$1")"
+  echo "      snmp: $2"
+}
+
 topology_file() {
+  local snmp=lab
+  case "$*" in
+    ''|'--snmp v2c') ;;
+    '--snmp v3') snmp=lab-v3 ;;
+    *) die "usage: topology-file [--snmp v2c|v3]" ;;
+  esac
   load_shape
   local i j h
   echo "# The fabric lab '$id': $leaves leaves, $spines spines, $hosts hosts per leaf."
   echo "devices:"
   for ((j = 1; j <= spines; j++)); do
     echo "  s$j:"
+    management "s$j" "$snmp"
     echo "    interfaces:"
     for ((i = 1; i <= leaves; i++)); do echo "      l$i: $(spine_addr "$i" "$j")"; done
   done
   for ((i = 1; i <= leaves; i++)); do
     echo "  l$i:"
+    management "l$i" "$snmp"
     echo "    interfaces:"
     echo "      hosts: $(subnet "$i").1"
     for ((j = 1; j <= spines; j++)); do echo "      s$j: $(leaf_addr "$i" "$j")"; done
@@ -250,6 +434,24 @@ topology_file() {
       echo "    cable: C-l${i}h$h"
     done
   done
+}
+
+# The credentials that topology-file names, for the controller's --snmp-credentials.
+snmp_credentials() {
+  [[ $# -eq 0 ]] || die "usage: snmp-credentials"
+  cat <<EOF
+# SNMP credentials of the fabric lab '$id' (tusk-controller run --snmp-credentials FILE)
+lab:
+  version: 2c
+  community: tusk-lab
+lab-v3:
+  version: 3
+  user: tusk
+  auth_protocol: sha
+  auth_passphrase: tusk-lab-auth
+  privacy_protocol: aes
+  privacy_passphrase: tusk-lab-priv
+EOF
 }
 
 # parse_link LINK -> sets leaf_n, spine_n after checking LINK exists
@@ -279,28 +481,52 @@ sender_of() {
   esac
 }
 
+# receiver_of LINK DIR -> "namespace device" of the switch port that receives LINK's frames in DIR,
+# or nothing for a host's link (its receiver is the host's port).
+receiver_of() {
+  [[ $1 =~ ^l[1-8]h[1-8]$ ]] && return
+  parse_link "$1"
+  case $2 in
+    up) echo "$(ns_of "s$spine_n") l$leaf_n" ;;
+    down) echo "$(ns_of "l$leaf_n") s$spine_n" ;;
+  esac
+}
+
 counter() {
   [[ $# -eq 2 ]] || die "usage: counter LINK up|down"
-  local ns dev
-  read -r ns dev < <(sender_of "$1" "$2")
+  local ns dev where
+  where=$(sender_of "$1" "$2")
+  read -r ns dev <<<"$where"
   in_ns "$ns" cat "/sys/class/net/$dev/statistics/tx_packets"
 }
 
 impair() {
-  [[ $# -ge 3 ]] || die "usage: impair LINK up|down loss=P|corrupt=P|duplicate=P|dscp=N|mark_ce_above=MBPS..."
-  local ns dev
-  read -r ns dev < <(sender_of "$1" "$2")
+  [[ $# -ge 3 ]] || die "usage: impair LINK up|down loss=P|drop=P|corrupt=P|duplicate=P|dscp=N|mark_ce_above=MBPS..."
+  local ns dev rns rdev where
+  where=$(sender_of "$1" "$2")
+  read -r ns dev <<<"$where"
+  where=$(receiver_of "$1" "$2")
+  read -r rns rdev <<<"$where"
   shift 2
-  local defines=(-DPAYLOAD_OFFSET=42)  # Ethernet 14 + IPv4 20 + UDP 8: corrupt what a BERT checks
-  local spec key value ppm
+  # Ethernet 14 + IPv4 20 + UDP 8: corrupt what a BERT checks, in IPv4 frames alone.
+  local defines=(-DPAYLOAD_OFFSET=42 -DCORRUPT_IPV4_ONLY)
+  local spec key value ppm discard=0
   for spec in "$@"; do
     key=${spec%%=*}
     value=${spec#*=}
     case $key in
-      loss|corrupt|duplicate)
+      loss|drop|corrupt|duplicate)
         [[ $value =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "$key=$value: give a percentage, e.g. $key=2 or $key=0.5"
         ppm=$(awk -v p="$value" 'BEGIN { printf "%d", p * 10000 + 0.5 }')
         [[ $ppm -le 1000000 ]] || die "$key=$value: more than 100 percent"
+        # loss: discarded and counted by the receiving switch port; on a host's link (whose
+        # receiver, an agent's packet socket, would see the damaged frame), and drop: lost at the
+        # sender.
+        if [[ $key == loss && -n $rns ]]; then
+          key=discard
+          [[ $ppm -eq 0 ]] || discard=1
+        fi
+        [[ $key == drop ]] && key=loss
         defines+=("-D${key^^}_PPM=$ppm")
         ;;
       dscp)
@@ -311,13 +537,19 @@ impair() {
         [[ $value =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "mark_ce_above=$value: give a rate in Mbit/s, e.g. 6 or 0.5"
         defines+=("-DMARK_CE_ABOVE_BPS=$(awk -v r="$value" 'BEGIN { printf "%d", r * 1000000 + 0.5 }')")
         ;;
-      *) die "unknown impairment '$key' (loss, corrupt, duplicate, dscp, mark_ce_above)" ;;
+      *) die "unknown impairment '$key' (loss, drop, corrupt, duplicate, dscp, mark_ce_above)" ;;
     esac
   done
   local object
   object=$(mktemp /tmp/tusk-fabric-impair-XXXXXX.o)
   # -g: BTF, which the marker's map needs.
   clang -O2 -g -target bpf -I"/usr/include/$(gcc -print-multiarch)" "${defines[@]}" -c "$here/impair.bpf.c" -o "$object"
+  # The receiving port discards before the sender damages anything (and not after the last loss).
+  if ((discard)); then
+    ip -n "$rns" link set dev "$rdev" xdpdrv obj "$object" sec xdp
+  elif [[ -n $rns ]]; then
+    ip -n "$rns" link set dev "$rdev" xdp off
+  fi
   # A new impairment replaces the last one: `filter replace` without a handle would add a second.
   in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
   in_ns "$ns" tc qdisc replace dev "$dev" clsact
@@ -327,8 +559,9 @@ impair() {
 
 shape() {
   [[ $# -ge 3 ]] || die "usage: shape LINK up|down MBPS [queue=MS]"
-  local ns dev
-  read -r ns dev < <(sender_of "$1" "$2")
+  local ns dev where
+  where=$(sender_of "$1" "$2")
+  read -r ns dev <<<"$where"
   local rate=$3 queue_ms=20
   [[ $rate =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v r="$rate" 'BEGIN { exit !(r > 0) }' ||
     die "shape: rate '$rate': give Mbit/s above 0, e.g. 8 or 0.5"
@@ -353,13 +586,20 @@ shape() {
 
 clear_link() {
   [[ $# -ge 1 ]] || die "usage: clear LINK [up|down]"
-  local dirs=(up down) ns dev
+  local dirs=(up down) ns dev where
   [[ $1 =~ ^l[1-8]h[1-8]$ ]] && dirs=(down)  # a host's link has one switch port
   [[ $# -ge 2 ]] && dirs=("$2")
   for dir in "${dirs[@]}"; do
-    read -r ns dev < <(sender_of "$1" "$dir")
+    where=$(sender_of "$1" "$dir")
+    read -r ns dev <<<"$where"
     in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
     in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
+    # The receiving port's discarding half of loss (impair).
+    where=$(receiver_of "$1" "$dir")
+    if [[ -n $where ]]; then
+      read -r ns dev <<<"$where"
+      ip -n "$ns" link set dev "$dev" xdp off
+    fi
   done
 }
 
@@ -381,8 +621,8 @@ fail() {
   if [[ $# -eq 2 ]]; then
     # A cut the routers take MS to notice (BFD's detection time): the link drops everything first.
     [[ $2 =~ ^[0-9]+$ ]] || die "fail: MS '$2' is not a whole number of milliseconds"
-    impair "$1" up loss=100
-    impair "$1" down loss=100
+    impair "$1" up drop=100
+    impair "$1" down drop=100
     sleep "$(awk -v ms="$2" 'BEGIN { printf "%.3f", ms / 1000 }')"
   fi
   set_link "$1" down
@@ -407,6 +647,21 @@ hash_policy() {
   local i j
   for ((i = 1; i <= leaves; i++)); do in_ns "$(ns_of "l$i")" sysctl -qw net.ipv4.fib_multipath_hash_policy="$1"; done
   for ((j = 1; j <= spines; j++)); do in_ns "$(ns_of "s$j")" sysctl -qw net.ipv4.fib_multipath_hash_policy="$1"; done
+}
+
+# Every switch's policing of the ICMP errors it sends (header comment): per destination
+# (icmp_ratelimit) and in all (icmp_msgs_per_sec, icmp_msgs_burst), for the types in icmp_ratemask.
+icmp_limit() {
+  [[ $# -eq 1 && ($1 == off || $1 =~ ^[0-9]+$) ]] || die "usage: icmp-limit MS|off"
+  load_shape
+  # 6168: destination unreachable (3), source quench (4), time exceeded (11), parameter problem
+  # (12), the kernel's own default; 0, 0: no limit, as make_router leaves it.
+  local settings=(net.ipv4.icmp_ratelimit=0 net.ipv4.icmp_ratemask=0)
+  [[ $1 == off ]] || settings=(net.ipv4.icmp_ratelimit="$1" net.ipv4.icmp_ratemask=6168)
+  settings+=(net.ipv4.icmp_msgs_per_sec=1000 net.ipv4.icmp_msgs_burst=50)
+  local i j
+  for ((j = 1; j <= spines; j++)); do in_ns "$(ns_of "s$j")" sysctl -qw "${settings[@]}"; done
+  for ((i = 1; i <= leaves; i++)); do in_ns "$(ns_of "l$i")" sysctl -qw "${settings[@]}"; done
 }
 
 flap() {
@@ -435,6 +690,30 @@ port() {
   echo "$id-$1"
 }
 
+# Swaps two hosts' cables: the root-namespace ends of their veths trade names (through a
+# temporary one; a device is renamed only while down), so the agent that opens HOST1's port is
+# cabled to HOST2's leaf port. MACs trade back: a port keeps its MAC, which is its NIC's.
+swap() {
+  [[ $# -eq 2 && $1 != "$2" ]] || die "usage: swap HOST1 HOST2 (two different hosts)"
+  local a b mac_a mac_b
+  a=$(port "$1")
+  b=$(port "$2")
+  ! ip link show dev "$id-swap" >/dev/null 2>&1 || die "$id-swap is there: a swap was cut short (down and up again)"
+  mac_a=$(<"/sys/class/net/$a/address")
+  mac_b=$(<"/sys/class/net/$b/address")
+  ip -batch - <<EOF
+link set dev $a down
+link set dev $b down
+link set dev $a name $id-swap
+link set dev $b name $a
+link set dev $id-swap name $b
+link set dev $a address $mac_a
+link set dev $b address $mac_b
+link set dev $a up
+link set dev $b up
+EOF
+}
+
 path() {
   [[ $# -eq 4 && $3 =~ ^[0-9]+$ && $4 =~ ^[0-9]+$ ]] || die "usage: path SRC DST SPORT DPORT"
   load_shape
@@ -447,29 +726,104 @@ path() {
   echo "l$leaf-s${BASH_REMATCH[1]}"
 }
 
+# Stops every snmpd and lldpd of the lab at once (SIGKILL: nothing of theirs outlives the lab):
+# everything in the lab's namespaces, the daemons of its pid files, and leftovers whose namespace
+# is gone: an snmpd or lldpcli whose command line names the lab's files, an lldpd (it rewrites its
+# command line) whose namespace holds its socket there. Sets `stopping` to their pids.
+stop_switches() {
+  local pid file comm inodes daemons=() lldpds=() candidates=()
+  stopping=()
+  for file in "$switches_dir"/*/*.pid; do
+    [[ -f $file ]] && read -r pid <"$file" && candidates+=("/proc/$pid/comm")
+  done
+  for file in /proc/[0-9]*/comm; do
+    read -r comm 2>/dev/null <"$file" || continue
+    case $comm in
+      snmpd|lldpcli) daemons+=("${file%comm}cmdline") ;;
+      lldpd) lldpds+=("${file%comm}net/unix") ;;
+    esac
+  done
+  [[ ${#daemons[@]} -eq 0 ]] || mapfile -t -O "${#candidates[@]}" candidates < <(grep -lsF -- "$switches_dir/" "${daemons[@]}")
+  [[ ${#lldpds[@]} -eq 0 ]] || mapfile -t -O "${#candidates[@]}" candidates < <(grep -lsF -- "$switches_dir/" "${lldpds[@]}")
+  for file in "${candidates[@]}"; do
+    pid=${file#/proc/}
+    pid=${pid%%/*}
+    # A stale pid file may name a process that has nothing to do with the lab now.
+    if [[ $pid =~ ^[0-9]+$ ]] && read -r comm 2>/dev/null <"/proc/$pid/comm"; then
+      [[ $comm == snmpd || $comm == lldpd || $comm == lldpcli ]] && stopping+=("$pid")
+    fi
+  done
+  inodes=$(stat -L -c 'net:[%i]' /run/netns/"$id"-[ls][1-8] 2>/dev/null) || true
+  if [[ -n $inodes ]]; then
+    mapfile -t -O "${#stopping[@]}" stopping < <(stat -c '%N' /proc/[0-9]*/ns/net 2>/dev/null | tr -d "'" |
+      awk 'NR == FNR { lab[$1] = 1; next } $3 in lab { split($1, path, "/"); print path[3] }' <(echo "$inodes") -)
+  fi
+  [[ ${#stopping[@]} -eq 0 ]] || kill -KILL "${stopping[@]}" 2>/dev/null || true
+}
+
+# Waits up to 3 s for what stop_switches stopped to be gone (a zombie is: init reaps it in its own
+# time).
+wait_stopped() {
+  local pid state t alive
+  for ((t = 0; t < 300; t++)); do
+    alive=
+    for pid in "${stopping[@]}"; do
+      if read -r _ _ state _ 2>/dev/null <"/proc/$pid/stat" && [[ $state != Z ]]; then alive=$pid; break; fi
+    done
+    [[ -n $alive ]] || return 0
+    sleep 0.01
+  done
+}
+
+# The root namespace's devices of the lab (hosts' ports, management ports and bridge, a swap's
+# temporary name) that are still there, other than the management bridge with --ports.
+lab_devices() {
+  local path dev
+  for path in /sys/class/net/"$id"-*; do
+    dev=${path##*/}
+    [[ $dev =~ ^$id-(l[1-8]h[1-8]|m[ls][1-8]|mgmt|swap)$ ]] || continue
+    [[ ${1:-} == --ports && $dev == "$id-mgmt" ]] || echo "$dev"
+  done
+}
+
 down() {
-  local ns
-  # Deleting a namespace deletes the veths in it, and with them their root-namespace ends.
-  for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-    if [[ $ns =~ ^$id-[ls][1-8]$ ]]; then ip netns del "$ns" || true; fi
+  stop_switches
+  local path dev t
+  # Deleting a namespace deletes the veths in it, and with them their root-namespace ends: the
+  # kernel does so for all of them at once as soon as the namespace's last process is gone,
+  # sooner than deleting them one by one would.
+  for path in /run/netns/"$id"-[ls][1-8]; do
+    if [[ -e $path ]]; then ip netns del "${path##*/}" || true; fi
   done
-  local dev
-  for dev in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
-    if [[ $dev =~ ^$id-l[1-8]h[1-8]$ ]]; then ip link del "$dev" 2>/dev/null || true; fi
+  # Meanwhile (each waits on the kernel or the disk): the bridge, the daemons' files.
+  local jobs=()
+  { ip link del "$id-mgmt" 2>/dev/null || true; } &
+  jobs+=($!)
+  wait_stopped
+  { rm -rf "$switches_dir"; } &
+  jobs+=($!)
+  for ((t = 0; t < 100; t++)); do
+    [[ -n $(lab_devices --ports) ]] || break
+    sleep 0.01
   done
+  wait "${jobs[@]}"
+  for dev in $(lab_devices); do ip link del "$dev" 2>/dev/null || true; done
   rm -f "$state"
   return 0
 }
 
 command=${1:-}
-[[ -n $command ]] || die "usage: fabric-lab.sh up|topology|topology-file|port|path|attach|counter|impair|shape|clear|link|flap|down ..."
+[[ -n $command ]] ||
+  die "usage: fabric-lab.sh up|topology|topology-file|snmp-credentials|port|attach|swap|path|counter|impair|shape|clear|link|flap|fail|restore|hash-policy|icmp-limit|down ..."
 shift
 case $command in
   up) up "$@" ;;
   topology) topology ;;
-  topology-file) topology_file ;;
+  topology-file) topology_file "$@" ;;
+  snmp-credentials) snmp_credentials "$@" ;;
   port) port "$@" ;;
   attach) attach "$@" ;;
+  swap) swap "$@" ;;
   counter) counter "$@" ;;
   path) path "$@" ;;
   impair) impair "$@" ;;
@@ -480,6 +834,7 @@ case $command in
   fail) fail "$@" ;;
   restore) restore "$@" ;;
   hash-policy) hash_policy "$@" ;;
+  icmp-limit) icmp_limit "$@" ;;
   down) down ;;
   *) die "unknown command '$command'" ;;
 esac

@@ -11,6 +11,15 @@
 // ECN-capable IPv4 frames Congestion Experienced beyond a rate (MARK_CE_ABOVE_BPS): a token bucket
 // MARK_CE_BURST_NS deep, frames that find it full are marked and pass (a congested port's RED
 // marking, which this kernel lacks), frames within it pass untouched.
+// DISCARD_PPM is loss that the receiving port counts, as a switch counts and discards a bad
+// cable's damaged frames: the frame leaves with its EtherType rewritten to IEEE's local
+// experimental 0x88B5, and the receiving port's XDP program (discard, below; the fabric lab
+// attaches it to the link's other end) discards it and counts it in rx_dropped (IF-MIB
+// ifInDiscards). LOSS_PPM drops at the sender, where no counter of either end sees it (a veth's rx
+// counter is its peer's tx counter). The kernel alone would count a frame it has no handler for
+// only while no packet socket listens on the port, and lldpd's always does.
+// CORRUPT_IPV4_ONLY spares every other frame (LLDP's: a real port's FCS check discards a damaged
+// frame, where a flipped bit delivered would name a wrong neighbour).
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
@@ -23,6 +32,9 @@
 #endif
 #ifndef DUPLICATE_PPM
 #define DUPLICATE_PPM 0
+#endif
+#ifndef DISCARD_PPM
+#define DISCARD_PPM 0
 #endif
 
 #ifndef PAYLOAD_OFFSET
@@ -39,6 +51,7 @@
 
 #define ETH_HEADER 14
 #define IPV4_ETHERTYPE 0x0008  // 0x0800 as it sits in the frame, read on a little-endian host
+#define DISCARD_ETHERTYPE 0xb588  // 0x88B5, likewise
 #define ECN_CE 3
 
 #ifdef MARK_CE_ABOVE_BPS
@@ -95,6 +108,16 @@ static __always_inline void remark(struct __sk_buff *skb) {
 
 static __always_inline int chance(__u32 ppm) { return ppm > 0 && bpf_get_prandom_u32() % 1000000 < ppm; }
 
+static __always_inline int corruptible(struct __sk_buff *skb) {
+#ifdef CORRUPT_IPV4_ONLY
+  __u16 ethertype;
+  return bpf_skb_load_bytes(skb, 12, &ethertype, 2) == 0 && ethertype == IPV4_ETHERTYPE;
+#else
+  (void)skb;
+  return 1;
+#endif
+}
+
 SEC("tc")
 int impair(struct __sk_buff *skb) {
   if (skb->mark == DUPLICATE_MARK) {
@@ -105,7 +128,12 @@ int impair(struct __sk_buff *skb) {
   remark(skb);
 #endif
   if (chance(LOSS_PPM)) return TC_ACT_SHOT;
-  if (chance(CORRUPT_PPM) && skb->len > PAYLOAD_OFFSET) {
+  if (chance(DISCARD_PPM)) {
+    __u16 ethertype = DISCARD_ETHERTYPE;
+    bpf_skb_store_bytes(skb, 12, &ethertype, 2, 0);
+    return TC_ACT_OK;
+  }
+  if (chance(CORRUPT_PPM) && skb->len > PAYLOAD_OFFSET && corruptible(skb)) {
     __u32 span = skb->len - PAYLOAD_OFFSET;
     if (span > CORRUPT_WITHIN) span = CORRUPT_WITHIN;
     __u32 offset = PAYLOAD_OFFSET + bpf_get_prandom_u32() % span;
@@ -123,5 +151,20 @@ int impair(struct __sk_buff *skb) {
   }
   return TC_ACT_OK;
 }
+
+#if DISCARD_PPM > 0
+// The receiving port's half of DISCARD_PPM: before any packet socket sees it (as a switch's MAC
+// discards a damaged frame before any mirror), a frame that arrives as 0x88B5 is discarded and
+// counted in the port's rx_dropped. A veth counts a failed XDP redirect (here to no device) as a
+// drop there, where XDP_DROP would show only in ethtool's xdp_drops.
+SEC("xdp")
+int discard(struct xdp_md *ctx) {
+  void *data = (void *)(long)ctx->data;
+  void *end = (void *)(long)ctx->data_end;
+  if (data + ETH_HEADER > end) return XDP_PASS;
+  if (*(__u16 *)(data + 12) != DISCARD_ETHERTYPE) return XDP_PASS;
+  return bpf_redirect(0, 0);
+}
+#endif
 
 char _license[] SEC("license") = "GPL";
