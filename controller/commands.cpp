@@ -177,6 +177,7 @@ struct RunFlags {
   std::string wait;
   std::string topology;
   std::string snmp_credentials;
+  std::string snmp_settle = "5s";
   std::string only_through;
   std::string from_report;
   RunHistoryFlags history;
@@ -488,6 +489,10 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
   run->add_option("--snmp-credentials", flags.snmp_credentials,
                   "SNMP credentials YAML for the switches the topology gives a management address: their counters "
                   "and LLDP neighbours are read before and after each test");
+  run->add_option("--snmp-settle", flags.snmp_settle,
+                  "how long after a test's traffic stops its switches' counters are read (they refresh theirs "
+                  "every few seconds)")
+      ->capture_default_str();
   return run;
 }
 

@@ -12,6 +12,7 @@
 #include "controller/outcome/agent_data.hpp"
 #include "controller/profile/profile.hpp"
 #include "controller/switches/switch_reading.hpp"
+#include "controller/verdict/cabling_check.hpp"
 #include "controller/verdict/link_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
@@ -80,6 +81,8 @@ struct TestOutcome {
 struct RunOutcome {
   std::string run_id;
   Profile profile;
+  // The switches' LLDP against the topology file, before any traffic (none when no switch is read).
+  std::optional<CablingCheck> cabling;
   std::int64_t started_ns = 0;
   std::int64_t finished_ns = 0;
   std::vector<AgentView> agents;

@@ -2,6 +2,18 @@
 
 namespace tusk {
 
+std::string_view to_string(CablingMode mode) {
+  switch (mode) {
+    case CablingMode::Off:
+      return "off";
+    case CablingMode::Check:
+      return "check";
+    case CablingMode::Enforce:
+      return "enforce";
+  }
+  return "?";
+}
+
 std::string_view to_string(Topology topology) {
   switch (topology) {
     case Topology::Loopback:

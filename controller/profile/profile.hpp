@@ -155,6 +155,10 @@ struct TestSpec {
   SourcePos pos;
 };
 
+// What a run does when the switches' LLDP says a cable is not where the topology file has it
+// (controller/verdict/cabling_check.hpp): `check` says so and runs, `enforce` starts no traffic.
+enum class CablingMode { Off, Check, Enforce };
+
 struct Profile {
   std::string file;
   std::string name;
@@ -162,10 +166,12 @@ struct Profile {
   std::string source;  // the YAML as loaded: the reports show the profile as run
   AgentSelector agents;
   SafetyCaps safety;
+  CablingMode cabling = CablingMode::Check;
   std::vector<TestSpec> tests;
 };
 
 std::string_view to_string(Topology topology);
+std::string_view to_string(CablingMode mode);
 std::string_view to_string(MethodKind kind);
 std::string_view to_string(ShiftSpec::Scope scope);
 

@@ -9,7 +9,8 @@
 namespace tusk::profile_keys {
 
 inline const std::vector<std::string_view>& top_level() {
-  static const std::vector<std::string_view> keys{"name", "description", "agents", "safety", "defaults", "tests"};
+  static const std::vector<std::string_view> keys{"name",    "description", "agents", "safety",
+                                                  "cabling", "defaults",    "tests"};
   return keys;
 }
 

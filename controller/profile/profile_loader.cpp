@@ -73,6 +73,12 @@ class ProfileReader {
         agents = &entry.value;
       } else if (entry.key == "safety") {
         safety = &entry.value;
+      } else if (entry.key == "cabling") {
+        if (const auto mode = read_.choice(entry.value, {"off", "check", "enforce"})) {
+          profile.cabling = *mode == "off"     ? CablingMode::Off
+                            : *mode == "check" ? CablingMode::Check
+                                               : CablingMode::Enforce;
+        }
       } else if (entry.key == "defaults") {
         defaults = &entry.value;
       } else if (entry.key == "tests") {

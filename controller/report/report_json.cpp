@@ -457,6 +457,7 @@ json report_json(const RunOutcome& outcome) {
   report["exit_code"] = outcome.exit_code;
   report["conclusion"] = outcome.conclusion;
   report["missing_agents"] = outcome.missing_agents;
+  report["cabling"] = outcome.cabling ? cabling_json(*outcome.cabling) : json(nullptr);
   // Its name only: the file sits beside report.json (`tusk-controller series RUN_DIR`).
   report["series_file"] = outcome.series_file.empty()
                               ? json(nullptr)

@@ -134,6 +134,11 @@ std::string report_text(const json& report) {
     for (const auto& problem : member_or_null(test, "problems")) out += fmt::format("  problem: {}\n", text(problem));
     for (const auto& warning : member_or_null(test, "warnings")) out += fmt::format("  warning: {}\n", text(warning));
   }
+  if (const json& cabling = member_or_null(report, "cabling"); cabling.is_object()) {
+    out += fmt::format("\n{}\n", text(member_or_null(cabling, "text")));
+    for (const auto& finding : member_or_null(cabling, "findings"))
+      out += fmt::format("  cabling: {}\n", text(member_or_null(finding, "text")));
+  }
   const json& faults = member_or_null(report, "faults");
   if (!faults.empty()) {
     out += fmt::format("\n{} fault(s) during the run:\n", faults.size());

@@ -117,6 +117,10 @@ std::string summary_table(const RunOutcome& outcome) {
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }
+  if (outcome.cabling) {
+    out += fmt::format("\n{}\n", outcome.cabling->text());
+    for (const auto& finding : outcome.cabling->findings) out += fmt::format("  cabling: {}\n", finding.text());
+  }
   if (!outcome.faults.empty()) {
     out += fmt::format("\n{} fault(s) during the run:\n", outcome.faults.size());
     for (const auto& fault : outcome.faults) out += fmt::format("  {}: {}\n", fault.agent, fault.message);

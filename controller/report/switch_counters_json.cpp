@@ -26,7 +26,7 @@ json direction_json(const CountedDirection& d) {
           {"out_discards", d.out_discards},
           {"vanished", d.vanished()},
           {"lost", d.lost()},
-          {"counts_loss", d.lost() >= kMinCountedLoss}};
+          {"counts_loss", d.counts_loss()}};
 }
 
 }  // namespace
@@ -46,6 +46,30 @@ json switch_counters_json(const SwitchCounterEvidence& evidence) {
           {"unreadable", evidence.unreadable},
           {"warnings", evidence.warnings},
           {"text", evidence.text()}};
+}
+
+json cabling_json(const CablingCheck& check) {
+  json findings = json::array();
+  for (const auto& finding : check.findings) {
+    findings.push_back({{"kind", to_string(finding.kind)},
+                        {"device", finding.device},
+                        {"port", finding.port},
+                        {"expected", finding.expected.empty() ? json(nullptr) : json(finding.expected)},
+                        {"found", finding.found.empty() ? json(nullptr) : json(finding.found)},
+                        {"source", finding.source},
+                        {"text", finding.text()}});
+  }
+  json seen = json::array();
+  for (const auto& cable : check.seen)
+    seen.push_back({{"ends", {cable.a, cable.b}}, {"in_topology_file", cable.in_file}});
+  return {{"clean", check.clean()},
+          {"ends_checked", check.ends_checked},
+          {"ends_matched", check.ends_matched},
+          {"findings", findings},
+          {"cables_seen", seen},
+          {"unverified", check.unverified},
+          {"unreadable", check.unreadable},
+          {"text", check.text()}};
 }
 
 }  // namespace tusk

@@ -181,6 +181,7 @@ class Orchestrator {
       fail_run(kExitUsage, fmt::format("agents cannot run this profile: {}", fmt::join(problems, "; ")));
       return;
     }
+    if (!check_cabling_first()) return;
     const std::size_t declared = profile_.tests.size();
     for (std::size_t i = 0; i < declared; ++i) {
       if (g_interrupted) return;
@@ -514,8 +515,26 @@ class Orchestrator {
 
     follow_test(index, spec, planned_start, timed_plans);
     stop_all(index, "test over");
+    if (!options_.switches.empty()) std::this_thread::sleep_for(options_.switch_settle);
     auto switches_after = read_switches_now(index, "after");
     return collect(index, spec, planned_start, timed_plans, std::move(switches_before), std::move(switches_after));
+  }
+
+  // The switches' LLDP against the topology file, before any traffic; false when `cabling:
+  // enforce` stops the run.
+  bool check_cabling_first() {
+    if (options_.switches.empty() || !options_.topology || profile_.cabling == CablingMode::Off) return true;
+    phase_ = "checking the cabling";
+    outcome_.cabling = check_cabling(*options_.topology, read_switches(options_.switches));
+    const CablingCheck& check = *outcome_.cabling;
+    spdlog::info("{}", check.text());
+    for (const auto& finding : check.findings) spdlog::warn("cabling: {}", finding.text());
+    if (check.clean() || profile_.cabling != CablingMode::Enforce) return true;
+    fail_run(kExitThresholdFailed,
+             fmt::format("cabling: enforce: {} cable{} not where {} says, so no traffic was started: {}",
+                         check.findings.size(), check.findings.size() == 1 ? " is" : "s are", options_.topology->file(),
+                         check.findings.front().text()));
+    return false;
   }
 
   // The switches' counters and neighbours, now; a switch that cannot be read is said and skipped.

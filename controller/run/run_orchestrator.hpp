@@ -33,6 +33,9 @@ struct RunOptions {
   // --snmp-credentials with the topology's management addresses: the switches read before and
   // after each test (controller/switches/); none: no switch is read.
   std::vector<SwitchQuery> switches;
+  // How long after a test's traffic stops its switches are read: agents and switches refresh the
+  // counters they serve every few seconds (net-snmp: 3 s), so a read at once would miss the end.
+  std::chrono::milliseconds switch_settle{std::chrono::seconds(5)};
   // --only-through: only these flows are planned, and only the tests that had some.
   std::optional<FlowSelection> only_through;
   // --metrics-listen: fed with every record and the run's progress while the run lasts.

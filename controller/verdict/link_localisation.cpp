@@ -314,12 +314,12 @@ class Localiser {
   }
   bool counts_loss(const std::string& key) const {
     const CountedDirection* counted = counted_on(key);
-    return counted && counted->lost() >= kMinCountedLoss;
+    return counted && counted->counts_loss();
   }
   // The switches read this link's receiving end (or both ends) and counted no loss on it.
   bool counts_clean(const std::string& key) const {
     const CountedDirection* counted = counted_on(key);
-    return counted && counted->receiver_read && counted->lost() < kMinCountedLoss;
+    return counted && counted->receiver_read && !counted->counts_loss();
   }
 
   bool cable_moved(const std::string& key) const {

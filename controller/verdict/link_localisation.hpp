@@ -82,7 +82,7 @@ struct LinkSuspect {
   // Links the same flows cross after this one where loss or damage starts again, with their probes.
   std::vector<std::string> lossier_past_it;
   // What the switches at its ends counted over the test, when they were read (switch_counters.hpp),
-  // and whether that confirms it: they counted at least kMinCountedLoss frames lost or damaged.
+  // and whether that confirms it: they counted loss there (CountedDirection::counts_loss).
   std::optional<CountedDirection> counted;
   bool confirmed_by_counters = false;
   std::string evidence;  // one line

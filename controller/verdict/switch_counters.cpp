@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace tusk {
@@ -63,7 +64,7 @@ std::string SwitchCounterEvidence::text() const {
   std::vector<std::string> lossy;
   for (const auto& link : links) {
     for (const CountedDirection* d : {&link.a_to_b, &link.b_to_a}) {
-      if (d->lost() < kMinCountedLoss) continue;
+      if (!d->counts_loss()) continue;
       std::vector<std::string> parts;
       if (d->in_errors) parts.push_back(fmt::format("{} in errors", d->in_errors));
       if (d->in_discards) parts.push_back(fmt::format("{} in discards", d->in_discards));
@@ -77,6 +78,11 @@ std::string SwitchCounterEvidence::text() const {
     out += fmt::format("; {} switch{} could not be read", unreadable.size(), unreadable.size() == 1 ? "" : "es");
   }
   return out;
+}
+
+bool CountedDirection::counts_loss() const {
+  const std::uint64_t carried = std::max(sent, received);
+  return lost() >= kMinCountedLoss && static_cast<double>(lost()) >= kMinCountedShare * static_cast<double>(carried);
 }
 
 const CountedDirection* SwitchCounterEvidence::direction(const std::string& key) const {

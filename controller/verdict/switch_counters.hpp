@@ -32,6 +32,8 @@ struct CountedDirection {
   std::uint64_t vanished() const;
   // What the counters say this direction lost or damaged.
   std::uint64_t lost() const { return in_errors + in_discards + vanished(); }
+  // Whether that is loss and not a port's background (kMinCountedLoss, kMinCountedShare).
+  bool counts_loss() const;
 };
 
 struct LinkCounters {
@@ -55,9 +57,11 @@ struct SwitchCounterEvidence {
   const CountedDirection* direction(const std::string& key) const;
 };
 
-// Frames a direction must count lost before it is evidence: a switch's background (LLDP, a few
-// dropped frames at link-up) stays below it.
+// Frames a direction must count lost before it is evidence, in number and as a share of what it
+// carried: a port's background (a control frame a second it discards, a few at link-up) stays
+// below both over a test of any length at any rate; a lossy cable passes both.
 inline constexpr std::uint64_t kMinCountedLoss = 5;
+inline constexpr double kMinCountedShare = 1e-3;
 
 // `before` and `after` are readings of the same switches (matched by device).
 SwitchCounterEvidence count_switch_links(const FabricTopology& topology, const std::vector<SwitchReading>& before,

@@ -9,6 +9,7 @@
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
 #include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/cabling_check.hpp"
 #include "controller/verdict/switch_counters.hpp"
 
 namespace tusk {
@@ -210,6 +211,85 @@ TEST(SwitchCounters, AnUnreadableSwitchIsSaidAndItsLinksKeepTheOtherEnd) {
   EXPECT_FALSE(up->receiver_read);
   EXPECT_EQ(up->out_errors + up->out_discards, 7u);
   EXPECT_EQ(up->vanished(), 0u);
+}
+
+// Two leaves, two spines, a host on each leaf; every switch managed.
+constexpr const char* kFabric = R"(devices:
+  l1: {management: {address: 10.0.0.1, snmp: c}, interfaces: {s1: ~, s2: ~, h1: ~}}
+  l2: {management: {address: 10.0.0.2, snmp: c}, interfaces: {s1: ~, s2: ~, h1: ~}}
+  s1: {management: {address: 10.0.0.3, snmp: c}, interfaces: {l1: ~, l2: ~}}
+  s2: {management: {address: 10.0.0.4, snmp: c}, interfaces: {l1: ~, l2: ~}}
+  l1h1: {interfaces: {port: 192.168.1.11}}
+  l2h1: {interfaces: {port: 192.168.2.11}}
+links:
+  - l1:s1 <-> s1:l1
+  - l1:s2 <-> s2:l1
+  - l2:s1 <-> s1:l2
+  - l2:s2 <-> s2:l2
+  - l1h1:port <-> l1:h1
+  - l2h1:port <-> l2:h1
+)";
+
+// What every switch's LLDP says when the cables are as the file has them: lldpd's port id is a MAC
+// by default, with the interface name in the description, so one switch is told that way.
+std::vector<SwitchReading> lldp_as_cabled() {
+  std::vector<SwitchReading> out;
+  const auto add = [&](const std::string& device, std::vector<SwitchLldpNeighbour> neighbours) {
+    SwitchReading reading;
+    reading.device = device;
+    reading.lldp_read = true;
+    reading.lldp = std::move(neighbours);
+    out.push_back(std::move(reading));
+  };
+  add("l1", {{"s1", "s1", "l1", "", ""}, {"s2", "s2", "l1", "", ""}});
+  add("l2", {{"s1", "s1", "l2", "", ""}, {"s2", "s2", "l2", "", ""}});
+  add("s1", {{"l1", "l1", "02:74:6c:01:01:00", "s1", ""}, {"l2", "l2", "02:74:6c:02:01:00", "s1", ""}});
+  add("s2", {{"l1", "l1", "s2", "", ""}, {"l2", "l2", "s2", "", ""}});
+  return out;
+}
+
+TEST(CablingCheck, EveryCableWhereTheFileSaysIsMatchedAndListedWithBothEnds) {
+  const auto topology = load_topology_text(kFabric, "fabric.yaml");
+  const CablingCheck check = check_cabling(topology, lldp_as_cabled());
+  EXPECT_TRUE(check.clean()) << check.text();
+  EXPECT_EQ(check.ends_checked, 10u);  // 8 switch-to-switch ends, 2 leaf ports to hosts
+  EXPECT_EQ(check.ends_matched, 8u);
+  EXPECT_EQ(check.unverified.size(), 2u);  // the hosts send no LLDP
+  ASSERT_EQ(check.seen.size(), 4u);
+  EXPECT_EQ(check.seen[0].a, "l1:s1");
+  EXPECT_EQ(check.seen[0].b, "s1:l1");
+  EXPECT_TRUE(check.seen[0].in_file);
+  EXPECT_THAT(check.text(), HasSubstr("8 of 10 switch ports checked by LLDP are where the topology file says"));
+}
+
+TEST(CablingCheck, ASwappedCableASilentNeighbourAndAnUnknownOneAreEachNamed) {
+  const auto topology = load_topology_text(kFabric, "fabric.yaml");
+  auto readings = lldp_as_cabled();
+  // l1's uplinks swapped at the leaf: its s1 port reaches s2 and its s2 port s1.
+  readings[0].lldp = {{"s1", "s2", "l1", "", ""}, {"s2", "s1", "l1", "", ""}};
+  // s2 hears nothing on l2 and a stranger on a port the file has no cable for.
+  readings[3].lldp = {{"l1", "l1", "s2", "", ""}, {"swp9", "rogue", "eth0", "", ""}};
+  const CablingCheck check = check_cabling(topology, readings);
+  ASSERT_EQ(check.findings.size(), 4u) << check.text();
+  EXPECT_EQ(check.findings[0].kind, CablingFinding::Kind::Elsewhere);
+  EXPECT_EQ(check.findings[0].text(), "l1:s1 should be cabled to s1:l1 but LLDP finds s2:l1 (LLDP-MIB of l1)");
+  EXPECT_EQ(check.findings[1].text(), "l1:s2 should be cabled to s2:l1 but LLDP finds s1:l1 (LLDP-MIB of l1)");
+  EXPECT_EQ(check.findings[2].kind, CablingFinding::Kind::NoNeighbour);
+  EXPECT_EQ(check.findings[2].text(), "s2:l2 should be cabled to l2:s2 but has no LLDP neighbour (LLDP-MIB of s2)");
+  EXPECT_EQ(check.findings[3].kind, CablingFinding::Kind::NotInFile);
+  EXPECT_EQ(check.findings[3].text(),
+            "s2:swp9 is cabled to rogue:eth0, which the topology file does not have (LLDP-MIB of s2)");
+}
+
+TEST(CablingCheck, AnUnreadableSwitchIsSaidAndNotCountedAsMiswired) {
+  const auto topology = load_topology_text(kFabric, "fabric.yaml");
+  auto readings = lldp_as_cabled();
+  readings[2].error = "switch s1 (10.0.0.3): no answer (timed out)";
+  readings[2].lldp.clear();
+  const CablingCheck check = check_cabling(topology, readings);
+  EXPECT_TRUE(check.clean()) << check.text();
+  EXPECT_EQ(check.unreadable, (std::vector<std::string>{readings[2].error}));
+  EXPECT_EQ(check.ends_checked, 8u);
 }
 
 }  // namespace

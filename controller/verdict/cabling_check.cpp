@@ -1,0 +1,135 @@
+#include "controller/verdict/cabling_check.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace tusk {
+namespace {
+
+// Who a neighbour says it is, as a topology end: its system name and its port, by the port id or,
+// when the id is a MAC (lldpd's default), by the port description.
+struct NeighbourEnd {
+  std::string device, port;
+  std::string text() const { return device + ":" + port; }
+};
+
+NeighbourEnd end_of(const SwitchLldpNeighbour& neighbour, const FabricTopology& topology) {
+  NeighbourEnd out{neighbour.system_name, neighbour.port_id};
+  for (const auto& device : topology.devices()) {
+    if (device.name != neighbour.system_name) continue;
+    for (const auto& interface : device.interfaces) {
+      if (interface.name == neighbour.port_id) return out;
+    }
+    for (const auto& interface : device.interfaces) {
+      if (interface.name == neighbour.port_description) return {neighbour.system_name, neighbour.port_description};
+    }
+  }
+  if (out.port.empty()) out.port = neighbour.port_description;
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(CablingFinding::Kind kind) {
+  switch (kind) {
+    case CablingFinding::Kind::Elsewhere:
+      return "lands elsewhere";
+    case CablingFinding::Kind::NoNeighbour:
+      return "no neighbour";
+    case CablingFinding::Kind::NotInFile:
+      return "not in the topology file";
+  }
+  return "?";
+}
+
+std::string CablingFinding::text() const {
+  switch (kind) {
+    case Kind::Elsewhere:
+      return fmt::format("{}:{} should be cabled to {} but LLDP finds {} ({})", device, port, expected, found, source);
+    case Kind::NoNeighbour:
+      return fmt::format("{}:{} should be cabled to {} but has no LLDP neighbour ({})", device, port, expected, source);
+    case Kind::NotInFile:
+      return fmt::format("{}:{} is cabled to {}, which the topology file does not have ({})", device, port, found,
+                         source);
+  }
+  return {};
+}
+
+std::string CablingCheck::text() const {
+  std::string out = fmt::format("cabling: {} of {} switch ports checked by LLDP are where the topology file says",
+                                ends_matched, ends_checked);
+  if (!findings.empty()) out += fmt::format("; {} not: {}", findings.size(), findings.front().text());
+  if (findings.size() > 1) out += fmt::format(" (and {} more)", findings.size() - 1);
+  if (!unverified.empty())
+    out += fmt::format("; {} host cables unverified (the hosts send no LLDP)", unverified.size());
+  if (!unreadable.empty()) out += fmt::format("; {} switches' LLDP could not be read", unreadable.size());
+  return out;
+}
+
+CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches) {
+  CablingCheck check;
+  std::map<std::string, const SwitchReading*> read;
+  for (const auto& reading : switches) {
+    if (reading.ok() && reading.lldp_read) {
+      read.emplace(reading.device, &reading);
+    } else {
+      check.unreadable.push_back(reading.ok() ? reading.device : reading.error);
+    }
+  }
+  std::set<std::string> managed;
+  for (const auto& device : topology.devices()) {
+    if (device.management) managed.insert(device.name);
+  }
+  std::set<std::string> cabled_ends;
+  std::set<std::pair<std::string, std::string>> seen;
+  const auto seen_cable = [&](const std::string& a, const std::string& b) { seen.insert(std::minmax(a, b)); };
+  for (const auto& link : topology.links()) {
+    cabled_ends.insert(link.a.text());
+    cabled_ends.insert(link.b.text());
+    for (const auto& [here, there] : {std::pair{&link.a, &link.b}, std::pair{&link.b, &link.a}}) {
+      const auto reading = read.find(here->device);
+      if (reading == read.end()) continue;
+      ++check.ends_checked;
+      const std::string source = fmt::format("LLDP-MIB of {}", here->device);
+      std::vector<NeighbourEnd> found;
+      for (const auto& neighbour : reading->second->lldp) {
+        if (neighbour.local_port == here->interface) found.push_back(end_of(neighbour, topology));
+      }
+      bool matched = false;
+      for (const auto& end : found) {
+        seen_cable(here->text(), end.text());
+        matched = matched || (end.device == there->device && end.port == there->interface);
+      }
+      if (matched) {
+        ++check.ends_matched;
+      } else if (!found.empty()) {
+        check.findings.push_back({CablingFinding::Kind::Elsewhere, here->device, here->interface, there->text(),
+                                  found.front().text(), source});
+      } else if (managed.contains(there->device)) {
+        check.findings.push_back(
+            {CablingFinding::Kind::NoNeighbour, here->device, here->interface, there->text(), "", source});
+      } else {
+        check.unverified.push_back(fmt::format("{} <-> {}", here->text(), there->text()));
+      }
+    }
+  }
+  // Neighbours on ports the file cables to nothing.
+  for (const auto& [device, reading] : read) {
+    for (const auto& neighbour : reading->lldp) {
+      const std::string here = fmt::format("{}:{}", device, neighbour.local_port);
+      if (cabled_ends.contains(here)) continue;
+      const NeighbourEnd end = end_of(neighbour, topology);
+      seen_cable(here, end.text());
+      check.findings.push_back({CablingFinding::Kind::NotInFile, device, neighbour.local_port, "", end.text(),
+                                fmt::format("LLDP-MIB of {}", device)});
+    }
+  }
+  std::set<std::pair<std::string, std::string>> in_file;
+  for (const auto& link : topology.links()) in_file.insert(std::minmax(link.a.text(), link.b.text()));
+  for (const auto& [a, b] : seen) check.seen.push_back({a, b, in_file.contains({a, b})});
+  return check;
+}
+
+}  // namespace tusk

@@ -1,0 +1,185 @@
+// The switches as evidence on the fabric lab, whose switches serve IF-MIB and LLDP-MIB as real
+// ones do (snmpd in every switch namespace, lldpd its AgentX subagent, on a management network):
+// the controller checks the cabling against the topology file before any traffic, reads every
+// switch port's counters before and after each test, and confirms (or splits) a suspect link with
+// what the switches at its ends counted, also when the switches police the probes' ICMP answers.
+// A switch that does not answer is a warning. Needs root, skips otherwise.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "tests/support/fabric_run.hpp"
+
+namespace tusk::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string mesh_profile(const std::string& cabling = "check") {
+  return R"(name: switches
+agents:
+  hosts: [l1h1, l1h2, l2h1, l2h2]
+  wait: 30s
+cabling: )" +
+         cabling +
+         R"(
+tests:
+  - name: mesh
+    engine: dpdk
+    duration: 8s
+    topology: mesh
+    rate: 2kpps
+    frame_size: 256B
+    encapsulation: ipv4_udp
+    ecmp_paths: 2
+    coverage: 99%
+    trace_rate: 1500
+    thresholds:
+      max_lost_frames: 0
+)";
+}
+
+class FabricSwitches : public FabricRun {
+ protected:
+  std::string log() const { return read_file(dir_ + "/controller.log"); }
+  std::string credentials() {
+    const std::string path = dir_ + "/snmp.yaml";
+    std::ofstream(path) << lab_->run("snmp-credentials");
+    return path;
+  }
+  // The lab's topology file with `edit` applied to its text.
+  std::string topology_with(const std::function<std::string(std::string)>& edit, const std::string& snmp = "v2c") {
+    const std::string path = dir_ + "/topology-edited.yaml";
+    std::ofstream(path) << edit(lab_->run("topology-file --snmp " + snmp));
+    return path;
+  }
+  std::vector<std::string> switch_options(const std::string& topology) {
+    return {"--topology", topology, "--snmp-credentials", credentials(), "--snmp-settle", "4s"};
+  }
+  static const json* direction(const json& counters, const std::string& key) {
+    for (const auto& link : counters["links"]) {
+      for (const char* way : {"a_to_b", "b_to_a"}) {
+        if (link[way]["link"] == key) return &link[way];
+      }
+    }
+    return nullptr;
+  }
+};
+
+TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStopsTheRunUnderEnforce) {
+  make_lab(2);
+  start_agents();
+  // As cabled: every switch port's LLDP neighbour is the one the file has, v3 with privacy.
+  const auto as_cabled = [](std::string text) { return text; };
+  ASSERT_EQ(run(mesh_profile(), switch_options(topology_with(as_cabled, "v3"))), 0) << log();
+  json cabling = report()["cabling"];
+  ASSERT_TRUE(cabling.is_object()) << log();
+  EXPECT_TRUE(cabling["clean"].get<bool>()) << cabling.dump(1);
+  EXPECT_EQ(cabling["ends_checked"], 12);  // 8 switch-to-switch ends, 4 leaf ports to hosts
+  EXPECT_EQ(cabling["ends_matched"], 8);
+  EXPECT_EQ(cabling["unverified"].size(), 4u);
+  std::set<std::string> seen;
+  for (const auto& cable : cabling["cables_seen"]) {
+    EXPECT_TRUE(cable["in_topology_file"].get<bool>()) << cable.dump();
+    seen.insert(cable["ends"][0].get<std::string>() + " <-> " + cable["ends"][1].get<std::string>());
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2"}));
+  EXPECT_NE(log().find("cabling: 8 of 12 switch ports checked by LLDP are where the topology file says"),
+            std::string::npos)
+      << log();
+
+  // The file has leaf 1's uplinks the other way round: named at both ends, and no traffic.
+  const auto crossed = [](std::string text) {
+    text = std::regex_replace(text, std::regex("ends: l1:s1 <-> s1:l1"), "ends: l1:s1 <-> XX");
+    text = std::regex_replace(text, std::regex("ends: l1:s2 <-> s2:l1"), "ends: l1:s2 <-> s1:l1");
+    return std::regex_replace(text, std::regex("ends: l1:s1 <-> XX"), "ends: l1:s1 <-> s2:l1");
+  };
+  ASSERT_EQ(run(mesh_profile("enforce"), switch_options(topology_with(crossed))), 1) << log();
+  const json enforced = report();
+  EXPECT_TRUE(enforced["tests"].empty()) << "traffic ran";
+  cabling = enforced["cabling"];
+  EXPECT_FALSE(cabling["clean"].get<bool>());
+  std::set<std::string> findings;
+  for (const auto& finding : cabling["findings"]) findings.insert(finding["text"].get<std::string>());
+  EXPECT_TRUE(findings.contains("l1:s1 should be cabled to s2:l1 but LLDP finds s1:l1 (LLDP-MIB of l1)"))
+      << cabling.dump(1);
+  EXPECT_TRUE(findings.contains("s2:l1 should be cabled to l1:s1 but LLDP finds l1:s2 (LLDP-MIB of s2)"))
+      << cabling.dump(1);
+  EXPECT_NE(enforced["conclusion"].get<std::string>().find("cabling: enforce"), std::string::npos)
+      << enforced["conclusion"];
+}
+
+// 2 % loss on leaf 1's uplink to spine 2, with every switch policing its ICMP errors (time exceeded
+// answers to the path probes) to one every 200 ms per destination: the spine's port counts the
+// discards, the link's counter deltas are in the report at both ends, and the suspect is that
+// link, confirmed by them.
+TEST_F(FabricSwitches, LossOnALinkShowsInBothEndsCountersAndConfirmsTheSuspectWhenProbesArePoliced) {
+  make_lab(2);
+  start_agents();
+  lab_->run("icmp-limit 200");
+  lab_->run("impair l1-s2 up loss=2");
+  ASSERT_EQ(run(mesh_profile(), switch_options(topology_with([](std::string t) { return t; }))), 1) << log();
+  const json test = report()["tests"][0];
+  const json& counters = test["switch_counters"];
+  ASSERT_TRUE(counters.is_object()) << log();
+  EXPECT_TRUE(counters["unreadable"].empty()) << counters["unreadable"].dump();
+  const json* lossy = direction(counters, "l1:s2 -> s2:l1");
+  ASSERT_NE(lossy, nullptr) << counters.dump(1).substr(0, 3000);
+  EXPECT_TRUE((*lossy)["sender_read"].get<bool>());
+  EXPECT_TRUE((*lossy)["receiver_read"].get<bool>());
+  EXPECT_GT((*lossy)["sent"].get<std::uint64_t>(), 1000u);
+  EXPECT_GE((*lossy)["in_discards"].get<std::uint64_t>(), 10u);
+  EXPECT_TRUE((*lossy)["counts_loss"].get<bool>());
+  for (const auto& link : counters["links"]) {
+    for (const char* way : {"a_to_b", "b_to_a"}) {
+      if (link[way]["link"] == "l1:s2 -> s2:l1") continue;
+      EXPECT_FALSE(link[way]["counts_loss"].get<bool>()) << link[way].dump();
+    }
+  }
+  const json& found = test["localisation"];
+  ASSERT_TRUE(found.is_object());
+  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"];
+  const json& top = found["suspects"][0];
+  EXPECT_EQ(top["link"], "l1:s2 -> s2:l1") << found["conclusion"];
+  EXPECT_NE(top["confidence"], "low") << found["conclusion"];
+  EXPECT_TRUE(top["switch_counters"]["confirmed"].get<bool>()) << top.dump(1);
+  EXPECT_NE(found["conclusion"].get<std::string>().find("confirmed by the switch counters"), std::string::npos)
+      << found["conclusion"];
+  EXPECT_NE(log().find("switch counters: 8 cables read, loss counted on l1:s2 -> s2:l1"), std::string::npos) << log();
+}
+
+// A switch whose management address answers nothing: the run goes on, and says so.
+TEST_F(FabricSwitches, AnUnreachableSwitchIsAWarningNotAFailure) {
+  make_lab(1);
+  start_agents();
+  const auto dead_spine = [](std::string text) {
+    // s2's management address moves to one no namespace has.
+    const std::regex s2(R"((  s2:\n    management:\n      address: )([0-9.]+)\.([0-9]+))");
+    return std::regex_replace(text, s2, "$1$2.250");
+  };
+  const std::string profile = R"(name: unreachable
+agents:
+  hosts: [l1h1, l2h1]
+  wait: 30s
+tests:
+  - name: pairs
+    engine: dpdk
+    duration: 3s
+    topology: pairs
+    rate: 1kpps
+    encapsulation: ipv4_udp
+)";
+  ASSERT_EQ(run(profile, switch_options(topology_with(dead_spine))), 0) << log();
+  const json report_json = report();
+  EXPECT_EQ(report_json["cabling"]["unreadable"].size(), 1u) << report_json["cabling"].dump(1);
+  const json& counters = report_json["tests"][0]["switch_counters"];
+  ASSERT_EQ(counters["unreadable"].size(), 1u) << counters.dump(1).substr(0, 2000);
+  EXPECT_NE(counters["unreadable"][0].get<std::string>().find("switch s2"), std::string::npos);
+  EXPECT_NE(log().find("could not be read"), std::string::npos) << log();
+}
+
+}  // namespace
+}  // namespace tusk::testing
