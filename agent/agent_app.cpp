@@ -41,6 +41,7 @@ struct AgentOptions {
   bool insecure = false;
   TlsFiles tls;
   std::vector<std::string> dpdk_ports;
+  lldp::LldpcliSource lldp;
   std::size_t outbox_capacity = 200'000;
   std::size_t send_queue_bytes = 64u << 20;
   std::string log_level = "info";
@@ -65,7 +66,7 @@ class Agent {
   Agent(asio::io_context& io, AgentOptions options, EngineCatalog engines, asio::ssl::context* tls)
       : options_(std::move(options)),
         engines_(std::move(engines)),
-        inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_)),
+        inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_, options_.lldp)),
         instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
         outbox_(options_.outbox_capacity, records_window_bytes(options_.send_queue_bytes)),
         runner_(
@@ -402,6 +403,10 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   app.add_option("--key", options.tls.key_file, "this agent's private key (PEM)")->group("TLS");
   app.add_flag("--insecure", options.insecure, "plaintext control connection, no authentication (labs only)")
       ->group("TLS");
+  app.add_option("--lldpcli-socket", options.lldp.socket,
+                 "lldpd's control socket, to ask it the LLDP neighbour of each port the kernel also sees (default: "
+                 "lldpd's own)")
+      ->group("Agent");
   app.add_option("--dpdk-port", options.dpdk_ports, "DPDK port (PCI address or vdev) this agent may use; repeatable")
       ->group("DPDK");
   // This agent's own limits, whatever a controller asks for.

@@ -259,6 +259,8 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
       if (address.gateway != 0) entry.set_gateway(path::ipv4_to_string(address.gateway));
     }
     entry.set_queues(port->queues());
+    const std::size_t index = catalog.dpdk_ports.size();
+    if (index < options.kernel_interfaces.size()) entry.set_netdev(options.kernel_interfaces[index]);
     catalog.dpdk_ports.push_back(entry);
   }
   catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate};

@@ -10,6 +10,7 @@
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
+#include "common/printable.hpp"
 #include "common/rates.hpp"
 #include "common/version.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -492,12 +493,17 @@ json report_json(const RunOutcome& outcome) {
     agent["rdma_devices"] = devices;
     json dpdk_ports = json::array();
     for (const auto& port : view.inventory.dpdk_ports()) {
-      dpdk_ports.push_back({{"name", port.name()},
-                            {"driver", port.driver()},
-                            {"mac", port.mac()},
-                            {"ipv4", port.ipv4()},
-                            {"gateway", port.gateway()},
-                            {"queues", port.queues()}});
+      dpdk_ports.push_back(
+          {{"name", port.name()},
+           {"driver", port.driver()},
+           {"mac", port.mac()},
+           {"ipv4", port.ipv4()},
+           {"gateway", port.gateway()},
+           {"queues", port.queues()},
+           {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
+           {"lldp_neighbour", port.has_lldp() ? json{{"system_name", printable(port.lldp().system_name())},
+                                                     {"port_id", printable(port.lldp().port_id())}}
+                                              : json(nullptr)}});
     }
     agent["dpdk_ports"] = dpdk_ports;
     agents.push_back(std::move(agent));

@@ -13,6 +13,8 @@
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/heap.hpp"
+#include "common/lldp_neighbour.hpp"
+#include "common/printable.hpp"
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -523,9 +525,11 @@ class Orchestrator {
   // The switches' LLDP against the topology file, before any traffic; false when `cabling:
   // enforce` stops the run.
   bool check_cabling_first() {
-    if (options_.switches.empty() || !options_.topology || profile_.cabling == CablingMode::Off) return true;
+    if (!options_.topology || profile_.cabling == CablingMode::Off) return true;
+    std::vector<HostLldp> hosts = hosts_lldp();
+    if (options_.switches.empty() && hosts.empty()) return true;
     phase_ = "checking the cabling";
-    outcome_.cabling = check_cabling(*options_.topology, read_switches(options_.switches));
+    outcome_.cabling = check_cabling(*options_.topology, read_switches(options_.switches), hosts);
     const CablingCheck& check = *outcome_.cabling;
     spdlog::info("{}", check.text());
     for (const auto& finding : check.findings) spdlog::warn("cabling: {}", finding.text());
@@ -535,6 +539,31 @@ class Orchestrator {
                          check.findings.size(), check.findings.size() == 1 ? " is" : "s are", options_.topology->file(),
                          check.findings.front().text()));
     return false;
+  }
+
+  // What the agents' hosts heard on their ports (their inventories), each text bounded and made
+  // printable: an agent is a peer.
+  std::vector<HostLldp> hosts_lldp() const {
+    std::vector<HostLldp> hosts;
+    const auto bounded = [](const std::string& text) { return printable(text.substr(0, kMaxLldpTextBytes)); };
+    for (const auto& name : agents_) {
+      const auto inventory = inventory_by_name_.find(name);
+      if (inventory == inventory_by_name_.end()) continue;
+      for (const auto& port : inventory->second.dpdk_ports()) {
+        if (!port.has_lldp() || port.ipv4().empty()) continue;
+        HostLldp host;
+        host.agent = name;
+        host.address = port.ipv4().substr(0, port.ipv4().find('/'));
+        host.netdev = bounded(port.netdev());
+        host.neighbour.local_port = host.netdev;
+        host.neighbour.system_name = bounded(port.lldp().system_name());
+        host.neighbour.port_id = bounded(port.lldp().port_id());
+        host.neighbour.port_description = bounded(port.lldp().port_description());
+        host.neighbour.chassis_id = bounded(port.lldp().chassis_id());
+        hosts.push_back(std::move(host));
+      }
+    }
+    return hosts;
   }
 
   // The switches' counters and neighbours, now; a switch that cannot be read is said and skipped.

@@ -50,7 +50,7 @@ constexpr std::uint32_t kRemChassisIdSubtype = 4, kRemChassisId = 5, kRemPortIdS
 // LLDP's id subtypes whose value is a MAC address or a network address.
 constexpr std::uint64_t kChassisMac = 4, kChassisNetwork = 5, kPortMac = 3, kPortNetwork = 4, kPortIfName = 5;
 
-SnmpOid column(const SnmpOid& entry, std::uint32_t column_number, std::uint32_t index) {
+SnmpOid column_oid(const SnmpOid& entry, std::uint32_t column_number, std::uint32_t index) {
   SnmpOid out = entry;
   out.push_back(column_number);
   out.push_back(index);
@@ -119,13 +119,13 @@ std::uint64_t number_at(const std::vector<SnmpValue>& values, std::size_t i) {
 
 SwitchPortCounters read_port(SnmpSession& session, std::uint32_t index) {
   const std::vector<SnmpOid> oids = {
-      column(kIfXEntry, kHcInOctets, index),     column(kIfXEntry, kHcInUcast, index),
-      column(kIfXEntry, kHcInMulticast, index),  column(kIfXEntry, kHcInBroadcast, index),
-      column(kIfXEntry, kHcOutOctets, index),    column(kIfXEntry, kHcOutUcast, index),
-      column(kIfXEntry, kHcOutMulticast, index), column(kIfXEntry, kHcOutBroadcast, index),
-      column(kIfEntry, kInDiscards, index),      column(kIfEntry, kInErrors, index),
-      column(kIfEntry, kOutDiscards, index),     column(kIfEntry, kOutErrors, index),
-      column(kIfEntry, kOperStatus, index),
+      column_oid(kIfXEntry, kHcInOctets, index),     column_oid(kIfXEntry, kHcInUcast, index),
+      column_oid(kIfXEntry, kHcInMulticast, index),  column_oid(kIfXEntry, kHcInBroadcast, index),
+      column_oid(kIfXEntry, kHcOutOctets, index),    column_oid(kIfXEntry, kHcOutUcast, index),
+      column_oid(kIfXEntry, kHcOutMulticast, index), column_oid(kIfXEntry, kHcOutBroadcast, index),
+      column_oid(kIfEntry, kInDiscards, index),      column_oid(kIfEntry, kInErrors, index),
+      column_oid(kIfEntry, kOutDiscards, index),     column_oid(kIfEntry, kOutErrors, index),
+      column_oid(kIfEntry, kOperStatus, index),
   };
   const auto values = session.get(oids);
   SwitchPortCounters port;
@@ -142,9 +142,9 @@ SwitchPortCounters read_port(SnmpSession& session, std::uint32_t index) {
     return port;
   }
   // No ifXTable (an old agent): the 32-bit counters, which wrap.
-  const auto narrow = session.get({column(kIfEntry, kInOctets, index), column(kIfEntry, kInUcast, index),
-                                   column(kIfEntry, kInNUcast, index), column(kIfEntry, kOutOctets, index),
-                                   column(kIfEntry, kOutUcast, index), column(kIfEntry, kOutNUcast, index)});
+  const auto narrow = session.get({column_oid(kIfEntry, kInOctets, index), column_oid(kIfEntry, kInUcast, index),
+                                   column_oid(kIfEntry, kInNUcast, index), column_oid(kIfEntry, kOutOctets, index),
+                                   column_oid(kIfEntry, kOutUcast, index), column_oid(kIfEntry, kOutNUcast, index)});
   port.wide = false;
   port.in_octets = number_at(narrow, 0);
   port.in_packets = number_at(narrow, 1) + number_at(narrow, 2);

@@ -58,7 +58,7 @@ std::string CablingFinding::text() const {
 }
 
 std::string CablingCheck::text() const {
-  std::string out = fmt::format("cabling: {} of {} switch ports checked by LLDP are where the topology file says",
+  std::string out = fmt::format("cabling: {} of {} ports checked by LLDP are where the topology file says",
                                 ends_matched, ends_checked);
   if (!findings.empty()) out += fmt::format("; {} not: {}", findings.size(), findings.front().text());
   if (findings.size() > 1) out += fmt::format(" (and {} more)", findings.size() - 1);
@@ -68,8 +68,32 @@ std::string CablingCheck::text() const {
   return out;
 }
 
-CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches) {
+CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches,
+                           const std::vector<HostLldp>& hosts) {
   CablingCheck check;
+  // The hosts' side first: a host port the file places, against the cable the file gives it.
+  std::set<std::string> host_checked;  // "device:interface" of host ends checked here
+  for (const auto& host : hosts) {
+    const auto place = topology.find(host.address);
+    if (!place || place->interface.empty()) continue;
+    const LinkEnd here{place->device, place->interface};
+    const TopologyLink* cable = nullptr;
+    for (const auto& link : topology.links()) {
+      if (link.a.text() == here.text() || link.b.text() == here.text()) cable = &link;
+    }
+    if (!cable) continue;
+    const LinkEnd& there = cable->a.text() == here.text() ? cable->b : cable->a;
+    host_checked.insert(here.text());
+    ++check.ends_checked;
+    const NeighbourEnd end = end_of(host.neighbour, topology);
+    const std::string source = fmt::format("LLDP at agent {}, port {}", host.agent, host.netdev);
+    if (end.device == there.device && end.port == there.interface) {
+      ++check.ends_matched;
+    } else {
+      check.findings.push_back(
+          {CablingFinding::Kind::Elsewhere, here.device, here.interface, there.text(), end.text(), source});
+    }
+  }
   std::map<std::string, const SwitchReading*> read;
   for (const auto& reading : switches) {
     if (reading.ok() && reading.lldp_read) {
@@ -110,7 +134,7 @@ CablingCheck check_cabling(const FabricTopology& topology, const std::vector<Swi
       } else if (managed.contains(there->device)) {
         check.findings.push_back(
             {CablingFinding::Kind::NoNeighbour, here->device, here->interface, there->text(), "", source});
-      } else {
+      } else if (!host_checked.contains(there->text())) {
         check.unverified.push_back(fmt::format("{} <-> {}", here->text(), there->text()));
       }
     }

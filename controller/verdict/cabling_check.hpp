@@ -1,5 +1,6 @@
 // Is every cable where the topology file says? The LLDP neighbours the switches report (LLDP-MIB,
-// read over SNMP) against the file's links, before any traffic: a cable that lands elsewhere, a
+// read over SNMP) and those the agents' hosts heard on their ports, against the file's links,
+// before any traffic: a cable that lands elsewhere, a
 // switch port whose switch neighbour is silent, and a neighbour the file does not know are named
 // (device, port, expected, found), and every cable LLDP shows is listed with both its ends, as
 // ibdiagnet compares a discovered fabric with its expected topology.
@@ -41,6 +42,15 @@ struct CablingCheck {
   std::string text() const;  // one line for the summary
 };
 
-CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches);
+// What an agent's host heard on one of its ports (lldpd, through the agent's inventory).
+struct HostLldp {
+  std::string agent;
+  std::string address;            // the port's data-plane address, which places it in the topology file
+  std::string netdev;             // the port's kernel name
+  SwitchLldpNeighbour neighbour;  // its local_port is the netdev
+};
+
+CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches,
+                           const std::vector<HostLldp>& hosts = {});
 
 }  // namespace tusk

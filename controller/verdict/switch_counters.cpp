@@ -10,7 +10,7 @@ namespace {
 
 // A counter's growth: 32-bit counters wrap; a 64-bit one that went back was reset (the switch or
 // its line card restarted), and then its growth is unknown.
-std::optional<std::uint64_t> growth(std::uint64_t before, std::uint64_t after, bool wide) {
+std::optional<std::uint64_t> counter_growth(std::uint64_t before, std::uint64_t after, bool wide) {
   if (!wide) return (after - before) & 0xffffffffu;
   if (after < before) return std::nullopt;
   return after - before;
@@ -26,15 +26,15 @@ std::optional<SwitchPortCounters> port_delta(const SwitchPortCounters& before, c
       &SwitchPortCounters::in_discards, &SwitchPortCounters::out_octets,  &SwitchPortCounters::out_packets,
       &SwitchPortCounters::out_errors,  &SwitchPortCounters::out_discards};
   for (const auto field : fields) {
-    const auto grew = growth(before.*field, after.*field, wide || field == &SwitchPortCounters::in_octets);
+    const auto grew = counter_growth(before.*field, after.*field, wide);
     if (!grew) return std::nullopt;
     delta.*field = *grew;
   }
   return delta;
 }
 
-void fill(CountedDirection& direction, const std::optional<SwitchPortCounters>& from,
-          const std::optional<SwitchPortCounters>& to) {
+void fill_direction(CountedDirection& direction, const std::optional<SwitchPortCounters>& from,
+                    const std::optional<SwitchPortCounters>& to) {
   if (from) {
     direction.sender_read = true;
     direction.sent = from->out_packets;
@@ -129,8 +129,8 @@ SwitchCounterEvidence count_switch_links(const FabricTopology& topology, const s
     counted.name = link.cable.empty() ? ends : fmt::format("{}, cable {}", ends, link.cable);
     counted.a_to_b.key = fmt::format("{} -> {}", link.a.text(), link.b.text());
     counted.b_to_a.key = fmt::format("{} -> {}", link.b.text(), link.a.text());
-    fill(counted.a_to_b, counted.a, counted.b);
-    fill(counted.b_to_a, counted.b, counted.a);
+    fill_direction(counted.a_to_b, counted.a, counted.b);
+    fill_direction(counted.b_to_a, counted.b, counted.a);
     out.links.push_back(std::move(counted));
   }
   return out;

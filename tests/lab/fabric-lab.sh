@@ -36,6 +36,9 @@
 #                                     it); on one leaf or across leaves; swap again to undo. Before
 #                                     the agents open their ports: an open port stays on the device
 #                                     it opened
+#   fabric-lab.sh host-lldp-socket    print the control socket of the hosts' lldpd (receive-only, on
+#                                     every host port in the root namespace): tusk-agent
+#                                     --lldpcli-socket asks it who its port is cabled to
 #   fabric-lab.sh path SRC DST SPORT DPORT
 #                                     print the uplink (e.g. l1-s2) the source's leaf hashes the UDP
 #                                     flow SRC:SPORT > DST:DPORT onto (the kernel's own choice)
@@ -286,6 +289,15 @@ EOF
     -I "$ports" -C "$ports" -m "$(mgmt_addr "$sw")" -O "$dir/lldpd.conf"
 }
 
+# The hosts' lldpd: one for all the lab's host ports in the root namespace, receive-only (-r: it
+# sends nothing, so no switch learns a host from it), so an agent asks it which leaf port its port
+# is cabled to (tusk-agent --lldpcli-socket, the path `host-lldp-socket` prints).
+start_host_lldpd() {
+  local dir=$switches_dir/hosts
+  mkdir -p "$dir"
+  lldpd -r -u "$dir/lldpd.sock" -p "$dir/lldpd.pid" -I "$id-l*h*"
+}
+
 # Every switch's daemons, all switches at once: snmpd, and lldpd once its AgentX socket is there
 # (an lldpd that misses its master tries again only many seconds later).
 start_switches() {
@@ -363,6 +375,7 @@ up() {
   for ((j = 1; j <= spines; j++)); do switches+=("s$j"); done
   for ((i = 1; i <= leaves; i++)); do switches+=("l$i"); done
   start_switches "${switches[@]}"
+  start_host_lldpd
   echo "fabric-lab: up: $leaves leaves, $spines spines, $hosts DPDK hosts per leaf (fabric-lab.sh topology)"
 }
 
@@ -834,6 +847,7 @@ case $command in
   fail) fail "$@" ;;
   restore) restore "$@" ;;
   hash-policy) hash_policy "$@" ;;
+  host-lldp-socket) load_shape; echo "$switches_dir/hosts/lldpd.sock" ;;
   icmp-limit) icmp_limit "$@" ;;
   down) down ;;
   *) die "unknown command '$command'" ;;

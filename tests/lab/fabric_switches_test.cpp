@@ -7,9 +7,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <regex>
+#include <set>
 #include <string>
+#include <thread>
 
 #include "tests/support/fabric_run.hpp"
 
@@ -59,6 +66,34 @@ class FabricSwitches : public FabricRun {
   std::vector<std::string> switch_options(const std::string& topology) {
     return {"--topology", topology, "--snmp-credentials", credentials(), "--snmp-settle", "4s"};
   }
+  // Until the hosts' lldpd has heard its leaf on every host port (each leaf sends every second),
+  // so the agents, which ask it as they start, have it to report. `leaf_of`: a host's leaf where
+  // its cable is not where the lab made it.
+  void wait_for_host_lldp(const std::map<std::string, std::string>& leaf_of = {}) {
+    std::string socket = lab_->run("host-lldp-socket");
+    socket.erase(socket.find_last_not_of(" \n") + 1);
+    for (int i = 0; i < 100; ++i) {
+      std::unique_ptr<FILE, decltype(&pclose)> pipe(
+          popen(("lldpcli -u " + socket + " -f keyvalue show neighbors 2>/dev/null").c_str(), "r"), &pclose);
+      std::string text;
+      std::array<char, 4096> buffer{};
+      while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe.get()))
+        text.append(buffer.data(), n);
+      bool all = true;
+      for (const auto& host : hosts_) {
+        const auto moved = leaf_of.find(host.name);
+        const std::string leaf = moved != leaf_of.end() ? moved->second : "l" + std::to_string(host.leaf);
+        // Only that leaf: after a swap the old neighbour stays until its TTL runs out.
+        const std::string key = lab_->ns(host.name) + ".chassis.name=";
+        const auto first = text.find(key);
+        all = all && text.find(key + leaf + "\n") == first && first != std::string::npos &&
+              text.find(key, first + 1) == std::string::npos;
+      }
+      if (all) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ADD_FAILURE() << "the hosts' lldpd did not hear each host port's leaf in 10 s";
+  }
   static const json* direction(const json& counters, const std::string& key) {
     for (const auto& link : counters["links"]) {
       for (const char* way : {"a_to_b", "b_to_a"}) {
@@ -71,6 +106,7 @@ class FabricSwitches : public FabricRun {
 
 TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStopsTheRunUnderEnforce) {
   make_lab(2);
+  wait_for_host_lldp();
   start_agents();
   // As cabled: every switch port's LLDP neighbour is the one the file has, v3 with privacy.
   const auto as_cabled = [](std::string text) { return text; };
@@ -78,17 +114,18 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
   json cabling = report()["cabling"];
   ASSERT_TRUE(cabling.is_object()) << log();
   EXPECT_TRUE(cabling["clean"].get<bool>()) << cabling.dump(1);
-  EXPECT_EQ(cabling["ends_checked"], 12);  // 8 switch-to-switch ends, 4 leaf ports to hosts
-  EXPECT_EQ(cabling["ends_matched"], 8);
-  EXPECT_EQ(cabling["unverified"].size(), 4u);
+  // 8 switch-to-switch ends, 4 leaf ports to hosts (the hosts send no LLDP, so the leaves hear
+  // none), 4 host ports, whose hosts heard their leaf
+  EXPECT_EQ(cabling["ends_checked"], 16);
+  EXPECT_EQ(cabling["ends_matched"], 12);
+  EXPECT_TRUE(cabling["unverified"].empty()) << cabling["unverified"].dump();
   std::set<std::string> seen;
   for (const auto& cable : cabling["cables_seen"]) {
     EXPECT_TRUE(cable["in_topology_file"].get<bool>()) << cable.dump();
     seen.insert(cable["ends"][0].get<std::string>() + " <-> " + cable["ends"][1].get<std::string>());
   }
   EXPECT_EQ(seen, (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2"}));
-  EXPECT_NE(log().find("cabling: 8 of 12 switch ports checked by LLDP are where the topology file says"),
-            std::string::npos)
+  EXPECT_NE(log().find("cabling: 12 of 16 ports checked by LLDP are where the topology file says"), std::string::npos)
       << log();
 
   // The file has leaf 1's uplinks the other way round: named at both ends, and no traffic.
@@ -110,6 +147,42 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
       << cabling.dump(1);
   EXPECT_NE(enforced["conclusion"].get<std::string>().find("cabling: enforce"), std::string::npos)
       << enforced["conclusion"];
+}
+
+// Two hosts' cables swapped: each agent's host heard the other leaf's port on its own (the hosts'
+// lldpd, receive-only), so both are named before any traffic, and enforce stops the run there.
+TEST_F(FabricSwitches, SwappedHostCablesAreNamedBeforeTrafficAndEnforceStopsTheRun) {
+  make_lab(1);
+  lab_->run("swap l1h1 l2h1");
+  wait_for_host_lldp({{"l1h1", "l2"}, {"l2h1", "l1"}});
+  start_agents();
+  const std::string profile = R"(name: swapped
+agents:
+  hosts: [l1h1, l2h1]
+  wait: 30s
+cabling: enforce
+tests:
+  - name: pairs
+    engine: dpdk
+    duration: 3s
+    topology: pairs
+    rate: 1kpps
+    encapsulation: ipv4_udp
+)";
+  ASSERT_EQ(run(profile, {"--topology", topology_file()}), 1) << log();
+  const json result = report();
+  EXPECT_TRUE(result["tests"].empty()) << "traffic ran";
+  const json& cabling = result["cabling"];
+  ASSERT_TRUE(cabling.is_object()) << log();
+  std::set<std::string> findings;
+  for (const auto& finding : cabling["findings"]) findings.insert(finding["text"].get<std::string>());
+  EXPECT_TRUE(findings.contains("l1h1:port should be cabled to l1:h1 but LLDP finds l2:h1 (LLDP at agent l1h1, port " +
+                                lab_->ns("l1h1") + ")"))
+      << cabling.dump(1);
+  EXPECT_TRUE(findings.contains("l2h1:port should be cabled to l2:h1 but LLDP finds l1:h1 (LLDP at agent l2h1, port " +
+                                lab_->ns("l2h1") + ")"))
+      << cabling.dump(1);
+  EXPECT_EQ(findings.size(), 2u) << cabling.dump(1);
 }
 
 // 2 % loss on leaf 1's uplink to spine 2, with every switch policing its ICMP errors (time exceeded

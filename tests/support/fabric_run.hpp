@@ -69,6 +69,8 @@ class FabricRun : public ::testing::Test {
   // `idle_sleep_us`: a host's poll pause where it is not the lab's 50 us (a slow receiver).
   void start_agents(const std::map<std::string, std::string>& gateways = {},
                     const std::map<std::string, int>& idle_sleep_us = {}) {
+    std::string lldp_socket = lab_->run("host-lldp-socket");
+    lldp_socket.erase(lldp_socket.find_last_not_of(" \n") + 1);
     for (const auto& host : hosts_) {
       const std::string log = dir_ + "/agent-" + host.name + ".log";
       const auto given = gateways.find(host.name);
@@ -77,14 +79,28 @@ class FabricRun : public ::testing::Test {
       const auto sleep = idle_sleep_us.find(host.name);
       const std::string idle = std::to_string(sleep != idle_sleep_us.end() ? sleep->second : 50);
       for (int attempt = 1;; ++attempt) {
-        auto agent = std::make_unique<Process>(
-            std::vector<std::string>{
-                tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name",
-                host.name, "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + host.name + ".pem", "--key",
-                dir_ + "/certs/" + host.name + ".key", "--dpdk-vdev", "net_af_packet0,iface=" + lab_->ns(host.name),
-                "--dpdk-file-prefix", id_ + host.name, "--idle-sleep-us", idle, "--dpdk-address",
-                host.address + "/24,gw=" + gateway},
-            log);
+        auto agent = std::make_unique<Process>(std::vector<std::string>{tusk::build_paths::agent_bin(),
+                                                                        "--controller",
+                                                                        "127.0.0.1:" + std::to_string(port_),
+                                                                        "--name",
+                                                                        host.name,
+                                                                        "--ca",
+                                                                        dir_ + "/certs/ca.pem",
+                                                                        "--cert",
+                                                                        dir_ + "/certs/" + host.name + ".pem",
+                                                                        "--key",
+                                                                        dir_ + "/certs/" + host.name + ".key",
+                                                                        "--dpdk-vdev",
+                                                                        "net_af_packet0,iface=" + lab_->ns(host.name),
+                                                                        "--dpdk-file-prefix",
+                                                                        id_ + host.name,
+                                                                        "--idle-sleep-us",
+                                                                        idle,
+                                                                        "--dpdk-address",
+                                                                        host.address + "/24,gw=" + gateway,
+                                                                        "--lldpcli-socket",
+                                                                        lldp_socket},
+                                               log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + host.name + "'", 20s)) << read_file(log);
         if (read_file(log).find("engines: dpdk") != std::string::npos) {
           agents_.push_back(std::move(agent));

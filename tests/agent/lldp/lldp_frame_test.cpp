@@ -90,10 +90,14 @@ class FrameWriter {
   std::vector<std::uint8_t> frame_;
 };
 
-std::vector<std::uint8_t> management_address(std::vector<std::uint8_t> family_and_address) {
-  std::vector<std::uint8_t> value{static_cast<std::uint8_t>(family_and_address.size())};
-  value.insert(value.end(), family_and_address.begin(), family_and_address.end());
-  value.insert(value.end(), {2, 0, 0, 0, 9, 0});  // ifIndex 9, no OID
+std::vector<std::uint8_t> management_address(const std::vector<std::uint8_t>& family_and_address) {
+  // Element by element: GCC 12 at -O2 misreads inserting a range into a one-byte vector as an
+  // out-of-bounds copy (-Warray-bounds).
+  std::vector<std::uint8_t> value;
+  value.reserve(family_and_address.size() + 7);
+  value.push_back(static_cast<std::uint8_t>(family_and_address.size()));
+  for (const std::uint8_t byte : family_and_address) value.push_back(byte);
+  for (const std::uint8_t byte : {2, 0, 0, 0, 9, 0}) value.push_back(byte);  // ifIndex 9, no OID
   return value;
 }
 

@@ -259,7 +259,7 @@ TEST(CablingCheck, EveryCableWhereTheFileSaysIsMatchedAndListedWithBothEnds) {
   EXPECT_EQ(check.seen[0].a, "l1:s1");
   EXPECT_EQ(check.seen[0].b, "s1:l1");
   EXPECT_TRUE(check.seen[0].in_file);
-  EXPECT_THAT(check.text(), HasSubstr("8 of 10 switch ports checked by LLDP are where the topology file says"));
+  EXPECT_THAT(check.text(), HasSubstr("8 of 10 ports checked by LLDP are where the topology file says"));
 }
 
 TEST(CablingCheck, ASwappedCableASilentNeighbourAndAnUnknownOneAreEachNamed) {
@@ -279,6 +279,35 @@ TEST(CablingCheck, ASwappedCableASilentNeighbourAndAnUnknownOneAreEachNamed) {
   EXPECT_EQ(check.findings[3].kind, CablingFinding::Kind::NotInFile);
   EXPECT_EQ(check.findings[3].text(),
             "s2:swp9 is cabled to rogue:eth0, which the topology file does not have (LLDP-MIB of s2)");
+}
+
+HostLldp host_heard(const std::string& agent, const std::string& address, const std::string& system,
+                    const std::string& port) {
+  HostLldp host;
+  host.agent = agent;
+  host.address = address;
+  host.netdev = "ens1";
+  host.neighbour = {"ens1", system, port, "", ""};
+  return host;
+}
+
+TEST(CablingCheck, HostsThatHeardTheirLeafVerifyTheirCablesAndSwappedOnesAreNamed) {
+  const auto topology = load_topology_text(kFabric, "fabric.yaml");
+  const CablingCheck as_cabled =
+      check_cabling(topology, lldp_as_cabled(),
+                    {host_heard("a", "192.168.1.11", "l1", "h1"), host_heard("b", "192.168.2.11", "l2", "h1")});
+  EXPECT_TRUE(as_cabled.clean()) << as_cabled.text();
+  EXPECT_EQ(as_cabled.ends_checked, 12u);
+  EXPECT_EQ(as_cabled.ends_matched, 10u);
+  EXPECT_TRUE(as_cabled.unverified.empty());
+
+  const CablingCheck swapped = check_cabling(
+      topology, {}, {host_heard("a", "192.168.1.11", "l2", "h1"), host_heard("b", "192.168.2.11", "l1", "h1")});
+  ASSERT_EQ(swapped.findings.size(), 2u) << swapped.text();
+  EXPECT_EQ(swapped.findings[0].text(),
+            "l1h1:port should be cabled to l1:h1 but LLDP finds l2:h1 (LLDP at agent a, port ens1)");
+  EXPECT_EQ(swapped.findings[1].text(),
+            "l2h1:port should be cabled to l2:h1 but LLDP finds l1:h1 (LLDP at agent b, port ens1)");
 }
 
 TEST(CablingCheck, AnUnreadableSwitchIsSaidAndNotCountedAsMiswired) {

@@ -1,0 +1,37 @@
+#include "agent/lldp/port_neighbours.hpp"
+
+#include <fmt/format.h>
+
+#include "agent/lldp/lldpcli_json.hpp"
+#include "common/command_output.hpp"
+
+namespace tusk::lldp {
+
+PortNeighbours read_port_neighbours(const LldpcliSource& source, const std::vector<std::string>& interfaces) {
+  PortNeighbours result;
+  if (interfaces.empty()) return result;
+  std::vector<std::string> argv{source.program};
+  if (!source.socket.empty()) argv.insert(argv.end(), {"-u", source.socket});
+  argv.insert(argv.end(), {"-f", "json", "show", "neighbors"});
+  const CommandOutput output = run_command(argv, source.timeout, kMaxLldpcliOutputBytes);
+  if (!output.ok()) {
+    result.notes.push_back(fmt::format("no LLDP neighbours: {}", output.failure(source.program)));
+    return result;
+  }
+  try {
+    for (auto& [interface, neighbour] : parse_lldpcli_neighbours(output.out)) {
+      result.by_interface.emplace(interface, std::move(neighbour));
+    }
+  } catch (const LldpcliOutputError& error) {
+    result.notes.push_back(fmt::format("no LLDP neighbours: {}", error.what()));
+    return result;
+  }
+  for (const auto& interface : interfaces) {
+    if (!result.by_interface.contains(interface)) {
+      result.notes.push_back(fmt::format("no LLDP neighbour on {} (lldpd has heard none there)", interface));
+    }
+  }
+  return result;
+}
+
+}  // namespace tusk::lldp
