@@ -378,7 +378,7 @@ json copy_of(const json& object, std::initializer_list<const char*> names) {
 json test_model(const json& report, const json& test) {
   json out = copy_of(test, {"index", "name", "engine", "topology", "duration_s", "sample_interval_s", "verdict",
                             "problems", "warnings", "planned_start", "start_skew_ns", "starts", "thresholds", "offered",
-                            "collective", "localisation", "coverage"});
+                            "collective", "localisation", "coverage", "switch_counters"});
   // A method's table and curve: its rows, without each step's whole outcome (report.json has those).
   if (const json& method = member_or_null(test, "method"); method.is_object()) {
     json rows = json::array();
@@ -431,7 +431,7 @@ json report_page_model(const json& report) {
   json model;
   model["schema"] = "tusk.report-page/1";
   model["run"] = copy_of(report, {"run_id", "tusk_version", "profile", "started", "finished", "interrupted",
-                                  "exit_code", "conclusion", "missing_agents"});
+                                  "exit_code", "conclusion", "missing_agents", "cabling"});
   model["run"]["status"] = run_status(report);
   json agents = json::array();
   for (const json& agent : member_or_null(report, "agents")) {

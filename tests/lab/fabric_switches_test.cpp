@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "tests/support/fabric_run.hpp"
+#include "tests/support/headless_chromium.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -94,6 +95,17 @@ class FabricSwitches : public FabricRun {
     }
     ADD_FAILURE() << "the hosts' lldpd did not hear each host port's leaf in 10 s";
   }
+  // report.html draws without an error and shows `text`.
+  void expect_page_shows(const std::string& text) {
+    if (!HeadlessChromium::available()) {
+      ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
+      return;
+    }
+    const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
+    EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
+    EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
+    EXPECT_NE(page.dom.find(text), std::string::npos) << text << " not on the page";
+  }
   static const json* direction(const json& counters, const std::string& key) {
     for (const auto& link : counters["links"]) {
       for (const char* way : {"a_to_b", "b_to_a"}) {
@@ -147,6 +159,7 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
       << cabling.dump(1);
   EXPECT_NE(enforced["conclusion"].get<std::string>().find("cabling: enforce"), std::string::npos)
       << enforced["conclusion"];
+  expect_page_shows("l1:s1 should be cabled to s2:l1 but LLDP finds s1:l1 (LLDP-MIB of l1)");
 }
 
 // Two hosts' cables swapped: each agent's host heard the other leaf's port on its own (the hosts'
@@ -222,6 +235,7 @@ TEST_F(FabricSwitches, LossOnALinkShowsInBothEndsCountersAndConfirmsTheSuspectWh
   EXPECT_NE(found["conclusion"].get<std::string>().find("confirmed by the switch counters"), std::string::npos)
       << found["conclusion"];
   EXPECT_NE(log().find("switch counters: 8 cables read, loss counted on l1:s2 -> s2:l1"), std::string::npos) << log();
+  expect_page_shows("Switch counters");
 }
 
 // A switch whose management address answers nothing: the run goes on, and says so.

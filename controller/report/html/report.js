@@ -657,6 +657,27 @@ function coverageSection(section, test) {
   }
 }
 
+// What the switches at each cable's ends counted over the test (SNMP, IF-MIB), per direction.
+function switchCountersSection(section, test) {
+  const counted = test.switch_counters;
+  if (!counted) return;
+  section.append(el("h3", { text: "Switch counters" }), el("p", { class: "facts", text: counted.text }));
+  const rows = [];
+  const lossy = [];
+  for (const link of counted.links || []) {
+    for (const d of [link.a_to_b, link.b_to_a]) {
+      if (!d.sender_read && !d.receiver_read) continue;
+      lossy.push(d.counts_loss);
+      rows.push([d.link + (link.cable ? ", cable " + link.cable : ""), d.sent ?? "–", d.received ?? "–",
+        d.in_errors, d.in_discards, d.vanished, d.out_errors + d.out_discards, d.lost]);
+    }
+  }
+  section.append(table(["direction", "sent", "received", "in errors", "in discards", "never counted in",
+    "dropped by the sender", "lost"], rows, (row) => (lossy[row] ? "failing" : "")));
+  const unread = (counted.unreadable || []).concat(counted.warnings || []);
+  if (unread.length) section.append(el("ul", { class: "warnings" }, ...unread.map((u) => el("li", { text: u }))));
+}
+
 function startsSection(section, test) {
   section.append(el("h3", { text: "Start" }), el("p", { class: "facts",
     text: "planned " + (test.planned_start || "–") + ", start skew " + ms(test.start_skew_ns) }));
@@ -700,6 +721,7 @@ function testSection(test) {
   }
   guarded(section, "suspect links", () => localisationSection(section, test));
   guarded(section, "link coverage", () => coverageSection(section, test));
+  guarded(section, "switch counters", () => switchCountersSection(section, test));
   const view = guarded(section, "matrix", () => matrixSection(section, test));
   const draw = guarded(section, "charts", () => chartsSection(section, test));
   if (view && draw) view.chartStreams = draw;
@@ -720,6 +742,13 @@ function runSection(model) {
       "), " + (run.started || "") + " – " + (run.finished || "") + ", exit code " + run.exit_code + ", tusk " + run.tusk_version }));
   if ((run.missing_agents || []).length) {
     header.append(el("ul", { class: "problems" }, el("li", { text: "agents missing: " + run.missing_agents.join(", ") })));
+  }
+  const cabling = run.cabling;
+  if (cabling) {
+    header.append(el("p", { class: cabling.clean ? "facts" : "problems", text: cabling.text }));
+    if ((cabling.findings || []).length) {
+      header.append(el("ul", { class: "problems" }, ...cabling.findings.map((f) => el("li", { text: f.text }))));
+    }
   }
   const nav = el("nav", { class: "tests" });
   for (const test of model.tests) {
