@@ -34,6 +34,7 @@
 #include "controller/series/series_reader.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
+#include "controller/switches/topology_commands.hpp"
 
 namespace tusk {
 
@@ -573,6 +574,7 @@ int controller_main(int argc, char** argv) {
       "for a usage error.");
 
   HistoryCommands history_commands(app);
+  TopologyCommands topology_commands(app);
   // After the subcommands, which would inherit it.
   app.footer(
       "Each command's own options: tusk-controller COMMAND --help. Shipped profiles and models: /usr/share/tusk.");
@@ -594,6 +596,7 @@ int controller_main(int argc, char** argv) {
     return kExitUsage;
   }
   if (auto code = history_commands.run_chosen(std::cout, std::cerr)) return *code;
+  if (auto code = topology_commands.run_chosen(std::cout, std::cerr)) return *code;
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);

@@ -5,6 +5,7 @@
 // what the switches at its ends counted, also when the switches police the probes' ICMP answers.
 // A switch that does not answer is a warning. Needs root, skips otherwise.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -139,6 +140,20 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
   EXPECT_EQ(seen, (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2"}));
   EXPECT_NE(log().find("cabling: 12 of 16 ports checked by LLDP are where the topology file says"), std::string::npos)
       << log();
+
+  // The topology their LLDP shows, from a seed of the file: the four switch-to-switch cables.
+  {
+    Process discover({tusk::build_paths::controller_bin(), "topology", "discover", topology_with(as_cabled),
+                      "--snmp-credentials", credentials(), "--out", dir_ + "/discovered.yaml"},
+                     dir_ + "/discover.log");
+    ASSERT_EQ(discover.wait(std::chrono::seconds(60)).value_or(-1), 0) << read_file(dir_ + "/discover.log");
+    const YAML::Node discovered = YAML::LoadFile(dir_ + "/discovered.yaml");
+    std::set<std::string> links;
+    for (const auto& link : discovered["links"]) links.insert(link["ends"].as<std::string>());
+    EXPECT_EQ(links,
+              (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2"}))
+        << read_file(dir_ + "/discovered.yaml");
+  }
 
   // The file has leaf 1's uplinks the other way round: named at both ends, and no traffic.
   const auto crossed = [](std::string text) {

@@ -4,10 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
+#include "controller/switches/topology_discovery.hpp"
 #include "controller/topology/fabric_topology.hpp"
 #include "controller/verdict/cabling_check.hpp"
 #include "controller/verdict/switch_counters.hpp"
@@ -308,6 +310,33 @@ TEST(CablingCheck, HostsThatHeardTheirLeafVerifyTheirCablesAndSwappedOnesAreName
             "l1h1:port should be cabled to l1:h1 but LLDP finds l2:h1 (LLDP at agent a, port ens1)");
   EXPECT_EQ(swapped.findings[1].text(),
             "l2h1:port should be cabled to l2:h1 but LLDP finds l1:h1 (LLDP at agent b, port ens1)");
+}
+
+TEST(TopologyDiscovery, WritesEveryCableTheSwitchesLldpShowsAsAFileThatLoads) {
+  // A seed of the switches alone, with one port address to keep.
+  const auto seed = load_topology_text(R"(devices:
+  l1: {management: {address: 10.0.0.1, snmp: c}, interfaces: {s1: 172.16.1.0}}
+  l2: {management: {address: 10.0.0.2, snmp: c}}
+  s1: {management: {address: 10.0.0.3, snmp: c}}
+  s2: {management: {address: 10.0.0.4, snmp: c}}
+)",
+                                       "seed.yaml");
+  auto readings = lldp_as_cabled();
+  readings[3].lldp.push_back({"swp9", "rogue", "eth0", "", ""});  // a neighbour nobody manages
+  readings[1].lldp.pop_back();                                    // l2 does not see s2: seen from one end
+  const DiscoveredTopology found = discover_topology(seed, readings);
+  EXPECT_EQ(found.switches_read, 4u);
+  EXPECT_EQ(found.links, 5u);
+  const auto topology = load_topology_text(found.yaml, "discovered.yaml");
+  std::set<std::string> links;
+  for (const auto& link : topology.links()) links.insert(link.a.text() + " <-> " + link.b.text());
+  EXPECT_EQ(links, (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2",
+                                          "rogue:eth0 <-> s2:swp9"}));
+  EXPECT_EQ(topology.find("172.16.1.0")->device, "l1");  // the seed's address kept
+  ASSERT_TRUE(topology.devices()[0].management);
+  EXPECT_EQ(topology.devices()[0].management->address, "10.0.0.1");
+  EXPECT_EQ(topology.devices().back().name, "rogue");
+  EXPECT_THAT(found.notes, ::testing::Contains("l2:s2 <-> s2:l2: seen from one end only"));
 }
 
 TEST(CablingCheck, AnUnreadableSwitchIsSaidAndNotCountedAsMiswired) {
