@@ -27,6 +27,10 @@ struct LldpNeighbour {
   // address and an IPv6 link-local one.
   std::string management_address;
   std::uint32_t ttl_s = 0;
+  // How long ago lldpd first heard this neighbour on the port (lldpcli's "age"); 0 when unknown, as
+  // from a frame. After a cable moves, the old neighbour stays until its TTL runs out: the
+  // youngest is the one there now.
+  std::uint32_t age_s = 0;
   // 802.1AB's subtypes (chassis: 4 MAC address, 5 network address, 7 locally assigned, ...; port:
   // 3 MAC address, 5 interface name, 7 locally assigned, ...); 0 where the source did not say
   // which (lldpcli names the component subtypes "unhandled").

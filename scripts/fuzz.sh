@@ -18,7 +18,7 @@ fi
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames report_files agent_plan)
+[[ ${#targets[@]} -gt 0 ]] || targets=(frame_decoder controller_session agent_messages profile_loader model_loader dpdk_frames report_files agent_plan lldp_frame)
 
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # -O1 -gline-tables-only: the sanitizers' usual build, with file and line in every report. A unity

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <tuple>
 
@@ -131,6 +133,21 @@ std::uint32_t lldpcli_ttl(const std::string& text, const std::string& path) {
   return static_cast<std::uint32_t>(seconds);
 }
 
+// lldpcli's "age", "0 day, 00:00:05": the seconds since lldpd first heard the neighbour; 0 when
+// it is not in that shape (an age only ranks a port's neighbours, it judges nothing).
+std::uint32_t lldpcli_age(const LldpJson& node) {
+  const LldpJson& age = first_of(node);
+  const std::string* text = age.is_string() ? age.get_ptr<const std::string*>() : nullptr;
+  if (!text || text->size() > 32) return 0;
+  unsigned days = 0, hours = 0, minutes = 0, seconds = 0;
+  if (std::sscanf(text->c_str(), "%u day%*[s], %u:%u:%u", &days, &hours, &minutes, &seconds) != 4 &&
+      std::sscanf(text->c_str(), "%u day, %u:%u:%u", &days, &hours, &minutes, &seconds) != 4) {
+    return 0;
+  }
+  const std::uint64_t total = std::uint64_t{days} * 86400 + std::uint64_t{hours} * 3600 + minutes * 60ull + seconds;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(total, std::numeric_limits<std::uint32_t>::max()));
+}
+
 // Whether a json-format "chassis" object is keyed by the system name ({"spine1": {"id": ...}})
 // rather than holding "id" itself (a neighbour that sent no name). A system named "id" is told
 // apart by what its one member holds: an "id" of its own rather than "type" and "value".
@@ -177,6 +194,7 @@ class LldpcliReader {
     neighbour.ttl_s =
         lldpcli_ttl(lldpcli_text(member_or_null(ttl_in_port ? port : *chassis, "ttl"), port_path + ".ttl"),
                     (ttl_in_port ? port_path : chassis_path) + ".ttl");
+    neighbour.age_s = lldpcli_age(member_or_null(body, "age"));
     neighbours_.emplace_back(lldp_text(interface), std::move(neighbour));
   }
 

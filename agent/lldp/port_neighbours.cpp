@@ -19,8 +19,10 @@ PortNeighbours read_port_neighbours(const LldpcliSource& source, const std::vect
     return result;
   }
   try {
+    // Of several neighbours on one port, the youngest: the one there now after a cable moved.
     for (auto& [interface, neighbour] : parse_lldpcli_neighbours(output.out)) {
-      result.by_interface.emplace(interface, std::move(neighbour));
+      const auto [known, added] = result.by_interface.emplace(interface, neighbour);
+      if (!added && neighbour.age_s < known->second.age_s) known->second = std::move(neighbour);
     }
   } catch (const LldpcliOutputError& error) {
     result.notes.push_back(fmt::format("no LLDP neighbours: {}", error.what()));

@@ -20,7 +20,7 @@ struct LldpcliSource {
 };
 
 struct PortNeighbours {
-  std::map<std::string, LldpNeighbour> by_interface;  // the first neighbour lldpd knows on each
+  std::map<std::string, LldpNeighbour> by_interface;  // the youngest neighbour lldpd knows on each
   std::vector<std::string> notes;                     // why a port has none: lldpcli missing, failed
 };
 

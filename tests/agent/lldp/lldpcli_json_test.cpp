@@ -86,13 +86,19 @@ LldpNeighbour sent_by_hand(const std::string& mac, const std::string& name) {
   return n;
 }
 
+// `n` as lldpcli reports it `seconds` after lldpd first heard it (its "age").
+LldpNeighbour aged(LldpNeighbour n, std::uint32_t seconds) {
+  n.age_s = seconds;
+  return n;
+}
+
 TEST(LldpcliJson, ReadsOneNeighbourWhereInterfaceIsAnObject) {
-  const std::vector<InterfaceNeighbour> expected{{"lldpa0", spine_b()}};
+  const std::vector<InterfaceNeighbour> expected{{"lldpa0", aged(spine_b(), 6)}};
   EXPECT_EQ(both_formats("one"), expected);
 }
 
 TEST(LldpcliJson, ReadsSeveralNeighboursWhereInterfaceIsAnArray) {
-  const std::vector<InterfaceNeighbour> expected{{"lldpa0", spine_b()}, {"lldpa1", spine_c()}};
+  const std::vector<InterfaceNeighbour> expected{{"lldpa0", aged(spine_b(), 6)}, {"lldpa1", aged(spine_c(), 6)}};
   EXPECT_EQ(both_formats("two"), expected);
 }
 
@@ -108,6 +114,7 @@ TEST(LldpcliJson, ReadsTheFabricLabsLeaf) {
     n.system_name = name;
     n.management_address = address;
     n.ttl_s = 4;
+    n.age_s = 5;
     return n;
   };
   const std::vector<InterfaceNeighbour> expected{{"s1", spine("s1", "02:74:6c:01:01:01", "198.18.142.11")},
@@ -124,16 +131,17 @@ TEST(LldpcliJson, ReadsNoNeighbours) {
 // the first and writes U+FFFD for the second. Both read as the same escaped, valid text.
 TEST(LldpcliJson, ReadsRawControlBytesAndNamelessChassisAndTwoNeighboursOnOnePort) {
   const std::vector<InterfaceNeighbour> expected{
-      {"lldpa0", spine_b()},
-      {"lldpa1", nameless()},
-      {"lldpa1", sent_by_hand("02:aa:bb:cc:dd:02", "sw\\x01itch\xEF\xBF\xBD\xC3\xA9\\x1b[31m")}};
+      {"lldpa0", aged(spine_b(), 41)},
+      {"lldpa1", aged(nameless(), 23)},
+      {"lldpa1", aged(sent_by_hand("02:aa:bb:cc:dd:02", "sw\\x01itch\xEF\xBF\xBD\xC3\xA9\\x1b[31m"), 12)}};
   EXPECT_EQ(both_formats("hostile"), expected);
 }
 
 TEST(LldpcliJson, ReadsASystemNamedIdAndALongName) {
-  const std::vector<InterfaceNeighbour> expected{{"lldpa1", nameless()},
-                                                 {"lldpa1", sent_by_hand("02:aa:bb:cc:dd:02", std::string(255, 'x'))},
-                                                 {"lldpa1", sent_by_hand("02:aa:bb:cc:dd:03", "id")}};
+  const std::vector<InterfaceNeighbour> expected{
+      {"lldpa1", aged(nameless(), 29)},
+      {"lldpa1", aged(sent_by_hand("02:aa:bb:cc:dd:02", std::string(255, 'x')), 6)},
+      {"lldpa1", aged(sent_by_hand("02:aa:bb:cc:dd:03", "id"), 1)}};
   EXPECT_EQ(both_formats("edge"), expected);
 }
 
