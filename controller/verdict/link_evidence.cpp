@@ -58,6 +58,45 @@ std::string probe_text(const ProbeEvidence& p) {
   return text;
 }
 
+namespace {
+
+// What the switches' own counts of the suspect direction say to do first.
+std::vector<std::string> counter_steps(const CountedDirection& counted, bool confirmed, const std::string& out_end,
+                                       const std::string& in_end) {
+  std::vector<std::string> steps;
+  if (!confirmed) {
+    steps.push_back(fmt::format(
+        "The switches at its ends counted no loss on it ({} in errors, {} in discards at {}): the frames may be "
+        "lost inside a switch past its ingress counters, or on another link the same flows cross; read the drop "
+        "counters of {}'s switch and of the next hop.",
+        counted.in_errors, counted.in_discards, in_end, in_end));
+    return steps;
+  }
+  if (counted.in_errors > 0) {
+    steps.push_back(fmt::format(
+        "{} counted {} frames with receive errors (CRC/FCS): the light or signal arriving there is bad. Read the "
+        "optics' receive power at {} and transmit power at {} (and FEC counters per lane), then clean or replace "
+        "the optic whose power is low.",
+        in_end, counted.in_errors, in_end, out_end));
+  }
+  if (counted.in_discards > 0) {
+    steps.push_back(fmt::format(
+        "{} discarded {} frames on arrival: damaged frames its MAC dropped, or its ingress buffers or a policy; "
+        "read the port's discard reasons, and treat it as a bad cable or optic when no congestion or policy "
+        "explains it.",
+        in_end, counted.in_discards));
+  }
+  if (counted.vanished() > 0) {
+    steps.push_back(fmt::format(
+        "{} of the {} frames {} sent were never counted at {}: they vanish on the cable; reseat or replace the "
+        "cable and its connectors.",
+        counted.vanished(), counted.sent, out_end, in_end));
+  }
+  return steps;
+}
+
+}  // namespace
+
 std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink& named) {
   std::vector<std::string> steps;
   std::string out_end = "the sending end", in_end = "the receiving end";
@@ -70,10 +109,16 @@ std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink&
   });
   const bool flaps = std::any_of(suspect.faults.begin(), suspect.faults.end(),
                                  [](const std::string& m) { return m == "link_flaps" || m == "traffic_gaps"; });
-  steps.push_back(
-      fmt::format("Read the port counters at both ends: {} transmit (discards, errors) and {} receive "
-                  "(CRC/FCS and symbol errors, FEC corrected and uncorrectable{}).",
-                  out_end, in_end, damage ? "; rising FEC or CRC counts mean a bad optic or cable" : ""));
+  if (suspect.counted && suspect.counted->receiver_read) {
+    for (auto& step : counter_steps(*suspect.counted, suspect.confirmed_by_counters, out_end, in_end)) {
+      steps.push_back(std::move(step));
+    }
+  } else {
+    steps.push_back(
+        fmt::format("Read the port counters at both ends: {} transmit (discards, errors) and {} receive "
+                    "(CRC/FCS and symbol errors, FEC corrected and uncorrectable{}).",
+                    out_end, in_end, damage ? "; rising FEC or CRC counts mean a bad optic or cable" : ""));
+  }
   if (flaps) {
     steps.push_back(
         fmt::format("Look for link down/up events on {} and {} in both switches' logs at the times of the "

@@ -536,6 +536,8 @@ TEST(Localisation, SwitchCountersSplitTwinsTheProbesCannotAndConfirmTheSuspect) 
     EXPECT_EQ(result.top()->counted->in_discards, 160u);
     EXPECT_THAT(result.conclusion, HasSubstr("confirmed by the switch counters"));
     EXPECT_THAT(result.top()->evidence, HasSubstr("whose switches counted no loss"));
+    ASSERT_FALSE(result.top()->next_steps.empty());
+    EXPECT_THAT(result.top()->next_steps[0], HasSubstr("discarded 160 frames on arrival"));
   }
 }
 
@@ -562,6 +564,7 @@ TEST(Localisation, SwitchCountersOutweighPolicedProbes) {
   ASSERT_FALSE(unconfirmed.suspects.empty());
   EXPECT_FALSE(unconfirmed.suspects[0].confirmed_by_counters);
   EXPECT_THAT(unconfirmed.suspects[0].evidence, HasSubstr("the switch counters saw no loss here"));
+  EXPECT_THAT(unconfirmed.suspects[0].next_steps[0], HasSubstr("The switches at its ends counted no loss on it"));
 }
 
 // The fabric VM lab's case: 3 % loss on a leaf's uplink, and the far leaf answering a tenth fewer
