@@ -68,7 +68,12 @@ bool account_agent(TestOutcome& test, const std::string& name, std::vector<std::
 void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
   test.path_faults = path_fault_signs(test.streams);
   const bool switches_read = topology && (!test.switches_before.empty() || !test.switches_after.empty());
-  if (switches_read) test.switch_counters = count_switch_links(*topology, test.switches_before, test.switches_after);
+  if (switches_read) {
+    test.switch_counters = count_switch_links(*topology, test.switches_before, test.switches_after);
+    for (const auto& unreadable : test.switch_counters.unreadable) {
+      test.warnings.push_back(fmt::format("{}: its counters are not in this test's evidence", unreadable));
+    }
+  }
   test.localisation = localise(test.streams, topology, switches_read ? &test.switch_counters : nullptr);
   test.coverage = link_coverage(test.localisation, topology);
   if (test.spec.min_link_coverage) {

@@ -280,6 +280,11 @@ tests:
   const json& counters = report_json["tests"][0]["switch_counters"];
   ASSERT_EQ(counters["unreadable"].size(), 1u) << counters.dump(1).substr(0, 2000);
   EXPECT_NE(counters["unreadable"][0].get<std::string>().find("switch s2"), std::string::npos);
+  bool warned = false;
+  for (const auto& warning : report_json["tests"][0]["warnings"]) {
+    warned = warned || warning.get<std::string>().find("switch s2") != std::string::npos;
+  }
+  EXPECT_TRUE(warned) << report_json["tests"][0]["warnings"].dump(1);
   EXPECT_NE(log().find("could not be read"), std::string::npos) << log();
 }
 
