@@ -40,8 +40,8 @@ struct SnmpTarget {
   std::string address;  // IPv4
   std::uint16_t port = 161;
   SnmpCredential credential;
-  std::chrono::milliseconds timeout{1000};
-  int retries = 1;
+  std::chrono::milliseconds timeout{2000};  // a busy switch control plane answers within it
+  int retries = 2;
 };
 
 // A switch that cannot be asked (unreachable, refused, wrong credentials, an error status).
