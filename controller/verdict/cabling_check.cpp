@@ -71,6 +71,8 @@ std::string CablingCheck::text() const {
 CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches,
                            const std::vector<HostLldp>& hosts) {
   CablingCheck check;
+  std::set<std::pair<std::string, std::string>> seen;  // every cable LLDP shows, from either end
+  const auto seen_cable = [&](const std::string& a, const std::string& b) { seen.insert(std::minmax(a, b)); };
   // The hosts' side first: a host port the file places, against the cable the file gives it.
   std::set<std::string> host_checked;  // "device:interface" of host ends checked here
   for (const auto& host : hosts) {
@@ -86,6 +88,7 @@ CablingCheck check_cabling(const FabricTopology& topology, const std::vector<Swi
     host_checked.insert(here.text());
     ++check.ends_checked;
     const NeighbourEnd end = end_of(host.neighbour, topology);
+    seen_cable(here.text(), end.text());
     const std::string source = fmt::format("LLDP at agent {}, port {}", host.agent, host.netdev);
     if (end.device == there.device && end.port == there.interface) {
       ++check.ends_matched;
@@ -107,8 +110,6 @@ CablingCheck check_cabling(const FabricTopology& topology, const std::vector<Swi
     if (device.management) managed.insert(device.name);
   }
   std::set<std::string> cabled_ends;
-  std::set<std::pair<std::string, std::string>> seen;
-  const auto seen_cable = [&](const std::string& a, const std::string& b) { seen.insert(std::minmax(a, b)); };
   for (const auto& link : topology.links()) {
     cabled_ends.insert(link.a.text());
     cabled_ends.insert(link.b.text());

@@ -137,7 +137,10 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
     EXPECT_TRUE(cable["in_topology_file"].get<bool>()) << cable.dump();
     seen.insert(cable["ends"][0].get<std::string>() + " <-> " + cable["ends"][1].get<std::string>());
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2"}));
+  // Every cable with both its ends: the switch links from the switches, the host cables from the hosts.
+  EXPECT_EQ(seen, (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2",
+                                         "l1:h1 <-> l1h1:port", "l1:h2 <-> l1h2:port", "l2:h1 <-> l2h1:port",
+                                         "l2:h2 <-> l2h2:port"}));
   EXPECT_NE(log().find("cabling: 12 of 16 ports checked by LLDP are where the topology file says"), std::string::npos)
       << log();
 

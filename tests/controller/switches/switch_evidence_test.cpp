@@ -302,6 +302,7 @@ TEST(CablingCheck, HostsThatHeardTheirLeafVerifyTheirCablesAndSwappedOnesAreName
   EXPECT_EQ(as_cabled.ends_checked, 12u);
   EXPECT_EQ(as_cabled.ends_matched, 10u);
   EXPECT_TRUE(as_cabled.unverified.empty());
+  EXPECT_EQ(as_cabled.seen.size(), 6u);  // the four switch links and the two host cables, both ends each
 
   const CablingCheck swapped = check_cabling(
       topology, {}, {host_heard("a", "192.168.1.11", "l2", "h1"), host_heard("b", "192.168.2.11", "l1", "h1")});
