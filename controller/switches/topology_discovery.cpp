@@ -54,7 +54,9 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
       if (!interfaces.contains(far.device)) order.push_back(far.device);
       interfaces[near.device].try_emplace(near.interface);
       interfaces[far.device].try_emplace(far.interface);
-      const auto key = std::minmax(near.text(), far.text());
+      // Copies: std::minmax of two temporaries would return references to them.
+      const std::string near_text = near.text(), far_text = far.text();
+      const std::pair<std::string, std::string> key = std::minmax(near_text, far_text);
       cables.insert(key);
       ++seen_from[key];
     }

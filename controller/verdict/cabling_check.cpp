@@ -152,7 +152,10 @@ CablingCheck check_cabling(const FabricTopology& topology, const std::vector<Swi
     }
   }
   std::set<std::pair<std::string, std::string>> in_file;
-  for (const auto& link : topology.links()) in_file.insert(std::minmax(link.a.text(), link.b.text()));
+  for (const auto& link : topology.links()) {
+    const std::string a = link.a.text(), b = link.b.text();
+    in_file.insert(std::minmax(a, b));
+  }
   for (const auto& [a, b] : seen) check.seen.push_back({a, b, in_file.contains({a, b})});
   return check;
 }
