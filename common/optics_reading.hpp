@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tusk {
@@ -19,6 +20,8 @@ inline constexpr std::size_t kMaxOpticsLanes = 16;
 inline constexpr std::size_t kMaxOpticsTextBytes = 64;
 // The most bins kept of a FEC error histogram (the kernel's ETHTOOL_FEC_HIST_MAX is well below it).
 inline constexpr std::size_t kMaxFecHistogramBins = 64;
+// The most FEC modes kept of a list ("Supported/Configured FEC encodings"); ethtool knows six.
+inline constexpr std::size_t kMaxFecModes = 8;
 
 // ---- Module diagnostics (ethtool -m) ------------------------------------------------------------
 
@@ -54,6 +57,26 @@ struct ModuleThresholds {
   ModuleThresholdSet tx_power_mw;
   ModuleThresholdSet rx_power_mw;
 };
+
+// The thresholds of one quantity, for the parser that fills them and the verdict that reads them.
+inline const ModuleThresholdSet& thresholds_of(const ModuleThresholds& thresholds, ModuleQuantity quantity) {
+  switch (quantity) {
+    case ModuleQuantity::temperature:
+      return thresholds.temperature_c;
+    case ModuleQuantity::voltage:
+      return thresholds.voltage_v;
+    case ModuleQuantity::tx_bias:
+      return thresholds.tx_bias_ma;
+    case ModuleQuantity::tx_power:
+      return thresholds.tx_power_mw;
+    case ModuleQuantity::rx_power:
+      break;
+  }
+  return thresholds.rx_power_mw;
+}
+inline ModuleThresholdSet& thresholds_of(ModuleThresholds& thresholds, ModuleQuantity quantity) {
+  return const_cast<ModuleThresholdSet&>(thresholds_of(std::as_const(thresholds), quantity));
+}
 
 // A flag the module reports raised. SFF-8472 and SFF-8636 flags are latched: raised since the last
 // read, not necessarily still true.

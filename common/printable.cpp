@@ -99,6 +99,20 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::string bounded_ascii(std::string_view text, std::size_t max_bytes) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  text = text.substr(0, max_bytes);
+  std::string kept;
+  kept.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    kept.push_back(byte >= 0x20 && byte <= 0x7E ? c : '_');
+  }
+  return kept;
+}
+
 std::string xml_text(std::string_view text) {
   const std::string valid = valid_utf8(text);
   std::string out;

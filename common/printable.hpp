@@ -31,6 +31,11 @@ inline bool printable_as_is(std::string_view text) {
   return true;
 }
 
+// For a short field kept from a source that may be hostile (a transceiver's vendor name, a tool's
+// error line): surrounding blanks trimmed, every byte outside printable ASCII written as '_' (as
+// ethtool writes a module's own strings), cut to `max_bytes`.
+std::string bounded_ascii(std::string_view text, std::size_t max_bytes);
+
 // For XML 1.0 character data and attribute values: valid_utf8, markup characters as entities, and
 // the control characters XML cannot carry at all (even as references) written as \xNN.
 std::string xml_text(std::string_view text);

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/optics_reading.hpp"
+#include "common/printable.hpp"
 
 namespace tusk {
 namespace {
@@ -122,14 +123,7 @@ std::vector<std::string_view> ethtool_lines(std::string_view output) {
 }
 
 std::string bounded_text(std::string_view text) {
-  text = trim_blanks(text);
-  std::string kept;
-  kept.reserve(std::min(text.size(), kMaxOpticsTextBytes));
-  for (const char c : text.substr(0, kMaxOpticsTextBytes)) {
-    const auto byte = static_cast<unsigned char>(c);
-    kept.push_back(byte >= 0x20 && byte <= 0x7E ? c : '_');
-  }
-  return kept;
+  return bounded_ascii(text, kMaxOpticsTextBytes);
 }
 
 std::optional<double> leading_number(std::string_view text) {
@@ -228,6 +222,22 @@ const json* json_device_object(const json& document) {
   if (document.is_object()) return &document;
   if (document.is_array() && !document.empty() && document.front().is_object()) return &document.front();
   return nullptr;
+}
+
+std::optional<json> parse_ethtool_device(std::string_view output, std::string& note) {
+  std::string error;
+  std::optional<json> document = parse_ethtool_json(output, error);
+  if (!document) {
+    note = bounded_text("ethtool's JSON: " + error);
+    return std::nullopt;
+  }
+  const json* device = json_device_object(*document);
+  if (device == nullptr) {
+    note = bounded_text("no device object in ethtool's JSON");
+    return std::nullopt;
+  }
+  if (device == &*document) return document;
+  return std::move(document->front());
 }
 
 }  // namespace tusk

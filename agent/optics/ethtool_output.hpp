@@ -25,8 +25,8 @@ inline constexpr std::size_t kMaxEthtoolJsonRepeats = 8;
 // The output's lines (LF or CRLF), within its first kMaxEthtoolOutputBytes.
 std::vector<std::string_view> ethtool_lines(std::string_view output);
 
-// `text` as a field to keep: surrounding blanks trimmed, every byte outside printable ASCII written as
-// '_' (as ethtool writes a module's own strings), cut to kMaxOpticsTextBytes.
+// `text` as a field to keep: bounded_ascii (common/printable) to kMaxOpticsTextBytes, the bound the
+// controller applies again to what an agent sends (common/optics_wire).
 std::string bounded_text(std::string_view text);
 
 // The decimal number `text` starts with (after blanks), if it is finite: "7.862 mA" is 7.862;
@@ -67,5 +67,9 @@ std::vector<const nlohmann::json*> json_repeats(const nlohmann::json& object, co
 // ethtool prints one object per device, in an array: the first object, or the document when it is
 // an object itself; none otherwise.
 const nlohmann::json* json_device_object(const nlohmann::json& document);
+
+// The device object of ethtool's JSON (parse_ethtool_json, then json_device_object), which both
+// parsers start from; none, with `note` set to why as bounded_text, where there is none.
+std::optional<nlohmann::json> parse_ethtool_device(std::string_view output, std::string& note);
 
 }  // namespace tusk

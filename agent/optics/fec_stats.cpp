@@ -115,7 +115,7 @@ std::vector<std::optional<std::uint64_t>>* read_fec_text_statistic(FecReading& r
 
 std::vector<FecMode> fec_text_modes(std::string_view list) {
   std::vector<FecMode> modes;
-  while (!(list = fec_trimmed(list)).empty() && modes.size() < 8) {
+  while (!(list = fec_trimmed(list)).empty() && modes.size() < kMaxFecModes) {
     const std::size_t space = list.find(' ');
     modes.push_back(fec_mode_of(list.substr(0, space)));
     if (space == std::string_view::npos) break;
@@ -208,20 +208,15 @@ std::vector<FecMode> fec_json_modes(const json& device, const char* key) {
   const auto it = device.find(key);
   if (it == device.end() || !it->is_array()) return modes;
   for (const json& name : *it) {
-    if (modes.size() >= 8) break;
+    if (modes.size() >= kMaxFecModes) break;
     if (name.is_string()) modes.push_back(fec_mode_of(fec_trimmed(name.get_ref<const std::string&>())));
   }
   return modes;
 }
 
 void read_fec_json(std::string_view output, FecReading& reading, FecTextEvidence& evidence) {
-  std::string error;
-  const std::optional<json> document = parse_ethtool_json(output, error);
-  const json* device = document ? json_device_object(*document) : nullptr;
-  if (device == nullptr) {
-    reading.note = bounded_text(document ? "no device object in ethtool's JSON" : "ethtool's JSON: " + error);
-    return;
-  }
+  const std::optional<json> device = parse_ethtool_device(output, reading.note);
+  if (!device) return;
   evidence.settings_seen = device->contains("config") || device->contains("active") || device->contains("ifname");
   reading.configured = fec_json_modes(*device, "config");
   const std::vector<FecMode> active = fec_json_modes(*device, "active");

@@ -88,22 +88,6 @@ OpticalLane* module_lane(ModuleReading& reading, std::uint32_t lane_number) {
   return &reading.lanes[lane_number - 1];
 }
 
-ModuleThresholdSet& module_threshold_set(ModuleThresholds& thresholds, ModuleQuantity quantity) {
-  switch (quantity) {
-    case ModuleQuantity::temperature:
-      return thresholds.temperature_c;
-    case ModuleQuantity::voltage:
-      return thresholds.voltage_v;
-    case ModuleQuantity::tx_bias:
-      return thresholds.tx_bias_ma;
-    case ModuleQuantity::tx_power:
-      return thresholds.tx_power_mw;
-    case ModuleQuantity::rx_power:
-      break;
-  }
-  return thresholds.rx_power_mw;
-}
-
 std::optional<double>& module_threshold_value(ModuleThresholdSet& set, ModuleLimit limit) {
   switch (limit) {
     case ModuleLimit::high_alarm:
@@ -277,7 +261,7 @@ bool read_text_limit(ModuleReading& reading, ModuleEvidence& evidence, const Mod
       if (limit_text != limit.text) continue;
       evidence.module_seen = evidence.monitors_seen = true;
       if (threshold) {
-        module_threshold_value(module_threshold_set(reading.thresholds, quantity.quantity), limit.limit) =
+        module_threshold_value(thresholds_of(reading.thresholds, quantity.quantity), limit.limit) =
             leading_number(line.value);
       } else if (starts_with_nocase(line.value, "On")) {
         raise_flag(reading, quantity.quantity, limit.limit, line.lane);
@@ -429,8 +413,7 @@ void read_json_thresholds(ModuleReading& reading, ModuleEvidence& evidence, cons
         for (const std::string& key : {name + "_threshold", name}) {
           const auto it = object->find(key);
           if (it == object->end()) continue;
-          module_threshold_value(module_threshold_set(reading.thresholds, quantity.quantity), limit.limit) =
-              json_number(*it);
+          module_threshold_value(thresholds_of(reading.thresholds, quantity.quantity), limit.limit) = json_number(*it);
           evidence.monitors_seen = true;
         }
       }
@@ -439,13 +422,8 @@ void read_json_thresholds(ModuleReading& reading, ModuleEvidence& evidence, cons
 }
 
 void read_module_json(std::string_view output, ModuleReading& reading, ModuleEvidence& evidence) {
-  std::string error;
-  const std::optional<json> document = parse_ethtool_json(output, error);
-  const json* device = document ? json_device_object(*document) : nullptr;
-  if (device == nullptr) {
-    reading.note = bounded_text(document ? "no device object in ethtool's JSON" : "ethtool's JSON: " + error);
-    return;
-  }
+  const std::optional<json> device = parse_ethtool_device(output, reading.note);
+  if (!device) return;
   read_json_identity(reading, evidence, *device);
   read_json_monitors(reading, evidence, *device);
   read_json_flags(reading, evidence, *device);

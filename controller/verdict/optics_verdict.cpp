@@ -264,22 +264,6 @@ void judge_module_thresholds(OpticsFindingList& list, const std::string& port, c
   }
 }
 
-const ModuleThresholdSet& module_thresholds_of(const ModuleThresholds& thresholds, ModuleQuantity quantity) {
-  switch (quantity) {
-    case ModuleQuantity::temperature:
-      return thresholds.temperature_c;
-    case ModuleQuantity::voltage:
-      return thresholds.voltage_v;
-    case ModuleQuantity::tx_bias:
-      return thresholds.tx_bias_ma;
-    case ModuleQuantity::tx_power:
-      return thresholds.tx_power_mw;
-    case ModuleQuantity::rx_power:
-      break;
-  }
-  return thresholds.rx_power_mw;
-}
-
 // Every value the module reports, in its native unit.
 std::vector<ModuleValue> module_values(const ModuleReading& module) {
   std::vector<ModuleValue> values;
@@ -370,7 +354,7 @@ void judge_module(OpticsFindingList& list, const std::string& port, const Module
   const std::vector<ModuleValue> values = module_values(module);
   for (const ModuleValue& value : values) judge_profile_limits(list, port, value, thresholds);
   for (const ModuleValue& value : values) {
-    judge_module_thresholds(list, port, module_thresholds_of(module.thresholds, value.quantity), value);
+    judge_module_thresholds(list, port, thresholds_of(module.thresholds, value.quantity), value);
   }
   judge_module_flags(list, port, module, values);
 }

@@ -10,6 +10,7 @@
 
 #include "tests/support/fabric_run.hpp"
 #include "tests/support/headless_chromium.hpp"
+#include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -19,17 +20,7 @@ using nlohmann::json;
 class FabricMethods : public FabricRun {
  protected:
   std::string log() const { return read_file(dir_ + "/controller.log"); }
-  // report.html draws without an error and shows `text` (the method's own table).
-  void expect_page_shows(const std::string& text) {
-    if (!HeadlessChromium::available()) {
-      ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
-      return;
-    }
-    const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
-    EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
-    EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
-    EXPECT_NE(page.dom.find(text), std::string::npos) << text << " not on the page";
-  }
+  void expect_page_shows(const std::string& text) { expect_report_page_shows(dir_ + "/report", dir_, text); }
 };
 
 // One host per leaf, each sending 16 flows to the other: every leaf's two uplinks.

@@ -72,4 +72,17 @@ inline void expect_report_page_draws(const std::string& report_directory, const 
   std::cerr << "report.html screenshot: " << std::filesystem::absolute(png).string() << "\n";
 }
 
+// The run's report.html draws without an error and shows `text` (a method's table, a finding).
+inline void expect_report_page_shows(const std::string& report_directory, const std::string& scratch,
+                                     const std::string& text) {
+  if (!HeadlessChromium::available()) {
+    ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
+    return;
+  }
+  const RenderedPage page = HeadlessChromium::render(report_directory + "/report.html", scratch);
+  EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
+  EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
+  EXPECT_NE(page.dom.find(text), std::string::npos) << text << " not on the page";
+}
+
 }  // namespace tusk::testing
