@@ -42,6 +42,7 @@ struct AgentOptions {
   TlsFiles tls;
   std::vector<std::string> dpdk_ports;
   lldp::LldpcliSource lldp;
+  optics::EthtoolSource ethtool;
   std::size_t outbox_capacity = 200'000;
   std::size_t send_queue_bytes = 64u << 20;
   std::string log_level = "info";
@@ -71,7 +72,7 @@ class Agent {
         outbox_(options_.outbox_capacity, records_window_bytes(options_.send_queue_bytes)),
         runner_(
             io.get_executor(), engines_, [this](proto::Record record) { add_record(std::move(record)); },
-            options_.limits),
+            options_.limits, options_.ethtool),
         lease_(io.get_executor(), kDefaultLease, [this] { on_lease_expired(); }),
         heartbeat_timer_(io),
         link_(io, parse_host_port(options_.controller), tls, options_.send_queue_bytes,
@@ -406,6 +407,11 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   app.add_option("--lldpcli-socket", options.lldp.socket,
                  "lldpd's control socket, to ask it the LLDP neighbour of each port the kernel also sees (default: "
                  "lldpd's own)")
+      ->group("Agent");
+  app.add_option("--ethtool", options.ethtool.program,
+                 "the ethtool program that reads the optics (ethtool -m) and FEC counters of the ports a test uses, "
+                 "when its profile asks for them")
+      ->capture_default_str()
       ->group("Agent");
   app.add_option("--dpdk-port", options.dpdk_ports, "DPDK port (PCI address or vdev) this agent may use; repeatable")
       ->group("DPDK");

@@ -12,7 +12,7 @@ namespace tusk {
 namespace asio = boost::asio;
 
 PlanRunner::PlanRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
-                       AgentLimits limits)
+                       AgentLimits limits, optics::EthtoolSource ethtool)
     : executor_(executor),
       engines_(engines),
       limits_(limits),
@@ -20,7 +20,9 @@ PlanRunner::PlanRunner(asio::any_io_executor executor, const EngineCatalog& engi
       start_timer_(executor),
       sample_timer_(executor),
       end_timer_(executor),
-      ready_timer_(executor) {}
+      ready_timer_(executor),
+      optics_timer_(executor),
+      ethtool_(std::move(ethtool)) {}
 
 PlanRunner::~PlanRunner() {
   *alive_ = false;
@@ -41,6 +43,11 @@ namespace {
 // controller's wait for every answer (30 s), so a stuck engine is refused by name.
 constexpr std::int64_t kMostPrepareNs = 25'000'000'000;
 constexpr auto kReadyPoll = std::chrono::milliseconds(10);
+
+template <typename T>
+bool is_ready(const std::future<T>& future) {
+  return !future.valid() || future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
 
 }  // namespace
 
@@ -87,6 +94,8 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
     answer(std::move(ack));
     return;
   }
+  send_held_result_now();
+  optics_start_ = {};  // a reading begun for a test that never ran (waits for its ethtool to end)
   if (engine_) engine_->stop();
   engine_.reset();
   phase_ = proto::AgentState::IDLE;
@@ -103,6 +112,12 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
           });
         });
     engine_ = std::move(engine);
+    const auto& ports = entry->second.kernel_ports;
+    if (plan.read_optics() && !ports.empty()) {
+      optics_start_ = std::async(std::launch::async, [source = ethtool_, ports] {
+        return std::make_unique<optics::PortOpticsReading>(source, ports);
+      });
+    }
   } catch (const std::exception& e) {
     ack.set_error(fmt::format("{} engine could not prepare: {}", plan.engine(), e.what()));
     answer(std::move(ack));
@@ -118,7 +133,7 @@ void PlanRunner::await_ready(proto::PlanAck ack) {
   if (!preparing_) return;  // stopped meanwhile
   bool ready = false;
   try {
-    ready = engine_->ready();
+    ready = engine_->ready() && is_ready(optics_start_);
     if (!ready && realtime_ns() >= prepare_deadline_ns_) {
       throw EngineError(fmt::format("still not ready after {} s", kMostPrepareNs / 1'000'000'000));
     }
@@ -239,8 +254,35 @@ void PlanRunner::finish(bool completed, const std::string& reason) {
   result->set_actual_stop_agent_ns(realtime_ns());
   result->set_samples(samples_taken_);
   for (auto& stream : engine_->sample()) *result->add_streams() = std::move(stream);
-  sink_(std::move(record));
   spdlog::info("test {} finished: {} ({} samples)", plan_.test_index(), reason, samples_taken_);
+  if (!optics_start_.valid()) {
+    sink_(std::move(record));
+    return;
+  }
+  optics_end_ = std::async(std::launch::async, [start = optics_start_.get()] { return start->finish(); });
+  held_result_ = std::move(record);
+  await_optics_then_send();
+}
+
+void PlanRunner::await_optics_then_send() {
+  if (!held_result_) return;
+  if (!is_ready(optics_end_)) {
+    optics_timer_.expires_after(kReadyPoll);
+    optics_timer_.async_wait([this](boost::system::error_code ec) {
+      if (!ec) await_optics_then_send();
+    });
+    return;
+  }
+  send_held_result_now();
+}
+
+void PlanRunner::send_held_result_now() {
+  if (!held_result_) return;
+  optics_timer_.cancel();
+  proto::Record record = std::move(*held_result_);
+  held_result_.reset();
+  for (auto& port : optics_end_.get()) *record.mutable_result()->add_optics() = std::move(port);
+  sink_(std::move(record));
 }
 
 void PlanRunner::on_stop(const proto::Stop& stop) {

@@ -8,12 +8,15 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <functional>
+#include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/agent_limits.hpp"
 #include "agent/engine.hpp"
+#include "agent/optics/port_optics_reading.hpp"
 #include "agent/sample_compactor.hpp"
 #include "tusk.pb.h"
 
@@ -24,7 +27,7 @@ class PlanRunner {
   using RecordSink = std::function<void(proto::Record record)>;
 
   PlanRunner(boost::asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
-             AgentLimits limits = {});
+             AgentLimits limits = {}, optics::EthtoolSource ethtool = {});
   ~PlanRunner();
 
   using PlanAnswer = std::function<void(proto::PlanAck ack)>;
@@ -53,6 +56,11 @@ class PlanRunner {
   void begin();
   void take_sample();
   void finish(bool completed, const std::string& reason);
+  // The result waits for the ports' optics read at the end (Plan.read_optics), off this thread.
+  void await_optics_then_send();
+  // A result still waiting for its optics is sent now, with them: a new plan is not held up by
+  // the last test's ethtool for longer than its deadlines.
+  void send_held_result_now();
   void schedule_sample();
   std::int64_t start_ns_for_sample(std::uint32_t index) const;
 
@@ -64,6 +72,8 @@ class PlanRunner {
   boost::asio::steady_timer sample_timer_;
   boost::asio::steady_timer end_timer_;
   boost::asio::steady_timer ready_timer_;
+  boost::asio::steady_timer optics_timer_;
+  optics::EthtoolSource ethtool_;
 
   proto::Plan plan_;
   std::unique_ptr<Engine> engine_;
@@ -76,6 +86,11 @@ class PlanRunner {
   std::int64_t actual_start_ns_ = 0;
   std::uint32_t samples_taken_ = 0;
   SampleCompactor compactor_;  // made anew for each test
+  // The test's optics: read as it prepares (a start the controller waits for with the engine's
+  // set-up), and as it ends, before its result is sent.
+  std::future<std::unique_ptr<optics::PortOpticsReading>> optics_start_;
+  std::future<std::vector<proto::PortOptics>> optics_end_;
+  std::optional<proto::Record> held_result_;
   // Lives as long as the runner; engine threads post events through it.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -74,6 +74,9 @@ string(CONCAT CPACK_COMPONENT_CONTROLLER_DESCRIPTION
        "Prometheus metrics. Ships the example profiles and models, a Grafana dashboard\n"
        "and a certificate helper in /usr/share/tusk.")
 
+# ethtool reads the tested ports' optics and FEC counters, lldpd their LLDP neighbours (the
+# cabling check); without them the agent says so in its notes, and tests run.
+set(tusk_agent_tools "ethtool, lldpd")
 # dpkg-shlibdeps sees only what tusk-agent links. DPDK loads its drivers as plugins from its PMD
 # directory at start-up, and libibverbs loads its providers the same way; without them the agent
 # starts but finds no ports: the mempool ring driver (every mbuf pool), the vdev bus and af_packet
@@ -95,10 +98,12 @@ if(TUSK_DPDK_ABI)
   # library's name ends in a digit (librte-net-mlx5-23).
   set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS
       "librte-mempool-ring${TUSK_DPDK_ABI}, librte-bus-vdev${TUSK_DPDK_ABI}, librte-net-af-packet${TUSK_DPDK_ABI}, ibverbs-providers")
-  set(CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS "librte-bus-pci${TUSK_DPDK_ABI}, librte-net-mlx5-${TUSK_DPDK_ABI}")
+  set(CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS
+      "librte-bus-pci${TUSK_DPDK_ABI}, librte-net-mlx5-${TUSK_DPDK_ABI}, ${tusk_agent_tools}")
 else()
   message(STATUS "packaging: DPDK's ABI not found; tusk-agent's package will not name the DPDK drivers")
   set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS "ibverbs-providers")
+  set(CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS "${tusk_agent_tools}")
 endif()
 set(CPACK_DEBIAN_AGENT_PACKAGE_SUGGESTS "tusk-controller, rdma-core")
 # make-certs.sh runs openssl.

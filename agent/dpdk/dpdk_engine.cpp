@@ -263,7 +263,14 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
     if (index < options.kernel_interfaces.size()) entry.set_netdev(options.kernel_interfaces[index]);
     catalog.dpdk_ports.push_back(entry);
   }
-  catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate};
+  std::vector<KernelPort> kernel_ports;
+  for (const auto& port : catalog.dpdk_ports) {
+    if (!port.netdev().empty()) {
+      kernel_ports.push_back({port.name(), port.netdev(), port.ipv4().substr(0, port.ipv4().find('/'))});
+    }
+  }
+  catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate,
+                             std::move(kernel_ports)};
 }
 
 }  // namespace tusk::dpdk

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "agent/rdma/connect_data.hpp"
+#include "agent/rdma/counters/netdev_counters.hpp"
 #include "agent/rdma/discovery.hpp"
 #include "agent/rdma/message_format.hpp"
 #include "agent/rdma/pacing.hpp"
@@ -492,10 +493,28 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
     return;
   }
   for (const auto& note : notes) catalog.notes.push_back("rdma engine: " + note);
+  // Each Ethernet port's netdev, whose module and FEC the agent reads; an InfiniBand port has none.
+  std::vector<KernelPort> kernel_ports;
+  for (const auto& device : catalog.rdma_devices) {
+    for (const auto& port : device.ports()) {
+      if (port.link_layer() != "Ethernet") continue;
+      if (auto netdev = find_port_netdev(device.name(), port.port_num()); !netdev.name.empty()) {
+        std::string address;  // the RoCE v2 GID's IPv4 address, as the flows use it
+        for (const auto& gid : port.gids()) {
+          if (gid.type() == "RoCE v2" && !gid.ip().empty() && gid.ip().find(':') == std::string::npos) {
+            address = gid.ip();
+            break;
+          }
+        }
+        kernel_ports.push_back(
+            {fmt::format("{}/{}", device.name(), port.port_num()), std::move(netdev.name), std::move(address)});
+      }
+    }
+  }
   catalog.engines["rdma"] = {[agent_name, idle_sleep_us, allowed_devices] {
                                return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us, allowed_devices);
                              },
-                             capped_bit_rate};
+                             capped_bit_rate, std::move(kernel_ports)};
 }
 
 double capped_bit_rate(const proto::Plan& plan) {

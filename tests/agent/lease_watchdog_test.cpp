@@ -42,7 +42,8 @@ class LeaseTest : public ::testing::Test {
 
   const EngineCatalog& catalog() {
     // The real engine's rate, so the safety cap is held to what the DPDK engine would send.
-    catalog_.engines["dpdk"] = {[this] { return std::make_unique<RecordingEngine>(stops_); }, dpdk::capped_bit_rate};
+    catalog_.engines["dpdk"] = {
+        [this] { return std::make_unique<RecordingEngine>(stops_); }, dpdk::capped_bit_rate, {}};
     return catalog_;
   }
 

@@ -44,9 +44,11 @@ class BackgroundEngine final : public Engine {
 
 struct RunnerFixture {
   RunnerFixture() {
-    engines.engines["dpdk"] = {[] { return std::make_unique<IdleEngine>(); }, [](const proto::Plan&) { return 1e6; }};
+    engines.engines["dpdk"] = {
+        [] { return std::make_unique<IdleEngine>(); }, [](const proto::Plan&) { return 1e6; }, {}};
     engines.engines["rdma"] = {[this] { return std::make_unique<BackgroundEngine>(polls, fails, stops); },
-                               [](const proto::Plan&) { return 1e6; }};
+                               [](const proto::Plan&) { return 1e6; },
+                               {}};
   }
   int polls = 3;
   bool fails = false;

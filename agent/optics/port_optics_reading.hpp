@@ -1,0 +1,48 @@
+// The optics and FEC counters of the ports a test uses, read with ethtool as the test starts and as
+// it ends, for TestResult.optics: the FEC counters and received bytes at both ends (a BER needs the
+// errors and the bits between two readings), the module's diagnostics once, at the end, when it has
+// carried the test's traffic. ethtool reads a module over a slow I2C bus (tens of milliseconds a
+// page) and may hang on a wedged driver: each call has a deadline, and the agent runs these off its
+// io thread. One object per test; not shared between threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/engine.hpp"
+#include "tusk.pb.h"
+
+namespace tusk::optics {
+
+struct EthtoolSource {
+  std::string program = "ethtool";
+  std::chrono::milliseconds timeout{3000};  // each call; a module dump takes well under a second
+  std::filesystem::path sysfs_root = "/sys";
+};
+
+class PortOpticsReading {
+ public:
+  // Reads each port's FEC counters and received bytes now. Never throws for what ethtool or sysfs
+  // say: what could not be read is a note of the port.
+  PortOpticsReading(EthtoolSource source, std::vector<KernelPort> ports);
+
+  // Reads each port's module diagnostics and FEC counters again, and what it received since.
+  std::vector<proto::PortOptics> finish();
+
+ private:
+  struct PortStart {
+    KernelPort port;
+    std::optional<proto::FecStats> fec;
+    std::optional<std::uint64_t> rx_bytes;
+    std::chrono::steady_clock::time_point at;
+    std::string note;
+  };
+  EthtoolSource source_;
+  std::vector<PortStart> starts_;
+};
+
+}  // namespace tusk::optics
