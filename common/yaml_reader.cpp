@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -318,6 +319,21 @@ std::optional<std::int64_t> YamlReader::integer(const YamlValue& value, const Ra
   const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number, base);
   if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
     fail(value, fmt::format("expected an integer, got '{}'", *text));
+    return std::nullopt;
+  }
+  if (!in_range(value, number, range)) return std::nullopt;
+  return number;
+}
+
+std::optional<double> YamlReader::decimal(const YamlValue& value, const Range<double>& range) {
+  const std::string* text = scalar(value, "a number");
+  if (!text) return std::nullopt;
+  std::string_view digits = *text;
+  if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+  double number = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size() || !std::isfinite(number)) {
+    fail(value, fmt::format("expected a number like -7.5, got '{}'", *text));
     return std::nullopt;
   }
   if (!in_range(value, number, range)) return std::nullopt;

@@ -175,6 +175,10 @@ class YamlReader {
     return true;
   }
 
+  // A plain decimal number that may have a sign, a fraction and an exponent ("-7.5", "70", "1e-5"),
+  // finite, within `range`; no units (the key's name says which).
+  std::optional<double> decimal(const YamlValue& value, const Range<double>& range);
+
   // Decimal, or hexadecimal with 0x; no fractions, exponents or units.
   std::optional<std::int64_t> integer(const YamlValue& value, const Range<std::int64_t>& range);
 

@@ -14,8 +14,10 @@
 #include "controller/switches/switch_reading.hpp"
 #include "controller/verdict/cabling_check.hpp"
 #include "controller/verdict/link_coverage.hpp"
+#include "controller/verdict/link_evidence_rows.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
+#include "controller/verdict/port_optics.hpp"
 #include "controller/verdict/switch_counters.hpp"
 #include "controller/verdict/verdict.hpp"
 
@@ -65,6 +67,12 @@ struct TestOutcome {
   std::optional<LinkCoverage> coverage;
   // What the switches counted on each cable over the test (from switches_before and _after).
   SwitchCounterEvidence switch_counters;
+  // The host ports' optics and FEC over the test, judged (profile `optics:`); a failure among their
+  // findings is among `problems`, a warning among `warnings`.
+  std::vector<PortOpticsOutcome> optics;
+  // Per link with evidence against it: the flows', probes', counters' and optics' say, and what to
+  // do first (link_evidence_rows, from the three above).
+  std::vector<LinkEvidenceRow> link_evidence;
   std::vector<std::string> problems;  // agent lost, plan refused, no result, stopped early
   // What the verdict allowed but a reader must see: faults within a relaxed threshold, agents lost
   // within max_agents_lost, safe defaults nothing measured. Events are listed per agent.

@@ -12,6 +12,7 @@
 
 #include "common/source_pos.hpp"
 #include "common/units.hpp"
+#include "controller/profile/optics_settings.hpp"
 
 namespace tusk {
 
@@ -152,6 +153,8 @@ struct TestSpec {
   // thresholds.min_link_coverage: the share of the topology file's links, each way, that the
   // test's flows must cross (needs --topology).
   std::optional<double> min_link_coverage;
+  // The profile's `optics:` block, which holds for every test.
+  OpticsSettings optics;
   SourcePos pos;
 };
 

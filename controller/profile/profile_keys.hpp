@@ -9,8 +9,8 @@
 namespace tusk::profile_keys {
 
 inline const std::vector<std::string_view>& top_level() {
-  static const std::vector<std::string_view> keys{"name",    "description", "agents", "safety",
-                                                  "cabling", "defaults",    "tests"};
+  static const std::vector<std::string_view> keys{"name",    "description", "agents",   "safety",
+                                                  "cabling", "optics",      "defaults", "tests"};
   return keys;
 }
 
@@ -21,6 +21,13 @@ inline const std::vector<std::string_view>& agents() {
 
 inline const std::vector<std::string_view>& safety() {
   static const std::vector<std::string_view> keys{"max_rate", "max_duration"};
+  return keys;
+}
+
+inline const std::vector<std::string_view>& optics() {
+  static const std::vector<std::string_view> keys{
+      "read",           "preset",          "max_pre_fec_ber",  "warn_pre_fec_ber",
+      "max_symbol_ber", "warn_symbol_ber", "min_rx_power_dbm", "max_module_temp_c"};
   return keys;
 }
 

@@ -64,6 +64,7 @@ class ProfileReader {
     const Value* safety = nullptr;
     const Value* defaults = nullptr;
     const Value* tests = nullptr;
+    OpticsSettings optics;
     for (const auto& entry : *entries) {
       if (entry.key == "name") {
         if (auto name = read_.non_empty_string(entry.value)) profile.name = std::move(*name);
@@ -79,6 +80,8 @@ class ProfileReader {
                             : *mode == "check" ? CablingMode::Check
                                                : CablingMode::Enforce;
         }
+      } else if (entry.key == "optics") {
+        optics = read_optics(entry.value);
       } else if (entry.key == "defaults") {
         defaults = &entry.value;
       } else if (entry.key == "tests") {
@@ -98,6 +101,7 @@ class ProfileReader {
     std::vector<Entry> default_entries;
     if (defaults) default_entries = read_defaults(*defaults);
     if (tests) profile.tests = read_tests(*tests, default_entries, context);
+    for (auto& test : profile.tests) test.optics = optics;
     return profile;
   }
 
@@ -156,6 +160,62 @@ class ProfileReader {
       }
     }
     return names;
+  }
+
+  OpticsSettings read_optics(const Value& value) {
+    OpticsSettings optics;
+    const auto entries = read_.mapping(value, "a mapping with read, preset or optics thresholds");
+    if (!entries) return optics;
+    const Value* read_value = nullptr;
+    const Value* first_threshold = nullptr;
+    OpticsThresholds& own = optics.thresholds;
+    // BERs from one error in 1e18 bits up to one in two; powers and temperatures as modules report them.
+    const YamlReader::Range<double> ber{1e-18, 0.5, "1e-18", "0.5"};
+    for (const auto& entry : *entries) {
+      const Value& v = entry.value;
+      std::optional<double>* threshold = nullptr;
+      if (entry.key == "read") {
+        read_value = &v;
+        if (const auto read = read_.boolean(v)) optics.read = *read;
+      } else if (entry.key == "preset") {
+        if (const auto preset = read_.choice(v, {"none", "field-ber"})) {
+          optics.preset = *preset == "field-ber" ? OpticsPreset::field_ber : OpticsPreset::none;
+        }
+      } else if (entry.key == "max_pre_fec_ber" || entry.key == "warn_pre_fec_ber" || entry.key == "max_symbol_ber" ||
+                 entry.key == "warn_symbol_ber") {
+        threshold = entry.key == "max_pre_fec_ber"    ? &own.max_pre_fec_ber
+                    : entry.key == "warn_pre_fec_ber" ? &own.warn_pre_fec_ber
+                    : entry.key == "max_symbol_ber"   ? &own.max_symbol_ber
+                                                      : &own.warn_symbol_ber;
+        *threshold = read_.decimal(v, ber);
+      } else if (entry.key == "min_rx_power_dbm") {
+        threshold = &own.min_rx_power_dbm;
+        *threshold = read_.decimal(v, {-40.0, 10.0, "-40", "10"});
+      } else if (entry.key == "max_module_temp_c") {
+        threshold = &own.max_module_temp_c;
+        *threshold = read_.decimal(v, {-40.0, 125.0, "-40", "125"});
+      } else {
+        read_.unknown_key(entry, profile_keys::optics());
+      }
+      if (threshold && !first_threshold) first_threshold = &v;
+    }
+    if (!optics.read && (first_threshold || optics.preset != OpticsPreset::none)) {
+      read_.fail(first_threshold ? *first_threshold : *read_value,
+                 "optics thresholds need the optics read: remove read: false, or the thresholds");
+    }
+    const auto warn_above = [&](const std::optional<double>& warn, const std::optional<double>& max,
+                                std::string_view warn_key, std::string_view max_key) {
+      if (!warn || !max || *warn <= *max) return;
+      for (const auto& entry : *entries) {
+        if (entry.key == warn_key) {
+          read_.fail(entry.value, fmt::format("{} {:g} is above {} {:g}: a warning comes before the failure", warn_key,
+                                              *warn, max_key, *max));
+        }
+      }
+    };
+    warn_above(own.warn_pre_fec_ber, own.max_pre_fec_ber, "warn_pre_fec_ber", "max_pre_fec_ber");
+    warn_above(own.warn_symbol_ber, own.max_symbol_ber, "warn_symbol_ber", "max_symbol_ber");
+    return optics;
   }
 
   void read_safety(const Value& value, ProfileContext& context) {

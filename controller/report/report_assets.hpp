@@ -10,6 +10,7 @@ namespace tusk::report_assets {
 
 extern const std::string_view kPageTemplate;
 extern const std::string_view kPageStyle;
+extern const std::string_view kEvidenceScript;  // the links' and ports' evidence, before kPageScript
 extern const std::string_view kPageScript;
 extern const std::string_view kUplotScript;
 extern const std::string_view kUplotStyle;

@@ -88,6 +88,7 @@ std::string report_html(const nlohmann::ordered_json& report) {
   page.fill("@TUSK_PAGE_STYLE@", report_assets::kPageStyle);
   page.fill("@TUSK_PAGE_MODEL@", script_safe_json(model));
   page.fill("@TUSK_UPLOT_SCRIPT@", report_assets::kUplotScript);
+  page.fill("@TUSK_EVIDENCE_SCRIPT@", report_assets::kEvidenceScript);
   page.fill("@TUSK_PAGE_SCRIPT@", report_assets::kPageScript);
   return page.take();
 }

@@ -15,6 +15,7 @@
 #include "common/version.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_report.hpp"
+#include "controller/report/optics_json.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/report/switch_counters_json.hpp"
 #include "controller/verdict/ber_bound.hpp"
@@ -429,6 +430,19 @@ json test_json(const TestOutcome& test) {
   out["streams"] = streams;
   out["coverage"] = test.coverage ? coverage_json(*test.coverage) : json(nullptr);
   out["switch_counters"] = test.switch_counters.empty() ? json(nullptr) : switch_counters_json(test.switch_counters);
+  out["optics"] = test.optics.empty() ? json(nullptr) : optics_json(test.optics);
+  json rows = json::array();
+  for (const auto& row : test.link_evidence) {
+    const auto or_null = [](const std::string& text) { return text.empty() ? json(nullptr) : json(text); };
+    rows.push_back({{"link", row.link},
+                    {"failing", row.failing},
+                    {"flows", or_null(row.flows)},
+                    {"probes", or_null(row.probes)},
+                    {"switch_counters", or_null(row.counters)},
+                    {"optics", or_null(row.optics)},
+                    {"next_step", or_null(row.next_step)}});
+  }
+  out["link_evidence"] = std::move(rows);
 
   out["path_faults"] = path_faults_json(test);
   if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);

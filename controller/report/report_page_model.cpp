@@ -376,9 +376,11 @@ json copy_of(const json& object, std::initializer_list<const char*> names) {
 }
 
 json test_model(const json& report, const json& test) {
-  json out = copy_of(test, {"index", "name", "engine", "topology", "duration_s", "sample_interval_s", "verdict",
-                            "problems", "warnings", "planned_start", "start_skew_ns", "starts", "thresholds", "offered",
-                            "collective", "localisation", "coverage", "switch_counters"});
+  json out =
+      copy_of(test, {"index",      "name",         "engine",     "topology",      "duration_s",    "sample_interval_s",
+                     "verdict",    "problems",     "warnings",   "planned_start", "start_skew_ns", "starts",
+                     "thresholds", "offered",      "collective", "localisation",  "coverage",      "switch_counters",
+                     "optics",     "link_evidence"});
   // A method's table and curve: its rows, without each step's whole outcome (report.json has those).
   if (const json& method = member_or_null(test, "method"); method.is_object()) {
     json rows = json::array();

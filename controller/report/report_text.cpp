@@ -128,8 +128,10 @@ std::string report_text(const json& report) {
     if (const json& coverage = member_or_null(test, "coverage"); coverage.is_object()) {
       out += fmt::format("  {}\n", text(member_or_null(coverage, "text")));
     }
-    if (const json& counted = member_or_null(test, "switch_counters"); counted.is_object()) {
-      out += fmt::format("  {}\n", text(member_or_null(counted, "text")));
+    for (const char* evidence : {"switch_counters", "optics"}) {
+      if (const json& read = member_or_null(test, evidence); read.is_object()) {
+        out += fmt::format("  {}\n", text(member_or_null(read, "text")));
+      }
     }
     for (const auto& problem : member_or_null(test, "problems")) out += fmt::format("  problem: {}\n", text(problem));
     for (const auto& warning : member_or_null(test, "warnings")) out += fmt::format("  warning: {}\n", text(warning));

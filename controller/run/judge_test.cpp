@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "controller/engines/engine_slice.hpp"
@@ -83,6 +85,28 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
   }
 }
 
+// Each agent's ports' optics against the profile's thresholds: a failing finding is a problem of
+// the test, a warning a warning.
+void judge_optics_of(TestOutcome& test, const std::string& name, const proto::TestResult& result,
+                     const FabricTopology* topology) {
+  if (result.optics_size() == 0) return;
+  const OpticsThresholds thresholds = optics_thresholds(test.spec.optics);
+  if (static_cast<std::size_t>(result.optics_size()) > kMaxOpticsPortsPerAgent) {
+    test.problems.push_back(fmt::format("{}: reported the optics of {} ports, more than the {} judged", name,
+                                        result.optics_size(), kMaxOpticsPortsPerAgent));
+  }
+  const auto ports = std::min<std::size_t>(result.optics_size(), kMaxOpticsPortsPerAgent);
+  for (std::size_t i = 0; i < ports; ++i) {
+    PortOpticsOutcome port = judge_port_optics(name, result.optics(static_cast<int>(i)), thresholds);
+    if (topology) place_port_optics(port, *topology);
+    for (const OpticsFinding& finding : port.verdict.findings) {
+      auto& list = finding.severity == OpticsSeverity::failure ? test.problems : test.warnings;
+      list.push_back(fmt::format("{}: optics: {}", port_optics_title(port), finding.text));
+    }
+    test.optics.push_back(std::move(port));
+  }
+}
+
 }  // namespace
 
 void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology) {
@@ -111,6 +135,25 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
   localise_and_cover(test, topology);
 }
 
+void fold_step_evidence(TestOutcome& test, std::vector<TestOutcome>& steps) {
+  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (agent, port) -> test.optics
+  for (auto& step : steps) {
+    for (auto& port : step.optics) {
+      const auto [known, added] = index.try_emplace({port.agent, port.port}, test.optics.size());
+      if (added) {
+        test.optics.push_back(std::move(port));
+      } else if (PortOpticsOutcome& same = test.optics[known->second];
+                 port.verdict.failed() || !same.verdict.failed()) {
+        same = std::move(port);
+      }
+    }
+    std::vector<PortOpticsOutcome>().swap(step.optics);
+    std::vector<SwitchReading>().swap(step.switches_before);
+    std::vector<SwitchReading>().swap(step.switches_after);
+  }
+  test.link_evidence = link_evidence_rows(test.localisation, test.switch_counters, test.optics);
+}
+
 void judge_test(TestOutcome& test, const FabricTopology* topology) {
   const TestSpec& spec = test.spec;
   const std::vector<std::int64_t> actual_starts = account_starts(test);
@@ -120,6 +163,7 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
   for (const auto& name : test.agents) {
     if (!account_agent(test, name, lost_agents)) continue;
     reporting.insert(name);
+    judge_optics_of(test, name, *test.per_agent[name].result, topology);
     for (const auto& stream : test.per_agent[name].result->streams()) streams.push_back({name, stream});
   }
   for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));
@@ -137,6 +181,7 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
     }
   }
   localise_and_cover(test, topology);
+  test.link_evidence = link_evidence_rows(test.localisation, test.switch_counters, test.optics);
   for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
   // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
   // then the rest are judged and the losses are warnings.

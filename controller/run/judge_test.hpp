@@ -4,6 +4,8 @@
 // input and the topology, so a test is judged the same way whoever asks and however often.
 #pragma once
 
+#include <vector>
+
 #include "controller/outcome/run_outcome.hpp"
 #include "controller/topology/fabric_topology.hpp"
 
@@ -19,5 +21,12 @@ void judge_test(TestOutcome& test, const FabricTopology* topology);
 // by failing flows in several steps gathers all their evidence; one link coverage, judged
 // against min_link_coverage (a problem of the test's). `test.method` is set from `steps` after.
 void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology);
+
+// What a method's steps read of the fabric, once each step is judged: their ports' optics become
+// the test's, a port read in many steps kept once, as its last failing step or else its last step
+// read it (each step's findings stay among its problems and warnings); their switch readings,
+// already counted into each step's switch_counters, are let go. A long schedule then holds one
+// reading a port and none a switch. The test's link_evidence rows are made of what it then holds.
+void fold_step_evidence(TestOutcome& test, std::vector<TestOutcome>& steps);
 
 }  // namespace tusk

@@ -283,6 +283,7 @@ class Orchestrator {
       for (const auto& problem : step.problems) test.problems.push_back(fmt::format("{}: {}", step.spec.name, problem));
       for (const auto& warning : step.warnings) test.warnings.push_back(fmt::format("{}: {}", step.spec.name, warning));
     }
+    fold_step_evidence(test, result->step_outcomes);
     if (result->steps.empty()) test.problems.push_back("no step of the method ran");
     for (auto& line : method_problems(*result)) test.problems.push_back(std::move(line));
     for (auto& line : method_warnings(*result)) test.warnings.push_back(std::move(line));
@@ -570,7 +571,10 @@ class Orchestrator {
   std::vector<SwitchReading> read_switches_now(int index, const char* when) {
     if (options_.switches.empty()) return {};
     const auto began = SteadyClock::now();
-    auto readings = read_switches(options_.switches);
+    // A test's evidence is the ports' counters; only the cabling check reads the LLDP tables.
+    std::vector<SwitchQuery> counters_only = options_.switches;
+    for (auto& query : counters_only) query.lldp = false;
+    auto readings = read_switches(counters_only);
     std::size_t unreadable = 0;
     for (const auto& reading : readings) {
       if (reading.ok()) continue;

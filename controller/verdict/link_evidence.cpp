@@ -58,9 +58,6 @@ std::string probe_text(const ProbeEvidence& p) {
   return text;
 }
 
-namespace {
-
-// What the switches' own counts of the suspect direction say to do first.
 std::vector<std::string> counter_steps(const CountedDirection& counted, bool confirmed, const std::string& out_end,
                                        const std::string& in_end) {
   std::vector<std::string> steps;
@@ -94,8 +91,6 @@ std::vector<std::string> counter_steps(const CountedDirection& counted, bool con
   }
   return steps;
 }
-
-}  // namespace
 
 std::vector<std::string> next_steps(const LinkSuspect& suspect, const NamedLink& named) {
   std::vector<std::string> steps;

@@ -586,10 +586,7 @@ class Localiser {
       return fmt::format("; its sending switch port counted {} frames out, {} dropped there", counted.sent,
                          counted.out_errors + counted.out_discards);
     }
-    const std::string counts = fmt::format(
-        "{} in errors, {} in discards{}", counted.in_errors, counted.in_discards,
-        counted.sender_read ? fmt::format(", {} of {} sent never counted in", counted.vanished(), counted.sent)
-                            : std::string());
+    const std::string counts = counted.counts_text();
     return confirmed ? fmt::format("; confirmed by the switch counters ({})", counts)
                      : fmt::format("; the switch counters saw no loss here ({})", counts);
   }

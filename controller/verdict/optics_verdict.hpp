@@ -12,21 +12,9 @@
 #include <vector>
 
 #include "common/optics_reading.hpp"
+#include "controller/profile/optics_settings.hpp"
 
 namespace tusk {
-
-// Each threshold optional: unset is not judged. A "max" or "min" is a failure past it, a "warn" a
-// warning; the BER thresholds hold for each FEC lane where the driver counts lanes, else the port.
-struct OpticsThresholds {
-  std::optional<double> max_pre_fec_ber;
-  std::optional<double> warn_pre_fec_ber;
-  // Post-FEC symbol BER: judged on uncorrectable codewords per bit carried, each codeword taken as
-  // one symbol error (a lower bound: an uncorrectable RS codeword holds more than t of them).
-  std::optional<double> max_symbol_ber;
-  std::optional<double> warn_symbol_ber;
-  std::optional<double> min_rx_power_dbm;  // per optical lane
-  std::optional<double> max_module_temp_c;
-};
 
 // `preset: field-ber`: the field thresholds NVIDIA publishes for optical links with FEC, as this
 // preset was specified with them (NVIDIA's networking documentation is the reference to check them

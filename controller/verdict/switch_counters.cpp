@@ -85,6 +85,11 @@ bool CountedDirection::counts_loss() const {
   return lost() >= kMinCountedLoss && static_cast<double>(lost()) >= kMinCountedShare * static_cast<double>(carried);
 }
 
+std::string CountedDirection::counts_text() const {
+  return fmt::format("{} in errors, {} in discards{}", in_errors, in_discards,
+                     sender_read ? fmt::format(", {} of {} sent never counted in", vanished(), sent) : std::string());
+}
+
 const CountedDirection* SwitchCounterEvidence::direction(const std::string& key) const {
   for (const auto& link : links) {
     if (link.a_to_b.key == key) return &link.a_to_b;

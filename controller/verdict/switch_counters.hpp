@@ -34,6 +34,8 @@ struct CountedDirection {
   std::uint64_t lost() const { return in_errors + in_discards + vanished(); }
   // Whether that is loss and not a port's background (kMinCountedLoss, kMinCountedShare).
   bool counts_loss() const;
+  // "0 in errors, 347 in discards, 0 of 17554 sent never counted in" (the last where the sender was read).
+  std::string counts_text() const;
 };
 
 struct LinkCounters {

@@ -21,6 +21,7 @@
 
 #include "tests/support/fabric_run.hpp"
 #include "tests/support/headless_chromium.hpp"
+#include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -97,16 +98,7 @@ class FabricSwitches : public FabricRun {
     ADD_FAILURE() << "the hosts' lldpd did not hear each host port's leaf in 10 s";
   }
   // report.html draws without an error and shows `text`.
-  void expect_page_shows(const std::string& text) {
-    if (!HeadlessChromium::available()) {
-      ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
-      return;
-    }
-    const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
-    EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
-    EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
-    EXPECT_NE(page.dom.find(text), std::string::npos) << text << " not on the page";
-  }
+  void expect_page_shows(const std::string& text) { expect_report_page_shows(dir_ + "/report", dir_, text); }
   static const json* direction(const json& counters, const std::string& key) {
     for (const auto& link : counters["links"]) {
       for (const char* way : {"a_to_b", "b_to_a"}) {
@@ -253,7 +245,17 @@ TEST_F(FabricSwitches, LossOnALinkShowsInBothEndsCountersAndConfirmsTheSuspectWh
   EXPECT_NE(found["conclusion"].get<std::string>().find("confirmed by the switch counters"), std::string::npos)
       << found["conclusion"];
   EXPECT_NE(log().find("switch counters: 8 cables read, loss counted on l1:s2 -> s2:l1"), std::string::npos) << log();
+  // The link's row joins the flows' fit, the probes and both ends' counts, and says what to do first.
+  ASSERT_FALSE(test["link_evidence"].empty()) << test.dump(1).substr(0, 3000);
+  const json& row = test["link_evidence"][0];
+  EXPECT_NE(row["link"].get<std::string>().find("l1:s2 <-> s2:l1"), std::string::npos) << row.dump(1);
+  EXPECT_TRUE(row["failing"].get<bool>());
+  EXPECT_NE(row["flows"].get<std::string>().find("loss "), std::string::npos) << row.dump(1);
+  EXPECT_NE(row["switch_counters"].get<std::string>().find("l1:s2 -> s2:l1: 0 in errors,"), std::string::npos)
+      << row.dump(1);
+  EXPECT_NE(row["next_step"].get<std::string>().find("s2:l1 discarded"), std::string::npos) << row.dump(1);
   expect_page_shows("Switch counters");
+  expect_page_shows("Evidence per link");
 }
 
 // A switch whose management address answers nothing: the run goes on, and says so.

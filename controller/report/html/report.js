@@ -617,67 +617,6 @@ function methodSection(section, test) {
   [x, steps.map((st) => 100 * st.loss_ratio), steps.map((st) => st.rx_bps / 1e6)], div);
 }
 
-function localisationSection(section, test) {
-  const loc = test.localisation;
-  if (!loc) return;
-  section.append(el("h3", { text: "Suspect links" }), el("p", { text: loc.conclusion || "" }));
-  if ((loc.suspects || []).length) {
-    // What the link does to what crosses it, with its 95 % interval; a report from before rates
-    // were fitted (issue 36) has its votes instead.
-    const percent = (v) => (100 * v).toPrecision(3) + " %";
-    const fault = (x) => {
-      if (!x.kind) return typeof x.votes === "number" ? "votes " + x.votes.toFixed(2) : "";
-      if (typeof x.rate !== "number") return x.kind;
-      const interval = Array.isArray(x.rate_interval) && x.rate_interval.length === 2
-        ? " (" + percent(x.rate_interval[0]) + " to " + percent(x.rate_interval[1]) + ")" : "";
-      return x.kind + " " + percent(x.rate) + interval;
-    };
-    section.append(table(["link", "confidence", "fault", "failing / passing flows", "evidence", "next steps"],
-      loc.suspects.map((x) => [el("span", { class: "suspect", text: x.name || x.link }), x.confidence, fault(x),
-        (x.failing_flows || []).length + " / " + (x.passing_flows || []).length,
-        joined(x.evidence, "; "), el("span", { class: "next-steps", text: joined(x.next_steps, " ") })])));
-  }
-  if ((loc.hosts || []).length) {
-    section.append(table(["host", "problem", "evidence", "next steps"],
-      loc.hosts.map((h) => [h.agent, h.problem, joined(h.evidence, "; "), joined(h.next_steps, " ")])));
-  }
-}
-
-// Which links of the topology file the test's flows crossed, and the directions none did.
-function coverageSection(section, test) {
-  const cov = test.coverage;
-  if (!cov) return;
-  section.append(el("h3", { text: "Link coverage" }), el("p", { class: "facts", text:
-    (100 * cov.share).toPrecision(4) + " % of " + cov.directions + " link directions crossed (" +
-    cov.exercised_both_ways + " of " + cov.links + " links both ways); flows per direction min " +
-    cov.flows_per_direction.min + ", median " + cov.flows_per_direction.median }));
-  if ((cov.never_exercised || []).length) {
-    section.append(el("p", { class: "problems", text: "Never crossed:" }),
-      el("ul", { class: "uncovered" }, ...cov.never_exercised.map((n) => el("li", { text: n }))));
-  }
-}
-
-// What the switches at each cable's ends counted over the test (SNMP, IF-MIB), per direction.
-function switchCountersSection(section, test) {
-  const counted = test.switch_counters;
-  if (!counted) return;
-  section.append(el("h3", { text: "Switch counters" }), el("p", { class: "facts", text: counted.text }));
-  const rows = [];
-  const lossy = [];
-  for (const link of counted.links || []) {
-    for (const d of [link.a_to_b, link.b_to_a]) {
-      if (!d.sender_read && !d.receiver_read) continue;
-      lossy.push(d.counts_loss);
-      rows.push([d.link + (link.cable ? ", cable " + link.cable : ""), d.sent ?? "–", d.received ?? "–",
-        d.in_errors, d.in_discards, d.vanished, d.out_errors + d.out_discards, d.lost]);
-    }
-  }
-  section.append(table(["direction", "sent", "received", "in errors", "in discards", "never counted in",
-    "dropped by the sender", "lost"], rows, (row) => (lossy[row] ? "failing" : "")));
-  const unread = (counted.unreadable || []).concat(counted.warnings || []);
-  if (unread.length) section.append(el("ul", { class: "warnings" }, ...unread.map((u) => el("li", { text: u }))));
-}
-
 function startsSection(section, test) {
   section.append(el("h3", { text: "Start" }), el("p", { class: "facts",
     text: "planned " + (test.planned_start || "–") + ", start skew " + ms(test.start_skew_ns) }));
@@ -719,9 +658,11 @@ function testSection(test) {
   if ((test.warnings || []).length) {
     section.append(el("ul", { class: "warnings" }, ...test.warnings.slice(0, 50).map((w) => el("li", { text: w }))));
   }
+  guarded(section, "evidence per link", () => linkEvidenceSection(section, test));
   guarded(section, "suspect links", () => localisationSection(section, test));
   guarded(section, "link coverage", () => coverageSection(section, test));
   guarded(section, "switch counters", () => switchCountersSection(section, test));
+  guarded(section, "optics", () => opticsSection(section, test));
   const view = guarded(section, "matrix", () => matrixSection(section, test));
   const draw = guarded(section, "charts", () => chartsSection(section, test));
   if (view && draw) view.chartStreams = draw;

@@ -338,7 +338,7 @@ tests:
   - {name: t, engine: rdma, duration: 1s}
 )"),
             "bad.yaml:3:1: owner: unknown key; expected one of: name, description, agents, "
-            "safety, cabling, defaults, tests");
+            "safety, cabling, optics, defaults, tests");
 }
 
 TEST(ProfileErrors, UnknownAgentsKey) {

@@ -1,0 +1,16 @@
+// report.json's view of a test's host ports' optics (verdict/port_optics.hpp): per port, the module
+// as read at the test's end (lanes' TX and RX power, bias, temperature), the FEC mode and counters,
+// the error rates between the test's two FEC readings, and the findings with their next steps.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "controller/verdict/port_optics.hpp"
+
+namespace tusk {
+
+nlohmann::ordered_json optics_json(const std::vector<PortOpticsOutcome>& ports);
+
+}  // namespace tusk
