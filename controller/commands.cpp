@@ -179,6 +179,7 @@ struct RunFlags {
   std::string topology;
   std::string snmp_credentials;
   std::string snmp_settle = "5s";
+  std::string snmp_interval = "60s";
   std::string only_through;
   std::string from_report;
   RunHistoryFlags history;
@@ -237,6 +238,15 @@ void only_through(const RunFlags& flags, Profile& profile, RunOptions& options) 
   }
 }
 
+// A duration flag's value; its error names the flag.
+std::chrono::milliseconds duration_flag(std::string_view flag, const std::string& text) {
+  try {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(text));
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(fmt::format("{}: {}", flag, e.what()));
+  }
+}
+
 int command_run(const std::string& file, ControlPlaneFlags& control, const RunFlags& flags) {
   auto profile = load_or_report(file);
   if (!profile) return kExitUsage;
@@ -255,18 +265,20 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
       options.switches =
           switch_queries(*options.topology, load_snmp_credentials_file(flags.snmp_credentials), flags.snmp_credentials);
     }
+    options.switch_settle = duration_flag("--snmp-settle", flags.snmp_settle);
+    options.switch_interval = duration_flag("--snmp-interval", flags.snmp_interval);
+    if (options.switch_interval.count() > 0 && options.switch_interval < std::chrono::seconds(1)) {
+      throw std::invalid_argument(
+          "--snmp-interval: at least 1s (a switch refreshes its counters every few "
+          "seconds), or 0 for none");
+    }
     if (!flags.only_through.empty()) only_through(flags, *profile, options);
     try {
       metrics_linger = units::parse_duration(flags.metrics_linger);
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("--metrics-linger: {}", e.what()));
     }
-    try {
-      options.checkpoint_every =
-          std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.checkpoint));
-    } catch (const std::exception& e) {
-      throw std::invalid_argument(fmt::format("--checkpoint: {}", e.what()));
-    }
+    options.checkpoint_every = duration_flag("--checkpoint", flags.checkpoint);
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
@@ -493,6 +505,10 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
   run->add_option("--snmp-settle", flags.snmp_settle,
                   "how long after a test's traffic stops its switches' counters are read (they refresh theirs "
                   "every few seconds)")
+      ->capture_default_str();
+  run->add_option("--snmp-interval", flags.snmp_interval,
+                  "also read the switches' counters this often while a test runs, to say when loss began (0: only "
+                  "before and after)")
       ->capture_default_str();
   return run;
 }

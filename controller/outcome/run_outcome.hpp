@@ -67,6 +67,8 @@ struct TestOutcome {
   std::optional<LinkCoverage> coverage;
   // What the switches counted on each cable over the test (from switches_before and _after).
   SwitchCounterEvidence switch_counters;
+  // What they counted lost in each interval while it ran (--snmp-interval; a method's steps' in turn).
+  std::vector<SwitchInterval> switch_intervals;
   // The host ports' optics and FEC over the test, judged (profile `optics:`); a failure among their
   // findings is among `problems`, a warning among `warnings`.
   std::vector<PortOpticsOutcome> optics;

@@ -430,6 +430,8 @@ json test_json(const TestOutcome& test) {
   out["streams"] = streams;
   out["coverage"] = test.coverage ? coverage_json(*test.coverage) : json(nullptr);
   out["switch_counters"] = test.switch_counters.empty() ? json(nullptr) : switch_counters_json(test.switch_counters);
+  out["switch_intervals"] =
+      test.switch_intervals.empty() ? json(nullptr) : switch_intervals_json(test.switch_intervals);
   out["optics"] = test.optics.empty() ? json(nullptr) : optics_json(test.optics);
   json rows = json::array();
   for (const auto& row : test.link_evidence) {

@@ -128,7 +128,7 @@ std::string report_text(const json& report) {
     if (const json& coverage = member_or_null(test, "coverage"); coverage.is_object()) {
       out += fmt::format("  {}\n", text(member_or_null(coverage, "text")));
     }
-    for (const char* evidence : {"switch_counters", "optics"}) {
+    for (const char* evidence : {"switch_counters", "switch_intervals", "optics"}) {
       if (const json& read = member_or_null(test, evidence); read.is_object()) {
         out += fmt::format("  {}\n", text(member_or_null(read, "text")));
       }

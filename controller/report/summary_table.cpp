@@ -114,6 +114,7 @@ std::string summary_table(const RunOutcome& outcome) {
     out += localisation_lines(test.localisation);
     if (test.coverage) out += fmt::format("  {}\n", test.coverage->text());
     if (!test.switch_counters.empty()) out += fmt::format("  {}\n", test.switch_counters.text());
+    if (!test.switch_intervals.empty()) out += fmt::format("  {}\n", switch_intervals_text(test.switch_intervals));
     if (!test.optics.empty()) out += fmt::format("  {}\n", optics_summary_text(test.optics));
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);

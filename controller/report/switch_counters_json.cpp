@@ -1,5 +1,7 @@
 #include "controller/report/switch_counters_json.hpp"
 
+#include "common/clock.hpp"
+
 namespace tusk {
 namespace {
 
@@ -46,6 +48,23 @@ json switch_counters_json(const SwitchCounterEvidence& evidence) {
           {"unreadable", evidence.unreadable},
           {"warnings", evidence.warnings},
           {"text", evidence.text()}};
+}
+
+json switch_intervals_json(const std::vector<SwitchInterval>& intervals) {
+  json noted = json::array();
+  for (const auto& interval : intervals) {
+    if (interval.lossy.empty() && interval.unreadable == 0) continue;
+    json lossy = json::array();
+    for (const auto& d : interval.lossy) {
+      lossy.push_back({{"link", d.key}, {"lost", d.lost()}, {"counts", d.counts_text()}});
+    }
+    noted.push_back({{"from", utc_iso_time(interval.from_ns)},
+                     {"to", utc_iso_time(interval.to_ns)},
+                     {"lossy", lossy},
+                     {"lossy_dropped", interval.lossy_dropped},
+                     {"switches_unreadable", interval.unreadable}});
+  }
+  return {{"intervals", intervals.size()}, {"noted", noted}, {"text", switch_intervals_text(intervals)}};
 }
 
 json cabling_json(const CablingCheck& check) {

@@ -11,6 +11,9 @@
 namespace tusk {
 
 nlohmann::ordered_json switch_counters_json(const SwitchCounterEvidence& evidence);
+// What the switches counted lost in each interval of a test (--snmp-interval): every interval's
+// count, and those that counted loss or could not be read, each with its lossy directions.
+nlohmann::ordered_json switch_intervals_json(const std::vector<SwitchInterval>& intervals);
 // The run's cabling check: what LLDP found against the topology file.
 nlohmann::ordered_json cabling_json(const CablingCheck& check);
 

@@ -150,6 +150,8 @@ void fold_step_evidence(TestOutcome& test, std::vector<TestOutcome>& steps) {
     std::vector<PortOpticsOutcome>().swap(step.optics);
     std::vector<SwitchReading>().swap(step.switches_before);
     std::vector<SwitchReading>().swap(step.switches_after);
+    for (auto& interval : step.switch_intervals) test.switch_intervals.push_back(std::move(interval));
+    std::vector<SwitchInterval>().swap(step.switch_intervals);
   }
   test.link_evidence = link_evidence_rows(test.localisation, test.switch_counters, test.optics);
 }

@@ -28,6 +28,7 @@
 #include "controller/run/judge_test.hpp"
 #include "controller/run/progress_line.hpp"
 #include "controller/run/run_data.hpp"
+#include "controller/run/switch_watch.hpp"
 #include "controller/series/series_file.hpp"
 #include "controller/switches/switch_poller.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
@@ -487,6 +488,10 @@ class Orchestrator {
     phase_ = fmt::format("during test {} '{}'", index, spec.name);
 
     auto switches_before = read_switches_now(index, "before");
+    std::optional<SwitchWatch> watch;
+    if (options_.topology && !options_.switches.empty() && options_.switch_interval.count() > 0) {
+      watch.emplace(options_.switches, *options_.topology, options_.switch_interval, switches_before, realtime_ns());
+    }
     const auto clocks = sync_clocks();
     // Receivers take the clock offsets out of one-way latency.
     std::map<std::string, std::int64_t> offsets;
@@ -520,7 +525,10 @@ class Orchestrator {
     stop_all(index, "test over");
     if (!options_.switches.empty()) std::this_thread::sleep_for(options_.switch_settle);
     auto switches_after = read_switches_now(index, "after");
-    return collect(index, spec, planned_start, timed_plans, std::move(switches_before), std::move(switches_after));
+    std::vector<SwitchInterval> intervals;
+    if (watch) intervals = watch->finish(switches_after, realtime_ns());
+    return collect(index, spec, planned_start, timed_plans,
+                   {std::move(switches_before), std::move(switches_after), std::move(intervals)});
   }
 
   // The switches' LLDP against the topology file, before any traffic; false when `cabling:
@@ -571,10 +579,7 @@ class Orchestrator {
   std::vector<SwitchReading> read_switches_now(int index, const char* when) {
     if (options_.switches.empty()) return {};
     const auto began = SteadyClock::now();
-    // A test's evidence is the ports' counters; only the cabling check reads the LLDP tables.
-    std::vector<SwitchQuery> counters_only = options_.switches;
-    for (auto& query : counters_only) query.lldp = false;
-    auto readings = read_switches(counters_only);
+    auto readings = read_switches(counters_only(options_.switches));
     std::size_t unreadable = 0;
     for (const auto& reading : readings) {
       if (reading.ok()) continue;
@@ -718,11 +723,17 @@ class Orchestrator {
     }
   }
 
+  struct SwitchesRead {
+    std::vector<SwitchReading> before, after;
+    std::vector<SwitchInterval> intervals;
+  };
+
   TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans,
-                      std::vector<SwitchReading> switches_before, std::vector<SwitchReading> switches_after) {
+                      SwitchesRead switches) {
     TestOutcome test = collect_data(index, spec, planned_start, plans);
-    test.switches_before = std::move(switches_before);
-    test.switches_after = std::move(switches_after);
+    test.switches_before = std::move(switches.before);
+    test.switches_after = std::move(switches.after);
+    test.switch_intervals = std::move(switches.intervals);
     judge_test(test, options_.topology.get());
     spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
                  test.start_skew_ns

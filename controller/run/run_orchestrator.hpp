@@ -36,6 +36,8 @@ struct RunOptions {
   // How long after a test's traffic stops its switches are read: agents and switches refresh the
   // counters they serve every few seconds (net-snmp: 3 s), so a read at once would miss the end.
   std::chrono::milliseconds switch_settle{std::chrono::seconds(5)};
+  // --snmp-interval: the switches are also read this often while a test runs (SwitchWatch); 0: not.
+  std::chrono::milliseconds switch_interval{std::chrono::seconds(60)};
   // --only-through: only these flows are planned, and only the tests that had some.
   std::optional<FlowSelection> only_through;
   // --metrics-listen: fed with every record and the run's progress while the run lasts.

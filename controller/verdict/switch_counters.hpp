@@ -65,8 +65,28 @@ struct SwitchCounterEvidence {
 inline constexpr std::uint64_t kMinCountedLoss = 5;
 inline constexpr double kMinCountedShare = 1e-3;
 
+// What the switches counted over one interval of a long test (--snmp-interval): only its
+// directions whose receiving port counted errors or discards (frames that vanish between two
+// switches are the whole test's evidence: mid-traffic the two ends are not read at one instant),
+// so a night of intervals stays small and says when loss began.
+struct SwitchInterval {
+  std::int64_t from_ns = 0, to_ns = 0;  // when the two readings were taken (realtime)
+  std::vector<CountedDirection> lossy;  // at most kMaxLossyPerInterval, the most lost first
+  std::size_t lossy_dropped = 0;        // past that bound
+  std::size_t unreadable = 0;           // switches one of the two readings could not read
+};
+
+inline constexpr std::size_t kMaxLossyPerInterval = 32;
+
 // `before` and `after` are readings of the same switches (matched by device).
 SwitchCounterEvidence count_switch_links(const FabricTopology& topology, const std::vector<SwitchReading>& before,
                                          const std::vector<SwitchReading>& after);
+
+SwitchInterval count_switch_interval(const FabricTopology& topology, const std::vector<SwitchReading>& before,
+                                     std::int64_t from_ns, const std::vector<SwitchReading>& after, std::int64_t to_ns);
+
+// "switch counters per interval: 144 intervals, loss counted in 12, first in the one ending
+// 2026-12-01T10:04:05.000Z on l1:s2 -> s2:l1"; "" for none.
+std::string switch_intervals_text(const std::vector<SwitchInterval>& intervals);
 
 }  // namespace tusk

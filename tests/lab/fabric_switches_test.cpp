@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "common/clock.hpp"
 #include "tests/support/fabric_run.hpp"
 #include "tests/support/headless_chromium.hpp"
 #include "tests/support/report_page_check.hpp"
@@ -256,6 +257,43 @@ TEST_F(FabricSwitches, LossOnALinkShowsInBothEndsCountersAndConfirmsTheSuspectWh
   EXPECT_NE(row["next_step"].get<std::string>().find("s2:l1 discarded"), std::string::npos) << row.dump(1);
   expect_page_shows("Switch counters");
   expect_page_shows("Evidence per link");
+}
+
+// A 16 s test whose switches are read every 3 s, and 2 % loss that begins on leaf 1's uplink to
+// spine 2 part-way through: the intervals before it count none there, and the first that does
+// ends after the loss began.
+TEST_F(FabricSwitches, LossThatBeginsMidTestIsCountedFromTheIntervalItBeganIn) {
+  make_lab(2);
+  start_agents();
+  std::string profile = mesh_profile();
+  profile.replace(profile.find("duration: 8s"), 12, "duration: 16s");
+  std::string impaired_at;
+  std::thread impair([&] {
+    std::this_thread::sleep_for(std::chrono::seconds(10));
+    impaired_at = utc_iso_time(realtime_ns());
+    lab_->run("impair l1-s2 up loss=2");
+  });
+  std::vector<std::string> options = switch_options(topology_with([](std::string t) { return t; }));
+  options.insert(options.end(), {"--snmp-interval", "3s"});
+  const int exit_code = run(profile, options);
+  impair.join();
+  ASSERT_EQ(exit_code, 1) << log();
+  const json test = report()["tests"][0];
+  const json& intervals = test["switch_intervals"];
+  ASSERT_TRUE(intervals.is_object()) << log();
+  EXPECT_GE(intervals["intervals"].get<int>(), 5) << intervals.dump(1);
+  const json* first_lossy = nullptr;
+  for (const auto& noted : intervals["noted"]) {
+    for (const auto& lossy : noted["lossy"]) {
+      EXPECT_EQ(lossy["link"], "l1:s2 -> s2:l1") << noted.dump(1);
+      if (!first_lossy) first_lossy = &noted;
+    }
+  }
+  ASSERT_NE(first_lossy, nullptr) << intervals.dump(1);
+  EXPECT_GT((*first_lossy)["to"].get<std::string>(), impaired_at) << "loss counted before it began";
+  EXPECT_LT(intervals["noted"].size(), intervals["intervals"].get<std::size_t>()) << "the first intervals were clean";
+  EXPECT_NE(log().find("switch counters per interval: "), std::string::npos) << log();
+  EXPECT_NE(log().find(", loss counted in "), std::string::npos) << log();
 }
 
 // A switch whose management address answers nothing: the run goes on, and says so.

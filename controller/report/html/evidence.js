@@ -63,6 +63,18 @@ function switchCountersSection(section, test) {
     "dropped by the sender", "lost"], rows, (row) => (lossy[row] ? "failing" : "")));
   const unread = (counted.unreadable || []).concat(counted.warnings || []);
   if (unread.length) section.append(el("ul", { class: "warnings" }, ...unread.map((u) => el("li", { text: u }))));
+  // When the loss was counted: each interval of the test that counted some (--snmp-interval).
+  const intervals = test.switch_intervals;
+  if (!intervals) return;
+  section.append(el("p", { class: "facts", text: intervals.text }));
+  const noted = intervals.noted || [];
+  document.documentElement.dataset.lossyIntervals = String(noted.filter((n) => n.lossy.length).length);
+  if (noted.length) {
+    section.append(table(["from", "to", "directions that counted loss", "switches unreadable"],
+      noted.map((n) => [n.from, n.to, n.lossy.map((d) => d.link + ": " + d.counts).join("; ") +
+        (n.lossy_dropped ? "; … " + n.lossy_dropped + " more" : ""), n.switches_unreadable]),
+      (row) => (noted[row].lossy.length ? "failing" : "")));
+  }
 }
 
 // Each host port's transceiver module and FEC counters over the test (read by its agent with

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "common/clock.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
 #include "controller/switches/topology_discovery.hpp"
@@ -164,6 +165,35 @@ TEST(SwitchCounters, EachDirectionSaysWhatItsReceiverCountedLostAndWhatVanished)
   ASSERT_NE(down, nullptr);
   EXPECT_EQ(down->lost(), 0u);
   EXPECT_EQ(evidence.links[0].name, "leaf1:swp1 <-> spine1:swp1, cable C-1");
+}
+
+TEST(SwitchCounters, EachIntervalKeepsOnlyItsLossyDirectionsAndTheTextSaysWhenLossBegan) {
+  const auto topology = load_topology_text(kTopology, "fabric.yaml");
+  const SwitchPortCounters zero{};
+  // Clean for the first interval, though spine1 was read a moment before leaf1 and so counted 600
+  // fewer in than leaf1 sent (mid-traffic, that is no loss); in the second spine1 discards 100.
+  const SwitchPortCounters leaf_1{0, 500, 0, 0, 0, 10000, 0, 0, true, true};
+  const SwitchPortCounters spine_1{0, 9400, 0, 0, 0, 500, 0, 0, true, true};
+  const SwitchPortCounters leaf_2{0, 1000, 0, 0, 0, 20000, 0, 0, true, true};
+  const SwitchPortCounters spine_2{0, 19900, 0, 100, 0, 1000, 0, 0, true, true};
+  const std::vector<SwitchReading> r0{reading("leaf1", "swp1", zero), reading("spine1", "swp1", zero)};
+  const std::vector<SwitchReading> r1{reading("leaf1", "swp1", leaf_1), reading("spine1", "swp1", spine_1)};
+  const std::vector<SwitchReading> r2{reading("leaf1", "swp1", leaf_2), reading("spine1", "swp1", spine_2)};
+  const std::int64_t t0 = 1'796'000'000'000'000'000, second = 1'000'000'000;
+  const std::vector<SwitchInterval> intervals{
+      count_switch_interval(topology, r0, t0, r1, t0 + 5 * second),
+      count_switch_interval(topology, r1, t0 + 5 * second, r2, t0 + 10 * second)};
+  EXPECT_TRUE(intervals[0].lossy.empty());
+  ASSERT_EQ(intervals[1].lossy.size(), 1u);
+  EXPECT_EQ(intervals[1].lossy[0].key, "leaf1:swp1 -> spine1:swp1");
+  EXPECT_EQ(intervals[1].lossy[0].in_discards, 100u);
+  EXPECT_EQ(intervals[1].lossy[0].lost(), 100u) << "the 600 it counted late are no loss either";
+  EXPECT_EQ(intervals[1].from_ns, t0 + 5 * second);
+  EXPECT_EQ(switch_intervals_text(intervals),
+            "switch counters per interval: 2 intervals, loss counted in 1, first in the one ending " +
+                utc_iso_time(t0 + 10 * second) + " on leaf1:swp1 -> spine1:swp1");
+  EXPECT_EQ(switch_intervals_text({intervals[0]}), "switch counters per interval: 1 interval, no loss counted in any");
+  EXPECT_EQ(switch_intervals_text({}), "");
 }
 
 TEST(SwitchCounters, LinuxCountingDiscardsAsReceivedInventsNoLoss) {
