@@ -14,18 +14,18 @@ namespace {
 // A cable whichever way it is named: its two ends, the lesser first.
 using CableEnds = std::pair<std::string, std::string>;
 
-CableEnds cable_of(const std::string& one, const std::string& other) {
+CableEnds cable_ends(const std::string& one, const std::string& other) {
   return one < other ? CableEnds{one, other} : CableEnds{other, one};
 }
 
 // A direction's ends from its key ("l1:s2 -> s2:l1"); none for one named otherwise.
-std::optional<CableEnds> cable_of_key(const std::string& key) {
+std::optional<CableEnds> cable_ends_of_key(const std::string& key) {
   const auto arrow = key.find(" -> ");
   if (arrow == std::string::npos) return std::nullopt;
-  return cable_of(key.substr(0, arrow), key.substr(arrow + 4));
+  return cable_ends(key.substr(0, arrow), key.substr(arrow + 4));
 }
 
-std::string percent(double share) {
+std::string share_text(double share) {
   return fmt::format("{:.3g} %", 100 * share);
 }
 
@@ -35,7 +35,7 @@ std::string flows_text(const LinkSuspect& suspect) {
     return fmt::format("{} of {} flows through it failing", suspect.failing.size(), flows);
   }
   return fmt::format("{} {} ({} to {}), {} of {} flows through it failing", to_string(suspect.kind),
-                     percent(suspect.rate), percent(suspect.rate_low), percent(suspect.rate_high),
+                     share_text(suspect.rate), share_text(suspect.rate_low), share_text(suspect.rate_high),
                      suspect.failing.size(), flows);
 }
 
@@ -89,7 +89,8 @@ class RowTable {
 
 void append(std::string& text, const std::string& more) {
   if (more.empty()) return;
-  text += text.empty() ? more : "; " + more;
+  if (!text.empty()) text += "; ";
+  text += more;
 }
 
 }  // namespace
@@ -100,7 +101,7 @@ std::vector<LinkEvidenceRow> link_evidence_rows(const Localisation& localisation
   // The cables' own names, from the counters' cables (both ends and the cable's label).
   std::map<CableEnds, std::string> cable_names;
   for (const auto& link : counters.links)
-    cable_names.try_emplace(cable_of(link.a_end.text(), link.b_end.text()), link.name);
+    cable_names.try_emplace(cable_ends(link.a_end.text(), link.b_end.text()), link.name);
   const auto name_of = [&](const std::optional<CableEnds>& cable, const std::string& fallback) {
     if (!cable) return fallback;
     const auto named = cable_names.find(*cable);
@@ -108,7 +109,7 @@ std::vector<LinkEvidenceRow> link_evidence_rows(const Localisation& localisation
   };
 
   for (const auto& suspect : localisation.suspects) {
-    const auto cable = cable_of_key(suspect.key);
+    const auto cable = cable_ends_of_key(suspect.key);
     LinkEvidenceRow& row = table.row(cable, name_of(cable, suspect.name));
     append(row.flows, flows_text(suspect));
     append(row.probes, suspect.probes.probes > 0 ? probe_text(suspect.probes) : std::string());
@@ -116,7 +117,7 @@ std::vector<LinkEvidenceRow> link_evidence_rows(const Localisation& localisation
     if (row.next_step.empty() && !suspect.next_steps.empty()) row.next_step = suspect.next_steps.front();
   }
   for (const auto& link : counters.links) {
-    const auto cable = cable_of(link.a_end.text(), link.b_end.text());
+    const auto cable = cable_ends(link.a_end.text(), link.b_end.text());
     const bool lossy = link.a_to_b.counts_loss() || link.b_to_a.counts_loss();
     if (!lossy && !table.has(cable)) continue;
     LinkEvidenceRow& row = table.row(cable, link.name);
@@ -136,11 +137,11 @@ std::vector<LinkEvidenceRow> link_evidence_rows(const Localisation& localisation
   for (const auto& port : optics) {
     if (port.verdict.findings.empty()) continue;
     const std::optional<CableEnds> cable =
-        port.end.empty() ? std::nullopt : std::optional<CableEnds>(cable_of(port.end, port.far_end));
-    LinkEvidenceRow& row = table.row(
-        cable,
-        name_of(cable, cable ? port.end + " <-> " + port.far_end + (port.cable.empty() ? "" : ", cable " + port.cable)
-                             : port_optics_title(port)));
+        port.end.empty() ? std::nullopt : std::optional<CableEnds>(cable_ends(port.end, port.far_end));
+    const std::string placed =
+        cable ? fmt::format("{} <-> {}{}{}", port.end, port.far_end, port.cable.empty() ? "" : ", cable ", port.cable)
+              : port_optics_title(port);
+    LinkEvidenceRow& row = table.row(cable, name_of(cable, placed));
     append(row.optics, optics_findings_text(port));
     row.failing |= port.verdict.failed();
     // A failing optic names the end to work on: it goes first; a warning only where nothing else spoke.

@@ -93,7 +93,10 @@ std::string optics_summary_text(const std::vector<PortOpticsOutcome>& ports) {
                                  ports.size(), ports.size() == 1 ? "" : "s", diagnostics, fec);
   if (!failing.empty()) {
     text += fmt::format("; {} failing (", failing.size());
-    for (std::size_t i = 0; i < failing.size() && i < kNamed; ++i) text += (i ? ", " : "") + failing[i];
+    for (std::size_t i = 0; i < failing.size() && i < kNamed; ++i) {
+      if (i > 0) text += ", ";
+      text += failing[i];
+    }
     text += failing.size() > kNamed ? ", ...)" : ")";
   }
   if (warned > 0) text += fmt::format("; {} with warnings", warned);

@@ -22,20 +22,20 @@ using ::testing::Optional;
 using testing::profile_error;
 using testing::profile_errors;
 
-constexpr std::string_view kHead = R"(
+constexpr std::string_view kOpticsHead = R"(
 name: p
 agents: {hosts: [a, b]}
 )";
-constexpr std::string_view kTests = R"(tests:
+constexpr std::string_view kOpticsTests = R"(tests:
   - {name: t, engine: dpdk, duration: 2s}
 )";
 
 Profile with_optics(std::string_view block) {
-  return load_profile_yaml(std::string(kHead) + std::string(block) + std::string(kTests));
+  return load_profile_yaml(std::string(kOpticsHead) + std::string(block) + std::string(kOpticsTests));
 }
 
 std::string optics_error(std::string_view block) {
-  return profile_error(std::string(kHead) + std::string(block) + std::string(kTests));
+  return profile_error(std::string(kOpticsHead) + std::string(block) + std::string(kOpticsTests));
 }
 
 TEST(OpticsProfile, ReadByDefaultWithNoThresholdOfItsOwn) {
