@@ -4,6 +4,7 @@
 // absent means "not reported", never zero. The bounds below hold whatever the source printed.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -93,6 +94,12 @@ struct OpticalLane {
   std::optional<double> rx_power_mw;
   std::optional<double> rx_power_dbm;
 };
+
+// A power in dBm from mW; none for no light (0 mW, whose log is -inf) or no reading.
+inline std::optional<double> dbm_of_mw(std::optional<double> mw) {
+  if (!mw || *mw <= 0) return std::nullopt;
+  return 10.0 * std::log10(*mw);
+}
 
 struct ModuleReading {
   ModuleStatus status = ModuleStatus::unreadable;

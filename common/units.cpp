@@ -526,4 +526,8 @@ std::string format_ratio(double ratio) {
   return fmt::format("{:.2e}", ratio);
 }
 
+std::string format_percent(double share) {
+  return fmt::format("{:.3g} %", 100 * share);
+}
+
 }  // namespace tusk::units

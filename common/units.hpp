@@ -66,5 +66,7 @@ std::string format_duration(std::chrono::nanoseconds duration);
 std::string format_count(double count);
 // "1.00e-12", or "0".
 std::string format_ratio(double ratio);
+// A share in [0, 1] as a percentage of three digits: 0.0123 -> "1.23 %".
+std::string format_percent(double share);
 
 }  // namespace tusk::units

@@ -35,8 +35,8 @@ class QuietEngine final : public tusk::Engine {
 const tusk::EngineCatalog& catalog() {
   static const tusk::EngineCatalog engines = [] {
     tusk::EngineCatalog c;
-    c.engines["dpdk"] = {[] { return std::make_unique<QuietEngine>(); }, tusk::dpdk::capped_bit_rate};
-    c.engines["rdma"] = {[] { return std::make_unique<QuietEngine>(); }, tusk::rdma::capped_bit_rate};
+    c.engines["dpdk"] = {[] { return std::make_unique<QuietEngine>(); }, tusk::dpdk::capped_bit_rate, {}};
+    c.engines["rdma"] = {[] { return std::make_unique<QuietEngine>(); }, tusk::rdma::capped_bit_rate, {}};
     return c;
   }();
   return engines;

@@ -102,11 +102,6 @@ std::optional<double>& module_threshold_value(ModuleThresholdSet& set, ModuleLim
   return set.low_warning;
 }
 
-std::optional<double> dbm_of_mw(std::optional<double> mw) {
-  if (!mw || *mw <= 0) return std::nullopt;
-  return 10.0 * std::log10(*mw);
-}
-
 RxPowerKind rx_power_kind_of(std::string_view name) {
   if (name.find("OMA") != std::string_view::npos) return RxPowerKind::oma;
   if (name.find("av") != std::string_view::npos) return RxPowerKind::average;  // "average", "avg"

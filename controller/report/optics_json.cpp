@@ -75,11 +75,9 @@ std::string_view limit_source_name(OpticsLimitSource source) {
   return "none";
 }
 
-// dBm as the module gave it, else from its mW; none for no light (0 mW) or no reading.
+// dBm as the module gave it, else from its mW.
 std::optional<double> dbm_of(std::optional<double> dbm, std::optional<double> mw) {
-  if (dbm) return dbm;
-  if (mw && *mw > 0) return 10.0 * std::log10(*mw);
-  return std::nullopt;
+  return dbm ? dbm : dbm_of_mw(mw);
 }
 
 json module_json(const ModuleReading& module) {

@@ -166,6 +166,9 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
     if (!account_agent(test, name, lost_agents)) continue;
     reporting.insert(name);
     judge_optics_of(test, name, *test.per_agent[name].result, topology);
+    // Judged into test.optics: the raw readings would be a second copy a port, kept by every step of
+    // a method until the run ends.
+    test.per_agent[name].result->clear_optics();
     for (const auto& stream : test.per_agent[name].result->streams()) streams.push_back({name, stream});
   }
   for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));

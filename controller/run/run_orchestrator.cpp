@@ -523,6 +523,7 @@ class Orchestrator {
 
     follow_test(index, spec, planned_start, timed_plans);
     stop_all(index, "test over");
+    if (watch) watch->stop();
     if (!options_.switches.empty()) std::this_thread::sleep_for(options_.switch_settle);
     auto switches_after = read_switches_now(index, "after");
     std::vector<SwitchInterval> intervals;

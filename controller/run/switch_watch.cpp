@@ -17,6 +17,10 @@ SwitchWatch::SwitchWatch(std::vector<SwitchQuery> queries, const FabricTopology&
       thread_([this] { watch(); }) {}
 
 SwitchWatch::~SwitchWatch() {
+  stop();
+}
+
+void SwitchWatch::stop() {
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -28,9 +32,9 @@ SwitchWatch::~SwitchWatch() {
 void SwitchWatch::watch() {
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
-    const auto queries = queries_;
     lock.unlock();
-    const std::vector<SwitchReading> reading = read_switches(queries);
+    // queries_ never changes after construction: read without the lock.
+    const std::vector<SwitchReading> reading = read_switches(queries_);
     const std::int64_t at_ns = realtime_ns();
     lock.lock();
     if (stopping_) return;  // the reading after the test closes the interval instead
@@ -47,12 +51,7 @@ void SwitchWatch::close_interval(const std::vector<SwitchReading>& reading, std:
 }
 
 std::vector<SwitchInterval> SwitchWatch::finish(const std::vector<SwitchReading>& last, std::int64_t last_ns) {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  stop();
   close_interval(last, last_ns);
   return std::move(intervals_);
 }

@@ -30,8 +30,11 @@ class SwitchWatch {
   SwitchWatch(const SwitchWatch&) = delete;
   SwitchWatch& operator=(const SwitchWatch&) = delete;
 
-  // Stops reading (a read under way is finished first), closes the last interval with `last`, the
-  // reading after the test, and hands over every interval.
+  // Stops reading; a read under way is finished first. Called before the reading after the test,
+  // so that the switches answer one read at a time.
+  void stop();
+  // Stops reading, closes the last interval with `last`, the reading after the test, and hands
+  // over every interval.
   std::vector<SwitchInterval> finish(const std::vector<SwitchReading>& last, std::int64_t last_ns);
 
  private:

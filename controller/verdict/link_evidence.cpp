@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/units.hpp"
+
 namespace tusk {
 namespace {
 
@@ -21,10 +23,6 @@ double two_proportion_z(std::uint64_t n1, std::uint64_t x1, std::uint64_t n2, st
   const double error =
       std::sqrt(pooled * (1 - pooled) * (1.0 / static_cast<double>(n1) + 1.0 / static_cast<double>(n2)));
   return error > 0 ? (p2 - p1) / error : 0;
-}
-
-std::string percent(double share) {
-  return fmt::format("{:.2g}%", 100 * share);
 }
 
 }  // namespace
@@ -49,11 +47,12 @@ void finish_probe_evidence(ProbeEvidence& p) {
 
 std::string probe_text(const ProbeEvidence& p) {
   if (p.probes == 0) return "no probes";
-  std::string text = fmt::format("{} of {} probes unanswered here ({}) vs {} a hop before", p.probes - p.answers,
-                                 p.probes, percent(p.lost_share()), percent(p.lost_share_before()));
+  std::string text =
+      fmt::format("{} of {} probes unanswered here ({}) vs {} a hop before", p.probes - p.answers, p.probes,
+                  units::format_percent(p.lost_share()), units::format_percent(p.lost_share_before()));
   if (p.damaged > 0 || p.damaged_before > 0) {
-    text += fmt::format(", {} arrived damaged ({}) vs {}", p.damaged, percent(p.damaged_share()),
-                        percent(p.damaged_share_before()));
+    text += fmt::format(", {} arrived damaged ({}) vs {}", p.damaged, units::format_percent(p.damaged_share()),
+                        units::format_percent(p.damaged_share_before()));
   }
   return text;
 }

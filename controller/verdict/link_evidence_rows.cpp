@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "common/units.hpp"
 #include "controller/verdict/link_evidence.hpp"
 
 namespace tusk {
@@ -25,18 +26,14 @@ std::optional<CableEnds> cable_ends_of_key(const std::string& key) {
   return cable_ends(key.substr(0, arrow), key.substr(arrow + 4));
 }
 
-std::string share_text(double share) {
-  return fmt::format("{:.3g} %", 100 * share);
-}
-
 std::string flows_text(const LinkSuspect& suspect) {
   const std::size_t flows = suspect.failing.size() + suspect.passing.size();
   if (suspect.kind == FaultKind::Failure) {
     return fmt::format("{} of {} flows through it failing", suspect.failing.size(), flows);
   }
   return fmt::format("{} {} ({} to {}), {} of {} flows through it failing", to_string(suspect.kind),
-                     share_text(suspect.rate), share_text(suspect.rate_low), share_text(suspect.rate_high),
-                     suspect.failing.size(), flows);
+                     units::format_percent(suspect.rate), units::format_percent(suspect.rate_low),
+                     units::format_percent(suspect.rate_high), suspect.failing.size(), flows);
 }
 
 std::string optics_findings_text(const PortOpticsOutcome& port) {

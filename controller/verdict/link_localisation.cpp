@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/counter_names.hpp"
+#include "common/units.hpp"
 #include "common/wire_bounds.hpp"
 #include "controller/verdict/link_evidence.hpp"
 #include "controller/verdict/link_rates.hpp"
@@ -439,14 +440,12 @@ class Localiser {
     return true;
   }
 
-  static std::string percent(double rate) { return fmt::format("{:.3g} %", 100 * rate); }
-
   static std::string what_it_does(const LinkRate& rate, FaultKind kind) {
     switch (kind) {
       case FaultKind::Loss:
-        return fmt::format("loses {} of the frames", percent(rate.rate));
+        return fmt::format("loses {} of the frames", units::format_percent(rate.rate));
       case FaultKind::Damage:
-        return fmt::format("damages {} of the frames", percent(rate.rate));
+        return fmt::format("damages {} of the frames", units::format_percent(rate.rate));
       case FaultKind::Failure:
         break;
     }
@@ -455,7 +454,7 @@ class Localiser {
 
   static std::string interval_text(const LinkRate& rate, FaultKind kind) {
     if (kind == FaultKind::Failure) return "judged pass or fail only";
-    return fmt::format("95 % interval {} to {}", percent(rate.low), percent(rate.high));
+    return fmt::format("95 % interval {} to {}", units::format_percent(rate.low), units::format_percent(rate.high));
   }
 
   std::string explained_text(const LinkRate& rate) const {
@@ -614,7 +613,8 @@ class Localiser {
                             ? fmt::format("also suspect link {} ({} confidence, {})", also.name,
                                           to_string(also.confidence), to_string(also.kind))
                             : fmt::format("also suspect link {} ({} confidence, {} {})", also.name,
-                                          to_string(also.confidence), to_string(also.kind), percent(also.rate)));
+                                          to_string(also.confidence), to_string(also.kind),
+                                          units::format_percent(also.rate)));
       }
     } else if (!out_.suspects.empty()) {
       parts.push_back(

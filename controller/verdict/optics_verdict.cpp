@@ -412,7 +412,13 @@ void judge_fec(OpticsFindingList& list, const OpticsPortReadings& readings, cons
                const FecErrorRates& rates) {
   const bool pre_judged = thresholds.max_pre_fec_ber || thresholds.warn_pre_fec_ber;
   const bool post_judged = thresholds.max_symbol_ber || thresholds.warn_symbol_ber;
-  if ((!pre_judged && !post_judged) || !readings.fec_before || !readings.fec_after) return;
+  if (!pre_judged && !post_judged) return;
+  // Thresholds asked for and nothing to judge them on is said alike whatever the reason: a NIC
+  // without counters, or no reading at all (ethtool missing or timed out, the port's note says).
+  if (!readings.fec_before || !readings.fec_after) {
+    fec_not_judged(list, readings.port, "no FEC reading at both ends of the test");
+    return;
+  }
   for (const FecReading* sample : {&*readings.fec_before, &*readings.fec_after}) {
     if (sample->status != FecStatus::statistics) {
       fec_not_judged(list, readings.port, sample->note.empty() ? "the NIC reports no FEC counters" : sample->note);

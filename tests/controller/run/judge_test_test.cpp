@@ -9,11 +9,13 @@
 #include <string>
 
 #include "controller/run/run_data.hpp"
+#include "controller/verdict/port_optics.hpp"
 #include "tests/support/profile_text.hpp"
 
 namespace tusk {
 namespace {
 
+using ::testing::Contains;
 using ::testing::HasSubstr;
 
 constexpr std::int64_t kPlannedStart = 5'000'000'000;
@@ -151,6 +153,23 @@ tests:
   EXPECT_THAT(texts, HasSubstr("1 of 6 windows of 10 s failed (min_throughput in 1, max_lost_frames in 1); the first "
                                "at 2026-11-18T11:07:20.000Z (+40 s)"));
   EXPECT_THAT(texts, HasSubstr("throughput_bps 800000 < min 900000"));
+}
+
+TEST(JudgeTest, AnAgentReportingTooManyPortsIsAProblemAndOnlyTheBoundIsJudgedAndKept) {
+  TestOutcome test = two_agent_test();
+  test.per_agent["a"].result = completed_at(kPlannedStart);
+  test.per_agent["b"].result = completed_at(kPlannedStart);
+  for (std::size_t i = 0; i < kMaxOpticsPortsPerAgent + 10; ++i) {
+    proto::PortOptics* port = test.per_agent["a"].result->add_optics();
+    port->set_port(fmt::format("port{}", i));
+    port->set_netdev(fmt::format("eth{}", i));
+  }
+  judge_test(test, nullptr);
+  EXPECT_EQ(test.optics.size(), kMaxOpticsPortsPerAgent);
+  EXPECT_THAT(test.problems, Contains(HasSubstr(fmt::format("reported the optics of {} ports, more than the {} judged",
+                                                            kMaxOpticsPortsPerAgent + 10, kMaxOpticsPortsPerAgent))));
+  // Judged, the raw readings go: a method's steps keep their agents' results until the run ends.
+  EXPECT_EQ(test.per_agent["a"].result->optics_size(), 0);
 }
 
 }  // namespace

@@ -283,6 +283,21 @@ TEST(OpticsVerdict, FecThatCannotBeJudgedSaysWhy) {
   EXPECT_TRUE(judge_optics(readings, OpticsThresholds{}).findings.empty());  // nothing asked, nothing said
 }
 
+TEST(OpticsVerdict, NoFecReadingAtAllIsSaidLikeANicWithoutCounters) {
+  // ethtool missing or timed out: the agent sends the module (or not) and no FEC sample.
+  OpticsPortReadings readings = port_with(healthy_qsfp());
+  readings.fec_after = fec_sample(100, {});
+  readings.bits_carried = 1'000'000;
+  const OpticsVerdict half = judge_optics(readings, field_ber_preset());
+  ASSERT_EQ(half.findings.size(), 1u);
+  EXPECT_EQ(half.findings[0].what, OpticsMeasure::fec_counters);
+  EXPECT_EQ(half.findings[0].severity, OpticsSeverity::warning);
+  EXPECT_THAT(half.findings[0].text, HasSubstr("FEC BER not judged: no FEC reading"));
+  readings.fec_after.reset();
+  EXPECT_EQ(judge_optics(readings, field_ber_preset()).findings.size(), 1u);
+  EXPECT_TRUE(judge_optics(readings, OpticsThresholds{}).findings.empty());
+}
+
 // ---- The preset ---------------------------------------------------------------------------------
 
 TEST(OpticsVerdict, FieldBerPreset) {
