@@ -518,7 +518,9 @@ json report_json(const RunOutcome& outcome) {
            {"queues", port.queues()},
            {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
            {"lldp_neighbour", port.has_lldp() ? json{{"system_name", printable(port.lldp().system_name())},
-                                                     {"port_id", printable(port.lldp().port_id())}}
+                                                     {"port_id", printable(port.lldp().port_id())},
+                                                     {"port_description", printable(port.lldp().port_description())},
+                                                     {"chassis_id", printable(port.lldp().chassis_id())}}
                                               : json(nullptr)}});
     }
     agent["dpdk_ports"] = dpdk_ports;

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <iterator>
+#include <stdexcept>
 
 #include "controller/outcome/run_outcome.hpp"
+#include "controller/switches/report_lldp.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_poller.hpp"
 #include "controller/switches/switch_queries.hpp"
@@ -16,14 +19,19 @@ TopologyCommands::TopologyCommands(CLI::App& app) {
   topology_ = app.add_subcommand("topology", "work with topology files");
   topology_->require_subcommand(1);
   discover_ = topology_->add_subcommand(
-      "discover", "write the topology the switches' LLDP shows, from a seed file that gives them management addresses");
-  discover_->add_option("seed", seed_, "topology YAML with at least the switches and their management")->required();
-  discover_->add_option("--snmp-credentials", credentials_, "SNMP credentials YAML the seed's snmp names refer to")
-      ->required();
+      "discover",
+      "write the topology that the switches' LLDP (read over SNMP) and the hosts' LLDP (from a run's "
+      "report.json) show");
+  discover_->add_option("seed", seed_,
+                        "topology YAML giving the switches their management addresses (and hosts their ports)");
+  discover_->add_option("--snmp-credentials", credentials_, "SNMP credentials YAML the seed's snmp names refer to");
+  discover_->add_option("--report", reports_,
+                        "a run's report.json: each agent's ports' LLDP neighbours become host cables (repeatable)");
   discover_->add_option("--out", out_file_, "write the file here (default: standard output)");
   discover_->footer(
-      "Exit status: 0 when a switch was read, 1 when none could be, 2 for a usage error or a bad seed or "
-      "credentials file.");
+      "Give a seed with --snmp-credentials to read switches, --report to add what hosts heard, or both. "
+      "Exit status: 0 when a switch was read or a host port heard a neighbour, 1 when none, 2 for a usage error "
+      "or a bad seed, credentials or report file.");
 }
 
 std::optional<int> TopologyCommands::run_chosen(std::ostream& out, std::ostream& err) const {
@@ -34,22 +42,32 @@ std::optional<int> TopologyCommands::run_chosen(std::ostream& out, std::ostream&
 int TopologyCommands::discover(std::ostream& out, std::ostream& err) const {
   std::vector<SwitchQuery> queries;
   FabricTopology seed;
+  std::vector<HostLldp> hosts;
   try {
-    seed = load_topology_file(seed_);
-    queries = switch_queries(seed, load_snmp_credentials_file(credentials_), credentials_);
+    if (!seed_.empty()) seed = load_topology_file(seed_);
+    if (!credentials_.empty()) {
+      if (seed_.empty()) throw std::runtime_error("--snmp-credentials: give the seed that names the switches");
+      queries = switch_queries(seed, load_snmp_credentials_file(credentials_), credentials_);
+    }
+    for (const auto& report : reports_) {
+      auto heard = hosts_lldp_from_report(report);
+      hosts.insert(hosts.end(), std::make_move_iterator(heard.begin()), std::make_move_iterator(heard.end()));
+    }
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return kExitUsage;
   }
-  if (queries.empty()) {
-    err << fmt::format("{}: no device has a management address to read\n", seed_);
+  if (queries.empty() && reports_.empty()) {
+    err << (seed_.empty() || credentials_.empty()
+                ? std::string("topology discover: give a seed with --snmp-credentials, or --report, or both\n")
+                : fmt::format("{}: no device has a management address to read\n", seed_));
     return kExitUsage;
   }
   for (auto& query : queries) query.ports.clear();  // its LLDP and port names are all discovery needs
-  const DiscoveredTopology found = discover_topology(seed, read_switches(queries));
+  const DiscoveredTopology found = discover_topology(seed, read_switches(queries), hosts);
   for (const auto& note : found.notes) err << "topology discover: " << note << "\n";
-  err << fmt::format("topology discover: {} of {} switches read, {} cables\n", found.switches_read, queries.size(),
-                     found.links);
+  err << fmt::format("topology discover: {} of {} switches read, {} host ports heard a neighbour, {} cables\n",
+                     found.switches_read, queries.size(), found.host_ports, found.links);
   if (out_file_.empty()) {
     out << found.yaml;
   } else {
@@ -60,7 +78,7 @@ int TopologyCommands::discover(std::ostream& out, std::ostream& err) const {
       return kExitUsage;
     }
   }
-  return found.switches_read > 0 ? kExitPass : kExitThresholdFailed;
+  return found.switches_read + found.host_ports > 0 ? kExitPass : kExitThresholdFailed;
 }
 
 }  // namespace tusk

@@ -1,6 +1,7 @@
 // tusk-controller's `topology discover`: reads every switch a seed topology file gives a
-// management address (over SNMP, as a run does) and writes the topology their LLDP shows, for a
-// person to review. controller_main makes a TopologyCommands before parsing and asks it to run after.
+// management address (over SNMP, as a run does) and what the hosts heard on their ports (a run's
+// report.json), and writes the topology their LLDP shows, for a person to review. controller_main makes a
+// TopologyCommands before parsing and asks it to run after.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace tusk {
 
@@ -27,6 +29,7 @@ class TopologyCommands {
   CLI::App* discover_ = nullptr;
   std::string seed_;
   std::string credentials_;
+  std::vector<std::string> reports_;
   std::string out_file_;
 };
 

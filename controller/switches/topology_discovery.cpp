@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -23,7 +24,8 @@ bool usable_name(const std::string& name) {
 
 }  // namespace
 
-DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vector<SwitchReading>& readings) {
+DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vector<SwitchReading>& readings,
+                                     const std::vector<HostLldp>& hosts) {
   DiscoveredTopology out;
   // Devices in the seed's order, then new ones by name; each with its interfaces and addresses.
   std::vector<std::string> order;
@@ -37,6 +39,17 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
   }
   std::set<std::pair<std::string, std::string>> cables;
   std::map<std::pair<std::string, std::string>, int> seen_from;  // how many ends reported each cable
+  const auto add_cable = [&](const LinkEnd& near, const LinkEnd& far) {
+    for (const LinkEnd* end : {&near, &far}) {
+      if (!interfaces.contains(end->device)) order.push_back(end->device);
+      interfaces[end->device].try_emplace(end->interface);
+    }
+    // Copies: std::minmax of two temporaries would return references to them.
+    const std::string near_text = near.text(), far_text = far.text();
+    const std::pair<std::string, std::string> key = std::minmax(near_text, far_text);
+    cables.insert(key);
+    ++seen_from[key];
+  };
   for (const auto& reading : readings) {
     if (!reading.ok() || !reading.lldp_read) {
       out.notes.push_back(reading.ok() ? fmt::format("{}: no LLDP-MIB", reading.device) : reading.error);
@@ -50,16 +63,28 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
                                         neighbour.local_port, far.device, far.interface));
         continue;
       }
-      const LinkEnd near{reading.device, neighbour.local_port};
-      if (!interfaces.contains(far.device)) order.push_back(far.device);
-      interfaces[near.device].try_emplace(near.interface);
-      interfaces[far.device].try_emplace(far.interface);
-      // Copies: std::minmax of two temporaries would return references to them.
-      const std::string near_text = near.text(), far_text = far.text();
-      const std::pair<std::string, std::string> key = std::minmax(near_text, far_text);
-      cables.insert(key);
-      ++seen_from[key];
+      add_cable({reading.device, neighbour.local_port}, far);
     }
+  }
+  for (const auto& host : hosts) {
+    const LinkEnd far = discovered_end(host.neighbour);
+    const auto place = host.address.empty() ? std::nullopt : seed.find(host.address);
+    const bool placed = place && !place->interface.empty();
+    // A DPDK port the kernel cannot see is named by its PCI address, whose colons would read as
+    // device:interface.
+    std::string port = host.netdev;
+    std::replace(port.begin(), port.end(), ':', '-');
+    const LinkEnd near = placed ? LinkEnd{place->device, place->interface} : LinkEnd{host.agent, port};
+    if (!usable_name(far.device) || !usable_name(far.interface) || !usable_name(near.device) ||
+        !usable_name(near.interface)) {
+      out.notes.push_back(fmt::format("agent {} port {}: a neighbour without a usable name ({} {})", host.agent,
+                                      host.netdev, far.device, far.interface));
+      continue;
+    }
+    ++out.host_ports;
+    add_cable(near, far);
+    auto& addresses = interfaces[near.device][near.interface];
+    if (!placed && !host.address.empty() && addresses.empty()) addresses.push_back(host.address);
   }
   YAML::Emitter yaml;
   yaml << YAML::BeginMap << YAML::Key << "devices" << YAML::Value << YAML::BeginMap;
@@ -95,10 +120,10 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
   yaml << YAML::EndSeq << YAML::EndMap;
   out.links = cables.size();
   out.yaml = fmt::format(
-      "# Written by tusk-controller topology discover from {} switches' LLDP. Review it before use:\n"
-      "# LLDP gives no port addresses (the seed's are kept, the rest are ~), and hosts that send no\n"
-      "# LLDP are not in it.\n{}\n",
-      out.switches_read, yaml.c_str());
+      "# Written by tusk-controller topology discover from {} switches' and {} host ports' LLDP. Review it\n"
+      "# before use: LLDP gives no switch port addresses (the seed's are kept, the rest are ~), and a\n"
+      "# cable neither end of which is read or heard is not in it.\n{}\n",
+      out.switches_read, out.host_ports, yaml.c_str());
   return out;
 }
 

@@ -150,6 +150,42 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
               (std::set<std::string>{"l1:s1 <-> s1:l1", "l1:s2 <-> s2:l1", "l2:s1 <-> s1:l2", "l2:s2 <-> s2:l2"}))
         << read_file(dir_ + "/discovered.yaml");
   }
+  // With the run's report, the host cables the hosts heard, each host port where the file places
+  // its address; from the report alone, those cables with the hosts named by their agents.
+  {
+    Process discover(
+        {tusk::build_paths::controller_bin(), "topology", "discover", topology_with(as_cabled), "--snmp-credentials",
+         credentials(), "--report", dir_ + "/report/report.json", "--out", dir_ + "/discovered-all.yaml"},
+        dir_ + "/discover-all.log");
+    ASSERT_EQ(discover.wait(std::chrono::seconds(60)).value_or(-1), 0) << read_file(dir_ + "/discover-all.log");
+    std::set<std::string> links;
+    for (const auto& link : YAML::LoadFile(dir_ + "/discovered-all.yaml")["links"]) {
+      links.insert(link["ends"].as<std::string>());
+    }
+    EXPECT_EQ(links, seen) << read_file(dir_ + "/discovered-all.yaml");
+    Process hosts_only({tusk::build_paths::controller_bin(), "topology", "discover", "--report",
+                        dir_ + "/report/report.json", "--out", dir_ + "/discovered-hosts.yaml"},
+                       dir_ + "/discover-hosts.log");
+    ASSERT_EQ(hosts_only.wait(std::chrono::seconds(60)).value_or(-1), 0) << read_file(dir_ + "/discover-hosts.log");
+    const YAML::Node found = YAML::LoadFile(dir_ + "/discovered-hosts.yaml");
+    std::set<std::string> host_links;
+    for (const auto& link : found["links"]) host_links.insert(link["ends"].as<std::string>());
+    EXPECT_EQ(host_links.size(), hosts_.size()) << read_file(dir_ + "/discovered-hosts.yaml");
+    for (const auto& host : hosts_) {
+      // Each host by its agent's name, its port at its own address, cabled to its leaf's port hN.
+      const YAML::Node interfaces = found["devices"][host.name]["interfaces"];
+      ASSERT_TRUE(interfaces.IsMap() && interfaces.size() == 1) << host.name << "\n"
+                                                                << read_file(dir_ + "/discovered-hosts.yaml");
+      const std::string port = interfaces.begin()->first.as<std::string>();
+      EXPECT_EQ(interfaces.begin()->second.as<std::string>(), host.address);
+      const std::string leaf_end = "l" + std::to_string(host.leaf) + ":h" + host.name.substr(host.name.size() - 1);
+      const std::string host_end = host.name + ":" + port;
+      EXPECT_TRUE(host_links.contains(leaf_end + " <-> " + host_end) ||
+                  host_links.contains(host_end + " <-> " + leaf_end))
+          << leaf_end << " " << host_end << "\n"
+          << read_file(dir_ + "/discovered-hosts.yaml");
+    }
+  }
 
   // The file has leaf 1's uplinks the other way round: named at both ends, and no traffic.
   const auto crossed = [](std::string text) {

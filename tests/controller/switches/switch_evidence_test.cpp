@@ -1,6 +1,7 @@
 // The switches as evidence, short of SNMP itself: the credentials file and the topology's
 // management keys (every mistake named with its line), which switches a run reads, and what the
 // counters read before and after a test say about each cable.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +9,8 @@
 #include <string>
 
 #include "common/clock.hpp"
+#include "common/lldp_neighbour.hpp"
+#include "controller/switches/report_lldp.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
 #include "controller/switches/topology_discovery.hpp"
@@ -368,6 +371,73 @@ TEST(TopologyDiscovery, WritesEveryCableTheSwitchesLldpShowsAsAFileThatLoads) {
   EXPECT_EQ(topology.devices()[0].management->address, "10.0.0.1");
   EXPECT_EQ(topology.devices().back().name, "rogue");
   EXPECT_THAT(found.notes, ::testing::Contains("l2:s2 <-> s2:l2: seen from one end only"));
+}
+
+TEST(TopologyDiscovery, HostsLldpFromARunsReportAddsTheHostCablesPlacedByTheSeedOrNamedByTheAgent) {
+  // The seed places one host's address; the other host is new, named by its agent and netdev.
+  const auto seed = load_topology_text(R"(devices:
+  l1: {management: {address: 10.0.0.1, snmp: c}}
+  l2: {management: {address: 10.0.0.2, snmp: c}}
+  s1: {management: {address: 10.0.0.3, snmp: c}}
+  s2: {management: {address: 10.0.0.4, snmp: c}}
+  l1h1: {interfaces: {port: 192.168.1.11}}
+)",
+                                       "seed.yaml");
+  const std::vector<HostLldp> hosts = hosts_lldp_from_report_text(R"({"agents": [
+    {"name": "a", "dpdk_ports": [{"name": "0000:3b:00.0", "netdev": "ens1", "ipv4": "192.168.1.11/24",
+      "lldp_neighbour": {"system_name": "l1", "port_id": "h1", "port_description": "", "chassis_id": ""}}]},
+    {"name": "b", "dpdk_ports": [{"name": "0000:3b:00.0", "netdev": "", "ipv4": "192.168.2.11/24",
+      "lldp_neighbour": {"system_name": "l2", "port_id": "02:74:6c:02:01:03", "port_description": "h1"}},
+      {"name": "0000:3b:00.1", "ipv4": "192.168.3.11/24", "lldp_neighbour": null}]},
+    {"name": "c", "dpdk_ports": [{"name": "x", "ipv4": "192.168.4.11/24",
+      "lldp_neighbour": {"system_name": "", "port_id": ""}}]}
+  ]})",
+                                                                  "report.json");
+  ASSERT_EQ(hosts.size(), 3u);                 // b's second port heard no one
+  EXPECT_EQ(hosts[1].netdev, "0000:3b:00.0");  // no netdev: the DPDK port's name
+  EXPECT_EQ(hosts[1].address, "192.168.2.11");
+
+  const DiscoveredTopology found = discover_topology(seed, lldp_as_cabled(), hosts);
+  EXPECT_EQ(found.host_ports, 2u);
+  EXPECT_THAT(found.notes,
+              ::testing::Contains(::testing::HasSubstr("agent c port x: a neighbour without a usable name")));
+  const auto topology = load_topology_text(found.yaml, "discovered.yaml");
+  std::set<std::string> links;
+  for (const auto& link : topology.links()) links.insert(link.a.text() + " <-> " + link.b.text());
+  EXPECT_TRUE(links.contains("l1:h1 <-> l1h1:port")) << found.yaml;
+  // A PCI name's colons would read as device:interface: they become dashes.
+  EXPECT_TRUE(links.contains("b:0000-3b-00.0 <-> l2:h1")) << found.yaml;
+  EXPECT_EQ(links.size(), 6u) << found.yaml;
+  EXPECT_EQ(topology.find("192.168.1.11")->device, "l1h1");
+  ASSERT_TRUE(topology.find("192.168.2.11"));
+  EXPECT_EQ(topology.find("192.168.2.11")->device, "b");
+  EXPECT_EQ(topology.find("192.168.2.11")->interface, "0000-3b-00.0");
+}
+
+TEST(TopologyDiscovery, AReportThatIsNotOneIsAnErrorNamingTheFile) {
+  EXPECT_THROW(
+      {
+        try {
+          hosts_lldp_from_report_text("{\"tests\": []}", "r.json");
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "r.json: no agents[] (not a Tusk report.json?)");
+          throw;
+        }
+      },
+      std::runtime_error);
+  EXPECT_THROW(hosts_lldp_from_report_text("{", "r.json"), std::runtime_error);
+  EXPECT_THROW(hosts_lldp_from_report("/nonexistent/report.json"), std::runtime_error);
+  // Texts are a peer's: bounded and printable however the file holds them.
+  const auto hosts = hosts_lldp_from_report_text(
+      fmt::format(R"({{"agents": [{{"name": "a", "dpdk_ports": [{{"netdev": "e\u0007", "ipv4": 5,
+                  "lldp_neighbour": {{"system_name": "{}", "port_id": 7}}}}]}}]}})",
+                  std::string(5000, 'x')),
+      "r.json");
+  ASSERT_EQ(hosts.size(), 1u);
+  EXPECT_EQ(hosts[0].netdev, "e\\x07");
+  EXPECT_LE(hosts[0].neighbour.system_name.size(), kMaxLldpTextBytes);
+  EXPECT_TRUE(hosts[0].address.empty());
+  EXPECT_TRUE(hosts[0].neighbour.port_id.empty());
 }
 
 TEST(CablingCheck, AnUnreadableSwitchIsSaidAndNotCountedAsMiswired) {
