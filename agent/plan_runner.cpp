@@ -22,6 +22,7 @@ PlanRunner::PlanRunner(asio::any_io_executor executor, const EngineCatalog& engi
       end_timer_(executor),
       ready_timer_(executor),
       optics_timer_(executor),
+      optics_interval_timer_(executor),
       ethtool_(std::move(ethtool)) {}
 
 PlanRunner::~PlanRunner() {
@@ -43,6 +44,8 @@ namespace {
 // controller's wait for every answer (30 s), so a stuck engine is refused by name.
 constexpr std::int64_t kMostPrepareNs = 25'000'000'000;
 constexpr auto kReadyPoll = std::chrono::milliseconds(10);
+// ethtool reads a module over a slow bus: a plan asking for more often (a wrong controller) gets this.
+constexpr std::int64_t kMinOpticsIntervalNs = 1'000'000'000;
 
 template <typename T>
 bool is_ready(const std::future<T>& future) {
@@ -96,6 +99,8 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   }
   send_held_result_now();
   optics_start_ = {};  // a reading begun for a test that never ran (waits for its ethtool to end)
+  optics_reading_.reset();
+  optics_intervals_sent_ = 0;
   if (engine_) engine_->stop();
   engine_.reset();
   phase_ = proto::AgentState::IDLE;
@@ -187,6 +192,7 @@ void PlanRunner::on_start_at(const proto::StartAt& start) {
 
 void PlanRunner::begin() {
   actual_start_ns_ = realtime_ns();
+  if (optics_start_.valid()) optics_reading_ = optics_start_.get();  // ready: the answer waited for it
   try {
     engine_->start(start_ns_);
   } catch (const std::exception& e) {
@@ -198,6 +204,7 @@ void PlanRunner::begin() {
   phase_ = proto::AgentState::RUNNING;
   spdlog::info("test {} started (late by {} us)", plan_.test_index(), (actual_start_ns_ - start_ns_) / 1000);
   schedule_sample();
+  if (optics_reading_ && plan_.optics_interval_ms() > 0) schedule_optics_interval();
   end_timer_.expires_at(steady_from_realtime_ns(start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000));
   end_timer_.async_wait([this](boost::system::error_code ec) {
     if (!ec && phase_ == proto::AgentState::RUNNING) finish(true, "duration");
@@ -236,10 +243,47 @@ void PlanRunner::take_sample() {
   sink_(std::move(record));
 }
 
+void PlanRunner::schedule_optics_interval() {
+  const std::int64_t interval_ns = std::max(std::int64_t{plan_.optics_interval_ms()} * 1'000'000, kMinOpticsIntervalNs);
+  const std::int64_t elapsed_ns = std::max<std::int64_t>(0, realtime_ns() - start_ns_);
+  const std::int64_t next_ns = start_ns_ + (elapsed_ns / interval_ns + 1) * interval_ns;
+  // The end reads the last interval itself.
+  if (next_ns >= start_ns_ + std::int64_t{plan_.duration_ms()} * 1'000'000) return;
+  optics_interval_timer_.expires_at(steady_from_realtime_ns(next_ns));
+  optics_interval_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || phase_ != proto::AgentState::RUNNING) return;
+    if (optics_interval_.valid() && is_ready(optics_interval_)) {
+      OpticsInterval done = optics_interval_.get();
+      send_optics_interval(done.end_ns, std::move(done.ports));
+    }
+    if (!optics_interval_.valid()) {
+      optics_interval_ = std::async(std::launch::async, [reading = optics_reading_] {
+        OpticsInterval interval;
+        interval.ports = reading->interval();
+        interval.end_ns = realtime_ns();
+        return interval;
+      });
+    }
+    schedule_optics_interval();
+  });
+}
+
+void PlanRunner::send_optics_interval(std::int64_t end_ns, std::vector<proto::PortOptics> ports) {
+  proto::Record record;
+  auto* sample = record.mutable_optics();
+  sample->set_run_id(plan_.run_id());
+  sample->set_test_index(plan_.test_index());
+  sample->set_index(++optics_intervals_sent_);
+  sample->set_agent_time_ns(end_ns);
+  for (auto& port : ports) *sample->add_ports() = std::move(port);
+  sink_(std::move(record));
+}
+
 void PlanRunner::finish(bool completed, const std::string& reason) {
   if (phase_ != proto::AgentState::RUNNING) return;
   sample_timer_.cancel();
   end_timer_.cancel();
+  optics_interval_timer_.cancel();
   take_sample();
   engine_->stop();
   phase_ = proto::AgentState::FINISHED;
@@ -255,11 +299,20 @@ void PlanRunner::finish(bool completed, const std::string& reason) {
   result->set_samples(samples_taken_);
   for (auto& stream : engine_->sample()) *result->add_streams() = std::move(stream);
   spdlog::info("test {} finished: {} ({} samples)", plan_.test_index(), reason, samples_taken_);
-  if (!optics_start_.valid()) {
+  if (!optics_reading_) {
     sink_(std::move(record));
     return;
   }
-  optics_end_ = std::async(std::launch::async, [start = optics_start_.get()] { return start->finish(); });
+  // After the interval under way, if any: the reading is one object, read by one thread at a time.
+  optics_end_ = std::async(std::launch::async,
+                           [reading = std::move(optics_reading_), pending = std::move(optics_interval_)]() mutable {
+                             OpticsEnd end;
+                             if (pending.valid()) end.pending = pending.get();
+                             end.finished = reading->finish();
+                             end.end_ns = realtime_ns();
+                             return end;
+                           });
+  optics_reading_.reset();
   held_result_ = std::move(record);
   await_optics_then_send();
 }
@@ -281,7 +334,10 @@ void PlanRunner::send_held_result_now() {
   optics_timer_.cancel();
   proto::Record record = std::move(*held_result_);
   held_result_.reset();
-  for (auto& port : optics_end_.get()) *record.mutable_result()->add_optics() = std::move(port);
+  OpticsEnd end = optics_end_.get();
+  if (end.pending) send_optics_interval(end.pending->end_ns, std::move(end.pending->ports));
+  if (!end.finished.last_interval.empty()) send_optics_interval(end.end_ns, std::move(end.finished.last_interval));
+  for (auto& port : end.finished.whole) *record.mutable_result()->add_optics() = std::move(port);
   sink_(std::move(record));
 }
 

@@ -63,6 +63,11 @@ class PlanRunner {
   void send_held_result_now();
   void schedule_sample();
   std::int64_t start_ns_for_sample(std::uint32_t index) const;
+  // Every Plan.optics_interval_ms while the test runs: sends the reading the last tick began (if
+  // it is done) and begins the next, off this thread; a tick that finds its ethtool still reading
+  // begins none.
+  void schedule_optics_interval();
+  void send_optics_interval(std::int64_t end_ns, std::vector<proto::PortOptics> ports);
 
   boost::asio::any_io_executor executor_;
   const EngineCatalog& engines_;
@@ -73,6 +78,7 @@ class PlanRunner {
   boost::asio::steady_timer end_timer_;
   boost::asio::steady_timer ready_timer_;
   boost::asio::steady_timer optics_timer_;
+  boost::asio::steady_timer optics_interval_timer_;
   optics::EthtoolSource ethtool_;
 
   proto::Plan plan_;
@@ -88,8 +94,22 @@ class PlanRunner {
   SampleCompactor compactor_;  // made anew for each test
   // The test's optics: read as it prepares (a start the controller waits for with the engine's
   // set-up), and as it ends, before its result is sent.
+  // During the test, the reading is shared with the one ethtool call under way (an interval's or
+  // the end's, never both: the end waits for the interval).
   std::future<std::unique_ptr<optics::PortOpticsReading>> optics_start_;
-  std::future<std::vector<proto::PortOptics>> optics_end_;
+  std::shared_ptr<optics::PortOpticsReading> optics_reading_;
+  struct OpticsInterval {
+    std::int64_t end_ns = 0;
+    std::vector<proto::PortOptics> ports;
+  };
+  std::future<OpticsInterval> optics_interval_;
+  std::uint32_t optics_intervals_sent_ = 0;
+  struct OpticsEnd {
+    std::optional<OpticsInterval> pending;  // an interval read when the test ended, not yet sent
+    std::int64_t end_ns = 0;
+    optics::PortOpticsReading::Finished finished;
+  };
+  std::future<OpticsEnd> optics_end_;
   std::optional<proto::Record> held_result_;
   // Lives as long as the runner; engine threads post events through it.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

@@ -31,6 +31,12 @@ void make_sendable(proto::Record& record) {
       make_utf8(*record.mutable_result()->mutable_stop_reason());
       for (auto& stream : *record.mutable_result()->mutable_streams()) make_utf8(stream);
       break;
+    case proto::Record::kOptics:
+      make_utf8(*record.mutable_optics()->mutable_run_id());
+      for (auto& port : *record.mutable_optics()->mutable_ports()) {
+        for (std::string* text : {port.mutable_port(), port.mutable_netdev(), port.mutable_note()}) make_utf8(*text);
+      }
+      break;
     case proto::Record::kEvent:
       make_utf8(*record.mutable_event()->mutable_run_id());
       make_utf8(*record.mutable_event()->mutable_message());

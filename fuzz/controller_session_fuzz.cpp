@@ -35,6 +35,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // Plans for both tests, so samples are folded in (layouts, compact values, bins), not dropped.
       run.expect(session.name, 0, 16);
       run.expect(session.name, 1, 16);
+      // Test 1 reads the optics every 5 s and judges them as they come, against the field preset.
+      TestSpec optics_test;
+      optics_test.duration = std::chrono::seconds(60);
+      optics_test.optics.interval = std::chrono::seconds(5);
+      optics_test.optics.preset = OpticsPreset::field_ber;
+      optics_test.optics.thresholds.min_rx_power_dbm = -8;
+      run.judge_optics_intervals(1, optics_test);
       continue;
     }
     const SessionInput input = absorb_message(session, message, kReceivedNs);

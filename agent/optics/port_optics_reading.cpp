@@ -57,55 +57,82 @@ std::optional<proto::FecStats> read_fec(const EthtoolSource& source, const std::
 
 }  // namespace
 
-PortOpticsReading::PortOpticsReading(EthtoolSource source, std::vector<KernelPort> ports) : source_(std::move(source)) {
-  for (auto& port : ports) {
-    PortStart start;
-    start.port = std::move(port);
-    if (!usable_netdev(start.port.netdev)) {
-      start.note = fmt::format("netdev name '{}' not read", start.port.netdev);
-    } else {
-      start.rx_bytes = read_sysfs_number(netdev_dir(source_, start.port.netdev) / "statistics" / "rx_bytes");
-      start.fec = read_fec(source_, start.port.netdev, start.note);
+PortOpticsReading::Counters PortOpticsReading::read_counters(const KernelPort& port) const {
+  Counters counters;
+  if (!usable_netdev(port.netdev)) {
+    counters.note = fmt::format("netdev name '{}' not read", port.netdev);
+  } else {
+    counters.rx_bytes = read_sysfs_number(netdev_dir(source_, port.netdev) / "statistics" / "rx_bytes");
+    counters.fec = read_fec(source_, port.netdev, counters.note);
+  }
+  counters.at = std::chrono::steady_clock::now();
+  return counters;
+}
+
+std::pair<PortOpticsReading::Counters, std::optional<proto::ModuleDiagnostics>> PortOpticsReading::read_now(
+    const KernelPort& port) const {
+  Counters counters = read_counters(port);
+  std::optional<proto::ModuleDiagnostics> module;
+  if (usable_netdev(port.netdev)) {
+    if (const auto printed = run_ethtool(source_, {"-m", port.netdev}, counters.note)) {
+      to_proto(parse_module_diagnostics(*printed), module.emplace());
     }
-    start.at = std::chrono::steady_clock::now();
-    starts_.push_back(std::move(start));
+  }
+  return {std::move(counters), std::move(module)};
+}
+
+proto::PortOptics PortOpticsReading::between(const KernelPort& port, const Counters& from, const Counters& to,
+                                             const std::optional<proto::ModuleDiagnostics>& module) const {
+  proto::PortOptics out;
+  out.set_port(port.port);
+  out.set_netdev(port.netdev);
+  out.set_address(port.address);
+  std::string note = from.note;
+  if (!to.note.empty() && to.note != note) note += (note.empty() ? "" : "; ") + to.note;
+  if (from.fec && to.fec) *out.mutable_fec_before() = *from.fec;
+  if (to.fec) *out.mutable_fec_after() = *to.fec;
+  if (from.rx_bytes && to.rx_bytes && *to.rx_bytes >= *from.rx_bytes) out.set_rx_bytes(*to.rx_bytes - *from.rx_bytes);
+  out.set_interval_ns(
+      static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(to.at - from.at).count()));
+  if (usable_netdev(port.netdev)) {
+    // The kernel reports -1, or refuses the read, when it does not know the speed (a link down, veth).
+    const auto speed = read_sysfs_number(netdev_dir(source_, port.netdev) / "speed");
+    if (speed && *speed <= 10'000'000) out.set_speed_mbps(static_cast<std::uint32_t>(*speed));
+  }
+  if (module) *out.mutable_module() = *module;
+  out.set_note(std::move(note));
+  return out;
+}
+
+PortOpticsReading::PortOpticsReading(EthtoolSource source, std::vector<KernelPort> ports) : source_(std::move(source)) {
+  for (auto& kernel : ports) {
+    Port port;
+    port.kernel = std::move(kernel);
+    port.start = read_counters(port.kernel);
+    ports_.push_back(std::move(port));
   }
 }
 
-std::vector<proto::PortOptics> PortOpticsReading::finish() {
+std::vector<proto::PortOptics> PortOpticsReading::interval() {
   std::vector<proto::PortOptics> result;
-  result.reserve(starts_.size());
-  for (auto& start : starts_) {
-    proto::PortOptics& out = result.emplace_back();
-    out.set_port(start.port.port);
-    out.set_netdev(start.port.netdev);
-    out.set_address(start.port.address);
-    std::string note = std::move(start.note);
-    if (usable_netdev(start.port.netdev)) {
-      const auto dir = netdev_dir(source_, start.port.netdev);
-      const auto rx_bytes = read_sysfs_number(dir / "statistics" / "rx_bytes");
-      auto fec_after = read_fec(source_, start.port.netdev, note);
-      const auto at = std::chrono::steady_clock::now();
-      if (start.fec && fec_after) {
-        *out.mutable_fec_before() = std::move(*start.fec);
-        *out.mutable_fec_after() = std::move(*fec_after);
-      } else if (fec_after) {
-        *out.mutable_fec_after() = std::move(*fec_after);
-      }
-      if (start.rx_bytes && rx_bytes && *rx_bytes >= *start.rx_bytes) out.set_rx_bytes(*rx_bytes - *start.rx_bytes);
-      out.set_interval_ns(
-          static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(at - start.at).count()));
-      // The kernel reports -1, or refuses the read, when it does not know the speed (a link down, veth).
-      if (const auto speed = read_sysfs_number(dir / "speed"); speed && *speed <= 10'000'000) {
-        out.set_speed_mbps(static_cast<std::uint32_t>(*speed));
-      }
-      if (const auto printed = run_ethtool(source_, {"-m", start.port.netdev}, note)) {
-        to_proto(parse_module_diagnostics(*printed), *out.mutable_module());
-      }
-    }
-    out.set_note(std::move(note));
+  result.reserve(ports_.size());
+  for (auto& port : ports_) {
+    auto [now, module] = read_now(port.kernel);
+    result.push_back(between(port.kernel, port.last ? *port.last : port.start, now, module));
+    port.last = std::move(now);
   }
   return result;
+}
+
+PortOpticsReading::Finished PortOpticsReading::finish() {
+  Finished finished;
+  finished.whole.reserve(ports_.size());
+  for (auto& port : ports_) {
+    const auto [now, module] = read_now(port.kernel);
+    finished.whole.push_back(between(port.kernel, port.start, now, module));
+    if (port.last) finished.last_interval.push_back(between(port.kernel, *port.last, now, module));
+  }
+  return finished;
 }
 
 }  // namespace tusk::optics

@@ -14,6 +14,7 @@
 
 #include "controller/outcome/sample_set.hpp"
 #include "controller/outcome/stream_series.hpp"
+#include "controller/verdict/optics_timeline.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -58,6 +59,10 @@ struct AgentTestData {
   SampleSet samples;                           // the sample indexes that arrived
   std::map<std::string, StreamSeries> series;  // by stream id; at most what the plan can make
   std::optional<proto::TestResult> result;
+  SampleSet optics_samples;  // the OpticsSample indexes that arrived
+  // Its ports' optics interval by interval, judged as they came: by port, at most
+  // kMaxOpticsPortsPerAgent.
+  std::map<std::string, OpticsTimeline> optics_timeline;
   std::vector<proto::AgentEvent> events;
   std::optional<ClockSample> clock;  // the estimate used for this test's start
   std::int64_t planned_start_agent_ns = 0;

@@ -72,6 +72,8 @@ struct TestOutcome {
   // The host ports' optics and FEC over the test, judged (profile `optics:`); a failure among their
   // findings is among `problems`, a warning among `warnings`.
   std::vector<PortOpticsOutcome> optics;
+  // The ports read every `optics: interval` while the test ran, one timeline a port.
+  std::vector<OpticsTimeline> optics_timeline;
   // Per link with evidence against it: the flows', probes', counters' and optics' say, and what to
   // do first (link_evidence_rows, from the three above).
   std::vector<LinkEvidenceRow> link_evidence;

@@ -152,6 +152,7 @@ std::vector<AgentPlan> plan_test(const Profile& profile, std::size_t test_index,
     plan.set_duration_ms(static_cast<std::uint32_t>(test.duration.count()));
     plan.set_sample_interval_ms(static_cast<std::uint32_t>(test.sample_interval.count()));
     plan.set_read_optics(test.optics.read);
+    if (test.optics.read) plan.set_optics_interval_ms(static_cast<std::uint32_t>(test.optics.interval.count()));
     plan.set_max_rate_bps(profile.safety.max_rate_bps);
     plan.set_max_duration_ms(static_cast<std::uint32_t>(profile.safety.max_duration.count()));
     for (std::size_t peer : peers[i]) plan.add_peers()->set_agent_name(agents[peer]);

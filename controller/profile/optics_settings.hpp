@@ -3,6 +3,7 @@
 // (controller/verdict/optics_verdict.hpp). Plain data.
 #pragma once
 
+#include <chrono>
 #include <optional>
 
 namespace tusk {
@@ -24,6 +25,9 @@ enum class OpticsPreset { none, field_ber };
 
 struct OpticsSettings {
   bool read = true;  // read them at all; the module's own alarms and warnings are judged whenever read
+  // Also read every this long while a test runs, each interval judged on its own (when a port began
+  // to err); 0: as each test starts and ends only.
+  std::chrono::milliseconds interval{60'000};
   OpticsPreset preset = OpticsPreset::none;
   // The profile's own thresholds; each one set replaces the preset's (optics_thresholds()).
   OpticsThresholds thresholds;

@@ -26,7 +26,7 @@ inline const std::vector<std::string_view>& safety() {
 
 inline const std::vector<std::string_view>& optics() {
   static const std::vector<std::string_view> keys{
-      "read",           "preset",          "max_pre_fec_ber",  "warn_pre_fec_ber",
+      "read",           "interval",        "preset",           "max_pre_fec_ber",  "warn_pre_fec_ber",
       "max_symbol_ber", "warn_symbol_ber", "min_rx_power_dbm", "max_module_temp_c"};
   return keys;
 }

@@ -177,6 +177,18 @@ class ProfileReader {
       if (entry.key == "read") {
         read_value = &v;
         if (const auto read = read_.boolean(v)) optics.read = *read;
+      } else if (entry.key == "interval") {
+        // ethtool reads a module over a slow bus: at most once a second; a bare 0 turns it off.
+        const auto interval =
+            v.node.IsScalar() && v.node.Scalar() == "0"
+                ? std::optional<std::chrono::milliseconds>(0)
+                : read_.duration(v, {std::chrono::milliseconds(0), std::chrono::hours(24), "0", "24h"});
+        if (interval) {
+          if (interval->count() > 0 && *interval < std::chrono::seconds(1)) {
+            read_.fail(v, "interval: at least 1s (ethtool reads the module over a slow bus), or 0 for none");
+          }
+          optics.interval = *interval;
+        }
       } else if (entry.key == "preset") {
         if (const auto preset = read_.choice(v, {"none", "field-ber"})) {
           optics.preset = *preset == "field-ber" ? OpticsPreset::field_ber : OpticsPreset::none;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "common/clock.hpp"
+
 namespace tusk {
 namespace {
 
@@ -152,9 +154,29 @@ json finding_json(const OpticsFinding& finding) {
           {"text", finding.text}};
 }
 
+json timeline_json(const OpticsTimeline& timeline) {
+  const bool found = timeline.with_findings > 0;
+  const auto time = [&](std::int64_t ns) { return found ? json(utc_iso_time(ns)) : json(nullptr); };
+  return {{"agent", timeline.agent},
+          {"port", timeline.port},
+          {"netdev", timeline.netdev},
+          {"title", timeline.title},
+          {"intervals", timeline.intervals},
+          {"with_findings", timeline.with_findings},
+          {"failing", timeline.failing},
+          {"first_start", time(timeline.first_start_ns)},
+          {"first_end", time(timeline.first_end_ns)},
+          {"failing_start", timeline.failed() ? json(utc_iso_time(timeline.failing_start_ns)) : json(nullptr)},
+          {"failing_end", timeline.failed() ? json(utc_iso_time(timeline.failing_end_ns)) : json(nullptr)},
+          {"last_end", time(timeline.last_end_ns)},
+          {"first_finding", found ? json(timeline.first_text) : json(nullptr)},
+          {"worst_finding", found ? json(timeline.worst_text) : json(nullptr)},
+          {"text", optics_timeline_text(timeline)}};
+}
+
 }  // namespace
 
-json optics_json(const std::vector<PortOpticsOutcome>& ports) {
+json optics_json(const std::vector<PortOpticsOutcome>& ports, const std::vector<OpticsTimeline>& timelines) {
   json out = json::array();
   out.get_ref<json::array_t&>().reserve(ports.size());
   for (const auto& port : ports) {
@@ -173,7 +195,12 @@ json optics_json(const std::vector<PortOpticsOutcome>& ports) {
                    {"findings", findings},
                    {"note", port.note.empty() ? json(nullptr) : json(port.note)}});
   }
-  return {{"ports", out}, {"text", optics_summary_text(ports)}};
+  json timeline = json::array();
+  for (const auto& port : timelines) timeline.push_back(timeline_json(port));
+  return {{"ports", out},
+          {"text", optics_summary_text(ports)},
+          {"timeline", timeline},
+          {"timeline_text", timelines.empty() ? json(nullptr) : json(optics_timeline_summary(timelines))}};
 }
 
 }  // namespace tusk

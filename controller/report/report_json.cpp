@@ -432,7 +432,8 @@ json test_json(const TestOutcome& test) {
   out["switch_counters"] = test.switch_counters.empty() ? json(nullptr) : switch_counters_json(test.switch_counters);
   out["switch_intervals"] =
       test.switch_intervals.empty() ? json(nullptr) : switch_intervals_json(test.switch_intervals);
-  out["optics"] = test.optics.empty() ? json(nullptr) : optics_json(test.optics);
+  out["optics"] = test.optics.empty() && test.optics_timeline.empty() ? json(nullptr)
+                                                                      : optics_json(test.optics, test.optics_timeline);
   json rows = json::array();
   for (const auto& row : test.link_evidence) {
     const auto or_null = [](const std::string& text) { return text.empty() ? json(nullptr) : json(text); };

@@ -131,6 +131,9 @@ std::string report_text(const json& report) {
     for (const char* evidence : {"switch_counters", "switch_intervals", "optics"}) {
       if (const json& read = member_or_null(test, evidence); read.is_object()) {
         out += fmt::format("  {}\n", text(member_or_null(read, "text")));
+        if (const json& timeline = member_or_null(read, "timeline_text"); !timeline.is_null()) {
+          out += fmt::format("  {}\n", text(timeline));
+        }
       }
     }
     for (const auto& problem : member_or_null(test, "problems")) out += fmt::format("  problem: {}\n", text(problem));

@@ -116,6 +116,7 @@ std::string summary_table(const RunOutcome& outcome) {
     if (!test.switch_counters.empty()) out += fmt::format("  {}\n", test.switch_counters.text());
     if (!test.switch_intervals.empty()) out += fmt::format("  {}\n", switch_intervals_text(test.switch_intervals));
     if (!test.optics.empty()) out += fmt::format("  {}\n", optics_summary_text(test.optics));
+    if (!test.optics_timeline.empty()) out += fmt::format("  {}\n", optics_timeline_summary(test.optics_timeline));
     for (const auto& problem : test.problems) out += fmt::format("  problem: {}\n", problem);
     for (const auto& line : warning_lines(test)) out += fmt::format("  warning: {}\n", line);
   }

@@ -107,6 +107,39 @@ void judge_optics_of(TestOutcome& test, const std::string& name, const proto::Te
   }
 }
 
+// Each of the agent's ports read every interval: its timeline on the controller's clock, and a
+// failure (or a warning) the whole test's reading of the port did not already give: a burst its
+// average hid.
+void judge_optics_timeline_of(TestOutcome& test, const std::string& name) {
+  AgentTestData& data = test.per_agent[name];
+  const std::int64_t offset_ns = data.clock ? data.clock->offset_ns : 0;
+  for (auto& [port, agent_timeline] : data.optics_timeline) {
+    OpticsTimeline timeline = std::move(agent_timeline);
+    if (timeline.with_findings > 0) {
+      timeline.first_start_ns -= offset_ns;
+      timeline.first_end_ns -= offset_ns;
+      timeline.last_end_ns -= offset_ns;
+    }
+    if (timeline.failed()) {
+      timeline.failing_start_ns -= offset_ns;
+      timeline.failing_end_ns -= offset_ns;
+    }
+    bool whole_failed = false, whole_findings = false;
+    for (const auto& whole : test.optics) {
+      if (whole.agent != name || whole.port != timeline.port) continue;
+      whole_failed = whole.verdict.failed();
+      whole_findings = !whole.verdict.findings.empty();
+    }
+    if (timeline.failed() && !whole_failed) {
+      test.problems.push_back(fmt::format("optics per interval: {}", optics_timeline_text(timeline)));
+    } else if (timeline.with_findings > 0 && !timeline.failed() && !whole_findings) {
+      test.warnings.push_back(fmt::format("optics per interval: {}", optics_timeline_text(timeline)));
+    }
+    test.optics_timeline.push_back(std::move(timeline));
+  }
+  data.optics_timeline.clear();
+}
+
 }  // namespace
 
 void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology) {
@@ -136,7 +169,8 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
 }
 
 void fold_step_evidence(TestOutcome& test, std::vector<TestOutcome>& steps) {
-  std::map<std::pair<std::string, std::string>, std::size_t> index;  // (agent, port) -> test.optics
+  std::map<std::pair<std::string, std::string>, std::size_t> index;           // (agent, port) -> test.optics
+  std::map<std::pair<std::string, std::string>, std::size_t> timeline_index;  // -> test.optics_timeline
   for (auto& step : steps) {
     for (auto& port : step.optics) {
       const auto [known, added] = index.try_emplace({port.agent, port.port}, test.optics.size());
@@ -147,6 +181,16 @@ void fold_step_evidence(TestOutcome& test, std::vector<TestOutcome>& steps) {
         same = std::move(port);
       }
     }
+    for (auto& timeline : step.optics_timeline) {
+      const auto [known, added] =
+          timeline_index.try_emplace({timeline.agent, timeline.port}, test.optics_timeline.size());
+      if (added) {
+        test.optics_timeline.push_back(std::move(timeline));
+      } else {
+        merge_optics_timeline(test.optics_timeline[known->second], timeline);
+      }
+    }
+    std::vector<OpticsTimeline>().swap(step.optics_timeline);
     std::vector<PortOpticsOutcome>().swap(step.optics);
     std::vector<SwitchReading>().swap(step.switches_before);
     std::vector<SwitchReading>().swap(step.switches_after);
@@ -163,12 +207,16 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
   std::set<std::string> reporting;
   std::vector<std::string> lost_agents;
   for (const auto& name : test.agents) {
-    if (!account_agent(test, name, lost_agents)) continue;
+    if (!account_agent(test, name, lost_agents)) {
+      judge_optics_timeline_of(test, name);  // what an agent lost mid-test read until then
+      continue;
+    }
     reporting.insert(name);
     judge_optics_of(test, name, *test.per_agent[name].result, topology);
     // Judged into test.optics: the raw readings would be a second copy a port, kept by every step of
     // a method until the run ends.
     test.per_agent[name].result->clear_optics();
+    judge_optics_timeline_of(test, name);
     for (const auto& stream : test.per_agent[name].result->streams()) streams.push_back({name, stream});
   }
   for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));

@@ -10,6 +10,8 @@
 #include "common/printable.hpp"
 #include "common/stream_texts.hpp"
 #include "common/wire_bounds.hpp"
+#include "controller/verdict/optics_timeline.hpp"
+#include "controller/verdict/port_optics.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
@@ -85,6 +87,38 @@ void RunData::judge_windows(int test_index, const TestSpec& spec) {
   }
   std::lock_guard lock(mutex_);
   window_rules_[test_index] = std::move(rule);
+}
+
+void RunData::judge_optics_intervals(int test_index, const TestSpec& spec) {
+  if (!spec.optics.read || spec.optics.interval.count() <= 0) return;
+  OpticsRule rule;
+  rule.thresholds = optics_thresholds(spec.optics);
+  // The agent reads at most once a second, and the interval ended by the test's end is one more.
+  const auto every = std::max<std::int64_t>(1000, spec.optics.interval.count());
+  rule.most_intervals =
+      static_cast<std::uint32_t>(std::min<std::int64_t>(spec.duration.count() / every + 2, 1'000'000));
+  std::lock_guard lock(mutex_);
+  optics_rules_[test_index] = std::move(rule);
+}
+
+void RunData::fold_optics(const std::string& agent, AgentTestData& data, const proto::OpticsSample& sample,
+                          const OpticsThresholds& thresholds) {
+  const auto ports = std::min<std::size_t>(static_cast<std::size_t>(sample.ports_size()), kMaxOpticsPortsPerAgent);
+  for (std::size_t i = 0; i < ports; ++i) {
+    const proto::PortOptics& reported = sample.ports(static_cast<int>(i));
+    PortOpticsOutcome judged = judge_port_optics(agent, reported, thresholds);
+    auto timeline = data.optics_timeline.find(judged.port);
+    if (timeline == data.optics_timeline.end()) {
+      if (data.optics_timeline.size() == kMaxOpticsPortsPerAgent) {
+        fault_once(agent, sample.test_index(), "optics ports",
+                   fmt::format("sent the optics of more than {} ports in test {}: the rest are dropped",
+                               kMaxOpticsPortsPerAgent, sample.test_index()));
+        continue;
+      }
+      timeline = data.optics_timeline.try_emplace(judged.port).first;
+    }
+    add_optics_interval(timeline->second, judged, sample.agent_time_ns(), reported.interval_ns());
+  }
 }
 
 void RunData::bound_streams(const std::string& agent, int test_index,
@@ -301,8 +335,10 @@ bool RunData::admit_event(const std::string& agent, int test_index) {
 void RunData::on_record(const std::string& agent, proto::Record&& record) {
   std::lock_guard lock(mutex_);
   auto belongs = [&](const std::string& run_id) { return run_id == state_.run_id; };
-  // A test this run has; anything else is dropped, and said once.
+  // A test this run has; anything else is dropped, and said once. A test already judged drops
+  // what comes late, unsaid: its outcome is made.
   auto known_test = [&](int test_index) {
+    if (taken_.contains(test_index)) return false;
     if (test_index >= 0 && static_cast<std::size_t>(test_index) < most_samples_.size()) return true;
     fault_once(agent, test_index, "test",
                fmt::format("sent records for test {}, which this run of {} tests does not have: dropped", test_index,
@@ -345,6 +381,21 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
       state_.tests[{test_index, agent}].result = std::move(kept);
       break;
     }
+    case proto::Record::kOptics: {
+      const auto& sample = record.optics();
+      if (!belongs(sample.run_id()) || !known_test(sample.test_index()) || !planned(sample.test_index())) return;
+      const auto rule = optics_rules_.find(sample.test_index());
+      if (rule == optics_rules_.end() || sample.index() == 0 || sample.index() > rule->second.most_intervals) {
+        fault_once(agent, sample.test_index(), "optics index",
+                   fmt::format("sent optics interval {} of test {}, which reads at most {}: dropped", sample.index(),
+                               sample.test_index(), rule == optics_rules_.end() ? 0 : rule->second.most_intervals));
+        return;
+      }
+      AgentTestData& data = state_.tests[{sample.test_index(), agent}];
+      if (!data.optics_samples.insert(sample.index())) return;  // a retry of one already judged
+      fold_optics(agent, data, sample, rule->second.thresholds);
+      break;
+    }
     case proto::Record::kEvent: {
       proto::AgentEvent event = std::move(*record.mutable_event());
       // Events outside this run (e.g. a lease that expired while idle) are still faults worth
@@ -368,9 +419,25 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
   }
 }
 
+std::map<std::string, AgentTestData> RunData::take_test(int test_index, const std::vector<std::string>& agents) {
+  std::map<std::string, AgentTestData> taken;
+  std::lock_guard lock(mutex_);
+  for (const auto& name : agents) {
+    const auto found = state_.tests.find({test_index, name});
+    if (found == state_.tests.end()) {
+      taken[name];
+      continue;
+    }
+    taken[name] = std::move(found->second);
+    state_.tests.erase(found);
+  }
+  taken_.insert(test_index);
+  return taken;
+}
+
 void RunData::on_plan_ack(const std::string& agent, const proto::PlanAck& ack) {
   std::lock_guard lock(mutex_);
-  if (ack.run_id() != state_.run_id) return;
+  if (ack.run_id() != state_.run_id || taken_.contains(ack.test_index())) return;
   state_.tests[{ack.test_index(), agent}].plan_ack = ack;
 }
 

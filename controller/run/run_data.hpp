@@ -71,6 +71,9 @@ class RunData {
   // Test `test_index` judges `spec`'s window thresholds in every window of spec.window (if any):
   // each stream's windows are tallied as its samples come. Before the test's first sample.
   void judge_windows(int test_index, const TestSpec& spec);
+  // Test `test_index` judges each OpticsSample as it comes against `spec`'s optics thresholds, and
+  // takes at most as many as its duration holds intervals. Before the test's first sample.
+  void judge_optics_intervals(int test_index, const TestSpec& spec);
 
   void on_record(const std::string& agent, proto::Record&& record);
   void on_record(const std::string& agent, const proto::Record& record) { on_record(agent, proto::Record(record)); }
@@ -85,6 +88,11 @@ class RunData {
     std::lock_guard lock(mutex_);
     series_file_ = file;
   }
+
+  // Hands over what `agents` sent for test `test_index` and forgets it: a finished test's data
+  // lives in its outcome only, not twice for the rest of the run. Records of it that come later
+  // are dropped.
+  std::map<std::string, AgentTestData> take_test(int test_index, const std::vector<std::string>& agents);
 
   template <typename Function>
   auto with(Function&& function) {
@@ -110,6 +118,15 @@ class RunData {
   std::vector<std::uint32_t> most_samples_;
   std::map<std::pair<std::string, int>, std::size_t> most_streams_;
   std::map<int, WindowTally> window_rules_;  // by test: the window and its thresholds, nothing tallied
+  struct OpticsRule {
+    OpticsThresholds thresholds;
+    std::uint32_t most_intervals = 0;
+  };
+  std::map<int, OpticsRule> optics_rules_;  // by test
+  std::set<int> taken_;                     // tests whose data take_test handed over
+  // Judges an admitted OpticsSample into the agent's timelines.
+  void fold_optics(const std::string& agent, AgentTestData& data, const proto::OpticsSample& sample,
+                   const OpticsThresholds& thresholds);
   std::map<std::pair<std::string, int>, std::size_t> event_counts_;
   std::set<std::tuple<std::string, int, std::string>> reported_;
   std::map<std::pair<std::string, int>, std::size_t> connection_faults_;

@@ -437,6 +437,7 @@ class Orchestrator {
   // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
   bool hand_out_plans(const std::vector<AgentPlan>& plans, int index) {
     data_.judge_windows(index, profile_.tests[index]);
+    data_.judge_optics_intervals(index, profile_.tests[index]);
     for (const auto& plan : plans) {
       data_.expect(plan.agent, index, most_streams_of(plan.plan));
       registry_->set_standing_orders(plan.agent, {envelope_of(plan.plan)});
@@ -651,7 +652,7 @@ class Orchestrator {
                       const std::vector<AgentPlan>& plans) {
     RunOutcome snapshot = outcome_;
     snapshot.checkpoint_ns = realtime_ns();
-    TestOutcome test = collect_data(index, spec, planned_start, plans);
+    TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::copy);
     for (auto& [name, agent] : test.per_agent) {
       if (agent.result || agent.samples.empty()) continue;
       proto::TestResult result;
@@ -731,7 +732,7 @@ class Orchestrator {
 
   TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans,
                       SwitchesRead switches) {
-    TestOutcome test = collect_data(index, spec, planned_start, plans);
+    TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::take);
     test.switches_before = std::move(switches.before);
     test.switches_after = std::move(switches.after);
     test.switch_intervals = std::move(switches.intervals);
@@ -744,17 +745,23 @@ class Orchestrator {
   }
 
   // What the test's agents sent so far, with its plans: a TestOutcome to judge.
+  // What the agents sent for the test: a copy for a checkpoint, handed over once it is over.
+  enum class Collect { copy, take };
   TestOutcome collect_data(int index, const TestSpec& spec, std::int64_t planned_start,
-                           const std::vector<AgentPlan>& plans) {
+                           const std::vector<AgentPlan>& plans, Collect how) {
     TestOutcome test;
     test.index = index;
     test.spec = spec;
     for (const auto& plan : plans) test.plans[plan.agent] = plan.plan;
     test.agents = test_agents_;
     test.planned_start_ns = planned_start;
-    data_.with([&](RunState& s) {
-      for (const auto& name : test_agents_) test.per_agent[name] = s.tests[{index, name}];
-    });
+    if (how == Collect::take) {
+      test.per_agent = data_.take_test(index, test_agents_);
+    } else {
+      data_.with([&](RunState& s) {
+        for (const auto& name : test_agents_) test.per_agent[name] = s.tests[{index, name}];
+      });
+    }
     return test;
   }
 

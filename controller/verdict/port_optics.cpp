@@ -14,8 +14,6 @@ namespace {
 // An agent's names are short; past this they are not a port's name.
 constexpr std::size_t kMaxPortNameBytes = 128;
 
-// A test lasts at most days; a longer interval is not a reading of this test.
-constexpr std::uint64_t kMaxIntervalNs = 30ull * 24 * 3600 * 1'000'000'000;
 // 1.6 Tb/s and more, with room: past this the speed is not a port's.
 constexpr std::uint32_t kMaxSpeedMbps = 10'000'000;
 
@@ -56,7 +54,7 @@ PortOpticsOutcome judge_port_optics(const std::string& agent, const proto::PortO
   std::optional<FecReading> before;
   if (reported.has_fec_before()) before = fec_from_proto(reported.fec_before());
   if (reported.has_fec_after()) port.fec = fec_from_proto(reported.fec_after());
-  const std::uint64_t interval_ns = std::min(reported.interval_ns(), kMaxIntervalNs);
+  const std::uint64_t interval_ns = std::min(reported.interval_ns(), kMaxOpticsIntervalNs);
   const std::uint32_t speed_mbps = reported.speed_mbps() <= kMaxSpeedMbps ? reported.speed_mbps() : 0;
   if (speed_mbps > 0 && interval_ns > 0) {
     port.bits_carried = bits_over(speed_mbps, interval_ns);

@@ -19,6 +19,8 @@ namespace tusk {
 
 // The most ports one agent's result may report: a host has a few NICs of a few ports each.
 inline constexpr std::size_t kMaxOpticsPortsPerAgent = 64;
+// The longest interval between two readings taken as it is: a month-long test.
+inline constexpr std::uint64_t kMaxOpticsIntervalNs = 30ull * 24 * 3600 * 1'000'000'000;
 
 struct PortOpticsOutcome {
   std::string agent;

@@ -3,7 +3,8 @@
 // (tests/agent/optics/ethtool_optics_samples.hpp): `-m DEV` the module (lane 3 receives little
 // light, and the module latched its low warning); `--include-statistics --show-fec DEV` the FEC
 // counters, which grow by TUSK_FAKE_ETHTOOL_CORRECTED (default 400) corrected codewords each call,
-// counted in a file per device under TUSK_FAKE_ETHTOOL_STATE. Anything else: as ethtool on a port
+// counted in a file per device under TUSK_FAKE_ETHTOOL_STATE, the first TUSK_FAKE_ETHTOOL_CLEAN_CALLS
+// (default 0) calls counting none (an optic that goes bad during a test). Anything else: as ethtool on a port
 // that cannot do it. The optics end-to-end test points an agent's --ethtool at it. Never installed.
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +38,10 @@ int main(int argc, char** argv) {
   if (argc == 4 && first == "--include-statistics" && std::string_view(argv[2]) == "--show-fec") {
     const char* step = std::getenv("TUSK_FAKE_ETHTOOL_CORRECTED");
     const unsigned long long per_call = step ? std::strtoull(step, nullptr, 10) : 400;
-    const unsigned long long corrected = per_call * next_call(argv[3]);
+    const char* clean = std::getenv("TUSK_FAKE_ETHTOOL_CLEAN_CALLS");
+    const unsigned long long clean_calls = clean ? std::strtoull(clean, nullptr, 10) : 0;
+    const unsigned long long call = next_call(argv[3]);
+    const unsigned long long corrected = call > clean_calls ? per_call * (call - clean_calls) : 0;
     std::printf("FEC parameters for %s:\nSupported/Configured FEC encodings: Auto RS\nActive FEC encoding: RS\n",
                 argv[3]);
     std::printf("Statistics:\n  corrected_blocks: %llu\n", corrected);

@@ -128,5 +128,66 @@ TEST_F(ControlPlaneE2E, EachPortsOpticsAreReadJudgedAndShown) {
   EXPECT_NE(page.dom.find("-9.80"), std::string::npos) << "lane 3's RX power";
 }
 
+TEST_F(ControlPlaneE2E, ALongTestsOpticsAreReadEveryIntervalAndSayWhenAPortBeganToFail) {
+  const std::string state = dir_ + "/ethtool-state";
+  std::filesystem::create_directories(state);
+  auto controller = start_controller(write_profile_text(R"(name: e2e-optics-intervals
+agents:
+  hosts: [lab-a, lab-b]
+  wait: 20s
+optics:
+  preset: field-ber
+  interval: 1s
+tests:
+  - name: double-pairs
+    engine: dpdk
+    duration: 5s
+    topology: pairs
+    rate: 1kpps
+    frame_size: 1000B
+)"),
+                                     "report");
+  // The FEC counters count nothing in the reading at the start and the first two intervals', then
+  // 400 corrected codewords a reading: lo's few kbit/s make that far past the preset's 1e-5.
+  const std::map<std::string, std::string> env{{"TUSK_DOUBLE_KERNEL_PORT", "port0=lo"},
+                                               {"TUSK_FAKE_ETHTOOL_STATE", state},
+                                               {"TUSK_FAKE_ETHTOOL_CLEAN_CALLS", "3"}};
+  const std::vector<std::string> ethtool{"--ethtool", tusk::build_paths::fake_ethtool_bin()};
+  auto agent_a = start_agent("lab-a", port_, env, "", ethtool);
+  auto agent_b = start_agent("lab-b", port_, {{"TUSK_DOUBLE_KERNEL_PORT", "port0=lo"}});
+  ASSERT_EQ(controller->wait(60s), 1) << controller->log();
+  const json report = read_report("report");
+  const json& optics = report["tests"][0]["optics"];
+  ASSERT_TRUE(optics.is_object()) << report["tests"][0].dump(2);
+  const json* a = nullptr;
+  for (const auto& port : optics["timeline"]) {
+    if (port["agent"] == "lab-a") a = &port;
+  }
+  ASSERT_NE(a, nullptr) << optics.dump(2);
+  // Four ticks in 5 s and the last interval to the end; a slow machine may skip a tick.
+  EXPECT_GE((*a)["intervals"].get<int>(), 3) << a->dump(2);
+  EXPECT_LE((*a)["intervals"].get<int>(), 5) << a->dump(2);
+  // The module's latched low warning in every interval; the pre-FEC BER failing from the third.
+  EXPECT_EQ((*a)["with_findings"], (*a)["intervals"]) << a->dump(2);
+  EXPECT_GE((*a)["failing"].get<int>(), 1) << a->dump(2);
+  EXPECT_LT((*a)["failing"].get<int>(), (*a)["intervals"].get<int>()) << a->dump(2);
+  EXPECT_LT((*a)["first_end"].get<std::string>(), (*a)["failing_start"].get<std::string>()) << a->dump(2);
+  EXPECT_NE((*a)["worst_finding"].get<std::string>().find("pre-FEC BER"), std::string::npos) << a->dump(2);
+  // The first failing interval began after the test did, on the controller's clock.
+  EXPECT_GT((*a)["failing_start"].get<std::string>(), report["tests"][0]["planned_start"].get<std::string>());
+  EXPECT_NE(controller->log().find("optics per interval: 2 ports read in up to"), std::string::npos)
+      << controller->log();
+  EXPECT_NE(controller->log().find("1 with findings, 1 failing, the first failure on lab-a lo (port0)"),
+            std::string::npos)
+      << controller->log();
+
+  if (!HeadlessChromium::available()) return;  // the report page tests say it is missing
+  const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
+  ASSERT_EQ(page.status, 0) << page.log;
+  EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
+  EXPECT_EQ(page.attribute("optics-timeline-ports"), "2");
+  EXPECT_NE(page.dom.find((*a)["failing_start"].get<std::string>()), std::string::npos) << "when it began to fail";
+}
+
 }  // namespace
 }  // namespace tusk::testing

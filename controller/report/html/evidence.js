@@ -110,12 +110,29 @@ function opticsSection(section, test) {
   (row) => (ports[row].failed ? "failing" : "")));
   const findings = [];
   for (const p of ports) for (const f of p.findings || []) findings.push([p, f]);
-  if (!findings.length) return;
-  section.append(table(["port", "lane", "measure", "measured", "limit", "limit from", "finding and next step"],
-    findings.map(([p, f]) => [p.title, f.lane ?? "", f.measure, typeof f.measured === "number" ? f.measured.toPrecision(4) : "–",
-      typeof f.limit === "number" ? f.limit.toPrecision(4) : "–", f.limit_source.replace("_", " "),
-      el("span", { class: "next-steps", text: f.text })]),
-    (row) => (findings[row][1].severity === "failure" ? "failing" : "")));
+  if (findings.length) {
+    section.append(table(["port", "lane", "measure", "measured", "limit", "limit from", "finding and next step"],
+      findings.map(([p, f]) => [p.title, f.lane ?? "", f.measure, typeof f.measured === "number" ? f.measured.toPrecision(4) : "–",
+        typeof f.limit === "number" ? f.limit.toPrecision(4) : "–", f.limit_source.replace("_", " "),
+        el("span", { class: "next-steps", text: f.text })]),
+      (row) => (findings[row][1].severity === "failure" ? "failing" : "")));
+  }
+  opticsTimelineTable(section, optics);
+}
+
+// The ports read every interval of the test (profile optics: interval): in how many each erred,
+// and when the first warning and the first failure began.
+function opticsTimelineTable(section, optics) {
+  const timeline = optics.timeline || [];
+  if (!timeline.length) return;
+  const root = document.documentElement.dataset;
+  root.opticsTimelinePorts = String(Number(root.opticsTimelinePorts || 0) + timeline.length);
+  section.append(el("p", { class: "facts", text: optics.timeline_text || "" }));
+  section.append(table(["port", "intervals read", "with findings", "failing", "first warning or failure from",
+    "first failure from", "worst finding and next step"],
+  timeline.map((t) => [t.title, count(t.intervals), count(t.with_findings), count(t.failing), t.first_start || "–",
+    t.failing_start || "–", el("span", { class: "next-steps", text: t.worst_finding || "" })]),
+  (row) => (timeline[row].failing ? "failing" : "")));
 }
 
 // One row per link that anything points at: what the flows, the probes, the switches' counters and

@@ -64,7 +64,7 @@ class OpticsHost : public ::testing::Test {
 TEST_F(OpticsHost, FecCountersAndBytesAtBothEndsAndTheModuleAtTheEnd) {
   optics::PortOpticsReading reading(source(), {{"0000:3b:00.0", "eth9", "192.168.101.11"}});
   set_rx_bytes(5000 + 125'000);
-  const auto ports = reading.finish();
+  const auto ports = reading.finish().whole;
   ASSERT_EQ(ports.size(), 1u);
   const proto::PortOptics& port = ports[0];
   EXPECT_EQ(port.port(), "0000:3b:00.0");
@@ -84,9 +84,37 @@ TEST_F(OpticsHost, FecCountersAndBytesAtBothEndsAndTheModuleAtTheEnd) {
   EXPECT_EQ(module.lanes.size(), 4u);
 }
 
+TEST_F(OpticsHost, EachIntervalIsReadSinceTheLastAndTheWholeTestSinceTheStart) {
+  optics::PortOpticsReading reading(source(), {{"p0", "eth9", ""}});
+  EXPECT_TRUE(reading.finish().last_interval.empty()) << "no interval was read";
+  optics::PortOpticsReading timed(source(), {{"p0", "eth9", ""}});  // FEC reading 3: 1 and 2 were the first's
+  set_rx_bytes(6000);
+  const auto first = timed.interval();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(fec_from_proto(first[0].fec_before()).corrected_blocks.total, 3000u);
+  EXPECT_EQ(fec_from_proto(first[0].fec_after()).corrected_blocks.total, 4000u);
+  EXPECT_EQ(first[0].rx_bytes(), 1000u);
+  EXPECT_TRUE(first[0].has_module());
+  set_rx_bytes(9000);
+  const auto second = timed.interval();
+  EXPECT_EQ(fec_from_proto(second[0].fec_before()).corrected_blocks.total, 4000u);
+  EXPECT_EQ(fec_from_proto(second[0].fec_after()).corrected_blocks.total, 5000u);
+  EXPECT_EQ(second[0].rx_bytes(), 3000u);
+  set_rx_bytes(10000);
+  const auto finished = timed.finish();
+  ASSERT_EQ(finished.whole.size(), 1u);
+  ASSERT_EQ(finished.last_interval.size(), 1u);
+  EXPECT_EQ(fec_from_proto(finished.whole[0].fec_before()).corrected_blocks.total, 3000u);
+  EXPECT_EQ(fec_from_proto(finished.whole[0].fec_after()).corrected_blocks.total, 6000u);
+  EXPECT_EQ(finished.whole[0].rx_bytes(), 5000u);
+  EXPECT_EQ(fec_from_proto(finished.last_interval[0].fec_before()).corrected_blocks.total, 5000u);
+  EXPECT_EQ(finished.last_interval[0].rx_bytes(), 1000u);
+  EXPECT_GE(finished.whole[0].interval_ns(), first[0].interval_ns() + second[0].interval_ns());
+}
+
 TEST_F(OpticsHost, AMissingProgramIsANoteAndNothingIsMadeUp) {
   optics::PortOpticsReading reading(source("tusk-no-such-ethtool"), {{"p0", "eth9", ""}});
-  const auto ports = reading.finish();
+  const auto ports = reading.finish().whole;
   ASSERT_EQ(ports.size(), 1u);
   EXPECT_NE(ports[0].note().find("tusk-no-such-ethtool"), std::string::npos) << ports[0].note();
   EXPECT_FALSE(ports[0].has_module());
@@ -96,7 +124,7 @@ TEST_F(OpticsHost, AMissingProgramIsANoteAndNothingIsMadeUp) {
 
 TEST_F(OpticsHost, ANameThatIsNotOneNetdevIsNeverHandedToEthtoolOrJoinedToAPath) {
   optics::PortOpticsReading reading(source(), {{"p0", "../eth9", ""}, {"p1", "-m", ""}, {"p2", "", ""}});
-  const auto ports = reading.finish();
+  const auto ports = reading.finish().whole;
   ASSERT_EQ(ports.size(), 3u);
   for (const auto& port : ports) {
     EXPECT_NE(port.note().find("not read"), std::string::npos) << port.DebugString();
@@ -155,6 +183,68 @@ TEST_F(OpticsHost, TheResultOfATestThatAsksCarriesItsPortsOpticsAndOfOneThatDoes
     EXPECT_TRUE(result->optics(0).has_module());
     EXPECT_EQ(fec_from_proto(result->optics(0).fec_after()).corrected_blocks.total, 2000u);
   }
+}
+
+TEST_F(OpticsHost, ALongTestSendsItsPortsOpticsEveryIntervalBeforeItsResult) {
+  boost::asio::io_context io;
+  EngineCatalog engines;
+  engines.engines["dpdk"] = {[] { return std::make_unique<ReadyEngine>(); },
+                             [](const proto::Plan&) { return 1e6; },
+                             {{"0000:3b:00.0", "eth9", "192.168.101.11"}}};
+  std::vector<proto::Record> records;
+  PlanRunner runner(
+      io.get_executor(), engines, [&](proto::Record r) { records.push_back(std::move(r)); }, {}, source());
+  proto::Plan plan;
+  plan.set_run_id("run");
+  plan.set_test_index(3);
+  plan.set_engine("dpdk");
+  plan.set_duration_ms(2500);
+  plan.set_sample_interval_ms(500);
+  plan.set_max_rate_bps(1e9);
+  plan.set_read_optics(true);
+  plan.set_optics_interval_ms(200);  // below the agent's 1 s floor: read every second
+  bool ok = false;
+  runner.on_plan(plan, [&](proto::PlanAck ack) { ok = ack.ok(); });
+  io.run_for(std::chrono::seconds(3));
+  ASSERT_TRUE(ok);
+  proto::StartAt start;
+  start.set_run_id("run");
+  start.set_test_index(3);
+  start.set_agent_start_ns(realtime_ns() + 50'000'000);
+  runner.on_start_at(start);
+  io.restart();
+  io.run_for(std::chrono::seconds(5));
+  std::vector<const proto::OpticsSample*> intervals;
+  std::size_t result_at = records.size();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    if (records[i].has_optics()) intervals.push_back(&records[i].optics());
+    if (records[i].has_result()) result_at = i;
+  }
+  ASSERT_LT(result_at, records.size()) << "no result";
+  // Ticks at 1 and 2 s, and the last interval to the end at 2.5 s: each before the result, each
+  // FEC reading the next one's start, none lost nor twice (a tick that finds the last reading
+  // still under way begins none, so a slow machine may read two).
+  ASSERT_GE(intervals.size(), 2u);
+  ASSERT_LE(intervals.size(), 3u);
+  std::uint64_t previous_end = 0;
+  for (std::size_t i = 0; i < intervals.size(); ++i) {
+    const proto::OpticsSample& sample = *intervals[i];
+    EXPECT_EQ(sample.run_id(), "run");
+    EXPECT_EQ(sample.test_index(), 3);
+    EXPECT_EQ(sample.index(), i + 1);
+    ASSERT_EQ(sample.ports_size(), 1);
+    const auto before = fec_from_proto(sample.ports(0).fec_before()).corrected_blocks.total.value_or(0);
+    const auto after = fec_from_proto(sample.ports(0).fec_after()).corrected_blocks.total.value_or(0);
+    if (i > 0) {
+      EXPECT_EQ(before, previous_end);
+    }
+    EXPECT_GT(after, before);
+    previous_end = after;
+  }
+  EXPECT_EQ(records.back().has_result(), true);
+  const proto::TestResult& result = records[result_at].result();
+  ASSERT_EQ(result.optics_size(), 1);
+  EXPECT_EQ(fec_from_proto(result.optics(0).fec_after()).corrected_blocks.total, previous_end);
 }
 
 }  // namespace

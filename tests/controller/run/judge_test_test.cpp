@@ -10,6 +10,7 @@
 
 #include "controller/run/run_data.hpp"
 #include "controller/verdict/port_optics.hpp"
+#include "tests/support/optics_port.hpp"
 #include "tests/support/profile_text.hpp"
 
 namespace tusk {
@@ -170,6 +171,37 @@ TEST(JudgeTest, AnAgentReportingTooManyPortsIsAProblemAndOnlyTheBoundIsJudgedAnd
                                                             kMaxOpticsPortsPerAgent + 10, kMaxOpticsPortsPerAgent))));
   // Judged, the raw readings go: a method's steps keep their agents' results until the run ends.
   EXPECT_EQ(test.per_agent["a"].result->optics_size(), 0);
+}
+
+TEST(JudgeTest, AFailingIntervalTheWholeReadingHidesFailsTheTestOnTheControllersClock) {
+  TestOutcome test = two_agent_test();
+  test.spec.optics.thresholds.max_module_temp_c = 70;
+  test.per_agent["a"].clock = ClockSample{2'000'000'000, 50'000};  // a's clock runs 2 s ahead of ours
+  test.per_agent["a"].result = completed_at(kPlannedStart);
+  *test.per_agent["a"].result->add_optics() = testing::port_at_temperature("p0", 40);  // cool at the end
+  test.per_agent["b"].result = completed_at(kPlannedStart);
+  OpticsThresholds thresholds;
+  thresholds.max_module_temp_c = 70;
+  OpticsTimeline& timeline = test.per_agent["a"].optics_timeline["p0"];
+  add_optics_interval(timeline, judge_port_optics("a", testing::port_at_temperature("p0", 85), thresholds),
+                      kPlannedStart + 3'000'000'000, 1'000'000'000);
+  // b's port ran hot at the end as in every interval: the whole test's problem, said once.
+  *test.per_agent["b"].result->add_optics() = testing::port_at_temperature("p1", 85);
+  add_optics_interval(test.per_agent["b"].optics_timeline["p1"],
+                      judge_port_optics("b", testing::port_at_temperature("p1", 85), thresholds),
+                      kPlannedStart + 1'000'000'000, 1'000'000'000);
+  judge_test(test, nullptr);
+  ASSERT_EQ(test.optics_timeline.size(), 2u);
+  const OpticsTimeline& a = test.optics_timeline[0].agent == "a" ? test.optics_timeline[0] : test.optics_timeline[1];
+  EXPECT_EQ(a.first_end_ns, kPlannedStart + 1'000'000'000) << "on the controller's clock";
+  std::size_t interval_problems = 0;
+  for (const auto& problem : test.problems) {
+    if (problem.find("optics per interval:") == std::string::npos) continue;
+    ++interval_problems;
+    EXPECT_THAT(problem, HasSubstr("a eth-p0 (p0): failing in 1 of 1 intervals"));
+  }
+  EXPECT_EQ(interval_problems, 1u) << ::testing::PrintToString(test.problems);
+  EXPECT_TRUE(test.per_agent["a"].optics_timeline.empty()) << "moved into the outcome";
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "common/wire_bounds.hpp"
+#include "tests/support/optics_port.hpp"
 
 namespace tusk {
 namespace {
@@ -312,6 +313,81 @@ TEST(RunData, TextsFromAnAgentAreKeptOneLinePrintableAndShort) {
     EXPECT_GE(agent.series.begin()->second.layout()->counter_index("evil\\nname"), 0);
     EXPECT_FALSE(kept.has_flow()) << "a stream without a flow stays one";
   });
+}
+
+proto::Record optics_record(int test_index, std::uint32_t index, std::int64_t end_ns, double celsius) {
+  proto::Record record;
+  auto* sample = record.mutable_optics();
+  sample->set_run_id("run");
+  sample->set_test_index(test_index);
+  sample->set_index(index);
+  sample->set_agent_time_ns(end_ns);
+  *sample->add_ports() = testing::port_at_temperature("p0", celsius);
+  return record;
+}
+
+TEST(RunData, OpticsIntervalsAreJudgedAsTheyComeOnceEachAndBounded) {
+  RunData data("run", {10});
+  data.expect("a", 0, 4);
+  TestSpec spec;
+  spec.duration = 10s;
+  spec.optics.interval = 2s;
+  spec.optics.thresholds.max_module_temp_c = 70;
+  data.judge_optics_intervals(0, spec);
+  data.on_record("a", optics_record(0, 1, 2'000'000'000, 40));
+  data.on_record("a", optics_record(0, 2, 4'000'000'000, 80));
+  data.on_record("a", optics_record(0, 2, 4'000'000'000, 80));   // a retry
+  data.on_record("a", optics_record(0, 7, 14'000'000'000, 80));  // 10 s at 2 s: at most 7 (one to spare)
+  EXPECT_EQ(faults(data), 0u);
+  data.on_record("a", optics_record(0, 8, 16'000'000'000, 80));
+  EXPECT_EQ(faults(data), 1u) << "past what the test's duration holds";
+  // Ports past the bound: one fault, and the timelines stay at the bound.
+  proto::Record many = optics_record(0, 3, 6'000'000'000, 40);
+  for (std::size_t i = 0; i < kMaxOpticsPortsPerAgent + 5; ++i) {
+    *many.mutable_optics()->add_ports() = testing::port_at_temperature(fmt::format("q{}", i), 40);
+  }
+  data.on_record("a", many);
+  data.with([](RunState& s) {
+    const auto& timelines = s.tests[std::pair<int, std::string>{0, "a"}].optics_timeline;
+    EXPECT_EQ(timelines.size(), kMaxOpticsPortsPerAgent);
+    const OpticsTimeline& p0 = timelines.at("p0");
+    EXPECT_EQ(p0.intervals, 4u);  // 1, 2, 7 and 3
+    EXPECT_EQ(p0.failing, 2u);
+    EXPECT_EQ(p0.first_end_ns, 4'000'000'000);
+  });
+  EXPECT_EQ(faults(data), 1u) << "the many ports are dropped silently past the first fault";
+  // A test whose optics are not read every interval takes none.
+  RunData other("run", {10});
+  other.expect("a", 0, 4);
+  other.on_record("a", optics_record(0, 1, 2'000'000'000, 40));
+  EXPECT_EQ(faults(other), 1u);
+}
+
+TEST(RunData, AJudgedTestIsHandedOverOnceAndWhatComesLateIsDropped) {
+  RunData data("run", {10, 10});
+  data.expect("a", 0, 4);
+  data.expect("a", 1, 4);
+  proto::Record record = sample_record(0, 1);
+  *record.mutable_sample()->add_streams() = stream_named("s");
+  data.on_record("a", record);
+  data.on_record("a", sample_record(1, 1));
+  const auto taken = data.take_test(0, {"a", "b"});
+  ASSERT_EQ(taken.size(), 2u);
+  EXPECT_EQ(taken.at("a").series.size(), 1u);
+  EXPECT_TRUE(taken.at("b").series.empty()) << "an agent that sent nothing has its empty data";
+  data.with([](RunState& s) {
+    EXPECT_FALSE(s.tests.contains({0, "a"})) << "kept twice: in the run's state and in the outcome";
+    EXPECT_TRUE(s.tests.contains({1, "a"}));
+  });
+  proto::Record late = sample_record(0, 2);
+  *late.mutable_sample()->add_streams() = stream_named("s");
+  data.on_record("a", late);
+  proto::PlanAck ack;
+  ack.set_run_id("run");
+  ack.set_test_index(0);
+  data.on_plan_ack("a", ack);
+  data.with([](RunState& s) { EXPECT_FALSE(s.tests.contains({0, "a"})); });
+  EXPECT_EQ(faults(data), 0u);
 }
 
 }  // namespace

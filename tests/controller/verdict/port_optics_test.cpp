@@ -69,7 +69,15 @@ TEST(OpticsProfile, ThePlanAsksTheAgentsToReadThemUnlessTheProfileSaysNot) {
     const Profile profile = with_optics(read ? "" : "optics: {read: false}\n");
     const auto plans = plan_test(profile, 0, {"a", "b"}, "run-1");
     ASSERT_EQ(plans.size(), 2u);
-    for (const auto& plan : plans) EXPECT_EQ(plan.plan.read_optics(), read);
+    for (const auto& plan : plans) {
+      EXPECT_EQ(plan.plan.read_optics(), read);
+      EXPECT_EQ(plan.plan.optics_interval_ms(), read ? 60'000u : 0u) << "every minute by default";
+    }
+  }
+  for (const auto& [block, ms] : std::vector<std::pair<std::string, std::uint32_t>>{{"optics: {interval: 5s}\n", 5000},
+                                                                                    {"optics: {interval: 0}\n", 0}}) {
+    const auto plans = plan_test(with_optics(block), 0, {"a", "b"}, "run-1");
+    EXPECT_EQ(plans.at(0).plan.optics_interval_ms(), ms) << block;
   }
 }
 
@@ -78,6 +86,10 @@ TEST(OpticsProfile, BadValuesAreNamedByFileLineAndKey) {
             "bad.yaml:4:21: optics.min_rx_power_dbm: min_rx_power_dbm -50 is below the minimum -40");
   EXPECT_EQ(optics_error("optics:\n  max_pre_fec_ber: 1e-5x\n"),
             "bad.yaml:4:20: optics.max_pre_fec_ber: expected a number like -7.5, got '1e-5x'");
+  EXPECT_EQ(optics_error("optics:\n  interval: 500ms\n"),
+            "bad.yaml:4:13: optics.interval: interval: at least 1s (ethtool reads the module over a slow bus), or 0 "
+            "for none");
+  EXPECT_THAT(optics_error("optics:\n  interval: 25h\n"), HasSubstr("bad.yaml:4:13: optics.interval:"));
   EXPECT_EQ(optics_error("optics:\n  preset: field\n"),
             "bad.yaml:4:11: optics.preset: 'field' is not one of none, field-ber");
   EXPECT_THAT(optics_error("optics:\n  max_temp: 70\n"), HasSubstr("bad.yaml:4:3: optics.max_temp: unknown key"));
