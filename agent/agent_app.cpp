@@ -101,6 +101,8 @@ class Agent {
     auto* hello = envelope.mutable_hello();
     hello->set_protocol_version(kProtocolVersion);
     hello->set_agent_name(options_.name);
+    // What each port is cabled to now, not when the agent started: a cable may have moved since.
+    refresh_lldp_neighbours(inventory_, options_.lldp, engines_, nullptr);
     *hello->mutable_inventory() = inventory_;
     *hello->mutable_state() = runner_.state();
     hello->mutable_state()->set_last_record_seq(outbox_.last_seq());

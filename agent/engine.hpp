@@ -7,10 +7,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/lldp_neighbour.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {
@@ -73,6 +75,9 @@ struct EngineCatalog {
   std::vector<std::string> notes;               // why an engine is missing, for the registration message
   std::vector<proto::DpdkPort> dpdk_ports;      // the ports the dpdk engine opened
   std::vector<proto::RdmaDevice> rdma_devices;  // what the rdma engine found, discovered once
+  // The LLDP neighbour a DPDK port's own frames announced (by the port's name), for a port no
+  // lldpd sees; unset without DPDK ports. Callable from any thread.
+  std::function<std::optional<LldpNeighbour>(const std::string& port)> heard_lldp;
 };
 
 }  // namespace tusk

@@ -8,29 +8,37 @@ namespace tusk {
 
 namespace {
 
-void add_lldp_neighbours(proto::Inventory& inventory, const lldp::LldpcliSource& source,
-                         std::vector<std::string>& notes) {
+void set_neighbour(proto::LldpNeighbour& out, const LldpNeighbour& neighbour, const char* source) {
+  out.set_system_name(neighbour.system_name);
+  out.set_port_id(neighbour.port_id);
+  out.set_port_description(neighbour.port_description);
+  out.set_chassis_id(neighbour.chassis_id);
+  out.set_management_address(neighbour.management_address);
+  out.set_ttl_s(neighbour.ttl_s);
+  out.set_source(source);
+}
+
+}  // namespace
+
+void refresh_lldp_neighbours(proto::Inventory& inventory, const lldp::LldpcliSource& source,
+                             const EngineCatalog& engines, std::vector<std::string>* notes) {
   std::vector<std::string> netdevs;
   for (const auto& port : inventory.dpdk_ports()) {
     if (!port.netdev().empty()) netdevs.push_back(port.netdev());
   }
-  if (netdevs.empty()) return;
-  lldp::PortNeighbours found = lldp::read_port_neighbours(source, netdevs);
+  lldp::PortNeighbours found;
+  if (!netdevs.empty()) found = lldp::read_port_neighbours(source, netdevs);
   for (auto& port : *inventory.mutable_dpdk_ports()) {
-    const auto neighbour = found.by_interface.find(port.netdev());
-    if (port.netdev().empty() || neighbour == found.by_interface.end()) continue;
-    proto::LldpNeighbour& out = *port.mutable_lldp();
-    out.set_system_name(neighbour->second.system_name);
-    out.set_port_id(neighbour->second.port_id);
-    out.set_port_description(neighbour->second.port_description);
-    out.set_chassis_id(neighbour->second.chassis_id);
-    out.set_management_address(neighbour->second.management_address);
-    out.set_ttl_s(neighbour->second.ttl_s);
+    port.clear_lldp();
+    const auto neighbour = port.netdev().empty() ? found.by_interface.end() : found.by_interface.find(port.netdev());
+    if (neighbour != found.by_interface.end()) {
+      set_neighbour(*port.mutable_lldp(), neighbour->second, "lldpd");
+    } else if (engines.heard_lldp) {
+      if (const auto heard = engines.heard_lldp(port.name())) set_neighbour(*port.mutable_lldp(), *heard, "frames");
+    }
   }
-  notes.insert(notes.end(), found.notes.begin(), found.notes.end());
+  if (notes) notes->insert(notes->end(), found.notes.begin(), found.notes.end());
 }
-
-}  // namespace
 
 proto::Inventory collect_inventory(const std::string& agent_name, const std::vector<std::string>& dpdk_ports,
                                    const EngineCatalog& engines, const lldp::LldpcliSource& lldp) {
@@ -46,7 +54,7 @@ proto::Inventory collect_inventory(const std::string& agent_name, const std::vec
   if (engines.dpdk_ports.empty()) {
     for (const auto& port : dpdk_ports) inventory.add_dpdk_ports()->set_name(port);
   }
-  add_lldp_neighbours(inventory, lldp, notes);
+  refresh_lldp_neighbours(inventory, lldp, engines, &notes);
   for (const auto& [name, engine] : engines.engines) inventory.add_engines(name);
   notes.insert(notes.end(), engines.notes.begin(), engines.notes.end());
   for (auto& note : notes) inventory.add_notes(std::move(note));

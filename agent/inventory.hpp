@@ -10,8 +10,15 @@
 
 namespace tusk {
 
-// Each DPDK port the kernel also sees gets the LLDP neighbour lldpd heard on it (`lldp`).
+// Each DPDK port gets its LLDP neighbour (refresh_lldp_neighbours).
 proto::Inventory collect_inventory(const std::string& agent_name, const std::vector<std::string>& dpdk_ports,
                                    const EngineCatalog& engines, const lldp::LldpcliSource& lldp);
+
+// Each DPDK port's LLDP neighbour now: lldpd's for a port the kernel also sees, else what the
+// port's own frames announced (EngineCatalog::heard_lldp); none where neither knows one. Why lldpd
+// could not say goes to `notes` when given. Asked again at each registration, so a cable moved
+// since the agent started is seen.
+void refresh_lldp_neighbours(proto::Inventory& inventory, const lldp::LldpcliSource& source,
+                             const EngineCatalog& engines, std::vector<std::string>* notes);
 
 }  // namespace tusk

@@ -27,6 +27,7 @@
 #include "agent/dpdk/neighbour_resolver.hpp"
 #include "agent/dpdk/path_probe.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
+#include "agent/lldp/lldp_frame.hpp"
 #include "agent/payload/prbs.hpp"
 #include "common/clock.hpp"
 
@@ -331,6 +332,10 @@ void RxThread::on_frame(const rte_mbuf* mbuf, std::int64_t now) {
 }
 
 void RxThread::on_foreign_frame(const rte_mbuf* mbuf, const std::uint8_t* data, std::uint32_t length) {
+  if (lldp::is_lldp_frame(data, length)) {  // every 30 s or so: what the port is cabled to, kept fresh
+    hear_lldp(engine_.context_.listener().heard(), *engine_.port_, data, length);
+    return;
+  }
   std::optional<path::ProbeReply> reply;
   if (engine_.tracer_) reply = parse_probe_reply(engine_.interface_, data, length);
   if (reply) {

@@ -63,6 +63,9 @@ DpdkContext::DpdkContext(const DpdkAgentOptions& options)
     address.mac = ports_.back()->mac();
     addresses_.push_back(address);
   }
+  std::vector<Port*> ports;
+  for (const auto& port : ports_) ports.push_back(port.get());
+  listener_ = std::make_unique<IdlePortListener>(std::move(ports), addresses_);
 }
 
 const Ipv4Interface& DpdkContext::address(const Port& port) const {
@@ -83,6 +86,7 @@ Port& DpdkContext::port(const std::string& name) {
 
 void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   check_dpdk_plan(plan);  // every bound that needs no port, before the port is touched
+  listener_pause_.emplace(context_.listener());
   const auto& test = plan.dpdk();
   port_ = &context_.port(test.port());
   FrameSpec spec;
@@ -223,7 +227,10 @@ void DpdkEngine::watch_link() {
 }
 
 void DpdkEngine::stop() noexcept {
-  if (!running_.exchange(false)) return;
+  if (!running_.exchange(false)) {
+    listener_pause_.reset();  // prepared, never started
+    return;
+  }
   stop_requested_ns_ = realtime_ns();
   for (auto& worker : workers_) {
     if (worker->tx_thread.joinable()) worker->tx_thread.join();
@@ -236,6 +243,7 @@ void DpdkEngine::stop() noexcept {
     if (worker->rx_thread.joinable()) worker->rx_thread.join();
   }
   if (port_) host_drops_ = port_->host_drops() - start_host_drops_;
+  listener_pause_.reset();
 }
 
 void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
@@ -271,6 +279,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
   }
   catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate,
                              std::move(kernel_ports)};
+  catalog.heard_lldp = [context](const std::string& port) { return context->listener().heard().neighbour(port); };
 }
 
 }  // namespace tusk::dpdk

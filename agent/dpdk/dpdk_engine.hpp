@@ -27,6 +27,7 @@
 #include "agent/dpdk/flow_targets.hpp"
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
+#include "agent/dpdk/idle_port_listener.hpp"
 #include "agent/dpdk/mbuf_ring.hpp"
 #include "agent/dpdk/neighbour.hpp"
 #include "agent/dpdk/port.hpp"
@@ -65,6 +66,8 @@ class DpdkContext {
   // run to run, depending on where the kernel put it. With one (labs, where agents share few
   // cores) the threads float.
   const std::vector<int>& cpus() const { return cpus_; }
+  // Reads the ports between tests (their LLDP neighbours, ARP and ping); a test pauses it.
+  IdlePortListener& listener() { return *listener_; }
 
  private:
   Eal eal_;  // first: ports are destroyed before the EAL
@@ -72,6 +75,7 @@ class DpdkContext {
   std::vector<Ipv4Interface> addresses_;  // in ports_ order
   unsigned idle_sleep_us_;
   std::vector<int> cpus_;
+  std::unique_ptr<IdlePortListener> listener_;  // last: it stops before the ports close
 };
 
 // Counters one RX stream publishes for sample(); written only by one RX thread.
@@ -165,6 +169,8 @@ class DpdkEngine final : public Engine {
   std::atomic<bool> rx_done_{false};
   std::thread link_thread_;
   LinkWatch link_watch_;
+  // From prepare to stop the port's queues are this engine's, not the idle listener's.
+  std::optional<IdlePortListener::Pause> listener_pause_;
 };
 
 // Registers the "dpdk" engine when the agent was given DPDK ports; otherwise notes why not.

@@ -521,7 +521,8 @@ json report_json(const RunOutcome& outcome) {
            {"lldp_neighbour", port.has_lldp() ? json{{"system_name", printable(port.lldp().system_name())},
                                                      {"port_id", printable(port.lldp().port_id())},
                                                      {"port_description", printable(port.lldp().port_description())},
-                                                     {"chassis_id", printable(port.lldp().chassis_id())}}
+                                                     {"chassis_id", printable(port.lldp().chassis_id())},
+                                                     {"source", lldp_source_name(port.lldp().source())}}
                                               : json(nullptr)}});
     }
     agent["dpdk_ports"] = dpdk_ports;

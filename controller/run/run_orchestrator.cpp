@@ -565,7 +565,8 @@ class Orchestrator {
         HostLldp host;
         host.agent = name;
         host.address = port.ipv4().substr(0, port.ipv4().find('/'));
-        host.netdev = bounded(port.netdev());
+        host.netdev = bounded(port.netdev().empty() ? port.name() : port.netdev());
+        host.from_frames = port.lldp().source() == "frames";
         host.neighbour.local_port = host.netdev;
         host.neighbour.system_name = bounded(port.lldp().system_name());
         host.neighbour.port_id = bounded(port.lldp().port_id());

@@ -51,6 +51,7 @@ std::vector<HostLldp> hosts_lldp_from_report_text(const std::string& text, const
       host.neighbour.port_id = text_at(*heard, "port_id");
       host.neighbour.port_description = text_at(*heard, "port_description");
       host.neighbour.chassis_id = text_at(*heard, "chassis_id");
+      host.from_frames = text_at(*heard, "source") == "frames";
       hosts.push_back(std::move(host));
     }
   }

@@ -32,6 +32,12 @@ NeighbourEnd end_of(const SwitchLldpNeighbour& neighbour, const FabricTopology& 
 
 }  // namespace
 
+const char* lldp_source_name(const std::string& source) {
+  if (source == "lldpd") return "lldpd";
+  if (source == "frames") return "frames";
+  return "";
+}
+
 const char* to_string(CablingFinding::Kind kind) {
   switch (kind) {
     case CablingFinding::Kind::Elsewhere:
@@ -89,7 +95,8 @@ CablingCheck check_cabling(const FabricTopology& topology, const std::vector<Swi
     ++check.ends_checked;
     const NeighbourEnd end = end_of(host.neighbour, topology);
     seen_cable(here.text(), end.text());
-    const std::string source = fmt::format("LLDP at agent {}, port {}", host.agent, host.netdev);
+    const std::string source =
+        fmt::format("LLDP{} at agent {}, port {}", host.from_frames ? " frames" : "", host.agent, host.netdev);
     if (end.device == there.device && end.port == there.interface) {
       ++check.ends_matched;
     } else {

@@ -46,9 +46,13 @@ struct CablingCheck {
 struct HostLldp {
   std::string agent;
   std::string address;            // the port's data-plane address, which places it in the topology file
-  std::string netdev;             // the port's kernel name
+  std::string netdev;             // the port's kernel name, else its DPDK name
   SwitchLldpNeighbour neighbour;  // its local_port is the netdev
+  bool from_frames = false;       // heard in the port's own LLDPDUs (a DPDK port), not from lldpd
 };
+
+// An agent's LLDP source as the report names it: "lldpd", "frames", or "" for anything else (a peer's text).
+const char* lldp_source_name(const std::string& source);
 
 CablingCheck check_cabling(const FabricTopology& topology, const std::vector<SwitchReading>& switches,
                            const std::vector<HostLldp>& hosts = {});

@@ -12,6 +12,7 @@
 #include "tests/e2e/control_plane_fixture.hpp"
 #include "tests/support/build_paths.hpp"
 #include "tests/support/headless_chromium.hpp"
+#include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -117,15 +118,12 @@ TEST_F(ControlPlaneE2E, EachPortsOpticsAreReadJudgedAndShown) {
             std::string::npos)
       << controller->log();
 
-  if (!HeadlessChromium::available()) return;  // the report page tests say it is missing
-  const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
-  ASSERT_EQ(page.status, 0) << page.log;
-  EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
-  EXPECT_TRUE(page.console_errors().empty()) << page.log;
-  EXPECT_EQ(page.attribute("optics-ports"), "2");
-  EXPECT_EQ(page.attribute("optics-failing"), "1");
-  EXPECT_NE(page.dom.find("FTLC9551REPM"), std::string::npos);
-  EXPECT_NE(page.dom.find("-9.80"), std::string::npos) << "lane 3's RX power";
+  const auto page = drawn_report_page(dir_ + "/report", dir_);
+  if (!page) return;
+  EXPECT_EQ(page->attribute("optics-ports"), "2");
+  EXPECT_EQ(page->attribute("optics-failing"), "1");
+  EXPECT_NE(page->dom.find("FTLC9551REPM"), std::string::npos);
+  EXPECT_NE(page->dom.find("-9.80"), std::string::npos) << "lane 3's RX power";
 }
 
 TEST_F(ControlPlaneE2E, ALongTestsOpticsAreReadEveryIntervalAndSayWhenAPortBeganToFail) {
@@ -181,12 +179,10 @@ tests:
             std::string::npos)
       << controller->log();
 
-  if (!HeadlessChromium::available()) return;  // the report page tests say it is missing
-  const RenderedPage page = HeadlessChromium::render(dir_ + "/report/report.html", dir_);
-  ASSERT_EQ(page.status, 0) << page.log;
-  EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
-  EXPECT_EQ(page.attribute("optics-timeline-ports"), "2");
-  EXPECT_NE(page.dom.find((*a)["failing_start"].get<std::string>()), std::string::npos) << "when it began to fail";
+  const auto page = drawn_report_page(dir_ + "/report", dir_);
+  if (!page) return;
+  EXPECT_EQ(page->attribute("optics-timeline-ports"), "2");
+  EXPECT_NE(page->dom.find((*a)["failing_start"].get<std::string>()), std::string::npos) << "when it began to fail";
 }
 
 }  // namespace

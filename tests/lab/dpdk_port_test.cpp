@@ -8,18 +8,22 @@
 #include <rte_mbuf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "agent/dpdk/eal.hpp"
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/dpdk/frame_size_cycle.hpp"
+#include "agent/dpdk/idle_port_listener.hpp"
 #include "agent/dpdk/port.hpp"
 #include "agent/dpdk/stream_tracker.hpp"
+#include "agent/lldp/lldp_frame.hpp"
 #include "agent/payload/prbs.hpp"
 #include "tests/support/build_paths.hpp"
 
@@ -279,6 +283,59 @@ TEST_F(DpdkLab, ImixFramesArriveWholeInTheirMix) {
   EXPECT_EQ(result.counts.bit_errors, 0u);
   EXPECT_EQ(result.unparsed, 0u);
   EXPECT_EQ(result.rx_bytes, 1'000u * (7 * 64 + 4 * 576 + 1500)) << "1000 cycles of the 12-frame mix";
+}
+
+// One LLDPDU from the sender's port, addressed to the receiver (the lab's bridge keeps 802.1AB's
+// link-local group addresses to itself, as a bridge must).
+void send_lldp(Port& from, const Port& to, const std::string& system_name, std::uint16_t ttl_s) {
+  LldpNeighbour self;
+  self.chassis_id = "02:74:6b:00:00:01";
+  self.chassis_id_subtype = 4;
+  self.port_id = "swp7";
+  self.port_id_subtype = 5;
+  self.system_name = system_name;
+  self.ttl_s = ttl_s;
+  const std::vector<std::uint8_t> bytes = lldp::build_lldp_frame(self, from.mac(), to.mac());
+  rte_mbuf* mbuf = rte_pktmbuf_alloc(from.mempool());
+  ASSERT_NE(mbuf, nullptr);
+  auto* frame = reinterpret_cast<std::uint8_t*>(rte_pktmbuf_append(mbuf, static_cast<std::uint16_t>(bytes.size())));
+  std::copy(bytes.begin(), bytes.end(), frame);
+  ASSERT_EQ(rte_eth_tx_burst(from.id(), 0, &mbuf, 1), 1);
+}
+
+std::string heard_name(IdlePortListener& listener, const Port& port, std::chrono::milliseconds within) {
+  const auto deadline = Clock::now() + within;
+  while (Clock::now() < deadline) {
+    if (const auto neighbour = listener.heard().neighbour(port.name())) return neighbour->system_name;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+TEST_F(DpdkLab, AnIdlePortHearsItsLldpNeighbourButNotWhileATestHoldsIt) {
+  IdlePortListener listener({receiver_}, {});
+  send_lldp(*sender_, *receiver_, "leaf7", 120);
+  EXPECT_EQ(heard_name(listener, *receiver_, std::chrono::seconds(3)), "leaf7");
+  {
+    // A test's engine holds the port: the listener reads nothing until it lets go.
+    IdlePortListener::Pause pause(listener);
+    send_lldp(*sender_, *receiver_, "leaf8", 120);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));  // five of the listener's polls
+    EXPECT_EQ(listener.heard().neighbour(receiver_->name()).value_or(LldpNeighbour{}).system_name, "leaf7");
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(3);
+  while (Clock::now() < deadline &&
+         listener.heard().neighbour(receiver_->name()).value_or(LldpNeighbour{}).system_name != "leaf8") {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(listener.heard().neighbour(receiver_->name()).value_or(LldpNeighbour{}).system_name, "leaf8")
+      << "read once let go";
+  send_lldp(*sender_, *receiver_, "leaf8", 0);  // its shutdown LLDPDU
+  const auto gone = Clock::now() + std::chrono::seconds(3);
+  while (Clock::now() < gone && listener.heard().neighbour(receiver_->name())) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_FALSE(listener.heard().neighbour(receiver_->name()).has_value());
 }
 
 }  // namespace

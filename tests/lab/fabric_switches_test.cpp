@@ -4,6 +4,7 @@
 // switch port's counters before and after each test, and confirms (or splits) a suspect link with
 // what the switches at its ends counted, also when the switches police the probes' ICMP answers.
 // A switch that does not answer is a warning. Needs root, skips otherwise.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
@@ -18,6 +19,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "common/clock.hpp"
 #include "tests/support/fabric_run.hpp"
@@ -100,6 +102,42 @@ class FabricSwitches : public FabricRun {
   }
   // report.html draws without an error and shows `text`.
   void expect_page_shows(const std::string& text) { expect_report_page_shows(dir_ + "/report", dir_, text); }
+  // With l1h1's and l2h1's cables swapped, a run under `cabling: enforce` names both before any
+  // traffic, from what each agent heard (`words` as the finding says it, `source` as
+  // report.json's lldp_neighbour does).
+  void expect_swapped_cables_stop_the_run(const std::string& words, const std::string& source) {
+    const std::string profile = R"(name: swapped
+agents:
+  hosts: [l1h1, l2h1]
+  wait: 30s
+cabling: enforce
+tests:
+  - name: pairs
+    engine: dpdk
+    duration: 3s
+    topology: pairs
+    rate: 1kpps
+    encapsulation: ipv4_udp
+)";
+    ASSERT_EQ(run(profile, {"--topology", topology_file()}), 1) << log();
+    const json result = report();
+    EXPECT_TRUE(result["tests"].empty()) << "traffic ran";
+    const json& cabling = result["cabling"];
+    ASSERT_TRUE(cabling.is_object()) << log();
+    std::set<std::string> findings;
+    for (const auto& finding : cabling["findings"]) findings.insert(finding["text"].get<std::string>());
+    for (const auto& [host, leaf, other] : {std::tuple{"l1h1", "l1", "l2"}, std::tuple{"l2h1", "l2", "l1"}}) {
+      const std::string expected =
+          fmt::format("{}:port should be cabled to {}:h1 but LLDP finds {}:h1 ({} at agent {}, port {})", host, leaf,
+                      other, words, host, lab_->ns(host));
+      EXPECT_TRUE(findings.contains(expected)) << expected << "\n" << cabling.dump(1);
+    }
+    EXPECT_EQ(findings.size(), 2u) << cabling.dump(1);
+    for (const auto& agent : result["agents"]) {
+      ASSERT_EQ(agent["dpdk_ports"].size(), 1u);
+      EXPECT_EQ(agent["dpdk_ports"][0]["lldp_neighbour"]["source"], source) << agent.dump(1);
+    }
+  }
   static const json* direction(const json& counters, const std::string& key) {
     for (const auto& link : counters["links"]) {
       for (const char* way : {"a_to_b", "b_to_a"}) {
@@ -216,33 +254,22 @@ TEST_F(FabricSwitches, SwappedHostCablesAreNamedBeforeTrafficAndEnforceStopsTheR
   lab_->run("swap l1h1 l2h1");
   wait_for_host_lldp({{"l1h1", "l2"}, {"l2h1", "l1"}});
   start_agents();
-  const std::string profile = R"(name: swapped
-agents:
-  hosts: [l1h1, l2h1]
-  wait: 30s
-cabling: enforce
-tests:
-  - name: pairs
-    engine: dpdk
-    duration: 3s
-    topology: pairs
-    rate: 1kpps
-    encapsulation: ipv4_udp
-)";
-  ASSERT_EQ(run(profile, {"--topology", topology_file()}), 1) << log();
-  const json result = report();
-  EXPECT_TRUE(result["tests"].empty()) << "traffic ran";
-  const json& cabling = result["cabling"];
-  ASSERT_TRUE(cabling.is_object()) << log();
-  std::set<std::string> findings;
-  for (const auto& finding : cabling["findings"]) findings.insert(finding["text"].get<std::string>());
-  EXPECT_TRUE(findings.contains("l1h1:port should be cabled to l1:h1 but LLDP finds l2:h1 (LLDP at agent l1h1, port " +
-                                lab_->ns("l1h1") + ")"))
-      << cabling.dump(1);
-  EXPECT_TRUE(findings.contains("l2h1:port should be cabled to l2:h1 but LLDP finds l1:h1 (LLDP at agent l2h1, port " +
-                                lab_->ns("l2h1") + ")"))
-      << cabling.dump(1);
-  EXPECT_EQ(findings.size(), 2u) << cabling.dump(1);
+  expect_swapped_cables_stop_the_run("LLDP", "lldpd");
+}
+
+// The same swap on hosts whose ports no lldpd sees (a DPDK port bound to its PCI driver has no
+// kernel interface): each agent reads the LLDP frames its port receives while idle, and the check
+// names both cables from them.
+TEST_F(FabricSwitches, SwappedHostCablesAreNamedFromTheDpdkPortsOwnLldpFramesWithoutLldpd) {
+  make_lab(1);
+  lab_->run("swap l1h1 l2h1");
+  start_agents({}, {}, /*host_lldpd=*/false);
+  for (const char* host : {"l1h1", "l2h1"}) {
+    const std::string agent_log = dir_ + "/agent-" + host + ".log";
+    // The switches' lldpd sends every second.
+    ASSERT_TRUE(wait_for_text(agent_log, "(its own frames", 15s)) << read_file(agent_log);
+  }
+  expect_swapped_cables_stop_the_run("LLDP frames", "frames");
 }
 
 // 2 % loss on leaf 1's uplink to spine 2, with every switch policing its ICMP errors (time exceeded

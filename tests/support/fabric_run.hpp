@@ -67,9 +67,11 @@ class FabricRun : public ::testing::Test {
   // an agent whose port would not open is started again under a new pid.
   // `gateways`: a host's gateway where it is not its leaf's (.1).
   // `idle_sleep_us`: a host's poll pause where it is not the lab's 50 us (a slow receiver).
+  // `host_lldpd` false: the agents ask no lldpd (a socket nobody serves), so their ports' LLDP
+  // neighbours come from the frames their DPDK ports receive.
   void start_agents(const std::map<std::string, std::string>& gateways = {},
-                    const std::map<std::string, int>& idle_sleep_us = {}) {
-    std::string lldp_socket = lab_->run("host-lldp-socket");
+                    const std::map<std::string, int>& idle_sleep_us = {}, bool host_lldpd = true) {
+    std::string lldp_socket = host_lldpd ? lab_->run("host-lldp-socket") : dir_ + "/no-lldpd.sock";
     lldp_socket.erase(lldp_socket.find_last_not_of(" \n") + 1);
     for (const auto& host : hosts_) {
       const std::string log = dir_ + "/agent-" + host.name + ".log";

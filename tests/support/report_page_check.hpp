@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -72,17 +73,28 @@ inline void expect_report_page_draws(const std::string& report_directory, const 
   std::cerr << "report.html screenshot: " << std::filesystem::absolute(png).string() << "\n";
 }
 
+// The run's report.html, drawn with no error and no console error; none (a failure said) where
+// chromium is missing or the page would not draw.
+inline std::optional<RenderedPage> drawn_report_page(const std::string& report_directory, const std::string& scratch) {
+  if (!HeadlessChromium::available()) {
+    ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
+    return std::nullopt;
+  }
+  RenderedPage page = HeadlessChromium::render(report_directory + "/report.html", scratch);
+  EXPECT_EQ(page.status, 0) << page.log;
+  EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
+  EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
+  EXPECT_TRUE(page.console_errors().empty()) << page.log;
+  if (page.status != 0) return std::nullopt;
+  return page;
+}
+
 // The run's report.html draws without an error and shows `text` (a method's table, a finding).
 inline void expect_report_page_shows(const std::string& report_directory, const std::string& scratch,
                                      const std::string& text) {
-  if (!HeadlessChromium::available()) {
-    ADD_FAILURE() << "chromium is not installed (scripts/install-deps.sh installs it): report.html cannot be checked";
-    return;
+  if (const auto page = drawn_report_page(report_directory, scratch)) {
+    EXPECT_NE(page->dom.find(text), std::string::npos) << text << " not on the page";
   }
-  const RenderedPage page = HeadlessChromium::render(report_directory + "/report.html", scratch);
-  EXPECT_EQ(page.attribute("rendered"), "yes") << page.log;
-  EXPECT_EQ(page.attribute("errors"), std::nullopt) << page.attribute("errors").value_or("");
-  EXPECT_NE(page.dom.find(text), std::string::npos) << text << " not on the page";
 }
 
 }  // namespace tusk::testing

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "agent/inventory.hpp"
+#include "agent/lldp/heard_neighbours.hpp"
 #include "agent/lldp/port_neighbours.hpp"
 
 namespace tusk::lldp {
@@ -71,6 +73,55 @@ TEST_F(FakeLldpcli, OutputThatIsNotLldpcliSIsANote) {
   EXPECT_TRUE(found.by_interface.empty());
   ASSERT_EQ(found.notes.size(), 1u);
   EXPECT_THAT(found.notes[0], HasSubstr("no LLDP neighbours: "));
+}
+
+TEST_F(FakeLldpcli, EachPortsNeighbourIsLldpdsElseWhatItsOwnFramesSaidAndIsAskedAgainEachTime) {
+  EngineCatalog engines;
+  HeardNeighbours heard;
+  LldpNeighbour leaf3;
+  leaf3.system_name = "leaf3";
+  leaf3.port_id = "swp9";
+  leaf3.ttl_s = 120;
+  heard.heard("0000:3b:00.1", leaf3);
+  heard.heard("eth0-dpdk", leaf3);
+  engines.heard_lldp = [&](const std::string& port) { return heard.neighbour(port); };
+  proto::Inventory inventory;
+  auto* kernel = inventory.add_dpdk_ports();  // af_packet on eth0: lldpd knows it, and it wins
+  kernel->set_name("eth0-dpdk");
+  kernel->set_netdev("eth0");
+  inventory.add_dpdk_ports()->set_name("0000:3b:00.1");  // no kernel: its frames say
+  inventory.add_dpdk_ports()->set_name("0000:3b:00.2");  // heard nothing
+  std::vector<std::string> notes;
+  refresh_lldp_neighbours(inventory, printing(kMovedCable), engines, &notes);
+  EXPECT_EQ(inventory.dpdk_ports(0).lldp().system_name(), "leaf2");
+  EXPECT_EQ(inventory.dpdk_ports(0).lldp().source(), "lldpd");
+  EXPECT_EQ(inventory.dpdk_ports(1).lldp().system_name(), "leaf3");
+  EXPECT_EQ(inventory.dpdk_ports(1).lldp().port_id(), "swp9");
+  EXPECT_EQ(inventory.dpdk_ports(1).lldp().source(), "frames");
+  EXPECT_FALSE(inventory.dpdk_ports(2).has_lldp());
+  EXPECT_TRUE(notes.empty());
+  // The next registration: the frames' neighbour has gone (its shutdown LLDPDU), lldpd has none.
+  leaf3.ttl_s = 0;
+  heard.heard("0000:3b:00.1", leaf3);
+  refresh_lldp_neighbours(inventory, printing(R"({"lldp": {}})"), engines, nullptr);
+  EXPECT_TRUE(inventory.dpdk_ports(1).lldp().system_name().empty());
+  EXPECT_FALSE(inventory.dpdk_ports(1).has_lldp());
+  EXPECT_EQ(inventory.dpdk_ports(0).lldp().system_name(), "leaf3") << "the frames, when lldpd has none";
+}
+
+TEST(HeardNeighbours, ANeighbourHeardIsKeptUntilItsTtlRunsOut) {
+  HeardNeighbours heard;
+  const auto t0 = HeardNeighbours::Clock::now();
+  LldpNeighbour leaf;
+  leaf.system_name = "leaf1";
+  leaf.ttl_s = 4;
+  heard.heard("p0", leaf, t0);
+  EXPECT_EQ(heard.neighbour("p0", t0 + std::chrono::seconds(4)).value_or(LldpNeighbour{}).system_name, "leaf1");
+  EXPECT_FALSE(heard.neighbour("p0", t0 + std::chrono::seconds(5)).has_value());
+  EXPECT_FALSE(heard.neighbour("p1", t0).has_value());
+  leaf.system_name = "leaf2";  // the cable moved: the last one heard is the one there now
+  heard.heard("p0", leaf, t0 + std::chrono::seconds(6));
+  EXPECT_EQ(heard.neighbour("p0", t0 + std::chrono::seconds(7)).value_or(LldpNeighbour{}).system_name, "leaf2");
 }
 
 TEST(PortNeighbours, NoPortAsksNothing) {

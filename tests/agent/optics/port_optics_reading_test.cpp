@@ -141,34 +141,43 @@ class ReadyEngine final : public Engine {
   void stop() noexcept override {}
 };
 
+// The records a PlanRunner sends for `plan` on an engine whose one port is eth9, run to its end
+// (`run_for` after the start).
+std::vector<proto::Record> run_plan(const optics::EthtoolSource& ethtool, proto::Plan plan,
+                                    std::chrono::seconds run_for) {
+  boost::asio::io_context io;
+  EngineCatalog engines;
+  engines.engines["dpdk"] = {[] { return std::make_unique<ReadyEngine>(); },
+                             [](const proto::Plan&) { return 1e6; },
+                             {{"0000:3b:00.0", "eth9", "192.168.101.11"}}};
+  std::vector<proto::Record> records;
+  PlanRunner runner(
+      io.get_executor(), engines, [&](proto::Record r) { records.push_back(std::move(r)); }, {}, ethtool);
+  plan.set_run_id("run");
+  plan.set_engine("dpdk");
+  plan.set_max_rate_bps(1e9);
+  std::vector<proto::PlanAck> answers;
+  runner.on_plan(plan, [&](proto::PlanAck ack) { answers.push_back(std::move(ack)); });
+  io.run_for(std::chrono::seconds(3));
+  EXPECT_EQ(answers.size(), 1u);
+  if (answers.size() != 1 || !answers[0].ok()) return {};
+  proto::StartAt start;
+  start.set_run_id("run");
+  start.set_test_index(plan.test_index());
+  start.set_agent_start_ns(realtime_ns() + 50'000'000);
+  runner.on_start_at(start);
+  io.restart();  // run_for above ran out of work once the answer was given
+  io.run_for(run_for);
+  return records;
+}
+
 TEST_F(OpticsHost, TheResultOfATestThatAsksCarriesItsPortsOpticsAndOfOneThatDoesNotNone) {
   for (const bool read : {true, false}) {
-    boost::asio::io_context io;
-    EngineCatalog engines;
-    engines.engines["dpdk"] = {[] { return std::make_unique<ReadyEngine>(); },
-                               [](const proto::Plan&) { return 1e6; },
-                               {{"0000:3b:00.0", "eth9", "192.168.101.11"}}};
-    std::vector<proto::Record> records;
-    PlanRunner runner(
-        io.get_executor(), engines, [&](proto::Record r) { records.push_back(std::move(r)); }, {}, source());
     proto::Plan plan;
-    plan.set_run_id("run");
-    plan.set_engine("dpdk");
     plan.set_duration_ms(200);
     plan.set_sample_interval_ms(100);
-    plan.set_max_rate_bps(1e9);
     plan.set_read_optics(read);
-    std::vector<proto::PlanAck> answers;
-    runner.on_plan(plan, [&](proto::PlanAck ack) { answers.push_back(std::move(ack)); });
-    io.run_for(std::chrono::seconds(3));
-    ASSERT_EQ(answers.size(), 1u);
-    ASSERT_TRUE(answers[0].ok()) << answers[0].error();
-    proto::StartAt start;
-    start.set_run_id("run");
-    start.set_agent_start_ns(realtime_ns() + 50'000'000);
-    runner.on_start_at(start);
-    io.restart();  // run_for above ran out of work once the answer was given
-    io.run_for(std::chrono::seconds(3));
+    const std::vector<proto::Record> records = run_plan(source(), plan, std::chrono::seconds(3));
     const proto::TestResult* result = nullptr;
     for (const auto& record : records) {
       if (record.has_result()) result = &record.result();
@@ -186,34 +195,13 @@ TEST_F(OpticsHost, TheResultOfATestThatAsksCarriesItsPortsOpticsAndOfOneThatDoes
 }
 
 TEST_F(OpticsHost, ALongTestSendsItsPortsOpticsEveryIntervalBeforeItsResult) {
-  boost::asio::io_context io;
-  EngineCatalog engines;
-  engines.engines["dpdk"] = {[] { return std::make_unique<ReadyEngine>(); },
-                             [](const proto::Plan&) { return 1e6; },
-                             {{"0000:3b:00.0", "eth9", "192.168.101.11"}}};
-  std::vector<proto::Record> records;
-  PlanRunner runner(
-      io.get_executor(), engines, [&](proto::Record r) { records.push_back(std::move(r)); }, {}, source());
   proto::Plan plan;
-  plan.set_run_id("run");
   plan.set_test_index(3);
-  plan.set_engine("dpdk");
   plan.set_duration_ms(2500);
   plan.set_sample_interval_ms(500);
-  plan.set_max_rate_bps(1e9);
   plan.set_read_optics(true);
   plan.set_optics_interval_ms(200);  // below the agent's 1 s floor: read every second
-  bool ok = false;
-  runner.on_plan(plan, [&](proto::PlanAck ack) { ok = ack.ok(); });
-  io.run_for(std::chrono::seconds(3));
-  ASSERT_TRUE(ok);
-  proto::StartAt start;
-  start.set_run_id("run");
-  start.set_test_index(3);
-  start.set_agent_start_ns(realtime_ns() + 50'000'000);
-  runner.on_start_at(start);
-  io.restart();
-  io.run_for(std::chrono::seconds(5));
+  const std::vector<proto::Record> records = run_plan(source(), plan, std::chrono::seconds(5));
   std::vector<const proto::OpticsSample*> intervals;
   std::size_t result_at = records.size();
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -241,7 +229,7 @@ TEST_F(OpticsHost, ALongTestSendsItsPortsOpticsEveryIntervalBeforeItsResult) {
     EXPECT_GT(after, before);
     previous_end = after;
   }
-  EXPECT_EQ(records.back().has_result(), true);
+  EXPECT_TRUE(records.back().has_result());
   const proto::TestResult& result = records[result_at].result();
   ASSERT_EQ(result.optics_size(), 1);
   EXPECT_EQ(fec_from_proto(result.optics(0).fec_after()).corrected_blocks.total, previous_end);
