@@ -60,6 +60,7 @@ std::size_t records_window_bytes(std::size_t send_queue_bytes) {
   return std::min<std::size_t>(4 * kBatchBytes, send_queue_bytes / 4);
 }
 constexpr std::chrono::milliseconds kDefaultLease{3000};
+constexpr std::chrono::seconds kLldpFreshFor{5};
 
 // Everything one agent process does, on one io thread.
 class Agent {
@@ -102,7 +103,11 @@ class Agent {
     hello->set_protocol_version(kProtocolVersion);
     hello->set_agent_name(options_.name);
     // What each port is cabled to now, not when the agent started: a cable may have moved since.
-    refresh_lldp_neighbours(inventory_, options_.lldp, engines_, nullptr);
+    // A connection right after the inventory was collected (an agent's start) need not ask again.
+    if (std::chrono::steady_clock::now() - lldp_read_at_ > kLldpFreshFor) {
+      refresh_lldp_neighbours(inventory_, options_.lldp, engines_, nullptr);
+      lldp_read_at_ = std::chrono::steady_clock::now();
+    }
     *hello->mutable_inventory() = inventory_;
     *hello->mutable_state() = runner_.state();
     hello->mutable_state()->set_last_record_seq(outbox_.last_seq());
@@ -254,6 +259,7 @@ class Agent {
   AgentOptions options_;
   EngineCatalog engines_;
   proto::Inventory inventory_;
+  std::chrono::steady_clock::time_point lldp_read_at_ = std::chrono::steady_clock::now();
   std::uint64_t instance_;
   RecordOutbox outbox_;
   PlanRunner runner_;

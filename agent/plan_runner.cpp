@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "common/clock.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk {
 namespace asio = boost::asio;
@@ -44,8 +45,6 @@ namespace {
 // controller's wait for every answer (30 s), so a stuck engine is refused by name.
 constexpr std::int64_t kMostPrepareNs = 25'000'000'000;
 constexpr auto kReadyPoll = std::chrono::milliseconds(10);
-// ethtool reads a module over a slow bus: a plan asking for more often (a wrong controller) gets this.
-constexpr std::int64_t kMinOpticsIntervalNs = 1'000'000'000;
 
 template <typename T>
 bool is_ready(const std::future<T>& future) {
@@ -244,7 +243,8 @@ void PlanRunner::take_sample() {
 }
 
 void PlanRunner::schedule_optics_interval() {
-  const std::int64_t interval_ns = std::max(std::int64_t{plan_.optics_interval_ms()} * 1'000'000, kMinOpticsIntervalNs);
+  const std::int64_t interval_ns =
+      std::max<std::int64_t>(plan_.optics_interval_ms(), wire::kMinOpticsInterval.count()) * 1'000'000;
   const std::int64_t elapsed_ns = std::max<std::int64_t>(0, realtime_ns() - start_ns_);
   const std::int64_t next_ns = start_ns_ + (elapsed_ns / interval_ns + 1) * interval_ns;
   // The end reads the last interval itself.

@@ -35,6 +35,9 @@ inline constexpr std::size_t kSampleBytesPerPlannedStream = 8 * 1024;
 // and every this many samples, so a controller that missed one (records dropped on overflow)
 // reads the stream again within this many samples; the samples between carry values only.
 inline constexpr std::uint32_t kLayoutEverySamples = 100;
+// ethtool reads a port's module over a slow bus (I2C): optics are read at most once this often
+// during a test, whatever the profile or a controller asks.
+inline constexpr std::chrono::milliseconds kMinOpticsInterval{1000};
 // An agent's event message or error text past this is cut (on a character).
 inline constexpr std::size_t kMaxPeerMessageBytes = 1024;
 

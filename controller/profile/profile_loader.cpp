@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "common/units.hpp"
+#include "common/wire_bounds.hpp"
 #include "common/yaml_reader.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/profile/profile_keys.hpp"
@@ -184,7 +185,7 @@ class ProfileReader {
                 ? std::optional<std::chrono::milliseconds>(0)
                 : read_.duration(v, {std::chrono::milliseconds(0), std::chrono::hours(24), "0", "24h"});
         if (interval) {
-          if (interval->count() > 0 && *interval < std::chrono::seconds(1)) {
+          if (interval->count() > 0 && *interval < wire::kMinOpticsInterval) {
             read_.fail(v, "interval: at least 1s (ethtool reads the module over a slow bus), or 0 for none");
           }
           optics.interval = *interval;

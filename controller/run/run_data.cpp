@@ -94,7 +94,7 @@ void RunData::judge_optics_intervals(int test_index, const TestSpec& spec) {
   OpticsRule rule;
   rule.thresholds = optics_thresholds(spec.optics);
   // The agent reads at most once a second, and the interval ended by the test's end is one more.
-  const auto every = std::max<std::int64_t>(1000, spec.optics.interval.count());
+  const auto every = std::max(wire::kMinOpticsInterval, spec.optics.interval).count();
   rule.most_intervals =
       static_cast<std::uint32_t>(std::min<std::int64_t>(spec.duration.count() / every + 2, 1'000'000));
   std::lock_guard lock(mutex_);
