@@ -103,11 +103,10 @@ class Agent {
     hello->set_protocol_version(kProtocolVersion);
     hello->set_agent_name(options_.name);
     // What each port is cabled to now, not when the agent started: a cable may have moved since.
-    // A connection right after the inventory was collected (an agent's start) need not ask again.
-    if (std::chrono::steady_clock::now() - lldp_read_at_ > kLldpFreshFor) {
-      refresh_lldp_neighbours(inventory_, options_.lldp, engines_, nullptr);
-      lldp_read_at_ = std::chrono::steady_clock::now();
-    }
+    // lldpd need not be asked again right after the inventory was collected (an agent's start).
+    const bool ask_lldpd = std::chrono::steady_clock::now() - lldp_read_at_ > kLldpFreshFor;
+    refresh_lldp_neighbours(inventory_, ask_lldpd ? &options_.lldp : nullptr, engines_, nullptr);
+    if (ask_lldpd) lldp_read_at_ = std::chrono::steady_clock::now();
     *hello->mutable_inventory() = inventory_;
     *hello->mutable_state() = runner_.state();
     hello->mutable_state()->set_last_record_seq(outbox_.last_seq());

@@ -20,21 +20,47 @@ void set_neighbour(proto::LldpNeighbour& out, const LldpNeighbour& neighbour, co
 
 }  // namespace
 
-void refresh_lldp_neighbours(proto::Inventory& inventory, const lldp::LldpcliSource& source,
+void refresh_lldp_neighbours(proto::Inventory& inventory, const lldp::LldpcliSource* source,
                              const EngineCatalog& engines, std::vector<std::string>* notes) {
+  if (!source) {  // lldpd's answers stay; a DPDK port without one hears its frames again
+    for (auto& port : *inventory.mutable_dpdk_ports()) {
+      if (port.lldp().source() == "lldpd") continue;
+      port.clear_lldp();
+      if (!engines.heard_lldp) continue;
+      if (const auto heard = engines.heard_lldp(port.name())) set_neighbour(*port.mutable_lldp(), *heard, "frames");
+    }
+    return;
+  }
   std::vector<std::string> netdevs;
   for (const auto& port : inventory.dpdk_ports()) {
     if (!port.netdev().empty()) netdevs.push_back(port.netdev());
   }
+  for (const auto& device : inventory.rdma_devices()) {
+    for (const auto& port : device.ports()) {
+      if (!port.netdev().empty()) netdevs.push_back(port.netdev());
+    }
+  }
   lldp::PortNeighbours found;
-  if (!netdevs.empty()) found = lldp::read_port_neighbours(source, netdevs);
+  if (!netdevs.empty()) found = lldp::read_port_neighbours(*source, netdevs);
+  const auto lldpd_heard = [&](const std::string& netdev) -> const LldpNeighbour* {
+    const auto neighbour = netdev.empty() ? found.by_interface.end() : found.by_interface.find(netdev);
+    return neighbour == found.by_interface.end() ? nullptr : &neighbour->second;
+  };
   for (auto& port : *inventory.mutable_dpdk_ports()) {
     port.clear_lldp();
-    const auto neighbour = port.netdev().empty() ? found.by_interface.end() : found.by_interface.find(port.netdev());
-    if (neighbour != found.by_interface.end()) {
-      set_neighbour(*port.mutable_lldp(), neighbour->second, "lldpd");
+    if (const LldpNeighbour* neighbour = lldpd_heard(port.netdev())) {
+      set_neighbour(*port.mutable_lldp(), *neighbour, "lldpd");
     } else if (engines.heard_lldp) {
       if (const auto heard = engines.heard_lldp(port.name())) set_neighbour(*port.mutable_lldp(), *heard, "frames");
+    }
+  }
+  // A RoCE port's frames are the kernel's: lldpd hears them, the engine never sees one.
+  for (auto& device : *inventory.mutable_rdma_devices()) {
+    for (auto& port : *device.mutable_ports()) {
+      port.clear_lldp();
+      if (const LldpNeighbour* neighbour = lldpd_heard(port.netdev())) {
+        set_neighbour(*port.mutable_lldp(), *neighbour, "lldpd");
+      }
     }
   }
   if (notes) notes->insert(notes->end(), found.notes.begin(), found.notes.end());
@@ -54,7 +80,7 @@ proto::Inventory collect_inventory(const std::string& agent_name, const std::vec
   if (engines.dpdk_ports.empty()) {
     for (const auto& port : dpdk_ports) inventory.add_dpdk_ports()->set_name(port);
   }
-  refresh_lldp_neighbours(inventory, lldp, engines, &notes);
+  refresh_lldp_neighbours(inventory, &lldp, engines, &notes);
   for (const auto& [name, engine] : engines.engines) inventory.add_engines(name);
   notes.insert(notes.end(), engines.notes.begin(), engines.notes.end());
   for (auto& note : notes) inventory.add_notes(std::move(note));

@@ -493,22 +493,22 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
     return;
   }
   for (const auto& note : notes) catalog.notes.push_back("rdma engine: " + note);
-  // Each Ethernet port's netdev, whose module and FEC the agent reads; an InfiniBand port has none.
+  // Each Ethernet port's netdev, whose module and FEC the agent reads and whose LLDP neighbour lldpd
+  // hears (the inventory carries both); an InfiniBand port has none.
   std::vector<KernelPort> kernel_ports;
-  for (const auto& device : catalog.rdma_devices) {
-    for (const auto& port : device.ports()) {
+  for (auto& device : catalog.rdma_devices) {
+    for (auto& port : *device.mutable_ports()) {
       if (port.link_layer() != "Ethernet") continue;
-      if (auto netdev = find_port_netdev(device.name(), port.port_num()); !netdev.name.empty()) {
-        std::string address;  // the RoCE v2 GID's IPv4 address, as the flows use it
-        for (const auto& gid : port.gids()) {
-          if (gid.type() == "RoCE v2" && !gid.ip().empty() && gid.ip().find(':') == std::string::npos) {
-            address = gid.ip();
-            break;
-          }
+      const PortNetdev netdev = find_port_netdev(device.name(), port.port_num());
+      if (netdev.name.empty()) continue;
+      for (const auto& gid : port.gids()) {  // the RoCE v2 GID's IPv4 address, as the flows use it
+        if (gid.type() == "RoCE v2" && !gid.ip().empty() && gid.ip().find(':') == std::string::npos) {
+          port.set_roce_ipv4(gid.ip());
+          break;
         }
-        kernel_ports.push_back(
-            {fmt::format("{}/{}", device.name(), port.port_num()), std::move(netdev.name), std::move(address)});
       }
+      port.set_netdev(netdev.name);
+      kernel_ports.push_back({fmt::format("{}/{}", device.name(), port.port_num()), port.netdev(), port.roce_ipv4()});
     }
   }
   catalog.engines["rdma"] = {[agent_name, idle_sleep_us, allowed_devices] {

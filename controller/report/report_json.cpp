@@ -25,6 +25,15 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
+// Only printable text: an agent is a peer, and its lldpd repeats what a switch said.
+json lldp_neighbour_json(const proto::LldpNeighbour& heard) {
+  return {{"system_name", printable(heard.system_name())},
+          {"port_id", printable(heard.port_id())},
+          {"port_description", printable(heard.port_description())},
+          {"chassis_id", printable(heard.chassis_id())},
+          {"source", lldp_source_name(heard.source())}};
+}
+
 json counters_json(const proto::StreamCounters& stream) {
   json counters = json::object();
   for (const auto& [name, value] : stream.counters()) counters[name] = value;
@@ -503,27 +512,24 @@ json report_json(const RunOutcome& outcome) {
                          {"mtu", port.active_mtu()},
                          {"link_layer", port.link_layer()},
                          {"speed_gbps", port.speed_gbps()},
-                         {"gids", port.gids_size()}});
+                         {"gids", port.gids_size()},
+                         {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
+                         {"roce_ipv4", port.roce_ipv4().empty() ? json(nullptr) : json(printable(port.roce_ipv4()))},
+                         {"lldp_neighbour", port.has_lldp() ? lldp_neighbour_json(port.lldp()) : json(nullptr)}});
       }
       devices.push_back({{"name", device.name()}, {"firmware", device.firmware()}, {"ports", ports}});
     }
     agent["rdma_devices"] = devices;
     json dpdk_ports = json::array();
     for (const auto& port : view.inventory.dpdk_ports()) {
-      dpdk_ports.push_back(
-          {{"name", port.name()},
-           {"driver", port.driver()},
-           {"mac", port.mac()},
-           {"ipv4", port.ipv4()},
-           {"gateway", port.gateway()},
-           {"queues", port.queues()},
-           {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
-           {"lldp_neighbour", port.has_lldp() ? json{{"system_name", printable(port.lldp().system_name())},
-                                                     {"port_id", printable(port.lldp().port_id())},
-                                                     {"port_description", printable(port.lldp().port_description())},
-                                                     {"chassis_id", printable(port.lldp().chassis_id())},
-                                                     {"source", lldp_source_name(port.lldp().source())}}
-                                              : json(nullptr)}});
+      dpdk_ports.push_back({{"name", port.name()},
+                            {"driver", port.driver()},
+                            {"mac", port.mac()},
+                            {"ipv4", port.ipv4()},
+                            {"gateway", port.gateway()},
+                            {"queues", port.queues()},
+                            {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
+                            {"lldp_neighbour", port.has_lldp() ? lldp_neighbour_json(port.lldp()) : json(nullptr)}});
     }
     agent["dpdk_ports"] = dpdk_ports;
     agents.push_back(std::move(agent));

@@ -13,8 +13,6 @@
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/heap.hpp"
-#include "common/lldp_neighbour.hpp"
-#include "common/printable.hpp"
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -30,6 +28,7 @@
 #include "controller/run/run_data.hpp"
 #include "controller/run/switch_watch.hpp"
 #include "controller/series/series_file.hpp"
+#include "controller/switches/host_lldp.hpp"
 #include "controller/switches/switch_poller.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
@@ -552,28 +551,14 @@ class Orchestrator {
     return false;
   }
 
-  // What the agents' hosts heard on their ports (their inventories), each text bounded and made
-  // printable: an agent is a peer.
+  // What the agents' hosts heard on their ports, from their inventories.
   std::vector<HostLldp> hosts_lldp() const {
     std::vector<HostLldp> hosts;
-    const auto bounded = [](const std::string& text) { return printable(text.substr(0, kMaxLldpTextBytes)); };
     for (const auto& name : agents_) {
       const auto inventory = inventory_by_name_.find(name);
       if (inventory == inventory_by_name_.end()) continue;
-      for (const auto& port : inventory->second.dpdk_ports()) {
-        if (!port.has_lldp() || port.ipv4().empty()) continue;
-        HostLldp host;
-        host.agent = name;
-        host.address = port.ipv4().substr(0, port.ipv4().find('/'));
-        host.netdev = bounded(port.netdev().empty() ? port.name() : port.netdev());
-        host.from_frames = port.lldp().source() == "frames";
-        host.neighbour.local_port = host.netdev;
-        host.neighbour.system_name = bounded(port.lldp().system_name());
-        host.neighbour.port_id = bounded(port.lldp().port_id());
-        host.neighbour.port_description = bounded(port.lldp().port_description());
-        host.neighbour.chassis_id = bounded(port.lldp().chassis_id());
-        hosts.push_back(std::move(host));
-      }
+      auto heard = hosts_lldp_of(name, inventory->second);
+      hosts.insert(hosts.end(), std::make_move_iterator(heard.begin()), std::make_move_iterator(heard.end()));
     }
     return hosts;
   }

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <arpa/inet.h>
+
 #include <algorithm>
+#include <bit>
 #include <map>
 
 #include "common/clock.hpp"
@@ -17,6 +20,11 @@ const SnmpOid kIfXEntry = parse_oid("1.3.6.1.2.1.31.1.1.1");
 const SnmpOid kIfEntry = parse_oid("1.3.6.1.2.1.2.2.1");
 const SnmpOid kLldpLocPortEntry = parse_oid("1.0.8802.1.1.2.1.3.7.1");
 const SnmpOid kLldpRemEntry = parse_oid("1.0.8802.1.1.2.1.4.1.1");
+// IP-MIB: ipAdEntIfIndex (RFC 1213's ipAddrTable, indexed by the IPv4 address), and RFC 4293's
+// ipAddressIfIndex (indexed by type 1, length 4, the address) for agents that dropped the old table.
+const SnmpOid kIpAddrEntry = parse_oid("1.3.6.1.2.1.4.20.1");
+const SnmpOid kIpAddressEntry = parse_oid("1.3.6.1.2.1.4.34.1");
+constexpr std::uint32_t kIpAdEntIfIndex = 2, kIpAdEntNetMask = 3, kIpAddressIfIndex = 3;
 
 // ifXTable columns: the 64-bit octets and packets, in and out.
 enum IfXColumn : std::uint32_t {
@@ -212,6 +220,47 @@ void read_lldp(SnmpSession& session, const std::map<std::string, std::uint32_t>&
   reading.lldp_read = true;
 }
 
+// Each port's IPv4 addresses, so a discovered topology places the hops a trace meets.
+void read_port_addresses(SnmpSession& session, const std::map<std::string, std::uint32_t>& indexes,
+                         const SwitchReadLimits& limits, std::chrono::steady_clock::time_point deadline,
+                         SwitchReading& reading) {
+  std::map<std::uint64_t, const std::string*> names;
+  for (const auto& [name, index] : indexes) names.emplace(index, &name);
+  const auto add = [&](const SnmpOid& address, const SnmpValue& if_index) {
+    if (address.size() != 4 || if_index.type != SnmpValue::Type::Number || address[0] == 127) return;
+    if (std::any_of(address.begin(), address.end(), [](auto octet) { return octet > 255; })) return;
+    const auto port = names.find(if_index.number);
+    if (port == names.end()) return;
+    auto& addresses = reading.port_addresses[*port->second];
+    const std::string dotted = fmt::format("{}.{}.{}.{}", address[0], address[1], address[2], address[3]);
+    if (std::find(addresses.begin(), addresses.end(), dotted) == addresses.end()) addresses.push_back(dotted);
+  };
+  for (const auto& [index, value] :
+       walk_column(session, kIpAddrEntry, kIpAdEntIfIndex, limits, deadline, reading).rows) {
+    add(index, value);
+  }
+  if (!reading.port_addresses.empty()) {
+    // Each address's mask, so a discovered topology knows which cable a traced hop's address is on.
+    for (const auto& [index, value] :
+         walk_column(session, kIpAddrEntry, kIpAdEntNetMask, limits, deadline, reading).rows) {
+      in_addr mask{};
+      if (index.size() != 4 || value.type != SnmpValue::Type::Text ||
+          inet_pton(AF_INET, value.text.c_str(), &mask) != 1) {
+        continue;
+      }
+      const std::uint32_t bits = ntohl(mask.s_addr);
+      const auto length = static_cast<unsigned>(std::popcount(bits));
+      if (bits != (length == 0 ? 0u : ~0u << (32 - length))) continue;  // not a prefix mask
+      reading.prefix_lengths[fmt::format("{}.{}.{}.{}", index[0], index[1], index[2], index[3])] = length;
+    }
+    return;
+  }
+  for (const auto& [index, value] :
+       walk_column(session, kIpAddressEntry, kIpAddressIfIndex, limits, deadline, reading).rows) {
+    if (index.size() == 6 && index[0] == 1 && index[1] == 4) add(SnmpOid(index.begin() + 2, index.end()), value);
+  }
+}
+
 }  // namespace
 
 SwitchReading read_switch(const SwitchQuery& query, const SwitchReadLimits& limits) {
@@ -236,6 +285,7 @@ SwitchReading read_switch(const SwitchQuery& query, const SwitchReadLimits& limi
       reading.ports.emplace(port, read_port(session, found->second));
     }
     if (query.lldp) read_lldp(session, indexes, limits, deadline, reading);
+    if (query.addresses) read_port_addresses(session, indexes, limits, deadline, reading);
   } catch (const SnmpError& error) {
     reading.error = error.what();
   }

@@ -1,6 +1,6 @@
 // Reads one switch: its port names (IF-MIB ifName, else ifDescr), the counters of the ports asked
-// for, and its LLDP neighbours, within a deadline and a cap on every table (a switch that answers
-// with a huge table or never answers costs bounded time and memory).
+// for, its LLDP neighbours and its ports' addresses (IP-MIB), within a deadline and a cap on every table (a switch that
+// answers with a huge table or never answers costs bounded time and memory).
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@ struct SwitchQuery {
   SnmpTarget target;
   std::vector<std::string> ports;  // by name, as the topology file's interfaces
   bool lldp = false;
+  bool addresses = false;  // each port's IPv4 addresses (IP-MIB), for topology discover
 };
 
 // The same queries without the LLDP tables: a test's evidence is its ports' counters, and only

@@ -38,7 +38,10 @@ struct SwitchReading {
   std::vector<std::string> missing_ports;  // asked for, and the switch has no port of that name
   std::vector<SwitchLldpNeighbour> lldp;
   bool lldp_read = false;
-  std::vector<std::string> warnings;  // a table cut short, and why
+  // Each port's IPv4 addresses, dotted, by port name (loopback's 127/8 left out); read when asked.
+  std::map<std::string, std::vector<std::string>> port_addresses;
+  std::map<std::string, unsigned> prefix_lengths;  // by address, where the switch gives its mask
+  std::vector<std::string> warnings;               // a table cut short, and why
   bool ok() const { return error.empty(); }
 };
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "controller/outcome/run_outcome.hpp"
-#include "controller/switches/report_lldp.hpp"
+#include "controller/switches/report_evidence.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_poller.hpp"
 #include "controller/switches/switch_queries.hpp"
@@ -20,13 +20,15 @@ TopologyCommands::TopologyCommands(CLI::App& app) {
   topology_->require_subcommand(1);
   discover_ = topology_->add_subcommand(
       "discover",
-      "write the topology that the switches' LLDP (read over SNMP) and the hosts' LLDP (from a run's "
-      "report.json) show");
+      "write the topology that the switches' LLDP and addresses (read over SNMP) and the hosts' LLDP and the "
+      "flows' traced hops (from a run's report.json) show");
   discover_->add_option("seed", seed_,
                         "topology YAML giving the switches their management addresses (and hosts their ports)");
   discover_->add_option("--snmp-credentials", credentials_, "SNMP credentials YAML the seed's snmp names refer to");
-  discover_->add_option("--report", reports_,
-                        "a run's report.json: each agent's ports' LLDP neighbours become host cables (repeatable)");
+  discover_->add_option(
+      "--report", reports_,
+      "a run's report.json: each agent's ports' LLDP neighbours become host cables, its traced hops place "
+      "switch addresses (repeatable)");
   discover_->add_option("--out", out_file_, "write the file here (default: standard output)");
   discover_->footer(
       "Give a seed with --snmp-credentials to read switches, --report to add what hosts heard, or both. "
@@ -41,17 +43,19 @@ std::optional<int> TopologyCommands::run_chosen(std::ostream& out, std::ostream&
 
 int TopologyCommands::discover(std::ostream& out, std::ostream& err) const {
   std::vector<SwitchQuery> queries;
-  FabricTopology seed;
-  std::vector<HostLldp> hosts;
+  DiscoveryInput input;
   try {
-    if (!seed_.empty()) seed = load_topology_file(seed_);
+    if (!seed_.empty()) input.seed = load_topology_file(seed_);
     if (!credentials_.empty()) {
       if (seed_.empty()) throw std::runtime_error("--snmp-credentials: give the seed that names the switches");
-      queries = switch_queries(seed, load_snmp_credentials_file(credentials_), credentials_);
+      queries = switch_queries(input.seed, load_snmp_credentials_file(credentials_), credentials_);
     }
     for (const auto& report : reports_) {
-      auto heard = hosts_lldp_from_report(report);
-      hosts.insert(hosts.end(), std::make_move_iterator(heard.begin()), std::make_move_iterator(heard.end()));
+      ReportEvidence evidence = report_evidence(report);
+      input.hosts.insert(input.hosts.end(), std::make_move_iterator(evidence.hosts.begin()),
+                         std::make_move_iterator(evidence.hosts.end()));
+      input.paths.insert(input.paths.end(), std::make_move_iterator(evidence.paths.begin()),
+                         std::make_move_iterator(evidence.paths.end()));
     }
   } catch (const std::exception& e) {
     err << e.what() << "\n";
@@ -63,11 +67,17 @@ int TopologyCommands::discover(std::ostream& out, std::ostream& err) const {
                 : fmt::format("{}: no device has a management address to read\n", seed_));
     return kExitUsage;
   }
-  for (auto& query : queries) query.ports.clear();  // its LLDP and port names are all discovery needs
-  const DiscoveredTopology found = discover_topology(seed, read_switches(queries), hosts);
+  for (auto& query : queries) {  // its LLDP, port names and addresses are all discovery needs
+    query.ports.clear();
+    query.addresses = true;
+  }
+  input.readings = read_switches(queries);
+  const DiscoveredTopology found = discover_topology(input);
   for (const auto& note : found.notes) err << "topology discover: " << note << "\n";
-  err << fmt::format("topology discover: {} of {} switches read, {} host ports heard a neighbour, {} cables\n",
-                     found.switches_read, queries.size(), found.host_ports, found.links);
+  err << fmt::format(
+      "topology discover: {} of {} switches read, {} host ports heard a neighbour, {} cables, {} addresses placed "
+      "from {} traced paths\n",
+      found.switches_read, queries.size(), found.host_ports, found.links, found.traced_addresses, input.paths.size());
   if (out_file_.empty()) {
     out << found.yaml;
   } else {

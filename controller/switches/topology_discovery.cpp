@@ -24,8 +24,8 @@ bool usable_name(const std::string& name) {
 
 }  // namespace
 
-DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vector<SwitchReading>& readings,
-                                     const std::vector<HostLldp>& hosts) {
+DiscoveredTopology discover_topology(const DiscoveryInput& input) {
+  const FabricTopology& seed = input.seed;
   DiscoveredTopology out;
   // Devices in the seed's order, then new ones by name; each with its interfaces and addresses.
   std::vector<std::string> order;
@@ -37,25 +37,41 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
     for (const auto& interface : device.interfaces) ports[interface.name] = interface.addresses;
     if (device.management) management[device.name] = &*device.management;
   }
+  const auto add_addresses = [&](const std::string& device, const std::string& interface,
+                                 const std::vector<std::string>& addresses) {
+    if (!interfaces.contains(device)) order.push_back(device);
+    auto& known = interfaces[device][interface];
+    for (const auto& address : addresses) {
+      if (std::find(known.begin(), known.end(), address) == known.end()) known.push_back(address);
+    }
+  };
   std::set<std::pair<std::string, std::string>> cables;
+  std::vector<std::pair<LinkEnd, LinkEnd>> cable_ends;
   std::map<std::pair<std::string, std::string>, int> seen_from;  // how many ends reported each cable
   const auto add_cable = [&](const LinkEnd& near, const LinkEnd& far) {
-    for (const LinkEnd* end : {&near, &far}) {
-      if (!interfaces.contains(end->device)) order.push_back(end->device);
-      interfaces[end->device].try_emplace(end->interface);
-    }
+    for (const LinkEnd* end : {&near, &far}) add_addresses(end->device, end->interface, {});
     // Copies: std::minmax of two temporaries would return references to them.
     const std::string near_text = near.text(), far_text = far.text();
     const std::pair<std::string, std::string> key = std::minmax(near_text, far_text);
-    cables.insert(key);
+    if (cables.insert(key).second) cable_ends.emplace_back(near, far);
     ++seen_from[key];
   };
-  for (const auto& reading : readings) {
+  std::vector<PortPrefix> prefixes;
+  for (const auto& reading : input.readings) {
     if (!reading.ok() || !reading.lldp_read) {
       out.notes.push_back(reading.ok() ? fmt::format("{}: no LLDP-MIB", reading.device) : reading.error);
       continue;
     }
     ++out.switches_read;
+    for (const auto& [port, addresses] : reading.port_addresses) {
+      if (!usable_name(port)) continue;
+      add_addresses(reading.device, port, addresses);
+      for (const auto& address : addresses) {
+        const auto length = reading.prefix_lengths.find(address);
+        if (length != reading.prefix_lengths.end())
+          prefixes.push_back({{reading.device, port}, address, length->second});
+      }
+    }
     for (const auto& neighbour : reading.lldp) {
       const LinkEnd far = discovered_end(neighbour);
       if (!usable_name(far.device) || !usable_name(far.interface) || !usable_name(neighbour.local_port)) {
@@ -66,7 +82,7 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
       add_cable({reading.device, neighbour.local_port}, far);
     }
   }
-  for (const auto& host : hosts) {
+  for (const auto& host : input.hosts) {
     const LinkEnd far = discovered_end(host.neighbour);
     const auto place = host.address.empty() ? std::nullopt : seed.find(host.address);
     const bool placed = place && !place->interface.empty();
@@ -86,6 +102,23 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
     auto& addresses = interfaces[near.device][near.interface];
     if (!placed && !host.address.empty() && addresses.empty()) addresses.push_back(host.address);
   }
+  std::map<std::string, std::string> address_device;
+  for (const auto& [device, ports] : interfaces) {
+    for (const auto& [port, addresses] : ports) {
+      for (const auto& address : addresses) address_device.emplace(address, device);
+    }
+  }
+  TracedHopPlaces traced = place_traced_hops(input.paths, address_device, cable_ends, prefixes);
+  for (const auto& hop : traced.placed) {
+    if (hop.interface.empty()) {
+      out.notes.push_back(fmt::format("traced hop {} is on {}, on one of its cables to {}: give it its port",
+                                      hop.address, hop.device, hop.before));
+      continue;
+    }
+    add_addresses(hop.device, hop.interface, {hop.address});
+    ++out.traced_addresses;
+  }
+  out.notes.insert(out.notes.end(), traced.notes.begin(), traced.notes.end());
   YAML::Emitter yaml;
   yaml << YAML::BeginMap << YAML::Key << "devices" << YAML::Value << YAML::BeginMap;
   for (const auto& name : order) {
@@ -120,10 +153,10 @@ DiscoveredTopology discover_topology(const FabricTopology& seed, const std::vect
   yaml << YAML::EndSeq << YAML::EndMap;
   out.links = cables.size();
   out.yaml = fmt::format(
-      "# Written by tusk-controller topology discover from {} switches' and {} host ports' LLDP. Review it\n"
-      "# before use: LLDP gives no switch port addresses (the seed's are kept, the rest are ~), and a\n"
-      "# cable neither end of which is read or heard is not in it.\n{}\n",
-      out.switches_read, out.host_ports, yaml.c_str());
+      "# Written by tusk-controller topology discover from {} switches' and {} host ports' LLDP and {} traced\n"
+      "# paths. Review it before use: a port's addresses are its switch's (IP-MIB), the seed's or the traced\n"
+      "# hops' ({} placed), ~ where none says; a cable neither end of which is read or heard is not in it.\n{}\n",
+      out.switches_read, out.host_ports, input.paths.size(), out.traced_addresses, yaml.c_str());
   return out;
 }
 

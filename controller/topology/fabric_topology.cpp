@@ -8,10 +8,6 @@
 #include <set>
 
 namespace tusk {
-namespace {
-
-using Value = YamlValue;
-
 std::optional<std::string> canonical_ipv4(const std::string& text) {
   in_addr parsed{};
   if (inet_pton(AF_INET, text.c_str(), &parsed) != 1) return std::nullopt;
@@ -19,6 +15,10 @@ std::optional<std::string> canonical_ipv4(const std::string& text) {
   inet_ntop(AF_INET, &parsed, out, sizeof out);
   return std::string(out);
 }
+
+namespace {
+
+using Value = YamlValue;
 
 class TopologyReader {
  public:

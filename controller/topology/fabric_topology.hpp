@@ -33,6 +33,10 @@
 
 namespace tusk {
 
+// `text` as a topology holds an IPv4 address (dotted quad as inet_ntop writes it); nullopt when
+// it is not one.
+std::optional<std::string> canonical_ipv4(const std::string& text);
+
 struct TopologyInterface {
   std::string name;
   std::vector<std::string> addresses;  // IPv4, dotted quad as inet_ntop writes it

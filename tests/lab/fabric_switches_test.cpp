@@ -225,6 +225,59 @@ TEST_F(FabricSwitches, CablingIsCheckedBeforeTrafficAndACableTheFileHasWrongStop
     }
   }
 
+  // From a seed of the managed switches with s2 left out, as a switch nobody can read: every port
+  // address of the three read is their IP-MIB's, and each of s2's addresses the flows' traced hops
+  // met is placed at the port the probe came in on, as the lab's file has it.
+  {
+    const YAML::Node lab = YAML::LoadFile(topology_with(as_cabled));
+    YAML::Node seed;
+    for (const char* name : {"l1", "l2", "s1"})
+      seed["devices"][name]["management"] = lab["devices"][name]["management"];
+    std::ofstream(dir_ + "/seed.yaml") << seed;
+    Process discover(
+        {tusk::build_paths::controller_bin(), "topology", "discover", dir_ + "/seed.yaml", "--snmp-credentials",
+         credentials(), "--report", dir_ + "/report/report.json", "--out", dir_ + "/discovered-traced.yaml"},
+        dir_ + "/discover-traced.log");
+    ASSERT_EQ(discover.wait(std::chrono::seconds(60)).value_or(-1), 0) << read_file(dir_ + "/discover-traced.log");
+    const auto places = [](const YAML::Node& file) {
+      std::map<std::string, std::string> out;  // address -> device:interface
+      for (const auto& device : file["devices"]) {
+        for (const auto& port : device.second["interfaces"]) {
+          const std::string where = device.first.as<std::string>() + ":" + port.first.as<std::string>();
+          if (port.second.IsScalar()) out[port.second.as<std::string>()] = where;
+          if (port.second.IsSequence()) {
+            for (const auto& address : port.second) out[address.as<std::string>()] = where;
+          }
+        }
+      }
+      return out;
+    };
+    const auto expected = places(lab);
+    const auto found = places(YAML::LoadFile(dir_ + "/discovered-traced.yaml"));
+    const std::string shown = read_file(dir_ + "/discovered-traced.yaml") + read_file(dir_ + "/discover-traced.log");
+    for (const auto& [address, where] : expected) {
+      const std::string device = where.substr(0, where.find(':'));
+      if (device != "l1" && device != "l2" && device != "s1") continue;
+      EXPECT_TRUE(found.contains(address) && found.at(address) == where) << address << " on " << where << "\n" << shown;
+    }
+    std::set<std::string> s2_hops;
+    const json run_report = report();
+    for (const auto& test : run_report.at("tests")) {
+      if (!test.contains("localisation") || !test["localisation"].is_object()) continue;
+      for (const auto& flow : test["localisation"]["flows"]) {
+        for (const auto& hop : flow["path"]) {
+          const auto place = expected.find(hop["address"].get<std::string>());
+          if (place != expected.end() && place->second.starts_with("s2:")) s2_hops.insert(place->first);
+        }
+      }
+    }
+    ASSERT_FALSE(s2_hops.empty()) << "no flow crossed s2";
+    for (const auto& address : s2_hops) {
+      ASSERT_TRUE(found.contains(address)) << address << "\n" << shown;
+      EXPECT_EQ(found.at(address), expected.at(address)) << shown;
+    }
+  }
+
   // The file has leaf 1's uplinks the other way round: named at both ends, and no traffic.
   const auto crossed = [](std::string text) {
     text = std::regex_replace(text, std::regex("ends: l1:s1 <-> s1:l1"), "ends: l1:s1 <-> XX");

@@ -6,8 +6,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "agent/inventory.hpp"
@@ -41,12 +43,18 @@ class FakeLldpcli : public ::testing::Test {
   LldpcliSource printing(const std::string& output, int status = 0) {
     std::ofstream(dir_ / "out.json") << output;
     const auto script = dir_ / "lldpcli";
-    std::ofstream(script) << "#!/bin/sh\ncat '" << (dir_ / "out.json").string() << "'\n"
+    std::ofstream(script) << "#!/bin/sh\necho >> '" << (dir_ / "calls").string() << "'\ncat '"
+                          << (dir_ / "out.json").string() << "'\n"
                           << (status ? "echo 'unable to connect to socket' >&2\n" : "") << "exit " << status << "\n";
     std::filesystem::permissions(script, std::filesystem::perms::owner_all);
     LldpcliSource source;
     source.program = script.string();
     return source;
+  }
+  // How many times the stand-in was run.
+  std::size_t calls() const {
+    std::ifstream in(dir_ / "calls");
+    return static_cast<std::size_t>(std::count(std::istreambuf_iterator<char>(in), {}, '\n'));
   }
   std::filesystem::path dir_;
 };
@@ -92,7 +100,8 @@ TEST_F(FakeLldpcli, EachPortsNeighbourIsLldpdsElseWhatItsOwnFramesSaidAndIsAsked
   inventory.add_dpdk_ports()->set_name("0000:3b:00.1");  // no kernel: its frames say
   inventory.add_dpdk_ports()->set_name("0000:3b:00.2");  // heard nothing
   std::vector<std::string> notes;
-  refresh_lldp_neighbours(inventory, printing(kMovedCable), engines, &notes);
+  const LldpcliSource moved = printing(kMovedCable);
+  refresh_lldp_neighbours(inventory, &moved, engines, &notes);
   EXPECT_EQ(inventory.dpdk_ports(0).lldp().system_name(), "leaf2");
   EXPECT_EQ(inventory.dpdk_ports(0).lldp().source(), "lldpd");
   EXPECT_EQ(inventory.dpdk_ports(1).lldp().system_name(), "leaf3");
@@ -103,10 +112,80 @@ TEST_F(FakeLldpcli, EachPortsNeighbourIsLldpdsElseWhatItsOwnFramesSaidAndIsAsked
   // The next registration: the frames' neighbour has gone (its shutdown LLDPDU), lldpd has none.
   leaf3.ttl_s = 0;
   heard.heard("0000:3b:00.1", leaf3);
-  refresh_lldp_neighbours(inventory, printing(R"({"lldp": {}})"), engines, nullptr);
+  const LldpcliSource heard_none = printing(R"({"lldp": {}})");
+  refresh_lldp_neighbours(inventory, &heard_none, engines, nullptr);
   EXPECT_TRUE(inventory.dpdk_ports(1).lldp().system_name().empty());
   EXPECT_FALSE(inventory.dpdk_ports(1).has_lldp());
   EXPECT_EQ(inventory.dpdk_ports(0).lldp().system_name(), "leaf3") << "the frames, when lldpd has none";
+
+  // Not asking lldpd (it was just asked): its neighbour stays, and the frames are read again.
+  const LldpcliSource asked = printing(kMovedCable);
+  refresh_lldp_neighbours(inventory, &asked, engines, nullptr);
+  const std::size_t asked_calls = calls();
+  leaf3.ttl_s = 120;
+  heard.heard("0000:3b:00.1", leaf3);
+  refresh_lldp_neighbours(inventory, nullptr, engines, nullptr);
+  EXPECT_EQ(calls(), asked_calls);
+  EXPECT_EQ(inventory.dpdk_ports(0).lldp().system_name(), "leaf2");
+  EXPECT_EQ(inventory.dpdk_ports(0).lldp().source(), "lldpd");
+  EXPECT_EQ(inventory.dpdk_ports(1).lldp().system_name(), "leaf3");
+  EXPECT_FALSE(inventory.dpdk_ports(2).has_lldp());
+}
+
+TEST_F(FakeLldpcli, AnRdmaPortsNeighbourIsWhatLldpdHeardOnItsNetdevAskedOnceWithTheDpdkPorts) {
+  constexpr const char* kTwoPorts = R"({"lldp": {"interface": [
+    {"eth0": {"via": "LLDP", "age": "0 day, 00:00:03", "chassis": {"leaf2": {"id": {"type": "mac", "value": "02:00:00:00:00:02"}}},
+              "port": {"id": {"type": "ifname", "value": "swp7"}, "ttl": "120"}}},
+    {"ens2f0np0": {"via": "LLDP", "age": "0 day, 00:00:09", "chassis": {"leaf4": {"id": {"type": "mac", "value": "02:00:00:00:00:04"}}},
+                   "port": {"id": {"type": "mac", "value": "b8:ce:f6:00:00:31"}, "descr": "Ethernet31", "ttl": "120"}}}
+  ]}})";
+  EngineCatalog engines;
+  HeardNeighbours heard;  // frames are a DPDK port's: an RDMA port's name is never asked for them
+  LldpNeighbour elsewhere;
+  elsewhere.system_name = "leaf9";
+  elsewhere.ttl_s = 120;
+  heard.heard("mlx5_1/1", elsewhere);
+  engines.heard_lldp = [&](const std::string& port) { return heard.neighbour(port); };
+  proto::Inventory inventory;
+  auto* dpdk = inventory.add_dpdk_ports();
+  dpdk->set_name("eth0-dpdk");
+  dpdk->set_netdev("eth0");
+  auto* device = inventory.add_rdma_devices();
+  device->set_name("mlx5_0");
+  auto* roce = device->add_ports();
+  roce->set_port_num(1);
+  roce->set_netdev("ens2f0np0");
+  roce->set_roce_ipv4("10.1.4.11");
+  auto* infiniband = device->add_ports();  // no netdev: nothing to ask
+  infiniband->set_port_num(2);
+  auto* quiet = inventory.add_rdma_devices()->add_ports();  // lldpd heard nothing on it
+  inventory.mutable_rdma_devices(1)->set_name("mlx5_1");
+  quiet->set_port_num(1);
+  quiet->set_netdev("ens3f0np0");
+  quiet->mutable_lldp()->set_system_name("stale");
+
+  std::vector<std::string> notes;
+  const LldpcliSource two_ports = printing(kTwoPorts);
+  refresh_lldp_neighbours(inventory, &two_ports, engines, &notes);
+  EXPECT_EQ(calls(), 1u) << "one lldpcli for every port";
+  EXPECT_EQ(notes, (std::vector<std::string>{"no LLDP neighbour on ens3f0np0 (lldpd has heard none there)"}));
+  EXPECT_EQ(inventory.dpdk_ports(0).lldp().system_name(), "leaf2");
+  const auto& port = inventory.rdma_devices(0).ports(0);
+  ASSERT_TRUE(port.has_lldp());
+  EXPECT_EQ(port.lldp().system_name(), "leaf4");
+  EXPECT_EQ(port.lldp().port_id(), "b8:ce:f6:00:00:31");
+  EXPECT_EQ(port.lldp().port_description(), "Ethernet31");
+  EXPECT_EQ(port.lldp().source(), "lldpd");
+  EXPECT_FALSE(inventory.rdma_devices(0).ports(1).has_lldp());
+  EXPECT_FALSE(inventory.rdma_devices(1).ports(0).has_lldp()) << "what it heard before is gone";
+
+  // Without lldpd a RoCE port has no neighbour, and the note says why.
+  notes.clear();
+  const LldpcliSource failing = printing("", 1);
+  refresh_lldp_neighbours(inventory, &failing, engines, &notes);
+  EXPECT_FALSE(inventory.rdma_devices(0).ports(0).has_lldp());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_THAT(notes[0], HasSubstr("unable to connect to socket"));
 }
 
 TEST(HeardNeighbours, ANeighbourHeardIsKeptUntilItsTtlRunsOut) {

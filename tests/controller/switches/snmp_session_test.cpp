@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <fmt/format.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -15,6 +16,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -148,6 +151,29 @@ TEST_F(RealSnmpd, ReadsThisHostsLoopbackPortCountersAndSaysWhichPortsItLacks) {
   EXPECT_EQ(reading.missing_ports, (std::vector<std::string>{"swp99"}));
   EXPECT_TRUE(reading.lldp_read);
   EXPECT_TRUE(reading.lldp.empty());
+}
+
+TEST_F(RealSnmpd, EachPortsAddressesAreThisHostsOwnWithoutLoopback) {
+  std::map<std::string, std::set<std::string>> expected;  // what the kernel says, by interface
+  ifaddrs* list = nullptr;
+  ASSERT_EQ(getifaddrs(&list), 0);
+  for (const ifaddrs* at = list; at; at = at->ifa_next) {
+    if (!at->ifa_addr || at->ifa_addr->sa_family != AF_INET) continue;
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(at->ifa_addr)->sin_addr, text, sizeof text);
+    if (std::string_view(text).starts_with("127.")) continue;
+    expected[at->ifa_name].insert(text);
+  }
+  freeifaddrs(list);
+  SwitchQuery query;
+  query.target = target();
+  query.addresses = true;
+  const SwitchReading reading = read_switch(query);
+  ASSERT_TRUE(reading.ok()) << reading.error;
+  std::map<std::string, std::set<std::string>> found;
+  for (const auto& [port, addresses] : reading.port_addresses) found[port].insert(addresses.begin(), addresses.end());
+  EXPECT_EQ(found, expected);
+  EXPECT_FALSE(reading.port_addresses.contains("lo"));
 }
 
 TEST_F(RealSnmpd, VersionThreeWithAuthAndPrivacyReadsAndAWrongPassphraseIsAnError) {

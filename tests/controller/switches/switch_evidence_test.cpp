@@ -10,7 +10,9 @@
 
 #include "common/clock.hpp"
 #include "common/lldp_neighbour.hpp"
-#include "controller/switches/report_lldp.hpp"
+#include "controller/report/reports.hpp"
+#include "controller/switches/host_lldp.hpp"
+#include "controller/switches/report_evidence.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
 #include "controller/switches/topology_discovery.hpp"
@@ -358,7 +360,7 @@ TEST(TopologyDiscovery, WritesEveryCableTheSwitchesLldpShowsAsAFileThatLoads) {
   auto readings = lldp_as_cabled();
   readings[3].lldp.push_back({"swp9", "rogue", "eth0", "", ""});  // a neighbour nobody manages
   readings[1].lldp.pop_back();                                    // l2 does not see s2: seen from one end
-  const DiscoveredTopology found = discover_topology(seed, readings);
+  const DiscoveredTopology found = discover_topology({seed, readings, {}, {}});
   EXPECT_EQ(found.switches_read, 4u);
   EXPECT_EQ(found.links, 5u);
   const auto topology = load_topology_text(found.yaml, "discovered.yaml");
@@ -383,7 +385,7 @@ TEST(TopologyDiscovery, HostsLldpFromARunsReportAddsTheHostCablesPlacedByTheSeed
   l1h1: {interfaces: {port: 192.168.1.11}}
 )",
                                        "seed.yaml");
-  const std::vector<HostLldp> hosts = hosts_lldp_from_report_text(R"({"agents": [
+  const std::vector<HostLldp> hosts = report_evidence_text(R"({"agents": [
     {"name": "a", "dpdk_ports": [{"name": "0000:3b:00.0", "netdev": "ens1", "ipv4": "192.168.1.11/24",
       "lldp_neighbour": {"system_name": "l1", "port_id": "h1", "port_description": "", "chassis_id": ""}}]},
     {"name": "b", "dpdk_ports": [{"name": "0000:3b:00.0", "netdev": "", "ipv4": "192.168.2.11/24",
@@ -392,12 +394,13 @@ TEST(TopologyDiscovery, HostsLldpFromARunsReportAddsTheHostCablesPlacedByTheSeed
     {"name": "c", "dpdk_ports": [{"name": "x", "ipv4": "192.168.4.11/24",
       "lldp_neighbour": {"system_name": "", "port_id": ""}}]}
   ]})",
-                                                                  "report.json");
+                                                           "report.json")
+                                          .hosts;
   ASSERT_EQ(hosts.size(), 3u);                 // b's second port heard no one
   EXPECT_EQ(hosts[1].netdev, "0000:3b:00.0");  // no netdev: the DPDK port's name
   EXPECT_EQ(hosts[1].address, "192.168.2.11");
 
-  const DiscoveredTopology found = discover_topology(seed, lldp_as_cabled(), hosts);
+  const DiscoveredTopology found = discover_topology({seed, lldp_as_cabled(), hosts, {}});
   EXPECT_EQ(found.host_ports, 2u);
   EXPECT_THAT(found.notes,
               ::testing::Contains(::testing::HasSubstr("agent c port x: a neighbour without a usable name")));
@@ -418,21 +421,22 @@ TEST(TopologyDiscovery, AReportThatIsNotOneIsAnErrorNamingTheFile) {
   EXPECT_THROW(
       {
         try {
-          hosts_lldp_from_report_text("{\"tests\": []}", "r.json");
+          report_evidence_text("{\"tests\": []}", "r.json");
         } catch (const std::runtime_error& e) {
           EXPECT_STREQ(e.what(), "r.json: no agents[] (not a Tusk report.json?)");
           throw;
         }
       },
       std::runtime_error);
-  EXPECT_THROW(hosts_lldp_from_report_text("{", "r.json"), std::runtime_error);
-  EXPECT_THROW(hosts_lldp_from_report("/nonexistent/report.json"), std::runtime_error);
+  EXPECT_THROW(report_evidence_text("{", "r.json"), std::runtime_error);
+  EXPECT_THROW(report_evidence("/nonexistent/report.json"), std::runtime_error);
   // Texts are a peer's: bounded and printable however the file holds them.
-  const auto hosts = hosts_lldp_from_report_text(
-      fmt::format(R"({{"agents": [{{"name": "a", "dpdk_ports": [{{"netdev": "e\u0007", "ipv4": 5,
+  const auto hosts =
+      report_evidence_text(fmt::format(R"({{"agents": [{{"name": "a", "dpdk_ports": [{{"netdev": "e\u0007", "ipv4": 5,
                   "lldp_neighbour": {{"system_name": "{}", "port_id": 7}}}}]}}]}})",
-                  std::string(5000, 'x')),
-      "r.json");
+                                       std::string(5000, 'x')),
+                           "r.json")
+          .hosts;
   ASSERT_EQ(hosts.size(), 1u);
   EXPECT_EQ(hosts[0].netdev, "e\\x07");
   EXPECT_LE(hosts[0].neighbour.system_name.size(), kMaxLldpTextBytes);
@@ -449,6 +453,168 @@ TEST(CablingCheck, AnUnreadableSwitchIsSaidAndNotCountedAsMiswired) {
   EXPECT_TRUE(check.clean()) << check.text();
   EXPECT_EQ(check.unreadable, (std::vector<std::string>{readings[2].error}));
   EXPECT_EQ(check.ends_checked, 8u);
+}
+
+// The same host ports whether the controller reads them from an agent's inventory before a run or
+// `topology discover --report` reads them back from the run's report.json: DPDK ports and RoCE
+// ports alike, each with an address to place it and a neighbour, texts bounded either way.
+TEST(HostLldp, AnInventorysPortsAreTheSameReadLiveOrFromTheReport) {
+  proto::Inventory inventory;
+  auto* dpdk = inventory.add_dpdk_ports();
+  dpdk->set_name("0000:3b:00.0");
+  dpdk->set_ipv4("192.168.1.11/24");
+  dpdk->mutable_lldp()->set_system_name("leaf1");
+  dpdk->mutable_lldp()->set_port_id("swp1");
+  dpdk->mutable_lldp()->set_source("frames");
+  auto* unplaced = inventory.add_dpdk_ports();  // no address: nothing places it
+  unplaced->set_name("0000:3b:00.1");
+  unplaced->mutable_lldp()->set_system_name("leaf1");
+  auto* device = inventory.add_rdma_devices();
+  device->set_name("mlx5_0");
+  auto* roce = device->add_ports();
+  roce->set_port_num(1);
+  roce->set_netdev("ens2f0np0");
+  roce->set_roce_ipv4("10.1.4.11");
+  roce->mutable_lldp()->set_system_name(std::string(300, 'x') + "\x01");
+  roce->mutable_lldp()->set_port_id("b8:ce:f6:00:00:31");
+  roce->mutable_lldp()->set_port_description("Ethernet31");
+  roce->mutable_lldp()->set_source("lldpd");
+  auto* unheard = device->add_ports();  // lldpd heard no one on it
+  unheard->set_port_num(2);
+  unheard->set_netdev("ens2f1np1");
+  unheard->set_roce_ipv4("10.1.5.11");
+
+  const std::vector<HostLldp> live = hosts_lldp_of("gpu07", inventory);
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_EQ(live[0].netdev, "0000:3b:00.0");
+  EXPECT_EQ(live[0].address, "192.168.1.11");
+  EXPECT_TRUE(live[0].from_frames);
+  EXPECT_EQ(live[1].agent, "gpu07");
+  EXPECT_EQ(live[1].netdev, "ens2f0np0");
+  EXPECT_EQ(live[1].neighbour.local_port, "ens2f0np0");
+  EXPECT_EQ(live[1].address, "10.1.4.11");
+  EXPECT_FALSE(live[1].from_frames);
+  EXPECT_EQ(live[1].neighbour.port_description, "Ethernet31");
+  EXPECT_LE(live[1].neighbour.system_name.size(), kMaxLldpTextBytes);
+
+  RunOutcome outcome;
+  AgentView agent;
+  agent.name = "gpu07";
+  agent.inventory = inventory;
+  outcome.agents.push_back(agent);
+  // Discovery also names a port without an address by its agent; the cabling check cannot place it.
+  auto read_back = report_evidence_text(report_json(outcome).dump(), "report.json").hosts;
+  std::erase_if(read_back, [](const HostLldp& host) { return host.address.empty(); });
+  ASSERT_EQ(read_back.size(), live.size());
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(read_back[i].agent, live[i].agent);
+    EXPECT_EQ(read_back[i].address, live[i].address);
+    EXPECT_EQ(read_back[i].netdev, live[i].netdev);
+    EXPECT_EQ(read_back[i].from_frames, live[i].from_frames);
+    EXPECT_EQ(read_back[i].neighbour.system_name, live[i].neighbour.system_name);
+    EXPECT_EQ(read_back[i].neighbour.port_id, live[i].neighbour.port_id);
+    EXPECT_EQ(read_back[i].neighbour.port_description, live[i].neighbour.port_description);
+  }
+}
+
+// A leaf-spine whose leaves are read (their ports' addresses and prefixes from IP-MIB) and whose
+// spines are not: the traced hops place each spine's address at its port facing the hop before,
+// by the leaf port's subnet; where no subnet says, by the one device cabled to both neighbours.
+TEST(TopologyDiscovery, TracedHopsPlaceTheAddressesOfSwitchesNobodyReadAtThePortTheProbeCameIn) {
+  const auto seed = load_topology_text(R"(devices:
+  l1: {management: {address: 10.0.0.1, snmp: c}}
+  l2: {management: {address: 10.0.0.2, snmp: c}}
+  l1h1: {interfaces: {port: 192.168.1.11}}
+  l2h1: {interfaces: {port: 192.168.2.11}}
+)",
+                                       "seed.yaml");
+  std::vector<SwitchReading> readings(2);
+  const auto leaf = [](SwitchReading& reading, const std::string& name, int n) {
+    reading.device = name;
+    reading.lldp_read = true;
+    reading.lldp = {{"s1", "s1", name, "", ""}, {"s2", "s2", name, "", ""}, {"s3", "s3", name, "", ""}};
+    reading.port_addresses = {{"s1", {fmt::format("172.16.{}.0", n)}},
+                              {"s2", {fmt::format("172.16.{}.0", 10 + n)}},
+                              {"s3", {fmt::format("172.16.{}.0", 20 + n)}},
+                              {"h1", {fmt::format("192.168.{}.1", n)}},
+                              {"lo", {fmt::format("10.1.0.{}", n)}}};
+    for (const auto& [port, addresses] : reading.port_addresses) {
+      reading.prefix_lengths[addresses.front()] = port == "h1" ? 24 : port == "lo" ? 32 : 31;
+    }
+    reading.prefix_lengths.erase(fmt::format("172.16.{}.0", 20 + n));  // s3's: no mask given
+  };
+  leaf(readings[0], "l1", 1);
+  leaf(readings[1], "l2", 2);
+  HostLldp a, b;
+  a.agent = "a", a.address = "192.168.1.11", a.netdev = "ens1";
+  a.neighbour = {"ens1", "l1", "h1", "", ""};
+  b.agent = "b", b.address = "192.168.2.11", b.netdev = "ens1";
+  b.neighbour = {"ens1", "l2", "h1", "", ""};
+  std::vector<TracedPath> paths = {
+      {"192.168.1.11", "192.168.2.11", {"192.168.1.1", "172.16.1.1", "172.16.2.0", "192.168.2.11"}},    // via s1
+      {"192.168.1.11", "192.168.2.11", {"192.168.1.1", "172.16.11.1", "172.16.12.0", "192.168.2.11"}},  // via s2
+      {"192.168.2.11", "192.168.1.11", {"192.168.2.1", "172.16.12.1", "", "192.168.1.11"}},  // TTL 3 unanswered
+      // Via s3, whose leaf ports give no mask, and answering from its loopback: s1, s2 and s3 are
+      // all cabled to both leaves, so nothing tells which.
+      {"192.168.1.11", "192.168.2.11", {"192.168.1.1", "10.2.0.3", "172.16.22.0", "192.168.2.11"}},
+  };
+  const DiscoveredTopology found = discover_topology({seed, readings, {a, b}, paths});
+  const auto topology = load_topology_text(found.yaml, "discovered.yaml");
+  const auto at = [&](const std::string& address) {
+    const auto place = topology.find(address);
+    return place ? place->device + ":" + place->interface : std::string("nowhere");
+  };
+  EXPECT_EQ(at("172.16.1.0"), "l1:s1") << "IP-MIB's";
+  EXPECT_EQ(at("10.1.0.1"), "l1:lo") << "a loopback is a port's address too";
+  EXPECT_EQ(at("172.16.1.1"), "s1:l1") << found.yaml;
+  EXPECT_EQ(at("172.16.11.1"), "s2:l1");
+  EXPECT_EQ(at("172.16.12.1"), "s2:l2") << "the reverse path's probe came in from l2";
+  EXPECT_EQ(at("10.2.0.3"), "nowhere");
+  EXPECT_EQ(found.traced_addresses, 3u);
+  EXPECT_THAT(found.notes, ::testing::Contains(HasSubstr("1 traced hop address placed on no device")));
+
+  // Where one device alone is cabled to both sides, the hop is on it even without a subnet: here
+  // only s3 joins l1 to a leaf l3 that s3 alone reaches.
+  readings[0].prefix_lengths.clear();
+  SwitchReading l3;
+  l3.device = "l3";
+  l3.lldp_read = true;
+  l3.lldp = {{"s3", "s3", "l3", "", ""}};
+  l3.port_addresses = {{"s3", {"172.16.23.0"}}};
+  readings.push_back(l3);
+  paths = {{"192.168.1.11", "172.16.23.0", {"192.168.1.1", "10.2.0.3", "172.16.23.0"}}};
+  const DiscoveredTopology by_neighbours = discover_topology({seed, readings, {a, b}, paths});
+  EXPECT_EQ(load_topology_text(by_neighbours.yaml, "d.yaml").find("10.2.0.3")->interface, "l1") << by_neighbours.yaml;
+
+  // Two paths putting one address on two devices place it on neither.
+  paths = {{"192.168.1.11", "172.16.23.0", {"192.168.1.1", "10.2.0.3", "172.16.23.0"}},
+           {"192.168.2.11", "192.168.1.11", {"192.168.2.1", "10.2.0.3", "192.168.1.1", "192.168.1.11"}}};
+  // l1 reaches s1 and s3, l2 s1 alone: the first path puts 10.2.0.3 on s3, the second on s1.
+  readings[0].lldp = {{"s1", "s1", "l1", "", ""}, {"s3", "s3", "l1", "", ""}};
+  readings[1].lldp = {{"s1", "s1", "l2", "", ""}};
+  const DiscoveredTopology conflict = discover_topology({seed, readings, {a, b}, paths});
+  EXPECT_FALSE(load_topology_text(conflict.yaml, "d.yaml").find("10.2.0.3")) << conflict.yaml;
+  EXPECT_THAT(conflict.notes, ::testing::Contains(HasSubstr("traced hop 10.2.0.3 is on different devices")));
+}
+
+TEST(TopologyDiscovery, AReportsTracedPathsAreReadBoundedAndEachHopByItsTtl) {
+  const ReportEvidence evidence = report_evidence_text(R"({"agents": [], "tests": [{"localisation": {"flows": [
+    {"flow": "192.168.1.11:49152 > 192.168.2.11:4791 udp",
+     "path": [{"ttl": 3, "address": "192.168.2.11"}, {"ttl": 1, "address": "192.168.1.1"}, {"ttl": 2, "address": ""}]},
+    {"flow": "192.168.1.11:49153 > 192.168.2.11:4791 udp", "path": [{"ttl": 1, "address": ""}]},
+    {"flow": "not a flow", "path": [{"ttl": 1, "address": "192.168.1.1"}]},
+    {"flow": "192.168.1.11:1 > 192.168.2.11:2 udp", "path": [{"ttl": 1, "address": "1.2.3"}, {"ttl": 2, "address": "10.0.0.1"}]}
+  ]}}, {"localisation": null}]})",
+                                                       "r.json");
+  ASSERT_EQ(evidence.paths.size(), 2u);  // one answered no TTL, one names no hosts
+  EXPECT_EQ(evidence.paths[0].source, "192.168.1.11");
+  EXPECT_EQ(evidence.paths[0].destination, "192.168.2.11");
+  EXPECT_EQ(evidence.paths[0].hops, (std::vector<std::string>{"192.168.1.1", "", "192.168.2.11"}));
+  EXPECT_EQ(evidence.paths[1].hops, (std::vector<std::string>{"", "10.0.0.1"}));
+  EXPECT_THROW(report_evidence_text(R"({"agents": [], "tests": [{"localisation": {"flows": [
+    {"flow": "192.168.1.11:1 > 192.168.2.11:2 udp", "path": [{"ttl": 4000000000, "address": "10.0.0.1"}]}]}}]})",
+                                    "r.json"),
+               std::runtime_error);
 }
 
 }  // namespace
