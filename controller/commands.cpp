@@ -22,6 +22,7 @@
 #include "common/logging.hpp"
 #include "common/units.hpp"
 #include "common/version.hpp"
+#include "controller/actions/act_command.hpp"
 #include "controller/history/history_commands.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
@@ -591,6 +592,7 @@ int controller_main(int argc, char** argv) {
 
   HistoryCommands history_commands(app);
   TopologyCommands topology_commands(app);
+  ActCommand act_command(app);
   // After the subcommands, which would inherit it.
   app.footer(
       "Each command's own options: tusk-controller COMMAND --help. Shipped profiles and models: /usr/share/tusk.");
@@ -613,6 +615,7 @@ int controller_main(int argc, char** argv) {
   }
   if (auto code = history_commands.run_chosen(std::cout, std::cerr)) return *code;
   if (auto code = topology_commands.run_chosen(std::cout, std::cerr)) return *code;
+  if (auto code = act_command.run_chosen(std::cout, std::cerr)) return *code;
   if (*validate) return command_validate(validate_files);
   if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);

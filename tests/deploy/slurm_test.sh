@@ -8,6 +8,9 @@
 # sends every frame straight back (tc mirred), as a loopback plug would. A second job, with the
 # reflection removed, must fail its loss threshold: the job's exit code is the controller's 1.
 # Each time: the job's exit code, report.json's verdict, and no tusk-agent of the job left behind.
+# Then `tusk-controller act --slurm` on the two reports: the failing one drains the node with its
+# reason (not past the share cap, and not with --dry-run), the passing one resumes it, but never
+# a drain of an operator's.
 #
 #   slurm_test.sh AGENT_BIN_DIR CONTROLLER_BIN_DIR
 # Exit 0 pass, 1 fail, 77 skipped (not root, or no slurm-wlm/munge), with the reason.
@@ -211,4 +214,28 @@ TUSK_OUT=$tmp/report-bad sbatch --wait --nodes=1 --time=5 --output="$tmp/job-bad
 echo "job bad: exit $status"
 [[ $status == 2 ]] || fail "job bad exited $status, expected 2 (the profile's topology needs two agents)"
 ! pgrep -f -- "--cert $tmp/certs/" >/dev/null || fail "job bad: tusk-agent outlived the job"
+
+# --- act: the failing job's report blames this node (its own port's loopback stream failed); the
+# passing one returns it to service, unless an operator drained it.
+# sinfo's long state, with a '*' when slurmd has not answered lately, and the drain's reason.
+node_state() { sinfo --noheader --Node --nodes="$host" --format='%T|%E' | head -1; }
+act() { local status=0; tusk-controller act "$@" >"$tmp/act.out" 2>&1 || status=$?; cat "$tmp/act.out"; return $status; }
+fail_run=$(json_values run_id "$tmp/report-fail/report.json" | head -1)
+status=0; act "$tmp/report-fail" --slurm || status=$?  # one node of one is over the default 5 % cap
+[[ $status == 1 ]] || fail "act over the share cap exited $status, expected 1"
+grep -q "acting on none" "$tmp/act.out" || fail "act over the share cap did not say so"
+[[ $(node_state) == idle* ]] || fail "act over the share cap drained $host: $(node_state)"
+act "$tmp/report-fail" --slurm --max-share 100% --dry-run || fail "act --dry-run failed"
+grep -q "^would drain $host: tusk $fail_run: test loopback-ber " "$tmp/act.out" || fail "act --dry-run did not say it"
+[[ $(node_state) == idle* ]] || fail "act --dry-run drained $host: $(node_state)"
+act "$tmp/report-fail" --slurm --max-share 100% || fail "act on the failing run failed"
+[[ $(node_state) == drained*"|tusk $fail_run: test loopback-ber "* ]] || fail "$host not drained by act: $(node_state)"
+act "$tmp/report-pass" --slurm --max-share 100% || fail "act on the passing run failed"
+grep -q "^resume $host" "$tmp/act.out" || fail "act did not resume $host"
+[[ $(node_state) == idle* ]] || fail "$host not resumed by act: $(node_state)"
+scontrol update NodeName="$host" State=DRAIN Reason="RMA 4411"
+act "$tmp/report-pass" --slurm --max-share 100% || fail "act on the passing run failed"
+grep -q "drained by an operator (RMA 4411): not resumed" "$tmp/act.out" || fail "act did not say why it left $host"
+[[ $(node_state) == drained*"|RMA 4411" ]] || fail "act resumed an operator's drain: $(node_state)"
+scontrol update NodeName="$host" State=RESUME
 echo "PASS: slurm_sbatch ($(( SECONDS - started )) s)"

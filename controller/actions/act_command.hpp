@@ -1,0 +1,34 @@
+// tusk-controller's `act REPORT`: takes a run's verdict to the scheduler: drains in Slurm the nodes
+// the report blames and resumes those Tusk drained that now pass (controller/actions/), or with
+// --dry-run prints what it would do. controller_main makes an ActCommand before parsing and asks
+// it to run after.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+
+namespace tusk {
+
+class ActCommand {
+ public:
+  explicit ActCommand(CLI::App& app);
+  ActCommand(const ActCommand&) = delete;
+  ActCommand& operator=(const ActCommand&) = delete;
+
+  // The exit code of `act` when it was chosen; nullopt otherwise.
+  std::optional<int> run_chosen(std::ostream& out, std::ostream& err) const;
+
+ private:
+  int act(std::ostream& out, std::ostream& err) const;
+
+  CLI::App* act_ = nullptr;
+  std::string report_;
+  bool slurm_ = false;
+  std::string max_share_ = "5%";
+  bool dry_run_ = false;
+};
+
+}  // namespace tusk

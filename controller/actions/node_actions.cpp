@@ -1,0 +1,66 @@
+#include "controller/actions/node_actions.hpp"
+
+#include <fmt/format.h>
+
+#include "common/units.hpp"
+
+namespace tusk {
+namespace {
+
+bool drained_by_tusk(const SchedulerNode& node) {
+  return node.drained && node.reason.starts_with(kTuskReasonPrefix);
+}
+
+}  // namespace
+
+NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::string, SchedulerNode>& scheduler,
+                                 double max_share) {
+  NodeActionPlan plan;
+  if (!blame.finished) {
+    plan.notes.push_back(
+        fmt::format("run {}: a checkpoint of a run still going, not its end: no action", blame.run_id));
+    return plan;
+  }
+  const std::size_t blamed = blame.faults.size();
+  if (blamed > 0 && static_cast<double>(blamed) > max_share * static_cast<double>(blame.nodes.size())) {
+    plan.capped = true;
+    plan.notes.push_back(fmt::format(
+        "run {} blames {} of its {} nodes ({}), more than max_share {}: acting on none (a test or the fabric may be "
+        "at fault, not that many hosts)",
+        blame.run_id, blamed, blame.nodes.size(),
+        units::format_percent(static_cast<double>(blamed) / static_cast<double>(blame.nodes.size())),
+        units::format_percent(max_share)));
+    return plan;
+  }
+  for (const auto& [node, fault] : blame.faults) {
+    const auto state = scheduler.find(node);
+    if (state == scheduler.end()) {
+      plan.notes.push_back(fmt::format("{}: blamed ({}), but the scheduler has no such node", node, fault));
+    } else if (drained_by_tusk(state->second)) {
+      plan.notes.push_back(fmt::format("{}: already drained by Tusk ({})", node, state->second.reason));
+    } else if (state->second.drained) {
+      plan.notes.push_back(fmt::format("{}: blamed ({}), already drained by an operator ({}): left as it is", node,
+                                       fault, state->second.reason));
+    } else {
+      std::string reason = fmt::format("{}{}: {}", kTuskReasonPrefix, blame.run_id, fault);
+      if (reason.size() > kMaxReasonBytes) reason = reason.substr(0, kMaxReasonBytes - 3) + "...";
+      plan.actions.push_back({NodeAction::Kind::Drain, node, std::move(reason)});
+    }
+  }
+  for (const auto& node : blame.passed) {
+    const auto state = scheduler.find(node);
+    if (state == scheduler.end() || !state->second.drained) continue;
+    if (drained_by_tusk(state->second)) {
+      plan.actions.push_back({NodeAction::Kind::Resume, node, {}});
+    } else {
+      plan.notes.push_back(
+          fmt::format("{}: passed, but drained by an operator ({}): not resumed", node, state->second.reason));
+    }
+  }
+  for (const auto& link : blame.network) {
+    plan.notes.push_back(fmt::format("{}: a suspect link between switches, for the network team", link));
+  }
+  return plan;
+}
+
+}  // namespace tusk

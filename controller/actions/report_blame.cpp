@@ -1,0 +1,165 @@
+#include "controller/actions/report_blame.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <stdexcept>
+
+#include "common/printable.hpp"
+
+namespace tusk {
+namespace {
+
+using nlohmann::json;
+
+// A fault text is a peer's words in part (agent names, problems): printable and one line.
+constexpr std::size_t kMaxFaultBytes = 200;
+
+std::string text_at(const json& object, const char* key) {
+  const auto found = object.is_object() ? object.find(key) : object.end();
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+const json& array_at(const json& object, const char* key) {
+  static const json empty = json::array();
+  const auto found = object.is_object() ? object.find(key) : object.end();
+  return found != object.end() && found->is_array() ? *found : empty;
+}
+
+// Each judged test: a test and, for a method, each of its steps' tests.
+void for_each_test(const json& test, const std::function<void(const json&)>& visit) {
+  if (!test.is_object()) return;
+  visit(test);
+  const auto method = test.find("method");
+  if (method == test.end() || !method->is_object()) return;
+  for (const auto& step : array_at(*method, "steps")) {
+    if (step.is_object() && step.contains("test")) for_each_test(step["test"], visit);
+  }
+}
+
+}  // namespace
+
+std::string node_name(const std::string& hostname, const std::string& agent) {
+  const std::string host = hostname.substr(0, hostname.find('.'));
+  return printable(host.empty() ? agent : host);
+}
+
+RunBlame blame_from_report(const json& report, const std::string& file) {
+  if (!report.is_object() || !report.contains("run_id") || !report.contains("agents") || !report["agents"].is_array()) {
+    throw std::runtime_error(fmt::format("{}: not a Tusk report.json (no run_id or agents[])", file));
+  }
+  RunBlame blame;
+  blame.run_id = printable(text_at(report, "run_id"));
+  blame.finished = text_at(report, "status") == "finished";
+  std::set<std::string> disconnected;
+  for (const auto& agent : array_at(report, "agents")) {
+    const std::string name = text_at(agent, "name");
+    if (name.empty()) continue;
+    const std::string node = node_name(text_at(agent, "hostname"), name);
+    blame.node_of[name] = node;
+    if (std::find(blame.nodes.begin(), blame.nodes.end(), node) == blame.nodes.end()) blame.nodes.push_back(node);
+    const auto connected = agent.find("connected_at_end");
+    if (connected == agent.end() || !connected->is_boolean() || !connected->get<bool>()) disconnected.insert(node);
+  }
+  const auto blame_agent = [&](const std::string& agent, const std::string& fault) {
+    const auto node = blame.node_of.find(agent);
+    if (node == blame.node_of.end()) return;
+    std::string line = printable(fault);
+    if (line.size() > kMaxFaultBytes) line = line.substr(0, kMaxFaultBytes) + "...";
+    blame.faults.try_emplace(node->second, std::move(line));
+  };
+  std::set<std::string> failed_streams;              // nodes with a stream that failed
+  std::map<std::string, std::string> lone_failures;  // node -> a test that failed on it alone
+  std::set<std::string> unjudged;                    // nodes of a test that failed as a whole
+  std::set<std::string> network;
+  for (const auto& top : array_at(report, "tests")) {
+    for_each_test(top, [&](const json& test) {
+      const std::string test_name = text_at(test, "name");
+      for (const auto& stream : array_at(test, "streams")) {
+        const auto passed = stream.is_object() ? stream.find("passed") : stream.end();
+        if (passed == stream.end() || !passed->is_boolean() || passed->get<bool>()) continue;
+        const std::string agent = text_at(stream, "agent");
+        if (const auto node = blame.node_of.find(agent); node != blame.node_of.end()) {
+          failed_streams.insert(node->second);
+        }
+        // No peer (a NIC's own counters) or itself as its peer (a loopback test): the host's own.
+        const std::string peer = text_at(stream, "peer");
+        if (peer.empty() || peer == agent || peer == "self") {
+          blame_agent(
+              agent, fmt::format("test {}: stream {} of its own port failed", test_name, text_at(stream, "stream_id")));
+        }
+      }
+      // A test that failed on one node alone with nothing narrower to name (nothing came back
+      // through a loopback plug): that node, the only place it can be.
+      std::set<std::string> test_nodes;
+      for (const auto& agent : array_at(test, "agents")) {  // what each agent sent of the test
+        if (const auto node = blame.node_of.find(text_at(agent, "agent")); node != blame.node_of.end()) {
+          test_nodes.insert(node->second);
+        }
+      }
+      // Problems of the test as a whole (an agent lost, a threshold judged on no stream) leave
+      // its nodes unjudged: none of them has passed.
+      if (text_at(test, "verdict") == "fail" && !array_at(test, "problems").empty()) {
+        unjudged.insert(test_nodes.begin(), test_nodes.end());
+      }
+      if (text_at(test, "verdict") == "fail" && test_nodes.size() == 1) {
+        const json& problems = array_at(test, "problems");
+        const std::string why = !problems.empty() && problems.front().is_string() ? problems.front().get<std::string>()
+                                                                                  : std::string("failed");
+        lone_failures.emplace(*test_nodes.begin(), fmt::format("test {} on this node alone: {}", test_name, why));
+      }
+      const auto localisation = test.find("localisation");
+      if (localisation != test.end() && localisation->is_object()) {
+        for (const auto& host : array_at(*localisation, "hosts")) {
+          blame_agent(text_at(host, "agent"), fmt::format("test {}: {}", test_name, text_at(host, "problem")));
+        }
+        const json& flows = array_at(*localisation, "flows");
+        for (const auto& suspect : array_at(*localisation, "suspects")) {
+          if (text_at(suspect, "confidence") == "low") continue;
+          const std::string link = text_at(suspect, "link");
+          const std::string fault =
+              fmt::format("test {}: {} on {}", test_name, text_at(suspect, "kind"), text_at(suspect, "name"));
+          bool host_cable = false;
+          for (const auto& flow : flows) {
+            const json& links = array_at(flow, "links");
+            if (links.empty()) continue;
+            if (links.front() == link) {
+              blame_agent(text_at(flow, "sender"), fault);
+              host_cable = true;
+            }
+            if (links.back() == link) {
+              blame_agent(text_at(flow, "receiver"), fault);
+              host_cable = true;
+            }
+          }
+          if (!host_cable) network.insert(printable(text_at(suspect, "name")));
+        }
+      }
+      const auto optics = test.find("optics");
+      if (optics != test.end() && optics->is_object()) {
+        for (const auto& port : array_at(*optics, "ports")) {
+          const auto failed = port.is_object() ? port.find("failed") : port.end();
+          if (failed == port.end() || !failed->is_boolean() || !failed->get<bool>()) continue;
+          blame_agent(text_at(port, "agent"),
+                      fmt::format("test {}: optics failed on {}", test_name, text_at(port, "title")));
+        }
+      }
+    });
+  }
+  // After the narrower faults, so a node's reason names what failed rather than the test.
+  for (const auto& [node, fault] : lone_failures) {
+    if (!blame.faults.contains(node)) blame.faults.emplace(node, printable(fault).substr(0, kMaxFaultBytes));
+  }
+  blame.network.assign(network.begin(), network.end());
+  for (const auto& node : blame.nodes) {
+    if (!blame.faults.contains(node) && !failed_streams.contains(node) && !disconnected.contains(node) &&
+        !unjudged.contains(node)) {
+      blame.passed.push_back(node);
+    }
+  }
+  return blame;
+}
+
+}  // namespace tusk

@@ -1,0 +1,170 @@
+// What a report blames by node, and what that makes each node's drain or resume: Tusk's own drains
+// only are resumed, an operator's never; past the share cap nothing is done; a checkpoint acts on
+// nothing. Slurm's side is parsed from sinfo's lines as Slurm prints them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "controller/actions/node_actions.hpp"
+#include "controller/actions/report_blame.hpp"
+#include "controller/actions/slurm_nodes.hpp"
+#include "controller/report/reports.hpp"
+
+namespace tusk {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+// Four hosts on two leaves; gpu02's cable is the named suspect, gpu03 has a host problem, the
+// spine link a medium suspect of its own; gpu04 passed; a loopback test failed on gpu01's port.
+json fabric_report() {
+  return json::parse(R"({"run_id": "r-7", "status": "finished", "agents": [
+    {"name": "gpu01", "hostname": "gpu01.rack4.example", "connected_at_end": true},
+    {"name": "gpu02", "hostname": "gpu02.rack4.example", "connected_at_end": true},
+    {"name": "gpu03", "hostname": "gpu03", "connected_at_end": true},
+    {"name": "gpu04", "hostname": "", "connected_at_end": true},
+    {"name": "gpu05", "hostname": "gpu05", "connected_at_end": false}],
+   "tests": [
+    {"name": "mesh", "streams": [
+       {"agent": "gpu02", "peer": "gpu04", "stream_id": "rx:gpu04/1", "passed": false},
+       {"agent": "gpu04", "peer": "gpu02", "stream_id": "tx:gpu02/1", "passed": true}],
+     "localisation": {
+       "hosts": [{"agent": "gpu03", "problem": "receiver cannot keep up"}],
+       "flows": [
+         {"sender": "gpu04", "receiver": "gpu02", "links": ["gpu04:p -> l2:h4", "l2:s1 -> s1:l2", "s1:l1 -> l1:s1", "l1:h2 -> gpu02:p"]},
+         {"sender": "gpu02", "receiver": "gpu04", "links": ["gpu02:p -> l1:h2", "l1:s1 -> s1:l1"]}],
+       "suspects": [
+         {"link": "l1:h2 -> gpu02:p", "name": "l1:h2 -> gpu02:p, cable C-2", "confidence": "high", "kind": "loss"},
+         {"link": "l2:s1 -> s1:l2", "name": "l2:s1 -> s1:l2", "confidence": "medium", "kind": "damage"},
+         {"link": "s1:l1 -> l1:s1", "name": "s1:l1 -> l1:s1", "confidence": "low", "kind": "loss"}]}},
+    {"name": "plug", "method": {"steps": [{"test": {"name": "plug step 1", "streams": [
+       {"agent": "gpu01", "peer": "", "stream_id": "rx:loopback", "passed": false}]}}]}}]})");
+}
+
+TEST(ReportBlame, EachNodeIsBlamedForWhatTheReportNamesAndTheRestPassOrNot) {
+  const RunBlame blame = blame_from_report(fabric_report(), "report.json");
+  EXPECT_EQ(blame.run_id, "r-7");
+  EXPECT_TRUE(blame.finished);
+  EXPECT_EQ(blame.nodes, (std::vector<std::string>{"gpu01", "gpu02", "gpu03", "gpu04", "gpu05"}));
+  ASSERT_EQ(blame.faults.size(), 3u);
+  EXPECT_EQ(blame.faults.at("gpu01"), "test plug step 1: stream rx:loopback of its own port failed");
+  EXPECT_EQ(blame.faults.at("gpu02"), "test mesh: loss on l1:h2 -> gpu02:p, cable C-2");
+  EXPECT_EQ(blame.faults.at("gpu03"), "test mesh: receiver cannot keep up");
+  // gpu04's stream passed and it is named by nothing; gpu05 was gone at the end.
+  EXPECT_EQ(blame.passed, (std::vector<std::string>{"gpu04"}));
+  EXPECT_EQ(blame.network, (std::vector<std::string>{"l2:s1 -> s1:l2"}));  // not the low one
+  EXPECT_THROW(blame_from_report(json::parse(R"({"tests": []})"), "x.json"), std::runtime_error);
+}
+
+TEST(ReportBlame, ATestThatFailedOnOneNodeAloneBlamesItAndOneThatFailedAsAWholePassesNone) {
+  const RunBlame blame = blame_from_report(json::parse(R"({"run_id": "r-9", "status": "finished", "agents": [
+    {"name": "a", "hostname": "a", "connected_at_end": true},
+    {"name": "b", "hostname": "b", "connected_at_end": true},
+    {"name": "c", "hostname": "c", "connected_at_end": true}],
+   "tests": [
+    {"name": "plug", "agents": [{"agent": "a", "lost": false}], "verdict": "fail", "problems": ["threshold on ber was judged on no stream"],
+     "streams": [{"agent": "a", "peer": "self", "stream_id": "tx:self", "passed": true}]},
+    {"name": "pair", "agents": [{"agent": "b"}, {"agent": "c", "lost": true}], "verdict": "fail", "problems": ["agent 'c' lost"], "streams": []}]})"),
+                                           "report.json");
+  ASSERT_EQ(blame.faults.size(), 1u);
+  EXPECT_EQ(blame.faults.at("a"), "test plug on this node alone: threshold on ber was judged on no stream");
+  EXPECT_TRUE(blame.passed.empty()) << "b and c were in a test that judged neither";
+}
+
+TEST(NodeActions, BlamedNodesAreDrainedAndOnlyTusksOwnDrainsResumed) {
+  RunBlame blame = blame_from_report(fabric_report(), "report.json");
+  blame.passed.push_back("gpu06");  // as if it had passed too
+  blame.nodes.push_back("gpu06");
+  for (int i = 7; i <= 60; ++i) blame.nodes.push_back("gpu" + std::to_string(i));  // 60 nodes: 5 % is 3
+  const std::map<std::string, SchedulerNode> slurm = {
+      {"gpu01", {false, ""}},
+      {"gpu02", {true, "RMA ticket 4411"}},         // an operator's drain: left alone
+      {"gpu04", {true, "tusk r-6: test mesh: x"}},  // Tusk's, and it passes now: resumed
+      {"gpu06", {true, "memory errors"}},           // an operator's: never resumed
+  };
+  const NodeActionPlan plan = plan_node_actions(blame, slurm, 0.05);
+  EXPECT_FALSE(plan.capped);
+  ASSERT_EQ(plan.actions.size(), 2u);
+  EXPECT_EQ(plan.actions[0].kind, NodeAction::Kind::Drain);
+  EXPECT_EQ(plan.actions[0].node, "gpu01");
+  EXPECT_EQ(plan.actions[0].reason, "tusk r-7: test plug step 1: stream rx:loopback of its own port failed");
+  EXPECT_EQ(plan.actions[1].kind, NodeAction::Kind::Resume);
+  EXPECT_EQ(plan.actions[1].node, "gpu04");
+  EXPECT_THAT(plan.notes, ::testing::Contains(HasSubstr("gpu02: blamed")));
+  EXPECT_THAT(plan.notes, ::testing::Contains(HasSubstr("already drained by an operator (RMA ticket 4411)")));
+  EXPECT_THAT(plan.notes, ::testing::Contains(HasSubstr("gpu03: blamed (test mesh: receiver cannot keep up), but "
+                                                        "the scheduler has no such node")));
+  EXPECT_THAT(plan.notes,
+              ::testing::Contains("gpu06: passed, but drained by an operator (memory errors): not resumed"));
+  EXPECT_THAT(plan.notes, ::testing::Contains(HasSubstr("l2:s1 -> s1:l2: a suspect link between switches")));
+
+  EXPECT_EQ(scontrol_command(plan.actions[0]),
+            (std::vector<std::string>{"scontrol", "update", "NodeName=gpu01", "State=DRAIN",
+                                      "Reason=tusk r-7: test plug step 1: stream rx:loopback of its own port failed"}));
+  EXPECT_EQ(scontrol_command(plan.actions[1]),
+            (std::vector<std::string>{"scontrol", "update", "NodeName=gpu04", "State=RESUME"}));
+}
+
+TEST(NodeActions, ARunBlamingMoreThanTheShareActsOnNoneAndACheckpointOnNothing) {
+  const RunBlame blame = blame_from_report(fabric_report(), "report.json");  // 3 of 5 nodes
+  const std::map<std::string, SchedulerNode> slurm = {{"gpu01", {}}, {"gpu04", {true, "tusk r-6: x"}}};
+  const NodeActionPlan capped = plan_node_actions(blame, slurm, 0.5);
+  EXPECT_TRUE(capped.capped);
+  EXPECT_TRUE(capped.actions.empty()) << "not even the resume";
+  ASSERT_EQ(capped.notes.size(), 1u);
+  EXPECT_THAT(capped.notes[0], HasSubstr("blames 3 of its 5 nodes (60 %), more than max_share 50 %: acting on none"));
+  EXPECT_EQ(plan_node_actions(blame, slurm, 0.6).actions.size(), 2u) << "at the share exactly, it acts";
+
+  json checkpoint = fabric_report();
+  checkpoint["status"] = "running";
+  const NodeActionPlan none = plan_node_actions(blame_from_report(checkpoint, "report.json"), slurm, 1.0);
+  EXPECT_TRUE(none.actions.empty());
+  EXPECT_THAT(none.notes.at(0), HasSubstr("a checkpoint"));
+}
+
+TEST(NodeActions, AFaultTextIsCutToOneBoundedLine) {
+  json report = fabric_report();
+  report["tests"][0]["localisation"]["hosts"][0]["problem"] = "line one\nline two " + std::string(1000, 'x');
+  const RunBlame blame = blame_from_report(report, "report.json");
+  EXPECT_EQ(blame.faults.at("gpu03").find('\n'), std::string::npos);
+  const NodeActionPlan plan = plan_node_actions(blame, {{"gpu03", {}}}, 1.0);
+  ASSERT_FALSE(plan.actions.empty());
+  for (const auto& action : plan.actions) EXPECT_LE(action.reason.size(), kMaxReasonBytes);
+}
+
+TEST(SlurmNodes, SinfoLinesGiveEachNodeOnceWithItsDrainAndReason) {
+  const auto nodes = parse_sinfo_nodes(
+      "gpu01|idle|none\n"
+      "gpu02|drained|tusk r-7: test mesh: loss on l1:h2 -> gpu02:p\n"
+      "gpu02|drained|tusk r-7: test mesh: loss on l1:h2 -> gpu02:p\n"  // a second partition
+      "gpu03|draining|RMA 4411\n"
+      "gpu04|drained*|none\n"
+      "garbage\n");
+  ASSERT_EQ(nodes.size(), 4u);
+  EXPECT_FALSE(nodes.at("gpu01").drained);
+  EXPECT_TRUE(nodes.at("gpu01").reason.empty());
+  EXPECT_TRUE(nodes.at("gpu02").drained);
+  EXPECT_EQ(nodes.at("gpu02").reason, "tusk r-7: test mesh: loss on l1:h2 -> gpu02:p");
+  EXPECT_TRUE(nodes.at("gpu03").drained);
+  EXPECT_TRUE(nodes.at("gpu04").drained);
+}
+
+// The report the controller writes gives the node names and which passed, as the hand-written one.
+TEST(ReportBlame, AReportTheControllerWroteNamesEachAgentsHostAsItsNode) {
+  RunOutcome outcome;
+  outcome.run_id = "r-8";
+  AgentView agent;
+  agent.name = "a1";
+  agent.inventory.set_hostname("node-a1.cluster");
+  agent.connected = true;
+  outcome.agents.push_back(agent);
+  const RunBlame blame = blame_from_report(json::parse(report_json(outcome).dump()), "report.json");
+  EXPECT_TRUE(blame.finished);
+  EXPECT_EQ(blame.nodes, (std::vector<std::string>{"node-a1"}));
+  EXPECT_EQ(blame.passed, (std::vector<std::string>{"node-a1"}));
+}
+
+}  // namespace
+}  // namespace tusk
