@@ -13,6 +13,19 @@ bool drained_by_tusk(const SchedulerNode& node) {
 
 }  // namespace
 
+std::optional<std::string> share_cap_note(const RunBlame& blame, double max_share) {
+  const std::size_t blamed = blame.faults.size();
+  if (blamed == 0 || static_cast<double>(blamed) <= max_share * static_cast<double>(blame.nodes.size())) {
+    return std::nullopt;
+  }
+  return fmt::format(
+      "run {} blames {} of its {} nodes ({}), more than max_share {}: acting on none (a test or the fabric may be at "
+      "fault, not that many hosts)",
+      blame.run_id, blamed, blame.nodes.size(),
+      units::format_percent(static_cast<double>(blamed) / static_cast<double>(blame.nodes.size())),
+      units::format_percent(max_share));
+}
+
 NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::string, SchedulerNode>& scheduler,
                                  double max_share) {
   NodeActionPlan plan;
@@ -21,15 +34,9 @@ NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::stri
         fmt::format("run {}: a checkpoint of a run still going, not its end: no action", blame.run_id));
     return plan;
   }
-  const std::size_t blamed = blame.faults.size();
-  if (blamed > 0 && static_cast<double>(blamed) > max_share * static_cast<double>(blame.nodes.size())) {
+  if (auto capped = share_cap_note(blame, max_share)) {
     plan.capped = true;
-    plan.notes.push_back(fmt::format(
-        "run {} blames {} of its {} nodes ({}), more than max_share {}: acting on none (a test or the fabric may be "
-        "at fault, not that many hosts)",
-        blame.run_id, blamed, blame.nodes.size(),
-        units::format_percent(static_cast<double>(blamed) / static_cast<double>(blame.nodes.size())),
-        units::format_percent(max_share)));
+    plan.notes.push_back(std::move(*capped));
     return plan;
   }
   for (const auto& [node, fault] : blame.faults) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct NodeActionPlan {
   std::vector<std::string> notes;  // why a node is left as it is; the cap, when it held
   bool capped = false;
 };
+
+// Why nothing is done when the run blames more than `max_share` of its nodes; nullopt otherwise.
+std::optional<std::string> share_cap_note(const RunBlame& blame, double max_share);
 
 NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::string, SchedulerNode>& scheduler,
                                  double max_share = kDefaultMaxShare);

@@ -4,8 +4,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "controller/actions/act_command.hpp"
 #include "controller/actions/node_actions.hpp"
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/slurm_nodes.hpp"
@@ -164,6 +171,67 @@ TEST(ReportBlame, AReportTheControllerWroteNamesEachAgentsHostAsItsNode) {
   EXPECT_TRUE(blame.finished);
   EXPECT_EQ(blame.nodes, (std::vector<std::string>{"node-a1"}));
   EXPECT_EQ(blame.passed, (std::vector<std::string>{"node-a1"}));
+}
+
+// `act --exec`: the user's command gets the blame in its environment, not past the share cap, and
+// a command that fails or runs too long is said.
+class ActExec : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("tusk-act-" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+    std::ofstream(dir_ / "report.json") << fabric_report().dump();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  int act(std::vector<std::string> args) {
+    CLI::App app;
+    ActCommand command(app);
+    args.insert(args.begin(), {"act", dir_.string()});
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
+    out_.str("");
+    err_.str("");
+    return command.run_chosen(out_, err_).value_or(-1);
+  }
+  std::string file(const char* name) const {
+    std::ifstream in(dir_ / name);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::filesystem::path dir_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(ActExec, TheCommandGetsTheBlameInItsEnvironment) {
+  const std::string record = (dir_ / "env.txt").string();
+  ASSERT_EQ(act({"--exec",
+                 "printf '%s|%s|%s|%s|%s' \"$TUSK_RUN_ID\" \"$TUSK_BLAMED_NODES\" \"$TUSK_PASSED_NODES\" "
+                 "\"$TUSK_NETWORK_LINKS\" \"$TUSK_BLAMED\" > " +
+                     record,
+                 "--max-share", "100%"}),
+            0)
+      << err_.str();
+  EXPECT_EQ(file("env.txt"),
+            "r-7|gpu01\ngpu02\ngpu03\n|gpu04\n|l2:s1 -> s1:l2\n|"
+            "gpu01\ttest plug step 1: stream rx:loopback of its own port failed\n"
+            "gpu02\ttest mesh: loss on l1:h2 -> gpu02:p, cable C-2\n"
+            "gpu03\ttest mesh: receiver cannot keep up\n");
+  EXPECT_THAT(out_.str(), HasSubstr("ran: printf"));
+}
+
+TEST_F(ActExec, NotPastTheCapNotInADryRunAndAFailureIsSaid) {
+  const std::string touch = "touch " + (dir_ / "ran").string();
+  EXPECT_EQ(act({"--exec", touch}), 1);  // 3 of 5 nodes blamed, over 5 %
+  EXPECT_THAT(err_.str(), HasSubstr("acting on none"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "ran"));
+  EXPECT_EQ(act({"--exec", touch, "--max-share", "100%", "--dry-run"}), 0);
+  EXPECT_THAT(out_.str(), HasSubstr("would run: " + touch + " (3 blamed, 1 passed, 1 network links)"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "ran"));
+  EXPECT_EQ(act({"--exec", "exit 3", "--max-share", "100%"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("--exec 'exit 3' exited 3"));
+  EXPECT_EQ(act({"--exec", "sleep 5", "--exec-timeout", "200ms", "--max-share", "100%"}), 1);
+  EXPECT_THAT(err_.str(), HasSubstr("still running after"));
+  EXPECT_EQ(act({}), 2);
+  EXPECT_THAT(err_.str(), HasSubstr("say where to act"));
 }
 
 }  // namespace
