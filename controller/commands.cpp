@@ -183,6 +183,7 @@ struct RunFlags {
   std::string snmp_interval = "60s";
   std::string only_through;
   std::string from_report;
+  std::string only_failing;
   RunHistoryFlags history;
   bool no_progress = false;
   std::string metrics_listen;
@@ -212,30 +213,35 @@ std::unique_ptr<MetricsEndpoint> start_metrics(const RunFlags& flags, const Prof
   }
 }
 
-// --only-through LINK --from REPORT: the flows that crossed LINK in REPORT, and the profile cut
-// down to the tests that had some. Throws std::runtime_error naming what is wrong.
-void only_through(const RunFlags& flags, Profile& profile, RunOptions& options) {
-  if (flags.from_report.empty())
-    throw std::runtime_error("--only-through needs --from REPORT (an earlier run's report.json)");
-  std::ifstream file(flags.from_report);
+// --only-through LINK --from REPORT (the flows that crossed LINK in REPORT) or --only-failing
+// REPORT (what failed in it), and the profile cut down to the tests that had some. Throws
+// std::runtime_error naming what is wrong.
+void only_flows(const RunFlags& flags, Profile& profile, RunOptions& options) {
+  const bool failing = !flags.only_failing.empty();
+  const std::string flag = failing ? "--only-failing" : "--only-through";
+  const std::string& file_name = failing ? flags.only_failing : flags.from_report;
+  if (file_name.empty()) throw std::runtime_error("--only-through needs --from REPORT (an earlier run's report.json)");
+  std::filesystem::path path(file_name);
+  if (std::filesystem::is_directory(path)) path /= "report.json";
+  std::ifstream file(path);
   if (!file)
-    throw std::runtime_error(fmt::format("--from {}: cannot read it: {}", flags.from_report, std::strerror(errno)));
+    throw std::runtime_error(fmt::format("{} {}: cannot read it: {}", flag, path.string(), std::strerror(errno)));
   nlohmann::json report;
   try {
     report = parse_json<nlohmann::json>(file);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("--from {}: not JSON: {}", flags.from_report, e.what()));
+    throw std::runtime_error(fmt::format("{} {}: not JSON: {}", flag, path.string(), e.what()));
   }
   try {
-    options.only_through = select_flows_through(report, flags.only_through);
+    options.only_flows = failing ? select_failing_flows(report) : select_flows_through(report, flags.only_through);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("--only-through: {}: {}", flags.from_report, e.what()));
+    throw std::runtime_error(fmt::format("{}: {}: {}", flag, path.string(), e.what()));
   }
-  std::erase_if(profile.tests,
-                [&](const TestSpec& test) { return !options.only_through->by_test.contains(test.name); });
+  if (failing) options.retest_of = report.value("run_id", "");
+  std::erase_if(profile.tests, [&](const TestSpec& test) { return !options.only_flows->by_test.contains(test.name); });
   if (profile.tests.empty()) {
-    throw std::runtime_error(fmt::format("--only-through: no test of {} had flows through '{}' in {}", profile.file,
-                                         flags.only_through, flags.from_report));
+    throw std::runtime_error(fmt::format("{}: no test of {} is in {}'s {}", flag, profile.file, path.string(),
+                                         failing ? "failures" : "flows through '" + flags.only_through + "'"));
   }
 }
 
@@ -273,7 +279,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
           "--snmp-interval: at least 1s (a switch refreshes its counters every few "
           "seconds), or 0 for none");
     }
-    if (!flags.only_through.empty()) only_through(flags, *profile, options);
+    if (!flags.only_through.empty() || !flags.only_failing.empty()) only_flows(flags, *profile, options);
     try {
       metrics_linger = units::parse_duration(flags.metrics_linger);
     } catch (const std::exception& e) {
@@ -495,9 +501,15 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
   run->add_flag("--metrics-tls", flags.metrics_tls,
                 "serve /metrics over HTTPS with --cert and --key, only to scrapers whose certificate --ca signed")
       ->needs(metrics_listen);
-  run->add_option("--only-through", flags.only_through,
-                  "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
-  run->add_option("--from", flags.from_report, "the earlier run's report.json, for --only-through");
+  auto* only_through =
+      run->add_option("--only-through", flags.only_through,
+                      "re-test only the flows that crossed this link in --from's report (e.g. 'l1:s2 -> s2:l1')");
+  auto* from = run->add_option("--from", flags.from_report, "the earlier run's report.json, for --only-through");
+  run->add_option("--only-failing", flags.only_failing,
+                  "re-test only what failed in this earlier run (its directory or report.json): its failing flows, "
+                  "and whole the tests that failed on a host's own port or as a whole; the history links the two")
+      ->excludes(from)
+      ->excludes(only_through);
   run->add_option("--topology", flags.topology,
                   "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
   run->add_option("--snmp-credentials", flags.snmp_credentials,

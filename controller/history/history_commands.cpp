@@ -85,7 +85,8 @@ json run_json(const RunRow& run) {
           {"conclusion", run.conclusion},
           {"agents", run.agents},
           {"run_directory", run.run_directory},
-          {"tusk_version", run.tusk_version}};
+          {"tusk_version", run.tusk_version},
+          {"retest_of", run.retest_of.empty() ? json(nullptr) : json(run.retest_of)}};
 }
 
 json stream_json(const StreamRow& stream) {
@@ -122,7 +123,9 @@ json link_json(const LinkRow& link) {
 std::string runs_table(const std::vector<RunRow>& runs) {
   std::vector<std::vector<std::string>> rows{{"RUN", "STARTED", "PROFILE", "EXIT", "CONCLUSION"}};
   for (const auto& run : runs) {
-    rows.push_back({run.run_id, time_text(run.started_ns), run.profile_name, exit_text(run.exit_code), run.conclusion});
+    rows.push_back(
+        {run.run_id, time_text(run.started_ns), run.profile_name, exit_text(run.exit_code),
+         run.retest_of.empty() ? run.conclusion : fmt::format("re-test of {}: {}", run.retest_of, run.conclusion)});
   }
   return table_text(rows);
 }

@@ -230,6 +230,7 @@ RunRows rows_of_report(const json& report, std::string_view run_directory) {
   run.exit_code = exit_code.value.get<int>();
   run.conclusion = optional_string(root, "conclusion");
   run.tusk_version = optional_string(root, "tusk_version");
+  run.retest_of = optional_string(root, "retest_of");
   run.run_directory = std::string(run_directory);
   for (const Field& agent : optional_elements(root, "agents")) run.agents.push_back(required_string(agent, "name"));
   for (const Field& agent : optional_elements(root, "missing_agents")) run.agents.push_back(string_of(agent));

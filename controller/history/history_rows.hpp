@@ -34,6 +34,7 @@ struct RunRow {
   std::vector<std::string> agents;  // those that took part and those that never came
   std::string run_directory;        // where its report.json was (or was read from)
   std::string tusk_version;
+  std::string retest_of;  // the run whose failures this one tested again (run --only-failing); "" if none
 };
 
 // One stream of one test. The numbers are those the report shows; nullopt where the stream does not

@@ -88,6 +88,11 @@ CREATE TABLE links (
 );
 CREATE INDEX links_by_key ON links (link_key);
 )sql"},
+    // A re-test (run --only-failing) names the run whose failures it tested again.
+    {2, R"sql(
+ALTER TABLE runs ADD COLUMN retest_of TEXT NOT NULL DEFAULT '';
+CREATE INDEX runs_by_retest_of ON runs (retest_of);
+)sql"},
 };
 
 // Runs `body`, turning SQLite's exceptions into HistoryError naming the file and what was being done.
@@ -183,8 +188,8 @@ std::optional<std::int64_t> optional_int64(const SQLite::Statement& statement, i
 // The columns each reader below expects, in its order.
 constexpr const char* kRunColumns =
     "r.id, r.run_id, r.profile_name, r.profile_file, r.started_ns, r.finished_ns, r.exit_code, r.conclusion, "
-    "r.run_directory, r.tusk_version";
-constexpr int kRunColumnCount = 10;
+    "r.run_directory, r.tusk_version, r.retest_of";
+constexpr int kRunColumnCount = 11;
 constexpr const char* kStreamColumns =
     "s.test, s.engine, s.agent, s.stream_id, s.peer, s.flow, s.link, s.passed, s.throughput_bps, s.loss_ratio, "
     "s.lost_frames, s.bit_errors, s.bits_compared, s.ber_upper_bound, s.retransmits, s.latency_p99_ns, "
@@ -208,6 +213,7 @@ RunRow read_run(const SQLite::Statement& statement) {
   run.conclusion = statement.getColumn(7).getString();
   run.run_directory = statement.getColumn(8).getString();
   run.tusk_version = statement.getColumn(9).getString();
+  run.retest_of = statement.getColumn(10).getString();
   return run;
 }
 
@@ -324,8 +330,8 @@ void RunHistory::record_rows(const RunRows& rows) {
 
     SQLite::Statement insert_run(database_,
                                  "INSERT INTO runs (run_id, profile_name, profile_file, started_ns, finished_ns, "
-                                 "exit_code, conclusion, run_directory, tusk_version, recorded_ns) "
-                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                                 "exit_code, conclusion, run_directory, tusk_version, recorded_ns, retest_of) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     insert_run.bind(1, run.run_id);
     insert_run.bind(2, run.profile_name);
     insert_run.bind(3, run.profile_file);
@@ -338,6 +344,7 @@ void RunHistory::record_rows(const RunRows& rows) {
     const auto now =
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch());
     insert_run.bind(10, static_cast<int64_t>(now.count()));
+    insert_run.bind(11, run.retest_of);
     insert_run.exec();
     const auto id = static_cast<int64_t>(database_.getLastInsertRowid());
 

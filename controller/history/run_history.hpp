@@ -28,7 +28,7 @@ class HistoryError : public std::runtime_error {
 };
 
 // The schema this build writes. Raise it with a new entry in run_history.cpp's migrations.
-inline constexpr int kHistorySchemaVersion = 1;
+inline constexpr int kHistorySchemaVersion = 2;
 
 // `--history` when none is given: $XDG_DATA_HOME/tusk/history.sqlite, else
 // $HOME/.local/share/tusk/history.sqlite, else ./tusk-history.sqlite.

@@ -92,6 +92,7 @@ struct TestOutcome {
 
 struct RunOutcome {
   std::string run_id;
+  std::string retest_of;  // --only-failing: the run whose failures this one tests again
   Profile profile;
   // The switches' LLDP against the topology file, before any traffic (none when no switch is read).
   std::optional<CablingCheck> cabling;

@@ -3,10 +3,26 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace tusk {
+namespace {
+
+// The source port of a flow as the report writes it, "192.168.101.11:49152 > 192.168.102.11:4791
+// udp"; 0 when it has none.
+std::uint32_t source_port_of(const std::string& text) {
+  const auto colon = text.find(':');
+  const auto space = text.find(' ');
+  if (colon == std::string::npos || space == std::string::npos || space <= colon + 1) return 0;
+  std::uint32_t port = 0;
+  const auto [end, error] = std::from_chars(text.data() + colon + 1, text.data() + space, port);
+  return error == std::errc() && end == text.data() + space && port <= 65535 ? port : 0;
+}
+
+}  // namespace
 
 FlowSelection select_flows_through(const nlohmann::json& report, const std::string& link) {
   FlowSelection selection;
@@ -26,15 +42,8 @@ FlowSelection select_flows_through(const nlohmann::json& report, const std::stri
         return key == link || link.rfind(key + ",", 0) == 0;  // the key, or its name with the cable
       });
       if (!crossed) continue;
-      const std::string text = flow.value("flow", "");  // "192.168.101.11:49152 > ... udp"
-      const auto colon = text.find(':');
-      const auto space = text.find(' ');
-      std::uint32_t port = 0;
-      if (colon != std::string::npos && space != std::string::npos && space > colon) {
-        port = static_cast<std::uint32_t>(std::stoul(text.substr(colon + 1, space - colon - 1)));
-      }
       selection.by_test[test["name"].get<std::string>()].push_back(
-          {flow.value("sender", ""), flow.value("receiver", ""), port});
+          {flow.value("sender", ""), flow.value("receiver", ""), source_port_of(flow.value("flow", ""))});
     }
   }
   if (!localised) throw std::runtime_error("the report has no localisation: its tests traced no routed flows");
@@ -45,10 +54,69 @@ FlowSelection select_flows_through(const nlohmann::json& report, const std::stri
   return selection;
 }
 
+FlowSelection select_failing_flows(const nlohmann::json& report) {
+  using nlohmann::json;
+  if (!report.is_object() || !report.contains("tests") || !report["tests"].is_array()) {
+    throw std::runtime_error("not a Tusk report.json: it has no tests");
+  }
+  FlowSelection selection;
+  selection.link = "failing";
+  const auto text_of = [](const json& object, const char* key) {
+    const auto found = object.is_object() ? object.find(key) : object.end();
+    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+  };
+  const auto failed = [](const json& object) {
+    const auto passed = object.is_object() ? object.find("passed") : object.end();
+    return passed != object.end() && passed->is_boolean() && !passed->get<bool>();
+  };
+  for (const auto& test : report["tests"]) {
+    const std::string name = text_of(test, "name");
+    if (name.empty() || text_of(test, "verdict") == "pass" || test.contains("method")) continue;
+    std::set<std::tuple<std::string, std::string, std::uint32_t>> flows;
+    const auto add = [&](const std::string& sender, const std::string& receiver, std::uint32_t port) {
+      if (!sender.empty() && !receiver.empty()) flows.emplace(sender, receiver, port);
+    };
+    const auto localisation = test.find("localisation");
+    const bool routed = localisation != test.end() && localisation->is_object();
+    if (routed) {
+      for (const auto& flow : localisation->value("flows", json::array())) {
+        if (failed(flow))
+          add(text_of(flow, "sender"), text_of(flow, "receiver"), source_port_of(text_of(flow, "flow")));
+      }
+    }
+    for (const auto& stream : test.value("streams", json::array())) {
+      if (!failed(stream)) continue;
+      const std::string agent = text_of(stream, "agent"), peer = text_of(stream, "peer");
+      if (peer.empty() || peer == agent || peer == "self") {
+        add(agent, agent, 0);
+      } else if (!routed) {
+        std::uint32_t port = 0;
+        if (const auto flow = stream.find("flow"); flow != stream.end() && flow->is_object()) {
+          port = flow->value("src_port", 0u);
+        }
+        add(text_of(stream, "sender"), text_of(stream, "receiver"), port);
+      }
+    }
+    if (flows.empty() && text_of(test, "verdict") == "fail") {
+      for (const auto& agent : test.value("agents", json::array()))
+        add(text_of(agent, "agent"), text_of(agent, "agent"), 0);
+    }
+    for (const auto& [sender, receiver, port] : flows) selection.by_test[name].push_back({sender, receiver, port});
+  }
+  if (selection.by_test.empty()) {
+    throw std::runtime_error(fmt::format("nothing failed in run {}: nothing to re-test", report.value("run_id", "?")));
+  }
+  return selection;
+}
+
 void restrict_plans(std::vector<AgentPlan>& plans, const std::vector<SelectedFlow>& flows) {
   for (auto& agent_plan : plans) {
     proto::Plan& plan = agent_plan.plan;
     const std::string& agent = agent_plan.agent;
+    const bool whole = std::any_of(flows.begin(), flows.end(), [&](const SelectedFlow& flow) {
+      return flow.sender == agent && flow.receiver == agent;
+    });
+    if (whole) continue;
     const auto keep = [&](google::protobuf::RepeatedPtrField<proto::PeerEndpoint>& endpoints, bool as_sender) {
       google::protobuf::RepeatedPtrField<proto::PeerEndpoint> kept;
       for (auto& endpoint : endpoints) {

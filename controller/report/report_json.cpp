@@ -470,6 +470,7 @@ json report_json(const RunOutcome& outcome) {
   report["schema"] = kReportSchema;
   report["tusk_version"] = kTuskVersion;
   report["run_id"] = outcome.run_id;
+  if (!outcome.retest_of.empty()) report["retest_of"] = outcome.retest_of;
   report["profile"] = {{"name", outcome.profile.name},
                        {"file", outcome.profile.file},
                        {"description", outcome.profile.description},

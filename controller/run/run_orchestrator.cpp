@@ -103,6 +103,7 @@ class Orchestrator {
         progress_(options.progress_line) {
     outcome_.run_id = data_.with([](RunState& s) { return s.run_id; });
     outcome_.profile = profile;
+    outcome_.retest_of = options_.retest_of;
   }
 
   RunOutcome run() {
@@ -208,7 +209,7 @@ class Orchestrator {
                                                   const std::vector<std::vector<std::size_t>>* step_peers = nullptr) {
     try {
       auto plans = plan_test(profile_, index, agents, outcome_.run_id, step_peers);
-      if (options_.only_through) restrict_plans(plans, options_.only_through->by_test.at(name));
+      if (options_.only_flows) restrict_plans(plans, options_.only_flows->by_test.at(name));
       for (auto& plan : plans) describe_plan(plan, inventory_by_name_);
       return plans;
     } catch (const PlanError& e) {

@@ -38,8 +38,10 @@ struct RunOptions {
   std::chrono::milliseconds switch_settle{std::chrono::seconds(5)};
   // --snmp-interval: the switches are also read this often while a test runs (SwitchWatch); 0: not.
   std::chrono::milliseconds switch_interval{std::chrono::seconds(60)};
-  // --only-through: only these flows are planned, and only the tests that had some.
-  std::optional<FlowSelection> only_through;
+  // --only-through or --only-failing: only these flows are planned, and only the tests that had some.
+  std::optional<FlowSelection> only_flows;
+  // --only-failing: the earlier run whose failures these are (report.json's retest_of).
+  std::string retest_of;
   // --metrics-listen: fed with every record and the run's progress while the run lasts.
   std::shared_ptr<LiveMetrics> live_metrics;
   // The run's directory, given its id (made when the run starts): its series file goes there as

@@ -99,6 +99,11 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
     }
   }
   ASSERT_FALSE(through.empty());
+  std::set<std::string> failed;  // for --only-failing below
+  for (const auto& flow : found["flows"]) {
+    if (!flow["passed"].get<bool>()) failed.insert(flow["flow"].get<std::string>());
+  }
+  const std::string first_run = report_["run_id"].get<std::string>();
   std::filesystem::rename(dir_ + "/report", dir_ + "/first-report");
   ASSERT_EQ(
       run(mesh_profile("fabric-loss-uplink", "6s"), {"--topology", topology_file(), "--only-through", "l1:s2 -> s2:l1",
@@ -113,6 +118,19 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   }
   EXPECT_EQ(sent, through);
   EXPECT_EQ(suspects(again), std::vector<std::string>{"l1:s2 -> s2:l1"}) << again["conclusion"];
+
+  // The re-test of everything that failed, and nothing else: each failing flow on its source port,
+  // and the report names the run it tests again.
+  std::filesystem::rename(dir_ + "/report", dir_ + "/through-report");
+  ASSERT_EQ(run(mesh_profile("fabric-loss-uplink", "6s"),
+                {"--topology", topology_file(), "--only-failing", dir_ + "/first-report"}),
+            1)
+      << log();
+  const json& retest = localisation();
+  std::set<std::string> retested;
+  for (const auto& flow : retest["flows"]) retested.insert(flow["flow"].get<std::string>());
+  EXPECT_EQ(retested, failed);
+  EXPECT_EQ(report_["retest_of"], first_run);
 }
 
 TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {

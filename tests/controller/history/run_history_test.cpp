@@ -33,16 +33,16 @@ std::string error_of(const std::function<void()>& body) {
   return "no error";
 }
 
-TEST(RunHistory, CreatesTheFileAndItsDirectoriesWithSchemaVersionOneInWalMode) {
+TEST(RunHistory, CreatesTheFileAndItsDirectoriesAtSchemaVersionTwoInWalMode) {
   HistoryScratch scratch;
   const std::string path = scratch.path("deep/er/history.sqlite");
   RunHistory history(path);
   EXPECT_TRUE(std::filesystem::exists(path));
-  EXPECT_EQ(history.schema_version(), 1);
-  EXPECT_EQ(kHistorySchemaVersion, 1);
+  EXPECT_EQ(history.schema_version(), 2);
+  EXPECT_EQ(kHistorySchemaVersion, 2);
 
   SQLite::Database raw(path);
-  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), 1);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), 2);
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   for (const char* table : {"runs", "run_agents", "streams", "links"}) EXPECT_TRUE(raw.tableExists(table)) << table;
 }
@@ -52,8 +52,30 @@ TEST(RunHistory, OpeningAgainKeepsWhatWasRecorded) {
   const std::string path = scratch.path("history.sqlite");
   RunHistory(path).record_run(sample_report("run-1"), "/reports/run-1");
   RunHistory again(path);
-  EXPECT_EQ(again.schema_version(), 1);
+  EXPECT_EQ(again.schema_version(), 2);
   ASSERT_EQ(again.list_runs().size(), 1u);
+}
+
+// A re-test (run --only-failing) is recorded with the run it tested again; a file of version 1
+// (before re-tests) is upgraded in place, its runs kept, none a re-test.
+TEST(RunHistory, AReTestNamesItsRunAndAVersionOneFileIsUpgraded) {
+  HistoryScratch scratch;
+  const std::string path = scratch.path("history.sqlite");
+  RunHistory(path).record_run(sample_report("run-1", "2026-11-24T08:00:00.000Z"), "/r/1");
+  {
+    SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+    raw.exec("DROP INDEX runs_by_retest_of; ALTER TABLE runs DROP COLUMN retest_of; PRAGMA user_version = 1");
+  }
+  RunHistory history(path);
+  EXPECT_EQ(history.schema_version(), 2);
+  json retest = sample_report("run-2", "2026-11-25T08:00:00.000Z");
+  retest["retest_of"] = "run-1";
+  history.record_run(retest, "/r/2");
+  const auto runs = history.list_runs();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].retest_of, "");
+  EXPECT_EQ(runs[1].retest_of, "run-1");
+  EXPECT_EQ(history.find_run("run-2").value_or(RunRow{}).retest_of, "run-1");
 }
 
 TEST(RunHistory, RefusesAFileOfANewerSchemaNamingTheFile) {

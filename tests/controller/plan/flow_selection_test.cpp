@@ -1,4 +1,5 @@
-// --only-through: the flows an earlier report says crossed a link, and plans cut down to them.
+// --only-through and --only-failing: the flows an earlier report says crossed a link or failed, and
+// plans cut down to them.
 #include "controller/plan/flow_selection.hpp"
 
 #include <gmock/gmock.h>
@@ -79,6 +80,73 @@ tests:
   EXPECT_EQ(plans[1].plan.senders(0).agent_name(), "a");
   EXPECT_FALSE(plans[1].plan.idle()) << "b receives";
   EXPECT_TRUE(plans[2].plan.idle()) << "c has no flow left";
+}
+
+TEST(FlowSelection, WhatFailedIsEachFailingFlowAndAWholePartWhereNothingNarrowerIs) {
+  plain_json failing_flows = report()["tests"][0]["localisation"]["flows"];
+  failing_flows[0]["passed"] = true;
+  failing_flows[1]["passed"] = false;
+  failing_flows[2]["passed"] = false;
+  const plain_json earlier = plain_json::parse(R"({"run_id": "r-1", "tests": [
+    {"name": "passing", "verdict": "pass", "streams": []},
+    {"name": "pairs", "verdict": "fail", "streams": [
+       {"agent": "b", "peer": "a", "sender": "a", "receiver": "b", "passed": false, "flow": {"src_port": 49200}},
+       {"agent": "a", "peer": "b", "sender": "a", "receiver": "b", "passed": false, "flow": {"src_port": 49200}},
+       {"agent": "d", "peer": "c", "sender": "c", "receiver": "d", "passed": true}]},
+    {"name": "plug", "verdict": "fail", "streams": [{"agent": "c", "peer": "self", "passed": false}]},
+    {"name": "lost", "verdict": "fail", "agents": [{"agent": "a"}, {"agent": "d"}], "problems": ["agent 'd' lost"],
+     "streams": []},
+    {"name": "steps", "verdict": "fail", "method": {"steps": []}}]})");
+  plain_json with_mesh = earlier;
+  with_mesh["tests"].push_back({{"name", "mesh"},
+                                {"verdict", "fail"},
+                                {"localisation", {{"flows", failing_flows}}},
+                                {"streams", plain_json::array({{{"agent", "b"}, {"peer", "a"}, {"passed", false}}})}});
+  const FlowSelection selection = select_failing_flows(with_mesh);
+  ASSERT_EQ(selection.by_test.size(), 4u);
+  const auto text = [&](const std::string& test) {
+    std::vector<std::string> out;
+    for (const auto& f : selection.by_test.at(test))
+      out.push_back(f.sender + ">" + f.receiver + ":" + std::to_string(f.src_port));
+    return out;
+  };
+  EXPECT_EQ(text("pairs"), (std::vector<std::string>{"a>b:49200"})) << "both ends' streams are one flow";
+  EXPECT_EQ(text("plug"), (std::vector<std::string>{"c>c:0"}));
+  EXPECT_EQ(text("lost"), (std::vector<std::string>{"a>a:0", "d>d:0"}));
+  // The routed test's failing flows from localisation, not its streams again.
+  EXPECT_EQ(text("mesh"), (std::vector<std::string>{"a>b:49153", "b>a:49152"}));
+  EXPECT_FALSE(selection.by_test.contains("steps"));
+
+  plain_json clean = plain_json::parse(R"({"run_id": "r-2", "tests": [{"name": "t", "verdict": "pass"}]})");
+  EXPECT_THROW(
+      {
+        try {
+          select_failing_flows(clean);
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "nothing failed in run r-2: nothing to re-test");
+          throw;
+        }
+      },
+      std::runtime_error);
+}
+
+TEST(FlowSelection, AnAgentsWholePartKeepsItsPlanAsTheProfileMadeIt) {
+  const Profile profile = load_profile_text(R"(name: p
+agents:
+  hosts: [a, b, c]
+tests:
+  - name: mesh
+    engine: dpdk
+    duration: 5s
+    topology: mesh
+    rate: 1kpps
+)",
+                                            "p.yaml");
+  auto plans = plan_test(profile, 0, {"a", "b", "c"}, "run");
+  const auto before = plans[2].plan.SerializeAsString();
+  restrict_plans(plans, {{"c", "c", 0}, {"a", "b", 0}});
+  EXPECT_EQ(plans[2].plan.SerializeAsString(), before);
+  EXPECT_EQ(plans[0].plan.peers_size(), 1);
 }
 
 }  // namespace
