@@ -64,7 +64,7 @@ ActCommand::ActCommand(CLI::App& app) {
   act_->add_flag("--dry-run", dry_run_, "print what would be done and do nothing");
   act_->footer(
       "A node is an agent's short hostname. Blamed: a host problem, a named suspect that is the host's cable, a "
-      "failing stream of the host's own port, failing optics, a test that failed on the host alone. Exit status: 0 "
+      "failing loopback stream, failing optics, a test that failed on the host alone. Exit status: 0 "
       "when every action was taken (or "
       "none was needed), 1 when the share cap or a failing command left something undone, 2 for a usage error or a "
       "file that is not a report.");

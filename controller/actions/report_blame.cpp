@@ -84,9 +84,10 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
         if (const auto node = blame.node_of.find(agent); node != blame.node_of.end()) {
           failed_streams.insert(node->second);
         }
-        // No peer (a NIC's own counters) or itself as its peer (a loopback test): the host's own.
+        // Itself as its peer (a loopback test): the host's own port, cable or plug. A NIC's own
+        // counters (no peer) also count what a fault elsewhere did to it: not blamed by themselves.
         const std::string peer = text_at(stream, "peer");
-        if (peer.empty() || peer == agent || peer == "self") {
+        if (peer == agent || peer == "self") {
           blame_agent(
               agent, fmt::format("test {}: stream {} of its own port failed", test_name, text_at(stream, "stream_id")));
         }

@@ -7,7 +7,7 @@
 // - a host problem localisation names (tests[].localisation.hosts[]);
 // - a suspect link named with medium or high confidence that is a host's cable: the first link
 //   of a flow the host sent, or the last of one it received;
-// - a failing stream of its own port alone: no peer (a loopback test, a NIC's counters) or itself;
+// - a failing stream whose peer is itself (a loopback test: its port, cable or plug);
 // - a port whose optics failed (tests[].optics.ports[].failed);
 // - a test that failed on it alone, when nothing narrower names it (a loopback plug that returned
 //   nothing fails on no stream).

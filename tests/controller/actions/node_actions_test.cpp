@@ -47,7 +47,8 @@ json fabric_report() {
          {"link": "l2:s1 -> s1:l2", "name": "l2:s1 -> s1:l2", "confidence": "medium", "kind": "damage"},
          {"link": "s1:l1 -> l1:s1", "name": "s1:l1 -> l1:s1", "confidence": "low", "kind": "loss"}]}},
     {"name": "plug", "method": {"steps": [{"test": {"name": "plug step 1", "streams": [
-       {"agent": "gpu01", "peer": "", "stream_id": "rx:loopback", "passed": false}]}}]}}]})");
+       {"agent": "gpu01", "peer": "self", "stream_id": "rx:loopback", "passed": false},
+       {"agent": "gpu04", "peer": "", "stream_id": "nic:mlx5_0/1", "passed": true}]}}]}}]})");
 }
 
 TEST(ReportBlame, EachNodeIsBlamedForWhatTheReportNamesAndTheRestPassOrNot) {
