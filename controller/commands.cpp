@@ -24,6 +24,7 @@
 #include "common/version.hpp"
 #include "controller/actions/act_command.hpp"
 #include "controller/history/history_commands.hpp"
+#include "controller/history/history_rows.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
@@ -221,26 +222,21 @@ void only_flows(const RunFlags& flags, Profile& profile, RunOptions& options) {
   const std::string flag = failing ? "--only-failing" : "--only-through";
   const std::string& file_name = failing ? flags.only_failing : flags.from_report;
   if (file_name.empty()) throw std::runtime_error("--only-through needs --from REPORT (an earlier run's report.json)");
-  std::filesystem::path path(file_name);
-  if (std::filesystem::is_directory(path)) path /= "report.json";
-  std::ifstream file(path);
-  if (!file)
-    throw std::runtime_error(fmt::format("{} {}: cannot read it: {}", flag, path.string(), std::strerror(errno)));
   nlohmann::json report;
   try {
-    report = parse_json<nlohmann::json>(file);
+    report = read_report_file(file_name);  // a run's directory or its report.json
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{} {}: not JSON: {}", flag, path.string(), e.what()));
+    throw std::runtime_error(fmt::format("{} {}", flag, e.what()));
   }
   try {
     options.only_flows = failing ? select_failing_flows(report) : select_flows_through(report, flags.only_through);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("{}: {}: {}", flag, path.string(), e.what()));
+    throw std::runtime_error(fmt::format("{}: {}: {}", flag, file_name, e.what()));
   }
   if (failing) options.retest_of = report.value("run_id", "");
   std::erase_if(profile.tests, [&](const TestSpec& test) { return !options.only_flows->by_test.contains(test.name); });
   if (profile.tests.empty()) {
-    throw std::runtime_error(fmt::format("{}: no test of {} is in {}'s {}", flag, profile.file, path.string(),
+    throw std::runtime_error(fmt::format("{}: no test of {} is in {}'s {}", flag, profile.file, file_name,
                                          failing ? "failures" : "flows through '" + flags.only_through + "'"));
   }
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -11,25 +10,12 @@
 #include "controller/actions/node_actions.hpp"
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/slurm_nodes.hpp"
+#include "controller/history/history_rows.hpp"
 #include "controller/outcome/run_outcome.hpp"
 #include "controller/run/hook_command.hpp"
 
 namespace tusk {
 namespace {
-
-std::filesystem::path report_file(const std::string& path) {
-  std::filesystem::path file(path);
-  if (std::filesystem::is_directory(file)) file /= "report.json";
-  return file;
-}
-
-nlohmann::json read_report(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot read it", file.string()));
-  nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
-  if (report.is_discarded()) throw std::runtime_error(fmt::format("{}: not JSON", file.string()));
-  return report;
-}
 
 // Lines of a list, for one environment variable.
 std::string lines(const std::vector<std::string>& items) {
@@ -79,7 +65,7 @@ int ActCommand::act(std::ostream& out, std::ostream& err) const {
   RunBlame blame;
   double max_share = kDefaultMaxShare;
   std::chrono::milliseconds exec_limit{0};
-  const std::filesystem::path file = report_file(report_);
+  std::string file = report_;  // the report.json, for the --exec command and messages
   try {
     if (!slurm_ && exec_.empty()) throw std::runtime_error("act: say where to act: --slurm, --exec COMMAND or both");
     try {
@@ -92,7 +78,9 @@ int ActCommand::act(std::ostream& out, std::ostream& err) const {
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("--exec-timeout {}: {}", exec_timeout_, e.what()));
     }
-    blame = blame_from_report(read_report(file), file.string());
+    const nlohmann::json report = read_report_file(report_);  // a run's directory or its report.json
+    if (std::filesystem::is_directory(report_)) file = (std::filesystem::path(report_) / "report.json").string();
+    blame = blame_from_report(report, file);
   } catch (const std::exception& e) {
     err << e.what() << "\n";
     return kExitUsage;
@@ -130,7 +118,7 @@ int ActCommand::act(std::ostream& out, std::ostream& err) const {
       if (!slurm_) err << "act: " << *capped << "\n";
       err << "act: --exec not run\n";
       undone = true;
-    } else if (!run_exec(file.string(), blame, exec_limit, out, err)) {
+    } else if (!run_exec(file, blame, exec_limit, out, err)) {
       undone = true;
     }
   }
