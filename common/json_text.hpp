@@ -41,6 +41,14 @@ const Json& member_or_null(const Json& object, const char* name) {
   return it == object.end() ? none : *it;
 }
 
+// `object`'s member `name` when it is a string, else "": a reader's one way to take a text from a
+// document it did not write.
+template <typename Json>
+std::string string_member(const Json& object, const char* name) {
+  const Json& value = member_or_null(object, name);
+  return value.is_string() ? value.template get<std::string>() : std::string();
+}
+
 // How deep `text`'s arrays and objects nest, counting no bracket inside a string.
 inline std::size_t json_depth(std::string_view text) {
   std::size_t depth = 0, deepest = 0;

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "common/json_text.hpp"
 #include "common/printable.hpp"
 
 namespace tusk {
@@ -16,11 +17,6 @@ using nlohmann::json;
 
 // A fault text is a peer's words in part (agent names, problems): printable and one line.
 constexpr std::size_t kMaxFaultBytes = 200;
-
-std::string text_at(const json& object, const char* key) {
-  const auto found = object.is_object() ? object.find(key) : object.end();
-  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-}
 
 const json& array_at(const json& object, const char* key) {
   static const json empty = json::array();
@@ -51,13 +47,13 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
     throw std::runtime_error(fmt::format("{}: not a Tusk report.json (no run_id or agents[])", file));
   }
   RunBlame blame;
-  blame.run_id = printable(text_at(report, "run_id"));
-  blame.finished = text_at(report, "status") == "finished";
+  blame.run_id = printable(string_member(report, "run_id"));
+  blame.finished = string_member(report, "status") == "finished";
   std::set<std::string> disconnected;
   for (const auto& agent : array_at(report, "agents")) {
-    const std::string name = text_at(agent, "name");
+    const std::string name = string_member(agent, "name");
     if (name.empty()) continue;
-    const std::string node = node_name(text_at(agent, "hostname"), name);
+    const std::string node = node_name(string_member(agent, "hostname"), name);
     blame.node_of[name] = node;
     if (std::find(blame.nodes.begin(), blame.nodes.end(), node) == blame.nodes.end()) blame.nodes.push_back(node);
     const auto connected = agent.find("connected_at_end");
@@ -76,36 +72,36 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
   std::set<std::string> network;
   for (const auto& top : array_at(report, "tests")) {
     for_each_test(top, [&](const json& test) {
-      const std::string test_name = text_at(test, "name");
+      const std::string test_name = string_member(test, "name");
       for (const auto& stream : array_at(test, "streams")) {
         const auto passed = stream.is_object() ? stream.find("passed") : stream.end();
         if (passed == stream.end() || !passed->is_boolean() || passed->get<bool>()) continue;
-        const std::string agent = text_at(stream, "agent");
+        const std::string agent = string_member(stream, "agent");
         if (const auto node = blame.node_of.find(agent); node != blame.node_of.end()) {
           failed_streams.insert(node->second);
         }
         // Itself as its peer (a loopback test): the host's own port, cable or plug. A NIC's own
         // counters (no peer) also count what a fault elsewhere did to it: not blamed by themselves.
-        const std::string peer = text_at(stream, "peer");
+        const std::string peer = string_member(stream, "peer");
         if (peer == agent || peer == "self") {
-          blame_agent(
-              agent, fmt::format("test {}: stream {} of its own port failed", test_name, text_at(stream, "stream_id")));
+          blame_agent(agent, fmt::format("test {}: stream {} of its own port failed", test_name,
+                                         string_member(stream, "stream_id")));
         }
       }
       // A test that failed on one node alone with nothing narrower to name (nothing came back
       // through a loopback plug): that node, the only place it can be.
       std::set<std::string> test_nodes;
       for (const auto& agent : array_at(test, "agents")) {  // what each agent sent of the test
-        if (const auto node = blame.node_of.find(text_at(agent, "agent")); node != blame.node_of.end()) {
+        if (const auto node = blame.node_of.find(string_member(agent, "agent")); node != blame.node_of.end()) {
           test_nodes.insert(node->second);
         }
       }
       // Problems of the test as a whole (an agent lost, a threshold judged on no stream) leave
       // its nodes unjudged: none of them has passed.
-      if (text_at(test, "verdict") == "fail" && !array_at(test, "problems").empty()) {
+      if (string_member(test, "verdict") == "fail" && !array_at(test, "problems").empty()) {
         unjudged.insert(test_nodes.begin(), test_nodes.end());
       }
-      if (text_at(test, "verdict") == "fail" && test_nodes.size() == 1) {
+      if (string_member(test, "verdict") == "fail" && test_nodes.size() == 1) {
         const json& problems = array_at(test, "problems");
         const std::string why = !problems.empty() && problems.front().is_string() ? problems.front().get<std::string>()
                                                                                   : std::string("failed");
@@ -114,28 +110,29 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
       const auto localisation = test.find("localisation");
       if (localisation != test.end() && localisation->is_object()) {
         for (const auto& host : array_at(*localisation, "hosts")) {
-          blame_agent(text_at(host, "agent"), fmt::format("test {}: {}", test_name, text_at(host, "problem")));
+          blame_agent(string_member(host, "agent"),
+                      fmt::format("test {}: {}", test_name, string_member(host, "problem")));
         }
         const json& flows = array_at(*localisation, "flows");
         for (const auto& suspect : array_at(*localisation, "suspects")) {
-          if (text_at(suspect, "confidence") == "low") continue;
-          const std::string link = text_at(suspect, "link");
-          const std::string fault =
-              fmt::format("test {}: {} on {}", test_name, text_at(suspect, "kind"), text_at(suspect, "name"));
+          if (string_member(suspect, "confidence") == "low") continue;
+          const std::string link = string_member(suspect, "link");
+          const std::string fault = fmt::format("test {}: {} on {}", test_name, string_member(suspect, "kind"),
+                                                string_member(suspect, "name"));
           bool host_cable = false;
           for (const auto& flow : flows) {
             const json& links = array_at(flow, "links");
             if (links.empty()) continue;
             if (links.front() == link) {
-              blame_agent(text_at(flow, "sender"), fault);
+              blame_agent(string_member(flow, "sender"), fault);
               host_cable = true;
             }
             if (links.back() == link) {
-              blame_agent(text_at(flow, "receiver"), fault);
+              blame_agent(string_member(flow, "receiver"), fault);
               host_cable = true;
             }
           }
-          if (!host_cable) network.insert(printable(text_at(suspect, "name")));
+          if (!host_cable) network.insert(printable(string_member(suspect, "name")));
         }
       }
       const auto optics = test.find("optics");
@@ -143,8 +140,8 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
         for (const auto& port : array_at(*optics, "ports")) {
           const auto failed = port.is_object() ? port.find("failed") : port.end();
           if (failed == port.end() || !failed->is_boolean() || !failed->get<bool>()) continue;
-          blame_agent(text_at(port, "agent"),
-                      fmt::format("test {}: optics failed on {}", test_name, text_at(port, "title")));
+          blame_agent(string_member(port, "agent"),
+                      fmt::format("test {}: optics failed on {}", test_name, string_member(port, "title")));
         }
       }
     });

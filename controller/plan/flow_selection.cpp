@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "common/json_text.hpp"
+
 namespace tusk {
 namespace {
 
@@ -61,17 +63,13 @@ FlowSelection select_failing_flows(const nlohmann::json& report) {
   }
   FlowSelection selection;
   selection.link = "failing";
-  const auto text_of = [](const json& object, const char* key) {
-    const auto found = object.is_object() ? object.find(key) : object.end();
-    return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
-  };
   const auto failed = [](const json& object) {
     const auto passed = object.is_object() ? object.find("passed") : object.end();
     return passed != object.end() && passed->is_boolean() && !passed->get<bool>();
   };
   for (const auto& test : report["tests"]) {
-    const std::string name = text_of(test, "name");
-    if (name.empty() || text_of(test, "verdict") == "pass" || test.contains("method")) continue;
+    const std::string name = string_member(test, "name");
+    if (name.empty() || string_member(test, "verdict") == "pass" || test.contains("method")) continue;
     std::set<std::tuple<std::string, std::string, std::uint32_t>> flows;
     const auto add = [&](const std::string& sender, const std::string& receiver, std::uint32_t port) {
       if (!sender.empty() && !receiver.empty()) flows.emplace(sender, receiver, port);
@@ -81,12 +79,13 @@ FlowSelection select_failing_flows(const nlohmann::json& report) {
     if (routed) {
       for (const auto& flow : localisation->value("flows", json::array())) {
         if (failed(flow))
-          add(text_of(flow, "sender"), text_of(flow, "receiver"), source_port_of(text_of(flow, "flow")));
+          add(string_member(flow, "sender"), string_member(flow, "receiver"),
+              source_port_of(string_member(flow, "flow")));
       }
     }
     for (const auto& stream : test.value("streams", json::array())) {
       if (!failed(stream)) continue;
-      const std::string agent = text_of(stream, "agent"), peer = text_of(stream, "peer");
+      const std::string agent = string_member(stream, "agent"), peer = string_member(stream, "peer");
       if (peer.empty() || peer == agent || peer == "self") {
         add(agent, agent, 0);
       } else if (!routed) {
@@ -94,12 +93,12 @@ FlowSelection select_failing_flows(const nlohmann::json& report) {
         if (const auto flow = stream.find("flow"); flow != stream.end() && flow->is_object()) {
           port = flow->value("src_port", 0u);
         }
-        add(text_of(stream, "sender"), text_of(stream, "receiver"), port);
+        add(string_member(stream, "sender"), string_member(stream, "receiver"), port);
       }
     }
-    if (flows.empty() && text_of(test, "verdict") == "fail") {
+    if (flows.empty() && string_member(test, "verdict") == "fail") {
       for (const auto& agent : test.value("agents", json::array()))
-        add(text_of(agent, "agent"), text_of(agent, "agent"), 0);
+        add(string_member(agent, "agent"), string_member(agent, "agent"), 0);
     }
     for (const auto& [sender, receiver, port] : flows) selection.by_test[name].push_back({sender, receiver, port});
   }

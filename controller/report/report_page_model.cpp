@@ -31,11 +31,6 @@ json number_or_null(const json& value, bool whole = false) {
   return number;
 }
 
-std::string text_of(const json& object, const char* name) {
-  const json& value = member_or_null(object, name);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
-
 // A stream's metric as the verdict measured it, else its counter.
 json measured(const json& stream, std::string_view name, bool whole = false) {
   const std::string key(name);
@@ -204,7 +199,7 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
   };
   // Every agent of the test has a row and a column, even one that sent and received nothing.
   for (const json& agent : member_or_null(test, "agents")) {
-    if (const std::string name = agent.is_string() ? agent.get<std::string>() : text_of(agent, "agent");
+    if (const std::string name = agent.is_string() ? agent.get<std::string>() : string_member(agent, "agent");
         !name.empty()) {
       index_of(name);
     }
@@ -235,18 +230,18 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
     columns[name] = json::array();
   }
   for (const json& stream : member_or_null(test, "streams")) {
-    columns["agent"].push_back(index_of(text_of(stream, "agent")));
-    columns["id"].push_back(text_of(stream, "stream_id"));
-    columns["kind"].push_back(text_of(stream, "kind"));
-    columns["sender"].push_back(index_of(text_of(stream, "sender")));
-    columns["receiver"].push_back(index_of(text_of(stream, "receiver")));
+    columns["agent"].push_back(index_of(string_member(stream, "agent")));
+    columns["id"].push_back(string_member(stream, "stream_id"));
+    columns["kind"].push_back(string_member(stream, "kind"));
+    columns["sender"].push_back(index_of(string_member(stream, "sender")));
+    columns["receiver"].push_back(index_of(string_member(stream, "receiver")));
     columns["passed"].push_back(
         member_or_null(stream, "passed").is_boolean() && member_or_null(stream, "passed").get<bool>() ? 1 : 0);
-    columns["flow"].push_back(text_of(member_or_null(stream, "flow"), "text"));
+    columns["flow"].push_back(string_member(member_or_null(stream, "flow"), "text"));
     json failed = json::array();
     for (const json& check : member_or_null(stream, "checks")) {
       if (member_or_null(check, "passed").is_boolean() && !member_or_null(check, "passed").get<bool>()) {
-        failed.push_back(text_of(check, "text"));
+        failed.push_back(string_member(check, "text"));
       }
     }
     columns["failed_checks"].push_back(failed);
@@ -329,7 +324,7 @@ json ber_rows(const json& test) {
 // a stream saw a traffic gap or a link flap, as seconds since the planned start.
 json test_events(const json& report, const json& test) {
   json events = json::array();
-  const auto start = epoch_seconds(text_of(test, "planned_start"));
+  const auto start = epoch_seconds(string_member(test, "planned_start"));
   const auto since_start = [&](const std::string& iso) -> json {
     const auto at = epoch_seconds(iso);
     if (!at || !start) return nullptr;
@@ -337,33 +332,34 @@ json test_events(const json& report, const json& test) {
   };
   for (const json& agent : member_or_null(test, "agents")) {
     for (const json& event : member_or_null(agent, "events")) {
-      events.push_back({{"t", since_start(text_of(event, "time"))},
-                        {"agent", text_of(agent, "agent")},
-                        {"kind", text_of(event, "kind")},
-                        {"text", fmt::format("{} {}: {}", text_of(agent, "agent"), text_of(event, "kind"),
-                                             text_of(event, "message"))}});
+      events.push_back({{"t", since_start(string_member(event, "time"))},
+                        {"agent", string_member(agent, "agent")},
+                        {"kind", string_member(event, "kind")},
+                        {"text", fmt::format("{} {}: {}", string_member(agent, "agent"), string_member(event, "kind"),
+                                             string_member(event, "message"))}});
     }
   }
   const json& index = member_or_null(test, "index");
   for (const json& fault : member_or_null(report, "faults")) {
     if (member_or_null(fault, "test_index") != index) continue;
-    events.push_back({{"t", since_start(text_of(fault, "time"))},
-                      {"agent", text_of(fault, "agent")},
+    events.push_back({{"t", since_start(string_member(fault, "time"))},
+                      {"agent", string_member(fault, "agent")},
                       {"kind", "FAULT"},
-                      {"text", fmt::format("{}: {}", text_of(fault, "agent"), text_of(fault, "message"))}});
+                      {"text", fmt::format("{}: {}", string_member(fault, "agent"), string_member(fault, "message"))}});
   }
   for (const json& stream : member_or_null(test, "streams")) {
     for (const json& point : member_or_null(stream, "series")) {
       const double gaps = counter_delta(point, counters::kTrafficGaps);
       const double flaps = counter_delta(point, counters::kLinkFlaps);
       if (gaps <= 0 && flaps <= 0) continue;
-      events.push_back({{"t", member_or_null(point, "elapsed_ms").is_number()
-                                  ? member_or_null(point, "elapsed_ms").get<double>() / 1e3
-                                  : 0.0},
-                        {"agent", text_of(stream, "agent")},
-                        {"kind", flaps > 0 ? "LINK_FLAP" : "TRAFFIC_GAP"},
-                        {"text", fmt::format("{} {}: {}", text_of(stream, "agent"), text_of(stream, "stream_id"),
-                                             flaps > 0 ? "link flap" : "traffic gap")}});
+      events.push_back(
+          {{"t", member_or_null(point, "elapsed_ms").is_number()
+                     ? member_or_null(point, "elapsed_ms").get<double>() / 1e3
+                     : 0.0},
+           {"agent", string_member(stream, "agent")},
+           {"kind", flaps > 0 ? "LINK_FLAP" : "TRAFFIC_GAP"},
+           {"text", fmt::format("{} {}: {}", string_member(stream, "agent"), string_member(stream, "stream_id"),
+                                flaps > 0 ? "link flap" : "traffic gap")}});
     }
   }
   return events;
@@ -394,7 +390,7 @@ json test_model(const json& report, const json& test) {
     out["method"]["steps"] = std::move(rows);
   }
   json path_faults = json::array();
-  for (const json& sign : member_or_null(test, "path_faults")) path_faults.push_back(text_of(sign, "text"));
+  for (const json& sign : member_or_null(test, "path_faults")) path_faults.push_back(string_member(sign, "text"));
   out["path_faults"] = path_faults;
   std::vector<std::string> hosts;
   std::size_t samples_per_bin = 1;
@@ -427,7 +423,7 @@ std::string run_status(const json& report) {
 }  // namespace
 
 json report_page_model(const json& report) {
-  if (!report.is_object() || text_of(report, "schema").rfind("tusk.report/", 0) != 0) {
+  if (!report.is_object() || string_member(report, "schema").rfind("tusk.report/", 0) != 0) {
     throw std::runtime_error("not a Tusk report.json (no \"schema\": \"tusk.report/...\")");
   }
   json model;

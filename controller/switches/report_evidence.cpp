@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "common/json_text.hpp"
 #include "common/lldp_neighbour.hpp"
 #include "controller/topology/fabric_topology.hpp"
 
@@ -15,9 +16,9 @@ namespace {
 
 using nlohmann::json;
 
+// A member's text as an LLDP field would be kept (printable, bounded).
 std::string text_at(const json& object, const char* key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? lldp_text(found->get<std::string>()) : std::string();
+  return lldp_text(string_member(object, key));
 }
 
 // The address before a flow text's port ("192.168.1.11:49152 > 192.168.2.11:4791 udp"), canonical.
