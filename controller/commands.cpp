@@ -23,8 +23,12 @@
 #include "common/units.hpp"
 #include "common/version.hpp"
 #include "controller/actions/act_command.hpp"
+#include "controller/actions/report_blame.hpp"
+#include "controller/actions/take_actions.hpp"
+#include "controller/history/baseline_check.hpp"
 #include "controller/history/history_commands.hpp"
 #include "controller/history/history_rows.hpp"
+#include "controller/history/run_history.hpp"
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
@@ -250,6 +254,22 @@ std::chrono::milliseconds duration_flag(std::string_view flag, const std::string
   }
 }
 
+// The profile's `actions:` on the report just written (the same as `act` on it later). What could
+// not be taken is said; the run's exit code stays its verdict's.
+void take_profile_actions(const ActionSettings& actions, const nlohmann::ordered_json& report,
+                          const std::string& written_to) {
+  const std::string file =
+      written_to == "-" ? written_to : (std::filesystem::path(written_to) / "report.json").string();
+  try {
+    const RunBlame blame = blame_from_report(nlohmann::json(report), file);
+    if (!take_actions(actions, blame, file, std::cout, std::cerr)) {
+      spdlog::error("actions: not every action of the profile's was taken (see above)");
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("actions: {}", e.what());
+  }
+}
+
 int command_run(const std::string& file, ControlPlaneFlags& control, const RunFlags& flags) {
   auto profile = load_or_report(file);
   if (!profile) return kExitUsage;
@@ -322,10 +342,19 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
   std::error_code no_temp;
   const auto temp = std::filesystem::temp_directory_path(no_temp);
   if (!no_temp) fallback_parent = temp.string();
-  const auto report = report_json(outcome);
+  auto report = report_json(outcome);
+  if (!profile->baseline.empty()) {
+    const std::string history = flags.history.path.empty() ? default_history_path() : flags.history.path;
+    // Read even with --no-history, which only keeps this run out of it.
+    BaselineCheck check = check_against_baseline(profile->baseline, report, history);
+    for (const auto& line : check.warnings) spdlog::warn("{}", line);
+    report["baseline"] = std::move(check.json);
+  }
   const auto fallback = write_reports_somewhere(outcome, report, directory, fallback_parent, std::cout);
   // History is one more view of the report, recorded where the report went; a failure is a warning.
   record_in_history(report, fallback ? fallback->written_to : directory, flags.history);
+  if (profile->actions.any())
+    take_profile_actions(profile->actions, report, fallback ? fallback->written_to : directory);
   if (!fallback) {
     std::cout << fmt::format("report: {}/report.html, {}/report.json, {}/junit.xml\n", directory, directory, directory);
     if (metrics) metrics->linger(metrics_linger);

@@ -7,6 +7,8 @@
 # lld: the scripts link with it (scripts/build-env.sh). clang-format: the layout test (tests/style/).
 # lldpd, snmpd, snmp: the fabric lab's switches serve LLDP-MIB and IF-MIB over SNMP, as real ones do
 # (tests/lab/fabric-lab.sh); libsnmp-dev: the controller reads them with net-snmp's library.
+# kubernetes-client: kubectl, which the controller's Kubernetes actions run (tested against a
+# replayed API server); left out where another package already installed a kubectl.
 # Idempotent: packages already present are left alone; safe to run on every CI start.
 set -euo pipefail
 
@@ -27,6 +29,8 @@ packages=(
   help2man dpkg-dev mmdebstrap systemd slurm-wlm munge
   lldpd snmpd snmp libsnmp-dev
 )
+
+if ! command -v kubectl >/dev/null 2>&1; then packages+=(kubernetes-client); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,18 +1,15 @@
 // tusk-controller's `act REPORT`: takes a run's verdict to the scheduler: drains in Slurm the nodes
-// the report blames and resumes those Tusk drained that now pass (controller/actions/), and runs
-// a command of the user's with the blame in its environment (tickets, a switch port shut); with
-// --dry-run prints what it would do. controller_main makes an ActCommand before parsing and asks
-// it to run after.
+// the report blames and resumes those Tusk drained that now pass, labels and taints them in
+// Kubernetes, and runs a command of the user's with the blame in its environment (tickets, a
+// switch port shut), all through take_actions; with --dry-run prints what it would do. controller_main makes an
+// ActCommand before parsing and asks it to run after.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <optional>
 #include <ostream>
 #include <string>
-
-#include "controller/actions/report_blame.hpp"
 
 namespace tusk {
 
@@ -27,13 +24,11 @@ class ActCommand {
 
  private:
   int act(std::ostream& out, std::ostream& err) const;
-  // The --exec command with the blame in its environment; false when it failed or timed out.
-  bool run_exec(const std::string& report_file, const RunBlame& blame, std::chrono::milliseconds limit,
-                std::ostream& out, std::ostream& err) const;
 
   CLI::App* act_ = nullptr;
   std::string report_;
   bool slurm_ = false;
+  bool kubernetes_ = false;
   std::string exec_;
   std::string exec_timeout_ = "5m";
   std::string max_share_ = "5%";

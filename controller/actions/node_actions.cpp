@@ -13,6 +13,12 @@ bool drained_by_tusk(const SchedulerNode& node) {
 
 }  // namespace
 
+std::string tusk_reason(const std::string& run_id, const std::string& fault) {
+  std::string reason = fmt::format("{}{}: {}", kTuskReasonPrefix, run_id, fault);
+  if (reason.size() > kMaxReasonBytes) reason = reason.substr(0, kMaxReasonBytes - 3) + "...";
+  return reason;
+}
+
 std::optional<std::string> share_cap_note(const RunBlame& blame, double max_share) {
   const std::size_t blamed = blame.faults.size();
   if (blamed == 0 || static_cast<double>(blamed) <= max_share * static_cast<double>(blame.nodes.size())) {
@@ -26,17 +32,21 @@ std::optional<std::string> share_cap_note(const RunBlame& blame, double max_shar
       units::format_percent(max_share));
 }
 
+std::optional<HoldBack> hold_back(const RunBlame& blame, double max_share) {
+  if (!blame.finished) {
+    return HoldBack{fmt::format("run {}: a checkpoint of a run still going, not its end: no action", blame.run_id),
+                    false};
+  }
+  if (auto capped = share_cap_note(blame, max_share)) return HoldBack{std::move(*capped), true};
+  return std::nullopt;
+}
+
 NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::string, SchedulerNode>& scheduler,
                                  double max_share) {
   NodeActionPlan plan;
-  if (!blame.finished) {
-    plan.notes.push_back(
-        fmt::format("run {}: a checkpoint of a run still going, not its end: no action", blame.run_id));
-    return plan;
-  }
-  if (auto capped = share_cap_note(blame, max_share)) {
-    plan.capped = true;
-    plan.notes.push_back(std::move(*capped));
+  if (auto held = hold_back(blame, max_share)) {
+    plan.capped = held->capped;
+    plan.notes.push_back(std::move(held->note));
     return plan;
   }
   for (const auto& [node, fault] : blame.faults) {
@@ -49,9 +59,7 @@ NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::stri
       plan.notes.push_back(fmt::format("{}: blamed ({}), already drained by an operator ({}): left as it is", node,
                                        fault, state->second.reason));
     } else {
-      std::string reason = fmt::format("{}{}: {}", kTuskReasonPrefix, blame.run_id, fault);
-      if (reason.size() > kMaxReasonBytes) reason = reason.substr(0, kMaxReasonBytes - 3) + "...";
-      plan.actions.push_back({NodeAction::Kind::Drain, node, std::move(reason)});
+      plan.actions.push_back({NodeAction::Kind::Drain, node, tusk_reason(blame.run_id, fault)});
     }
   }
   for (const auto& node : blame.passed) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/actions/action_settings.hpp"
 #include "controller/actions/report_blame.hpp"
 
 namespace tusk {
@@ -19,7 +20,6 @@ namespace tusk {
 inline constexpr const char* kTuskReasonPrefix = "tusk ";
 // Longer reasons are cut: schedulers show them in one line.
 inline constexpr std::size_t kMaxReasonBytes = 160;
-inline constexpr double kDefaultMaxShare = 0.05;
 
 struct SchedulerNode {
   bool drained = false;  // drained or draining
@@ -39,8 +39,19 @@ struct NodeActionPlan {
   bool capped = false;
 };
 
+// A node's fault as Tusk records it with the scheduler: "tusk RUN_ID: FAULT", cut to kMaxReasonBytes.
+std::string tusk_reason(const std::string& run_id, const std::string& fault);
+
 // Why nothing is done when the run blames more than `max_share` of its nodes; nullopt otherwise.
 std::optional<std::string> share_cap_note(const RunBlame& blame, double max_share);
+
+// Why no action at all is taken on `blame`: a checkpoint of a run still going (nothing is wrong),
+// or the share cap (`capped`: something is left undone); nullopt when every scheduler may act.
+struct HoldBack {
+  std::string note;
+  bool capped = false;
+};
+std::optional<HoldBack> hold_back(const RunBlame& blame, double max_share);
 
 NodeActionPlan plan_node_actions(const RunBlame& blame, const std::map<std::string, SchedulerNode>& scheduler,
                                  double max_share = kDefaultMaxShare);

@@ -12,6 +12,7 @@
 
 #include "common/source_pos.hpp"
 #include "common/units.hpp"
+#include "controller/actions/action_settings.hpp"
 #include "controller/profile/optics_settings.hpp"
 
 namespace tusk {
@@ -133,6 +134,12 @@ struct MethodSpec {
   SourcePos pos;
 };
 
+// What a stream far from its siblings makes of the test (controller/verdict/stream_outliers.hpp).
+enum class OutlierMode { Off, Warn, Fail };
+// k: how many scaled median absolute deviations from its class's median flag a stream. Chosen
+// with its false-alarm rate on clean lab runs (README, bench/outlier_false_alarms.sh).
+inline constexpr double kDefaultOutlierK = 5.0;
+
 struct TestSpec {
   std::string name;
   std::string engine;  // an engine of the table in controller/engines/
@@ -155,6 +162,8 @@ struct TestSpec {
   std::optional<double> min_link_coverage;
   // The profile's `optics:` block, which holds for every test.
   OpticsSettings optics;
+  OutlierMode outliers = OutlierMode::Warn;
+  double outlier_k = kDefaultOutlierK;
   SourcePos pos;
 };
 
@@ -170,6 +179,11 @@ struct Profile {
   AgentSelector agents;
   SafetyCaps safety;
   CablingMode cabling = CablingMode::Check;
+  // Where the verdict is taken when the run ends (controller/actions/); none when !actions.any().
+  ActionSettings actions;
+  // An earlier run to compare this one with as it ends: "last" (of this profile) or a run id; ""
+  // for none (controller/history/baseline_check.hpp).
+  std::string baseline;
   std::vector<TestSpec> tests;
 };
 

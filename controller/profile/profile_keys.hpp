@@ -9,8 +9,8 @@
 namespace tusk::profile_keys {
 
 inline const std::vector<std::string_view>& top_level() {
-  static const std::vector<std::string_view> keys{"name",    "description", "agents",   "safety",
-                                                  "cabling", "optics",      "defaults", "tests"};
+  static const std::vector<std::string_view> keys{"name",   "description", "agents",   "safety",   "cabling",
+                                                  "optics", "actions",     "baseline", "defaults", "tests"};
   return keys;
 }
 
@@ -21,6 +21,12 @@ inline const std::vector<std::string_view>& agents() {
 
 inline const std::vector<std::string_view>& safety() {
   static const std::vector<std::string_view> keys{"max_rate", "max_duration"};
+  return keys;
+}
+
+inline const std::vector<std::string_view>& actions() {
+  static const std::vector<std::string_view> keys{"slurm",        "kubernetes", "exec",
+                                                  "exec_timeout", "max_share",  "dry_run"};
   return keys;
 }
 

@@ -83,6 +83,10 @@ class ProfileReader {
         }
       } else if (entry.key == "optics") {
         optics = read_optics(entry.value);
+      } else if (entry.key == "actions") {
+        profile.actions = read_actions(entry.value);
+      } else if (entry.key == "baseline") {
+        if (auto baseline = read_.non_empty_string(entry.value)) profile.baseline = std::move(*baseline);
       } else if (entry.key == "defaults") {
         defaults = &entry.value;
       } else if (entry.key == "tests") {
@@ -229,6 +233,38 @@ class ProfileReader {
     warn_above(own.warn_pre_fec_ber, own.max_pre_fec_ber, "warn_pre_fec_ber", "max_pre_fec_ber");
     warn_above(own.warn_symbol_ber, own.max_symbol_ber, "warn_symbol_ber", "max_symbol_ber");
     return optics;
+  }
+
+  ActionSettings read_actions(const Value& value) {
+    ActionSettings actions;
+    const auto entries = read_.mapping(value, "a mapping with slurm, kubernetes or exec");
+    if (!entries) return actions;
+    for (const auto& entry : *entries) {
+      const Value& v = entry.value;
+      if (entry.key == "slurm") {
+        if (const auto on = read_.boolean(v)) actions.slurm = *on;
+      } else if (entry.key == "kubernetes") {
+        if (const auto on = read_.boolean(v)) actions.kubernetes = *on;
+      } else if (entry.key == "exec") {
+        if (auto command = read_.non_empty_string(v)) actions.exec = std::move(*command);
+      } else if (entry.key == "exec_timeout") {
+        if (const auto limit = read_.duration(v, {1s, 24h, "1s", "24h"})) actions.exec_timeout = *limit;
+      } else if (entry.key == "max_share") {
+        if (const auto share = read_.ratio(v)) {
+          if (*share <= 0) {
+            read_.fail(v, "a share of the run's nodes above 0 (and at most 100%)");
+          } else {
+            actions.max_share = *share;
+          }
+        }
+      } else if (entry.key == "dry_run") {
+        if (const auto on = read_.boolean(v)) actions.dry_run = *on;
+      } else {
+        read_.unknown_key(entry, profile_keys::actions());
+      }
+    }
+    if (!actions.any()) read_.fail(value, "say where to act: slurm: true, kubernetes: true or exec: COMMAND");
+    return actions;
   }
 
   void read_safety(const Value& value, ProfileContext& context) {

@@ -153,6 +153,16 @@ const std::vector<TestKey>& common_keys() {
          return store(c.read.uint32(v, {0, wire::kMaxTraceRate, "0", "10000"}), d,
                       [](D& t, auto n) { t.trace_rate = n; });
        }},
+      {"outliers", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.choice(v, {"off", "warn", "fail"}), d, [](D& t, const std::string& s) {
+           t.spec.outliers = s == "off" ? OutlierMode::Off : s == "warn" ? OutlierMode::Warn : OutlierMode::Fail;
+         });
+       }},
+      {"outlier_k", "",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.decimal(v, {2.0, 100.0, "2", "100"}), d, [](D& t, double k) { t.spec.outlier_k = k; });
+       }},
       {"shifts", "", shift_keys::read_shifts},
       {"step", "", shift_keys::read_step},
       {"group_by", "", shift_keys::read_group_by},

@@ -73,6 +73,8 @@ const std::map<std::string, KindInfo> kKinds = {
     {"Deployment", {"apps/v1", true}},
     {"Job", {"batch/v1", true}},
     {"PriorityClass", {"scheduling.k8s.io/v1", false}},
+    {"ClusterRole", {"rbac.authorization.k8s.io/v1", false}},
+    {"ClusterRoleBinding", {"rbac.authorization.k8s.io/v1", false}},
 };
 
 std::string slurp(const fs::path& path) {

@@ -10,7 +10,8 @@
 # Each time: the job's exit code, report.json's verdict, and no tusk-agent of the job left behind.
 # Then `tusk-controller act --slurm` on the two reports: the failing one drains the node with its
 # reason (not past the share cap, and not with --dry-run), the passing one resumes it, but never
-# a drain of an operator's.
+# a drain of an operator's. Last, a profile with `actions: {slurm: true}` drains the node itself
+# as its failing run ends.
 #
 #   slurm_test.sh AGENT_BIN_DIR CONTROLLER_BIN_DIR
 # Exit 0 pass, 1 fail, 77 skipped (not root, or no slurm-wlm/munge), with the reason.
@@ -176,12 +177,12 @@ unset TUSK_INSECURE TUSK_AGENT_CONFIG TUSK_OUT TUSK_AGENT_LOGS TUSK_CONTROLLER_H
 # json_values KEY FILE: every value of KEY (a string or a number) in FILE, in order (no jq needed).
 json_values() { grep -oE "\"$1\": *(\"[^\"]*\"|[0-9]+)" "$2" | sed -E 's/^[^:]*: *"?//; s/"$//'; }
 
-# run_job NAME EXPECTED_EXIT EXPECTED_VERDICT
+# run_job NAME EXPECTED_EXIT EXPECTED_VERDICT [PROFILE]
 run_job() {
-  local name=$1 expected=$2 verdict=$3 status=0 t0=$SECONDS
+  local name=$1 expected=$2 verdict=$3 profile=${4:-$tmp/profile.yaml} status=0 t0=$SECONDS
   export TUSK_OUT=$tmp/report-$name TUSK_AGENT_LOGS=$tmp/agents-$name
   sbatch --wait --nodes=1 --time=5 --output="$tmp/job-$name.out" \
-    "$root/deploy/slurm/tusk-burn-in.sbatch" "$tmp/profile.yaml" >"$tmp/sbatch-$name.out" 2>&1 || status=$?
+    "$root/deploy/slurm/tusk-burn-in.sbatch" "$profile" >"$tmp/sbatch-$name.out" 2>&1 || status=$?
   echo "job $name: exit $status in $(( SECONDS - t0 )) s ($(head -1 "$tmp/sbatch-$name.out"))"
   [[ $status == "$expected" ]] || fail "job $name exited $status, expected $expected"
   [[ -f $TUSK_OUT/report.json ]] || fail "job $name left no $TUSK_OUT/report.json"
@@ -238,4 +239,17 @@ act "$tmp/report-pass" --slurm --max-share 100% || fail "act on the passing run 
 grep -q "drained by an operator (RMA 4411): not resumed" "$tmp/act.out" || fail "act did not say why it left $host"
 [[ $(node_state) == drained*"|RMA 4411" ]] || fail "act resumed an operator's drain: $(node_state)"
 scontrol update NodeName="$host" State=RESUME
+
+# --- the profile's own `actions:`: the failing run drains its node as it ends, with the same
+# reason as act gives (the job still runs then: "draining", "drained" once it is over).
+{ cat "$tmp/profile.yaml"; printf 'actions:\n  slurm: true\n  max_share: 100%%\n'; } >"$tmp/acting-profile.yaml"
+tusk-controller validate "$tmp/acting-profile.yaml" >/dev/null || fail "the acting profile is invalid"
+run_job acting 1 fail "$tmp/acting-profile.yaml"
+acting_run=$(json_values run_id "$tmp/report-acting/report.json" | head -1)
+grep -q "^drain $host: tusk $acting_run: test loopback-ber " "$tmp/job-acting.out" ||
+  fail "the acting profile's run did not say it drained $host: $(grep -i 'drain\|act' "$tmp/job-acting.out")"
+[[ $(node_state) == drain*"|tusk $acting_run: test loopback-ber "* ]] ||
+  fail "$host not drained by the profile's actions: $(node_state)"
+act "$tmp/report-pass" --slurm --max-share 100% || fail "act on the passing run failed"
+[[ $(node_state) == idle* ]] || fail "$host not resumed after the profile's drain: $(node_state)"
 echo "PASS: slurm_sbatch ($(( SECONDS - started )) s)"

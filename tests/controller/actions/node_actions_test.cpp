@@ -228,7 +228,7 @@ TEST_F(ActExec, NotPastTheCapNotInADryRunAndAFailureIsSaid) {
   EXPECT_THAT(out_.str(), HasSubstr("would run: " + touch + " (3 blamed, 1 passed, 1 network links)"));
   EXPECT_FALSE(std::filesystem::exists(dir_ / "ran"));
   EXPECT_EQ(act({"--exec", "exit 3", "--max-share", "100%"}), 1);
-  EXPECT_THAT(err_.str(), HasSubstr("--exec 'exit 3' exited 3"));
+  EXPECT_THAT(err_.str(), HasSubstr("exec 'exit 3' exited 3"));
   EXPECT_EQ(act({"--exec", "sleep 5", "--exec-timeout", "200ms", "--max-share", "100%"}), 1);
   EXPECT_THAT(err_.str(), HasSubstr("still running after"));
   EXPECT_EQ(act({}), 2);

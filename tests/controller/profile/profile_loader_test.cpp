@@ -1,5 +1,6 @@
 #include "controller/profile/profile_loader.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -338,7 +339,87 @@ tests:
   - {name: t, engine: rdma, duration: 1s}
 )"),
             "bad.yaml:3:1: owner: unknown key; expected one of: name, description, agents, "
-            "safety, cabling, optics, defaults, tests");
+            "safety, cabling, optics, actions, baseline, defaults, tests");
+}
+
+TEST(ProfileActions, EachKeyIsReadAndTheDefaultsHold) {
+  const Profile profile = load_profile_yaml(R"(
+name: x
+agents: {count: 2}
+actions:
+  slurm: true
+  kubernetes: true
+  exec: /usr/local/bin/ticket
+  exec_timeout: 30s
+  max_share: 10%
+  dry_run: true
+baseline: last
+tests:
+  - {name: t, engine: rdma, duration: 1s, outliers: fail, outlier_k: 3.5}
+)");
+  EXPECT_TRUE(profile.actions.slurm);
+  EXPECT_TRUE(profile.actions.kubernetes);
+  EXPECT_EQ(profile.actions.exec, "/usr/local/bin/ticket");
+  EXPECT_EQ(profile.actions.exec_timeout, 30s);
+  EXPECT_DOUBLE_EQ(profile.actions.max_share, 0.1);
+  EXPECT_TRUE(profile.actions.dry_run);
+  EXPECT_EQ(profile.baseline, "last");
+  EXPECT_EQ(profile.tests.at(0).outliers, OutlierMode::Fail);
+  EXPECT_DOUBLE_EQ(profile.tests.at(0).outlier_k, 3.5);
+
+  const Profile plain = load_profile_yaml(R"(
+name: x
+agents: {count: 2}
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)");
+  EXPECT_FALSE(plain.actions.any());
+  EXPECT_EQ(plain.baseline, "");
+  EXPECT_EQ(plain.tests.at(0).outliers, OutlierMode::Warn);
+  EXPECT_DOUBLE_EQ(plain.tests.at(0).outlier_k, kDefaultOutlierK);
+}
+
+TEST(ProfileActions, ActionsThatActNowhereOrBeyondEveryNodeAreRefusedByLine) {
+  EXPECT_EQ(profile_error(R"(
+name: x
+agents: {count: 2}
+actions:
+  dry_run: true
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)"),
+            "bad.yaml:4:3: actions: say where to act: slurm: true, kubernetes: true or exec: COMMAND");
+  EXPECT_EQ(profile_error(R"(
+name: x
+agents: {count: 2}
+actions: {slurm: true, max_share: 0%}
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)"),
+            "bad.yaml:3:35: actions.max_share: a share of the run's nodes above 0 (and at most 100%)");
+  EXPECT_THAT(profile_error(R"(
+name: x
+agents: {count: 2}
+actions: {slurm: true, max_share: 150%}
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)"),
+              ::testing::HasSubstr("bad.yaml:3:35: actions.max_share: '150%' is not a ratio"));
+  EXPECT_THAT(profile_error(R"(
+name: x
+agents: {count: 2}
+actions: {slurm: true, drain: yes}
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)"),
+              ::testing::HasSubstr("drain: unknown key"));
+  EXPECT_THAT(profile_error(R"(
+name: x
+agents: {count: 2}
+tests:
+  - {name: t, engine: rdma, duration: 1s, outliers: maybe}
+)"),
+              ::testing::HasSubstr("outliers"));
 }
 
 TEST(ProfileErrors, UnknownAgentsKey) {

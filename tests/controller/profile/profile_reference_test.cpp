@@ -62,12 +62,13 @@ void expect_same_keys(const std::set<std::string>& read, const std::set<std::str
   }
 }
 
-TEST(ProfileReference, TheTopLevelAgentsSafetyAndOpticsTablesListExactlyTheKeysTheLoaderReads) {
+TEST(ProfileReference, TheTopLevelAgentsSafetyOpticsAndActionsTablesListExactlyTheKeysTheLoaderReads) {
   auto page = read_reference();
   expect_same_keys(as_set(profile_keys::top_level()), page["Top level"].rows, "## Top level");
   expect_same_keys(as_set(profile_keys::agents()), page["`agents`"].rows, "### `agents`");
   expect_same_keys(as_set(profile_keys::safety()), page["`safety`"].rows, "### `safety`");
   expect_same_keys(as_set(profile_keys::optics()), page["`optics`"].rows, "### `optics`");
+  expect_same_keys(as_set(profile_keys::actions()), page["`actions`"].rows, "### `actions`");
 }
 
 TEST(ProfileReference, EveryTestKeyOfEveryEngineHasARowAndEveryRowIsATestKey) {
