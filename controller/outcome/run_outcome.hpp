@@ -18,6 +18,7 @@
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
 #include "controller/verdict/port_optics.hpp"
+#include "controller/verdict/stream_outliers.hpp"
 #include "controller/verdict/switch_counters.hpp"
 #include "controller/verdict/verdict.hpp"
 
@@ -59,6 +60,9 @@ struct TestOutcome {
   // without --snmp-credentials or a topology file that gives switches a management address).
   std::vector<SwitchReading> switches_before, switches_after;
   std::vector<StreamVerdict> streams;
+  // Streams far from their class's median (profile `outliers:`), worst first; a warning each, or
+  // a problem with `outliers: fail`.
+  std::vector<StreamOutlier> outliers;
   // Flows that fail while their siblings between the same hosts pass.
   std::vector<PathFaultSign> path_faults;
   // Routed flows with their traced paths, the suspect links and host problems (link_localisation).

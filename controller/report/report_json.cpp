@@ -348,6 +348,31 @@ json path_faults_json(const TestOutcome& test) {
   return path_faults;
 }
 
+// The streams far from their class's median, worst first, at most kMaxOutliersReported; null
+// with `outliers: off`.
+json outliers_json(const TestOutcome& test) {
+  if (test.spec.outliers == OutlierMode::Off) return nullptr;
+  json list = json::array();
+  const std::size_t listed = std::min(test.outliers.size(), kMaxOutliersReported);
+  for (std::size_t i = 0; i < listed; ++i) {
+    const StreamOutlier& outlier = test.outliers[i];
+    list.push_back({{"agent", test.streams.at(outlier.stream).agent},
+                    {"stream", stream_ref(test.streams.at(outlier.stream))},
+                    {"metric", outlier.metric},
+                    {"value", outlier.value},
+                    {"class", outlier.class_name},
+                    {"class_size", outlier.class_size},
+                    {"class_median", outlier.median},
+                    {"spread", outlier.spread},
+                    {"deviations", outlier.deviations},
+                    {"text", outlier_text(outlier, test.streams, test.spec.outlier_k)}});
+  }
+  return {{"mode", test.spec.outliers == OutlierMode::Fail ? "fail" : "warn"},
+          {"k", test.spec.outlier_k},
+          {"count", test.outliers.size()},
+          {"streams", std::move(list)}};
+}
+
 // Each agent of the test: lost or not, the samples it sent and made, how it ended, its events.
 constexpr std::size_t kMaxListedSampleRanges = 100;
 
@@ -457,6 +482,7 @@ json test_json(const TestOutcome& test) {
   out["link_evidence"] = std::move(rows);
 
   out["path_faults"] = path_faults_json(test);
+  out["outliers"] = outliers_json(test);
   if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);
 
   out["agents"] = agents_json(test);

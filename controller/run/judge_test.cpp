@@ -140,6 +140,21 @@ void judge_optics_timeline_of(TestOutcome& test, const std::string& name) {
   data.optics_timeline.clear();
 }
 
+// The streams far from their siblings: a warning each, or with `outliers: fail` a problem each,
+// the first kMaxOutlierLines by name and the rest counted.
+void judge_outliers(TestOutcome& test) {
+  if (test.spec.outliers == OutlierMode::Off) return;
+  test.outliers = find_stream_outliers(test.streams, test.spec.outlier_k);
+  auto& lines = test.spec.outliers == OutlierMode::Fail ? test.problems : test.warnings;
+  for (std::size_t i = 0; i < std::min(test.outliers.size(), kMaxOutlierLines); ++i) {
+    lines.push_back(outlier_text(test.outliers[i], test.streams, test.spec.outlier_k));
+  }
+  if (test.outliers.size() > kMaxOutlierLines) {
+    lines.push_back(fmt::format("outliers: {} more beyond k {:g} (report.json tests[].outliers)",
+                                test.outliers.size() - kMaxOutlierLines, test.spec.outlier_k));
+  }
+}
+
 }  // namespace
 
 void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTopology* topology) {
@@ -235,6 +250,7 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
   }
   localise_and_cover(test, topology);
   test.link_evidence = link_evidence_rows(test.localisation, test.switch_counters, test.optics);
+  judge_outliers(test);
   for (auto& problem : unjudged_thresholds(spec, test.streams)) test.problems.push_back(std::move(problem));
   // Lost agents fail the test (exit 3) unless the profile allows that many (max_agents_lost);
   // then the rest are judged and the losses are warnings.

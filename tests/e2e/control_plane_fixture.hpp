@@ -69,7 +69,8 @@ class ControlPlaneE2E : public ::testing::Test {
   }
 
   std::unique_ptr<Process> start_controller(const std::string& profile, const std::string& out,
-                                            std::vector<std::string> extra = {}) {
+                                            std::vector<std::string> extra = {},
+                                            std::map<std::string, std::string> env = {}) {
     std::vector<std::string> argv{tusk::build_paths::controller_bin(),
                                   "run",
                                   profile,
@@ -88,7 +89,7 @@ class ControlPlaneE2E : public ::testing::Test {
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::string log_name = out;
     std::replace(log_name.begin(), log_name.end(), '/', '-');
-    return std::make_unique<Process>(argv, dir_ + "/controller-" + log_name + ".log");
+    return std::make_unique<Process>(argv, dir_ + "/controller-" + log_name + ".log", env);
   }
 
   // `cert_of` lets a test hand an agent someone else's certificate.

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "tests/e2e/control_plane_fixture.hpp"
@@ -198,6 +201,48 @@ TEST_F(ControlPlaneE2E, PlanRefusedByAnAgentIsAConfigErrorAndNothingStarts) {
   ASSERT_EQ(controller->wait(60s), 2) << controller->log();
   EXPECT_NE(controller->log().find("port 'missing-port' does not exist"), std::string::npos) << controller->log();
   EXPECT_EQ(agent_a->log().find("test 0 started"), std::string::npos);
+}
+
+// Issue 39: a profile's `baseline: last` compares the run with the newest earlier run of the
+// profile in the history as the run ends, and its `actions: {exec}` runs after the report is
+// written, with the run's id in its environment. The first run has nothing to compare with and
+// says so; the second, with bit errors where the first had none, lists what got worse.
+TEST_F(ControlPlaneE2E, AProfilesBaselineIsComparedAndItsActionsRunAsTheRunEnds) {
+  const std::string acted = dir_ + "/acted.txt";
+  std::string text = kProfileTemplate;
+  text.replace(text.find("{duration}"), 10, "2s");
+  text += "baseline: last\nactions:\n  exec: echo \"$TUSK_RUN_ID\" >> " + acted + "\n  max_share: 100%\n";
+  const std::string profile = write_profile_text(text);
+  const std::map<std::string, std::string> history_home{{"XDG_DATA_HOME", dir_ + "/xdg"}};
+
+  auto first = start_controller(profile, "first", {}, history_home);
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_EQ(first->wait(60s), 0) << first->log();
+  const json clean = read_report("first");
+  EXPECT_TRUE(clean["baseline"]["run_id"].is_null()) << clean["baseline"].dump(1);
+  EXPECT_NE(clean["baseline"]["error"].get<std::string>().find("no history at"), std::string::npos);
+  agent_a.reset();
+  agent_b.reset();
+  // The runs here keep out of the history (--no-history): the first goes in by hand.
+  Process import({tusk::build_paths::controller_bin(), "history", "--import", dir_ + "/first", "--history",
+                  dir_ + "/xdg/tusk/history.sqlite"},
+                 dir_ + "/import.log");
+  ASSERT_EQ(import.wait(30s), 0) << read_file(dir_ + "/import.log");
+
+  auto second = start_controller(profile, "second", {}, history_home);
+  const std::map<std::string, std::string> errors{{"TUSK_DOUBLE_BIT_ERRORS_PER_S", "50"}};
+  agent_a = start_agent("lab-a", port_, errors);
+  agent_b = start_agent("lab-b", port_, errors);
+  ASSERT_EQ(second->wait(60s), 1) << second->log();
+  const json worse = read_report("second");
+  EXPECT_EQ(worse["baseline"]["run_id"], clean["run_id"]) << worse["baseline"].dump(1);
+  EXPECT_GT(worse["baseline"]["compared_streams"].get<int>(), 0);
+  std::set<std::string> metrics;
+  for (const auto& regression : worse["baseline"]["regressions"]) metrics.insert(regression["metric"]);
+  EXPECT_TRUE(metrics.count("bit_errors") || metrics.count("passed")) << worse["baseline"].dump(1);
+  EXPECT_NE(second->log().find("worse than baseline " + clean["run_id"].get<std::string>()), std::string::npos);
+  EXPECT_EQ(read_file(acted), clean["run_id"].get<std::string>() + "\n" + worse["run_id"].get<std::string>() + "\n");
 }
 
 }  // namespace

@@ -1,0 +1,26 @@
+// A run against its baseline, an earlier run of the history (profile `baseline: last|RUN_ID`):
+// each stream and fabric link against the same one then, with `tusk-controller compare`'s
+// default thresholds (controller/history/run_comparison.hpp), as the run ends and before its
+// report is written, so report.json carries what got worse. A regression is a warning: the
+// run's own thresholds are its verdict.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tusk {
+
+struct BaselineCheck {
+  nlohmann::ordered_json json;        // report.json "baseline"
+  std::vector<std::string> warnings;  // one line per regression, or why nothing was compared
+};
+
+// `baseline` is "last" (the newest run of the same profile name recorded in the history, other
+// than this one) or a run id. `report` is this run's report.json document. Never throws: a
+// history that cannot be read or a baseline not found is said in the result.
+BaselineCheck check_against_baseline(const std::string& baseline, const nlohmann::ordered_json& report,
+                                     const std::string& history_path);
+
+}  // namespace tusk
