@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "common/json_text.hpp"
 #include "controller/history/history_rows.hpp"
 #include "controller/history/run_comparison.hpp"
 #include "controller/history/run_history.hpp"
@@ -87,6 +88,24 @@ BaselineCheck check_against_baseline(const std::string& baseline, const nlohmann
     check.warnings.push_back(fmt::format("baseline {}: no stream in common with this run", before->run.run_id));
   }
   return check;
+}
+
+std::string baseline_headline(const nlohmann::ordered_json& baseline) {
+  if (!baseline.is_object()) return "";
+  const std::string run_id = string_member(baseline, "run_id");
+  if (run_id.empty()) {
+    return fmt::format("baseline {}: not compared: {}", string_member(baseline, "baseline"),
+                       string_member(baseline, "error"));
+  }
+  const auto count_of = [&](const char* key) {
+    const auto& value = member_or_null(baseline, key);
+    return value.is_number_unsigned() ? value.get<std::uint64_t>() : 0;
+  };
+  const std::uint64_t regressions = count_of("regression_count");
+  return fmt::format("against baseline {}: {} over {} streams compared", run_id,
+                     regressions == 0 ? std::string("nothing got worse")
+                                      : fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s"),
+                     count_of("compared_streams"));
 }
 
 }  // namespace tusk

@@ -23,4 +23,9 @@ struct BaselineCheck {
 BaselineCheck check_against_baseline(const std::string& baseline, const nlohmann::ordered_json& report,
                                      const std::string& history_path);
 
+// report.json's "baseline" in one line, for the summary and the page: "against baseline RUN: 2
+// regressions over 24 streams compared", "... nothing got worse ...", or why it was not compared;
+// "" when the document has none.
+std::string baseline_headline(const nlohmann::ordered_json& baseline);
+
 }  // namespace tusk

@@ -15,6 +15,7 @@
 
 #include "common/counter_names.hpp"
 #include "common/json_text.hpp"
+#include "controller/history/baseline_check.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;
@@ -431,6 +432,15 @@ json report_page_model(const json& report) {
   model["run"] = copy_of(report, {"run_id", "tusk_version", "profile", "started", "finished", "interrupted",
                                   "exit_code", "conclusion", "missing_agents", "cabling"});
   model["run"]["status"] = run_status(report);
+  if (const json& baseline = member_or_null(report, "baseline"); baseline.is_object()) {
+    json regressions = json::array();
+    for (const auto& regression : member_or_null(baseline, "regressions")) {
+      regressions.push_back(string_member(regression, "subject") + ": " + string_member(regression, "text"));
+    }
+    model["run"]["baseline"] = {{"headline", baseline_headline(baseline)},
+                                {"compared", !string_member(baseline, "run_id").empty()},
+                                {"regressions", std::move(regressions)}};
+  }
   json agents = json::array();
   for (const json& agent : member_or_null(report, "agents")) {
     agents.push_back(copy_of(agent, {"name", "hostname", "version", "remote", "connected_at_end", "connections",

@@ -10,6 +10,7 @@
 #include "common/json_text.hpp"
 #include "common/printable.hpp"
 #include "common/units.hpp"
+#include "controller/history/baseline_check.hpp"
 #include "controller/report/text_table.hpp"
 #include "controller/verdict/verdict.hpp"
 
@@ -143,6 +144,13 @@ std::string report_text(const json& report) {
     out += fmt::format("\n{}\n", text(member_or_null(cabling, "text")));
     for (const auto& finding : member_or_null(cabling, "findings"))
       out += fmt::format("  cabling: {}\n", text(member_or_null(finding, "text")));
+  }
+  if (const json& baseline = member_or_null(report, "baseline"); baseline.is_object()) {
+    out += fmt::format("\n{}\n", baseline_headline(baseline));
+    for (const auto& regression : member_or_null(baseline, "regressions")) {
+      out += fmt::format("  worse: {}: {}\n", text(member_or_null(regression, "subject")),
+                         text(member_or_null(regression, "text")));
+    }
   }
   const json& faults = member_or_null(report, "faults");
   if (!faults.empty()) {

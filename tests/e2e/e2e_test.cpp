@@ -242,6 +242,13 @@ TEST_F(ControlPlaneE2E, AProfilesBaselineIsComparedAndItsActionsRunAsTheRunEnds)
   for (const auto& regression : worse["baseline"]["regressions"]) metrics.insert(regression["metric"]);
   EXPECT_TRUE(metrics.count("bit_errors") || metrics.count("passed")) << worse["baseline"].dump(1);
   EXPECT_NE(second->log().find("worse than baseline " + clean["run_id"].get<std::string>()), std::string::npos);
+  // The summary and the page say it too.
+  Process summary({tusk::build_paths::controller_bin(), "report", dir_ + "/second", "--text"}, dir_ + "/summary.txt");
+  ASSERT_EQ(summary.wait(30s), 0);
+  const std::string said = read_file(dir_ + "/summary.txt");
+  EXPECT_NE(said.find("against baseline " + clean["run_id"].get<std::string>() + ": "), std::string::npos) << said;
+  EXPECT_NE(said.find("  worse: "), std::string::npos) << said;
+  EXPECT_NE(read_file(dir_ + "/second/report.html").find("against baseline"), std::string::npos);
   EXPECT_EQ(read_file(acted), clean["run_id"].get<std::string>() + "\n" + worse["run_id"].get<std::string>() + "\n");
 }
 

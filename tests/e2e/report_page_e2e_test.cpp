@@ -150,7 +150,17 @@ json everything_report() {
       {"faults", json::array({{{"time", "2026-11-24T10:00:03.000Z"},
                                {"agent", kHostile},
                                {"test_index", 0},
-                               {"message", "connection lost"}}})}};
+                               {"message", "connection lost"}}})},
+      {"baseline",
+       {{"baseline", "last"},
+        {"run_id", "e2e-before"},
+        {"compared_streams", 12},
+        {"regression_count", 1},
+        {"regressions", json::array({{{"subject", "cable rank-1 rx:rank-0/1 (rank-0->rank-1)"},
+                                      {"metric", "throughput_bps"},
+                                      {"before", 8e9},
+                                      {"after", 6e9},
+                                      {"text", "throughput 8.00 Gbit/s -> 6.00 Gbit/s (-25 %)"}}})}}}};
 }
 
 TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayText) {
@@ -187,6 +197,9 @@ TEST(ReportPageE2E, EveryPartOfAReplayRunDrawsWithoutAnErrorAndHostileNamesStayT
   EXPECT_NE(page.dom.find("rank-3&lt;/script&gt;&lt;script&gt;"), std::string::npos);
   EXPECT_EQ(page.dom.find("<title>owned</title>"), std::string::npos);
   EXPECT_NE(page.dom.find("<title>Tusk e2e-everything</title>"), std::string::npos);
+  // Against its baseline run: the headline and what got worse.
+  EXPECT_NE(page.dom.find("against baseline e2e-before: 1 regression over 12 streams compared"), std::string::npos);
+  EXPECT_NE(page.dom.find("cable rank-1 rx:rank-0/1 (rank-0-&gt;rank-1): throughput 8.00 Gbit/s"), std::string::npos);
   if (!HasFailure()) std::filesystem::remove_all(dir);
 }
 

@@ -691,6 +691,12 @@ function runSection(model) {
       header.append(el("ul", { class: "problems" }, ...cabling.findings.map((f) => el("li", { text: f.text }))));
     }
   }
+  const baseline = run.baseline;
+  if (baseline) {
+    const worse = baseline.regressions || [];
+    header.append(el("p", { class: baseline.compared && !worse.length ? "facts" : "problems", text: baseline.headline }));
+    if (worse.length) header.append(el("ul", { class: "problems" }, ...worse.map((line) => el("li", { text: line }))));
+  }
   const nav = el("nav", { class: "tests" });
   for (const test of model.tests) {
     nav.append(el("a", { href: "#test-" + test.index }, test.name, badge(test.verdict)));

@@ -11,7 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
+#include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "controller/actions/act_command.hpp"
 #include "controller/actions/kube_nodes.hpp"
 #include "tests/support/build_paths.hpp"
 
@@ -369,6 +372,40 @@ TEST_F(KubeNodes, TheControllersClusterRoleGrantsExactlyTheVerbsKubectlUses) {
   EXPECT_EQ(resources, std::set<std::string>{"nodes"});
   EXPECT_EQ(granted, used);
   EXPECT_EQ(used, (std::set<std::string>{"get", "list", "patch"}));
+}
+
+// `tusk-controller act REPORT --kubernetes` end to end but for the cluster: a loopback stream of
+// gpu-a failed (blamed), gpu-b's passed (its earlier taint goes); --dry-run patches nothing.
+TEST_F(KubeNodes, ActOnAReportLabelsAndTaintsThroughKubectl) {
+  const std::string report = dir_ + "/report.json";
+  std::ofstream(report) << R"({"run_id": "r-9", "status": "finished",
+    "agents": [{"name": "gpu-a", "hostname": "gpu-a", "connected_at_end": true},
+               {"name": "gpu-b", "hostname": "gpu-b.rack1", "connected_at_end": true}],
+    "tests": [{"name": "plug", "verdict": "fail", "problems": [],
+               "agents": [{"agent": "gpu-a"}, {"agent": "gpu-b"}],
+               "streams": [{"agent": "gpu-a", "peer": "gpu-a", "stream_id": "rx:loopback", "passed": false},
+                           {"agent": "gpu-b", "peer": "gpu-b", "stream_id": "rx:loopback", "passed": true}]}]})";
+  const auto act = [&](std::vector<std::string> args, std::ostringstream& out, std::ostringstream& err) {
+    CLI::App app;
+    ActCommand command(app);
+    args.insert(args.begin(), {"act", report, "--kubernetes", "--max-share", "100%"});
+    std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+    app.parse(args);
+    return command.run_chosen(out, err).value_or(-1);
+  };
+  std::ostringstream out, err;
+  EXPECT_EQ(act({"--dry-run"}, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("would label gpu-a tusk.io/burn-in=fail, taint NoSchedule"));
+  EXPECT_THAT(out.str(), HasSubstr("would label gpu-b tusk.io/burn-in=pass"));
+  EXPECT_TRUE(patches().empty());
+  std::ostringstream out2, err2;
+  EXPECT_EQ(act({}, out2, err2), 0) << err2.str();
+  EXPECT_THAT(out2.str(), HasSubstr("label gpu-a tusk.io/burn-in=fail, taint NoSchedule\n"));
+  const auto sent = patches();
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(json::parse(sent[0].body)["metadata"]["annotations"]["tusk.io/burn-in-fault"],
+            "tusk r-9: test plug: stream rx:loopback of its own port failed");
+  EXPECT_EQ(sent[1].path, "/api/v1/nodes/gpu-b");
 }
 
 TEST(KubeLabelValue, AnyTextBecomesAValidLabelValue) {
