@@ -162,8 +162,16 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
   std::size_t total = 0;
   for (const auto& step : steps.step_outcomes) total += step.streams.size();
   test.streams.reserve(total);  // millions of verdicts: growing by doubling would hold two copies
+  test.outliers.clear();
   for (std::size_t i = 0; i < steps.step_outcomes.size(); ++i) {
     TestOutcome& step = steps.step_outcomes[i];
+    // The step's outliers were judged among its own streams (a step is a class of its own): they
+    // move with them, their indices now into the test's streams.
+    for (StreamOutlier& outlier : step.outliers) {
+      outlier.stream += test.streams.size();
+      test.outliers.push_back(std::move(outlier));
+    }
+    step.outliers.clear();
     for (auto& verdict : step.streams) {
       test.streams.push_back(std::move(verdict));
       test.streams.back().step = static_cast<std::uint32_t>(i + 1);
@@ -175,6 +183,8 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
     step.path_faults.clear();
     step.coverage.reset();
   }
+  std::stable_sort(test.outliers.begin(), test.outliers.end(),
+                   [](const StreamOutlier& a, const StreamOutlier& b) { return a.deviations > b.deviations; });
   // The switches counted the whole schedule between the first step's start and the last's end.
   if (!steps.step_outcomes.empty()) {
     test.switches_before = steps.step_outcomes.front().switches_before;
