@@ -97,7 +97,10 @@ class ReplayApiServer {
     ::close(listener_);
   }
   int port() const { return port_; }
-  void conflict_on(const std::string& node) { conflict_ = node; }
+  void conflict_on(const std::string& node) {
+    std::lock_guard lock(mutex_);  // a connection thread of an earlier kubectl may still read it
+    conflict_ = node;
+  }
   std::vector<Request> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
@@ -200,7 +203,7 @@ class ReplayApiServer {
         node["kind"] = "Node";
         node["apiVersion"] = "v1";
         if (request.method == "GET") return {200, node};
-        if (request.method == "PATCH" && name == conflict_) {
+        if (request.method == "PATCH" && name == conflict()) {
           return {409, status(409, "Conflict",
                               "Operation cannot be fulfilled on nodes \"" + name +
                                   "\": the object has been modified; please apply your changes to the latest "
@@ -214,6 +217,11 @@ class ReplayApiServer {
       return {404, status(404, "NotFound", "nodes \"" + name + "\" not found")};
     }
     return {404, status(404, "NotFound", "the server could not find the requested resource")};
+  }
+
+  std::string conflict() const {
+    std::lock_guard lock(mutex_);
+    return conflict_;
   }
 
   json nodes_;
