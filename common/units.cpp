@@ -362,7 +362,9 @@ double parse_bit_rate(std::string_view text) {
   const auto factor = rate_factor(unit, {"bps", "bit/s"});
   if (number.empty() || !factor) fail(text, "a bit rate", kBitRateExpected);
   const double value = to_double(number) * *factor;
-  if (!std::isfinite(value)) fail(text, "a bit rate", "it is too large");
+  if (!std::isfinite(value) || value > kMostBitRate) {
+    fail(text, "a bit rate", fmt::format("it is too large (at most {})", format_bit_rate(kMostBitRate)));
+  }
   return value;
 }
 
@@ -375,7 +377,9 @@ double parse_packet_rate(std::string_view text) {
   const auto factor = rate_factor(unit, {"pps"});
   if (number.empty() || !factor) fail(text, "a packet rate", kPacketRateExpected);
   const double value = to_double(number) * *factor;
-  if (!std::isfinite(value)) fail(text, "a packet rate", "it is too large");
+  if (!std::isfinite(value) || value > kMostPacketRate) {
+    fail(text, "a packet rate", fmt::format("it is too large (at most {})", format_packet_rate(kMostPacketRate)));
+  }
   return value;
 }
 

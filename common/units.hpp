@@ -24,11 +24,17 @@ class UnitError : public std::invalid_argument {
 // of bytes: "1.5KiB" is 1536, "1.3B" is an error.
 std::uint64_t parse_size(std::string_view text);
 
+// The most a rate may be: 100 Tbit/s is more than any host sends (eight 800G ports are 6.4), and
+// 200 Gpps more than 100 Tbit/s of the least Ethernet frames (149 Gpps with preamble and gap). A
+// rate above them is a typo ("1e30Gbps"), refused rather than printed as a 28-digit Tbit/s.
+inline constexpr double kMostBitRate = 1e14;
+inline constexpr double kMostPacketRate = 2e11;
+
 // Bits per second. Units bps, kbps, Mbps, Gbps, Tbps or bit/s, kbit/s, Mbit/s, Gbit/s, Tbit/s; the
-// unit is required so that "100G" is never guessed at. "Bps" (bytes) is rejected.
+// unit is required so that "100G" is never guessed at. "Bps" (bytes) is rejected. At most kMostBitRate.
 double parse_bit_rate(std::string_view text);
 
-// Packets per second. Units pps, kpps, Mpps, Gpps.
+// Packets per second. Units pps, kpps, Mpps, Gpps. At most kMostPacketRate.
 double parse_packet_rate(std::string_view text);
 
 struct Rate {

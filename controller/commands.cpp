@@ -142,11 +142,25 @@ std::vector<std::string> offline_agents(const Profile& profile, const std::vecto
   return selection.chosen;
 }
 
-int command_plan(const std::string& file, const std::vector<std::string>& agents, bool as_json) {
+int command_plan(const std::string& file, const std::vector<std::string>& agents, const std::string& topology_file,
+                 bool as_json) {
   auto profile = load_or_report(file);
   if (!profile) return kExitUsage;
+  std::optional<FabricTopology> topology;
+  if (!topology_file.empty()) {
+    try {
+      topology = load_topology_file(topology_file);
+    } catch (const TopologyFileInvalid& invalid) {
+      for (const auto& error : invalid.errors()) std::cerr << error.to_string() << "\n";
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("{}: {}\n", topology_file, e.what());
+      return kExitUsage;
+    }
+  }
   try {
-    const auto plan = expand_plan(*profile, offline_agents(*profile, agents), "plan-only");
+    const auto plan =
+        expand_plan(*profile, offline_agents(*profile, agents), "plan-only", topology ? &*topology : nullptr);
     if (as_json) {
       std::cout << json_text(plan_json(*profile, plan)) << "\n";
     } else {
@@ -295,6 +309,12 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
           "--snmp-interval: at least 1s (a switch refreshes its counters every few "
           "seconds), or 0 for none");
     }
+    if (profile->cabling == CablingMode::Enforce && !options.topology) {
+      throw std::invalid_argument(fmt::format(
+          "{}: cabling: enforce checks the cabling against a topology file before any traffic: give --topology FILE "
+          "(or set cabling: check, or off); nothing was started",
+          profile->file));
+    }
     if (!flags.only_through.empty() || !flags.only_failing.empty()) only_flows(flags, *profile, options);
     try {
       metrics_linger = units::parse_duration(flags.metrics_linger);
@@ -337,11 +357,6 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     return kExitUsage;
   }
   const std::string directory = options.run_directory(outcome.run_id);
-  std::cout << summary_table(outcome);
-  std::string fallback_parent;  // empty: straight to stdout
-  std::error_code no_temp;
-  const auto temp = std::filesystem::temp_directory_path(no_temp);
-  if (!no_temp) fallback_parent = temp.string();
   auto report = report_json(outcome);
   if (!profile->baseline.empty()) {
     const std::string history = flags.history.path.empty() ? default_history_path() : flags.history.path;
@@ -350,6 +365,12 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     for (const auto& line : check.warnings) spdlog::warn("{}", line);
     report["baseline"] = std::move(check.json);
   }
+  // The summary says what the report says, the comparison with the baseline included.
+  std::cout << summary_table(outcome, member_or_null(report, "baseline"));
+  std::string fallback_parent;  // empty: straight to stdout
+  std::error_code no_temp;
+  const auto temp = std::filesystem::temp_directory_path(no_temp);
+  if (!no_temp) fallback_parent = temp.string();
   const auto fallback = write_reports_somewhere(outcome, report, directory, fallback_parent, std::cout);
   // History is one more view of the report, recorded where the report went; a failure is a warning.
   record_in_history(report, fallback ? fallback->written_to : directory, flags.history);
@@ -577,6 +598,10 @@ int controller_main(int argc, char** argv) {
   plan->add_option("file", plan_file, "profile YAML file")->required();
   plan->add_option("--agents", plan_agents, "agent names to plan for (default: the profile's hosts)")->delimiter(',');
   plan->add_flag("--json", plan_as_json, "machine-readable output");
+  std::string plan_topology;
+  plan->add_option("--topology", plan_topology,
+                   "topology YAML: places each agent (a host device of its name) at its leaf, for a schedule "
+                   "grouped by leaf");
 
   std::string model_file;
   bool model_as_json = false;
@@ -654,7 +679,7 @@ int controller_main(int argc, char** argv) {
   if (auto code = topology_commands.run_chosen(std::cout, std::cerr)) return *code;
   if (auto code = act_command.run_chosen(std::cout, std::cerr)) return *code;
   if (*validate) return command_validate(validate_files);
-  if (*plan) return command_plan(plan_file, plan_agents, plan_as_json);
+  if (*plan) return command_plan(plan_file, plan_agents, plan_topology, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
   if (*report) return command_report(report_run, report_out, report_as_text);
   if (*series) {

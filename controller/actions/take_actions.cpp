@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -25,9 +26,36 @@ std::string action_text(const NodeAction& action) {
                                                 : fmt::format("resume {}", action.node);
 }
 
+// A dry run where the scheduler cannot be read (tried first from a laptop): what the report alone
+// asks of each node, each line saying what the scheduler's view of the node would still decide.
+bool dry_run_from_report(const char* scheduler, const std::string& error, const RunBlame& blame, double max_share,
+                         const std::function<std::string(const std::string& node, const std::string& fault)>& blamed,
+                         const std::function<std::string(const std::string& node)>& passed, std::ostream& out,
+                         std::ostream& err) {
+  err << fmt::format("act: cannot read {}'s nodes ({}): this dry run says what the report alone asks\n", scheduler,
+                     error);
+  if (const auto held = hold_back(blame, max_share)) {
+    err << fmt::format("act: {}: {}\n", scheduler, held->note);
+    return !held->capped;
+  }
+  for (const auto& [node, fault] : blame.faults) out << "would " << blamed(node, fault) << "\n";
+  for (const auto& node : blame.passed) out << "would " << passed(node) << "\n";
+  if (blame.faults.empty() && blame.passed.empty()) out << scheduler << ": nothing to do\n";
+  return true;
+}
+
 bool act_in_slurm(const ActionSettings& settings, const RunBlame& blame, std::ostream& out, std::ostream& err) {
   std::string error;
   const auto nodes = read_slurm_nodes(error);
+  if (!nodes && settings.dry_run) {
+    return dry_run_from_report(
+        "Slurm", error, blame, settings.max_share,
+        [&](const std::string& node, const std::string& fault) {
+          return fmt::format("{} (unless an operator drained it already)",
+                             action_text({NodeAction::Kind::Drain, node, tusk_reason(blame.run_id, fault)}));
+        },
+        [](const std::string& node) { return fmt::format("resume {} if Tusk drained it", node); }, out, err);
+  }
   if (!nodes) {
     err << fmt::format("act: cannot read Slurm's nodes: {}\n", error);
     return false;
@@ -52,6 +80,17 @@ bool act_in_slurm(const ActionSettings& settings, const RunBlame& blame, std::os
 bool act_in_kubernetes(const ActionSettings& settings, const RunBlame& blame, std::ostream& out, std::ostream& err) {
   std::string error;
   const auto nodes = read_kube_nodes(error);
+  if (!nodes && settings.dry_run) {
+    return dry_run_from_report(
+        "Kubernetes", error, blame, settings.max_share,
+        [](const std::string& node, const std::string&) {
+          return fmt::format("label {} {}=fail, taint NoSchedule", node, kBurnInKey);
+        },
+        [](const std::string& node) {
+          return fmt::format("label {} {}=pass (and remove Tusk's taint) unless it is so already", node, kBurnInKey);
+        },
+        out, err);
+  }
   if (!nodes) {
     err << fmt::format("act: cannot read Kubernetes' nodes: {}\n", error);
     return false;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/json_text.hpp"
+#include "common/printable.hpp"
 #include "controller/history/history_rows.hpp"
 #include "controller/history/run_comparison.hpp"
 #include "controller/history/run_history.hpp"
@@ -106,6 +107,16 @@ std::string baseline_headline(const nlohmann::ordered_json& baseline) {
                      regressions == 0 ? std::string("nothing got worse")
                                       : fmt::format("{} regression{}", regressions, regressions == 1 ? "" : "s"),
                      count_of("compared_streams"));
+}
+
+std::string baseline_lines(const nlohmann::ordered_json& baseline) {
+  if (!baseline.is_object()) return "";
+  std::string out = baseline_headline(baseline) + "\n";
+  for (const auto& regression : member_or_null(baseline, "regressions")) {
+    out += fmt::format("  worse: {}: {}\n", printable(string_member(regression, "subject")),
+                       printable(string_member(regression, "text")));
+  }
+  return out;
 }
 
 }  // namespace tusk

@@ -27,5 +27,8 @@ BaselineCheck check_against_baseline(const std::string& baseline, const nlohmann
 // regressions over 24 streams compared", "... nothing got worse ...", or why it was not compared;
 // "" when the document has none.
 std::string baseline_headline(const nlohmann::ordered_json& baseline);
+// The headline and a `  worse: SUBJECT: TEXT` line per regression, each line ending in a newline;
+// the summary of a run as it ends and `report --text` print the same; "" when there is none.
+std::string baseline_lines(const nlohmann::ordered_json& baseline);
 
 }  // namespace tusk

@@ -187,9 +187,9 @@ std::string run_line(const RunRow& run) {
 }
 
 // Two runs that share no stream (both measured nothing, or different tests) say nothing of each
-// other: not a pass.
+// other: neither a pass nor worse (every earlier stream "missing" would read as a regression).
 bool nothing_compared(const Comparison& comparison) {
-  return !comparison.worse() && comparison.compared_streams == 0;
+  return comparison.compared_streams == 0;
 }
 
 std::string comparison_text(const RunRows& before, const RunRows& after, const Comparison& comparison) {
@@ -247,7 +247,7 @@ json comparison_json(const RunRows& before, const RunRows& after, const Comparis
   }
   return {{"before", run_json(before.run)},
           {"after", run_json(after.run)},
-          {"worse", comparison.worse()},
+          {"worse", comparison.worse() && !nothing_compared(comparison)},
           {"nothing_compared", nothing_compared(comparison)},
           {"compared_streams", comparison.compared_streams},
           {"regressions", regressions},

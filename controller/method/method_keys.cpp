@@ -102,13 +102,11 @@ std::optional<std::vector<std::uint32_t>> read_fan_in(YamlReader& read, const Ya
 // The keys of ecmp_balance and link_failure.
 bool read_fabric_key(YamlReader& read, const std::string& key, const YamlValue& v, MethodSpec& method) {
   if (key == "max_imbalance") {
-    const auto ratio = read.ratio(v);
-    if (ratio && *ratio < 1) {
-      read.fail(v,
-                fmt::format("max_imbalance {} is below 1: it is the busiest uplink's bytes over the mean", v.text()));
-    }
-    if (!ratio || *ratio < 1) return false;
-    method.max_imbalance = *ratio;
+    // The busiest uplink's bytes over the mean: 1 is perfect balance, so the bound is 1 or more
+    // (not a ratio of 0 to 1, which parse_ratio reads).
+    const auto bound = read.decimal(v, {1, 1e6, "1", "1000000"});
+    if (!bound) return false;
+    method.max_imbalance = *bound;
   } else if (key == "min_fairness") {
     const auto ratio = read.ratio(v);
     if (ratio && (*ratio <= 0 || *ratio > 1)) {
@@ -136,7 +134,8 @@ bool read_fabric_key(YamlReader& read, const std::string& key, const YamlValue& 
     (key == "down" ? method.down_command : method.up_command) = *command;
   } else if (key == "bursts") {
     auto numbers =
-        read_numbers(read, v, "bursts", {2, wire::kMaxBurstFrames}, "each step's train length, e.g. [8, 16, 32, 64]");
+        read_numbers(read, v, "bursts", {2, wire::kMaxBurstFrames},
+                     "each step's train length, e.g. [8, 16, 32, 64] or 8..64 (doubling)", RangeStep::Doubling);
     if (!numbers) return false;
     std::sort(numbers->begin(), numbers->end());
     numbers->erase(std::unique(numbers->begin(), numbers->end()), numbers->end());
@@ -161,7 +160,7 @@ bool read_fabric_key(YamlReader& read, const std::string& key, const YamlValue& 
 
 std::optional<std::vector<std::uint32_t>> read_numbers(YamlReader& read, const YamlValue& value, std::string_view key,
                                                        std::pair<std::uint32_t, std::uint32_t> bounds,
-                                                       std::string_view what) {
+                                                       std::string_view what, RangeStep step) {
   const std::uint32_t least = bounds.first, most = bounds.second;
   // "2..4" is every number from 2 to 4.
   if (value.node.IsScalar() && value.text().find("..") != std::string::npos) {
@@ -175,7 +174,12 @@ std::optional<std::vector<std::uint32_t>> read_numbers(YamlReader& read, const Y
         throw std::invalid_argument(text);
       }
       std::vector<std::uint32_t> numbers;
-      for (auto n = low; n <= high; ++n) numbers.push_back(static_cast<std::uint32_t>(n));
+      if (step == RangeStep::Doubling) {
+        for (auto n = low; n <= high; n *= 2) numbers.push_back(static_cast<std::uint32_t>(n));
+        if (numbers.back() != high) numbers.push_back(static_cast<std::uint32_t>(high));
+      } else {
+        for (auto n = low; n <= high; ++n) numbers.push_back(static_cast<std::uint32_t>(n));
+      }
       return numbers;
     } catch (const std::exception&) {
       read.fail(value, fmt::format("{} '{}': expected FROM..TO, e.g. {}..{}, with {} <= FROM <= TO <= {}", key, text,

@@ -17,11 +17,15 @@ void check_method(profile_schema::TestCheck& check);
 std::optional<std::uint32_t> read_frame_size(YamlReader& read, const YamlValue& value);
 std::optional<std::vector<std::uint32_t>> read_frame_sizes(YamlReader& read, const YamlValue& value);
 
-// A list of whole numbers in [least, most], or a range FROM..TO (fan_in, shifts); `what` says what
-// the list holds, for the error about an empty one.
+// How a range FROM..TO expands: every number (fan_in, shifts), or FROM doubling up to TO and TO
+// itself (bursts, as message_sizes: 2..4096 is 12 steps, not 4,095).
+enum class RangeStep { Each, Doubling };
+
+// A list of whole numbers in [least, most], or a range FROM..TO; `what` says what the list holds,
+// for the error about an empty one.
 std::optional<std::vector<std::uint32_t>> read_numbers(YamlReader& read, const YamlValue& value, std::string_view key,
                                                        std::pair<std::uint32_t, std::uint32_t> bounds,
-                                                       std::string_view what);
+                                                       std::string_view what, RangeStep step = RangeStep::Each);
 
 // The method kinds, and the keys a `method:` of each kind takes (`kind` included).
 const std::vector<std::string_view>& kind_names();

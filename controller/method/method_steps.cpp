@@ -13,8 +13,6 @@
 namespace tusk {
 namespace {
 
-// Loss is what a throughput search or a loss curve measures, so no threshold on it judges their
-// trials; sweeps and incast steps keep the ones the profile wrote, not the safe defaults.
 bool judges_loss(const Threshold& threshold) {
   return threshold.metric == "loss_ratio" || threshold.metric == counters::kLostFrames ||
          threshold.metric == counters::kTailLostFrames;
@@ -22,14 +20,6 @@ bool judges_loss(const Threshold& threshold) {
 
 bool searches(MethodKind kind) {
   return kind == MethodKind::Throughput || kind == MethodKind::FrameLossRate || kind == MethodKind::CongestionControl;
-}
-
-// A method that offers a port more than it forwards (a search's trials above the rate, a loss
-// curve, congestion, incast) makes tail drop lock a paced flow out for long enough to read as a
-// traffic gap, whose frames the step counts as lost. So the safe defaults on gaps and flaps do not
-// judge its steps; ones the profile wrote do.
-bool overloads(MethodKind kind) {
-  return searches(kind) || kind == MethodKind::Incast || kind == MethodKind::BurstAbsorption;
 }
 
 bool judges_gaps(const Threshold& threshold) {
@@ -50,6 +40,19 @@ bool resolved(double passed, double failed, double resolution) {
 
 }  // namespace
 
+// A method that offers a port more than it forwards (a search's trials above the rate, a loss
+// curve, congestion, incast, a buffer's trains) makes tail drop lock a paced flow out for long
+// enough to read as a traffic gap, whose frames the step counts as lost; link_failure cuts flows
+// on purpose. The safe defaults on loss, gaps and flaps do not judge their steps.
+bool method_loses_by_design(MethodKind kind) {
+  return searches(kind) || kind == MethodKind::Incast || kind == MethodKind::BurstAbsorption ||
+         kind == MethodKind::LinkFailure;
+}
+
+bool method_localises_steps_together(MethodKind kind) {
+  return kind == MethodKind::Shift || kind == MethodKind::EcmpBalance;
+}
+
 MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents, ShiftGroups groups)
     : test_(test), method_(*test.method), agents_(agents), groups_(std::move(groups)) {
   result_.kind = method_.kind;
@@ -59,17 +62,29 @@ MethodSteps::MethodSteps(const TestSpec& test, std::size_t agents, ShiftGroups g
   }
 }
 
+std::vector<Threshold> method_step_thresholds(const TestSpec& test) {
+  const MethodKind kind = test.method ? test.method->kind : MethodKind::Sweep;
+  // Loss is what a search, a loss curve and a buffer's trains measure, so no threshold on it
+  // judges their trials. A method that loses by design (it overloads a port, or takes a link down)
+  // is judged on loss only by thresholds the profile wrote. Every other method (a schedule, ECMP
+  // balance, a sweep) holds each step to the safe defaults, as a plain test is held.
+  const bool loses_by_design = method_loses_by_design(kind);
+  std::vector<Threshold> thresholds = test.thresholds;
+  std::erase_if(thresholds, [&](const Threshold& t) {
+    return (judges_loss(t) &&
+            (searches(kind) || kind == MethodKind::BurstAbsorption || (t.implicit && loses_by_design))) ||
+           (judges_gaps(t) && t.implicit && loses_by_design) || (searches(kind) && t.metric == "throughput_bps");
+  });
+  return thresholds;
+}
+
 PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rate, std::size_t senders) {
   const bool incast = method_.kind == MethodKind::Incast || method_.kind == MethodKind::BurstAbsorption;
   PlannedStep planned{test_, incast ? senders + 1 : method_.kind == MethodKind::CongestionControl ? 4 : agents_, {}};
   TestSpec& spec = planned.spec;
   spec.method.reset();
   spec.duration = method_.trial;
-  std::erase_if(spec.thresholds, [this](const Threshold& t) {
-    return (judges_loss(t) && (t.implicit || searches(method_.kind) || method_.kind == MethodKind::BurstAbsorption)) ||
-           (judges_gaps(t) && t.implicit && (overloads(method_.kind) || method_.kind == MethodKind::LinkFailure)) ||
-           (searches(method_.kind) && t.metric == "throughput_bps");
-  });
+  spec.thresholds = method_step_thresholds(test_);
   const bool own_rate = rate.bits_per_second || rate.packets_per_second;
   // Incast and congestion steps keep the test's size and rate: they change who sends.
   if (frame_size > 0 || own_rate || rate.fraction != 1) {
@@ -323,7 +338,7 @@ void MethodSteps::record(TestOutcome outcome) {
   result_.steps.push_back(std::move(step));
   // A schedule's flows are localised together once its steps are done (judge_steps_together): a
   // step's own localisation, as large as its flows, would only wait to be thrown away.
-  if (method_.kind == MethodKind::Shift) outcome.localisation = {};
+  if (method_localises_steps_together(method_.kind)) outcome.localisation = {};
   result_.step_outcomes.push_back(std::move(outcome));
 }
 

@@ -64,6 +64,18 @@ class MethodSteps {
   bool stopped_ = false;               // a step could not complete: nothing more runs
 };
 
+// Whether the method's steps lose frames by design (they overload a port, or take a link down): the
+// safe defaults on loss, gaps and flaps then judge none of them, only what the profile wrote.
+bool method_loses_by_design(MethodKind kind);
+// Whether the steps' flows are localised together once the steps are done (judge_steps_together):
+// a schedule's steps, and ecmp_balance's one step, whose flows all cross the fabric as they are.
+bool method_localises_steps_together(MethodKind kind);
+
+// What every step of the method test `test` is judged on: its thresholds less those the method's
+// steps measure rather than obey (a search's loss) and the safe defaults a method that loses by
+// design breaks.
+std::vector<Threshold> method_step_thresholds(const TestSpec& test);
+
 // Pass when every step passed (a throughput trial's loss is what it measures, not a failure);
 // Incomplete when a step lost agents or could not run; Fail otherwise.
 TestVerdict method_verdict(const MethodResult& result);

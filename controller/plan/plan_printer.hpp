@@ -10,6 +10,7 @@
 
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile.hpp"
+#include "controller/topology/fabric_topology.hpp"
 
 namespace tusk {
 
@@ -23,7 +24,15 @@ struct PlannedSteps {
   std::size_t most_trials = 0;                     // ... and at most this many
   std::chrono::milliseconds trial{0};              // ... of this length each
   std::string note;                                // why the steps are not listed (they are planned at run time)
+  std::vector<Threshold> thresholds;               // what every step is judged on (MethodSteps::step_thresholds)
+  // A shift schedule's steps: who sends to whom at each (sender, receiver), the first
+  // kMaxListedPairs of the whole schedule; pairs_in_all counts every one.
+  std::vector<std::vector<std::pair<std::string, std::string>>> pairs;
+  std::size_t pairs_in_all = 0;
 };
+
+// The most sender-receiver pairs `plan` lists for a schedule (a schedule of 4,096 agents has 16 M).
+inline constexpr std::size_t kMaxListedPairs = 10000;
 
 struct ExpandedPlan {
   std::vector<std::string> agents;
@@ -39,8 +48,10 @@ struct PlanLength {
 };
 PlanLength plan_length(const Profile& profile, const ExpandedPlan& plan);
 
-// Throws PlanError when a test's topology does not fit the agents.
-ExpandedPlan expand_plan(const Profile& profile, const std::vector<std::string>& agents, const std::string& run_id);
+// Throws PlanError when a test's topology does not fit the agents. `topology` (may be null) places
+// the agents for a schedule grouped by leaf: each agent by the topology's host of its name.
+ExpandedPlan expand_plan(const Profile& profile, const std::vector<std::string>& agents, const std::string& run_id,
+                         const FabricTopology* topology = nullptr);
 
 std::string plan_text(const Profile& profile, const ExpandedPlan& plan);
 nlohmann::json plan_json(const Profile& profile, const ExpandedPlan& plan);

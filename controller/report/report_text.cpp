@@ -146,11 +146,7 @@ std::string report_text(const json& report) {
       out += fmt::format("  cabling: {}\n", text(member_or_null(finding, "text")));
   }
   if (const json& baseline = member_or_null(report, "baseline"); baseline.is_object()) {
-    out += fmt::format("\n{}\n", baseline_headline(baseline));
-    for (const auto& regression : member_or_null(baseline, "regressions")) {
-      out += fmt::format("  worse: {}: {}\n", text(member_or_null(regression, "subject")),
-                         text(member_or_null(regression, "text")));
-    }
+    out += "\n" + baseline_lines(baseline);
   }
   const json& faults = member_or_null(report, "faults");
   if (!faults.empty()) {

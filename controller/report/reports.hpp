@@ -24,7 +24,9 @@ std::string report_junit(const RunOutcome& outcome);
 // std::runtime_error when `report` is not a Tusk report.
 std::string report_html(const nlohmann::ordered_json& report);
 // The table printed at the end of a run.
-std::string summary_table(const RunOutcome& outcome);
+// `baseline`: report.json's "baseline" (the comparison with an earlier run), printed before the
+// faults as `report --text` prints it; null for none.
+std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_json& baseline = nullptr);
 
 // Writes report.json (`report`, report_json's), junit.xml and report.html into `directory`
 // (created), each to a temporary file put in place whole, so a reader never sees half a file and a

@@ -4,6 +4,7 @@
 
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/history/baseline_check.hpp"
 #include "controller/method/method_report.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/report/text_table.hpp"
@@ -73,7 +74,7 @@ std::string localisation_lines(const Localisation& found) {
 
 }  // namespace
 
-std::string summary_table(const RunOutcome& outcome) {
+std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_json& baseline) {
   std::string out = fmt::format("Tusk run {} — profile '{}'\n", outcome.run_id, outcome.profile.name);
   for (const auto& test : outcome.tests) {
     out += fmt::format("\ntest {} '{}' ({} engine, {}): {}", test.index, test.spec.name, test.spec.engine,
@@ -124,6 +125,7 @@ std::string summary_table(const RunOutcome& outcome) {
     out += fmt::format("\n{}\n", outcome.cabling->text());
     for (const auto& finding : outcome.cabling->findings) out += fmt::format("  cabling: {}\n", finding.text());
   }
+  if (baseline.is_object()) out += "\n" + baseline_lines(baseline);
   if (!outcome.faults.empty()) {
     out += fmt::format("\n{} fault(s) during the run:\n", outcome.faults.size());
     for (const auto& fault : outcome.faults) out += fmt::format("  {}: {}\n", fault.agent, fault.message);

@@ -82,6 +82,8 @@ json cabling_json(const CablingCheck& check) {
   for (const auto& cable : check.seen)
     seen.push_back({{"ends", {cable.a, cable.b}}, {"in_topology_file", cable.in_file}});
   return {{"clean", check.clean()},
+          {"checked", check.checked()},
+          {"not_checked", check.checked() ? json(nullptr) : json(check.not_checked)},
           {"ends_checked", check.ends_checked},
           {"ends_matched", check.ends_matched},
           {"findings", findings},

@@ -277,7 +277,7 @@ class Orchestrator {
     for (const auto& name : agents_) test.per_agent[name] = AgentTestData{};
     auto result = std::make_shared<MethodResult>(steps.finish());
     judge_fabric_method(*result, *spec.method, options_.topology.get(), link_failure_run_);
-    if (result->kind == MethodKind::Shift) judge_steps_together(test, *result, options_.topology.get());
+    if (method_localises_steps_together(result->kind)) judge_steps_together(test, *result, options_.topology.get());
     test.verdict = method_verdict(*result);
     test.agents_lost = test.verdict == TestVerdict::Incomplete && !result->steps.empty();
     for (const auto& step : result->step_outcomes) {
@@ -536,15 +536,32 @@ class Orchestrator {
   // The switches' LLDP against the topology file, before any traffic; false when `cabling:
   // enforce` stops the run.
   bool check_cabling_first() {
-    if (!options_.topology || profile_.cabling == CablingMode::Off) return true;
+    if (profile_.cabling == CablingMode::Off) return true;
     std::vector<HostLldp> hosts = hosts_lldp();
-    if (options_.switches.empty() && hosts.empty()) return true;
-    phase_ = "checking the cabling";
-    outcome_.cabling = check_cabling(*options_.topology, read_switches(options_.switches), hosts);
+    if (!options_.topology) {
+      outcome_.cabling = cabling_not_checked("no topology file to check it against (run --topology FILE)");
+    } else if (options_.switches.empty() && hosts.empty()) {
+      outcome_.cabling = cabling_not_checked(
+          "no switch to read (--snmp-credentials, and a management address in the topology file) and no agent's "
+          "host heard LLDP on a port (lldpd, or a DPDK port's own frames)");
+    } else {
+      phase_ = "checking the cabling";
+      outcome_.cabling = check_cabling(*options_.topology, read_switches(options_.switches), hosts);
+    }
     const CablingCheck& check = *outcome_.cabling;
-    spdlog::info("{}", check.text());
+    if (check.checked()) {
+      spdlog::info("{}", check.text());
+    } else {
+      spdlog::warn("{}", check.text());
+    }
     for (const auto& finding : check.findings) spdlog::warn("cabling: {}", finding.text());
-    if (check.clean() || profile_.cabling != CablingMode::Enforce) return true;
+    if (profile_.cabling != CablingMode::Enforce) return true;
+    if (!check.checked()) {
+      fail_run(kExitUsage,
+               fmt::format("cabling: enforce: nothing was checked, so no traffic was started: {}", check.not_checked));
+      return false;
+    }
+    if (check.clean()) return true;
     fail_run(kExitThresholdFailed,
              fmt::format("cabling: enforce: {} cable{} not where {} says, so no traffic was started: {}",
                          check.findings.size(), check.findings.size() == 1 ? " is" : "s are", options_.topology->file(),
@@ -583,7 +600,10 @@ class Orchestrator {
 
   void follow_test(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
     const std::int64_t end = planned_start + to_ns(spec.duration);
-    auto next_checkpoint = SteadyClock::now() + options_.checkpoint_every;
+    // The run's first checkpoint as its first test starts (its agents, plans and what was asked),
+    // so a controller killed within the first interval still leaves a report; then every interval.
+    auto next_checkpoint =
+        SteadyClock::now() + (checkpoint_written_ ? options_.checkpoint_every : std::chrono::milliseconds(0));
     // Results follow the end at once; allow for an agent that reconnects just then.
     const std::int64_t deadline = end + 2 * to_ns(options_.control.lease) + 5'000'000'000;
     while (true) {
@@ -632,6 +652,7 @@ class Orchestrator {
   void checkpoint(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans) {
     if (series_) series_->flush();
     write_snapshot(index, spec, planned_start, plans);
+    checkpoint_written_ = true;
     return_free_heap_pages();
   }
 
@@ -812,6 +833,7 @@ class Orchestrator {
   std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)
   std::string phase_ = "while starting";  // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;
+  bool checkpoint_written_ = false;  // the run's first checkpoint, written as its first test starts
 };
 
 }  // namespace

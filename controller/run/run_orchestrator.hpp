@@ -47,9 +47,10 @@ struct RunOptions {
   // The run's directory, given its id (made when the run starts): its series file goes there as
   // samples arrive (controller/series/). None: no series file.
   std::function<std::string(const std::string& run_id)> run_directory;
-  // Called every checkpoint_every while a test runs with the run so far: the tests done, and the
-  // one under way judged on its samples up to now (RunOutcome::checkpoint_ns set), so a controller
-  // killed mid-run leaves a report of everything up to its last checkpoint. None: no checkpoints.
+  // Called as the run's first test starts, then every checkpoint_every while a test runs, with the
+  // run so far: the tests done, and the one under way judged on its samples up to now
+  // (RunOutcome::checkpoint_ns set), so a controller killed mid-run, even in its first interval,
+  // leaves a report of everything up to its last checkpoint. None: no checkpoints.
   std::function<void(const RunOutcome&)> checkpoint;
   std::chrono::milliseconds checkpoint_every{std::chrono::minutes(1)};
 };

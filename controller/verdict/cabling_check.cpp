@@ -63,7 +63,16 @@ std::string CablingFinding::text() const {
   return {};
 }
 
+CablingCheck cabling_not_checked(std::string why) {
+  CablingCheck check;
+  check.not_checked = std::move(why);
+  return check;
+}
+
 std::string CablingCheck::text() const {
+  if (!checked()) {
+    return fmt::format("cabling: not checked: {}", not_checked);
+  }
   std::string out = fmt::format("cabling: {} of {} ports checked by LLDP are where the topology file says",
                                 ends_matched, ends_checked);
   if (!findings.empty()) out += fmt::format("; {} not: {}", findings.size(), findings.front().text());
@@ -164,6 +173,11 @@ CablingCheck check_cabling(const FabricTopology& topology, const std::vector<Swi
     in_file.insert(std::minmax(a, b));
   }
   for (const auto& [a, b] : seen) check.seen.push_back({a, b, in_file.contains({a, b})});
+  if (!check.checked()) {
+    check.not_checked = check.unreadable.empty()
+                            ? "no port the topology file cables was heard by LLDP (no switch read, no host port placed)"
+                            : fmt::format("no switch's LLDP could be read ({})", fmt::join(check.unreadable, "; "));
+  }
   return check;
 }
 

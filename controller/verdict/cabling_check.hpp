@@ -38,9 +38,16 @@ struct CablingCheck {
   std::size_t ends_matched = 0;
   std::vector<std::string> unverified;  // ends whose far side is a host that sends no LLDP
   std::vector<std::string> unreadable;  // switches whose LLDP could not be read
+  std::string not_checked;              // why no port could be checked ("" when some was)
   bool clean() const { return findings.empty(); }
+  // Whether any port was checked: an `enforce` that checked nothing enforced nothing.
+  bool checked() const { return ends_checked > 0 || !findings.empty(); }
   std::string text() const;  // one line for the summary
 };
+
+// The check that could not be made: no topology file, or nothing that hears LLDP (no switch to
+// read, no host port the file places that heard a neighbour). `why` says what is lacking.
+CablingCheck cabling_not_checked(std::string why);
 
 // What an agent's host heard on one of its ports (lldpd, through the agent's inventory).
 struct HostLldp {

@@ -122,7 +122,19 @@ TEST(ParseBitRate, RejectsBytesAndNegatives) {
             "'10GBps' is not a bit rate: rates are in bits per second, not bytes: use bps (e.g. "
             "100Gbps)");
   EXPECT_EQ(error_of(parse_bit_rate, "-1Gbps"), "'-1Gbps' is not a bit rate: rates cannot be negative (e.g. 100Gbps)");
-  EXPECT_EQ(error_of(parse_bit_rate, "1e400Gbps"), "'1e400Gbps' is not a bit rate: it is too large");
+  EXPECT_EQ(error_of(parse_bit_rate, "1e400Gbps"),
+            "'1e400Gbps' is not a bit rate: it is too large (at most 100 Tbit/s)");
+}
+
+// Before: 1e30Gbps and 1e30pps validated, and `plan` printed a 28-digit Tbit/s.
+TEST(ParseRate, RatesNoHostCanSendAreRefused) {
+  EXPECT_DOUBLE_EQ(parse_bit_rate("100Tbps"), 1e14);
+  EXPECT_EQ(error_of(parse_bit_rate, "1e30Gbps"), "'1e30Gbps' is not a bit rate: it is too large (at most 100 Tbit/s)");
+  EXPECT_EQ(error_of(parse_bit_rate, "101Tbps"), "'101Tbps' is not a bit rate: it is too large (at most 100 Tbit/s)");
+  EXPECT_DOUBLE_EQ(parse_packet_rate("200Gpps"), 2e11);
+  EXPECT_EQ(error_of(parse_packet_rate, "1e30pps"),
+            "'1e30pps' is not a packet rate: it is too large (at most 200 Gpps)");
+  EXPECT_THROW(parse_rate("1e30Gbps"), std::invalid_argument);
 }
 
 // ---- parse_packet_rate

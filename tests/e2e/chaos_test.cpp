@@ -73,6 +73,30 @@ TEST_F(ControlPlaneE2E, AgentStopsTrafficWhenItsControllerDiesAndTellsTheNextOne
   }
 }
 
+// Issue 57, before: a 60 s test whose controller was SIGKILLed 25 s in left only series.sqlite, the
+// first checkpoint coming at one minute. The first is written as the first test starts.
+TEST_F(ControlPlaneE2E, AControllerKilledBeforeItsFirstIntervalStillLeavesAReport) {
+  std::string profile = kProfileTemplate;
+  profile.replace(profile.find("{duration}"), 10, "60s");
+  auto controller = start_controller(write_profile_text(profile), "early");  // the default --checkpoint 1m
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_TRUE(wait_for_text(agent_a->log_path(), "test 0 started", 30s)) << agent_a->log();
+  std::this_thread::sleep_for(2s);
+  controller->signal(SIGKILL);
+  ASSERT_TRUE(controller->wait(5s).has_value());
+  const json report = read_report("early");
+  EXPECT_EQ(report["status"], "running") << report.dump(2).substr(0, 2000);
+  EXPECT_NE(report["conclusion"].get<std::string>().find("incomplete: still running test 0"), std::string::npos)
+      << report["conclusion"];
+  ASSERT_EQ(report["tests"].size(), 1u);
+  EXPECT_EQ(report["tests"][0]["name"], "double-pairs");
+  EXPECT_EQ(report["agents"].size(), 2u) << "who took part";
+  Process draw({tusk::build_paths::controller_bin(), "report", dir_ + "/early"}, dir_ + "/draw-early.log");
+  EXPECT_EQ(draw.wait(60s), 0) << draw.log();
+  EXPECT_TRUE(fs::exists(dir_ + "/early/report.html"));
+}
+
 // A controller killed mid-test leaves its last checkpoint as report.json (marked running, its
 // conclusion saying the run never finished) and the series file, which holds at least every
 // sample the checkpoint counted, gapless; `tusk-controller report` draws the checkpoint.

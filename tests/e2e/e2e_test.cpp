@@ -242,6 +242,12 @@ TEST_F(ControlPlaneE2E, AProfilesBaselineIsComparedAndItsActionsRunAsTheRunEnds)
   for (const auto& regression : worse["baseline"]["regressions"]) metrics.insert(regression["metric"]);
   EXPECT_TRUE(metrics.count("bit_errors") || metrics.count("passed")) << worse["baseline"].dump(1);
   EXPECT_NE(second->log().find("worse than baseline " + clean["run_id"].get<std::string>()), std::string::npos);
+  // Before: the run's own summary left the comparison out (log warnings only).
+  const std::string run_said = second->log();
+  const auto headline = run_said.find("\nagainst baseline " + clean["run_id"].get<std::string>() + ": ");
+  ASSERT_NE(headline, std::string::npos) << run_said;
+  EXPECT_NE(run_said.find("\n  worse: ", headline), std::string::npos) << run_said;
+  EXPECT_NE(run_said.find("\nresult: ", headline), std::string::npos) << "the comparison comes before the result";
   // The summary and the page say it too.
   Process summary({tusk::build_paths::controller_bin(), "report", dir_ + "/second", "--text"}, dir_ + "/summary.txt");
   ASSERT_EQ(summary.wait(30s), 0);

@@ -686,7 +686,7 @@ function runSection(model) {
   }
   const cabling = run.cabling;
   if (cabling) {
-    header.append(el("p", { class: cabling.clean ? "facts" : "problems", text: cabling.text }));
+    header.append(el("p", { class: cabling.clean && cabling.checked !== false ? "facts" : "problems", text: cabling.text }));
     if ((cabling.findings || []).length) {
       header.append(el("ul", { class: "problems" }, ...cabling.findings.map((f) => el("li", { text: f.text }))));
     }

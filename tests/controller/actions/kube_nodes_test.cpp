@@ -343,7 +343,11 @@ TEST_F(KubeNodes, PastTheShareCapNothingIsPatched) {
   std::string error;
   const auto nodes = read_kube_nodes(error);
   ASSERT_TRUE(nodes) << error;
-  const KubePlan plan = plan_kube_patches(run_blame(), *nodes, 0.05);  // 1 of 4 blamed
+  EXPECT_FALSE(plan_kube_patches(run_blame(), *nodes, 0.05).capped) << "1 of 4 blamed: one node is always allowed";
+  RunBlame two = run_blame();
+  two.faults["gpu-b"] = "test mesh: loss";
+  std::erase(two.passed, "gpu-b");
+  const KubePlan plan = plan_kube_patches(two, *nodes, 0.05);  // 2 of 4 blamed
   EXPECT_TRUE(plan.capped);
   EXPECT_TRUE(plan.patches.empty());
 }

@@ -1,6 +1,7 @@
 // What a report blames by node, and what that makes each node's drain or resume: Tusk's own drains
 // only are resumed, an operator's never; past the share cap nothing is done; a checkpoint acts on
 // nothing. Slurm's side is parsed from sinfo's lines as Slurm prints them.
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "controller/actions/act_command.hpp"
+#include "controller/actions/action_settings.hpp"
 #include "controller/actions/node_actions.hpp"
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/slurm_nodes.hpp"
@@ -132,6 +134,24 @@ TEST(NodeActions, ARunBlamingMoreThanTheShareActsOnNoneAndACheckpointOnNothing) 
   EXPECT_THAT(none.notes.at(0), HasSubstr("a checkpoint"));
 }
 
+// Before: at the default 5 %, a rack of fewer than 20 nodes never acted on its one bad host.
+TEST(NodeActions, OneBlamedNodeIsAlwaysActedOnWhateverTheShare) {
+  RunBlame blame;
+  blame.run_id = "r-9";
+  blame.finished = true;
+  for (int i = 0; i < 10; ++i) blame.nodes.push_back(fmt::format("gpu{:02}", i));
+  blame.faults["gpu03"] = "test mesh: loss";
+  EXPECT_FALSE(share_cap_note(blame, kDefaultMaxShare)) << "1 of 10 at 5 %";
+  const NodeActionPlan plan = plan_node_actions(blame, {{"gpu03", {}}}, kDefaultMaxShare);
+  ASSERT_EQ(plan.actions.size(), 1u);
+  EXPECT_EQ(plan.actions[0].node, "gpu03");
+  blame.faults["gpu04"] = "test mesh: loss";
+  const auto capped = share_cap_note(blame, kDefaultMaxShare);
+  ASSERT_TRUE(capped) << "2 of 10 at 5 %";
+  EXPECT_THAT(*capped, HasSubstr("blames 2 of its 10 nodes (20 %), more than max_share 5 %: acting on none"));
+  EXPECT_FALSE(share_cap_note(blame, 0.2)) << "2 of 10 at 20 %";
+}
+
 TEST(NodeActions, AFaultTextIsCutToOneBoundedLine) {
   json report = fabric_report();
   report["tests"][0]["localisation"]["hosts"][0]["problem"] = "line one\nline two " + std::string(1000, 'x');
@@ -217,6 +237,33 @@ TEST_F(ActExec, TheCommandGetsTheBlameInItsEnvironment) {
             "gpu02\ttest mesh: loss on l1:h2 -> gpu02:p, cable C-2\n"
             "gpu03\ttest mesh: receiver cannot keep up\n");
   EXPECT_THAT(out_.str(), HasSubstr("ran: printf"));
+}
+
+// Before: --dry-run still needed a live Slurm or Kubernetes (raw sinfo or kubectl errors, exit 1).
+TEST_F(ActExec, ADryRunNeedsNoSchedulerAndSaysWhatTheReportAloneAsks) {
+  const char* path = std::getenv("PATH");
+  const std::string saved = path ? path : "";
+  ::setenv("PATH", dir_.c_str(), 1);  // neither sinfo nor kubectl is found
+  const int slurm = act({"--slurm", "--dry-run", "--max-share", "100%"});
+  const std::string slurm_out = out_.str(), slurm_err = err_.str();
+  const int kubernetes = act({"--kubernetes", "--dry-run", "--max-share", "100%"});
+  const std::string kube_out = out_.str(), kube_err = err_.str();
+  const int capped = act({"--slurm", "--dry-run"});
+  const std::string capped_err = err_.str();
+  const int for_real = act({"--slurm", "--max-share", "100%"});
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(slurm, 0) << slurm_err;
+  EXPECT_THAT(slurm_err, HasSubstr("cannot read Slurm's nodes"));
+  EXPECT_THAT(slurm_err, HasSubstr("this dry run says what the report alone asks"));
+  EXPECT_THAT(slurm_out, HasSubstr("would drain gpu02: tusk r-7: test mesh: loss on l1:h2 -> gpu02:p, cable C-2 "
+                                   "(unless an operator drained it already)"));
+  EXPECT_THAT(slurm_out, HasSubstr("would resume gpu04 if Tusk drained it"));
+  EXPECT_EQ(kubernetes, 0) << kube_err;
+  EXPECT_THAT(kube_out, HasSubstr("would label gpu03 tusk.io/burn-in=fail, taint NoSchedule"));
+  EXPECT_THAT(kube_out, HasSubstr("would label gpu04 tusk.io/burn-in=pass"));
+  EXPECT_EQ(capped, 1) << "3 of 5 nodes blamed, over 5 %: the dry run says the cap holds";
+  EXPECT_THAT(capped_err, HasSubstr("acting on none"));
+  EXPECT_EQ(for_real, 1) << "not a dry run: a scheduler that cannot be read is an error";
 }
 
 TEST_F(ActExec, NotPastTheCapNotInADryRunAndAFailureIsSaid) {

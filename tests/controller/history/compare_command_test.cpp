@@ -56,6 +56,31 @@ TEST(CompareCommand, RunsThatShareNoStreamAreNothingComparedNotAPass) {
   EXPECT_EQ(result.out.find("nothing got worse"), std::string::npos) << result.out;
 }
 
+// Before: runs whose tests differ (every earlier stream "missing") printed "WORSE ... (0 stream(s)
+// compared)", exit 1, and --json said nothing_compared: false.
+TEST(CompareCommand, RunsOfDifferentTestsAreNothingComparedNotWorse) {
+  testing::HistoryScratch scratch;
+  json a = testing::sample_report("run-a");
+  json b = testing::sample_report("run-b");
+  for (auto& test : b["tests"]) test["name"] = test["name"].get<std::string>() + "-renamed";
+  const std::string before = write(scratch, "a.json", a), after = write(scratch, "b.json", b);
+  const auto result = compare(before, after, scratch.path("h.sqlite"));
+  EXPECT_EQ(result.exit_code, 2) << result.out << result.err;
+  EXPECT_NE(result.out.find("nothing compared: "), std::string::npos) << result.out;
+  EXPECT_EQ(result.out.find("WORSE"), std::string::npos) << result.out;
+
+  CLI::App app{"test", "tusk-controller"};
+  HistoryCommands commands(app);
+  std::vector<std::string> args{"--json", scratch.path("h.sqlite"), "--history", after, before, "compare"};
+  app.parse(args);
+  std::ostringstream out, err;
+  EXPECT_EQ(commands.run_chosen(out, err).value_or(-1), 2) << out.str() << err.str();
+  const json parsed = json::parse(out.str());
+  EXPECT_EQ(parsed["nothing_compared"], true) << out.str();
+  EXPECT_EQ(parsed["worse"], false) << out.str();
+  EXPECT_EQ(parsed["compared_streams"], 0) << out.str();
+}
+
 TEST(CompareCommand, TheSameRunTwiceComparesEveryStreamAndPasses) {
   testing::HistoryScratch scratch;
   const std::string a = write(scratch, "a.json", testing::sample_report("run-a"));

@@ -273,6 +273,79 @@ TEST(MethodSteps, SearchTrialsAreNotJudgedOnLossButOnEverythingElse) {
                           [](const Threshold& t) { return t.key == "max_ber"; }));
 }
 
+// Before: the safe defaults (max_lost_frames 0, ...) were dropped from every method's steps, so a
+// shift schedule with no thresholds passed with hundreds of frames lost in every step. Only the
+// methods that lose by design leave them out; the others hold each step as a plain test is held.
+TEST(MethodSteps, OnlyMethodsThatLoseByDesignDropTheSafeDefaults) {
+  const auto safe_loss_in = [](const PlannedStep& step) {
+    return std::any_of(step.spec.thresholds.begin(), step.spec.thresholds.end(),
+                       [](const Threshold& t) { return t.implicit && t.metric == counters::kLostFrames; });
+  };
+  const auto safe_gaps_in = [](const PlannedStep& step) {
+    return std::any_of(step.spec.thresholds.begin(), step.spec.thresholds.end(),
+                       [](const Threshold& t) { return t.implicit && t.metric == counters::kTrafficGaps; });
+  };
+  const auto first_step = [](const Profile& profile) {
+    MethodSteps steps(profile.tests[0], 5);
+    auto step = steps.next();
+    EXPECT_TRUE(step);
+    return step ? *step : PlannedStep{};
+  };
+  const Profile shift = load_profile_text(testing::text_of(R"(
+name: night
+agents: {count: 5}
+tests:
+  - name: pod
+    engine: dpdk
+    topology: shift
+    step: 2s
+    rate: 1kpps
+)"),
+                                          "night.yaml");
+  ASSERT_TRUE(shift.tests[0].method);
+  EXPECT_TRUE(safe_loss_in(first_step(shift)));
+  EXPECT_TRUE(safe_gaps_in(first_step(shift)));
+  const Profile sweep = load("{kind: sweep, frame_sizes: [256, 512]}");
+  EXPECT_TRUE(safe_loss_in(first_step(sweep)));
+  for (const char* by_design : {"{kind: throughput, frame_sizes: [256]}", "{kind: frame_loss_rate}"}) {
+    const PlannedStep step = first_step(load(by_design));
+    EXPECT_FALSE(safe_loss_in(step)) << by_design;
+    EXPECT_FALSE(safe_gaps_in(step)) << by_design;
+  }
+  const PlannedStep incast = first_step(load("{kind: incast, fan_in: [2]}", ""));
+  EXPECT_FALSE(safe_loss_in(incast));
+  EXPECT_TRUE(method_loses_by_design(MethodKind::LinkFailure));
+  EXPECT_TRUE(method_loses_by_design(MethodKind::BurstAbsorption));
+  EXPECT_FALSE(method_loses_by_design(MethodKind::EcmpBalance));
+  EXPECT_FALSE(method_loses_by_design(MethodKind::Shift));
+  EXPECT_FALSE(method_loses_by_design(MethodKind::Sweep));
+  EXPECT_TRUE(method_localises_steps_together(MethodKind::Shift));
+  EXPECT_TRUE(method_localises_steps_together(MethodKind::EcmpBalance));
+  // A threshold the profile wrote judges a step of every method but a search's trials.
+  const Profile incast_written = load("{kind: incast, fan_in: [2]}", "    thresholds: {max_lost_frames: 10}\n");
+  const PlannedStep written = first_step(incast_written);
+  EXPECT_TRUE(std::any_of(written.spec.thresholds.begin(), written.spec.thresholds.end(),
+                          [](const Threshold& t) { return !t.implicit && t.metric == counters::kLostFrames; }));
+}
+
+// A step that lost frames fails the method under the safe defaults, as a plain test would.
+TEST(MethodSteps, ASweepStepThatLostFramesFailsWithNoThresholdWritten) {
+  const Profile sweep = load("{kind: sweep, frame_sizes: [256]}");
+  MethodSteps steps(sweep.tests[0], 5);
+  auto step = steps.next();
+  ASSERT_TRUE(step);
+  TestOutcome outcome = shaped(*step, 1e12, 0.02);
+  for (auto& stream : outcome.streams) stream = judge_stream(step->spec, stream.agent, stream.stream, 2);
+  outcome.verdict =
+      std::all_of(outcome.streams.begin(), outcome.streams.end(), [](const StreamVerdict& v) { return v.passed(); })
+          ? TestVerdict::Pass
+          : TestVerdict::Fail;
+  EXPECT_EQ(outcome.verdict, TestVerdict::Fail);
+  steps.record(std::move(outcome));
+  EXPECT_FALSE(steps.next());
+  EXPECT_EQ(method_verdict(steps.finish()), TestVerdict::Fail);
+}
+
 // The congestion control step's outcome: `congested_lost` of 1000 frames lost at the first agent's
 // port, `uncongested_lost` of 1000 at the second's.
 TestOutcome congestion_outcome(const PlannedStep& step, std::uint64_t congested_lost, std::uint64_t uncongested_lost) {
@@ -545,6 +618,41 @@ tests:
                      "    encapsulation: ipv4_udp\n    rate: 1Mbit/s\n    method: {kind: sweep, frame_sizes: [64]}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("cannot hold ipv4_udp headers"), std::string::npos) << errors[0];
+}
+
+// Before: max_imbalance 1.5 was "not a ratio between 0 and 1", 0.9 "below 1": only 1 passed.
+TEST(MethodKeys, MaxImbalanceIsABusiestOverMeanOfOneOrMore) {
+  const std::string head = R"(
+name: q
+agents: {count: 2}
+tests:
+  - name: t
+    engine: dpdk
+    topology: pairs
+    duration: 2s
+    encapsulation: ipv4_udp
+    trace_rate: 100
+)";
+  const Profile loaded =
+      load_profile_text(testing::text_of(head + "    method: {kind: ecmp_balance, max_imbalance: 1.5}\n"), "q.yaml");
+  ASSERT_TRUE(loaded.tests[0].method);
+  EXPECT_DOUBLE_EQ(*loaded.tests[0].method->max_imbalance, 1.5);
+  auto errors = errors_of(head + "    method: {kind: ecmp_balance, max_imbalance: 0.9}\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "q.yaml:10:49: tests[0].method.max_imbalance: max_imbalance 0.9 is below the minimum 1");
+  errors = errors_of(head + "    method: {kind: ecmp_balance, max_imbalance: 150%}\n");
+  ASSERT_EQ(errors.size(), 1u) << "a share is not a busiest-over-mean";
+}
+
+// Before: bursts: 2..4096 expanded to 4,095 steps without a word; a range doubles, as
+// message_sizes does.
+TEST(MethodKeys, ABurstRangeDoubles) {
+  const Profile profile = load("{kind: burst_absorption, bursts: 2..4096}", "");
+  ASSERT_TRUE(profile.tests[0].method);
+  EXPECT_EQ(profile.tests[0].method->bursts,
+            (std::vector<std::uint32_t>{2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096}));
+  const Profile odd = load("{kind: burst_absorption, bursts: 3..20}", "");
+  EXPECT_EQ(odd.tests[0].method->bursts, (std::vector<std::uint32_t>{3, 6, 12, 20}));
 }
 
 }  // namespace
