@@ -76,6 +76,24 @@ TEST_F(FabricMethods, EcmpBalanceHoldsUnderTheFiveTupleHashAndFailsUnderAnL3Hash
   EXPECT_NE(log().find("ECMP balance at l1"), std::string::npos) << log();
 }
 
+// Issue 57, before: ecmp_balance's step dropped the safe defaults and its flows were never
+// localised, so a lossy uplink passed unnamed. No thresholds: the safe defaults judge its step.
+TEST_F(FabricMethods, EcmpBalanceWithALossyUplinkFailsAndNamesIt) {
+  make_lab(1);
+  start_agents();
+  lab_->run("impair l1-s2 up loss=2");
+  ASSERT_EQ(run(balance_profile(), {"--topology", topology_file()}), 1) << log();
+  const json result = report();
+  const json& test = result["tests"][0];
+  EXPECT_EQ(test["verdict"], "fail");
+  EXPECT_EQ(test["method"]["steps"][0]["verdict"], "fail") << test["method"]["steps"].dump(1).substr(0, 2000);
+  const json& found = test["localisation"];
+  ASSERT_TRUE(found.is_object()) << test.dump(1).substr(0, 3000);
+  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << log();
+  EXPECT_EQ(found["suspects"][0]["link"], "l1:s2 -> s2:l1") << found["suspects"].dump(1).substr(0, 3000);
+  EXPECT_EQ(found["suspects"].size(), 1u) << found["suspects"].dump(1).substr(0, 3000);
+}
+
 TEST_F(FabricMethods, ALeafUplinkFailingMidTestCostsExactlyTheFlowsThatCrossedItAGapEach) {
   make_lab(2);
   start_agents();

@@ -40,6 +40,26 @@ tests:
 )";
 }
 
+// No thresholds: the safe defaults judge every step, as they judge a plain test.
+std::string unjudged_shift_profile(const std::string& name) {
+  return R"(name: )" + name + R"(
+agents:
+  hosts: [l1h1, l1h2, l2h1, l2h2]
+  wait: 30s
+tests:
+  - name: every pair
+    engine: dpdk
+    topology: shift
+    shifts: all
+    step: 4s
+    rate: 2kpps
+    frame_size: 256B
+    encapsulation: ipv4_udp
+    ecmp_paths: 2
+    trace_rate: 1000
+)";
+}
+
 class FabricShift : public FabricRun {
  protected:
   std::string log() const { return read_file(dir_ + "/controller.log"); }
@@ -84,6 +104,39 @@ TEST_F(FabricShift, LossOnOneUplinkIsNamedFromAllStepsAndEveryLinkIsCoveredBothW
   EXPECT_NE(log().find("link coverage 100%"), std::string::npos) << log();
   // The page draws a schedule: its steps' rows, the suspect, the coverage.
   expect_report_page_draws(dir_ + "/report", dir_, "report-fabric-shift.png");
+}
+
+// Issue 57, before: a shift schedule with no thresholds over a fabric whose one link dropped 2 % of
+// what crossed it passed every step (exit 0) and named no suspect; the safe defaults were dropped
+// from its steps. Here the schedule is ungrouped (steps 1..3 of 4 hosts: each step has flows inside
+// a leaf and across), the lossy link a spine's downlink.
+TEST_F(FabricShift, AScheduleWithNoThresholdsFailsOnLossAndNamesTheLink) {
+  make_lab(2, 2);
+  start_agents();
+  lab_->run("impair l2-s1 down loss=2");
+  ASSERT_EQ(run(unjudged_shift_profile("shift-unjudged"), {"--topology", topology_file()}, std::chrono::seconds(240)),
+            1)
+      << log();
+  const json result = report();
+  const json& test = result["tests"][0];
+  ASSERT_EQ(test["method"]["steps"].size(), 3u) << test["problems"].dump(1);
+  EXPECT_EQ(test["verdict"], "fail");
+  int failed_steps = 0;
+  for (const auto& step : test["method"]["steps"]) failed_steps += step["verdict"] == "fail";
+  EXPECT_GE(failed_steps, 1) << test["method"]["steps"].dump(1).substr(0, 3000);
+  bool lost_frames_judged = false;
+  for (const auto& stream : test["streams"]) {
+    for (const auto& check : stream["checks"]) {
+      lost_frames_judged |= check["key"] == "max_lost_frames" && check["passed"] == false;
+    }
+  }
+  EXPECT_TRUE(lost_frames_judged) << "a stream failed on the safe default max_lost_frames";
+  const json& found = test["localisation"];
+  ASSERT_TRUE(found.is_object());
+  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << log();
+  EXPECT_EQ(found["suspects"][0]["link"], "s1:l2 -> l2:s1") << found["suspects"].dump(1).substr(0, 3000);
+  EXPECT_EQ(found["suspects"].size(), 1u) << found["suspects"].dump(1).substr(0, 3000);
+  EXPECT_NE(log().find("result: 1 of 1 tests failed (exit 1)"), std::string::npos) << log();
 }
 
 TEST_F(FabricShift, ASpineWhoseLinksAreDownIsNamedAsNeverCrossedAndFailsMinLinkCoverage) {
