@@ -62,13 +62,21 @@ std::size_t records_window_bytes(std::size_t send_queue_bytes) {
 constexpr std::chrono::milliseconds kDefaultLease{3000};
 constexpr std::chrono::seconds kLldpFreshFor{5};
 
+// The inventory with this agent's own limits, which the controller shows before any plan is refused.
+proto::Inventory with_limits(proto::Inventory inventory, const AgentLimits& limits) {
+  inventory.set_max_rate_bps(limits.max_rate_bps);
+  inventory.set_max_duration_ms(static_cast<std::uint64_t>(limits.max_duration.count()));
+  return inventory;
+}
+
 // Everything one agent process does, on one io thread.
 class Agent {
  public:
   Agent(asio::io_context& io, AgentOptions options, EngineCatalog engines, asio::ssl::context* tls)
       : options_(std::move(options)),
         engines_(std::move(engines)),
-        inventory_(collect_inventory(options_.name, options_.dpdk_ports, engines_, options_.lldp)),
+        inventory_(with_limits(collect_inventory(options_.name, options_.dpdk_ports, engines_, options_.lldp),
+                               options_.limits)),
         instance_(std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32)),
         outbox_(options_.outbox_capacity, records_window_bytes(options_.send_queue_bytes)),
         runner_(
@@ -273,7 +281,8 @@ class Agent {
 
 // The file's sections are these option groups; the rest of the options sit at its top level.
 const ConfigFileLayout kConfigLayout{{"TLS", "DPDK", "RDMA", "Limits"},
-                                     {"--config", "--check-config", "--bash-completion", "--version"}};
+                                     {"--config", "--check-config", "--bash-completion", "--version"},
+                                     {"--ca", "--cert", "--key", "--lldpcli-socket"}};
 
 std::string default_agent_name() {
   char host[256] = {};

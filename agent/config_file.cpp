@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <string_view>
 
 namespace tusk {
@@ -15,6 +16,7 @@ struct Setting {
   std::string section;  // empty: top level
   std::string key;
   CLI::Option* option;
+  bool path = false;  // a file, read from the configuration file's folder when relative
 };
 
 std::string lower(std::string text) {
@@ -33,7 +35,7 @@ std::vector<Setting> settings_of(const CLI::App& app, const ConfigFileLayout& la
     if (option->get_lnames().empty()) continue;  // positionals and short-only flags
     const std::string flag = "--" + option->get_lnames().front();
     if (contains(layout.not_in_file, flag) || flag == "--help") continue;
-    Setting setting{"", option->get_lnames().front(), const_cast<CLI::Option*>(option)};
+    Setting setting{"", option->get_lnames().front(), const_cast<CLI::Option*>(option), contains(layout.paths, flag)};
     if (contains(layout.sections, option->get_group())) {
       setting.section = lower(option->get_group());
       if (setting.key.rfind(setting.section + "-", 0) == 0) setting.key.erase(0, setting.section.size() + 1);
@@ -64,7 +66,8 @@ std::string kind_of(const CLI::Option& option) {
 
 class ConfigApplier {
  public:
-  ConfigApplier(YamlErrors& errors, std::vector<Setting> settings) : reader_(errors), settings_(std::move(settings)) {}
+  ConfigApplier(YamlErrors& errors, std::vector<Setting> settings, std::filesystem::path folder)
+      : reader_(errors), settings_(std::move(settings)), folder_(std::move(folder)) {}
 
   void apply_section(const YamlValue& value, const std::string& section) {
     const auto entries = reader_.mapping(value, section.empty() ? "a mapping of settings" : "a mapping");
@@ -124,6 +127,11 @@ class ConfigApplier {
       texts.push_back(*text);
     }
     if (setting.option->count() > 0) return;  // the command line wins
+    if (setting.path) {
+      for (auto& text : texts) {
+        if (!text.empty() && std::filesystem::path(text).is_relative()) text = (folder_ / text).lexically_normal();
+      }
+    }
     try {
       setting.option->add_result(texts);
       setting.option->run_callback();
@@ -136,6 +144,7 @@ class ConfigApplier {
 
   YamlReader reader_;
   std::vector<Setting> settings_;
+  std::filesystem::path folder_;  // the configuration file's
 };
 
 }  // namespace
@@ -147,7 +156,7 @@ std::vector<YamlError> apply_config_file(CLI::App& app, const std::string& file,
   const auto document = parse_yaml(*text, errors);
   if (!document) return errors.take_sorted();
   if (document->IsNull()) return {};  // nothing but comments: every option keeps its default
-  ConfigApplier applier(errors, settings_of(app, layout));
+  ConfigApplier applier(errors, settings_of(app, layout), std::filesystem::absolute(file).parent_path());
   YamlReader reader(errors);
   applier.apply_section(reader.root(*document), "");
   return errors.take_sorted();

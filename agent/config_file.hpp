@@ -20,6 +20,10 @@ namespace tusk {
 struct ConfigFileLayout {
   std::vector<std::string> sections;     // option groups that are sections of the file
   std::vector<std::string> not_in_file;  // options only the command line takes: "--config"
+  // Options whose value is a file: a relative one in the file is read from the file's own folder
+  // (`tls: {ca: tls/ca.pem}` beside /etc/tusk/agent.yaml is /etc/tusk/tls/ca.pem), as a relative
+  // one on the command line is read from the working directory.
+  std::vector<std::string> paths;
 };
 
 // Gives each option the file sets the values written there, unless the command line gave that

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "common/cli_suggestion.hpp"
 #include "common/json_text.hpp"
 #include "common/logging.hpp"
+#include "common/printable.hpp"
 #include "common/units.hpp"
 #include "common/version.hpp"
 #include "controller/actions/act_command.hpp"
@@ -427,6 +429,23 @@ int command_report(const std::string& run, const std::string& out, bool as_text)
   return kExitPass;
 }
 
+// An agent's own --max-rate, when it said one (a peer's number: one that is no rate is none).
+std::optional<double> agent_max_rate(const proto::Inventory& inventory) {
+  const double rate = inventory.max_rate_bps();
+  if (!std::isfinite(rate) || rate <= 0) return std::nullopt;
+  return rate;
+}
+
+// "rate 100 Gbit/s, duration 24 h": what the agent holds every plan to.
+std::string agent_limits_text(const proto::Inventory& inventory) {
+  const auto rate = agent_max_rate(inventory);
+  return fmt::format("rate {}, duration {}", rate ? units::format_bit_rate(*rate) : std::string("the plan's cap"),
+                     inventory.max_duration_ms() > 0
+                         ? units::format_duration(std::chrono::milliseconds(
+                               std::min<std::uint64_t>(inventory.max_duration_ms(), 1'000'000'000'000)))
+                         : std::string("not said"));
+}
+
 // Waits for agents and shows what they have: a check of the control plane and of each host's
 // NICs before anything runs.
 int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const std::string& wait_text,
@@ -463,18 +482,22 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
       if (!view.connected) continue;
       const auto& inventory = view.inventory;
       if (inventory.engines().empty()) idle.push_back(view.name);
+      // What an agent says of itself is a peer's text: shown escaped.
+      std::vector<std::string> engines;
+      for (const auto& engine : inventory.engines()) engines.push_back(printable(engine));
       std::cout << fmt::format(
           "  {:<16} {:<22} clock offset {:>9.3f} ms  rtt {:>8.3f} ms  engines [{}]  RDMA devices {}\n", view.name,
           view.remote, view.clock ? view.clock->offset_ns / 1e6 : 0.0, view.clock ? view.clock->rtt_ns / 1e6 : 0.0,
-          fmt::join(inventory.engines(), ","), inventory.rdma_devices_size());
+          fmt::join(engines, ","), inventory.rdma_devices_size());
+      std::cout << fmt::format("      limits: {}\n", agent_limits_text(inventory));
       for (const auto& device : inventory.rdma_devices()) {
         for (const auto& port : device.ports()) {
-          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", device.name(),
-                                   port.port_num(), port.state(), port.link_layer(), port.active_mtu(),
-                                   port.speed_gbps(), port.gids_size());
+          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", printable(device.name()),
+                                   port.port_num(), printable(port.state()), printable(port.link_layer()),
+                                   port.active_mtu(), port.speed_gbps(), port.gids_size());
         }
       }
-      for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", note);
+      for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", printable(note));
       agents.push_back({{"name", view.name},
                         {"hostname", inventory.hostname()},
                         {"version", inventory.agent_version()},
@@ -482,6 +505,9 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
                         {"clock_offset_ns", view.clock ? view.clock->offset_ns : 0},
                         {"clock_rtt_ns", view.clock ? view.clock->rtt_ns : 0},
                         {"rdma_devices", inventory.rdma_devices_size()},
+                        {"max_rate_bps", agent_max_rate(inventory) ? nlohmann::json(*agent_max_rate(inventory))
+                                                                   : nlohmann::json(nullptr)},
+                        {"max_duration_ms", inventory.max_duration_ms()},
                         {"engines", std::vector<std::string>(inventory.engines().begin(), inventory.engines().end())},
                         {"notes", std::vector<std::string>(inventory.notes().begin(), inventory.notes().end())}});
     }

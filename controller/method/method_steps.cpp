@@ -338,7 +338,8 @@ void MethodSteps::record(TestOutcome outcome) {
   result_.steps.push_back(std::move(step));
   // A schedule's flows are localised together once its steps are done (judge_steps_together): a
   // step's own localisation, as large as its flows, would only wait to be thrown away.
-  if (method_localises_steps_together(method_.kind)) outcome.localisation = {};
+  // (ecmp_balance's one step keeps its own: judge_ecmp_balance reads its flows' paths first.)
+  if (method_.kind == MethodKind::Shift) outcome.localisation = {};
   result_.step_outcomes.push_back(std::move(outcome));
 }
 

@@ -23,7 +23,7 @@ struct Options {
   std::size_t outbox = 200'000;
 };
 
-const ConfigFileLayout kLayout{{"TLS", "DPDK"}, {"--config"}};
+const ConfigFileLayout kLayout{{"TLS", "DPDK"}, {"--config"}, {"--ca"}};
 
 class ConfigFileTest : public ::testing::Test {
  protected:
@@ -85,6 +85,17 @@ TEST_F(ConfigFileTest, TheCommandLineWinsOverTheFileOptionByOption) {
   EXPECT_EQ(options_.controller, "flag:7420");
   EXPECT_EQ(options_.vdevs, (std::vector<std::string>{"x", "y"}));  // not merged with the file's
   EXPECT_EQ(options_.lcores, "0-3");
+}
+
+// Issue 57, before: `tls: {ca: tls/ca.pem}` was read from the working directory, not the file's.
+TEST_F(ConfigFileTest, ARelativePathIsReadFromTheFilesOwnFolder) {
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  ASSERT_TRUE(load("tls:\n  ca: tls/ca.pem\ndpdk:\n  lcores: rel/0-3\n").empty());
+  EXPECT_EQ(options_.ca, folder + "/tls/ca.pem") << "beside the file";
+  EXPECT_EQ(options_.lcores, "rel/0-3") << "not a file: as written";
+  options_.ca.clear();
+  ASSERT_TRUE(load("tls:\n  ca: /etc/tusk/tls/ca.pem\n").empty());
+  EXPECT_EQ(options_.ca, "/etc/tusk/tls/ca.pem");
 }
 
 TEST_F(ConfigFileTest, AFalseFlagStaysOffAndASingleValueFillsAList) {

@@ -87,6 +87,7 @@ TEST_F(FabricMethods, EcmpBalanceWithALossyUplinkFailsAndNamesIt) {
   const json& test = result["tests"][0];
   EXPECT_EQ(test["verdict"], "fail");
   EXPECT_EQ(test["method"]["steps"][0]["verdict"], "fail") << test["method"]["steps"].dump(1).substr(0, 2000);
+  EXPECT_EQ(test["method"]["ecmp_balance"]["leaves"].size(), 2u) << "the balance is still judged on the flows' paths";
   const json& found = test["localisation"];
   ASSERT_TRUE(found.is_object()) << test.dump(1).substr(0, 3000);
   ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << log();
