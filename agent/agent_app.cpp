@@ -344,7 +344,10 @@ int run_until_signalled(const AgentOptions& options, const EngineSetup& setup) {
     std::optional<asio::ssl::context> tls;
     if (const auto missing = missing_tls_flags(options)) throw std::invalid_argument(*missing);
     if (options.insecure) {
-      spdlog::warn("--insecure: the control connection is plaintext and unauthenticated");
+      spdlog::warn("--insecure: the control connection is plaintext and unauthenticated{}",
+                   options.tls.ca_file.empty() && options.tls.cert_file.empty() && options.tls.key_file.empty()
+                       ? ""
+                       : "; the certificates given (tls: ca, cert, key) are not used");
     } else {
       tls.emplace(make_tls_context(options.tls, TlsRole::Agent));
       if (const auto common_name = certificate_common_name(options.tls.cert_file); common_name != options.name) {

@@ -84,6 +84,12 @@ struct ControlPlaneFlags {
             fmt::join(missing, ", ")));
       }
     }
+    if (options.insecure &&
+        !(options.tls.ca_file.empty() && options.tls.cert_file.empty() && options.tls.key_file.empty())) {
+      spdlog::warn(
+          "--insecure beside certificates: the control plane is plaintext and unauthenticated, and --ca, --cert and "
+          "--key are not used for it; leave --insecure out for mutual TLS");
+    }
     // Without TLS anyone who reaches the port can register as any agent: the default address is
     // then this host's loopback, and every address only when --listen says so, with a warning.
     const bool listen_given = listen_option != nullptr && listen_option->count() > 0;
@@ -259,6 +265,10 @@ void only_flows(const RunFlags& flags, Profile& profile, RunOptions& options) {
     throw std::runtime_error(fmt::format("{}: no test of {} is in {}'s {}", flag, profile.file, file_name,
                                          failing ? "failures" : "flows through '" + flags.only_through + "'"));
   }
+  std::size_t flows = 0;
+  for (const auto& [test, selected] : options.only_flows->by_test) flows += selected.size();
+  spdlog::info("{}: {} flow(s) of {} test(s) from {}{}", flag, flows, profile.tests.size(), file_name,
+               failing ? fmt::format(": a re-test of run {}'s failures", options.retest_of) : std::string());
 }
 
 // A duration flag's value; its error names the flag.
@@ -408,11 +418,18 @@ int command_report(const std::string& run, const std::string& out, bool as_text)
   std::string html;
   try {
     const auto report = parse_json<nlohmann::ordered_json>(file);
+    if (!report.is_object() || !report.contains("run_id") || !report.contains("tests")) {
+      std::cerr << fmt::format("{}: not a Tusk report.json (no run_id or tests)\n", input.string());
+      return kExitUsage;
+    }
     if (as_text) {
       std::cout << report_text(report);
       return kExitPass;
     }
     html = report_html(report);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::cerr << fmt::format("{}: not a Tusk report.json: not JSON (byte {})\n", input.string(), e.byte);
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << fmt::format("{}: {}\n", input.string(), e.what());
     return kExitUsage;
@@ -710,12 +727,22 @@ int controller_main(int argc, char** argv) {
   if (*report) return command_report(report_run, report_out, report_as_text);
   if (*series) {
     try {
-      print_series(series_run, series_query,
-                   series_csv    ? SeriesFormat::Csv
-                   : series_json ? SeriesFormat::Json
-                                 : SeriesFormat::Table,
-                   std::cout);
-      return kExitPass;
+      const std::uint64_t rows = print_series(series_run, series_query,
+                                              series_csv    ? SeriesFormat::Csv
+                                              : series_json ? SeriesFormat::Json
+                                                            : SeriesFormat::Table,
+                                              std::cout);
+      if (rows > 0) return kExitPass;
+      const bool filtered = series_query.test || !series_query.agent.empty() || !series_query.stream.empty();
+      std::cerr << fmt::format(
+          "series: {} in {}\n",
+          filtered ? fmt::format("no sample matches{}{}{}",
+                                 series_query.test ? fmt::format(" --test {}", *series_query.test) : std::string(),
+                                 series_query.agent.empty() ? "" : " --agent " + series_query.agent,
+                                 series_query.stream.empty() ? "" : " --stream " + series_query.stream)
+                   : std::string("no sample at all"),
+          series_run);
+      return filtered ? kExitUsage : kExitPass;
     } catch (const std::exception& e) {
       std::cerr << e.what() << "\n";
       return kExitUsage;

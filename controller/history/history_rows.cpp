@@ -261,8 +261,10 @@ json read_report_file(const std::string& path_or_directory, std::string* directo
     return report;
   } catch (const JsonTooDeep& e) {
     throw ReportUnreadable(fmt::format("{}: not a report: {}", file.string(), e.what()));
+  } catch (const json::parse_error& e) {
+    throw ReportUnreadable(fmt::format("{}: not a Tusk report.json: not JSON (byte {})", file.string(), e.byte));
   } catch (const json::exception& e) {
-    throw ReportUnreadable(fmt::format("{}: not JSON: {}", file.string(), e.what()));
+    throw ReportUnreadable(fmt::format("{}: not a Tusk report.json: {}", file.string(), e.what()));
   }
 }
 

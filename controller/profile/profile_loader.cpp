@@ -58,6 +58,12 @@ class ProfileReader {
       read_.fail(root, "the profile is empty: expected a mapping with name, agents and tests");
       return profile;
     }
+    // A run's report.json is YAML too: said once, not as a wall of unknown keys.
+    if (const YAML::Node& document = node;
+        document.IsMap() && document["run_id"] && document["tests"] && !document["agents"].IsMap()) {
+      read_.fail(root, "this is a run's report (report.json), not a profile: tusk-controller report reads it");
+      return profile;
+    }
     const auto entries = read_.mapping(root, "a mapping of profile keys (name, agents, safety, defaults, tests)");
     if (!entries) return profile;
 

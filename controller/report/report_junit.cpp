@@ -124,12 +124,15 @@ std::string report_junit(const RunOutcome& outcome) {
       ++suite.judged;
       suite.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n", classname,
                                  xml_text(testcase_name(verdict)), seconds);
+      // A testcase counts once however many of its checks failed: `failures` is of testcases.
+      bool failed = false;
       for (const auto& check : verdict.checks) {
         if (check.passed) continue;
-        ++suite.failures;
+        failed = true;
         suite.cases += fmt::format("      <failure type=\"{}\" message=\"{}\"/>\n", xml_text(check.threshold.key),
                                    xml_text(check.describe()));
       }
+      if (failed) ++suite.failures;
       std::string out;
       for (const auto& warning : verdict.warnings()) out += "warning: " + warning + "\n";
       out += event_lines(test, verdict.agent, verdict.stream.stream_id());

@@ -108,6 +108,9 @@ std::string report_text(const json& report) {
                                 text(member_or_null(member_or_null(report, "profile"), "name")));
   out += fmt::format("started {}, finished {}\n", text(member_or_null(report, "started")),
                      text(member_or_null(report, "finished")));
+  if (const std::string retest_of = text(member_or_null(report, "retest_of")); !retest_of.empty()) {
+    out += fmt::format("a re-test of run {}'s failures (--only-failing): only what failed there ran\n", retest_of);
+  }
   for (const auto& test : report["tests"]) {
     out += fmt::format("\ntest {} '{}' ({} engine, {}): {}", member_or_null(test, "index").dump(),
                        text(member_or_null(test, "name")), text(member_or_null(test, "engine")),

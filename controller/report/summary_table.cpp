@@ -76,6 +76,10 @@ std::string localisation_lines(const Localisation& found) {
 
 std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_json& baseline) {
   std::string out = fmt::format("Tusk run {} — profile '{}'\n", outcome.run_id, outcome.profile.name);
+  if (!outcome.retest_of.empty()) {
+    out +=
+        fmt::format("a re-test of run {}'s failures (--only-failing): only what failed there ran\n", outcome.retest_of);
+  }
   for (const auto& test : outcome.tests) {
     out += fmt::format("\ntest {} '{}' ({} engine, {}): {}", test.index, test.spec.name, test.spec.engine,
                        units::format_duration(test.spec.duration), to_string(test.verdict));

@@ -367,6 +367,14 @@ class Orchestrator {
                     topology->file()));
   }
 
+  // What the run still waits for: the selection's shortfall, or, with every agent it selects
+  // there, the agents that may still match its patterns before they settle.
+  static std::string waiting_for(const AgentSelection& selection) {
+    return selection.shortfall.empty() ? "every agent selected so far is here; more may match the profile's "
+                                         "patterns until none has come for a while"
+                                       : selection.shortfall;
+  }
+
   bool wait_for_agents() {
     const auto wait = options_.wait_override.value_or(profile_.agents.wait);
     const auto deadline = SteadyClock::now() + wait;
@@ -403,9 +411,9 @@ class Orchestrator {
       }
       if (now - last_log >= 5s) {
         last_log = now;
-        spdlog::info("still waiting for agents ({} connected): {}", connected.size(), selection.shortfall);
+        spdlog::info("still waiting for agents ({} connected): {}", connected.size(), waiting_for(selection));
       }
-      progress_.update(fmt::format("waiting for agents: {} connected, {}", connected.size(), selection.shortfall));
+      progress_.update(fmt::format("waiting for agents: {} connected, {}", connected.size(), waiting_for(selection)));
       std::this_thread::sleep_for(kPollInterval);
     }
   }

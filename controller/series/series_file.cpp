@@ -82,6 +82,14 @@ SeriesFile::~SeriesFile() {
   }
   wake_.notify_all();
   writer_.join();
+  // The rows were appended as they came: indexed by stream once, as the run ends, and the write-ahead
+  // log folded in, so a reader opens the one file read-only and leaves nothing beside it.
+  try {
+    db_.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, sample)", kSeriesIndexName));
+    db_.exec("PRAGMA journal_mode=DELETE");
+  } catch (const SQLite::Exception& e) {
+    spdlog::warn("{}: not indexed as the run ended: {}", path_, e.what());
+  }
 }
 
 std::int64_t SeriesFile::stream_row(int test, const std::string& agent, const proto::StreamCounters& info) {

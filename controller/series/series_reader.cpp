@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -200,32 +201,32 @@ void print_table(SQLite::Database& db, const SeriesQuery& query, std::ostream& o
   });
 }
 
-// The rows were appended as they came; the first reader indexes them by stream, once, where the
-// file can be written (a read-only copy is read unindexed: sorted as it is read).
-void index_by_stream(const std::string& path) {
-  try {
-    SQLite::Database db(path, SQLite::OPEN_READWRITE);
-    db.setBusyTimeout(10'000);
-    db.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, sample)", kSeriesIndexName));
-  } catch (const SQLite::Exception&) {
-    // Not writable here: the query sorts instead.
-  }
-}
-
 }  // namespace
 
 std::uint64_t print_series(const std::string& run, const SeriesQuery& query, SeriesFormat format, std::ostream& out) {
   namespace fs = std::filesystem;
   const fs::path path = fs::is_directory(run) ? fs::path(run) / kSeriesFileName : fs::path(run);
   if (!fs::exists(path)) throw std::runtime_error(fmt::format("{}: no series file there", path.string()));
+  if (path.filename() != kSeriesFileName && !fs::is_directory(run)) {
+    std::ifstream head(path, std::ios::binary);
+    char magic[16] = {};
+    head.read(magic, sizeof magic);
+    if (std::string_view(magic, static_cast<std::size_t>(head.gcount())) != std::string_view("SQLite format 3\0", 16)) {
+      throw std::runtime_error(
+          fmt::format("{}: not a series file (an SQLite database); give the run's directory or its {}", path.string(),
+                      kSeriesFileName));
+    }
+  }
   std::uint64_t rows = 0;
   try {
+    // Read-only: a reader writes nothing into the run's directory (the run indexed the file as it
+    // ended; a run that never ended is read unindexed, sorted as it is read).
     SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
+    db.setBusyTimeout(10'000);
     SQLite::Statement schema(db, "SELECT value FROM meta WHERE key = 'schema'");
     if (!schema.executeStep() || schema.getColumn(0).getString() != std::to_string(kSeriesSchemaVersion)) {
       throw std::runtime_error(fmt::format("not a series file of schema {}", kSeriesSchemaVersion));
     }
-    index_by_stream(path.string());
     switch (format) {
       case SeriesFormat::Table:
         print_table(db, query, out, rows);

@@ -4,10 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
+#include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 #include "controller/verdict/stream_values.hpp"
@@ -89,14 +92,40 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   return metrics;
 }
 
+namespace {
+
+// A threshold's value or a measurement of its metric as the rest of Tusk prints that kind of value
+// ("8.00 Mbit/s", "250 ms"), not "7.99992e+06".
+std::string value_text(const Threshold& threshold, double value) {
+  const ThresholdKind* kind = find_threshold(threshold.key);
+  if (kind && std::isfinite(value)) {
+    switch (kind->value) {
+      case ThresholdKind::Value::BitRate:
+        return units::format_bit_rate(value);
+      case ThresholdKind::Value::Duration:
+        if (std::abs(value) < 9e18) return units::format_duration(std::chrono::nanoseconds(std::llround(value)));
+        break;
+      case ThresholdKind::Value::Ratio:
+      case ThresholdKind::Value::Count:
+        break;
+    }
+  }
+  return fmt::format("{:.6g}", value);
+}
+
+}  // namespace
+
 std::string ThresholdCheck::describe() const {
   if (!caveat.empty()) return caveat;
   const char* relation = threshold.bound == Bound::Max ? "max" : "min";
-  if (!measured) return fmt::format("{} not measured (threshold {} {:g})", threshold.metric, relation, threshold.value);
+  if (!measured) {
+    return fmt::format("{} not measured (threshold {} {})", threshold.metric, relation,
+                       value_text(threshold, threshold.value));
+  }
   const char* sign =
       passed ? (threshold.bound == Bound::Max ? "<=" : ">=") : (threshold.bound == Bound::Max ? ">" : "<");
-  std::string text =
-      fmt::format("{} {:.6g} {} {} {:.6g}", threshold.metric, *measured, sign, relation, threshold.value);
+  std::string text = fmt::format("{} {} {} {} {}", threshold.metric, value_text(threshold, *measured), sign, relation,
+                                 value_text(threshold, threshold.value));
   if (threshold.implicit && !passed) {
     text += fmt::format(" (a safe default: set {} in the test's thresholds to allow some)", threshold.key);
   }

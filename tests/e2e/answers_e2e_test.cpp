@@ -83,5 +83,50 @@ TEST_F(CablingAnswers, CheckThatCannotCheckRunsAndSaysSo) {
   EXPECT_NE(controller->log().find("cabling: not checked: "), std::string::npos) << "in the summary too";
 }
 
+// Issue 57, before: a filter that matched nothing printed nothing with exit 0; `series` wrote
+// -wal and -shm files into the run's directory; `series RUN/report.json` said "file is not a
+// database"; `report` or `act` given a YAML file spoke of json.exception.parse_error.
+TEST_F(ControlPlaneE2E, TheSeriesAndReportCommandsSayWhatTheyWereGiven) {
+  auto controller = start_controller(write_profile("1s"), "run");
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_EQ(controller->wait(60s), 0) << controller->log();
+  const auto command = [&](std::vector<std::string> words, const std::string& log) {
+    words.insert(words.begin(), tusk::build_paths::controller_bin());
+    Process process(words, dir_ + "/" + log);
+    const int status = process.wait(30s).value_or(-1);
+    return std::pair{status, process.log()};
+  };
+  const std::string run = dir_ + "/run";
+  {
+    const auto [status, log] = command({"series", run}, "series.log");
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("lab-a"), std::string::npos) << log;
+  }
+  for (const auto& entry : fs::directory_iterator(run)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name.find("-wal") == std::string::npos && name.find("-shm") == std::string::npos)
+        << name << ": the reader wrote into the run's directory";
+  }
+  {
+    const auto [status, log] = command({"series", run, "--agent", "nobody"}, "series-none.log");
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_NE(log.find("series: no sample matches --agent nobody in " + run), std::string::npos) << log;
+  }
+  {
+    const auto [status, log] = command({"series", run + "/report.json"}, "series-report.log");
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_NE(log.find("not a series file (an SQLite database)"), std::string::npos) << log;
+  }
+  const std::string yaml = write_profile("1s");
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{"report", yaml}, std::vector<std::string>{"act", yaml, "--exec", "true"}}) {
+    const auto [status, log] = command(words, "yaml-" + words[0] + ".log");
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_EQ(log.find("json.exception"), std::string::npos) << log;
+    EXPECT_NE(log.find("profile.yaml: not a Tusk report.json"), std::string::npos) << log;
+  }
+}
+
 }  // namespace
 }  // namespace tusk::testing

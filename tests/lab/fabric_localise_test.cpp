@@ -131,6 +131,8 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   for (const auto& flow : retest["flows"]) retested.insert(flow["flow"].get<std::string>());
   EXPECT_EQ(retested, failed);
   EXPECT_EQ(report_["retest_of"], first_run);
+  // Issue 57, before: the re-test never said it was one.
+  EXPECT_NE(log().find("a re-test of run " + first_run + "'s failures (--only-failing)"), std::string::npos) << log();
 }
 
 TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {

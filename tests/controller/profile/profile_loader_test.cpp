@@ -100,6 +100,15 @@ tests:
     rate: max
 )";
 
+// Issue 57, before: a report.json given to validate was a wall of unknown-key errors.
+TEST(ProfileLoader, ARunsReportIsSaidToBeOneAndNotReadAsAProfile) {
+  EXPECT_EQ(profile_error(R"(
+{"run_id": "20261205T020000Z-1a2b", "status": "finished", "profile": {"name": "x"},
+ "agents": [{"name": "lab-a"}], "tests": [{"name": "t", "streams": []}]}
+)"),
+            "bad.yaml:1:1: this is a run's report (report.json), not a profile: tusk-controller report reads it");
+}
+
 TEST(ProfileLoader, FullProfileTopLevel) {
   const Profile profile = load_profile_yaml(kFullProfile);
   EXPECT_EQ(profile.file, "bad.yaml");

@@ -288,5 +288,17 @@ TEST(SafeDefaults, SummaryAndJunitCarryTheWarningsAndTheStreamsEvents) {
   EXPECT_EQ(json["tests"][0]["agents"][0]["events"][0]["stream_id"], "rx:a/1");
 }
 
+// Issue 57, before: junit.xml counted each failed check as a failure: tests="16" failures="60".
+TEST(SafeDefaults, JunitCountsAFailedTestcaseOnceHoweverManyOfItsChecksFailed) {
+  const TestSpec spec = profile_with("dpdk", "max_flaps: 0").tests[0];
+  const auto verdict = judge_stream(
+      spec, "b", rx_stream({{c::kRxFrames, 1000}, {c::kLostFrames, 5}, {c::kLinkFlaps, 2}, {c::kTrafficGaps, 3}}), 10);
+  std::size_t failed_checks = 0;
+  for (const auto& check : verdict.checks) failed_checks += check.passed ? 0 : 1;
+  ASSERT_GE(failed_checks, 2u);
+  const std::string junit = report_junit(outcome_with(spec, verdict, proto::AgentEvent{}));
+  EXPECT_NE(junit.find("tests=\"1\" failures=\"1\""), std::string::npos) << junit;
+}
+
 }  // namespace
 }  // namespace tusk

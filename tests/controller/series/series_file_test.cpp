@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -89,11 +90,16 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   const auto all = json_rows(dir.path.string(), {});
   ASSERT_EQ(all.size(), 31u);
   {
-    // Rows are appended as they come; the first reader indexed them by stream.
-    SQLite::Database db((dir.path / kSeriesFileName).string());
+    // Rows are appended as they come; the file was indexed by stream as it closed, and the reader
+    // left nothing beside it (issue 57: it wrote -wal and -shm files into the run's directory).
+    SQLite::Database db((dir.path / kSeriesFileName).string(), SQLite::OPEN_READONLY);
     EXPECT_EQ(db.execAndGet(std::string("SELECT count(*) FROM sqlite_master WHERE name = '") + kSeriesIndexName + "'")
                   .getInt(),
               1);
+    EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "delete");
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
+    EXPECT_EQ(entry.path().filename(), kSeriesFileName) << "the reader wrote " << entry.path();
   }
   const auto one = json_rows(dir.path.string(), {0, "lab-b", "rx:peer/1"});
   ASSERT_EQ(one.size(), 10u);
@@ -112,6 +118,22 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
             "test,agent,stream_id,kind,sample,elapsed_ms,interval_ms,throughput_bps,lost_frames,rx_bytes,"
             "gauge.latency_p99_ns");
+}
+
+// Issue 57, before: `series RUN/report.json` said "file is not a database".
+TEST(SeriesFile, AReportGivenForItsSeriesFileIsSaidSo) {
+  ScratchDir dir;
+  std::ofstream(dir.path / "report.json") << "{\"run_id\": \"r\"}";
+  std::ostringstream out;
+  try {
+    print_series((dir.path / "report.json").string(), {}, SeriesFormat::Table, out);
+    FAIL() << "a report is no series file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("report.json: not a series file (an SQLite database); give the run's "
+                                         "directory or its series.sqlite"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(SeriesFile, AFileThatIsNoSeriesFileIsNamedInTheError) {

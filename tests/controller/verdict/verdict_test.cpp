@@ -345,6 +345,28 @@ TEST(Verdict, DescribeAPassingMaxCheck) {
   EXPECT_EQ(check.describe(), "errored_frames 5 <= max 5");
 }
 
+// Issue 57, before: "throughput_bps 7.99992e+06 < min 3.75e+11", where the rest of Tusk prints
+// bit rates with their unit.
+TEST(Verdict, DescribeABitRateAndADurationAsTheRestOfTuskPrintsThem) {
+  Threshold floor = min_of("throughput_bps", 375e9);
+  floor.key = "min_throughput";
+  const auto failing = check_of(floor, stream({{c::kRxBytes, 10'000'000}}));
+  EXPECT_EQ(failing.describe(), "throughput_bps 8.00 Mbit/s < min 375 Gbit/s");
+  EXPECT_EQ(check_of(floor, stream({})).describe(), "throughput_bps not measured (threshold min 375 Gbit/s)");
+  const ThresholdKind* duration = nullptr;
+  for (const auto& kind : threshold_catalog()) {
+    if (kind.value == ThresholdKind::Value::Duration && kind.scope == ThresholdKind::Scope::Stream) duration = &kind;
+  }
+  ASSERT_NE(duration, nullptr);
+  Threshold longest;
+  longest.key = std::string(duration->key);
+  longest.metric = std::string(duration->metric);
+  longest.bound = duration->bound;
+  longest.value = 250e6;  // ns
+  EXPECT_NE(check_of(longest, stream({})).describe().find("250 ms"), std::string::npos)
+      << check_of(longest, stream({})).describe();
+}
+
 TEST(Verdict, DescribeMinChecks) {
   // 1'000'000'000 B * 8 / 10 s = 8e8 bit/s < 1e9.
   const auto failing = check_of(min_of("throughput_bps", 1e9), stream({{c::kRxBytes, 1'000'000'000}}));
