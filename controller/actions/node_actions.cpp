@@ -23,13 +23,15 @@ std::string tusk_reason(const std::string& run_id, const std::string& fault) {
 
 std::optional<std::string> share_cap_note(const RunBlame& blame, double max_share) {
   const std::size_t blamed = blame.faults.size();
-  // One node is always allowed: at the default 5 % a rack of fewer than 20 nodes would otherwise
-  // never act on its one bad host.
-  const double allowed = std::max(1.0, max_share * static_cast<double>(blame.nodes.size()));
+  // One node is always allowed unless it is every node of the run: at the default 5 % a rack of
+  // fewer than 20 nodes would otherwise never act on its one bad host.
+  const double floor = blame.nodes.size() > 1 ? 1.0 : 0.0;
+  const double allowed = std::max(floor, max_share * static_cast<double>(blame.nodes.size()));
   if (blamed == 0 || static_cast<double>(blamed) <= allowed) return std::nullopt;
   return fmt::format(
       "run {} blames {} of its {} nodes ({}), more than max_share {}: acting on none (a test or the fabric may be at "
-      "fault, not that many hosts; one node is always allowed, --max-share or actions: max_share allows more)",
+      "fault, not that many hosts; one node of several is always allowed, --max-share or actions: max_share allows "
+      "more)",
       blame.run_id, blamed, blame.nodes.size(),
       units::format_percent(static_cast<double>(blamed) / static_cast<double>(blame.nodes.size())),
       units::format_percent(max_share));

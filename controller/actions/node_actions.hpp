@@ -42,8 +42,8 @@ struct NodeActionPlan {
 // A node's fault as Tusk records it with the scheduler: "tusk RUN_ID: FAULT", cut to kMaxReasonBytes.
 std::string tusk_reason(const std::string& run_id, const std::string& fault);
 
-// Why nothing is done when the run blames more than `max_share` of its nodes (and more than one);
-// nullopt otherwise.
+// Why nothing is done when the run blames more than `max_share` of its nodes (and more than one, or
+// its only node); nullopt otherwise.
 std::optional<std::string> share_cap_note(const RunBlame& blame, double max_share);
 
 // Why no action at all is taken on `blame`: a checkpoint of a run still going (nothing is wrong),

@@ -110,6 +110,7 @@ class Orchestrator {
     outcome_.started_ns = realtime_ns();
     open_series_file();
     start_control_plane();
+    write_start_checkpoint();
     g_interrupted = false;
     g_interrupt_signal = 0;
     auto previous_int = std::signal(SIGINT, on_interrupt);
@@ -651,6 +652,27 @@ class Orchestrator {
         next_checkpoint = SteadyClock::now() + options_.checkpoint_every;
       }
       std::this_thread::sleep_for(follow_interval(test_agents_.size()));
+    }
+  }
+
+  // A checkpoint as the run begins, before any agent came: a controller killed while it waits for
+  // them still leaves a report.json that says so (and `report` draws it), not a series file alone.
+  void write_start_checkpoint() {
+    if (!options_.checkpoint) return;
+    RunOutcome snapshot = outcome_;
+    snapshot.checkpoint_ns = realtime_ns();
+    snapshot.agents = registry_->agents();
+    snapshot.series_file = series_ ? series_->path() : "";
+    snapshot.finished_ns = snapshot.checkpoint_ns;
+    snapshot.exit_code = kExitAgentsMissing;
+    snapshot.conclusion = fmt::format(
+        "incomplete: no test had started at this checkpoint ({}), written as the run began; no final report was "
+        "written after it, so the controller was killed or its host went down",
+        utc_iso_time(snapshot.checkpoint_ns));
+    try {
+      options_.checkpoint(snapshot);
+    } catch (const std::exception& e) {
+      spdlog::warn("checkpoint not written: {}", e.what());
     }
   }
 

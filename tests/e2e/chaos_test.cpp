@@ -97,6 +97,25 @@ TEST_F(ControlPlaneE2E, AControllerKilledBeforeItsFirstIntervalStillLeavesARepor
   EXPECT_TRUE(fs::exists(dir_ + "/early/report.html"));
 }
 
+// A controller killed while it still waits for its agents leaves a report that says so.
+TEST_F(ControlPlaneE2E, AControllerKilledWhileWaitingForAgentsLeavesAReportThatSaysSo) {
+  auto controller = start_controller(write_profile("5s"), "waiting");
+  ASSERT_TRUE(wait_for_text(controller->log_path(), "waiting up to", 15s)) << controller->log();
+  std::this_thread::sleep_for(500ms);
+  controller->signal(SIGKILL);
+  ASSERT_TRUE(controller->wait(5s).has_value());
+  const json report = read_report("waiting");
+  EXPECT_EQ(report["status"], "running") << report.dump(2).substr(0, 2000);
+  EXPECT_NE(report["conclusion"].get<std::string>().find("incomplete: no test had started at this checkpoint"),
+            std::string::npos)
+      << report["conclusion"];
+  EXPECT_TRUE(report["tests"].empty());
+  Process draw({tusk::build_paths::controller_bin(), "report", dir_ + "/waiting", "--text"},
+               dir_ + "/draw-waiting.log");
+  EXPECT_EQ(draw.wait(60s), 0) << draw.log();
+  EXPECT_NE(draw.log().find("incomplete: no test had started"), std::string::npos) << draw.log();
+}
+
 // A controller killed mid-test leaves its last checkpoint as report.json (marked running, its
 // conclusion saying the run never finished) and the series file, which holds at least every
 // sample the checkpoint counted, gapless; `tusk-controller report` draws the checkpoint.

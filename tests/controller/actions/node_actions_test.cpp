@@ -150,6 +150,13 @@ TEST(NodeActions, OneBlamedNodeIsAlwaysActedOnWhateverTheShare) {
   ASSERT_TRUE(capped) << "2 of 10 at 5 %";
   EXPECT_THAT(*capped, HasSubstr("blames 2 of its 10 nodes (20 %), more than max_share 5 %: acting on none"));
   EXPECT_FALSE(share_cap_note(blame, 0.2)) << "2 of 10 at 20 %";
+  RunBlame alone;
+  alone.run_id = "r-10";
+  alone.finished = true;
+  alone.nodes = {"gpu01"};
+  alone.faults["gpu01"] = "test plug: loss";
+  EXPECT_TRUE(share_cap_note(alone, kDefaultMaxShare)) << "a run of one node blames all of it";
+  EXPECT_FALSE(share_cap_note(alone, 1.0));
 }
 
 TEST(NodeActions, AFaultTextIsCutToOneBoundedLine) {
