@@ -403,10 +403,17 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
 
 // report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into
 // RUN_DIR/report.html, or into --out.
-int command_report(const std::string& run, const std::string& out, bool as_text) {
+int command_report(const std::string& given, const std::string& out, bool as_text) {
   namespace fs = std::filesystem;
   if (as_text && !out.empty()) {
     std::cerr << "report: --text prints the summary on stdout; --out is where the page goes: give one or the other\n";
+    return kExitUsage;
+  }
+  std::string run;
+  try {
+    run = run_location(given);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("report: {}\n", e.what());
     return kExitUsage;
   }
   const fs::path input = fs::is_directory(run) ? fs::path(run) / "report.json" : fs::path(run);
@@ -663,7 +670,7 @@ int controller_main(int argc, char** argv) {
   std::string report_out;
   auto* report =
       app.add_subcommand("report", "draw report.html from an earlier run's report.json, or print its summary");
-  report->add_option("run", report_run, "run directory (or its report.json)")->required();
+  report->add_option("run", report_run, "run directory (or its report.json), or a run id of the history")->required();
   report->add_option("--out", report_out, "where to write the page (default: report.html beside report.json)");
   bool report_as_text = false;
   report->add_flag("--text", report_as_text,
@@ -675,7 +682,7 @@ int controller_main(int argc, char** argv) {
   auto* series = app.add_subcommand(
       "series",
       "print every sample of a run's streams from its series file, each counter as its change since the last");
-  series->add_option("run", series_run, "run directory (or its series.sqlite)")->required();
+  series->add_option("run", series_run, "run directory (or its series.sqlite), or a run id of the history")->required();
   series->add_option("--test", series_query.test, "one test's rows, by its index from 0");
   series->add_option("--agent", series_query.agent, "the streams this agent measured");
   series->add_option("--stream", series_query.stream, "one stream id, e.g. rx:lab-a/1");
@@ -727,6 +734,7 @@ int controller_main(int argc, char** argv) {
   if (*report) return command_report(report_run, report_out, report_as_text);
   if (*series) {
     try {
+      series_run = run_location(series_run);
       const std::uint64_t rows = print_series(series_run, series_query,
                                               series_csv    ? SeriesFormat::Csv
                                               : series_json ? SeriesFormat::Json

@@ -9,6 +9,7 @@
 #include "common/units.hpp"
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/take_actions.hpp"
+#include "controller/history/history_commands.hpp"
 #include "controller/history/history_rows.hpp"
 #include "controller/outcome/run_outcome.hpp"
 
@@ -18,7 +19,7 @@ ActCommand::ActCommand(CLI::App& app) {
   act_ = app.add_subcommand("act",
                             "take a run's verdict to the scheduler: drain the nodes it blames, resume those Tusk "
                             "drained that now pass");
-  act_->add_option("report", report_, "run directory (or its report.json)")->required();
+  act_->add_option("report", report_, "run directory (or its report.json), or a run id of the history")->required();
   act_->add_flag("--slurm", slurm_,
                  "in Slurm (sinfo, scontrol; SLURM_CONF as for any Slurm command): drain with reason \"tusk RUN_ID: "
                  "FAULT\", resume only nodes drained with such a reason");
@@ -69,8 +70,10 @@ int ActCommand::act(std::ostream& out, std::ostream& err) const {
     } catch (const std::exception& e) {
       throw std::runtime_error(fmt::format("--exec-timeout {}: {}", exec_timeout_, e.what()));
     }
-    const nlohmann::json report = read_report_file(report_);  // a run's directory or its report.json
-    if (std::filesystem::is_directory(report_)) file = (std::filesystem::path(report_) / "report.json").string();
+    const std::string location = run_location(report_);  // a run's directory, its report.json, or a run id
+    file = location;
+    const nlohmann::json report = read_report_file(location);
+    if (std::filesystem::is_directory(location)) file = (std::filesystem::path(location) / "report.json").string();
     blame = blame_from_report(report, file);
   } catch (const std::exception& e) {
     err << e.what() << "\n";

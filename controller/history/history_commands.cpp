@@ -264,6 +264,25 @@ json comparison_json(const RunRows& before, const RunRows& after, const Comparis
 
 }  // namespace
 
+std::string run_location(const std::string& given, const std::string& history_path) {
+  std::error_code error;
+  if (fs::exists(given, error)) return given;
+  const std::string path = history_path.empty() ? default_history_path() : history_path;
+  if (!fs::exists(path, error)) {
+    throw std::runtime_error(fmt::format("{}: no such run directory or file, and no history at {} to look a run id up in",
+                                         given, path));
+  }
+  const RunHistory store(path);
+  const auto rows = store.load_run(given);
+  if (!rows) throw std::runtime_error(fmt::format("{}: no such run directory or file, nor a run in {}", given, path));
+  const std::string& directory = rows->run.run_directory;
+  if (directory.empty() || !fs::exists(directory, error)) {
+    throw std::runtime_error(fmt::format("run {}: recorded in {} from {}, which is no longer there", given, path,
+                                         directory.empty() ? std::string("no directory") : directory));
+  }
+  return directory;
+}
+
 void RunHistoryFlags::add_to(CLI::App& run) {
   auto* file = run.add_option("--history", path,
                               "record the run in this history file (default: " + default_history_path() + ")");

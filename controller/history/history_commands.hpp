@@ -29,6 +29,12 @@ struct RunHistoryFlags {
 void record_in_history(const nlohmann::ordered_json& report, const std::string& run_directory,
                        const RunHistoryFlags& flags);
 
+// A run named on the command line as a directory that exists (or a file in it): `given` itself;
+// otherwise a run id, looked up in the history at `history_path` ("" for the default), which gives
+// the directory it was recorded from. Throws std::runtime_error saying what it tried. So `report`,
+// `series` and `act` take run ids as `compare` does.
+std::string run_location(const std::string& given, const std::string& history_path = "");
+
 // The `history` and `compare` subcommands with their flags, which CLI11 writes while parsing: the
 // object stays where it was made (no copy, no move) until the command has run.
 class HistoryCommands {

@@ -128,5 +128,51 @@ TEST_F(ControlPlaneE2E, TheSeriesAndReportCommandsSayWhatTheyWereGiven) {
   }
 }
 
+// Issue 57, before: `report`, `series` and `act` took run directories but not run ids, which
+// `compare` and `history` print.
+TEST_F(ControlPlaneE2E, ReportSeriesAndActTakeARunIdOfTheHistory) {
+  auto controller = start_controller(write_profile("1s"), "run");
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_EQ(controller->wait(60s), 0) << controller->log();
+  const std::string run_id = read_report("run")["run_id"];
+  const std::map<std::string, std::string> home{{"XDG_DATA_HOME", dir_ + "/xdg"}};
+  const auto command = [&](std::vector<std::string> words, const std::string& log) {
+    words.insert(words.begin(), tusk::build_paths::controller_bin());
+    Process process(words, dir_ + "/" + log, home);
+    const int status = process.wait(30s).value_or(-1);
+    return std::pair{status, process.log()};
+  };
+  {
+    const auto [status, log] = command({"report", run_id, "--text"}, "unknown.log");
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_NE(log.find(run_id + ": no such run directory or file, and no history at"), std::string::npos) << log;
+  }
+  ASSERT_EQ(command({"history", "--import", dir_ + "/run", "--history", dir_ + "/xdg/tusk/history.sqlite"},
+                    "import.log")
+                .first,
+            0);
+  {
+    const auto [status, log] = command({"report", run_id, "--text"}, "report-id.log");
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_EQ(log.rfind("Tusk run " + run_id, 0), 0u) << log;
+  }
+  {
+    const auto [status, log] = command({"series", run_id, "--agent", "lab-a"}, "series-id.log");
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("lab-a"), std::string::npos) << log;
+  }
+  {
+    const auto [status, log] = command({"act", run_id, "--exec", "true", "--dry-run"}, "act-id.log");
+    EXPECT_EQ(status, 0) << log;
+    EXPECT_NE(log.find("would run: true"), std::string::npos) << log;
+  }
+  {
+    const auto [status, log] = command({"report", "no-such-run", "--text"}, "report-none.log");
+    EXPECT_EQ(status, 2) << log;
+    EXPECT_NE(log.find("no-such-run: no such run directory or file, nor a run in"), std::string::npos) << log;
+  }
+}
+
 }  // namespace
 }  // namespace tusk::testing
