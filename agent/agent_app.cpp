@@ -391,8 +391,8 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   bool print_completion = false;
   app.add_option("--config", config_file, "configuration file, e.g. /etc/tusk/agent.yaml")->check(CLI::ExistingFile);
   app.add_flag("--check-config", check_config,
-               "check the options and configuration file (and load the certificates), then exit 0 or 2 without "
-               "starting");
+               "check the options and configuration file (and load the certificates), then exit without starting: 0 "
+               "ok, 1 valid but this host can run no test (no DPDK port named, no RDMA device), 2 a problem");
   app.add_flag("--bash-completion", print_completion, "print a bash completion script for tusk-agent and exit");
   app.add_option("--controller", options.controller, "controller address, host:port")
       ->capture_default_str()
@@ -483,6 +483,13 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
     const auto problems = configuration_problems(options, setup);
     for (const auto& problem : problems) std::fprintf(stderr, "tusk-agent: %s\n", printable(problem).c_str());
     if (!problems.empty()) return 2;
+    if (const auto why = setup.no_engine ? setup.no_engine() : std::nullopt) {
+      std::fprintf(stderr, "tusk-agent: %s\n", why->c_str());
+      std::printf("tusk-agent: %s: valid, but this host can run no test (agent %s, controller %s)\n",
+                  config_file.empty() ? "options" : config_file.c_str(), options.name.c_str(),
+                  options.controller.c_str());
+      return 1;
+    }
     std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n", config_file.empty() ? "options" : config_file.c_str(),
                 options.name.c_str(), options.controller.c_str());
     return 0;

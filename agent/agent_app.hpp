@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 
 #include "agent/engine.hpp"
 
@@ -19,6 +20,9 @@ struct EngineSetup {
   // For --check-config: what the engines' options name that this host lacks (a PCI device, an
   // interface, an RDMA device), one line each; empty when all is there.
   std::function<std::vector<std::string>()> check_host;
+  // For --check-config: why this agent could run no test here (no engine has a port or device to
+  // use), or nullopt. A valid configuration that runs nothing exits 1, not 0.
+  std::function<std::optional<std::string>()> no_engine;
 };
 
 // Returns the process exit code.

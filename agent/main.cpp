@@ -113,6 +113,17 @@ int main(int argc, char** argv) {
     }
     return problems;
   };
+  setup.no_engine = [&]() -> std::optional<std::string> {
+    if (!dpdk.vdevs.empty() || !dpdk.pci.empty() || !rdma_devices.empty()) return std::nullopt;
+    std::error_code error;
+    if (std::filesystem::directory_iterator devices("/sys/class/infiniband", error);
+        !error && devices != std::filesystem::directory_iterator()) {
+      return std::nullopt;
+    }
+    return std::string(
+        "this agent can run no test here: it names no DPDK port (--dpdk-pci, --dpdk-vdev; dpdk: pci, vdev) and this "
+        "host has no RDMA device (ibv_devices lists none)");
+  };
   setup.make_engines = [&](const std::string& agent_name) {
     tusk::EngineCatalog engines;
     for (const auto& vdev : dpdk.vdevs) {

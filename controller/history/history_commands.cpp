@@ -269,8 +269,8 @@ std::string run_location(const std::string& given, const std::string& history_pa
   if (fs::exists(given, error)) return given;
   const std::string path = history_path.empty() ? default_history_path() : history_path;
   if (!fs::exists(path, error)) {
-    throw std::runtime_error(fmt::format("{}: no such run directory or file, and no history at {} to look a run id up in",
-                                         given, path));
+    throw std::runtime_error(
+        fmt::format("{}: no such run directory or file, and no history at {} to look a run id up in", given, path));
   }
   const RunHistory store(path);
   const auto rows = store.load_run(given);

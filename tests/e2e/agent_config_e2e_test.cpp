@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 
 #include "tests/e2e/process.hpp"
@@ -12,6 +13,13 @@
 
 namespace tusk::testing {
 namespace {
+
+// Whether this machine has an RDMA device, so that an agent naming no DPDK port has an engine.
+bool host_has_rdma_device() {
+  std::error_code error;
+  const std::filesystem::directory_iterator devices("/sys/class/infiniband", error);
+  return !error && devices != std::filesystem::directory_iterator();
+}
 
 using namespace std::chrono_literals;
 
@@ -118,8 +126,14 @@ TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValidAsItIs) {
   const std::string example = tusk::build_paths::source_dir() + "/deploy/config/agent.yaml";
   Process agent({tusk::build_paths::agent_bin(), "--config", example, "--check-config", "--insecure"},
                 dir + "/check.log");
-  EXPECT_EQ(agent.wait(10s), 0) << agent.log();
-  EXPECT_NE(agent.log().find("agent.yaml: ok"), std::string::npos) << agent.log();
+  // Valid as it is; where the host has no RDMA device (this lab machine) it says it can run nothing.
+  if (host_has_rdma_device()) {
+    EXPECT_EQ(agent.wait(10s), 0) << agent.log();
+    EXPECT_NE(agent.log().find("agent.yaml: ok"), std::string::npos) << agent.log();
+  } else {
+    EXPECT_EQ(agent.wait(10s), 1) << agent.log();
+    EXPECT_NE(agent.log().find("agent.yaml: valid, but this host can run no test"), std::string::npos) << agent.log();
+  }
   const std::string text = read_file(example);
   EXPECT_NE(text.find("\n  max_rate: 400Gbps"), std::string::npos) << "the starter profile's rate";
   EXPECT_EQ(text.find("\ndpdk:"), std::string::npos) << "no DPDK port an RDMA rack must delete";
@@ -131,6 +145,18 @@ TEST(AgentConfigE2E, TheShippedExampleConfigurationIsValidAsItIs) {
   EXPECT_EQ(with_port.log(),
             "tusk-agent: --dpdk-pci 0000:3b:00.0: this host has no PCI device 0000:3b:00.0 (lspci -D lists "
             "them)\n");
+}
+
+// Issue 57, before: an agent that could run nothing (no DPDK port named, no RDMA device on the
+// host) passed --check-config with exit 0.
+TEST(AgentConfigE2E, CheckConfigSaysWhenTheAgentCouldRunNoTest) {
+  if (host_has_rdma_device()) GTEST_SKIP() << "this host has an RDMA device: every agent here has an engine";
+  const std::string dir = make_scratch_dir("tusk-agent-no-engine");
+  Process idle({tusk::build_paths::agent_bin(), "--check-config", "--insecure", "--controller", "127.0.0.1:7420"},
+               dir + "/idle.log");
+  EXPECT_EQ(idle.wait(10s), 1) << idle.log();
+  EXPECT_NE(idle.log().find("this agent can run no test here: it names no DPDK port"), std::string::npos) << idle.log();
+  EXPECT_EQ(idle.log().find(": ok"), std::string::npos) << idle.log();
 }
 
 // Before: --check-config said ok for a name its certificate's CN does not match (the controller

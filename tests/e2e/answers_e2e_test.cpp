@@ -148,10 +148,10 @@ TEST_F(ControlPlaneE2E, ReportSeriesAndActTakeARunIdOfTheHistory) {
     EXPECT_EQ(status, 2) << log;
     EXPECT_NE(log.find(run_id + ": no such run directory or file, and no history at"), std::string::npos) << log;
   }
-  ASSERT_EQ(command({"history", "--import", dir_ + "/run", "--history", dir_ + "/xdg/tusk/history.sqlite"},
-                    "import.log")
-                .first,
-            0);
+  ASSERT_EQ(
+      command({"history", "--import", dir_ + "/run", "--history", dir_ + "/xdg/tusk/history.sqlite"}, "import.log")
+          .first,
+      0);
   {
     const auto [status, log] = command({"report", run_id, "--text"}, "report-id.log");
     EXPECT_EQ(status, 0) << log;
