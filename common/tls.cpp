@@ -27,12 +27,27 @@ void require_readable(const std::string& path, const char* what) {
   }
 }
 
+// OpenSSL's reason for a file it could not load, in words a user acts on: its decoder says
+// "no start line" of a file with no PEM block and "unsupported" of an empty one.
+std::string load_failure(const std::string& path, const char* what, const std::string& reason) {
+  std::error_code ec;
+  if (std::filesystem::file_size(path, ec) == 0 && !ec) return "the file is empty";
+  if (reason.find("no start line") != std::string::npos || reason.find("unsupported") != std::string::npos) {
+    return fmt::format(
+        "it holds no PEM {} (no '-----BEGIN' line); a DER file converts with `openssl x509 -inform der` (a key: "
+        "`openssl pkey -inform der`)",
+        what);
+  }
+  return reason;
+}
+
 template <typename Call>
 void load(const std::string& path, const char* what, Call&& call) {
   try {
     call();
   } catch (const boost::system::system_error& e) {
-    throw TlsError(fmt::format("TLS: cannot load {} '{}': {}", what, path, e.code().message()));
+    throw TlsError(
+        fmt::format("TLS: cannot load {} '{}': {}", what, path, load_failure(path, what, e.code().message())));
   }
 }
 
@@ -101,7 +116,7 @@ ssl::context make_tls_context(const TlsFiles& files, TlsRole role) {
     context.use_private_key_file(files.key_file, ssl::context::pem);
   } catch (const boost::system::system_error& e) {
     throw TlsError(fmt::format("TLS: cannot use private key '{}' with certificate '{}': {}", files.key_file,
-                               files.cert_file, e.code().message()));
+                               files.cert_file, load_failure(files.key_file, "private key", e.code().message())));
   }
   // Mutual authentication: a peer without a certificate from our CA is refused on both sides.
   context.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);

@@ -1,6 +1,8 @@
 // Mutual TLS on real sockets: a controller-side Connection and an agent-side Connection on
 // 127.0.0.1 with certificates made by scripts/make-certs.sh, from our CA and from another one.
 #include <gtest/gtest.h>
+#include <unistd.h>
+#include <fstream>
 
 #include <openssl/ssl.h>
 #include <boost/asio/io_context.hpp>
@@ -270,6 +272,33 @@ TEST(Tls, MissingFileIsNamedInTheError) {
   } catch (const TlsError& e) {
     EXPECT_STREQ(e.what(), "TLS: certificate file '/nonexistent/lab-a.pem' does not exist or is not a file");
   }
+}
+
+// Issue 57, before: OpenSSL's "no start line" for a file with no PEM block, "unsupported" for an
+// empty key.
+TEST(Tls, AFileThatIsNoPemOrEmptyIsSaidSoInWords) {
+  const std::string dir = ::testing::TempDir() + "tusk-tls-files-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/der.pem") << std::string("\x30\x82\x01\x0a\x02\x82", 6);
+  std::ofstream(dir + "/empty.key");
+  const auto error_of = [](const TlsFiles& files) {
+    try {
+      make_tls_context(files, TlsRole::Agent);
+    } catch (const TlsError& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  TlsFiles files = certificates().files("ours", "lab-a");
+  files.cert_file = dir + "/der.pem";
+  EXPECT_EQ(error_of(files), "TLS: cannot load certificate '" + files.cert_file +
+                                 "': it holds no PEM certificate (no '-----BEGIN' line); a DER file converts with "
+                                 "`openssl x509 -inform der` (a key: `openssl pkey -inform der`)");
+  files = certificates().files("ours", "lab-a");
+  files.key_file = dir + "/empty.key";
+  EXPECT_EQ(error_of(files), "TLS: cannot use private key '" + files.key_file + "' with certificate '" +
+                                 files.cert_file + "': the file is empty");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Tls, KeyThatDoesNotMatchTheCertificateIsRefused) {
