@@ -375,6 +375,17 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     // Read even with --no-history, which only keeps this run out of it.
     BaselineCheck check = check_against_baseline(profile->baseline, report, history);
     for (const auto& line : check.warnings) spdlog::warn("{}", line);
+    const auto& regressions = member_or_null(check.json, "regression_count");
+    if (profile->baseline_fail && regressions.is_number_unsigned() && regressions.get<std::uint64_t>() > 0 &&
+        outcome.exit_code == kExitPass) {
+      // baseline_fail: what got worse fails the run as a threshold would, and every view says so.
+      outcome.exit_code = kExitThresholdFailed;
+      outcome.conclusion =
+          fmt::format("{}, but {} regression(s) against baseline {} (baseline_fail)", outcome.conclusion,
+                      regressions.get<std::uint64_t>(), string_member(check.json, "run_id"));
+      report["exit_code"] = outcome.exit_code;
+      report["conclusion"] = outcome.conclusion;
+    }
     report["baseline"] = std::move(check.json);
   }
   // The summary says what the report says, the comparison with the baseline included.

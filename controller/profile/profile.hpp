@@ -184,6 +184,8 @@ struct Profile {
   // An earlier run to compare this one with as it ends: "last" (of this profile) or a run id; ""
   // for none (controller/history/baseline_check.hpp).
   std::string baseline;
+  // A regression against the baseline fails the run (exit 1) instead of being a warning.
+  bool baseline_fail = false;
   std::vector<TestSpec> tests;
 };
 

@@ -9,8 +9,9 @@
 namespace tusk::profile_keys {
 
 inline const std::vector<std::string_view>& top_level() {
-  static const std::vector<std::string_view> keys{"name",   "description", "agents",   "safety",   "cabling",
-                                                  "optics", "actions",     "baseline", "defaults", "tests"};
+  static const std::vector<std::string_view> keys{"name",          "description", "agents",  "safety",
+                                                  "cabling",       "optics",      "actions", "baseline",
+                                                  "baseline_fail", "defaults",    "tests"};
   return keys;
 }
 

@@ -93,6 +93,13 @@ class ProfileReader {
         profile.actions = read_actions(entry.value);
       } else if (entry.key == "baseline") {
         if (auto baseline = read_.non_empty_string(entry.value)) profile.baseline = std::move(*baseline);
+      } else if (entry.key == "baseline_fail") {
+        if (const auto on = read_.boolean(entry.value)) profile.baseline_fail = *on;
+        if (profile.baseline_fail && !has_key(*entries, "baseline")) {
+          read_.fail(entry.value,
+                     "baseline_fail fails the run on a regression against the baseline: set baseline: "
+                     "too (last, or a run id)");
+        }
       } else if (entry.key == "defaults") {
         defaults = &entry.value;
       } else if (entry.key == "tests") {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 
 #include "tests/e2e/control_plane_fixture.hpp"
@@ -172,6 +173,39 @@ TEST_F(ControlPlaneE2E, ReportSeriesAndActTakeARunIdOfTheHistory) {
     EXPECT_EQ(status, 2) << log;
     EXPECT_NE(log.find("no-such-run: no such run directory or file, nor a run in"), std::string::npos) << log;
   }
+}
+
+// Issue 57: baseline regressions could only warn. With baseline_fail they fail a run that its own
+// thresholds pass: here bit errors within a loose max_ber, where the baseline had none.
+TEST_F(ControlPlaneE2E, BaselineFailFailsARunThatGotWorseThoughItsThresholdsPass) {
+  std::string text = kProfileTemplate;
+  text.replace(text.find("{duration}"), 10, "2s");
+  text.replace(text.find("max_ber: 1e-12"), 14, "max_ber: 0.5");
+  text += "baseline: last\nbaseline_fail: true\n";
+  const std::string profile = write_profile_text(text);
+  const std::map<std::string, std::string> home{{"XDG_DATA_HOME", dir_ + "/xdg"}};
+  {
+    auto first = start_controller(profile, "first", {}, home);
+    auto agent_a = start_agent("lab-a", port_);
+    auto agent_b = start_agent("lab-b", port_);
+    ASSERT_EQ(first->wait(60s), 0) << first->log();
+  }
+  Process import({tusk::build_paths::controller_bin(), "history", "--import", dir_ + "/first", "--history",
+                  dir_ + "/xdg/tusk/history.sqlite"},
+                 dir_ + "/import.log");
+  ASSERT_EQ(import.wait(30s), 0) << read_file(dir_ + "/import.log");
+  auto second = start_controller(profile, "second", {}, home);
+  const std::map<std::string, std::string> errors{{"TUSK_DOUBLE_BIT_ERRORS_PER_S", "50"}};
+  auto agent_a = start_agent("lab-a", port_, errors);
+  auto agent_b = start_agent("lab-b", port_, errors);
+  ASSERT_EQ(second->wait(60s), 1) << second->log();
+  const json report = read_report("second");
+  for (const auto& test : report["tests"]) EXPECT_EQ(test["verdict"], "pass") << "its thresholds pass it";
+  EXPECT_GT(report["baseline"]["regression_count"].get<int>(), 0) << report["baseline"].dump(1);
+  EXPECT_EQ(report["exit_code"], 1);
+  EXPECT_NE(report["conclusion"].get<std::string>().find("regression(s) against baseline"), std::string::npos)
+      << report["conclusion"];
+  EXPECT_NE(second->log().find("(baseline_fail) (exit 1)"), std::string::npos) << second->log();
 }
 
 }  // namespace

@@ -109,6 +109,27 @@ TEST(ProfileLoader, ARunsReportIsSaidToBeOneAndNotReadAsAProfile) {
             "bad.yaml:1:1: this is a run's report (report.json), not a profile: tusk-controller report reads it");
 }
 
+TEST(ProfileLoader, BaselineFailNeedsABaseline) {
+  EXPECT_TRUE(load_profile_yaml(R"(
+name: x
+agents: {count: 2}
+baseline: last
+baseline_fail: true
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)")
+                  .baseline_fail);
+  EXPECT_EQ(profile_error(R"(
+name: x
+agents: {count: 2}
+baseline_fail: true
+tests:
+  - {name: t, engine: rdma, duration: 1s}
+)"),
+            "bad.yaml:3:16: baseline_fail: baseline_fail fails the run on a regression against the baseline: set "
+            "baseline: too (last, or a run id)");
+}
+
 TEST(ProfileLoader, FullProfileTopLevel) {
   const Profile profile = load_profile_yaml(kFullProfile);
   EXPECT_EQ(profile.file, "bad.yaml");
