@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -50,10 +51,20 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
   blame.run_id = printable(string_member(report, "run_id"));
   blame.finished = string_member(report, "status") == "finished";
   std::set<std::string> disconnected;
+  // Agents of one host are one node. Two hosts whose short names collide (gpu01.rack1, gpu01.rack2)
+  // keep their full names: a scheduler then finds no such node and says so, rather than draining
+  // one host for the other's fault.
+  std::map<std::string, std::set<std::string>> hosts_of_short_name;
+  for (const auto& agent : array_at(report, "agents")) {
+    const std::string hostname = string_member(agent, "hostname");
+    hosts_of_short_name[node_name(hostname, string_member(agent, "name"))].insert(hostname);
+  }
   for (const auto& agent : array_at(report, "agents")) {
     const std::string name = string_member(agent, "name");
     if (name.empty()) continue;
-    const std::string node = node_name(string_member(agent, "hostname"), name);
+    const std::string hostname = string_member(agent, "hostname");
+    std::string node = node_name(hostname, name);
+    if (hosts_of_short_name[node].size() > 1 && !hostname.empty()) node = printable(hostname);
     blame.node_of[name] = node;
     if (std::find(blame.nodes.begin(), blame.nodes.end(), node) == blame.nodes.end()) blame.nodes.push_back(node);
     const auto connected = agent.find("connected_at_end");

@@ -201,6 +201,26 @@ TEST(ReportBlame, AReportTheControllerWroteNamesEachAgentsHostAsItsNode) {
   EXPECT_EQ(blame.passed, (std::vector<std::string>{"node-a1"}));
 }
 
+// Issue 57, before: nodes are short host names, so hosts whose short names collide collapsed into
+// one node and one's fault drained the other. Agents of one host are still one node.
+TEST(ReportBlame, HostsWhoseShortNamesCollideKeepTheirFullNamesAndOneHostsAgentsAreOneNode) {
+  RunOutcome outcome;
+  outcome.run_id = "r-11";
+  for (const auto& [agent, host] : std::vector<std::pair<std::string, std::string>>{{"a-nic0", "gpu01.rack1.example"},
+                                                                                    {"a-nic1", "gpu01.rack1.example"},
+                                                                                    {"b", "gpu01.rack2.example"},
+                                                                                    {"c", "gpu02.rack1.example"}}) {
+    AgentView view;
+    view.name = agent;
+    view.inventory.set_hostname(host);
+    view.connected = true;
+    outcome.agents.push_back(view);
+  }
+  const RunBlame blame = blame_from_report(json::parse(report_json(outcome).dump()), "report.json");
+  EXPECT_EQ(blame.nodes, (std::vector<std::string>{"gpu01.rack1.example", "gpu01.rack2.example", "gpu02"}));
+  EXPECT_EQ(blame.node_of.at("a-nic0"), blame.node_of.at("a-nic1"));
+}
+
 // `act --exec`: the user's command gets the blame in its environment, not past the share cap, and
 // a command that fails or runs too long is said.
 class ActExec : public ::testing::Test {
