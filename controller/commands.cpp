@@ -39,6 +39,8 @@
 #include "controller/report/report_text.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/run/run_orchestrator.hpp"
+#include "controller/series/series_file.hpp"
+#include "controller/series/series_outcome.hpp"
 #include "controller/series/series_reader.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_queries.hpp"
@@ -428,14 +430,22 @@ int command_report(const std::string& given, const std::string& out, bool as_tex
     return kExitUsage;
   }
   const fs::path input = fs::is_directory(run) ? fs::path(run) / "report.json" : fs::path(run);
+  std::error_code no_file;
+  const bool from_series =
+      fs::is_directory(run) && !fs::exists(input, no_file) && fs::exists(fs::path(run) / kSeriesFileName, no_file);
   std::ifstream file(input);
-  if (!file) {
+  if (!file && !from_series) {
     std::cerr << fmt::format("{}: cannot read it: {}\n", input.string(), std::strerror(errno));
     return kExitUsage;
   }
   std::string html;
   try {
-    const auto report = parse_json<nlohmann::ordered_json>(file);
+    // A run that left no report.json is drawn from its series file, and says so.
+    if (from_series) {
+      std::cerr << fmt::format("report: {} has no report.json: drawing the run from its {}\n", run, kSeriesFileName);
+    }
+    const auto report = from_series ? report_json(outcome_from_series((fs::path(run) / kSeriesFileName).string()))
+                                    : parse_json<nlohmann::ordered_json>(file);
     if (!report.is_object() || !report.contains("run_id") || !report.contains("tests")) {
       std::cerr << fmt::format("{}: not a Tusk report.json (no run_id or tests)\n", input.string());
       return kExitUsage;

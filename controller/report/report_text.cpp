@@ -149,7 +149,7 @@ std::string report_text(const json& report) {
       out += fmt::format("  cabling: {}\n", text(member_or_null(finding, "text")));
   }
   if (const json& baseline = member_or_null(report, "baseline"); baseline.is_object()) {
-    out += "\n" + baseline_lines(baseline);
+    out += fmt::format("\n{}", baseline_lines(baseline));
   }
   const json& faults = member_or_null(report, "faults");
   if (!faults.empty()) {

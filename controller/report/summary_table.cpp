@@ -129,7 +129,7 @@ std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_jso
     out += fmt::format("\n{}\n", outcome.cabling->text());
     for (const auto& finding : outcome.cabling->findings) out += fmt::format("  cabling: {}\n", finding.text());
   }
-  if (baseline.is_object()) out += "\n" + baseline_lines(baseline);
+  if (baseline.is_object()) out += fmt::format("\n{}", baseline_lines(baseline));
   if (!outcome.faults.empty()) {
     out += fmt::format("\n{} fault(s) during the run:\n", outcome.faults.size());
     for (const auto& fault : outcome.faults) out += fmt::format("  {}: {}\n", fault.agent, fault.message);

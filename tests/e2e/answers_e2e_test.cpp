@@ -175,6 +175,28 @@ TEST_F(ControlPlaneE2E, ReportSeriesAndActTakeARunIdOfTheHistory) {
   }
 }
 
+// Issue 57, before: a run directory with a series file and no report.json could not be drawn.
+TEST_F(ControlPlaneE2E, ARunThatLeftNoReportIsDrawnFromItsSeriesFile) {
+  auto controller = start_controller(write_profile("2s"), "run");
+  auto agent_a = start_agent("lab-a", port_);
+  auto agent_b = start_agent("lab-b", port_);
+  ASSERT_EQ(controller->wait(60s), 0) << controller->log();
+  const json written = read_report("run");
+  for (const char* file : {"report.json", "report.html", "junit.xml"}) fs::remove(dir_ + "/run/" + file);
+  Process text({tusk::build_paths::controller_bin(), "report", dir_ + "/run", "--text"}, dir_ + "/text.log");
+  ASSERT_EQ(text.wait(30s), 0) << text.log();
+  const std::string said = text.log();
+  EXPECT_NE(said.find("has no report.json: drawing the run from its series.sqlite"), std::string::npos) << said;
+  EXPECT_NE(said.find("Tusk run " + written["run_id"].get<std::string>()), std::string::npos) << said;
+  EXPECT_NE(said.find("incomplete: the run left no report.json; drawn from its series file"), std::string::npos)
+      << said;
+  for (const std::string agent : {"lab-a", "lab-b"}) EXPECT_NE(said.find(agent), std::string::npos) << said;
+  Process page({tusk::build_paths::controller_bin(), "report", dir_ + "/run"}, dir_ + "/page.log");
+  ASSERT_EQ(page.wait(60s), 0) << page.log();
+  EXPECT_TRUE(fs::exists(dir_ + "/run/report.html"));
+  EXPECT_FALSE(fs::exists(dir_ + "/run/report.json")) << "drawing writes the page alone";
+}
+
 // Issue 57: baseline regressions could only warn. With baseline_fail they fail a run that its own
 // thresholds pass: here bit errors within a loose max_ber, where the baseline had none.
 TEST_F(ControlPlaneE2E, BaselineFailFailsARunThatGotWorseThoughItsThresholdsPass) {
