@@ -13,6 +13,7 @@
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/heap.hpp"
+#include "common/printable.hpp"
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -460,7 +461,7 @@ class Orchestrator {
           if (!ack) {
             waiting.push_back(name);
           } else if (!ack->ok()) {
-            refused.push_back(fmt::format("{}: {}", name, ack->error()));
+            refused.push_back(fmt::format("{}: {}", name, printable(ack->error())));
           }
         }
       });
@@ -661,14 +662,21 @@ class Orchestrator {
     if (!options_.checkpoint) return;
     RunOutcome snapshot = outcome_;
     snapshot.checkpoint_ns = realtime_ns();
+    hand_over(std::move(snapshot), "no test had started");
+  }
+
+  // A snapshot of the run handed to RunOptions::checkpoint with what every checkpoint says: the
+  // agents and faults so far, and `where` the run was when it was taken.
+  void hand_over(RunOutcome snapshot, const std::string& where) {
     snapshot.agents = registry_->agents();
+    snapshot.faults = data_.with([](RunState& s) { return s.faults; });
     snapshot.series_file = series_ ? series_->path() : "";
     snapshot.finished_ns = snapshot.checkpoint_ns;
     snapshot.exit_code = kExitAgentsMissing;
     snapshot.conclusion = fmt::format(
-        "incomplete: no test had started at this checkpoint ({}), written as the run began; no final report was "
-        "written after it, so the controller was killed or its host went down",
-        utc_iso_time(snapshot.checkpoint_ns));
+        "incomplete: {} at this checkpoint ({}); no final report was written after it, so the controller was killed "
+        "or its host went down",
+        where, utc_iso_time(snapshot.checkpoint_ns));
     try {
       options_.checkpoint(snapshot);
     } catch (const std::exception& e) {
@@ -710,20 +718,7 @@ class Orchestrator {
     }
     judge_test(test, options_.topology.get());
     snapshot.tests.push_back(std::move(test));
-    snapshot.agents = registry_->agents();
-    snapshot.faults = data_.with([](RunState& s) { return s.faults; });
-    snapshot.series_file = series_ ? series_->path() : "";
-    snapshot.finished_ns = snapshot.checkpoint_ns;
-    snapshot.exit_code = kExitAgentsMissing;
-    snapshot.conclusion = fmt::format(
-        "incomplete: still running test {} '{}' at this checkpoint ({}); no final report was written after it, so "
-        "the controller was killed or its host went down",
-        index, spec.name, utc_iso_time(snapshot.checkpoint_ns));
-    try {
-      options_.checkpoint(snapshot);
-    } catch (const std::exception& e) {
-      spdlog::warn("checkpoint not written: {}", e.what());
-    }
+    hand_over(std::move(snapshot), fmt::format("still running test {} '{}'", index, spec.name));
   }
 
   std::string progress_text(int index, const TestSpec& spec, std::int64_t planned_start,
