@@ -80,6 +80,8 @@ CommandOutput run_command(const std::vector<std::string>& argv, std::chrono::mil
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out.write_end, 1);
   posix_spawn_file_actions_adddup2(&actions, err.write_end, 2);
+  // Only the three: a tool (or a child it leaves behind) holds none of the caller's sockets.
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);

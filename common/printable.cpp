@@ -113,11 +113,28 @@ std::string bounded_ascii(std::string_view text, std::size_t max_bytes) {
   return kept;
 }
 
+std::string cut_utf8(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t end = max_bytes;
+  // Back to the start of the sequence the cut falls in: a continuation byte is 10xxxxxx.
+  while (end > 0 && (static_cast<std::uint8_t>(text[end]) & 0xC0) == 0x80) --end;
+  return std::string(text.substr(0, end));
+}
+
 std::string xml_text(std::string_view text) {
   const std::string valid = valid_utf8(text);
   std::string out;
   out.reserve(valid.size());
-  for (const char c : valid) {
+  for (std::size_t i = 0; i < valid.size(); ++i) {
+    const char c = valid[i];
+    // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are no XML characters either.
+    if (static_cast<std::uint8_t>(c) == 0xEF && i + 2 < valid.size() &&
+        static_cast<std::uint8_t>(valid[i + 1]) == 0xBF &&
+        (static_cast<std::uint8_t>(valid[i + 2]) == 0xBE || static_cast<std::uint8_t>(valid[i + 2]) == 0xBF)) {
+      out += static_cast<std::uint8_t>(valid[i + 2]) == 0xBE ? "\\ufffe" : "\\uffff";
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&':
         out += "&amp;";

@@ -36,8 +36,13 @@ inline bool printable_as_is(std::string_view text) {
 // ethtool writes a module's own strings), cut to `max_bytes`.
 std::string bounded_ascii(std::string_view text, std::size_t max_bytes);
 
+// The longest prefix of `text` of at most `max_bytes` that does not end inside a UTF-8 sequence:
+// a cut that a strict JSON writer, a terminal or a scheduler's reason can take.
+std::string cut_utf8(std::string_view text, std::size_t max_bytes);
+
 // For XML 1.0 character data and attribute values: valid_utf8, markup characters as entities, and
-// the control characters XML cannot carry at all (even as references) written as \xNN.
+// the characters XML cannot carry at all (even as references: the control characters as \xNN,
+// U+FFFE and U+FFFF as \ufffe and \uffff) written out.
 std::string xml_text(std::string_view text);
 
 }  // namespace tusk

@@ -154,7 +154,10 @@ KubePlan plan_kube_patches(const RunBlame& blame, const std::map<std::string, Ku
 }
 
 std::vector<std::string> kubectl_patch_command(const KubePatch& patch) {
-  return {"kubectl", "patch", "node", patch.node, "--type=merge", "--patch=" + patch.patch.dump()};
+  // Replacing, never throwing, on bytes that are not UTF-8: one bad text must not abort the rest.
+  return {"kubectl",      "patch",
+          "node",         patch.node,
+          "--type=merge", "--patch=" + patch.patch.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 std::string take_kube_patch(const KubePatch& patch) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/printable.hpp"
 #include "common/units.hpp"
 
 namespace tusk {
@@ -17,7 +18,7 @@ bool drained_by_tusk(const SchedulerNode& node) {
 
 std::string tusk_reason(const std::string& run_id, const std::string& fault) {
   std::string reason = fmt::format("{}{}: {}", kTuskReasonPrefix, run_id, fault);
-  if (reason.size() > kMaxReasonBytes) reason = reason.substr(0, kMaxReasonBytes - 3) + "...";
+  if (reason.size() > kMaxReasonBytes) reason = cut_utf8(reason, kMaxReasonBytes - 3) + "...";
   return reason;
 }
 

@@ -74,7 +74,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
     const auto node = blame.node_of.find(agent);
     if (node == blame.node_of.end()) return;
     std::string line = printable(fault);
-    if (line.size() > kMaxFaultBytes) line = line.substr(0, kMaxFaultBytes) + "...";
+    if (line.size() > kMaxFaultBytes) line = cut_utf8(line, kMaxFaultBytes) + "...";
     blame.faults.try_emplace(node->second, std::move(line));
   };
   std::set<std::string> failed_streams;              // nodes with a stream that failed
@@ -159,7 +159,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
   }
   // After the narrower faults, so a node's reason names what failed rather than the test.
   for (const auto& [node, fault] : lone_failures) {
-    if (!blame.faults.contains(node)) blame.faults.emplace(node, printable(fault).substr(0, kMaxFaultBytes));
+    if (!blame.faults.contains(node)) blame.faults.emplace(node, cut_utf8(printable(fault), kMaxFaultBytes));
   }
   blame.network.assign(network.begin(), network.end());
   for (const auto& node : blame.nodes) {

@@ -91,7 +91,12 @@ FlowSelection select_failing_flows(const nlohmann::json& report) {
       } else if (!routed) {
         std::uint32_t port = 0;
         if (const auto flow = stream.find("flow"); flow != stream.end() && flow->is_object()) {
-          port = flow->value("src_port", 0u);
+          // A report is a file anyone may have edited: a port that is none (70000, "x") names no
+          // flow, and the pair is tested again as a whole.
+          const auto& given = member_or_null(*flow, "src_port");
+          if (given.is_number_unsigned() && given.get<std::uint64_t>() <= 65535) {
+            port = static_cast<std::uint32_t>(given.get<std::uint64_t>());
+          }
         }
         add(string_member(stream, "sender"), string_member(stream, "receiver"), port);
       }

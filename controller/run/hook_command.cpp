@@ -39,7 +39,13 @@ HookCommand::HookCommand(const std::string& command, const std::map<std::string,
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
-  const int error = posix_spawn(&pid_, shell.c_str(), nullptr, &attributes, argv, envp.data());
+  // Only stdin, stdout and stderr: a hook (or a child it leaves behind) must not hold the
+  // controller's listening sockets, agents' connections or files open after it.
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+  const int error = posix_spawn(&pid_, shell.c_str(), &actions, &attributes, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     pid_ = -1;

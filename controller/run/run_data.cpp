@@ -21,12 +21,7 @@ namespace {
 // `text` cut to `most` bytes (on a character, so as not to split one) and made printable().
 void make_printable(std::string& text, std::size_t most = wire::kMaxPeerMessageBytes) {
   if (text.size() <= most && printable_as_is(text)) return;
-  if (text.size() > most) {
-    std::size_t cut = most;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-    text.resize(cut);
-    text += "...";
-  }
+  if (text.size() > most) text = cut_utf8(text, most) + "...";
   text = printable(text);
 }
 
@@ -340,9 +335,12 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
   auto known_test = [&](int test_index) {
     if (taken_.contains(test_index)) return false;
     if (test_index >= 0 && static_cast<std::size_t>(test_index) < most_samples_.size()) return true;
-    fault_once(agent, test_index, "test",
-               fmt::format("sent records for test {}, which this run of {} tests does not have: dropped", test_index,
-                           most_samples_.size()));
+    // Once per agent, whichever index: a fault per unknown index would let a peer that counts up
+    // fill the run's faults and log.
+    fault_once(agent, -1, "unknown test",
+               fmt::format("sent records for test {}, which this run of {} tests does not have: dropped (and any "
+                           "more for tests it does not have)",
+                           test_index, most_samples_.size()));
     return false;
   };
   // A test this agent was handed a plan for; records of any other are dropped, and said once.
@@ -438,7 +436,13 @@ std::map<std::string, AgentTestData> RunData::take_test(int test_index, const st
 void RunData::on_plan_ack(const std::string& agent, const proto::PlanAck& ack) {
   std::lock_guard lock(mutex_);
   if (ack.run_id() != state_.run_id || taken_.contains(ack.test_index())) return;
-  state_.tests[{ack.test_index(), agent}].plan_ack = ack;
+  // Only for a plan this agent was handed, one ack each (the latest), its error cut and made
+  // printable: an ack for any index, kept whole until the run ends, let one agent hold the
+  // controller's memory and write on the operator's screen.
+  if (!most_streams_.contains({agent, ack.test_index()})) return;
+  auto& kept = state_.tests[{ack.test_index(), agent}].plan_ack;
+  kept = ack;
+  make_printable(*kept->mutable_error());
 }
 
 void RunData::on_fault(const std::string& agent, const std::string& message) {

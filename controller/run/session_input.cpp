@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/printable.hpp"
 #include "common/version.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk {
 
@@ -52,7 +54,9 @@ SessionInput absorb_message(AgentSession& session, proto::Envelope& message, std
       break;
     }
     case proto::Envelope::kError:
-      input.faults.push_back(fmt::format("agent reported an error: {}", message.error().message()));
+      // Escaped and cut: it goes into the log, the summary and every report.
+      input.faults.push_back(fmt::format("agent reported an error: {}",
+                                         printable(cut_utf8(message.error().message(), wire::kMaxPeerMessageBytes))));
       break;
     default:
       input.unexpected = true;

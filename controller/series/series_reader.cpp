@@ -152,8 +152,14 @@ void print_json_lines(SQLite::Database& db, const SeriesQuery& query, std::ostre
   });
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+std::string csv_field(const std::string& agent_text) {
+  // A cell a spreadsheet would run as a formula (=HYPERLINK(...), +, -, @, or a tab or CR first, as
+  // OWASP lists them) is an agent's text, not a formula: a leading ' makes it text.
+  const std::string text =
+      !agent_text.empty() && std::string_view("=+-@\t\r").find(agent_text.front()) != std::string_view::npos
+          ? "'" + agent_text
+          : agent_text;
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";
   for (const char c : text) {
     if (c == '"') quoted += '"';

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
 
 #include "common/command_output.hpp"
@@ -19,6 +21,19 @@ TEST(CommandOutput, ReadsOutputErrorAndExitStatus) {
   EXPECT_EQ(result.exit_status, 3);
   EXPECT_FALSE(result.ok());
   EXPECT_EQ(result.failure("sh"), "sh: exit 3: err");
+}
+
+// Issue 63, before: a tool inherited every descriptor the controller had open (listening sockets,
+// agents' connections), and a child it left behind kept them after the controller was gone.
+TEST(CommandOutput, AToolInheritsOnlyItsStdinStdoutAndStderr) {
+  int pipe_fds[2] = {-1, -1};
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  ASSERT_EQ(::dup2(pipe_fds[0], 77), 77);  // not close-on-exec, as a careless open would leave it
+  const auto result = run_command({"sh", "-c", "test -e /proc/self/fd/77 && echo open || echo closed"}, 5s, 1024);
+  ::close(77);
+  ::close(pipe_fds[0]);
+  ::close(pipe_fds[1]);
+  EXPECT_EQ(result.out, "closed\n") << result.err;
 }
 
 TEST(CommandOutput, AProgramThatHangsIsKilledAtTheDeadline) {

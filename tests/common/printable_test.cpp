@@ -44,6 +44,27 @@ TEST(Printable, XmlTextHasNoCharacterXmlForbids) {
   EXPECT_EQ(xml_text("caf\xe9"), "caf\xef\xbf\xbd");
 }
 
+// Issue 63, before: U+FFFE and U+FFFF passed into junit.xml, which made it ill-formed.
+TEST(Printable, XmlTextWritesTheTwoNoncharactersOut) {
+  EXPECT_EQ(xml_text("a\xEF\xBF\xBE"
+                     "b\xEF\xBF\xBF"
+                     "c\xEF\xBF\xBD"),
+            "a\\ufffeb\\uffffc\xEF\xBF\xBD");
+}
+
+// Issue 63, before: a fault text was cut on a byte, inside a multi-byte character, and a strict
+// JSON writer then threw (SIGABRT in act --kubernetes).
+TEST(Printable, ACutNeverEndsInsideACharacter) {
+  const std::string accents = "\xC3\xA9\xC3\xA9\xC3\xA9";  // three 2-byte characters
+  EXPECT_EQ(cut_utf8(accents, 3), "\xC3\xA9");
+  EXPECT_EQ(cut_utf8(accents, 4), "\xC3\xA9\xC3\xA9");
+  EXPECT_EQ(cut_utf8(accents, 100), accents);
+  const std::string euro = "ab\xE2\x82\xAC";  // a 3-byte character after 2 bytes
+  for (std::size_t max = 0; max <= euro.size(); ++max) {
+    EXPECT_EQ(first_invalid_utf8(cut_utf8(euro, max)), std::string_view::npos) << max;
+  }
+}
+
 TEST(Printable, JsonTextNeverThrowsOnBytesThatAreNotUtf8) {
   const nlohmann::ordered_json document{{"comment", "caf\xe9"}, {"dir", "\xff"}};
   EXPECT_THROW((void)document.dump(), nlohmann::json::type_error);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/printable.hpp"
 #include "controller/actions/act_command.hpp"
 #include "controller/actions/action_settings.hpp"
 #include "controller/actions/node_actions.hpp"
@@ -157,6 +158,23 @@ TEST(NodeActions, OneBlamedNodeIsAlwaysActedOnWhateverTheShare) {
   alone.faults["gpu01"] = "test plug: loss";
   EXPECT_TRUE(share_cap_note(alone, kDefaultMaxShare)) << "a run of one node blames all of it";
   EXPECT_FALSE(share_cap_note(alone, 1.0));
+}
+
+// Issue 63, before: a stream id whose multi-byte characters straddled the 200-byte cut of a fault
+// text made `act --kubernetes` abort (the cut text then dumped with the strict UTF-8 handler).
+TEST(NodeActions, AFaultTextIsCutOnACharacterBoundary) {
+  json report = fabric_report();
+  std::string problem(199, 'x');
+  for (int i = 0; i < 50; ++i) problem += "\xE2\x82\xAC";  // straddles the cut at every offset
+  report["tests"][0]["localisation"]["hosts"][0]["problem"] = problem;
+  const RunBlame blame = blame_from_report(report, "report.json");
+  ASSERT_TRUE(blame.faults.contains("gpu03"));
+  EXPECT_EQ(first_invalid_utf8(blame.faults.at("gpu03")), std::string_view::npos) << blame.faults.at("gpu03");
+  const NodeActionPlan plan = plan_node_actions(blame, {{"gpu03", {}}}, 1.0);
+  for (const auto& action : plan.actions) {
+    EXPECT_EQ(first_invalid_utf8(action.reason), std::string_view::npos) << action.reason;
+    EXPECT_LE(action.reason.size(), kMaxReasonBytes);
+  }
 }
 
 TEST(NodeActions, AFaultTextIsCutToOneBoundedLine) {

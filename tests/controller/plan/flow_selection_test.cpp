@@ -130,6 +130,22 @@ TEST(FlowSelection, WhatFailedIsEachFailingFlowAndAWholePartWhereNothingNarrower
       std::runtime_error);
 }
 
+// Issue 63, before: --only-failing took a reported source port above 65,535 (and threw on one
+// that was no number).
+TEST(FlowSelection, APortThatIsNoPortNamesNoFlowAndThePairIsTestedAgainWhole) {
+  const plain_json earlier = plain_json::parse(R"({"run_id": "r-3", "tests": [
+    {"name": "pairs", "verdict": "fail", "streams": [
+       {"agent": "b", "peer": "a", "sender": "a", "receiver": "b", "passed": false, "flow": {"src_port": 70000}},
+       {"agent": "d", "peer": "c", "sender": "c", "receiver": "d", "passed": false, "flow": {"src_port": "x"}},
+       {"agent": "f", "peer": "e", "sender": "e", "receiver": "f", "passed": false, "flow": {"src_port": -5}}]}]})");
+  const FlowSelection selection = select_failing_flows(earlier);
+  std::vector<std::string> out;
+  for (const auto& f : selection.by_test.at("pairs")) {
+    out.push_back(f.sender + ">" + f.receiver + ":" + std::to_string(f.src_port));
+  }
+  EXPECT_EQ(out, (std::vector<std::string>{"a>b:0", "c>d:0", "e>f:0"}));
+}
+
 TEST(FlowSelection, AnAgentsWholePartKeepsItsPlanAsTheProfileMadeIt) {
   const Profile profile = load_profile_text(R"(name: p
 agents:

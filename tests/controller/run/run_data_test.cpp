@@ -78,11 +78,46 @@ TEST(RunData, SamplesPastTheTestOrOfATestTheRunLacksAreDroppedAndReportedOnce) {
   data.with([](RunState& s) {
     ASSERT_EQ(s.tests.size(), 1u);
     EXPECT_EQ(s.tests.begin()->second.samples.size(), 1u);
-    ASSERT_EQ(s.faults.size(), 3u);  // one per kind and test: sample index, test 7, test -1
+    ASSERT_EQ(s.faults.size(), 2u);  // one per kind: sample index of test 0, tests the run lacks (7, -1)
     EXPECT_NE(s.faults[0].message.find("sample 6 of test 0, which makes at most 5"), std::string::npos)
         << s.faults[0].message;
     EXPECT_NE(s.faults[1].message.find("test 7, which this run of 1 tests does not have"), std::string::npos)
         << s.faults[1].message;
+  });
+}
+
+// Issue 63, before: every fault cap was bypassed by a new unknown test index each time (200,000
+// records of a few bytes made 200,000 faults).
+TEST(RunData, RecordsOfEveryTestTheRunLacksAreOneFault) {
+  RunData data("run", {5});
+  data.expect("a", 0, 4);
+  for (int test = 1; test < 20'000; ++test) data.on_record("a", sample_record(test, 1));
+  for (int test = 1; test < 20'000; ++test) data.on_record("a", event_record(-test - 1));
+  data.on_record("b", sample_record(99, 1));
+  EXPECT_EQ(faults(data), 2u) << "one for each agent";
+}
+
+// Issue 63, before: PlanAcks were kept whole for any test index until the run ended (40 acks of
+// 15 MiB took the controller to 1.55 GB, silently).
+TEST(RunData, PlanAcksAreKeptOnlyForPlansHandedOutAndTheirErrorIsCut) {
+  RunData data("run", {5, 5});
+  data.expect("a", 0, 4);
+  proto::PlanAck ack;
+  ack.set_run_id("run");
+  ack.set_error(std::string(15u << 20, 'x'));
+  for (int test : {1, 2, 1000, -3}) {
+    ack.set_test_index(test);
+    data.on_plan_ack("a", ack);
+  }
+  ack.set_test_index(0);
+  data.on_plan_ack("a", ack);
+  data.on_plan_ack("a", ack);  // again: replaces, never adds
+  data.with([](RunState& s) {
+    ASSERT_EQ(s.tests.size(), 1u) << "no entry for a test without a plan";
+    const auto& kept = s.tests.begin()->second.plan_ack;
+    ASSERT_TRUE(kept);
+    EXPECT_LE(kept->error().size(), wire::kMaxPeerMessageBytes + 3);
+    EXPECT_EQ(kept->error().substr(kept->error().size() - 3), "...");
   });
 }
 

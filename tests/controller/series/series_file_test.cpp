@@ -120,6 +120,25 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
             "gauge.latency_p99_ns");
 }
 
+// Issue 63, before: `series --csv` wrote agent-chosen cells that spreadsheets run as formulas.
+TEST(SeriesFile, ACsvCellAnAgentChoseIsNeverAFormula) {
+  ScratchDir dir;
+  {
+    SeriesFile file((dir.path / kSeriesFileName).string(), "run");
+    Appender appender{file, {}, {}};
+    appender.append("=HYPERLINK(\"http://x\",\"y\")", sample_of(0, 1, 1));
+    appender.append("@sum", sample_of(0, 1, 1));
+    file.flush();
+  }
+  std::ostringstream csv;
+  ASSERT_EQ(print_series(dir.path.string(), {}, SeriesFormat::Csv, csv), 2u);
+  const std::string text = csv.str();
+  EXPECT_NE(text.find("\n0,\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\","), std::string::npos) << text;
+  EXPECT_NE(text.find("\n0,'@sum,"), std::string::npos) << text;
+  EXPECT_EQ(text.find(",="), std::string::npos) << text;
+  EXPECT_EQ(text.find(",@"), std::string::npos) << text;
+}
+
 // Issue 57, before: `series RUN/report.json` said "file is not a database".
 TEST(SeriesFile, AReportGivenForItsSeriesFileIsSaidSo) {
   ScratchDir dir;
