@@ -24,6 +24,7 @@
 #include "common/cli_suggestion.hpp"
 #include "common/clock.hpp"
 #include "common/endpoint.hpp"
+#include "common/exit_codes.hpp"
 #include "common/logging.hpp"
 #include "common/printable.hpp"
 #include "common/tls.hpp"
@@ -370,7 +371,7 @@ int run_until_signalled(const AgentOptions& options, const EngineSetup& setup) {
     return 0;
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());
-    return 2;
+    return kExitUsage;
   }
 }
 
@@ -460,7 +461,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return usage_error(app, e, argc, argv) == 0 ? 0 : 2;
+    return usage_error(app, e, argc, argv) == 0 ? kExitPass : kExitUsage;
   }
   if (print_completion) {
     std::fputs(bash_completion(app, "tusk-agent").c_str(), stdout);
@@ -470,7 +471,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
     const auto errors = apply_config_file(app, config_file, kConfigLayout);
     if (!errors.empty()) {
       std::fprintf(stderr, "%s\n", join_errors(errors).c_str());
-      return 2;
+      return kExitUsage;
     }
   }
   options.limits.max_rate_bps = max_rate == "0" ? 0 : units::parse_bit_rate(max_rate);
@@ -482,7 +483,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   if (check_config) {
     const auto problems = configuration_problems(options, setup);
     for (const auto& problem : problems) std::fprintf(stderr, "tusk-agent: %s\n", printable(problem).c_str());
-    if (!problems.empty()) return 2;
+    if (!problems.empty()) return kExitUsage;
     if (const auto why = setup.no_engine ? setup.no_engine() : std::nullopt) {
       std::fprintf(stderr, "tusk-agent: %s\n", why->c_str());
       std::printf("tusk-agent: %s: valid, but this host can run no test (agent %s, controller %s)\n",

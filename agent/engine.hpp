@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/optics/kernel_port.hpp"
 #include "common/lldp_neighbour.hpp"
 #include "tusk.pb.h"
 
@@ -54,14 +55,6 @@ using EngineFactory = std::function<std::unique_ptr<Engine>()>;
 // datapath will; 0 for "as fast as it can". The agent holds it to the plan's safety cap before the
 // engine is made, whatever the controller worked out.
 using CappedBitRate = double (*)(const proto::Plan& plan);
-
-// A port an engine tests that the kernel also sees (af_packet's interface, a RoCE NIC's netdev):
-// the agent reads its optics and FEC counters with ethtool (agent/optics/port_optics_reading.hpp).
-struct KernelPort {
-  std::string port;     // as the engine names it: a DPDK port, an RDMA device and port "mlx5_0/1"
-  std::string netdev;   // the kernel's name for it
-  std::string address;  // its data-plane IPv4 address ("" if none): where a topology file places it
-};
 
 struct EngineEntry {
   EngineFactory make;

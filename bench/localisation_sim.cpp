@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/plan/ecmp_coverage.hpp"
+#include "controller/engines/ecmp_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "tests/support/leaf_spine_model.hpp"
 

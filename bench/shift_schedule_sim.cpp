@@ -25,7 +25,7 @@
 #include "controller/method/method_steps.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
-#include "controller/run/judge_test.hpp"
+#include "controller/run/test_judgement.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "tests/support/leaf_spine_model.hpp"
 

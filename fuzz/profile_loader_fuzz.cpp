@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "controller/plan/plan_printer.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
+#include "controller/report/plan_printer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

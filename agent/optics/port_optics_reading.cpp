@@ -7,9 +7,9 @@
 
 #include "agent/optics/fec_stats.hpp"
 #include "agent/optics/module_diagnostics.hpp"
-#include "agent/sysfs_name.hpp"
 #include "common/command_output.hpp"
 #include "common/optics_wire.hpp"
+#include "common/sysfs_name.hpp"
 
 namespace tusk::optics {
 namespace {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/engine.hpp"
+#include "agent/optics/kernel_port.hpp"
 #include "tusk.pb.h"
 
 namespace tusk::optics {

@@ -6,12 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "common/exit_codes.hpp"
 #include "common/units.hpp"
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/take_actions.hpp"
 #include "controller/history/history_commands.hpp"
 #include "controller/history/history_rows.hpp"
-#include "controller/outcome/run_outcome.hpp"
 
 namespace tusk {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "controller/actions/action_settings.hpp"
 #include "controller/actions/report_blame.hpp"
+#include "controller/profile/action_settings.hpp"
 
 namespace tusk {
 

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "controller/actions/action_settings.hpp"
 #include "controller/actions/report_blame.hpp"
+#include "controller/profile/action_settings.hpp"
 
 namespace tusk {
 

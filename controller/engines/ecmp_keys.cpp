@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "controller/plan/ecmp_coverage.hpp"
+#include "controller/engines/ecmp_coverage.hpp"
 
 namespace tusk::ecmp_keys {
 

@@ -9,10 +9,10 @@
 #include <filesystem>
 
 #include "common/clock.hpp"
+#include "common/exit_codes.hpp"
 #include "common/json_text.hpp"
 #include "common/units.hpp"
 #include "controller/history/run_history.hpp"
-#include "controller/outcome/run_outcome.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;

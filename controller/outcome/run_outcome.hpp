@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "controller/outcome/agent_data.hpp"
 #include "controller/profile/profile.hpp"
 #include "controller/switches/switch_reading.hpp"
@@ -25,16 +26,6 @@
 namespace tusk {
 
 struct MethodResult;
-
-enum ExitCode : int {
-  kExitPass = 0,
-  kExitThresholdFailed = 1,
-  kExitUsage = 2,
-  kExitAgentsMissing = 3,
-  kExitReportElsewhere = 4,  // the run finished; its report is not where --out said
-  // An interrupted run (SIGINT, SIGTERM) exits 128 + the signal's number, as a shell reports it.
-  kExitInterruptedBase = 128,
-};
 
 struct AgentStart {
   std::string agent;

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "controller/outcome/stream_layout.hpp"
-#include "controller/outcome/window_tally.hpp"
+#include "controller/verdict/window_tally.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {

@@ -12,7 +12,7 @@
 
 #include "common/source_pos.hpp"
 #include "common/units.hpp"
-#include "controller/actions/action_settings.hpp"
+#include "controller/profile/action_settings.hpp"
 #include "controller/profile/optics_settings.hpp"
 
 namespace tusk {

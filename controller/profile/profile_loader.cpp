@@ -1,7 +1,7 @@
 #include "controller/profile/profile_loader.hpp"
 
-#include "controller/method/method_keys.hpp"
-#include "controller/method/shift_keys.hpp"
+#include "controller/profile/method_keys.hpp"
+#include "controller/profile/shift_keys.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

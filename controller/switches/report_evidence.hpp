@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "controller/switches/host_lldp.hpp"
 #include "controller/switches/traced_hop_places.hpp"
-#include "controller/verdict/cabling_check.hpp"
 
 namespace tusk {
 

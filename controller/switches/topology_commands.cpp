@@ -6,7 +6,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "controller/outcome/run_outcome.hpp"
+#include "common/exit_codes.hpp"
 #include "controller/switches/report_evidence.hpp"
 #include "controller/switches/snmp_credentials.hpp"
 #include "controller/switches/switch_poller.hpp"

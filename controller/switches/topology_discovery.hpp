@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "controller/switches/host_lldp.hpp"
 #include "controller/switches/switch_reading.hpp"
 #include "controller/switches/traced_hop_places.hpp"
 #include "controller/topology/fabric_topology.hpp"
-#include "controller/verdict/cabling_check.hpp"
 
 namespace tusk {
 

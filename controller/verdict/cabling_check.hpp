@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/switches/host_lldp.hpp"
 #include "controller/switches/switch_reading.hpp"
 #include "controller/topology/fabric_topology.hpp"
 
@@ -48,15 +49,6 @@ struct CablingCheck {
 // The check that could not be made: no topology file, or nothing that hears LLDP (no switch to
 // read, no host port the file places that heard a neighbour). `why` says what is lacking.
 CablingCheck cabling_not_checked(std::string why);
-
-// What an agent's host heard on one of its ports (lldpd, through the agent's inventory).
-struct HostLldp {
-  std::string agent;
-  std::string address;            // the port's data-plane address, which places it in the topology file
-  std::string netdev;             // the port's kernel name, else its DPDK name
-  SwitchLldpNeighbour neighbour;  // its local_port is the netdev
-  bool from_frames = false;       // heard in the port's own LLDPDUs (a DPDK port), not from lldpd
-};
 
 // An agent's LLDP source as the report names it: "lldpd", "frames", or "" for anything else (a peer's text).
 const char* lldp_source_name(const std::string& source);

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "controller/outcome/window_tally.hpp"
 #include "controller/profile/profile.hpp"
 #include "controller/verdict/ber_bound.hpp"
+#include "controller/verdict/window_tally.hpp"
 #include "tusk.pb.h"
 
 namespace tusk {

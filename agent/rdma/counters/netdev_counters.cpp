@@ -9,7 +9,7 @@
 #include <system_error>
 #include <utility>
 
-#include "agent/sysfs_name.hpp"
+#include "common/sysfs_name.hpp"
 
 namespace tusk::rdma {
 namespace fs = std::filesystem;

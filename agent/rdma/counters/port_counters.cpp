@@ -15,7 +15,7 @@
 
 #include "agent/engine.hpp"
 #include "agent/rdma/counters/rdma_counter_names.hpp"
-#include "agent/sysfs_name.hpp"
+#include "common/sysfs_name.hpp"
 
 namespace tusk::rdma {
 namespace fs = std::filesystem;

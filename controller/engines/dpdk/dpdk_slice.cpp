@@ -13,8 +13,8 @@
 #include "common/units.hpp"
 #include "common/wire_bounds.hpp"
 #include "controller/engines/ecmp_keys.hpp"
-#include "controller/method/method_keys.hpp"
 #include "controller/outcome/run_outcome.hpp"
+#include "controller/profile/method_keys.hpp"
 
 namespace tusk::dpdk {
 namespace {

@@ -15,10 +15,10 @@
 
 #include "common/printable.hpp"
 #include "controller/actions/act_command.hpp"
-#include "controller/actions/action_settings.hpp"
 #include "controller/actions/node_actions.hpp"
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/slurm_nodes.hpp"
+#include "controller/profile/action_settings.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {

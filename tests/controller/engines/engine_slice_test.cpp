@@ -11,9 +11,9 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
-#include "controller/plan/plan_printer.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
+#include "controller/report/plan_printer.hpp"
 #include "pulse_engine.pb.h"
 #include "tests/support/yaml_errors.hpp"
 

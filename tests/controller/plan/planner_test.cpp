@@ -3,7 +3,7 @@
 #include "controller/engines/dpdk/dpdk_slice.hpp"
 #include "controller/engines/rdma/collective.hpp"
 #include "controller/engines/rdma/rdma_slice.hpp"
-#include "controller/plan/plan_printer.hpp"
+#include "controller/report/plan_printer.hpp"
 
 #include <gtest/gtest.h>
 

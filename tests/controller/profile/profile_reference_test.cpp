@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/method/method_keys.hpp"
+#include "controller/profile/method_keys.hpp"
 #include "controller/profile/profile_keys.hpp"
 #include "controller/profile/profile_schema.hpp"
 #include "controller/profile/threshold_catalog.hpp"

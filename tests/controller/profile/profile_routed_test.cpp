@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "controller/engines/dpdk/dpdk_slice.hpp"
+#include "controller/engines/ecmp_coverage.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/engines/rdma/rdma_slice.hpp"
-#include "controller/plan/ecmp_coverage.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "tests/support/profile_text.hpp"

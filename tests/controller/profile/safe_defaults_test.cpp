@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "common/counter_names.hpp"
-#include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "controller/profile/threshold_catalog.hpp"
+#include "controller/report/plan_printer.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 #include "controller/verdict/verdict.hpp"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "controller/engines/rdma/rdma_slice.hpp"
-#include "controller/plan/plan_printer.hpp"
 #include "controller/profile/profile_loader.hpp"
+#include "controller/report/plan_printer.hpp"
 #include "controller/topology/fabric_topology.hpp"
 #include "tests/support/build_paths.hpp"
 

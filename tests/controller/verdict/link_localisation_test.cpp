@@ -19,7 +19,7 @@
 
 #include "controller/method/method_result.hpp"
 #include "controller/plan/shift_schedule.hpp"
-#include "controller/run/judge_test.hpp"
+#include "controller/run/test_judgement.hpp"
 #include "controller/topology/fabric_topology.hpp"
 #include "controller/verdict/link_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"

@@ -9,7 +9,7 @@
 
 #include "common/optics_wire.hpp"
 #include "controller/plan/planner.hpp"
-#include "controller/run/judge_test.hpp"
+#include "controller/run/test_judgement.hpp"
 #include "controller/verdict/port_optics.hpp"
 #include "tests/support/profile_text.hpp"
 

@@ -1,4 +1,4 @@
-#include "controller/run/judge_test.hpp"
+#include "controller/run/test_judgement.hpp"
 
 #include <fmt/format.h>
 

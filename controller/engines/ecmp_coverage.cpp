@@ -1,4 +1,4 @@
-#include "controller/plan/ecmp_coverage.hpp"
+#include "controller/engines/ecmp_coverage.hpp"
 
 #include <cmath>
 #include <stdexcept>

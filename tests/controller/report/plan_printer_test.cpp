@@ -1,5 +1,5 @@
 // `tusk-controller plan` for people: a method's steps expanded, each rate's scope, the profile's length.
-#include "controller/plan/plan_printer.hpp"
+#include "controller/report/plan_printer.hpp"
 
 #include <gtest/gtest.h>
 

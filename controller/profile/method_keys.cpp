@@ -1,4 +1,4 @@
-#include "controller/method/method_keys.hpp"
+#include "controller/profile/method_keys.hpp"
 
 #include <fmt/format.h>
 

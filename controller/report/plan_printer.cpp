@@ -1,4 +1,4 @@
-#include "controller/plan/plan_printer.hpp"
+#include "controller/report/plan_printer.hpp"
 
 #include <fmt/format.h>
 #include <google/protobuf/util/json_util.h>

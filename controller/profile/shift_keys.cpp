@@ -1,4 +1,4 @@
-#include "controller/method/shift_keys.hpp"
+#include "controller/profile/shift_keys.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/units.hpp"
-#include "controller/method/method_keys.hpp"
+#include "controller/profile/method_keys.hpp"
 
 namespace tusk::shift_keys {
 namespace {

@@ -1,6 +1,6 @@
 // Judging a finished test from what its agents sent, with no run around it: the same input always
 // comes to the same outcome, and what an agent failed to do is the test's problem.
-#include "controller/run/judge_test.hpp"
+#include "controller/run/test_judgement.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>

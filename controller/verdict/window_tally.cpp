@@ -1,4 +1,4 @@
-#include "controller/outcome/window_tally.hpp"
+#include "controller/verdict/window_tally.hpp"
 
 #include <fmt/format.h>
 

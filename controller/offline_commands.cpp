@@ -1,0 +1,195 @@
+#include "controller/offline_commands.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/build_info.hpp"
+#include "common/cli_completion.hpp"
+#include "common/cli_suggestion.hpp"
+#include "common/json_text.hpp"
+#include "common/logging.hpp"
+#include "common/printable.hpp"
+#include "common/units.hpp"
+#include "common/version.hpp"
+#include "controller/actions/act_command.hpp"
+#include "controller/actions/report_blame.hpp"
+#include "controller/actions/take_actions.hpp"
+#include "controller/history/baseline_check.hpp"
+#include "controller/history/history_commands.hpp"
+#include "controller/history/history_rows.hpp"
+#include "controller/history/run_history.hpp"
+#include "controller/metrics/metrics_endpoint.hpp"
+#include "controller/model/training_model_loader.hpp"
+#include "controller/model/training_model_printer.hpp"
+#include "controller/profile/profile_loader.hpp"
+#include "controller/report/plan_printer.hpp"
+#include "controller/report/report_text.hpp"
+#include "controller/report/reports.hpp"
+#include "controller/run/run_orchestrator.hpp"
+#include "controller/series/series_file.hpp"
+#include "controller/series/series_outcome.hpp"
+#include "controller/series/series_reader.hpp"
+#include "controller/switches/snmp_credentials.hpp"
+#include "controller/switches/switch_queries.hpp"
+#include "controller/switches/topology_commands.hpp"
+
+#include "controller/command_flags.hpp"
+
+namespace tusk {
+namespace {
+
+// Agent names for `plan` without live agents: the profile's hosts, else --agents, else
+// "agent-1".."agent-N" for a count.
+std::vector<std::string> offline_agents(const Profile& profile, const std::vector<std::string>& given) {
+  std::vector<std::string> names = given;
+  if (names.empty()) names = profile.agents.hosts;
+  if (names.empty() && profile.agents.count && profile.agents.patterns.empty()) {
+    for (std::uint32_t i = 1; i <= *profile.agents.count; ++i) names.push_back(fmt::format("agent-{}", i));
+  }
+  if (names.empty()) {
+    throw PlanError("the profile selects agents by pattern: name them with --agents a,b,c to expand the plan");
+  }
+  auto selection = select_agents(profile.agents, names);
+  if (!selection.complete) throw PlanError(fmt::format("cannot select agents: {}", selection.shortfall));
+  return selection.chosen;
+}
+
+}  // namespace
+
+int command_validate(const std::vector<std::string>& files) {
+  int status = kExitPass;
+  for (const auto& file : files) {
+    auto profile = load_or_report(file);
+    if (!profile) {
+      status = kExitUsage;
+      continue;
+    }
+    std::cout << fmt::format("{}: valid profile '{}' with {} test(s)\n", file, profile->name, profile->tests.size());
+  }
+  return status;
+}
+
+int command_plan(const std::string& file, const std::vector<std::string>& agents, const std::string& topology_file,
+                 bool as_json) {
+  auto profile = load_or_report(file);
+  if (!profile) return kExitUsage;
+  std::optional<FabricTopology> topology;
+  if (!topology_file.empty()) {
+    try {
+      topology = load_topology_file(topology_file);
+    } catch (const TopologyFileInvalid& invalid) {
+      for (const auto& error : invalid.errors()) std::cerr << error.to_string() << "\n";
+      return kExitUsage;
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("{}: {}\n", topology_file, e.what());
+      return kExitUsage;
+    }
+  }
+  try {
+    const auto plan =
+        expand_plan(*profile, offline_agents(*profile, agents), "plan-only", topology ? &*topology : nullptr);
+    if (as_json) {
+      std::cout << json_text(plan_json(*profile, plan)) << "\n";
+    } else {
+      std::cout << plan_text(*profile, plan);
+    }
+    return kExitPass;
+  } catch (const PlanError& e) {
+    std::cerr << fmt::format("{}: {}\n", file, e.what());
+    return kExitUsage;
+  }
+}
+
+// The communication of a training job described by a model file; nothing is run.
+int command_model(const std::string& file, bool as_json, bool binary_units) {
+  traffic::TrainingSpec spec;
+  try {
+    spec = load_model_file(file);
+  } catch (const ModelFileInvalid& invalid) {
+    for (const auto& error : invalid.errors()) std::cerr << error.to_string() << "\n";
+    std::cerr << fmt::format("{}: {} error(s)\n", file, invalid.errors().size());
+    return kExitUsage;
+  }
+  const auto report = traffic::analyse(spec);
+  if (as_json) {
+    std::cout << json_text(traffic::model_json(spec, report)) << "\n";
+  } else {
+    std::cout << traffic::model_text(spec, report, binary_units);
+  }
+  return kExitPass;
+}
+
+// report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into
+// RUN_DIR/report.html, or into --out.
+int command_report(const std::string& given, const std::string& out, bool as_text) {
+  namespace fs = std::filesystem;
+  if (as_text && !out.empty()) {
+    std::cerr << "report: --text prints the summary on stdout; --out is where the page goes: give one or the other\n";
+    return kExitUsage;
+  }
+  std::string run;
+  try {
+    run = run_location(given);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("report: {}\n", e.what());
+    return kExitUsage;
+  }
+  const fs::path input = fs::is_directory(run) ? fs::path(run) / "report.json" : fs::path(run);
+  std::error_code no_file;
+  const bool from_series =
+      fs::is_directory(run) && !fs::exists(input, no_file) && fs::exists(fs::path(run) / kSeriesFileName, no_file);
+  std::ifstream file(input);
+  if (!file && !from_series) {
+    std::cerr << fmt::format("{}: cannot read it: {}\n", input.string(), std::strerror(errno));
+    return kExitUsage;
+  }
+  std::string html;
+  try {
+    // A run that left no report.json is drawn from its series file, and says so.
+    if (from_series) {
+      std::cerr << fmt::format("report: {} has no report.json: drawing the run from its {}\n", run, kSeriesFileName);
+    }
+    const auto report = from_series ? report_json(outcome_from_series((fs::path(run) / kSeriesFileName).string()))
+                                    : parse_json<nlohmann::ordered_json>(file);
+    if (!report.is_object() || !report.contains("run_id") || !report.contains("tests")) {
+      std::cerr << fmt::format("{}: not a Tusk report.json (no run_id or tests)\n", input.string());
+      return kExitUsage;
+    }
+    if (as_text) {
+      std::cout << report_text(report);
+      return kExitPass;
+    }
+    html = report_html(report);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::cerr << fmt::format("{}: not a Tusk report.json: not JSON (byte {})\n", input.string(), e.byte);
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("{}: {}\n", input.string(), e.what());
+    return kExitUsage;
+  }
+  const fs::path output = out.empty() ? input.parent_path() / "report.html" : fs::path(out);
+  std::ofstream page(output);
+  page << html;
+  page.close();
+  if (!page) {
+    std::cerr << fmt::format("cannot write '{}'\n", output.string());
+    return kExitUsage;
+  }
+  std::cout << fmt::format("report: {}\n", output.string());
+  return kExitPass;
+}
+
+}  // namespace tusk

@@ -1,0 +1,24 @@
+// The commands that run nothing: validate, plan and model read their inputs and print, report
+// draws an earlier run's report.html (or its summary).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "controller/command_flags.hpp"
+
+namespace tusk {
+
+int command_validate(const std::vector<std::string>& files);
+int command_plan(const std::string& file, const std::vector<std::string>& agents, const std::string& topology_file,
+                 bool as_json);
+// The communication of a training job described by a model file; nothing is run.
+int command_model(const std::string& file, bool as_json, bool binary_units);
+// report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into
+// RUN_DIR/report.html, or into --out.
+int command_report(const std::string& given, const std::string& out, bool as_text);
+
+}  // namespace tusk

@@ -1,0 +1,224 @@
+// While and after a test runs: following it to its end, checkpoints of the report, stopping every
+// agent, and collecting what they sent into the test's outcome.
+#include "controller/run/orchestrator.hpp"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "common/clock.hpp"
+#include "common/counter_names.hpp"
+#include "common/heap.hpp"
+#include "common/printable.hpp"
+#include "common/rates.hpp"
+#include "common/units.hpp"
+#include "controller/engines/engine_slice.hpp"
+#include "controller/method/fabric_methods.hpp"
+#include "controller/method/method_steps.hpp"
+#include "controller/metrics/live_metrics.hpp"
+#include "controller/plan/planner.hpp"
+#include "controller/run/agent_registry.hpp"
+#include "controller/run/clock_sync.hpp"
+#include "controller/run/hook_command.hpp"
+#include "controller/run/progress_line.hpp"
+#include "controller/run/run_data.hpp"
+#include "controller/run/switch_watch.hpp"
+#include "controller/run/test_judgement.hpp"
+#include "controller/series/series_file.hpp"
+#include "controller/switches/host_lldp.hpp"
+#include "controller/switches/switch_poller.hpp"
+#include "controller/verdict/unreceived_frames.hpp"
+
+namespace tusk::orchestration {
+
+void Orchestrator::follow_test(int index, const TestSpec& spec, std::int64_t planned_start,
+                               const std::vector<AgentPlan>& plans) {
+  const std::int64_t end = planned_start + to_ns(spec.duration);
+  // The run's first checkpoint as its first test starts (its agents, plans and what was asked),
+  // so a controller killed within the first interval still leaves a report; then every interval.
+  auto next_checkpoint =
+      SteadyClock::now() + (checkpoint_written_ ? options_.checkpoint_every : std::chrono::milliseconds(0));
+  // Results follow the end at once; allow for an agent that reconnects just then.
+  const std::int64_t deadline = end + 2 * to_ns(options_.control.lease) + 5'000'000'000;
+  while (true) {
+    std::map<std::string, AgentLink> links;
+    for (auto& link : registry_->links()) links.emplace(link.name, std::move(link));
+    std::vector<std::string> pending;
+    data_.with([&](RunState& s) {
+      for (const auto& name : test_agents_) {
+        auto& agent = s.tests[{index, name}];
+        if (agent.result || agent.lost) continue;
+        auto link = links.find(name);
+        if (link != links.end() && !link->second.connected && link->second.away_for > options_.lost_after) {
+          agent.lost = true;
+          s.faults.push_back(
+              {realtime_ns(), name, index,
+               fmt::format("agent lost: disconnected for more than {}", units::format_duration(options_.lost_after))});
+          continue;
+        }
+        pending.push_back(name);
+      }
+    });
+    if (pending.empty()) return;
+    const std::int64_t now = realtime_ns();
+    if (now >= deadline || g_interrupted) {
+      data_.with([&](RunState& s) {
+        for (const auto& name : pending) {
+          s.tests[{index, name}].lost = !g_interrupted;
+          s.faults.push_back({now, name, index, g_interrupted ? "run interrupted" : "no result by the deadline"});
+        }
+      });
+      return;
+    }
+    if (!timed_hook_ || !timed_hook_->failed) drive_timed_hook(planned_start, now);
+    if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
+    if (options_.checkpoint && options_.checkpoint_every.count() > 0 && SteadyClock::now() >= next_checkpoint) {
+      checkpoint(index, spec, planned_start, plans);
+      next_checkpoint = SteadyClock::now() + options_.checkpoint_every;
+    }
+    std::this_thread::sleep_for(follow_interval(test_agents_.size()));
+  }
+}
+
+// A checkpoint as the run begins, before any agent came: a controller killed while it waits for
+// them still leaves a report.json that says so (and `report` draws it), not a series file alone.
+void Orchestrator::write_start_checkpoint() {
+  if (!options_.checkpoint) return;
+  RunOutcome snapshot = outcome_;
+  snapshot.checkpoint_ns = realtime_ns();
+  hand_over(std::move(snapshot), "no test had started");
+}
+
+// A snapshot of the run handed to RunOptions::checkpoint with what every checkpoint says: the
+// agents and faults so far, and `where` the run was when it was taken.
+void Orchestrator::hand_over(RunOutcome snapshot, const std::string& where) {
+  snapshot.agents = registry_->agents();
+  snapshot.faults = data_.with([](RunState& s) { return s.faults; });
+  snapshot.series_file = series_ ? series_->path() : "";
+  snapshot.finished_ns = snapshot.checkpoint_ns;
+  snapshot.exit_code = kExitAgentsMissing;
+  snapshot.conclusion = fmt::format(
+      "incomplete: {} at this checkpoint ({}); no final report was written after it, so the controller was killed "
+      "or its host went down",
+      where, utc_iso_time(snapshot.checkpoint_ns));
+  try {
+    options_.checkpoint(snapshot);
+  } catch (const std::exception& e) {
+    spdlog::warn("checkpoint not written: {}", e.what());
+  }
+}
+
+// The run so far, with the test under way judged on its samples up to now: each agent that has
+// no result yet stands in with one made of its streams' latest counters (not completed). The
+// series file is committed first, so it holds every sample the checkpoint counts.
+void Orchestrator::checkpoint(int index, const TestSpec& spec, std::int64_t planned_start,
+                              const std::vector<AgentPlan>& plans) {
+  if (series_) series_->flush();
+  write_snapshot(index, spec, planned_start, plans);
+  checkpoint_written_ = true;
+  return_free_heap_pages();
+}
+
+void Orchestrator::write_snapshot(int index, const TestSpec& spec, std::int64_t planned_start,
+                                  const std::vector<AgentPlan>& plans) {
+  RunOutcome snapshot = outcome_;
+  snapshot.checkpoint_ns = realtime_ns();
+  TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::copy);
+  for (auto& [name, agent] : test.per_agent) {
+    if (agent.result || agent.samples.empty()) continue;
+    proto::TestResult result;
+    result.set_run_id(outcome_.run_id);
+    result.set_test_index(index);
+    result.set_completed(false);
+    result.set_stop_reason("still running at the checkpoint");
+    result.set_samples(agent.samples.highest());
+    std::uint64_t elapsed_ms = 0;
+    for (const auto& [id, series] : agent.series) {
+      *result.add_streams() = series.latest_named();
+      elapsed_ms = std::max(elapsed_ms, series.latest_elapsed_ms());
+    }
+    result.set_actual_start_agent_ns(agent.planned_start_agent_ns);
+    result.set_actual_stop_agent_ns(agent.planned_start_agent_ns + static_cast<std::int64_t>(elapsed_ms) * 1'000'000);
+    agent.result = std::move(result);
+  }
+  judge_test(test, options_.topology.get());
+  snapshot.tests.push_back(std::move(test));
+  hand_over(std::move(snapshot), fmt::format("still running test {} '{}'", index, spec.name));
+}
+
+std::string Orchestrator::progress_text(int index, const TestSpec& spec, std::int64_t planned_start,
+                                        const std::map<std::string, AgentLink>& links) {
+  const double elapsed = std::max<std::int64_t>(0, realtime_ns() - planned_start) / 1e9;
+  const double total = spec.duration.count() / 1e3;
+  double rate_bps = 0;
+  std::uint64_t errors = 0;
+  data_.with([&](RunState& s) {
+    for (const auto& name : test_agents_) {
+      for (const auto& [id, series] : s.tests[{index, name}].series) {
+        rate_bps += series.latest_tx_bps();
+        for (auto counter :
+             {counters::kBitErrors, counters::kLostFrames, counters::kCompletionErrors, counters::kIntegrityErrors}) {
+          errors += series.latest_counter(counter);
+        }
+      }
+    }
+  });
+  const auto connected = std::count_if(test_agents_.begin(), test_agents_.end(), [&](const std::string& name) {
+    auto link = links.find(name);
+    return link != links.end() && link->second.connected;
+  });
+  return fmt::format("[{}/{} {}] {:.1f}/{:.1f} s  {}  errors {}  agents {}/{}", index + 1, profile_.tests.size(),
+                     spec.name, std::min(elapsed, total), total, units::format_bit_rate(rate_bps), errors, connected,
+                     test_agents_.size());
+}
+
+void Orchestrator::stop_all(int index, const std::string& reason) {
+  proto::Envelope stop;
+  stop.mutable_stop()->set_run_id(outcome_.run_id);
+  stop.mutable_stop()->set_test_index(index);
+  stop.mutable_stop()->set_reason(reason);
+  for (const auto& name : test_agents_) {
+    registry_->set_standing_orders(name, {});
+    registry_->send(name, stop);
+  }
+}
+
+TestOutcome Orchestrator::collect(int index, const TestSpec& spec, std::int64_t planned_start,
+                                  const std::vector<AgentPlan>& plans, SwitchesRead switches) {
+  TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::take);
+  test.switches_before = std::move(switches.before);
+  test.switches_after = std::move(switches.after);
+  test.switch_intervals = std::move(switches.intervals);
+  judge_test(test, options_.topology.get());
+  spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
+               test.start_skew_ns
+                   ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns))
+                   : "");
+  return test;
+}
+
+TestOutcome Orchestrator::collect_data(int index, const TestSpec& spec, std::int64_t planned_start,
+                                       const std::vector<AgentPlan>& plans, Collect how) {
+  TestOutcome test;
+  test.index = index;
+  test.spec = spec;
+  for (const auto& plan : plans) test.plans[plan.agent] = plan.plan;
+  test.agents = test_agents_;
+  test.planned_start_ns = planned_start;
+  if (how == Collect::take) {
+    test.per_agent = data_.take_test(index, test_agents_);
+  } else {
+    data_.with([&](RunState& s) {
+      for (const auto& name : test_agents_) test.per_agent[name] = s.tests[{index, name}];
+    });
+  }
+  return test;
+}
+
+}  // namespace tusk::orchestration

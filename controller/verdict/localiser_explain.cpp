@@ -1,0 +1,150 @@
+// What a suspect's text says: what the link does, its rate's interval, the flows it explains,
+// what tells it from the links the same flows cross, and what the switches counted.
+#include "controller/verdict/localiser.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "common/counter_names.hpp"
+#include "common/units.hpp"
+#include "common/wire_bounds.hpp"
+#include "controller/verdict/link_evidence.hpp"
+#include "controller/verdict/link_rates.hpp"
+#include "controller/verdict/path_faults.hpp"
+#include "controller/verdict/stream_values.hpp"
+
+namespace tusk::localiser {
+
+std::string Localiser::what_it_does(const LinkRate& rate, FaultKind kind) {
+  switch (kind) {
+    case FaultKind::Loss:
+      return fmt::format("loses {} of the frames", units::format_percent(rate.rate));
+    case FaultKind::Damage:
+      return fmt::format("damages {} of the frames", units::format_percent(rate.rate));
+    case FaultKind::Failure:
+      break;
+  }
+  return "fails the flows";
+}
+
+std::string Localiser::interval_text(const LinkRate& rate, FaultKind kind) {
+  if (kind == FaultKind::Failure) return "judged pass or fail only";
+  return fmt::format("95 % interval {} to {}", units::format_percent(rate.low), units::format_percent(rate.high));
+}
+
+std::string Localiser::explained_text(const LinkRate& rate) const {
+  return fmt::format("which explains {} of the {} flows through it", rate.explains.size(), rate.flows.size());
+}
+
+// The suspect the group's first link is, with what tells it from the others and why.
+LinkSuspect Localiser::suspect_of(const std::vector<std::string>& group, const LinkRate& rate, FaultKind kind) const {
+  const std::string& winner = group.front();
+  const LinkData& chosen = links_.at(winner);
+  const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
+  const bool counters_decide = !moved_decides && group.size() > 1 && counts_loss(winner) && counts_clean(group[1]);
+  const bool probes_decide = moved_decides || counters_decide || (group.size() > 1 && chosen.probes.starts_here());
+  const bool tie = group.size() > 1 && !probes_decide;
+
+  LinkSuspect suspect;
+  suspect.key = winner;
+  suspect.name = chosen.named.name;
+  suspect.kind = kind;
+  suspect.rate = rate.rate;
+  suspect.rate_low = rate.low;
+  suspect.rate_high = rate.high;
+  suspect.likelihood_ratio = rate.evidence;
+  suspect.explains.assign(rate.explains.begin(), rate.explains.end());
+  suspect.failing.assign(chosen.failing.begin(), chosen.failing.end());
+  suspect.passing.assign(chosen.passing.begin(), chosen.passing.end());
+  suspect.votes = static_cast<double>(rate.explains.size());
+  suspect.probes = chosen.probes;
+  std::set<std::string> faults;
+  for (const std::size_t f : suspect.explains) faults.insert(out_.flows[f].faults.begin(), out_.flows[f].faults.end());
+  suspect.faults.assign(faults.begin(), faults.end());
+  for (std::size_t g = 1; g < group.size(); ++g) {
+    const LinkData& twin = links_.at(group[g]);
+    if (tie) {
+      suspect.tied.push_back(twin.named.name);
+    } else if (!moved_decides && !counters_decide && twin.probes.starts_here()) {
+      suspect.lossier_past_it.push_back(fmt::format("{} ({})", twin.named.name, probe_text(twin.probes)));
+    } else {
+      suspect.cleared.push_back(twin.named.name);
+    }
+  }
+  // One flow is a pattern when it counted enough events that chance does not make them.
+  constexpr double kEventsOfOneFlow = 10;
+  const bool one_flow = suspect.explains.size() < 2 && (kind == FaultKind::Failure || rate.events < kEventsOfOneFlow);
+  const bool every_flow_met_it = rate.explains.size() == rate.flows.size();
+  if (one_flow || tie) {
+    suspect.confidence = Confidence::Low;
+  } else if (every_flow_met_it && suspect.explains.size() >= 2) {
+    suspect.confidence = Confidence::High;
+  } else {
+    suspect.confidence = Confidence::Medium;
+  }
+  std::string evidence =
+      kind == FaultKind::Failure
+          ? fmt::format("{} of {} flows through it fail ({}) and no other link explains them; {}",
+                        suspect.explains.size(), rate.flows.size(), fmt::join(suspect.faults, ", "),
+                        probe_text(chosen.probes))
+          : fmt::format("{} crossing it ({}), {} ({}); {}", what_it_does(rate, kind), interval_text(rate, kind),
+                        explained_text(rate), fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
+  if (cable_moved(winner)) {
+    evidence += fmt::format(
+        "; {} probes over this cable found another path for a while (it went down and "
+        "routes moved away)",
+        moved_over(winner));
+  }
+  if (const CountedDirection* counted = counted_on(winner)) {
+    suspect.counted = *counted;
+    suspect.confirmed_by_counters = counts_loss(winner);
+    evidence += counter_text(*counted, suspect.confirmed_by_counters);
+  }
+  if (!suspect.cleared.empty()) {
+    evidence += fmt::format("; the same flows cross {}, {}", fmt::join(suspect.cleared, " and "),
+                            moved_decides     ? "over which no route moved"
+                            : counters_decide ? "whose switches counted no loss"
+                                              : "whose probes show no fault starting there");
+  }
+  if (!suspect.lossier_past_it.empty()) {
+    evidence += fmt::format(
+        "; past it the same flows cross {}, where probes go missing more still: a second fault "
+        "there, or a router that answers fewer probes",
+        fmt::join(suspect.lossier_past_it, " and "));
+  }
+  if (tie) {
+    evidence += fmt::format("; the same flows cross {}, and neither flows nor probes tell them apart",
+                            fmt::join(suspect.tied, " and "));
+  }
+  if (one_flow) evidence += "; only one failing flow crossed it";
+  if (rate.held) {
+    evidence +=
+        "; judged with the other links' rates held, not refitted: so many flows failed that the fit ran out of "
+        "its work budget";
+  }
+  suspect.evidence = std::move(evidence);
+  suspect.next_steps = next_steps(suspect, chosen.named);
+  return suspect;
+}
+
+std::string Localiser::counter_text(const CountedDirection& counted, bool confirmed) {
+  if (!counted.receiver_read) {
+    return fmt::format("; its sending switch port counted {} frames out, {} dropped there", counted.sent,
+                       counted.out_errors + counted.out_discards);
+  }
+  const std::string counts = counted.counts_text();
+  return confirmed ? fmt::format("; confirmed by the switch counters ({})", counts)
+                   : fmt::format("; the switch counters saw no loss here ({})", counts);
+}
+
+}  // namespace tusk::localiser
