@@ -375,6 +375,23 @@ int run_until_signalled(const AgentOptions& options, const EngineSetup& setup) {
   }
 }
 
+// --check-config: the options and the file checked, the certificates loaded, nothing started.
+int check_configuration(const AgentOptions& options, const EngineSetup& setup, const std::string& config_file) {
+  const auto problems = configuration_problems(options, setup);
+  for (const auto& problem : problems) std::fprintf(stderr, "tusk-agent: %s\n", printable(problem).c_str());
+  if (!problems.empty()) return kExitUsage;
+  if (const auto why = setup.no_engine ? setup.no_engine() : std::nullopt) {
+    std::fprintf(stderr, "tusk-agent: %s\n", why->c_str());
+    std::printf("tusk-agent: %s: valid, but this host can run no test (agent %s, controller %s)\n",
+                config_file.empty() ? "options" : config_file.c_str(), options.name.c_str(),
+                options.controller.c_str());
+    return 1;
+  }
+  std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n", config_file.empty() ? "options" : config_file.c_str(),
+              options.name.c_str(), options.controller.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int run_agent(int argc, char** argv, const EngineSetup& setup) {
@@ -480,21 +497,7 @@ int run_agent(int argc, char** argv, const EngineSetup& setup) {
   options.limits.max_lease = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(max_lease));
   options.send_queue_bytes = units::parse_size(send_queue);
 
-  if (check_config) {
-    const auto problems = configuration_problems(options, setup);
-    for (const auto& problem : problems) std::fprintf(stderr, "tusk-agent: %s\n", printable(problem).c_str());
-    if (!problems.empty()) return kExitUsage;
-    if (const auto why = setup.no_engine ? setup.no_engine() : std::nullopt) {
-      std::fprintf(stderr, "tusk-agent: %s\n", why->c_str());
-      std::printf("tusk-agent: %s: valid, but this host can run no test (agent %s, controller %s)\n",
-                  config_file.empty() ? "options" : config_file.c_str(), options.name.c_str(),
-                  options.controller.c_str());
-      return 1;
-    }
-    std::printf("tusk-agent: %s: ok (agent %s, controller %s)\n", config_file.empty() ? "options" : config_file.c_str(),
-                options.name.c_str(), options.controller.c_str());
-    return 0;
-  }
+  if (check_config) return check_configuration(options, setup, config_file);
 
   return run_until_signalled(options, setup);
 }

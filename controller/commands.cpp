@@ -161,30 +161,7 @@ int controller_main(int argc, char** argv) {
   if (*plan) return command_plan(plan_file, plan_agents, plan_topology, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
   if (*report) return command_report(report_run, report_out, report_as_text);
-  if (*series) {
-    try {
-      series_run = run_location(series_run);
-      const std::uint64_t rows = print_series(series_run, series_query,
-                                              series_csv    ? SeriesFormat::Csv
-                                              : series_json ? SeriesFormat::Json
-                                                            : SeriesFormat::Table,
-                                              std::cout);
-      if (rows > 0) return kExitPass;
-      const bool filtered = series_query.test || !series_query.agent.empty() || !series_query.stream.empty();
-      std::cerr << fmt::format(
-          "series: {} in {}\n",
-          filtered ? fmt::format("no sample matches{}{}{}",
-                                 series_query.test ? fmt::format(" --test {}", *series_query.test) : std::string(),
-                                 series_query.agent.empty() ? "" : " --agent " + series_query.agent,
-                                 series_query.stream.empty() ? "" : " --stream " + series_query.stream)
-                   : std::string("no sample at all"),
-          series_run);
-      return filtered ? kExitUsage : kExitPass;
-    } catch (const std::exception& e) {
-      std::cerr << e.what() << "\n";
-      return kExitUsage;
-    }
-  }
+  if (*series) return command_series(series_run, series_query, series_csv, series_json);
   raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);

@@ -192,4 +192,29 @@ int command_report(const std::string& given, const std::string& out, bool as_tex
   return kExitPass;
 }
 
+// A run's samples from its series file; no sample is a usage error only where a filter matched none.
+int command_series(std::string run, const SeriesQuery& query, bool as_csv, bool as_json) {
+  try {
+    run = run_location(run);
+    const std::uint64_t rows = print_series(run, query,
+                                            as_csv    ? SeriesFormat::Csv
+                                            : as_json ? SeriesFormat::Json
+                                                      : SeriesFormat::Table,
+                                            std::cout);
+    if (rows > 0) return kExitPass;
+    const bool filtered = query.test || !query.agent.empty() || !query.stream.empty();
+    std::cerr << fmt::format("series: {} in {}\n",
+                             filtered ? fmt::format("no sample matches{}{}{}",
+                                                    query.test ? fmt::format(" --test {}", *query.test) : std::string(),
+                                                    query.agent.empty() ? "" : " --agent " + query.agent,
+                                                    query.stream.empty() ? "" : " --stream " + query.stream)
+                                      : std::string("no sample at all"),
+                             run);
+    return filtered ? kExitUsage : kExitPass;
+  } catch (const std::exception& e) {
+    std::cerr << e.what() << "\n";
+    return kExitUsage;
+  }
+}
+
 }  // namespace tusk

@@ -1,5 +1,5 @@
 // The commands that run nothing: validate, plan and model read their inputs and print, report
-// draws an earlier run's report.html (or its summary).
+// draws an earlier run's report.html (or its summary), series prints its samples.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "controller/command_flags.hpp"
+#include "controller/series/series_reader.hpp"
 
 namespace tusk {
 
@@ -20,5 +21,8 @@ int command_model(const std::string& file, bool as_json, bool binary_units);
 // report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into
 // RUN_DIR/report.html, or into --out.
 int command_report(const std::string& given, const std::string& out, bool as_text);
+
+// A run's samples from its series file; no sample is a usage error only where a filter matched none.
+int command_series(std::string run, const SeriesQuery& query, bool as_csv, bool as_json);
 
 }  // namespace tusk

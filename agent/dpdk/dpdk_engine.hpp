@@ -133,6 +133,11 @@ class DpdkEngine final : public Engine {
   void rx_loop(Worker& worker);
   // Polls the port's link state every kLinkPollNs and reports each change as an event.
   void watch_link();
+  // sample()'s parts (dpdk_sampling.cpp): each flow as sent, each stream as received (a stream
+  // split over RX queues added up, once noticed), and the port's own statistics over the test.
+  void add_tx_streams(std::vector<proto::StreamCounters>& out) const;
+  void add_rx_streams(std::vector<proto::StreamCounters>& out);
+  proto::StreamCounters port_stream() const;
   // Sends the ARP and ping answers the RX thread queued; the TX thread's, between bursts.
   void send_answers();
   // Sends the path-trace probes due now; the TX thread's, between bursts.

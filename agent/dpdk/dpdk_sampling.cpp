@@ -33,8 +33,17 @@ void set_flow(proto::StreamCounters& stream, std::uint32_t src, std::uint16_t sr
 }  // namespace
 
 std::vector<proto::StreamCounters> DpdkEngine::sample() {
-  namespace c = counters;
   std::vector<proto::StreamCounters> out;
+  add_tx_streams(out);
+  add_rx_streams(out);
+  // The port's own extended statistics (CRC errors, missed, FEC where the driver has them) as
+  // deltas over the test; informational, so no threshold judges this stream.
+  if (port_) out.push_back(port_stream());
+  return out;
+}
+
+void DpdkEngine::add_tx_streams(std::vector<proto::StreamCounters>& out) const {
+  namespace c = counters;
   for (const auto& target : targets_) {
     proto::StreamCounters stream;
     const FlowTarget& flow = target->flow;
@@ -54,6 +63,10 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     map[std::string(c::kTxBytes)] = target->bytes.load(std::memory_order_relaxed);
     out.push_back(std::move(stream));
   }
+}
+
+void DpdkEngine::add_rx_streams(std::vector<proto::StreamCounters>& out) {
+  namespace c = counters;
   // A flow's frames stay on one RX queue, so a stream is normally one worker's. A driver that moves
   // frames to another queue when one is full splits a flow: its parts are added up and a notice
   // says so, because each part's sequence tracker counts the other part's frames as lost.
@@ -134,25 +147,24 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
     put_latency_gauges(merge_summaries(latencies), stream);
     out.push_back(std::move(stream));
   }
-  // The port's own extended statistics (CRC errors, missed, FEC where the driver has them) as
-  // deltas over the test; informational, so no threshold judges this stream.
-  if (port_) {
-    proto::StreamCounters stream;
-    stream.set_stream_id("port:" + port_->name());
-    stream.set_kind("port");
-    auto& map = *stream.mutable_counters();
-    for (const auto& [name, value] : port_->xstats()) {
-      const auto before = start_xstats_.find(name);
-      const std::uint64_t base = before == start_xstats_.end() ? 0 : before->second;
-      map[name] = value >= base ? value - base : value;  // a reset counter counts from zero
-    }
-    map[std::string(c::kMisaddressedFrames)] = misaddressed_frames_.load(std::memory_order_relaxed);
-    map[std::string(c::kPortLinkDowns)] = link_watch_.downs();
-    const std::int64_t until = std::min(realtime_ns(), stop_requested_ns_.load());
-    map[std::string(c::kPortLinkDownMs)] = static_cast<std::uint64_t>(link_watch_.down_ns(until) / 1'000'000);
-    out.push_back(std::move(stream));
+}
+
+proto::StreamCounters DpdkEngine::port_stream() const {
+  namespace c = counters;
+  proto::StreamCounters stream;
+  stream.set_stream_id("port:" + port_->name());
+  stream.set_kind("port");
+  auto& map = *stream.mutable_counters();
+  for (const auto& [name, value] : port_->xstats()) {
+    const auto before = start_xstats_.find(name);
+    const std::uint64_t base = before == start_xstats_.end() ? 0 : before->second;
+    map[name] = value >= base ? value - base : value;  // a reset counter counts from zero
   }
-  return out;
+  map[std::string(c::kMisaddressedFrames)] = misaddressed_frames_.load(std::memory_order_relaxed);
+  map[std::string(c::kPortLinkDowns)] = link_watch_.downs();
+  const std::int64_t until = std::min(realtime_ns(), stop_requested_ns_.load());
+  map[std::string(c::kPortLinkDownMs)] = static_cast<std::uint64_t>(link_watch_.down_ns(until) / 1'000'000);
+  return stream;
 }
 
 }  // namespace tusk::dpdk

@@ -43,13 +43,11 @@ std::string node_name(const std::string& hostname, const std::string& agent) {
   return printable(host.empty() ? agent : host);
 }
 
-RunBlame blame_from_report(const json& report, const std::string& file) {
-  if (!report.is_object() || !report.contains("run_id") || !report.contains("agents") || !report["agents"].is_array()) {
-    throw std::runtime_error(fmt::format("{}: not a Tusk report.json (no run_id or agents[])", file));
-  }
-  RunBlame blame;
-  blame.run_id = printable(string_member(report, "run_id"));
-  blame.finished = string_member(report, "status") == "finished";
+namespace {
+
+// Each agent's node, into blame.node_of and blame.nodes; returns the nodes that were not
+// connected at the end.
+std::set<std::string> read_nodes(const json& report, RunBlame& blame) {
   std::set<std::string> disconnected;
   // Agents of one host are one node. Two hosts whose short names collide (gpu01.rack1, gpu01.rack2)
   // keep their full names: a scheduler then finds no such node and says so, rather than draining
@@ -70,6 +68,19 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
     const auto connected = agent.find("connected_at_end");
     if (connected == agent.end() || !connected->is_boolean() || !connected->get<bool>()) disconnected.insert(node);
   }
+  return disconnected;
+}
+
+}  // namespace
+
+RunBlame blame_from_report(const json& report, const std::string& file) {
+  if (!report.is_object() || !report.contains("run_id") || !report.contains("agents") || !report["agents"].is_array()) {
+    throw std::runtime_error(fmt::format("{}: not a Tusk report.json (no run_id or agents[])", file));
+  }
+  RunBlame blame;
+  blame.run_id = printable(string_member(report, "run_id"));
+  blame.finished = string_member(report, "status") == "finished";
+  const std::set<std::string> disconnected = read_nodes(report, blame);
   const auto blame_agent = [&](const std::string& agent, const std::string& fault) {
     const auto node = blame.node_of.find(agent);
     if (node == blame.node_of.end()) return;

@@ -19,6 +19,85 @@ std::string latency_text(const std::optional<double>& ns) {
   return ns ? units::format_duration(std::chrono::nanoseconds(static_cast<std::int64_t>(*ns))) : "-";
 }
 
+// Each frame size's throughput search: its ceiling, NDR and PDR, and how they were found.
+json throughput_json(const MethodResult& result) {
+  json sizes = json::array();
+  for (const auto& size : result.throughput) {
+    sizes.push_back({{"frame_size", size.frame_size},
+                     {"ceiling_bps", size.ceiling_bps},
+                     {"ceiling_pps", size.ceiling_pps},
+                     {"ndr_share", size.ndr_share},
+                     {"ndr_bps", size.ndr_bps()},
+                     {"ndr_pps", size.ndr_pps()},
+                     {"ndr_failed_share", size.ndr_failed_share > 0 ? json(size.ndr_failed_share) : json(nullptr)},
+                     {"pdr_share", size.pdr_share},
+                     {"pdr_bps", size.pdr_bps()},
+                     {"pdr_pps", size.pdr_pps()},
+                     {"pdr_failed_share", size.pdr_failed_share > 0 ? json(size.pdr_failed_share) : json(nullptr)},
+                     {"trials", size.trials},
+                     {"resolved", size.resolved},
+                     {"receiver_limited", size.receiver_limited},
+                     {"sender_short", size.sender_short},
+                     {"ndr_sent_bps", size.ndr_sent_bps},
+                     {"latency_p50_ns", optional_number(size.latency_p50_ns)},
+                     {"latency_p99_ns", optional_number(size.latency_p99_ns)},
+                     {"latency_max_ns", optional_number(size.latency_max_ns)}});
+  }
+  return sizes;
+}
+
+// Each leaf's bytes per equal-cost uplink against what random hashing predicts.
+json ecmp_balance_json(const EcmpBalanceResult& e) {
+  json leaves = json::array();
+  for (const auto& leaf : e.leaves) {
+    json uplinks = json::array();
+    for (const auto& uplink : leaf.uplinks) {
+      uplinks.push_back({{"link", uplink.link}, {"bytes", uplink.bytes}, {"flows", uplink.flows}});
+    }
+    leaves.push_back({{"leaf", leaf.leaf},
+                      {"flows", leaf.flows},
+                      {"uplinks", uplinks},
+                      {"max_over_mean", leaf.max_over_mean},
+                      {"fairness", leaf.fairness},
+                      {"predicted_max_over_mean",
+                       leaf.predicted_max_over_mean > 0 ? json(leaf.predicted_max_over_mean) : json(nullptr)},
+                      {"passed", leaf.passed},
+                      {"verdict", leaf.verdict}});
+  }
+  return {{"leaves", leaves},
+          {"max_imbalance", optional_number(e.max_imbalance)},
+          {"min_fairness", optional_number(e.min_fairness)}};
+}
+
+// The failed link, when its command ran, and each flow: crossed it, lost, time to resume.
+json link_failure_json(const LinkFailureResult& f) {
+  json flows = json::array();
+  for (const auto& flow : f.flows) {
+    flows.push_back({{"sender", flow.sender},
+                     {"receiver", flow.receiver},
+                     {"flow", flow.flow},
+                     {"crossed", flow.crossed},
+                     {"lost_frames", flow.lost_frames},
+                     {"gaps", flow.gaps},
+                     {"resume_ms", optional_number(flow.resume_ms)},
+                     {"resumed", flow.resumed}});
+  }
+  return {{"link", f.link},
+          {"command", f.command},
+          {"at_s", f.at_s},
+          {"ran_at_s", optional_number(f.ran_at_s)},
+          {"exit_status", f.exit_status ? json(*f.exit_status) : json(nullptr)},
+          {"flows_crossed", f.crossed},
+          {"flows_crossed_and_lost", f.crossed_and_lost},
+          {"flows_lost_without_crossing", f.collateral},
+          {"convergence_ms",
+           {{"min", optional_number(f.convergence_min_ms)},
+            {"median", optional_number(f.convergence_median_ms)},
+            {"max", optional_number(f.convergence_max_ms)}}},
+          {"max_convergence_ms", optional_number(f.max_convergence_ms)},
+          {"flows", flows}};
+}
+
 }  // namespace
 
 json method_json(const MethodResult& result, const std::function<json(const TestOutcome&)>& step_json) {
@@ -56,31 +135,7 @@ json method_json(const MethodResult& result, const std::function<json(const Test
     steps.push_back(std::move(row));
   }
   out["steps"] = std::move(steps);
-  if (result.kind == MethodKind::Throughput) {
-    json sizes = json::array();
-    for (const auto& size : result.throughput) {
-      sizes.push_back({{"frame_size", size.frame_size},
-                       {"ceiling_bps", size.ceiling_bps},
-                       {"ceiling_pps", size.ceiling_pps},
-                       {"ndr_share", size.ndr_share},
-                       {"ndr_bps", size.ndr_bps()},
-                       {"ndr_pps", size.ndr_pps()},
-                       {"ndr_failed_share", size.ndr_failed_share > 0 ? json(size.ndr_failed_share) : json(nullptr)},
-                       {"pdr_share", size.pdr_share},
-                       {"pdr_bps", size.pdr_bps()},
-                       {"pdr_pps", size.pdr_pps()},
-                       {"pdr_failed_share", size.pdr_failed_share > 0 ? json(size.pdr_failed_share) : json(nullptr)},
-                       {"trials", size.trials},
-                       {"resolved", size.resolved},
-                       {"receiver_limited", size.receiver_limited},
-                       {"sender_short", size.sender_short},
-                       {"ndr_sent_bps", size.ndr_sent_bps},
-                       {"latency_p50_ns", optional_number(size.latency_p50_ns)},
-                       {"latency_p99_ns", optional_number(size.latency_p99_ns)},
-                       {"latency_max_ns", optional_number(size.latency_max_ns)}});
-    }
-    out["throughput"] = std::move(sizes);
-  }
+  if (result.kind == MethodKind::Throughput) out["throughput"] = throughput_json(result);
   if (const auto& c = result.congestion) {
     out["congestion"] = {{"congested_agent", c->congested_agent},
                          {"congested_rx_frames", c->congested_rx_frames},
@@ -93,27 +148,7 @@ json method_json(const MethodResult& result, const std::function<json(const Test
                          {"uncongested_loss_allowed", c->uncongested_loss_allowed},
                          {"head_of_line_blocking", c->head_of_line_blocking}};
   }
-  if (const auto& e = result.ecmp_balance) {
-    json leaves = json::array();
-    for (const auto& leaf : e->leaves) {
-      json uplinks = json::array();
-      for (const auto& uplink : leaf.uplinks) {
-        uplinks.push_back({{"link", uplink.link}, {"bytes", uplink.bytes}, {"flows", uplink.flows}});
-      }
-      leaves.push_back({{"leaf", leaf.leaf},
-                        {"flows", leaf.flows},
-                        {"uplinks", uplinks},
-                        {"max_over_mean", leaf.max_over_mean},
-                        {"fairness", leaf.fairness},
-                        {"predicted_max_over_mean",
-                         leaf.predicted_max_over_mean > 0 ? json(leaf.predicted_max_over_mean) : json(nullptr)},
-                        {"passed", leaf.passed},
-                        {"verdict", leaf.verdict}});
-    }
-    out["ecmp_balance"] = {{"leaves", leaves},
-                           {"max_imbalance", optional_number(e->max_imbalance)},
-                           {"min_fairness", optional_number(e->min_fairness)}};
-  }
+  if (const auto& e = result.ecmp_balance) out["ecmp_balance"] = ecmp_balance_json(*e);
   if (const auto& b = result.burst_absorption) {
     json trains = json::array();
     for (const auto& step : b->steps) {
@@ -127,33 +162,7 @@ json method_json(const MethodResult& result, const std::function<json(const Test
         {"smallest_lost", b->smallest_lost > 0 ? json(b->smallest_lost) : json(nullptr)},
         {"min_absorbed", b->min_absorbed ? json(*b->min_absorbed) : json(nullptr)}};
   }
-  if (const auto& f = result.link_failure) {
-    json flows = json::array();
-    for (const auto& flow : f->flows) {
-      flows.push_back({{"sender", flow.sender},
-                       {"receiver", flow.receiver},
-                       {"flow", flow.flow},
-                       {"crossed", flow.crossed},
-                       {"lost_frames", flow.lost_frames},
-                       {"gaps", flow.gaps},
-                       {"resume_ms", optional_number(flow.resume_ms)},
-                       {"resumed", flow.resumed}});
-    }
-    out["link_failure"] = {{"link", f->link},
-                           {"command", f->command},
-                           {"at_s", f->at_s},
-                           {"ran_at_s", optional_number(f->ran_at_s)},
-                           {"exit_status", f->exit_status ? json(*f->exit_status) : json(nullptr)},
-                           {"flows_crossed", f->crossed},
-                           {"flows_crossed_and_lost", f->crossed_and_lost},
-                           {"flows_lost_without_crossing", f->collateral},
-                           {"convergence_ms",
-                            {{"min", optional_number(f->convergence_min_ms)},
-                             {"median", optional_number(f->convergence_median_ms)},
-                             {"max", optional_number(f->convergence_max_ms)}}},
-                           {"max_convergence_ms", optional_number(f->max_convergence_ms)},
-                           {"flows", flows}};
-  }
+  if (const auto& f = result.link_failure) out["link_failure"] = link_failure_json(*f);
   return out;
 }
 

@@ -22,6 +22,33 @@ bool usable_name(const std::string& name) {
   return !name.empty() && name.find(':') == std::string::npos;
 }
 
+// Each device in `order`, with its management address where the seed gave one, and its
+// interfaces' addresses (~ for none).
+void emit_devices(YAML::Emitter& yaml, const std::vector<std::string>& order,
+                  const std::map<std::string, const DeviceManagement*>& management,
+                  std::map<std::string, std::map<std::string, std::vector<std::string>>>& interfaces) {
+  for (const auto& name : order) {
+    yaml << YAML::Key << name << YAML::Value << YAML::BeginMap;
+    if (const auto managed = management.find(name); managed != management.end()) {
+      yaml << YAML::Key << "management" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "address"
+           << YAML::Value << managed->second->address << YAML::Key << "snmp" << YAML::Value << managed->second->snmp
+           << YAML::EndMap;
+    }
+    yaml << YAML::Key << "interfaces" << YAML::Value << YAML::BeginMap;
+    for (const auto& [interface, addresses] : interfaces[name]) {
+      yaml << YAML::Key << interface << YAML::Value;
+      if (addresses.empty()) {
+        yaml << YAML::Null;
+      } else if (addresses.size() == 1) {
+        yaml << addresses.front();
+      } else {
+        yaml << YAML::Flow << addresses;
+      }
+    }
+    yaml << YAML::EndMap << YAML::EndMap;
+  }
+}
+
 }  // namespace
 
 DiscoveredTopology discover_topology(const DiscoveryInput& input) {
@@ -121,26 +148,7 @@ DiscoveredTopology discover_topology(const DiscoveryInput& input) {
   out.notes.insert(out.notes.end(), traced.notes.begin(), traced.notes.end());
   YAML::Emitter yaml;
   yaml << YAML::BeginMap << YAML::Key << "devices" << YAML::Value << YAML::BeginMap;
-  for (const auto& name : order) {
-    yaml << YAML::Key << name << YAML::Value << YAML::BeginMap;
-    if (const auto managed = management.find(name); managed != management.end()) {
-      yaml << YAML::Key << "management" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "address"
-           << YAML::Value << managed->second->address << YAML::Key << "snmp" << YAML::Value << managed->second->snmp
-           << YAML::EndMap;
-    }
-    yaml << YAML::Key << "interfaces" << YAML::Value << YAML::BeginMap;
-    for (const auto& [interface, addresses] : interfaces[name]) {
-      yaml << YAML::Key << interface << YAML::Value;
-      if (addresses.empty()) {
-        yaml << YAML::Null;
-      } else if (addresses.size() == 1) {
-        yaml << addresses.front();
-      } else {
-        yaml << YAML::Flow << addresses;
-      }
-    }
-    yaml << YAML::EndMap << YAML::EndMap;
-  }
+  emit_devices(yaml, order, management, interfaces);
   yaml << YAML::EndMap << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
   for (const auto& [a, b] : cables) {
     yaml << YAML::BeginMap << YAML::Key << "ends" << YAML::Value << fmt::format("{} <-> {}", a, b) << YAML::EndMap;

@@ -18,8 +18,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kProductFolders = {"agent", "common", "controller"};
 constexpr std::size_t kMaxFileLines = 600;
 constexpr std::size_t kMaxFunctionLines = 120;
-// Heads of the functions that may be longer: tables of keys, one row each.
-const std::vector<std::string> kTables = {};
+// Heads of the functions that may be longer: the engine slices' profile key tables, one key a row.
+const std::vector<std::string> kTables = {"std::vector<TestKey>& keys()"};
 
 std::string joined(const std::vector<std::string>& lines) {
   std::string text;
@@ -80,35 +80,33 @@ TEST_F(PlantedSources, A121LineFunctionFailsAnd120Pass) {
 }
 
 TEST(FunctionSpans, BodiesAreFoundPastCommentsStringsInitialisersAndClasses) {
-  const std::string text = R"cpp(#include <x>
+  // Not R"cpp(: clang-format would lay a C++ raw string out as code.
+  const std::string text = R"src(#include <x>
 #define BRACE {
-                                 namespace tusk {
-                                 namespace {
-                                 struct Rows {
-                                   int a{1};
-                                   std::vector<int> b = {1, 2};
-                                 };
-                                 const std::map<int, int> kTable{{1, 2}, {3, 4}};
-                                 }  // namespace
-                                 // a comment with { and (
-                                 class Foo : public Bar {
-                                  public:
-                                   int size() const { return n_; }
-                                   Foo(int a) : a_{a}, b_("{(") {
-                                     auto f = [] { return '{'; };
-                                     if (a) {
-                                       g(R"x(})x");
-                                     }
-                                   }
-
-                                  private:
-                                   int n_ = 10'000;
-                                 };
-                                 std::string Foo::name() const {
-                                   return "}";
-                                 }
-                                 }  // namespace tusk
-  )cpp";
+namespace tusk {
+namespace {
+struct Rows { int a{1}; std::vector<int> b = {1, 2}; };
+const std::map<int, int> kTable{{1, 2}, {3, 4}};
+}  // namespace
+// a comment with { and (
+class Foo : public Bar {
+ public:
+  int size() const { return n_; }
+  Foo(int a) : a_{a}, b_("{(") {
+    auto f = [] { return '{'; };
+    if (a) {
+      g(R"x(})x");
+    }
+  }
+ private:
+  int n_ = 10'000;
+};
+std::string Foo::name() const
+{
+  return "}";
+}
+}  // namespace tusk
+)src";
   const auto spans = function_spans(text, "f.cpp");
   ASSERT_EQ(spans.size(), 3u);
   EXPECT_EQ(spans[0].first_line, 11u);
