@@ -13,6 +13,7 @@
 #include "agent/dpdk/queue_plan.hpp"
 #include "agent/option_checks.hpp"
 #include "agent/rdma/rdma_engine.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace {
 
@@ -69,8 +70,8 @@ int main(int argc, char** argv) {
     app.add_option("--dpdk-queues", dpdk.options.queues,
                    fmt::format("RX and TX queues per DPDK port, 1..{}: a test spreads its flows over them, one RX and "
                                "one TX thread per queue (net_af_packet: sets qpairs=; default: qpairs= or 1)",
-                               tusk::dpdk::kMaxPortQueues))
-        ->check(CLI::Range(std::uint16_t{1}, tusk::dpdk::kMaxPortQueues))
+                               tusk::wire::kMaxDpdkQueues))
+        ->check(CLI::Range(std::uint32_t{1}, tusk::wire::kMaxDpdkQueues))
         ->group("DPDK");
     app.add_option("--dpdk-file-prefix", dpdk.options.eal.file_prefix,
                    "EAL file prefix, unique per DPDK process on a host (default: tusk-<pid>)")

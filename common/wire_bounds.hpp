@@ -23,6 +23,9 @@ inline constexpr unsigned kMaxPathHops = 12;
 // tell. A routed test without trace_rate traces at the default; 0 traces nothing.
 inline constexpr std::uint32_t kMaxTraceRate = 10'000;
 inline constexpr std::uint32_t kDefaultTraceRate = 100;
+// A DPDK port's RX and TX queue pairs, one RX and one TX thread each: the agent's --dpdk-queues, a
+// plan's queues and a profile's `queues` are held to this one number.
+inline constexpr std::uint32_t kMaxDpdkQueues = 16;
 // The longest train of DPDK frames sent back to back (burst_frames): a switch buffer's worth of
 // 9 KB frames is well under it. The profile checks it; the agent refuses a plan beyond it.
 inline constexpr std::uint32_t kMaxBurstFrames = 4096;

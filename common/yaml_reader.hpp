@@ -10,6 +10,7 @@
 // reader that made them is gone.
 #pragma once
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "common/source_pos.hpp"
@@ -152,24 +154,39 @@ class YamlReader {
   // Only YAML's own booleans: a quoted "true" or a 1 is a mistake worth pointing out.
   std::optional<bool> boolean(const YamlValue& value);
 
-  // Inclusive bounds, and how messages show them.
+  // Inclusive bounds, and how messages show them: written from the numbers themselves (a number as
+  // it is, a duration in its largest whole unit of h, s and ms), or, where a unit reads better
+  // than the number ("1GiB", "2^63"), as given.
   template <typename T>
   struct Range {
     T min;
     T max;
-    std::string_view min_text;  // as the message shows it: "64", "2GiB", "100ms"
-    std::string_view max_text;
+    std::string_view min_text = {};
+    std::string_view max_text = {};
   };
+
+  template <typename T>
+  static std::string bound_text(T bound, std::string_view given) {
+    if (!given.empty()) return std::string(given);
+    if constexpr (std::is_same_v<T, std::chrono::milliseconds>) {
+      const auto ms = bound.count();
+      if (ms != 0 && ms % 3'600'000 == 0) return fmt::format("{}h", ms / 3'600'000);
+      if (ms % 1000 == 0) return fmt::format("{}s", ms / 1000);
+      return fmt::format("{}ms", ms);
+    } else {
+      return fmt::format("{}", bound);
+    }
+  }
 
   // Whether `number` (read from `value`) is within `range`; reports it when it is not.
   template <typename T>
   bool in_range(const YamlValue& value, T number, const Range<T>& range) {
     if (number < range.min) {
-      below_minimum(value, range.min_text);
+      below_minimum(value, bound_text(range.min, range.min_text));
       return false;
     }
     if (number > range.max) {
-      above_maximum(value, range.max_text);
+      above_maximum(value, bound_text(range.max, range.max_text));
       return false;
     }
     return true;

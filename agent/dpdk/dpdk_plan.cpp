@@ -46,7 +46,7 @@ void check_dpdk_plan(const proto::Plan& plan) {
   at_most("confidence", test.confidence(), 1.0);
   finite_at_least_zero("trace_rate", test.trace_rate());
   at_most("trace_rate", test.trace_rate(), tusk::wire::kMaxTraceRate);
-  at_most("queues", test.queues(), kMaxQueues);
+  at_most("queues", test.queues(), wire::kMaxDpdkQueues);
   at_most("burst_frames", test.burst_frames(), tusk::wire::kMaxBurstFrames);
   at_most("peers", plan.peers_size(), kMaxDpdkPeers);
   at_most("senders", plan.senders_size(), kMaxDpdkPeers);

@@ -16,8 +16,7 @@ inline constexpr std::size_t kMaxRxStreams = 1024;  // streams a port tracks: se
 inline constexpr std::uint32_t kMaxFlowsPerPeer = 1024;
 inline constexpr int kMaxFrameSizes = 1024;              // a sweep's or IMIX's sizes
 inline constexpr std::uint32_t kMaxFrameBytes = 0xFFFF;  // a 16-bit frame length
-inline constexpr std::uint32_t kMaxQueues = 64;
-inline constexpr int kMaxDpdkPeers = 4096;  // peers, and senders, each
+inline constexpr int kMaxDpdkPeers = 4096;               // peers, and senders, each
 
 // Throws EngineError naming the field, its value and its bound.
 void check_dpdk_plan(const proto::Plan& plan);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "agent/dpdk/frame_room.hpp"
+#include "common/wire_bounds.hpp"
 
 namespace tusk::dpdk {
 namespace {
@@ -15,9 +16,9 @@ std::optional<std::uint16_t> qpairs_of(const std::string& vdev) {
   if (!text) return std::nullopt;
   unsigned value = 0;
   const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || value == 0 || value > kMaxPortQueues) {
+  if (error != std::errc() || end != text->data() + text->size() || value == 0 || value > wire::kMaxDpdkQueues) {
     throw std::invalid_argument(
-        fmt::format("--dpdk-vdev {}: qpairs={} is not a queue count 1..{}", vdev, *text, kMaxPortQueues));
+        fmt::format("--dpdk-vdev {}: qpairs={} is not a queue count 1..{}", vdev, *text, wire::kMaxDpdkQueues));
   }
   return static_cast<std::uint16_t>(value);
 }

@@ -13,9 +13,6 @@
 
 namespace tusk::dpdk {
 
-// The most queues a port is opened with (--dpdk-queues).
-inline constexpr std::uint16_t kMaxPortQueues = 16;
-
 struct QueueWorker {
   std::vector<std::uint16_t> rx_queues;  // the port's RX queues this worker's RX thread polls
   std::uint16_t tx_queue = 0;            // the TX queue its TX thread alone sends on

@@ -22,10 +22,10 @@ using Entry = YamlEntry;
 template <typename T>
 using Range = YamlReader::Range<T>;
 
-const Range<std::int64_t> kDegree{1, 1'000'000, "1", "1000000"};
-const Range<std::int64_t> kPerHost{1, 1024, "1", "1024"};
-const Range<std::int64_t> kWidth{1, 10'000'000, "1", "10000000"};
-const Range<std::chrono::milliseconds> kTime{1ms, 1000h, "1ms", "1000h"};
+const Range<std::int64_t> kDegree{1, 1'000'000};
+const Range<std::int64_t> kPerHost{1, 1024};
+const Range<std::int64_t> kWidth{1, 10'000'000};
+const Range<std::chrono::milliseconds> kTime{1ms, 1000h};
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -144,11 +144,11 @@ class ModelFileReader {
       } else if (entry.key == "kv_hidden") {
         if (auto n = read_.uint32(v, kWidth)) model.kv_hidden = *n;
       } else if (entry.key == "bytes_per_element") {
-        if (auto n = read_.uint32(v, {1, 8, "1", "8"})) model.bytes_per_element = *n;
+        if (auto n = read_.uint32(v, {1, 8})) model.bytes_per_element = *n;
       } else if (entry.key == "experts") {
-        if (auto n = read_.uint32(v, {2, 1'000'000, "2", "1000000"})) model.experts = *n;
+        if (auto n = read_.uint32(v, {2, 1'000'000})) model.experts = *n;
       } else if (entry.key == "top_k") {
-        if (auto n = read_.uint32(v, {1, 1'000'000, "1", "1000000"})) model.top_k = *n;
+        if (auto n = read_.uint32(v, {1, 1'000'000})) model.top_k = *n;
       } else if (entry.key == "expert_parameters") {
         if (auto n = count(v, 1, "1")) model.expert_parameters = *n;
       } else if (entry.key == "moe_layers") {
@@ -355,7 +355,7 @@ class ModelFileReader {
       if (entry.key == "every_steps") {
         if (auto n = count(v, 1, "1")) checkpoint.every_steps = *n;
       } else if (entry.key == "bytes_per_parameter") {
-        if (auto n = read_.uint32(v, {1, 64, "1", "64"})) checkpoint.bytes_per_parameter = *n;
+        if (auto n = read_.uint32(v, {1, 64})) checkpoint.bytes_per_parameter = *n;
       } else {
         read_.unknown_key(entry, {"every_steps", "bytes_per_parameter"});
       }

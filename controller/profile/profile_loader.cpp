@@ -141,11 +141,11 @@ class ProfileReader {
         if (patterns) agents.patterns = std::move(*patterns);
       } else if (entry.key == "count") {
         count_value = &v;
-        const auto count = read_.uint32(v, {1, 100'000, "1", "100000"});
+        const auto count = read_.uint32(v, {1, 100'000});
         unreadable |= !count;
         if (count) agents.count = *count;
       } else if (entry.key == "wait") {
-        if (auto wait = read_.duration(v, {0ms, 24h, "0s", "24h"})) agents.wait = *wait;
+        if (auto wait = read_.duration(v, {0ms, 24h})) agents.wait = *wait;
       } else {
         read_.unknown_key(entry, profile_keys::agents());
       }
@@ -188,7 +188,7 @@ class ProfileReader {
     const Value* first_threshold = nullptr;
     OpticsThresholds& own = optics.thresholds;
     // BERs from one error in 1e18 bits up to one in two; powers and temperatures as modules report them.
-    const YamlReader::Range<double> ber{1e-18, 0.5, "1e-18", "0.5"};
+    const YamlReader::Range<double> ber{1e-18, 0.5};
     for (const auto& entry : *entries) {
       const Value& v = entry.value;
       std::optional<double>* threshold = nullptr;
@@ -197,10 +197,9 @@ class ProfileReader {
         if (const auto read = read_.boolean(v)) optics.read = *read;
       } else if (entry.key == "interval") {
         // ethtool reads a module over a slow bus: at most once a second; a bare 0 turns it off.
-        const auto interval =
-            v.node.IsScalar() && v.node.Scalar() == "0"
-                ? std::optional<std::chrono::milliseconds>(0)
-                : read_.duration(v, {std::chrono::milliseconds(0), std::chrono::hours(24), "0", "24h"});
+        const auto interval = v.node.IsScalar() && v.node.Scalar() == "0"
+                                  ? std::optional<std::chrono::milliseconds>(0)
+                                  : read_.duration(v, {std::chrono::milliseconds(0), std::chrono::hours(24)});
         if (interval) {
           if (interval->count() > 0 && *interval < wire::kMinOpticsInterval) {
             read_.fail(v, "interval: at least 1s (ethtool reads the module over a slow bus), or 0 for none");
@@ -220,10 +219,10 @@ class ProfileReader {
         *threshold = read_.decimal(v, ber);
       } else if (entry.key == "min_rx_power_dbm") {
         threshold = &own.min_rx_power_dbm;
-        *threshold = read_.decimal(v, {-40.0, 10.0, "-40", "10"});
+        *threshold = read_.decimal(v, {-40.0, 10.0});
       } else if (entry.key == "max_module_temp_c") {
         threshold = &own.max_module_temp_c;
-        *threshold = read_.decimal(v, {-40.0, 125.0, "-40", "125"});
+        *threshold = read_.decimal(v, {-40.0, 125.0});
       } else {
         read_.unknown_key(entry, profile_keys::optics());
       }
@@ -261,7 +260,7 @@ class ProfileReader {
       } else if (entry.key == "exec") {
         if (auto command = read_.non_empty_string(v)) actions.exec = std::move(*command);
       } else if (entry.key == "exec_timeout") {
-        if (const auto limit = read_.duration(v, {1s, 24h, "1s", "24h"})) actions.exec_timeout = *limit;
+        if (const auto limit = read_.duration(v, {1s, 24h})) actions.exec_timeout = *limit;
       } else if (entry.key == "max_share") {
         if (const auto share = read_.ratio(v)) {
           if (*share <= 0) {
@@ -295,7 +294,7 @@ class ProfileReader {
           context.max_rate_text = v.text();
         }
       } else if (entry.key == "max_duration") {
-        if (auto duration = read_.duration(v, {1ms, 1000h, "1ms", "1000h"})) {
+        if (auto duration = read_.duration(v, {1ms, 1000h})) {
           context.safety.max_duration = *duration;
           context.max_duration_text = v.text();
         }

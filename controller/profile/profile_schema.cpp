@@ -32,7 +32,7 @@ bool read_thresholds(ReadContext& context, const Value& value, TestDraft& draft)
   for (const auto& kind : threshold_catalog()) known.push_back(kind.key);
   for (const auto& entry : *entries) {
     if (entry.key == "window") {
-      if (const auto window = read.duration(entry.value, {1ms, 1000h, "1ms", "1000h"})) {
+      if (const auto window = read.duration(entry.value, {1ms, 1000h})) {
         draft.spec.window = *window;
         draft.spec.window_pos = entry.value.pos;
       }
@@ -110,11 +110,11 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"duration", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {1ms, 1000h, "1ms", "1000h"}), d, [](D& t, auto ms) { t.spec.duration = ms; });
+         return store(c.read.duration(v, {1ms, 1000h}), d, [](D& t, auto ms) { t.spec.duration = ms; });
        }},
       {"sample_interval", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {wire::kMinSampleInterval, wire::kMaxSampleInterval, "100ms", "60s"}), d,
+         return store(c.read.duration(v, {wire::kMinSampleInterval, wire::kMaxSampleInterval}), d,
                       [](D& t, auto ms) { t.spec.sample_interval = ms; });
        }},
       {"topology", "",
@@ -137,7 +137,7 @@ const std::vector<TestKey>& common_keys() {
        [](R& c, const V& v, D& d) { return store(c.read.rate(v), d, [](D& t, auto rate) { t.rate = rate; }); }},
       {"ecmp_paths", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 64, "1", "64"}), d, [](D& t, auto n) { t.ecmp_paths = n; });
+         return store(c.read.uint32(v, {1, 64}), d, [](D& t, auto n) { t.ecmp_paths = n; });
        }},
       {"coverage", "",
        [](R& c, const V& v, D& d) {
@@ -150,8 +150,7 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"trace_rate", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, wire::kMaxTraceRate, "0", "10000"}), d,
-                      [](D& t, auto n) { t.trace_rate = n; });
+         return store(c.read.uint32(v, {0, wire::kMaxTraceRate}), d, [](D& t, auto n) { t.trace_rate = n; });
        }},
       {"outliers", "",
        [](R& c, const V& v, D& d) {
@@ -161,7 +160,7 @@ const std::vector<TestKey>& common_keys() {
        }},
       {"outlier_k", "",
        [](R& c, const V& v, D& d) {
-         return store(c.read.decimal(v, {2.0, 100.0, "2", "100"}), d, [](D& t, double k) { t.spec.outlier_k = k; });
+         return store(c.read.decimal(v, {2.0, 100.0}), d, [](D& t, double k) { t.spec.outlier_k = k; });
        }},
       {"shifts", "", shift_keys::read_shifts},
       {"step", "", shift_keys::read_step},

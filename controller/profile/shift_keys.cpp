@@ -43,7 +43,7 @@ bool read_shifts(ReadContext& context, const YamlValue& value, TestDraft& draft)
 }
 
 bool read_step(ReadContext& context, const YamlValue& value, TestDraft& draft) {
-  const auto step = context.read.duration(value, {1ms, 1000h, "1ms", "1000h"});
+  const auto step = context.read.duration(value, {1ms, 1000h});
   if (!step) return false;
   shift_of(draft);
   draft.spec.duration = *step;

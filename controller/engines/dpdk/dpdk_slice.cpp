@@ -29,8 +29,6 @@ using D = TestDraft;
 
 // Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
 constexpr std::uint32_t kMaxFlowsPerPeer = 128;
-// Queues per port a test may spread over (the agent's --dpdk-queues is at most this too).
-constexpr std::uint32_t kMaxQueues = 16;
 // The keys that only IPv4/UDP frames have.
 constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port", "trace_rate"};
 
@@ -80,11 +78,11 @@ const std::vector<TestKey>& keys() {
        }},
       {"vlan", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 4094, "0", "4094"}), d, [](D& t, auto n) { params(t.spec).set_vlan(n); });
+         return store(c.read.uint32(v, {0, 4094}), d, [](D& t, auto n) { params(t.spec).set_vlan(n); });
        }},
       {"pcp", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 7, "0", "7"}), d, [](D& t, auto n) { params(t.spec).set_pcp(n); });
+         return store(c.read.uint32(v, {0, 7}), d, [](D& t, auto n) { params(t.spec).set_pcp(n); });
        }},
       // Below 0x0600 the field is an 802.3 length, not an EtherType.
       {"ethertype", "dpdk",
@@ -105,13 +103,13 @@ const std::vector<TestKey>& keys() {
       {"dscp", "dpdk",
        [](R& c, const V& v, D& d) {
          if (!v.node.IsSequence()) {
-           return store(c.read.uint32(v, {0, 63, "0", "63"}), d, [](D& t, auto n) {
+           return store(c.read.uint32(v, {0, 63}), d, [](D& t, auto n) {
              params(t.spec).set_dscp(n);
              params(t.spec).clear_dscp_classes();
            });
          }
          // Several traffic classes: the flows to each peer take them in turn.
-         auto classes = c.read.list(v, [&c](const V& item) { return c.read.uint32(item, {0, 63, "0", "63"}); });
+         auto classes = c.read.list(v, [&c](const V& item) { return c.read.uint32(item, {0, 63}); });
          if (classes && classes->empty()) {
            c.read.fail(v, "dscp: give one class, or a list of at least one");
            classes.reset();
@@ -140,37 +138,35 @@ const std::vector<TestKey>& keys() {
              codepoint = static_cast<std::uint32_t>(std::find(names.begin(), names.end(), *name) - names.begin());
            }
          } else {
-           codepoint = c.read.uint32(v, {0, 3, "0", "3"});
+           codepoint = c.read.uint32(v, {0, 3});
          }
          return store(codepoint, d, [](D& t, auto n) { params(t.spec).set_ecn(n); });
        }},
       {"ttl", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 255, "1", "255"}), d, [](D& t, auto n) { params(t.spec).set_ttl(n); });
+         return store(c.read.uint32(v, {1, 255}), d, [](D& t, auto n) { params(t.spec).set_ttl(n); });
        }},
       {"udp_port", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
-                      [](D& t, auto n) { params(t.spec).set_udp_port(n); });
+         return store(c.read.uint32(v, {1, 65535}), d, [](D& t, auto n) { params(t.spec).set_udp_port(n); });
        }},
       {"udp_source_port", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
-                      [](D& t, auto n) { params(t.spec).set_udp_source_port(n); });
+         return store(c.read.uint32(v, {1, 65535}), d, [](D& t, auto n) { params(t.spec).set_udp_source_port(n); });
        }},
       {"flows_per_peer", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, kMaxFlowsPerPeer, "1", "128"}), d,
+         return store(c.read.uint32(v, {1, kMaxFlowsPerPeer}), d,
                       [](D& t, auto n) { params(t.spec).set_flows_per_peer(n); });
        }},
       {"queues", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, kMaxQueues, "1", "16"}), d,
+         return store(c.read.uint32(v, {1, wire::kMaxDpdkQueues}), d,
                       [](D& t, auto n) { params(t.spec).set_queues(n); });
        }},
       {"burst_frames", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, wire::kMaxBurstFrames, "1", "4096"}), d,
+         return store(c.read.uint32(v, {1, wire::kMaxBurstFrames}), d,
                       [](D& t, auto n) { params(t.spec).set_burst_frames(n); });
        }},
       {"mode", "dpdk",

@@ -83,12 +83,12 @@ const std::vector<TestKey>& keys() {
        }},
       {"ib_port", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 255, "1", "255"}), d, [](D& t, auto n) { params(t.spec).set_port(n); });
+         return store(c.read.uint32(v, {1, 255}), d, [](D& t, auto n) { params(t.spec).set_port(n); });
        }},
       // ibv_global_route.sgid_index is 8 bits.
       {"gid_index", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 255, "0", "255"}), d, [](D& t, auto n) { params(t.spec).set_gid_index(n); });
+         return store(c.read.uint32(v, {0, 255}), d, [](D& t, auto n) { params(t.spec).set_gid_index(n); });
        }},
       {"operation", "rdma",
        [](R& c, const V& v, D& d) {
@@ -114,27 +114,25 @@ const std::vector<TestKey>& keys() {
        }},
       {"qps_per_peer", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, kMaxQpsPerPeer, "1", "1024"}), d,
+         return store(c.read.uint32(v, {1, kMaxQpsPerPeer}), d,
                       [](D& t, auto n) { params(t.spec).set_qps_per_peer(n); });
        }},
       {"outstanding", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
-                      [](D& t, auto n) { params(t.spec).set_outstanding(n); });
+         return store(c.read.uint32(v, {1, 8192}), d, [](D& t, auto n) { params(t.spec).set_outstanding(n); });
        }},
       {"signal_every", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 8192, "1", "8192"}), d,
-                      [](D& t, auto n) { params(t.spec).set_signal_every(n); });
+         return store(c.read.uint32(v, {1, 8192}), d, [](D& t, auto n) { params(t.spec).set_signal_every(n); });
        }},
       {"inline_threshold", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.size(v, {0, 1024, "0", "1024"}), d,
+         return store(c.read.size(v, {0, 1024}), d,
                       [](D& t, auto bytes) { params(t.spec).set_inline_threshold(static_cast<std::uint32_t>(bytes)); });
        }},
       {"path_mtu", "rdma",
        [](R& c, const V& v, D& d) {
-         auto mtu = c.read.uint32(v, {256, 4096, "256", "4096"});
+         auto mtu = c.read.uint32(v, {256, 4096});
          if (mtu && (*mtu & (*mtu - 1)) != 0) {
            c.read.fail(v, fmt::format("path_mtu {} is not one of 256, 512, 1024, 2048, 4096", v.text()));
            mtu.reset();
@@ -143,12 +141,11 @@ const std::vector<TestKey>& keys() {
        }},
       {"traffic_class", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {0, 255, "0", "255"}), d,
-                      [](D& t, auto n) { params(t.spec).set_traffic_class(n); });
+         return store(c.read.uint32(v, {0, 255}), d, [](D& t, auto n) { params(t.spec).set_traffic_class(n); });
        }},
       {"burst_period", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {1ms, 60s, "1ms", "60s"}), d, [](D& t, auto ms) {
+         return store(c.read.duration(v, {1ms, 60s}), d, [](D& t, auto ms) {
            params(t.spec).set_burst_period_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
@@ -169,7 +166,7 @@ const std::vector<TestKey>& keys() {
       // that covers it (a VM lab needs about 1 s, or a descheduled guest looks like a lost packet).
       {"ack_timeout", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {1ms, 8000s, "1ms", "8000s"}), d, [](D& t, auto ms) {
+         return store(c.read.duration(v, {1ms, 8000s}), d, [](D& t, auto ms) {
            std::uint32_t exponent = 1;
            while (exponent < 31 && 4.096e-3 * static_cast<double>(std::uint64_t{1} << exponent) < ms.count())
              ++exponent;
@@ -178,7 +175,7 @@ const std::vector<TestKey>& keys() {
        }},
       {"stall_timeout", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {100ms, 3600s, "100ms", "3600s"}), d, [](D& t, auto ms) {
+         return store(c.read.duration(v, {100ms, 3600s}), d, [](D& t, auto ms) {
            params(t.spec).set_stall_timeout_ms(static_cast<std::uint32_t>(ms.count()));
          });
        }},
@@ -195,17 +192,16 @@ const std::vector<TestKey>& keys() {
        }},
       {"steps", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 1'000'000, "1", "1000000"}), d,
-                      [](D& t, auto n) { params(t.spec).set_steps(n); });
+         return store(c.read.uint32(v, {1, 1'000'000}), d, [](D& t, auto n) { params(t.spec).set_steps(n); });
        }},
       {"step_period", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {1ms, 3600s, "1ms", "3600s"}), d,
+         return store(c.read.duration(v, {1ms, 3600s}), d,
                       [](D& t, auto ms) { params(t.spec).set_step_period_ms(static_cast<std::uint32_t>(ms.count())); });
        }},
       {"compute_time", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.duration(v, {0ms, 3600s, "0s", "3600s"}), d,
+         return store(c.read.duration(v, {0ms, 3600s}), d,
                       [](D& t, auto ms) { params(t.spec).set_compute_ms(static_cast<std::uint32_t>(ms.count())); });
        }},
       {"scale", "rdma",
@@ -229,8 +225,7 @@ const std::vector<TestKey>& keys() {
       // One device per rail on every agent, rail-aligned: each QP goes from rail r to the peer's rail r.
       {"rails", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, kMaxRails, "1", "16"}), d,
-                      [](D& t, auto n) { params(t.spec).set_rails(n); });
+         return store(c.read.uint32(v, {1, kMaxRails}), d, [](D& t, auto n) { params(t.spec).set_rails(n); });
        }},
       {"pacing", "rdma",
        [](R& c, const V& v, D& d) {
@@ -239,8 +234,7 @@ const std::vector<TestKey>& keys() {
        }},
       {"cm_port", "rdma",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, 65535, "1", "65535"}), d,
-                      [](D& t, auto n) { params(t.spec).set_cm_port(n); });
+         return store(c.read.uint32(v, {1, 65535}), d, [](D& t, auto n) { params(t.spec).set_cm_port(n); });
        }},
   };
   return rows;
