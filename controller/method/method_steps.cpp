@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "common/counter_names.hpp"
+#include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/step_summary.hpp"
@@ -29,9 +30,10 @@ bool judges_gaps(const Threshold& threshold) {
 // The test's rate at `frame_size` bytes, as bits and frames per second.
 std::pair<double, double> ceiling_at(const std::optional<units::Rate>& rate, std::uint32_t frame_size) {
   if (!rate || frame_size == 0) return {rate && rate->kind == units::Rate::Kind::BitsPerSecond ? rate->value : 0, 0};
-  const double bits_per_frame = frame_size * 8.0;
-  if (rate->kind == units::Rate::Kind::PacketsPerSecond) return {rate->value * bits_per_frame, rate->value};
-  return {rate->value, rate->value / bits_per_frame};
+  const bool packets = rate->kind == units::Rate::Kind::PacketsPerSecond;
+  const OfferedRate offered = offered_rate(packets ? rate->value : 0, packets ? 0 : rate->value,
+                                           size_mix(frame_size, std::vector<std::uint32_t>{}));
+  return {offered.bps, offered.pps};
 }
 
 bool resolved(double passed, double failed, double resolution) {
@@ -98,8 +100,10 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
   step.senders = static_cast<std::uint32_t>(incast ? senders : 0);
   const auto [ceiling_bps, ceiling_pps] = ceiling_at(method_.rate, frame_size);
   if (own_rate) {
-    step.offered_bps = rate.bits_per_second.value_or(rate.packets_per_second.value_or(0) * frame_size * 8.0);
-    step.offered_pps = rate.packets_per_second.value_or(frame_size > 0 ? step.offered_bps / (frame_size * 8.0) : 0);
+    const OfferedRate offered = offered_rate(rate.packets_per_second.value_or(0), rate.bits_per_second.value_or(0),
+                                             size_mix(frame_size, std::vector<std::uint32_t>{}));
+    step.offered_bps = offered.bps;
+    step.offered_pps = offered.pps;
   } else {
     step.rate_fraction = rate.fraction;
     step.offered_bps = ceiling_bps * rate.fraction;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/counter_names.hpp"
+#include "common/rates.hpp"
 #include "controller/verdict/stream_values.hpp"
 #include "controller/verdict/verdict.hpp"
 
@@ -62,7 +63,7 @@ void summarise_step(const TestOutcome& outcome, MethodStep& step) {
   const double sent = static_cast<double>(step.rx_frames + step.lost_frames);
   step.loss_ratio = sent > 0 ? static_cast<double>(step.lost_frames) / sent : 0;
   const double seconds = outcome.spec.duration.count() / 1e3;
-  if (!senders.empty() && seconds > 0) step.sent_bps = sent_bytes * 8 / seconds / static_cast<double>(senders.size());
+  if (!senders.empty()) step.sent_bps = throughput_bps(sent_bytes, seconds) / static_cast<double>(senders.size());
   if (seconds > 0) step.messages_per_s = static_cast<double>(step.tx_messages) / seconds;
   step.sender_short = step.offered_bps > 0 && step.sent_bps < 0.98 * step.offered_bps;
   step.verdict = outcome.verdict;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "common/rates.hpp"
 #include "common/wire_bounds.hpp"
 #include "controller/engines/engine_slice.hpp"
 
@@ -443,10 +444,10 @@ void check_method(TestCheck& check) {
                            kind));
   }
   const double cap = check.profile.safety.max_rate_bps;
-  std::uint32_t largest = 0;
-  for (const auto size : method.frame_sizes) largest = std::max(largest, size);
+  const SizeMix sizes = size_mix(0, method.frame_sizes);
   for (const auto& rate : method.rates) {
-    const double bps = rate.bits_per_second.value_or(rate.packets_per_second.value_or(0) * largest * 8);
+    const double bps =
+        offered_rate(rate.packets_per_second.value_or(0), rate.bits_per_second.value_or(0), sizes).capped_bps;
     if (cap > 0 && bps > cap) {
       check.fail("method", origin,
                  fmt::format("method rate {} is above safety.max_rate {}", rate.text, check.profile.max_rate_text));
