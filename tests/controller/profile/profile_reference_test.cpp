@@ -1,6 +1,7 @@
 // docs/profile.md, the profile reference (and tusk-profile(5), generated from it), against the keys
 // the loader reads: every key it reads has its row, and every row names a key it reads. The
 // reference was a hand-kept copy of the key tables that drifted from them; now a drift fails here.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "controller/profile/profile_schema.hpp"
 #include "controller/profile/threshold_catalog.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/profile_text.hpp"
 
 namespace tusk {
 namespace {
@@ -80,6 +82,78 @@ TEST(ProfileReference, EveryTestKeyOfEveryEngineHasARowAndEveryRowIsATestKey) {
   }
   const auto names = profile_schema::test_key_names();
   expect_same_keys(as_set(names), documented, "the test key tables (Every engine, dpdk, rdma)");
+}
+
+// A test key's row whose range cell starts with whole numbers, "A..B" ("0..63 each", "1..16; needs a
+// rate"), and the engine whose table it is in.
+struct IntegerRange {
+  std::string key, engine, text;
+  long long min = 0, max = 0;
+  std::string min_text, max_text;
+  std::string needs;                                              // a line the key needs beside it ("topology: shift")
+  bool list = false;                                              // takes a list, not a single number
+  std::string field() const { return list ? key + "[0]" : key; }  // as its errors name it
+};
+
+std::vector<IntegerRange> integer_ranges() {
+  std::ifstream in(build_paths::source_dir() + "/docs/profile.md");
+  const std::regex heading(R"(^#+ +(.*)$)");
+  const std::regex row(
+      R"re(^\| *`([^`]+)` *\|[^|]*\|[^|]*\| *((-?(?:0x[0-9A-Fa-f]+|[0-9]+))\.\.((?:0x[0-9A-Fa-f]+|[0-9]+)))\b)re");
+  std::vector<IntegerRange> ranges;
+  std::string line, section;
+  while (std::getline(in, line)) {
+    std::smatch match;
+    if (std::regex_match(line, match, heading)) {
+      section = match[1];
+    } else if ((section == "Every engine" || section == "dpdk" || section == "rdma") &&
+               std::regex_search(line, match, row)) {
+      IntegerRange range{match[1], section == "rdma" ? "rdma" : "dpdk", match[2]};
+      range.min_text = match[3];
+      range.max_text = match[4];
+      range.min = std::stoll(range.min_text, nullptr, 0);
+      range.max = std::stoll(range.max_text, nullptr, 0);
+      if (line.find("`topology: shift` only") != std::string::npos) range.needs = "\n    topology: shift";
+      const std::string type =
+          line.substr(line.find('|', 2) + 1, line.find('|', line.find('|', 2) + 1) - line.find('|', 2) - 1);
+      range.list = type.find("a list") != std::string::npos && type.find("integer") == std::string::npos;
+      ranges.push_back(range);
+    }
+  }
+  return ranges;
+}
+
+// What the loader says of `key: value` in a test of `engine`: its range error, or "" for none.
+std::string range_error_of(const IntegerRange& range, long long value) {
+  const std::string number = std::to_string(value);
+  const std::string yaml = "\nname: x\nagents: {count: 2}\ntests:\n  - name: t\n    engine: " + range.engine +
+                           "\n    duration: 1s" + range.needs + "\n    " + range.key + ": " +
+                           (range.list ? "[" + number + "]" : number) + "\n";
+  for (const auto& error : testing::profile_errors(yaml)) {
+    if (error.find("." + range.field() + ": ") != std::string::npos &&
+        (error.find("minimum") != std::string::npos || error.find("maximum") != std::string::npos)) {
+      return error.substr(error.find(range.field() + " "));
+    }
+  }
+  return "";
+}
+
+// The reference's ranges are the loader's: each bound is taken, one past it refused with the
+// bound the page states (the man page is generated from this page).
+TEST(ProfileReference, EveryIntegerRangeOfATestKeyIsTheOneTheLoaderHolds) {
+  const auto ranges = integer_ranges();
+  EXPECT_GE(ranges.size(), 15u) << "the range cells of docs/profile.md's test key tables were not found";
+  for (const auto& range : ranges) {
+    SCOPED_TRACE(range.key + " " + range.text);
+    EXPECT_EQ(range_error_of(range, range.min), "");
+    EXPECT_EQ(range_error_of(range, range.max), "");
+    if (range.min > 0) {
+      EXPECT_EQ(range_error_of(range, range.min - 1),
+                fmt::format("{} {} is below the minimum {}", range.field(), range.min - 1, range.min_text));
+    }
+    EXPECT_EQ(range_error_of(range, range.max + 1),
+              fmt::format("{} {} is above the maximum {}", range.field(), range.max + 1, range.max_text));
+  }
 }
 
 TEST(ProfileReference, EveryThresholdHasARowAndEveryRowIsAThreshold) {
