@@ -51,21 +51,35 @@ bool host_has_rdma_device() {
   return fs::exists("/sys/class/infiniband", error) && !fs::is_empty("/sys/class/infiniband", error);
 }
 
+// The suite makes its lab once: each test's changes to it (impairments, a cut cable, jumbo MTU)
+// are undone as the test ends, so the next finds the lab as `up` made it.
 class DpdkRun : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() {
+    if (geteuid() != 0) return;
+    lab_id_ = "tr" + std::to_string(getpid() % 100000);
+    lab_ready_ = lab("up --switch >/dev/null") == 0;
+  }
+  static void TearDownTestSuite() {
+    if (!lab_id_.empty()) lab("down");
+  }
+
   void SetUp() override {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to make the lab's links";
+    ASSERT_TRUE(lab_ready_) << "netns-lab.sh up --switch failed";
     dir_ = make_scratch_dir("tusk-dpdk-run");
-    lab_id_ = "tr" + std::to_string(getpid() % 100000);
-    ASSERT_EQ(lab("up --switch >/dev/null"), 0);
     ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-a", "lab-b"})) << "make-certs.sh failed";
     std::ofstream(dir_ + "/profile.yaml") << kProfile;
     port_ = free_port();
   }
   void TearDown() override {
-    if (lab_id_.empty()) return;
+    if (dir_.empty()) return;
     agents_.clear();
-    lab("down");
+    for (const std::string host : {"a", "b"}) {
+      EXPECT_EQ(lab("clear " + host), 0);
+      EXPECT_EQ(lab("link " + host + " up"), 0);
+    }
+    EXPECT_EQ(lab("mtu 1500"), 0);
     if (HasFailure()) {
       std::cerr << "logs and reports kept in " << dir_ << "\n";
     } else {
@@ -73,7 +87,7 @@ class DpdkRun : public ::testing::Test {
     }
   }
 
-  int lab(const std::string& arguments) {
+  static int lab(const std::string& arguments) {
     return std::system(
         ("TUSK_LAB_ID=" + lab_id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/netns-lab.sh " + arguments)
             .c_str());
@@ -173,7 +187,9 @@ class DpdkRun : public ::testing::Test {
     return streams;
   }
 
-  std::string dir_, lab_id_;
+  static inline std::string lab_id_;
+  static inline bool lab_ready_ = false;
+  std::string dir_;
   int port_ = 0;
   std::vector<std::unique_ptr<Process>> agents_;
 };

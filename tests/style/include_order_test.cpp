@@ -1,13 +1,13 @@
 // The direction of the house as a test: docs/ARCHITECTURE.md's ```include-order block is the list,
 // and no #include of the controller, the agent or common runs back up it.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
+#include "tests/style/planted_tree.hpp"
 #include "tests/style/source_rules.hpp"
 #include "tests/support/build_paths.hpp"
 
@@ -20,12 +20,6 @@ std::string architecture_text() {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
 }
 
 TEST(IncludeOrder, NoIncludeRunsBackUpTheOrderTheArchitecturePageDraws) {
@@ -58,21 +52,6 @@ TEST(IncludeOrder, ThePagesRoomsAreDescribedInTheOrdersOrder) {
     }
   }
 }
-
-class PlantedTree : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("tusk-include-order-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  void plant(const std::string& file, const std::string& text) {
-    fs::create_directories((root_ / file).parent_path());
-    std::ofstream(root_ / file) << text;
-  }
-  fs::path root_;
-};
 
 const char* const kOrder =
     "text\n```include-order\n"

@@ -2,12 +2,12 @@
 // one job and a function fits a reader's screen or two. The named exceptions are tables, one row a
 // key, whose length is their content.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "tests/style/planted_tree.hpp"
 #include "tests/style/source_rules.hpp"
 #include "tests/support/build_paths.hpp"
 
@@ -21,12 +21,6 @@ constexpr std::size_t kMaxFunctionLines = 120;
 // Heads of the functions that may be longer: the engine slices' profile key tables, one key a row.
 const std::vector<std::string> kTables = {"std::vector<TestKey>& keys()"};
 
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
-}
-
 TEST(SizeBudget, NoProductFileIsOver600Lines) {
   const auto over = files_over(build_paths::source_dir(), kProductFolders, kMaxFileLines);
   EXPECT_TRUE(over.empty()) << "split these along their seams:\n" << joined(over);
@@ -37,28 +31,13 @@ TEST(SizeBudget, NoProductFunctionIsOver120Lines) {
   EXPECT_TRUE(over.empty()) << "split these into steps that have names:\n" << joined(over);
 }
 
-class PlantedSources : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("tusk-size-budget-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-  void plant(const std::string& file, const std::string& text) {
-    fs::create_directories((root_ / file).parent_path());
-    std::ofstream(root_ / file) << text;
-  }
-  fs::path root_;
-};
-
 std::string lines(std::size_t count, const std::string& line = "int x;") {
   std::string text;
   for (std::size_t i = 0; i < count; ++i) text += line + "\n";
   return text;
 }
 
-TEST_F(PlantedSources, A601LineFileFailsAnd600Pass) {
+TEST_F(PlantedTree, A601LineFileFailsAnd600Pass) {
   plant("controller/run/long.cpp", lines(601));
   plant("controller/run/full.cpp", lines(600));
   plant("tests/huge_test.cpp", lines(5000));
@@ -71,7 +50,7 @@ std::string function_of(const std::string& head, std::size_t inner) {
   return head + " {\n" + lines(inner, "  f();") + "}\n";
 }
 
-TEST_F(PlantedSources, A121LineFunctionFailsAnd120Pass) {
+TEST_F(PlantedTree, A121LineFunctionFailsAnd120Pass) {
   plant("agent/a.cpp", "namespace tusk {\n" + function_of("void too_long(int x)", 119) +
                            function_of("void just_fits()", 118) + "}  // namespace tusk\n");
   EXPECT_EQ(functions_over(root_, kProductFolders, kMaxFunctionLines, {}),

@@ -108,7 +108,10 @@ std::vector<IntegerRange> integer_ranges() {
       section = match[1];
     } else if ((section == "Every engine" || section == "dpdk" || section == "rdma") &&
                std::regex_search(line, match, row)) {
-      IntegerRange range{match[1], section == "rdma" ? "rdma" : "dpdk", match[2]};
+      IntegerRange range;
+      range.key = match[1];
+      range.engine = section == "rdma" ? "rdma" : "dpdk";
+      range.text = match[2];
       range.min_text = match[3];
       range.max_text = match[4];
       range.min = std::stoll(range.min_text, nullptr, 0);
