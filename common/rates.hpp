@@ -17,10 +17,15 @@ struct SizeMix {
   std::uint64_t smallest_bytes = 0;
 };
 
+// One size, every packet.
+constexpr SizeMix single_size_mix(std::uint64_t bytes) {
+  return {static_cast<double>(bytes), bytes, bytes};
+}
+
 // `sizes` (any range of byte counts) empty means {single}: a size list replaces the single size.
 template <typename Sizes>
 SizeMix size_mix(std::uint64_t single, const Sizes& sizes) {
-  if (sizes.empty()) return {static_cast<double>(single), single, single};
+  if (sizes.empty()) return single_size_mix(single);
   double total = 0;
   std::uint64_t largest = 0;
   std::uint64_t smallest = UINT64_MAX;

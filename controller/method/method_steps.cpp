@@ -31,8 +31,8 @@ bool judges_gaps(const Threshold& threshold) {
 std::pair<double, double> ceiling_at(const std::optional<units::Rate>& rate, std::uint32_t frame_size) {
   if (!rate || frame_size == 0) return {rate && rate->kind == units::Rate::Kind::BitsPerSecond ? rate->value : 0, 0};
   const bool packets = rate->kind == units::Rate::Kind::PacketsPerSecond;
-  const OfferedRate offered = offered_rate(packets ? rate->value : 0, packets ? 0 : rate->value,
-                                           size_mix(frame_size, std::vector<std::uint32_t>{}));
+  const OfferedRate offered =
+      offered_rate(packets ? rate->value : 0, packets ? 0 : rate->value, single_size_mix(frame_size));
   return {offered.bps, offered.pps};
 }
 
@@ -101,7 +101,7 @@ PlannedStep MethodSteps::make_step(std::uint32_t frame_size, const StepRate& rat
   const auto [ceiling_bps, ceiling_pps] = ceiling_at(method_.rate, frame_size);
   if (own_rate) {
     const OfferedRate offered = offered_rate(rate.packets_per_second.value_or(0), rate.bits_per_second.value_or(0),
-                                             size_mix(frame_size, std::vector<std::uint32_t>{}));
+                                             single_size_mix(frame_size));
     step.offered_bps = offered.bps;
     step.offered_pps = offered.pps;
   } else {

@@ -5,6 +5,7 @@
 // hooks). Not for other users: run_profile() (run_orchestrator.hpp) is the way in.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
