@@ -26,6 +26,10 @@ inline constexpr std::uint32_t kDefaultTraceRate = 100;
 // A DPDK port's RX and TX queue pairs, one RX and one TX thread each: the agent's --dpdk-queues, a
 // plan's queues and a profile's `queues` are held to this one number.
 inline constexpr std::uint32_t kMaxDpdkQueues = 16;
+// Flows (UDP source ports, each its own stream) a DPDK test sends each peer: the profile's
+// flows_per_peer, what ecmp_paths may work out, and a plan's flows and source ports per peer. Each
+// is a stream the receiver tracks on its own (dpdk::kMaxRxStreams bounds them all together).
+inline constexpr std::uint32_t kMaxDpdkFlowsPerPeer = 128;
 // The longest train of DPDK frames sent back to back (burst_frames): a switch buffer's worth of
 // 9 KB frames is well under it. The profile checks it; the agent refuses a plan beyond it.
 inline constexpr std::uint32_t kMaxBurstFrames = 4096;

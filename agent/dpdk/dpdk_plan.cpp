@@ -53,11 +53,11 @@ void check_dpdk_plan(const proto::Plan& plan) {
   // Flow k of a peer uses source port udp_source_port + k: summed in 64 bits, so a huge flow count
   // cannot wrap round to a small last port.
   const std::uint64_t flows = std::max<std::uint32_t>(1, test.flows_per_peer());
-  at_most("flows_per_peer", flows, kMaxFlowsPerPeer);
+  at_most("flows_per_peer", flows, wire::kMaxDpdkFlowsPerPeer);
   const std::uint64_t first_port = test.udp_source_port() > 0 ? test.udp_source_port() : kDefaultUdpPort;
   at_most("the last flow's UDP source port", first_port + flows - 1, 0xFFFFu);
   for (const auto& peer : plan.peers()) {
-    at_most("source ports of a peer", peer.source_ports_size(), static_cast<int>(kMaxFlowsPerPeer));
+    at_most("source ports of a peer", peer.source_ports_size(), static_cast<int>(wire::kMaxDpdkFlowsPerPeer));
     for (const std::uint32_t port : peer.source_ports()) at_most("UDP source port", port, 0xFFFFu);
   }
   // A port's receiver tracks every sender's flows (a loopback or bidirectional test's peers send too).

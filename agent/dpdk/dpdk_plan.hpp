@@ -12,8 +12,7 @@
 
 namespace tusk::dpdk {
 
-inline constexpr std::size_t kMaxRxStreams = 1024;  // streams a port tracks: senders x flows
-inline constexpr std::uint32_t kMaxFlowsPerPeer = 1024;
+inline constexpr std::size_t kMaxRxStreams = 1024;       // streams a port tracks: senders x flows
 inline constexpr int kMaxFrameSizes = 1024;              // a sweep's or IMIX's sizes
 inline constexpr std::uint32_t kMaxFrameBytes = 0xFFFF;  // a 16-bit frame length
 inline constexpr int kMaxDpdkPeers = 4096;               // peers, and senders, each

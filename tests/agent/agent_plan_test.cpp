@@ -170,11 +170,11 @@ TEST(DpdkPlan, NumbersOfAPlanAreBoundedBeforeAnyPortIsTouched) {
               HasSubstr("flows_per_peer 4294967295 is out of range"));
   EXPECT_THAT(refusal(
                   [](proto::Plan& p) {
-                    p.mutable_dpdk()->set_udp_source_port(65000);
-                    p.mutable_dpdk()->set_flows_per_peer(1000);
+                    p.mutable_dpdk()->set_udp_source_port(65500);
+                    p.mutable_dpdk()->set_flows_per_peer(100);
                   },
                   plan),
-              HasSubstr("the last flow's UDP source port 65999"));
+              HasSubstr("the last flow's UDP source port 65599"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(0); }, plan), HasSubstr("no frame size"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_dpdk()->set_frame_size(70000); }, plan),
               HasSubstr("frame_size 70000"));

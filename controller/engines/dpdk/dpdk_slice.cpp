@@ -27,8 +27,6 @@ using R = ReadContext;
 using V = YamlValue;
 using D = TestDraft;
 
-// Flows per peer: each is a stream the receiver tracks on its own (DpdkEngine::kMaxRxStreams).
-constexpr std::uint32_t kMaxFlowsPerPeer = 128;
 // The keys that only IPv4/UDP frames have.
 constexpr std::string_view kIpv4UdpKeys[] = {"dscp", "ecn", "ttl", "udp_port", "udp_source_port", "trace_rate"};
 
@@ -156,7 +154,7 @@ const std::vector<TestKey>& keys() {
        }},
       {"flows_per_peer", "dpdk",
        [](R& c, const V& v, D& d) {
-         return store(c.read.uint32(v, {1, kMaxFlowsPerPeer}), d,
+         return store(c.read.uint32(v, {1, wire::kMaxDpdkFlowsPerPeer}), d,
                       [](D& t, auto n) { params(t.spec).set_flows_per_peer(n); });
        }},
       {"queues", "dpdk",
@@ -235,9 +233,10 @@ void check_classes(profile_schema::TestCheck& check) {
     return;
   }
   const std::uint32_t flows = (test.flows_per_peer() + classes - 1) / classes * classes;
-  if (flows > kMaxFlowsPerPeer) {
+  if (flows > wire::kMaxDpdkFlowsPerPeer) {
     check.fail("dscp", check.draft.origin("dscp"),
-               fmt::format("{} DSCP classes need {} flows per peer, more than {}", classes, flows, kMaxFlowsPerPeer));
+               fmt::format("{} DSCP classes need {} flows per peer, more than {}", classes, flows,
+                           wire::kMaxDpdkFlowsPerPeer));
     return;
   }
   test.set_flows_per_peer(flows);
@@ -291,7 +290,7 @@ void check_encapsulation(profile_schema::TestCheck& check) {
                "ipv4_udp frames carry EtherType 0x0800: leave ethertype out, or use encapsulation: ethernet");
   }
   if (check.draft.trace_rate) test.set_trace_rate(*check.draft.trace_rate);
-  const auto paths = ecmp_keys::flows_for_paths(check, kMaxFlowsPerPeer, "flows_per_peer");
+  const auto paths = ecmp_keys::flows_for_paths(check, wire::kMaxDpdkFlowsPerPeer, "flows_per_peer");
   test.set_ecmp_paths(paths.paths);
   test.set_coverage(paths.coverage);
   if (paths.flows) test.set_flows_per_peer(*paths.flows);
