@@ -256,7 +256,14 @@ json localisation_json(const TestOutcome& test) {
            {"lost_share_hop_before", p.lost_share_before()},
            {"damaged_share", p.damaged_share()},
            {"damaged_share_hop_before", p.damaged_share_before()},
+           {"lost_share_hop_after", p.last_answered() ? json(nullptr) : json(p.lost_share_after())},
+           {"lost_share_elsewhere", p.probes_elsewhere ? json(1.0 - static_cast<double>(p.answers_elsewhere) /
+                                                                        static_cast<double>(p.probes_elsewhere))
+                                                       : json(nullptr)},
            {"loss_z", p.loss_z},
+           {"persist_z", p.persist_z},
+           {"elsewhere_z", p.elsewhere_z},
+           {"loss_is_the_links", p.loss_is_the_links()},
            {"damage_z", p.damage_z}}},
          {"cleared_by_probes", suspect.cleared},
          {"tied_with", suspect.tied},

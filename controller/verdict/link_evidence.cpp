@@ -25,7 +25,39 @@ double two_proportion_z(std::uint64_t n1, std::uint64_t x1, std::uint64_t n2, st
   return error > 0 ? (p2 - p1) / error : 0;
 }
 
+double share(std::uint64_t part, std::uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
+
+// How many standard errors the deficit x2/n2 - x1/n1 (unanswered here against a hop before) lies
+// above the deficit y2/m2 - y1/m1 of other probes.
+double deficit_difference_z(std::uint64_t n1, std::uint64_t x1, std::uint64_t n2, std::uint64_t x2, std::uint64_t m1,
+                            std::uint64_t y1, std::uint64_t m2, std::uint64_t y2) {
+  if (n2 == 0 || m2 == 0) return 0;
+  const auto variance = [](std::uint64_t n, std::uint64_t x) {
+    if (n == 0) return 0.0;
+    const double p = share(x, n);
+    return p * (1 - p) / static_cast<double>(n);
+  };
+  const double difference = (share(x2, n2) - share(x1, n1)) - (share(y2, m2) - share(y1, m1));
+  const double error = std::sqrt(variance(n1, x1) + variance(n2, x2) + variance(m1, y1) + variance(m2, y2));
+  return error > 0 ? difference / error : 0;
+}
+
+std::uint64_t unanswered(std::uint64_t probes, std::uint64_t answers) {
+  return probes - std::min(answers, probes);
+}
+
 }  // namespace
+
+double ProbeEvidence::lost_share_after() const {
+  return probes_after ? 1.0 - share(answers_after, probes_after) : 0;
+}
+
+bool ProbeEvidence::loss_is_the_links() const {
+  if (!last_answered()) return persist_z >= 2;
+  return probes_elsewhere > 0 && elsewhere_z >= 2;
+}
 
 double ProbeEvidence::lost_share_before() const {
   if (first_hop || probes_before == 0) return 0;
@@ -41,6 +73,12 @@ void finish_probe_evidence(ProbeEvidence& p) {
   const std::uint64_t before_probes = p.first_hop ? 0 : p.probes_before;
   p.loss_z = two_proportion_z(before_probes, before_probes - std::min(p.answers_before, before_probes), p.probes,
                               p.probes - std::min(p.answers, p.probes));
+  p.persist_z = two_proportion_z(before_probes, before_probes - std::min(p.answers_before, before_probes),
+                                 p.probes_after, unanswered(p.probes_after, p.answers_after));
+  p.elsewhere_z = deficit_difference_z(before_probes, unanswered(before_probes, p.answers_before), p.probes,
+                                       unanswered(p.probes, p.answers), p.probes_elsewhere_before,
+                                       unanswered(p.probes_elsewhere_before, p.answers_elsewhere_before),
+                                       p.probes_elsewhere, unanswered(p.probes_elsewhere, p.answers_elsewhere));
   const std::uint64_t before_answers = p.first_hop ? 0 : p.answers_before;
   p.damage_z = two_proportion_z(before_answers, p.first_hop ? 0 : p.damaged_before, p.answers, p.damaged);
 }
@@ -50,6 +88,17 @@ std::string probe_text(const ProbeEvidence& p) {
   std::string text =
       fmt::format("{} of {} probes unanswered here ({}) vs {} a hop before", p.probes - p.answers, p.probes,
                   units::format_percent(p.lost_share()), units::format_percent(p.lost_share_before()));
+  if (p.loss_z >= 3 && !p.loss_is_the_links()) {
+    if (!p.last_answered()) {
+      text += fmt::format(" and {} a hop past it: its router answers fewer probes itself (the frames are not lost)",
+                          units::format_percent(p.lost_share_after()));
+    } else if (p.probes_elsewhere > 0) {
+      text += " and as few to the flows that reach it by its other links: its router answers fewer probes itself";
+    } else {
+      text +=
+          "; no hop past it answers and no other flow reaches it: a router that answers fewer probes looks the same";
+    }
+  }
   if (p.damaged > 0 || p.damaged_before > 0) {
     text += fmt::format(", {} arrived damaged ({}) vs {}", p.damaged, units::format_percent(p.damaged_share()),
                         units::format_percent(p.damaged_share_before()));

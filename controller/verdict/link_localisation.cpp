@@ -268,12 +268,48 @@ void Localiser::gather_links() {
         link.probes.answers_before += before.answers();
         link.probes.damaged_before += before.damaged();
       }
+      if (k + 1 < flow.nodes.size()) {
+        const auto& after = hops.Get(static_cast<int>(k));
+        link.probes.probes_after += after.probes();
+        link.probes.answers_after += after.answers();
+      }
+      link.far_end = k < flow.node_names.size() ? flow.node_names[k] : flow.nodes[k];
     }
   }
+  compare_far_ends();
   for (auto& [key, link] : links_) {
     finish_probe_evidence(link.probes);
     link.index = static_cast<std::uint32_t>(link_by_index_.size());
     link_by_index_.emplace_back(&key, &link);
+  }
+}
+
+// Each link's far end as its other links into it saw it: the answers to the flows that reach it
+// another way, and their hop before (the sender, for a first hop, answers all).
+void Localiser::compare_far_ends() {
+  struct Answers {
+    std::uint64_t probes = 0, answers = 0, probes_before = 0, answers_before = 0;
+  };
+  const auto of = [](const ProbeEvidence& p) {
+    return Answers{p.probes, p.answers, p.first_hop ? p.probes : p.probes_before,
+                   p.first_hop ? p.probes : p.answers_before};
+  };
+  std::map<std::string, Answers> into;
+  for (const auto& [key, link] : links_) {
+    const Answers mine = of(link.probes);
+    Answers& all = into[link.far_end];
+    all.probes += mine.probes;
+    all.answers += mine.answers;
+    all.probes_before += mine.probes_before;
+    all.answers_before += mine.answers_before;
+  }
+  for (auto& [key, link] : links_) {
+    const Answers mine = of(link.probes);
+    const Answers& all = into.at(link.far_end);
+    link.probes.probes_elsewhere = all.probes - mine.probes;
+    link.probes.answers_elsewhere = all.answers - mine.answers;
+    link.probes.probes_elsewhere_before = all.probes_before - mine.probes_before;
+    link.probes.answers_elsewhere_before = all.answers_before - mine.answers_before;
   }
 }
 

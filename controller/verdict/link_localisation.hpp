@@ -41,19 +41,37 @@ struct TracedFlowPath {
 };
 
 // Probes that expired at the link's far end against those that expired one hop before, summed
-// over every flow through the link.
+// over every flow through the link. Loss on the link persists at every hop past it; a router that
+// answers fewer probes itself (an ICMP policer, a busy control plane) shows its deficit at its own
+// hop alone, on every flow that reaches it. So a deficit at the far end is loss starting on the link
+// only where it persists one hop further, or, at the last hop that answers (an RDMA NIC answers no
+// probe), where the far end answers the flows that reach it by its other links as it answered
+// before.
 struct ProbeEvidence {
   std::uint64_t probes = 0, answers = 0, damaged = 0;
   std::uint64_t probes_before = 0, answers_before = 0, damaged_before = 0;
   bool first_hop = false;  // "before" is the sender itself: nothing lost there
-  double loss_z = 0;       // how far more probes went unanswered here than a hop before, in standard errors
+  // One hop past the far end, over the flows whose path goes on past it.
+  std::uint64_t probes_after = 0, answers_after = 0;
+  // The far end's answers to the flows that reach it by its other links, and their hop before
+  // (the sender counts as answering all).
+  std::uint64_t probes_elsewhere = 0, answers_elsewhere = 0;
+  std::uint64_t probes_elsewhere_before = 0, answers_elsewhere_before = 0;
+  double loss_z = 0;  // how far more probes went unanswered here than a hop before, in standard errors
   double damage_z = 0;
+  double persist_z = 0;    // how far more went unanswered one hop past than a hop before
+  double elsewhere_z = 0;  // how far this deficit is above the far end's deficit by its other links
   double lost_share() const { return probes ? 1.0 - static_cast<double>(answers) / static_cast<double>(probes) : 0; }
   double lost_share_before() const;
+  double lost_share_after() const;
   double damaged_share() const { return answers ? static_cast<double>(damaged) / static_cast<double>(answers) : 0; }
   double damaged_share_before() const;
-  // Loss or damage starts on this link: 3 standard errors above the hop before.
-  bool starts_here() const { return loss_z >= 3 || damage_z >= 3; }
+  // Loss or damage starts on this link: 3 standard errors above the hop before, and a loss that
+  // the hop past it or the far end's other links show is the link's, not the router's.
+  bool starts_here() const { return damage_z >= 3 || (loss_z >= 3 && loss_is_the_links()); }
+  bool loss_is_the_links() const;
+  // The far end is the last hop that answered (nothing past it to see the loss persist).
+  bool last_answered() const { return probes_after == 0; }
 };
 
 enum class Confidence { Low, Medium, High };

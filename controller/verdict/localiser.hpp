@@ -31,6 +31,7 @@ struct LinkData {
   // while (a route withdrawn when it went down).
   std::uint64_t moved = 0;
   std::uint32_t index = 0;  // in the rate fit
+  std::string far_end;      // the device (or address) the link enters
 };
 
 // The cable a directed link is one direction of: its two ends, in one order.
@@ -61,6 +62,7 @@ class Localiser {
 
   // Link by link: which flows cross each link, and what their probes saw at it and a hop before it.
   void gather_links();
+  void compare_far_ends();
 
   // A cable that went down shows in both directions' flows: those over it die or move away. Where
   // a router drops what it has no route for, probes to it die too, so the loss seems to start at

@@ -402,22 +402,33 @@ TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsH
 }
 
 // Issue 12, acceptance 3: the QPs' paths traced from inside the VMs (UDP probes with each QP's
-// source port to 4791), and loss on one spine link named as the top suspect: the QPs through it
-// retransmit and fall far below their siblings, and the probes show where the loss starts.
+// source port to 4791), and 3 % loss on one spine link named as the top suspect: the QPs through
+// it retransmit and fall far below their siblings. The link and the spine's link to the far leaf
+// are crossed by the same QPs; what tells them apart is the probes and the switches' counters.
+// Under TCG the probes alone cannot always: the VMs leave 5-15 % of probes unanswered at the first
+// hop and every spine answers 10-20 % fewer still, to every flow (its deficit over the far leaf's
+// flows is the same, `lost_share_elsewhere`), so 3 % more past the lossy link is 2 to 11 standard
+// errors from run to run, and at under 3 the probes rightly call it a tie. Before the localiser
+// asked whether a deficit persists past its hop, such a tie could name the far leaf's link at
+// high confidence: the far leaf is the last hop that answers (vm2's NIC answers no probe), and a
+// leaf answering a few percent fewer probes (a busy control plane, ICMP policing) looked like loss
+// starting on the link into it. Now that is the far leaf's own (unit tests:
+// Localisation.APolicingLastAnsweringHop...), and the switches' counters, which count every frame,
+// decide between the twins whatever the probes show.
 // 99.99 % coverage of 2 paths is 15 QPs. At 11 (99.9 %) a CI run hashed 10 onto the other spine
 // (a 1-in-170 draw), and one failing flow is rightly only a low-confidence suspect: what the test
 // asserts follows the hash the run drew, so no draw fails it and none passes it by luck.
-// 10 % loss, not 3 %: under TCG the VMs under full RDMA load leave 16 % of probes unanswered at an
-// unimpaired first hop, and at 3 % more past the spine link a CI run's 800 probes showed the
-// loss starting there at 2.1 standard errors, under the 3 that name a link: rightly a tie.
 TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
-  fabric_->run("impair l1-s1 up loss=10");
+  fabric_->run("impair l1-s1 up loss=3");
   const std::string topology = dir_ + "/topology.yaml";
-  std::ofstream(topology) << fabric_->run("topology-file");
+  std::ofstream(topology) << fabric_->run("topology-file --snmp v2c");
+  const std::string credentials = dir_ + "/snmp.yaml";
+  std::ofstream(credentials) << fabric_->run("snmp-credentials");
   std::string text = profile("20s", "");
   text.replace(text.find("    outstanding: 8"), 18,
                "    ecmp_paths: 2\n    coverage: 99.99%\n    outstanding: 4\n    trace_rate: 1000");
-  const int exit = run_profile(text, {"--topology", topology});
+  const int exit =
+      run_profile(text, {"--topology", topology, "--snmp-credentials", credentials, "--snmp-settle", "4s"});
   fabric_->run("clear l1-s1");
   ASSERT_TRUE(exit == 0 || exit == 1) << logs();
   const json found = report()["tests"][0]["localisation"];
@@ -453,6 +464,7 @@ TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
   ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << logs();
   EXPECT_EQ(found["suspects"][0]["link"], "l1:s1 -> s1:l1") << found["conclusion"];
   EXPECT_NE(found["suspects"][0]["confidence"], "low") << found["conclusion"];
+  EXPECT_TRUE(found["suspects"][0]["switch_counters"]["confirmed"].get<bool>()) << found["suspects"][0].dump(1);
   for (const auto& suspect : found["suspects"]) EXPECT_EQ(suspect["link"], "l1:s1 -> s1:l1") << found["conclusion"];
 }
 
