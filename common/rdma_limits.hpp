@@ -15,5 +15,8 @@ inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;
 inline constexpr std::size_t kCheckedMessageHeaderBytes = 24;
 inline constexpr std::uint32_t kMaxQpsPerPeer = 1024;
 inline constexpr std::uint32_t kMaxRails = 16;
+// A test's defaults that the agent also takes for a plan that leaves them unset (0).
+inline constexpr std::uint16_t kDefaultCmPort = 7471;           // every agent's rdma_cm listener
+inline constexpr std::uint32_t kDefaultStallTimeoutMs = 5'000;  // work in flight, no completion
 
 }  // namespace tusk::rdma_limits

@@ -24,7 +24,7 @@ namespace tusk::rdma {
 
 namespace {
 
-constexpr std::int64_t kDefaultStallNs = 5'000'000'000;
+constexpr std::int64_t kDefaultStallNs = std::int64_t{rdma_limits::kDefaultStallTimeoutMs} * 1'000'000;
 constexpr std::uint64_t kReceiveTag = std::uint64_t{1} << 63;  // wr_id of receive WRs
 constexpr std::uint32_t kSignalCreditEvery = 16;
 constexpr int kPollBatch = 32;

@@ -27,7 +27,7 @@ inline constexpr std::uint32_t kMaxStallTimeoutMs = 3'600'000;
 inline constexpr std::uint32_t kMaxBurstPeriodMs = 60'000;
 inline constexpr std::uint32_t kMaxSteps = 10'000'000;
 inline constexpr std::uint32_t kMaxStepPeriodMs = 3'600'000;
-inline constexpr std::uint16_t kDefaultCmPort = 7471;
+inline constexpr std::uint16_t kDefaultCmPort = rdma_limits::kDefaultCmPort;
 
 // A message buffer of each QP holds this many messages.
 std::uint32_t slots_for(const proto::RdmaTest& test);

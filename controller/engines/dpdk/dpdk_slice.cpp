@@ -207,6 +207,7 @@ void set_defaults(TestSpec& spec) {
   test.set_udp_port(0x88B5);
   test.set_udp_source_port(49152);  // the first dynamic port
   test.set_flows_per_peer(1);
+  test.set_burst_frames(1);
   test.set_trace_rate(wire::kDefaultTraceRate);  // used by ipv4_udp frames only
 }
 

@@ -253,6 +253,9 @@ void set_defaults(TestSpec& spec) {
   test.set_data_check(true);
   test.set_recovery("stop");
   test.set_pacing("auto");
+  test.set_cm_port(rdma_limits::kDefaultCmPort);
+  test.set_stall_timeout_ms(rdma_limits::kDefaultStallTimeoutMs);
+  test.set_scale(1);
 }
 
 // A training-step replay needs its bytes, steps and period; it sets the topology and fills the

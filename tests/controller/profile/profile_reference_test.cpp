@@ -2,6 +2,7 @@
 // the loader reads: every key it reads has its row, and every row names a key it reads. The
 // reference was a hand-kept copy of the key tables that drifted from them; now a drift fails here.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/engines/engine_slice.hpp"
 #include "controller/profile/method_keys.hpp"
 #include "controller/profile/profile_keys.hpp"
 #include "controller/profile/profile_schema.hpp"
@@ -156,6 +158,85 @@ TEST(ProfileReference, EveryIntegerRangeOfATestKeyIsTheOneTheLoaderHolds) {
     }
     EXPECT_EQ(range_error_of(range, range.max + 1),
               fmt::format("{} {} is above the maximum {}", range.field(), range.max + 1, range.max_text));
+  }
+}
+
+// A test key's row whose default cell starts with a value in backticks ("`1500`", "`ect0` \\| ..."),
+// and the engine whose table it is in.
+struct StatedDefault {
+  std::string key, engine, value, needs;
+};
+
+std::vector<StatedDefault> stated_defaults() {
+  std::ifstream in(build_paths::source_dir() + "/docs/profile.md");
+  const std::regex heading(R"(^#+ +(.*)$)");
+  const std::regex row(R"re(^\| *`([^`]+)` *\|[^|]*\| *`([^`]+)`)re");
+  const std::regex escaped_bar(R"(\\\|)");  // "\|" inside a cell
+  std::vector<StatedDefault> defaults;
+  std::string line, section;
+  bool replay = false;  // in the training-step replay's table, whose keys need a collective
+  while (std::getline(in, line)) {
+    std::smatch match;
+    if (line.rfind("| `collective` |", 0) == 0) replay = true;
+    if (line.rfind('|', 0) != 0) replay = false;
+    if (std::regex_match(line, match, heading)) {
+      section = match[1];
+    } else if ((section == "Every engine" || section == "dpdk" || section == "rdma") &&
+               std::regex_search(line = std::regex_replace(line, escaped_bar, "/"), match, row)) {
+      StatedDefault stated{match[1], section == "rdma" ? "rdma" : "dpdk", match[2], ""};
+      // What the row's range cell says the key needs beside it.
+      if (line.find("`topology: shift` only") != std::string::npos) stated.needs += "\n    topology: shift";
+      if (line.find("with `group_by`") != std::string::npos) stated.needs += "\n    group_by: leaf";
+      if (line.find("with `ecmp_paths`") != std::string::npos &&
+          line.find("not with `ecmp_paths`") == std::string::npos) {
+        stated.needs += "\n    ecmp_paths: 2";
+      }
+      if (line.find("ipv4_udp only") != std::string::npos) stated.needs += "\n    encapsulation: ipv4_udp";
+      if (replay) {
+        stated.needs +=
+            "\n    collective: all_reduce\n    collective_bytes: 1MiB\n    steps: 4\n    step_period: 100ms";
+      }
+      defaults.push_back(stated);
+    }
+  }
+  return defaults;
+}
+
+// What a loaded test means to its agents and its verdict: the common fields and the engine's
+// part of an agent's plan, as text.
+std::string meaning_of(const Profile& profile) {
+  const TestSpec& test = profile.tests.at(0);
+  std::string text = fmt::format(
+      "duration {} sample {} topology {} thresholds {} window {} method {} shift {} "
+      "outliers {} k {}\n",
+      test.duration.count(), test.sample_interval.count(), static_cast<int>(test.topology), test.thresholds.size(),
+      test.window ? test.window->count() : -1, test.method.has_value(), test.shift.has_value(),
+      static_cast<int>(test.outliers), test.outlier_k);
+  if (test.shift) {
+    text += fmt::format("shift: shifts {} group {} groups {} scope {}\n", fmt::join(test.shift->shifts, ","),
+                        static_cast<int>(test.shift->group_by), test.shift->groups.size(),
+                        static_cast<int>(test.shift->scope));
+  }
+  proto::Plan plan;
+  find_engine(test.engine)->complete_plan(profile, test, 2, plan);
+  return text + plan.DebugString();
+}
+
+// The reference's defaults are the loader's: a test that states the page's default for a key
+// loads to the same test, and the same plan, as one that leaves the key out.
+TEST(ProfileReference, EveryStatedDefaultOfATestKeyIsWhatTheLoaderTakesWithoutIt) {
+  const auto defaults = stated_defaults();
+  EXPECT_GE(defaults.size(), 40u) << "the default cells of docs/profile.md's test key tables were not found";
+  for (const auto& stated : defaults) {
+    if (stated.key == "engine") continue;  // `dpdk`, **required**: the cell says a test has to give it
+    SCOPED_TRACE(stated.key + ": " + stated.value);
+    const std::string base = "\nname: x\nagents: {count: 2}\ntests:\n  - name: t\n    engine: " + stated.engine +
+                             "\n    duration: 1s" + stated.needs;
+    const std::vector<std::string> errors =
+        testing::profile_errors(base + "\n    " + stated.key + ": " + stated.value + "\n");
+    ASSERT_TRUE(errors.empty()) << "the page's default is refused: " << errors.front();
+    EXPECT_EQ(meaning_of(testing::load_profile_yaml(base + "\n    " + stated.key + ": " + stated.value + "\n")),
+              meaning_of(testing::load_profile_yaml(base + "\n")));
   }
 }
 
