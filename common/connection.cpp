@@ -221,4 +221,9 @@ std::optional<std::string> Connection::peer_common_name() {
   return tusk::peer_common_name(stream_.native_handle());
 }
 
+std::vector<std::string> Connection::peer_dns_names() {
+  if (!tls_) return {};
+  return tusk::peer_dns_names(stream_.native_handle());
+}
+
 }  // namespace tusk

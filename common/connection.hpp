@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/framing.hpp"
 #include "tusk.pb.h"
@@ -67,6 +68,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   const std::string& remote() const { return remote_; }
   // Common name of the peer's verified certificate (TLS only).
   std::optional<std::string> peer_common_name();
+  // DNS names of the peer's verified certificate (TLS only; empty without).
+  std::vector<std::string> peer_dns_names();
   // OpenSSL's handle of this connection (TLS only), e.g. to present a certificate of its own
   // before start_as_client.
   ssl_st* tls_handle() { return tls_ ? stream_.native_handle() : nullptr; }

@@ -156,4 +156,26 @@ std::optional<std::string> peer_common_name(ssl_st* ssl) {
   return std::string(name);
 }
 
+std::vector<std::string> peer_dns_names(ssl_st* ssl) {
+  std::vector<std::string> names;
+  if (ssl == nullptr) return names;
+  std::unique_ptr<X509, decltype(&X509_free)> cert(SSL_get_peer_certificate(ssl), &X509_free);
+  if (!cert) return names;
+  std::unique_ptr<GENERAL_NAMES, decltype(&GENERAL_NAMES_free)> alternatives(
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert.get(), NID_subject_alt_name, nullptr, nullptr)),
+      &GENERAL_NAMES_free);
+  if (!alternatives) return names;
+  constexpr int kMaxNames = 64;
+  constexpr int kMaxNameBytes = 253;
+  for (int i = 0; i < sk_GENERAL_NAME_num(alternatives.get()) && names.size() < kMaxNames; ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(alternatives.get(), i);
+    if (name->type != GEN_DNS) continue;
+    const ASN1_IA5STRING* dns = name->d.dNSName;
+    const int length = ASN1_STRING_length(dns);
+    if (length <= 0 || length > kMaxNameBytes) continue;
+    names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(dns)), static_cast<std::size_t>(length));
+  }
+  return names;
+}
+
 }  // namespace tusk

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 struct ssl_st;
 
@@ -38,5 +39,9 @@ std::string certificate_common_name(const std::string& cert_file);
 
 // The subject common name of the peer's verified certificate, or nullopt when there is none.
 std::optional<std::string> peer_common_name(ssl_st* ssl);
+
+// The DNS names among the subject alternative names of the peer's verified certificate (at most
+// 64, each at most 253 bytes; others are not names a host has).
+std::vector<std::string> peer_dns_names(ssl_st* ssl);
 
 }  // namespace tusk

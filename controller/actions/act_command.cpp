@@ -37,7 +37,8 @@ ActCommand::ActCommand(CLI::App& app) {
   act_->add_option("--exec-timeout", exec_timeout_, "kill the --exec command after this long")->capture_default_str();
   act_->add_flag("--dry-run", dry_run_, "print what would be done and do nothing");
   act_->footer(
-      "A node is an agent's short hostname. Blamed: a host problem, a named suspect that is the host's cable, a "
+      "A node is the agent's host as its certificate proves it (report.json agents[].node), by its short name. Blamed: "
+      "a host problem, a named suspect that is the host's cable, a "
       "failing loopback stream, failing optics, a test that failed on the host alone. Exit status: 0 "
       "when every action was taken (or "
       "none was needed), 1 when the share cap or a failing command left something undone, 2 for a usage error or a "

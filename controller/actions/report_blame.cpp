@@ -52,15 +52,21 @@ std::set<std::string> read_nodes(const json& report, RunBlame& blame) {
   // Agents of one host are one node. Two hosts whose short names collide (gpu01.rack1, gpu01.rack2)
   // keep their full names: a scheduler then finds no such node and says so, rather than draining
   // one host for the other's fault.
+  // The host is the one the run proved (agents[].node: what the agent's certificate names, never
+  // its word alone); a report from before that has only the hostname the agent reported.
+  const auto host_of = [](const json& agent) {
+    const std::string proven = string_member(agent, "node");
+    return proven.empty() ? string_member(agent, "hostname") : proven;
+  };
   std::map<std::string, std::set<std::string>> hosts_of_short_name;
   for (const auto& agent : array_at(report, "agents")) {
-    const std::string hostname = string_member(agent, "hostname");
+    const std::string hostname = host_of(agent);
     hosts_of_short_name[node_name(hostname, string_member(agent, "name"))].insert(hostname);
   }
   for (const auto& agent : array_at(report, "agents")) {
     const std::string name = string_member(agent, "name");
     if (name.empty()) continue;
-    const std::string hostname = string_member(agent, "hostname");
+    const std::string hostname = host_of(agent);
     std::string node = node_name(hostname, name);
     if (hosts_of_short_name[node].size() > 1 && !hostname.empty()) node = printable(hostname);
     blame.node_of[name] = node;

@@ -2,8 +2,9 @@
 // service or returns it (controller/actions/). Read from the report, not the run's memory, so
 // `tusk-controller act` acts on any earlier run the same way the run itself would.
 //
-// A node is an agent's host, by its short hostname (what Slurm and Kubernetes call it). A node is
-// blamed for:
+// A node is an agent's host, by its short name (what Slurm and Kubernetes call it): the host the
+// run proved from the agent's certificate (agents[].node, controller/run/agent_identity.hpp), not
+// the hostname the agent reported. A node is blamed for:
 // - a host problem localisation names (tests[].localisation.hosts[]);
 // - a suspect link named with medium or high confidence that is a host's cable: the first link
 //   of a flow the host sent, or the last of one it received;

@@ -41,6 +41,8 @@ struct AgentLink {
 struct AgentView {
   std::string name;
   proto::Inventory inventory;
+  std::string node;        // the host its actions name (controller/run/agent_identity.hpp)
+  std::string node_proof;  // what makes it so
   bool connected = false;
   std::string remote;
   std::optional<ClockSample> clock;

@@ -532,6 +532,8 @@ json report_json(const RunOutcome& outcome) {
     json agent;
     agent["name"] = view.name;
     agent["hostname"] = view.inventory.hostname();
+    agent["node"] = view.node;
+    agent["node_proof"] = view.node_proof;
     agent["version"] = view.inventory.agent_version();
     agent["remote"] = view.remote;
     agent["connected_at_end"] = view.connected;

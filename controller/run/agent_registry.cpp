@@ -201,6 +201,7 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
   const std::string& name = hello.agent_name();
 
   std::string fault_text;
+  std::vector<std::pair<std::string, std::string>> identity_faults;
   {
     std::lock_guard lock(mutex_);
     auto [it, inserted] = sessions_.try_emplace(name);
@@ -220,6 +221,7 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
     session.name = name;
     session.instance = hello.agent_instance();
     session.inventory = hello.inventory();
+    identity_faults = identify(session, *connection);
     session.state_at_hello = hello.state();
     session.connection = connection;
     connection->set_max_frame(framing::kDefaultMaxFrame);
@@ -241,7 +243,38 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
                  session.connects, session.inventory.rdma_devices_size(), fmt::join(session.inventory.engines(), ","));
   }
   if (!fault_text.empty()) fault(name, fault_text);
+  for (const auto& [agent, text] : identity_faults) fault(agent, text);
   return name;
+}
+
+// The session's node from what its certificate proves (agent_identity.hpp). A reported hostname
+// that is another agent's node, which its certificate does not name, is a fault of the agent that
+// reported it, whichever of the two registered first.
+std::vector<std::pair<std::string, std::string>> AgentRegistry::identify(AgentSession& session,
+                                                                         Connection& connection) {
+  std::vector<std::string> certified = connection.peer_dns_names();
+  if (auto common_name = connection.peer_common_name()) certified.insert(certified.begin(), *common_name);
+  session.node = node_of_agent(session.name, session.inventory.hostname(), connection.encrypted(), certified);
+  if (session.node.hostname_refused) {
+    spdlog::warn("agent '{}': its node is '{}', {}", session.name, session.node.node, session.node.proof);
+  }
+  const auto claims = [](const AgentSession& claimant, const AgentSession& owner) {
+    return claimant.node.hostname_refused &&
+           short_host_name(claimant.inventory.hostname()) == short_host_name(owner.node.node);
+  };
+  const auto fault_of = [](const AgentSession& claimant, const AgentSession& owner) {
+    return std::pair{claimant.name,
+                     fmt::format("it reported the hostname of agent '{}''s node '{}', which its certificate does not "
+                                 "name: it is taken as '{}', and no action names '{}' on its word",
+                                 owner.name, owner.node.node, claimant.node.node, owner.node.node)};
+  };
+  std::vector<std::pair<std::string, std::string>> faults;
+  for (const auto& [other_name, other] : sessions_) {
+    if (other_name == session.name) continue;
+    if (claims(session, other)) faults.push_back(fault_of(session, other));
+    if (claims(other, session)) faults.push_back(fault_of(other, session));
+  }
+  return faults;
 }
 
 void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<Connection>& connection,
@@ -322,6 +355,8 @@ AgentView AgentRegistry::view_of(const AgentSession& session, Clock::time_point 
   AgentView view;
   view.name = session.name;
   view.inventory = session.inventory;
+  view.node = session.node.node;
+  view.node_proof = session.node.proof;
   view.connected = session.connected();
   view.remote = session.remote;
   view.clock = session.clock.best();

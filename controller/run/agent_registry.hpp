@@ -99,6 +99,8 @@ class AgentRegistry {
   void send_probe(const std::string& agent, std::uint32_t probe_id, int remaining);
   void fault(const std::string& agent, const std::string& what);
   AgentView view_of(const AgentSession& session, std::chrono::steady_clock::time_point now) const;
+  // Under mutex_: sets the session's node; the faults of agents that claimed another's node.
+  std::vector<std::pair<std::string, std::string>> identify(AgentSession& session, Connection& connection);
 
   boost::asio::io_context& io_;
   Options options_;

@@ -12,6 +12,7 @@
 
 #include "common/connection.hpp"
 #include "controller/outcome/agent_data.hpp"
+#include "controller/run/agent_identity.hpp"
 #include "controller/run/clock_sync.hpp"
 #include "controller/run/record_inbox.hpp"
 #include "tusk.pb.h"
@@ -22,6 +23,7 @@ struct AgentSession {
   std::string name;
   std::uint64_t instance = 0;
   proto::Inventory inventory;
+  AgentNode node;  // from what its certificate proves (agent_identity.hpp)
   proto::AgentState state_at_hello;
   std::shared_ptr<Connection> connection;
   std::string remote;

@@ -1,10 +1,14 @@
 // An authenticated but hostile agent against a real controller: what it sends beyond its plan is
 // counted and dropped, and nothing it writes forges the operator's log or breaks a report.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "common/printable.hpp"
 #include "tests/e2e/control_plane_fixture.hpp"
@@ -57,6 +61,56 @@ TEST_F(ControlPlaneE2E, AHostileAgentsStreamsPastItsPlanAndItsForgedTextsNeither
     return byte < 0x20 && c != '\n' && c != '\r' && c != '\t';
   }));
   EXPECT_EQ(first_invalid_utf8(junit), std::string::npos);
+}
+
+// Issue 63, before: an agent holding lab-a's certificate that reported the hostname lab-b was
+// taken to be on lab-b: its failures drained lab-b and it shared lab-b's clock. It runs here in a
+// UTS namespace whose hostname is lab-b, as a hostile host would set its own.
+TEST_F(ControlPlaneE2E, AnAgentThatReportsAnotherAgentsHostnameIsTakenAsTheNodeItsCertificateNames) {
+  if (geteuid() != 0) GTEST_SKIP() << "a UTS namespace of its own needs root";
+  auto controller = start_controller(write_profile("2s"), "report");
+  auto honest = start_agent("lab-b", port_);
+  std::this_thread::sleep_for(500ms);  // lab-b first: its node is known when lab-a claims it
+  std::vector<std::string> argv{"/usr/bin/unshare",
+                                "--uts",
+                                "sh",
+                                "-c",
+                                "hostname lab-b && exec \"$0\" \"$@\"",
+                                tusk::build_paths::agent_double_bin(),
+                                "--controller",
+                                "127.0.0.1:" + std::to_string(port_),
+                                "--name",
+                                "lab-a",
+                                "--ca",
+                                cert("ca.pem"),
+                                "--cert",
+                                cert("lab-a.pem"),
+                                "--key",
+                                cert("lab-a.key")};
+  Process hostile(argv, dir_ + "/agent-lab-a.log", {{"TUSK_DOUBLE_BIT_ERRORS_PER_S", "50"}});
+  controller->wait(60s);
+  const json report = read_report("report");
+  ASSERT_TRUE(report.contains("agents")) << controller->log();
+  std::map<std::string, json> agents;
+  for (const auto& agent : report["agents"]) agents[agent["name"].get<std::string>()] = agent;
+  ASSERT_EQ(agents.size(), 2u) << report["agents"].dump(1) << "\n" << read_file(dir_ + "/agent-lab-a.log");
+  EXPECT_EQ(agents["lab-a"]["hostname"], "lab-b") << "the agent did run as lab-b";
+  EXPECT_EQ(agents["lab-a"]["node"], "lab-a");
+  EXPECT_NE(agents["lab-a"]["node_proof"].get<std::string>().find("it reported the hostname 'lab-b', which its "
+                                                                  "certificate does not name"),
+            std::string::npos)
+      << agents["lab-a"].dump(1);
+  EXPECT_EQ(agents["lab-b"]["node"], "lab-b") << agents["lab-b"].dump(1);
+  EXPECT_NE(report["faults"].dump().find("it reported the hostname of agent 'lab-b''s node 'lab-b'"), std::string::npos)
+      << report["faults"].dump(1);
+  // What `act` would do with the run: lab-b passed, so a node Tusk drained is resumed; had lab-a been
+  // taken for lab-b, lab-a's failing stream would have been lab-b's and kept it out of service.
+  Process act({tusk::build_paths::controller_bin(), "act", dir_ + "/report", "--slurm", "--dry-run"},
+              dir_ + "/act.log");
+  ASSERT_TRUE(act.wait(30s).has_value());
+  const std::string said = read_file(dir_ + "/act.log");
+  EXPECT_NE(said.find("would resume lab-b if Tusk drained it"), std::string::npos) << said;
+  EXPECT_EQ(said.find("would drain lab-b"), std::string::npos) << said;
 }
 
 // Before: --insecure with the default --listen opened an unauthenticated control port on every

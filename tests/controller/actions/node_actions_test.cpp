@@ -219,6 +219,26 @@ TEST(ReportBlame, AReportTheControllerWroteNamesEachAgentsHostAsItsNode) {
   EXPECT_EQ(blame.passed, (std::vector<std::string>{"node-a1"}));
 }
 
+// Issue 63, before: the node was the hostname the agent reported, so an agent holding lab-a's
+// certificate that said it was lab-b got lab-b drained. The node is the one the run proved.
+TEST(ReportBlame, TheNodeIsTheHostTheRunProvedNotTheHostnameTheAgentReported) {
+  RunOutcome outcome;
+  outcome.run_id = "r-12";
+  for (const auto& [agent, reported, proven] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"lab-a", "lab-b", "lab-a"}, {"lab-b", "lab-b.example", "lab-b.example"}}) {
+    AgentView view;
+    view.name = agent;
+    view.inventory.set_hostname(reported);
+    view.node = proven;
+    view.connected = true;
+    outcome.agents.push_back(view);
+  }
+  const RunBlame blame = blame_from_report(json::parse(report_json(outcome).dump()), "report.json");
+  EXPECT_EQ(blame.node_of.at("lab-a"), "lab-a");
+  EXPECT_EQ(blame.node_of.at("lab-b"), "lab-b");
+  EXPECT_EQ(blame.nodes, (std::vector<std::string>{"lab-a", "lab-b"}));
+}
+
 // Issue 57, before: nodes are short host names, so hosts whose short names collide collapsed into
 // one node and one's fault drained the other. Agents of one host are still one node.
 TEST(ReportBlame, HostsWhoseShortNamesCollideKeepTheirFullNamesAndOneHostsAgentsAreOneNode) {
