@@ -9,6 +9,7 @@
 #include "common/clock.hpp"
 #include "common/printable.hpp"
 #include "common/stream_texts.hpp"
+#include "common/units.hpp"
 #include "common/wire_bounds.hpp"
 #include "controller/verdict/optics_timeline.hpp"
 #include "controller/verdict/port_optics.hpp"
@@ -65,6 +66,19 @@ int RunData::add_test(std::uint32_t most_samples) {
   std::lock_guard lock(mutex_);
   most_samples_.push_back(most_samples);
   return static_cast<int>(most_samples_.size() - 1);
+}
+
+std::uint64_t SamplePace::most_by(std::int64_t now_ns) const {
+  const std::int64_t interval_ns = std::max<std::int64_t>(1, std::chrono::nanoseconds(interval).count());
+  constexpr std::int64_t kLeadNs = 2'000'000'000;
+  const std::int64_t lead = std::max<std::int64_t>(3, (kLeadNs + interval_ns - 1) / interval_ns);
+  const std::int64_t elapsed = std::max<std::int64_t>(0, now_ns - start_ns);
+  return static_cast<std::uint64_t>(elapsed / interval_ns + lead);
+}
+
+void RunData::pace(int test_index, std::int64_t start_ns, std::chrono::milliseconds interval) {
+  std::lock_guard lock(mutex_);
+  paces_[test_index] = SamplePace{start_ns, interval};
 }
 
 void RunData::expect(const std::string& agent, int test_index, std::size_t most_streams) {
@@ -362,6 +376,19 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
         return;
       }
       if (!planned(sample.test_index())) return;
+      if (const auto pace = paces_.find(sample.test_index()); pace != paces_.end()) {
+        const std::int64_t now = realtime_ns();
+        if (const std::uint64_t by_now = pace->second.most_by(now); sample.index() > by_now) {
+          fault_once(agent, sample.test_index(), "sample pace",
+                     fmt::format("sent sample {} of test {} {} after its start, when at most {} can have been "
+                                 "taken (one every {}): dropped, and any other ahead of the test's time",
+                                 sample.index(), sample.test_index(),
+                                 units::format_duration(std::chrono::milliseconds(
+                                     std::max<std::int64_t>(0, now - pace->second.start_ns) / 1'000'000)),
+                                 by_now, units::format_duration(pace->second.interval)));
+          return;
+        }
+      }
       AgentTestData& data = state_.tests[{sample.test_index(), agent}];
       if (!data.samples.insert(sample.index())) return;  // a retry of one already folded in
       proto::Sample& kept = *record.mutable_sample();

@@ -42,6 +42,16 @@ SampleAccount account_samples(const AgentTestData& data, std::uint64_t claimed, 
 // The most samples a test of this length can make: one per interval, and one to spare.
 std::uint32_t most_samples(std::chrono::milliseconds duration, std::chrono::milliseconds sample_interval);
 
+// A test's clock for its samples: started at `start_ns` (this host's clock), one sample every
+// `interval`. By `now_ns` no agent can have taken more than elapsed / interval samples; a sample
+// index past that by more than the lead (3 intervals, and at least 2 s for clocks that disagree)
+// is one an agent made up, and is dropped, so an agent cannot write a night's samples in seconds.
+struct SamplePace {
+  std::int64_t start_ns = 0;
+  std::chrono::milliseconds interval{1000};
+  std::uint64_t most_by(std::int64_t now_ns) const;
+};
+
 struct RunState {
   std::string run_id;
   int current_test = -1;
@@ -68,6 +78,9 @@ class RunData {
   // What the plan handed to `agent` for test `test_index` lets it report: the most streams one of
   // its samples or results may hold. Records of a test an agent has no plan for are dropped.
   void expect(const std::string& agent, int test_index, std::size_t most_streams);
+  // Test `test_index` starts at `start_ns` and samples every `interval`: from now on its samples
+  // are admitted only as fast as its time passes (SamplePace).
+  void pace(int test_index, std::int64_t start_ns, std::chrono::milliseconds interval);
   // Test `test_index` judges `spec`'s window thresholds in every window of spec.window (if any):
   // each stream's windows are tallied as its samples come. Before the test's first sample.
   void judge_windows(int test_index, const TestSpec& spec);
@@ -116,6 +129,7 @@ class RunData {
   void fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample);
 
   std::vector<std::uint32_t> most_samples_;
+  std::map<int, SamplePace> paces_;  // by test
   std::map<std::pair<std::string, int>, std::size_t> most_streams_;
   std::map<int, WindowTally> window_rules_;  // by test: the window and its thresholds, nothing tallied
   struct OpticsRule {

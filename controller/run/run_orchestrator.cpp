@@ -198,6 +198,7 @@ std::optional<TestOutcome> Orchestrator::run_test(std::size_t test_index, const 
   for (const auto& [name, clock] : clocks) max_rtt = std::max(max_rtt, clock.rtt_ns);
   const std::int64_t margin = start_margin_ns(max_rtt, test_agents_.size());
   const std::int64_t planned_start = realtime_ns() + margin;
+  data_.pace(index, planned_start, spec.sample_interval);
   for (const auto& plan : timed_plans) {
     const auto clock = clocks.count(plan.agent) ? clocks.at(plan.agent) : ClockSample{};
     proto::Envelope start;

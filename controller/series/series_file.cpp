@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "common/json_text.hpp"
+#include "common/units.hpp"
 
 namespace tusk {
 
@@ -105,7 +106,7 @@ void SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
                         std::span<const double> gauges) {
   std::lock_guard lock(mutex_);
   if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return;
-  if (queued_ - written_ >= kMaxQueuedSeriesRows || !failure_.empty()) {
+  if (queued_ - written_ >= kMaxQueuedSeriesRows || queue_.text.size() >= kMaxQueuedSeriesBytes || !failure_.empty()) {
     ++dropped_;
     return;
   }
@@ -140,8 +141,8 @@ std::optional<std::string> SeriesFile::problem() const {
   std::lock_guard lock(mutex_);
   if (!failure_.empty()) return failure_;
   if (dropped_ > 0) {
-    return fmt::format("{}: {} sample rows dropped: the disk fell more than {} rows behind", path_, dropped_,
-                       kMaxQueuedSeriesRows);
+    return fmt::format("{}: {} sample rows dropped: the disk fell more than {} rows or {} behind", path_, dropped_,
+                       kMaxQueuedSeriesRows, units::format_size(kMaxQueuedSeriesBytes));
   }
   return std::nullopt;
 }

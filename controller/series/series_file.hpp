@@ -7,7 +7,8 @@
 // pays nothing to keep them sorted; the first read indexes them by stream (series_reader.hpp).
 //
 // append() runs on the io thread and only formats and queues; one writer thread commits the queue
-// in batched transactions (WAL). A queue past kMaxQueuedSeriesRows (the disk far behind) drops rows
+// in batched transactions (WAL). A queue past kMaxQueuedSeriesRows or kMaxQueuedSeriesBytes (the
+// disk far behind) drops rows
 // and counts them, and a failing write stops the file: both are said by problem(), never silent.
 #pragma once
 
@@ -32,6 +33,9 @@ inline constexpr const char* kSeriesFileName = "series.sqlite";
 inline constexpr int kSeriesSchemaVersion = 1;
 inline constexpr const char* kSeriesIndexName = "samples_by_stream";
 inline constexpr std::size_t kMaxQueuedSeriesRows = 1 << 18;  // about 40 MB of rows, 6 s of 4,096 streams at 100 ms
+// And in bytes of values waiting (twice this with the batch being written): rows of many counters
+// each are as bounded as many rows.
+inline constexpr std::size_t kMaxQueuedSeriesBytes = std::size_t{64} << 20;
 
 class SeriesFile {
  public:

@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "common/clock.hpp"
 #include "common/wire_bounds.hpp"
 #include "tests/support/optics_port.hpp"
 
@@ -84,6 +85,37 @@ TEST(RunData, SamplesPastTheTestOrOfATestTheRunLacksAreDroppedAndReportedOnce) {
     EXPECT_NE(s.faults[1].message.find("test 7, which this run of 1 tests does not have"), std::string::npos)
         << s.faults[1].message;
   });
+}
+
+// Issue 63, before: samples were admitted by index alone, so a 10-minute test's 6,001 samples at
+// 100 ms arrived in 9 s and wrote 527 MB to the series file. Now an index is admitted only as the
+// test's time has passed: a lead of 3 intervals, and of at least 2 s for clocks that disagree.
+TEST(RunData, SamplesAheadOfTheTestsTimeAreDroppedWithOneFault) {
+  RunData data("run", {6'001});
+  data.expect("a", 0, 4);
+  data.pace(0, realtime_ns(), 100ms);  // the test started now
+  for (std::uint32_t index = 1; index <= 6'000; ++index) data.on_record("a", sample_record(0, index));
+  data.with([](RunState& s) {
+    ASSERT_EQ(s.tests.size(), 1u);
+    const std::size_t admitted = s.tests.begin()->second.samples.size();
+    EXPECT_GE(admitted, 20u) << "2 s of lead at 100 ms";
+    EXPECT_LE(admitted, 30u) << "this test took well under a second";
+    ASSERT_EQ(s.faults.size(), 1u);
+    EXPECT_NE(s.faults[0].message.find("when at most"), std::string::npos) << s.faults[0].message;
+    EXPECT_NE(s.faults[0].message.find("(one every 100 ms)"), std::string::npos) << s.faults[0].message;
+  });
+  // A test that started a minute ago takes its 600th sample, and a slow interval keeps 3 of lead.
+  RunData later("run", {6'001, 100});
+  later.expect("a", 0, 4);
+  later.expect("a", 1, 4);
+  later.pace(0, realtime_ns() - 60'000'000'000, 100ms);
+  later.pace(1, realtime_ns(), 10s);
+  later.on_record("a", sample_record(0, 600));
+  later.on_record("a", sample_record(1, 3));
+  later.on_record("a", sample_record(1, 4));
+  EXPECT_EQ(faults(later), 1u);
+  EXPECT_EQ(SamplePace({0, 10s}).most_by(0), 3u);
+  EXPECT_EQ(SamplePace({0, 100ms}).most_by(1'000'000'000), 30u);
 }
 
 // Issue 63, before: every fault cap was bypassed by a new unknown test index each time (200,000
