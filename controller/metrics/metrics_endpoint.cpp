@@ -19,6 +19,8 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <list>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -39,9 +41,14 @@ using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
 
 // Connections are cheap here (a socket and a small buffer each; every scrape of a second shares one
-// page's text), so the limit is generous: enough that idle clients cannot crowd out a scraper
-// before the request timeout closes them.
+// page's text), so the limit is generous. A connection that has not yet been answered a scrape
+// (its TLS handshake, its first request, a wrong password) is a newcomer: when the limit is
+// reached, a new connection closes the oldest newcomer, so clients that connect and send nothing,
+// however many and however fast they come back, cannot keep a scraper out, which sends its request
+// at once. Connections answered a scrape stay, up to kMaxScrapers; past that a scrape is answered
+// and its connection closed.
 constexpr std::size_t kMaxConnections = 256;
+constexpr std::size_t kMaxScrapers = 64;
 // A connection's TLS handshake, and each request on it, must be done within this; Prometheus's
 // own scrape timeout is 10 s, so a scraper that keeps to it is never cut off.
 constexpr auto kRequestTimeout = 2s;
@@ -107,28 +114,52 @@ extern "C" void on_linger_signal(int) {
   g_stop_lingering = true;
 }
 
-// What every connection shares.
+// A connection not yet answered a scrape, which a newer one may close.
+class Newcomer {
+ public:
+  virtual ~Newcomer() = default;
+  virtual void close_for_newer() = 0;
+};
+
+// What every connection shares; touched only on the server's one io thread.
 struct Shared {
   Shared(MetricsPage::Render render, std::optional<Credentials> expected)
       : page(std::move(render), kPageFreshFor, kMaxPageBytes), credentials(std::move(expected)) {}
   MetricsPage page;
   const std::optional<Credentials> credentials;
   std::atomic<std::size_t> connections{0};
+  std::size_t scrapers = 0;
+  std::list<std::weak_ptr<Newcomer>> newcomers;  // oldest first
+  std::uint64_t closed_for_newer = 0;
   std::atomic<std::uint64_t> failed_handshakes{0};
 };
 
 // One connection: (a TLS handshake,) then requests until the client closes, goes quiet for
 // kRequestTimeout, or sends something that is not a request.
 template <typename Stream>
-class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<Stream>> {
+class ScrapeConnection : public Newcomer, public std::enable_shared_from_this<ScrapeConnection<Stream>> {
  public:
   ScrapeConnection(Stream stream, std::shared_ptr<Shared> shared, std::string peer)
       : stream_(std::move(stream)), shared_(std::move(shared)), peer_(std::move(peer)) {}
-  ~ScrapeConnection() { --shared_->connections; }
+  ~ScrapeConnection() override {
+    --shared_->connections;
+    if (newcomer_) shared_->newcomers.erase(*newcomer_);
+    if (scraper_) --shared_->scrapers;
+  }
   ScrapeConnection(const ScrapeConnection&) = delete;
   ScrapeConnection& operator=(const ScrapeConnection&) = delete;
 
+  void close_for_newer() override {
+    if (newcomer_) {
+      shared_->newcomers.erase(*newcomer_);
+      newcomer_.reset();
+    }
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream_).socket().close(ignored);
+  }
+
   void start() {
+    newcomer_ = shared_->newcomers.insert(shared_->newcomers.end(), this->weak_from_this());
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
       beast::get_lowest_layer(stream_).expires_after(kRequestTimeout);
       stream_.async_handshake(asio::ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
@@ -175,6 +206,7 @@ class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<St
       respond_with(http::status::unauthorized, "this /metrics needs a user and password\n");
       response_.set(http::field::www_authenticate, "Basic realm=\"tusk\"");
     } else {
+      become_scraper();
       page_ = shared_->page.get();
       response_.result(http::status::ok);
       response_.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
@@ -187,6 +219,19 @@ class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<St
       self->page_.reset();
       if (!ec && self->response_.keep_alive()) self->read();
     });
+  }
+
+  // Answered a scrape: no newer connection closes it, and it stays open while there is room.
+  void become_scraper() {
+    if (newcomer_) {
+      shared_->newcomers.erase(*newcomer_);
+      newcomer_.reset();
+    }
+    if (!scraper_ && shared_->scrapers < kMaxScrapers) {
+      scraper_ = true;
+      ++shared_->scrapers;
+    }
+    if (!scraper_) response_.keep_alive(false);
   }
 
   void respond_with(http::status status, std::string text) {
@@ -204,6 +249,8 @@ class ScrapeConnection : public std::enable_shared_from_this<ScrapeConnection<St
   http::response<http::span_body<const char>> response_;
   std::shared_ptr<const std::string> page_;  // held while its text is written
   std::string error_text_;
+  std::optional<std::list<std::weak_ptr<Newcomer>>::iterator> newcomer_;
+  bool scraper_ = false;
 };
 
 std::string render_page(LiveMetrics& metrics) {
@@ -235,12 +282,32 @@ struct MetricsEndpoint::Server {
     });
   }
 
+  // Closes the oldest connection not yet answered a scrape; false when there is none. Its count
+  // is given back when its handler ends, a moment later: the new one is let in at once.
+  bool close_oldest_newcomer() {
+    while (!shared->newcomers.empty()) {
+      const std::shared_ptr<Newcomer> oldest = shared->newcomers.front().lock();
+      if (!oldest) {
+        shared->newcomers.pop_front();
+        continue;
+      }
+      oldest->close_for_newer();  // takes itself off the list
+      if (++shared->closed_for_newer % 1000 == 1) {
+        spdlog::debug("metrics: {} connections are open: closed the oldest that asked for nothing ({} so far)",
+                      kMaxConnections, shared->closed_for_newer);
+      }
+      return true;
+    }
+    return false;
+  }
+
   void serve(tcp::socket socket) {
     beast::error_code ec;
     const auto remote = socket.remote_endpoint(ec);
     const std::string peer = ec ? "?" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
-    if (shared->connections.load() >= kMaxConnections) {
-      spdlog::debug("metrics: {} connections are open: {} is closed unanswered", kMaxConnections, peer);
+    if (shared->connections.load() >= kMaxConnections && !close_oldest_newcomer()) {
+      spdlog::debug("metrics: {} connections are open and all were answered: {} is closed unanswered", kMaxConnections,
+                    peer);
       socket.close(ec);
       return;
     }

@@ -9,7 +9,13 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -22,6 +28,7 @@
 #include <set>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "tests/e2e/control_plane_fixture.hpp"
 
@@ -188,6 +195,51 @@ TEST_F(MetricsE2E, IdleClientsDoNotStarveAScrapeAndAWildcardAddressIsWarnedOf) {
   EXPECT_NE(body->find("tusk_stream_tx_frames_total"), std::string::npos);
   controller->signal(SIGTERM);
   EXPECT_EQ(controller->wait(30s), 0) << controller->log();
+}
+
+// Issue 63, before: 300 clients that connect, send nothing and come back as they are closed held
+// the 256 connections, and 9 of 23 scrapes were answered. Now a new connection closes the oldest
+// that has asked for nothing: every scrape is answered while 300 connections churn.
+TEST_F(MetricsE2E, ClientsThatConnectAndAskNothingPastTheLimitCannotKeepAScraperOut) {
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s"));
+  const int metrics_port = metrics_port_;
+  std::atomic<bool> done{false};
+  std::thread churn([&] {
+    // 300 connections that ask for nothing, each made again as soon as the server closes it.
+    const auto dial = [&] {
+      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(static_cast<std::uint16_t>(metrics_port));
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      (void)::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+      return pollfd{fd, POLLIN, 0};
+    };
+    std::vector<pollfd> idle;
+    for (int i = 0; i < 300; ++i) idle.push_back(dial());
+    while (!done) {
+      if (::poll(idle.data(), idle.size(), 10) <= 0) continue;
+      for (auto& connection : idle) {
+        if (connection.revents == 0) continue;
+        char byte;
+        if (::recv(connection.fd, &byte, 1, MSG_DONTWAIT) > 0) continue;
+        ::close(connection.fd);
+        connection = dial();
+      }
+    }
+    for (const auto& connection : idle) ::close(connection.fd);
+  });
+  std::this_thread::sleep_for(500ms);  // 300 are open, and keep coming
+  int answered = 0;
+  for (int i = 0; i < 20; ++i) {
+    const auto body = http_get(metrics_port, "/metrics");
+    answered += body && body->find("tusk_stream_tx_frames_total") != std::string::npos ? 1 : 0;
+  }
+  done = true;
+  churn.join();
+  EXPECT_EQ(answered, 20) << "scrapes answered of 20 beside 300 clients that ask for nothing";
+  controller_->signal(SIGTERM);
+  EXPECT_EQ(controller_->wait(30s), 0) << controller_->log();
 }
 
 // curl's exit status and what it printed (the body, then the HTTP status on its own line).
