@@ -183,12 +183,12 @@ std::optional<TestOutcome> Orchestrator::run_test(std::size_t test_index, const 
   // Receivers take the clock offsets out of one-way latency.
   std::map<std::string, std::int64_t> offsets;
   for (const auto& [name, clock] : clocks) offsets[name] = clock.offset_ns;
-  // One host is one node as the certificates prove it, not as the agents say (agent_identity.hpp).
+  // Agents that report one hostname share one clock: their offsets are left out, as estimating
+  // zero adds only error. This stays on the agents' word, unlike the node actions name
+  // (agent_identity.hpp): two agents of one host whose certificates name only themselves are one
+  // clock, and a hostile agent gains nothing by the claim, as its own timestamps are its word anyway.
   std::map<std::string, std::string> hosts;
-  for (const auto& [name, inventory] : inventory_by_name_) {
-    const auto view = registry_->agent(name);
-    hosts[name] = view ? view->node : name;
-  }
+  for (const auto& [name, inventory] : inventory_by_name_) hosts[name] = inventory.hostname();
   std::vector<AgentPlan> timed_plans = plans;
   set_peer_clock_offsets(timed_plans, offsets, hosts);
   if (!hand_out_plans(timed_plans, index)) return std::nullopt;
