@@ -155,6 +155,12 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     tracer_ = std::make_unique<path::PathTracer>(std::move(traced), test.trace_rate());
   }
   peers_ = peer_names(plan);
+  // A loopback test's frames come from this port itself: its receiver names them "self", as its
+  // sender does, so the controller pairs the two and sees a plug that returned nothing.
+  if (std::any_of(flows.begin(), flows.end(), [](const FlowTarget& flow) { return flow.peer == "self"; })) {
+    peers_.by_mac.emplace(interface_.mac, "self");
+    if (interface_.address != 0) peers_.by_address.emplace(interface_.address, "self");
+  }
   answers_.reset();
   if (interface_.address != 0) answers_ = std::make_unique<MbufRing>(kAnswerRingSize);
   tx_sizes_.assign(targets_.size(), *cycle);

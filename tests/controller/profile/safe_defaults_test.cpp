@@ -233,11 +233,33 @@ TEST(UnreceivedFrames, AReceiverWithNoStreamFromItsSenderIsAProblem) {
   std::vector<AgentStream> streams{tx("a", "b", 1000), tx("b", "a", 1000), rx("a", "b", 1000, 0, 0)};
   EXPECT_EQ(account_unreceived_frames(streams, {"a", "b"}),
             (std::vector<std::string>{"b received none of the 1000 frames a sent it"}));
+  // b's stream of it, appended: nothing arrived, every frame lost, so it fails where b's own would.
+  ASSERT_EQ(streams.size(), 4u);
+  EXPECT_EQ(streams[3].agent, "b");
+  EXPECT_EQ(streams[3].stream.kind(), "rx");
+  EXPECT_EQ(streams[3].stream.peer(), "a");
+  EXPECT_EQ(counter(streams[3], c::kRxFrames), 0u);
+  EXPECT_EQ(counter(streams[3], c::kLostFrames), 1000u);
   // A lost receiver's streams are missing for that reason, which the test reports already.
-  EXPECT_TRUE(account_unreceived_frames(streams, {"a"}).empty());
+  std::vector<AgentStream> lost{tx("a", "b", 1000), tx("b", "a", 1000), rx("a", "b", 1000, 0, 0)};
+  EXPECT_TRUE(account_unreceived_frames(lost, {"a"}).empty());
+  EXPECT_EQ(lost.size(), 3u);
   // Nothing sent, nothing missing.
   std::vector<AgentStream> idle{tx("a", "b", 0)};
   EXPECT_TRUE(account_unreceived_frames(idle, {"a", "b"}).empty());
+}
+
+// Before: a loopback sender's stream (peer "self") was paired with nothing, so a port whose plug
+// returned no frame at all passed its test beside another agent's port that did.
+TEST(UnreceivedFrames, ALoopbackPortIsItsOwnReceiverAndOneThatReturnedNothingLosesEveryFrame) {
+  std::vector<AgentStream> streams{tx("a", "self", 1000), rx("a", "self", 990, 0, 0), tx("b", "self", 500)};
+  EXPECT_EQ(account_unreceived_frames(streams, {"a", "b"}),
+            (std::vector<std::string>{"b's port returned none of the 500 frames it sent itself"}));
+  EXPECT_EQ(counter(streams[1], c::kTailLostFrames), 10u);
+  ASSERT_EQ(streams.size(), 4u);
+  EXPECT_EQ(streams[3].agent, "b");
+  EXPECT_EQ(streams[3].stream.peer(), "self");
+  EXPECT_EQ(counter(streams[3], c::kLostFrames), 500u);
 }
 
 // ---- what the reports show ----------------------------------------------------------------------
