@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Makes a lab CA and certificates for Tusk's mutually authenticated control plane.
 #
-#   scripts/make-certs.sh DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME...
+#   scripts/make-certs.sh DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME[:HOST]...
 #
 # --hosts FILE: the agents' names from FILE, one per line (the hosts' names, which each agent
 # takes as its own by default); blank lines and '#' comments are skipped.
+# AGENT:HOST  an agent not named as its host (one agent per NIC: gpu01-nic0:gpu01): its certificate
+#             names the host too, which makes the host the node that actions name for it
 #
 # DIR/ca.pem, DIR/ca.key          the lab CA (keep ca.key off the hosts)
 # DIR/controller.pem, .key        for tusk-controller; names localhost, 127.0.0.1, ::1 and every
@@ -13,8 +15,8 @@
 # An existing CA is reused, so certificates for new agents can be added later.
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME... (--help: more)" >&2; exit 2; }
-help() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
+usage() { echo "usage: $0 DIR [--controller-name NAME]... [--hosts FILE] AGENT_NAME[:HOST]... (--help: more)" >&2; exit 2; }
+help() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0; }
 [[ $# -ge 1 ]] || usage
 case $1 in
   -h | --help) help ;;
@@ -46,10 +48,16 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 
-# A name becomes a file name and a certificate's CN: letters, digits, '.', '_' and '-' only.
-for agent in "${agents[@]}"; do
+# A name becomes a file name and a certificate's CN: letters, digits, '.', '_' and '-' only. A
+# host is a DNS name of the certificate, and the node the controller takes the agent to be on.
+for entry in "${agents[@]}"; do
+  agent=${entry%%:*}
   if [[ ! $agent =~ ^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$ || $agent == controller || $agent == ca ]]; then
     echo "make-certs.sh: '$agent' cannot be an agent's name (letters, digits, '.', '_', '-'; not 'ca' or 'controller')" >&2
+    exit 2
+  fi
+  if [[ $entry == *:* && ! ${entry#*:} =~ ^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$ ]]; then
+    echo "make-certs.sh: '${entry#*:}' (of '$entry') cannot be a host's name (letters, digits, '.', '-')" >&2
     exit 2
   fi
 done
@@ -85,10 +93,13 @@ keyUsage=digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
 subjectAltName=$sans"
 
-for agent in "${agents[@]}"; do
+for entry in "${agents[@]}"; do
+  agent=${entry%%:*}
+  agent_sans="DNS:$agent"
+  [[ $entry == *:* ]] && agent_sans+=",DNS:${entry#*:}"
   issue "$agent" "basicConstraints=CA:FALSE
 keyUsage=digitalSignature,keyEncipherment
 extendedKeyUsage=clientAuth
-subjectAltName=DNS:$agent"
+subjectAltName=$agent_sans"
 done
 chmod 0644 "$dir"/*.pem

@@ -38,8 +38,8 @@ class Certificates {
 
  private:
   void make(const std::string& ca) {
-    const std::string command =
-        "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + root_ + "/" + ca + " lab-a >/dev/null";
+    const std::string command = "bash " + tusk::build_paths::source_dir() + "/scripts/make-certs.sh " + root_ + "/" +
+                                ca + " lab-a gpu01-nic0:gpu01 >/dev/null";
     if (std::system(command.c_str()) != 0) throw std::runtime_error("make-certs.sh failed");
   }
   std::string root_;
@@ -53,6 +53,7 @@ const Certificates& certificates() {
 struct HandshakeResult {
   bool server_got_message = false;
   std::optional<std::string> client_name_seen_by_server;
+  std::vector<std::string> client_dns_names_seen_by_server;
   std::string server_close_reason;
   std::string client_close_reason;
 };
@@ -71,6 +72,7 @@ HandshakeResult attempt(asio::ssl::context& server_tls, asio::ssl::context* clie
         [&](proto::Envelope&) {
           result.server_got_message = true;
           result.client_name_seen_by_server = server->peer_common_name();
+          result.client_dns_names_seen_by_server = server->peer_dns_names();
           io.stop();
         },
         [&](const std::string& reason) {
@@ -96,6 +98,20 @@ TEST(Tls, AgentSignedByOurCaIsAcceptedAndNamedByItsCertificate) {
   const auto result = attempt(server_tls, &client_tls);
   EXPECT_TRUE(result.server_got_message) << result.server_close_reason;
   EXPECT_EQ(result.client_name_seen_by_server, "lab-a");
+}
+
+// One agent per NIC: make-certs.sh's AGENT:HOST names the host in the agent's certificate, which is
+// what lets the controller take the host for the agent's node (controller/run/agent_identity).
+TEST(Tls, AnAgentMadeForItsHostCarriesTheHostsNameBesideItsOwn) {
+  auto server_tls = make_tls_context(certificates().files("ours", "controller"), TlsRole::Controller);
+  auto client_tls = make_tls_context(certificates().files("ours", "gpu01-nic0"), TlsRole::Agent);
+  const auto result = attempt(server_tls, &client_tls);
+  EXPECT_TRUE(result.server_got_message) << result.server_close_reason;
+  EXPECT_EQ(result.client_name_seen_by_server, "gpu01-nic0");
+  EXPECT_EQ(result.client_dns_names_seen_by_server, (std::vector<std::string>{"gpu01-nic0", "gpu01"}));
+  auto plain_tls = make_tls_context(certificates().files("ours", "lab-a"), TlsRole::Agent);
+  const auto plain = attempt(server_tls, &plain_tls);
+  EXPECT_EQ(plain.client_dns_names_seen_by_server, (std::vector<std::string>{"lab-a"}));
 }
 
 // Before: the controller started with an agent's certificate (clientAuth only) and every agent
