@@ -10,8 +10,10 @@
 # Each time: the job's exit code, report.json's verdict, and no tusk-agent of the job left behind.
 # Then `tusk-controller act --slurm` on the two reports: the failing one drains the node with its
 # reason (not past the share cap, and not with --dry-run), the passing one resumes it, but never
-# a drain of an operator's. Last, a profile with `actions: {slurm: true}` drains the node itself
-# as its failing run ends.
+# a drain of an operator's. Then a profile with `actions: {slurm: true}` drains the node itself
+# as its failing run ends. Last, what no node may do: hold another node's key (the job refuses to
+# start), or get this node drained by an agent with a certificate of its own that reports this
+# node's hostname and fails.
 #
 #   slurm_test.sh AGENT_BIN_DIR CONTROLLER_BIN_DIR
 # Exit 0 pass, 1 fail, 77 skipped (not root, or no slurm-wlm/munge), with the reason.
@@ -39,6 +41,8 @@ host=$(hostname -s)
 ns="tsl$$"
 port_a="tsl$$a"
 port_b="tsl$$b"
+port_c="tsl$$c"
+port_d="tsl$$d"
 pids=()
 cleanup() {
   local status=$?
@@ -52,12 +56,13 @@ cleanup() {
   done
   ip netns del "$ns" 2>/dev/null || true
   ip link del "$port_a" 2>/dev/null || true
+  ip link del "$port_c" 2>/dev/null || true
   if [[ $status != 0 && $status != 77 ]]; then
     for log in "$tmp"/log/* "$tmp"/job-*.out "$tmp"/agents-*/*; do
       [[ -f $log ]] && { echo "---- $log"; tail -n 40 "$log"; }
     done
   fi
-  rm -rf "$tmp"
+  [[ -n ${TUSK_KEEP_TMP:-} ]] || rm -rf "$tmp"
   echo "slurm_test: $(( SECONDS - started )) s, exit $status"
   exit "$status"
 }
@@ -131,6 +136,11 @@ ip link add "$port_a" type veth peer name "$port_b" netns "$ns"
 sysctl -qw "net.ipv6.conf.$port_a.disable_ipv6=1" || true
 ethtool -K "$port_a" tso off gso off gro off tx off rx off >/dev/null 2>&1 || true
 ip link set "$port_a" up
+# The hostile agent's port: its frames go nowhere (no reflection), so its loopback stream fails.
+ip link add "$port_c" type veth peer name "$port_d" netns "$ns"
+sysctl -qw "net.ipv6.conf.$port_c.disable_ipv6=1" || true
+ip link set "$port_c" up
+ip netns exec "$ns" ip link set "$port_d" up
 ip netns exec "$ns" sysctl -qw "net.ipv6.conf.$port_b.disable_ipv6=1" || true
 ip netns exec "$ns" ip link set "$port_b" up
 reflect() { ip netns exec "$ns" tc qdisc replace dev "$port_b" clsact
@@ -139,8 +149,12 @@ reflect() { ip netns exec "$ns" tc qdisc replace dev "$port_b" clsact
 unreflect() { ip netns exec "$ns" tc qdisc del dev "$port_b" clsact; }
 reflect
 
-# --- certificates: the agent is named after its Slurm node, the controller named by it too
-bash "$root/scripts/make-certs.sh" "$tmp/certs" --controller-name "$host" "$host" >/dev/null
+# --- certificates: the agent is named after its Slurm node, the controller named by it too. The
+# node's own directory holds its own key and the controller's, nothing else; 'evil' is a host
+# outside Slurm with a valid certificate of its own.
+bash "$root/scripts/make-certs.sh" "$tmp/made" --controller-name "$host" "$host" evil >/dev/null
+mkdir -p "$tmp/certs"
+cp "$tmp/made"/{ca.pem,"$host".pem,"$host".key,controller.pem,controller.key} "$tmp/certs/"
 
 cat >"$tmp/profile.yaml" <<EOF
 name: slurm-loopback
@@ -221,16 +235,18 @@ echo "job bad: exit $status"
 # sinfo's long state, with a '*' when slurmd has not answered lately, and the drain's reason.
 node_state() { sinfo --noheader --Node --nodes="$host" --format='%T|%E' | head -1; }
 act() { local status=0; tusk-controller act "$@" >"$tmp/act.out" 2>&1 || status=$?; cat "$tmp/act.out"; return $status; }
+# What a failing loopback blames: the node's own port, whose plug returned nothing.
+own_port="test loopback-ber: stream rx:self/1 of its own port failed"
 fail_run=$(json_values run_id "$tmp/report-fail/report.json" | head -1)
 status=0; act "$tmp/report-fail" --slurm || status=$?  # one node of one is over the default 5 % cap
 [[ $status == 1 ]] || fail "act over the share cap exited $status, expected 1"
 grep -q "acting on none" "$tmp/act.out" || fail "act over the share cap did not say so"
 [[ $(node_state) == idle* ]] || fail "act over the share cap drained $host: $(node_state)"
 act "$tmp/report-fail" --slurm --max-share 100% --dry-run || fail "act --dry-run failed"
-grep -q "^would drain $host: tusk $fail_run: test loopback-ber " "$tmp/act.out" || fail "act --dry-run did not say it"
+grep -q "^would drain $host: tusk $fail_run: $own_port" "$tmp/act.out" || fail "act --dry-run did not say it"
 [[ $(node_state) == idle* ]] || fail "act --dry-run drained $host: $(node_state)"
 act "$tmp/report-fail" --slurm --max-share 100% || fail "act on the failing run failed"
-[[ $(node_state) == drained*"|tusk $fail_run: test loopback-ber "* ]] || fail "$host not drained by act: $(node_state)"
+[[ $(node_state) == drained*"|tusk $fail_run: $own_port"* ]] || fail "$host not drained by act: $(node_state)"
 act "$tmp/report-pass" --slurm --max-share 100% || fail "act on the passing run failed"
 grep -q "^resume $host" "$tmp/act.out" || fail "act did not resume $host"
 [[ $(node_state) == idle* ]] || fail "$host not resumed by act: $(node_state)"
@@ -246,10 +262,36 @@ scontrol update NodeName="$host" State=RESUME
 tusk-controller validate "$tmp/acting-profile.yaml" >/dev/null || fail "the acting profile is invalid"
 run_job acting 1 fail "$tmp/acting-profile.yaml"
 acting_run=$(json_values run_id "$tmp/report-acting/report.json" | head -1)
-grep -q "^drain $host: tusk $acting_run: test loopback-ber " "$tmp/job-acting.out" ||
+grep -q "^drain $host: tusk $acting_run: $own_port" "$tmp/job-acting.out" ||
   fail "the acting profile's run did not say it drained $host: $(grep -i 'drain\|act' "$tmp/job-acting.out")"
-[[ $(node_state) == drain*"|tusk $acting_run: test loopback-ber "* ]] ||
+[[ $(node_state) == drain*"|tusk $acting_run: $own_port"* ]] ||
   fail "$host not drained by the profile's actions: $(node_state)"
 act "$tmp/report-pass" --slurm --max-share 100% || fail "act on the passing run failed"
 [[ $(node_state) == idle* ]] || fail "$host not resumed after the profile's drain: $(node_state)"
+# --- least privilege: a node that can read another node's key (or the CA's) runs nothing. Before,
+# the documented layout was this very directory, shared by every node.
+status=0
+TUSK_OUT=$tmp/report-shared TUSK_CERTS=$tmp/made sbatch --wait --nodes=1 --time=5 --output="$tmp/job-shared.out" \
+  "$root/deploy/slurm/tusk-burn-in.sbatch" "$tmp/profile.yaml" >/dev/null 2>&1 || status=$?
+echo "job shared-keys: exit $status"
+[[ $status == 2 ]] || fail "a job whose certificate directory holds every key exited $status, expected 2"
+grep -q "holds keys that are not its own: ca.key evil.key" "$tmp/job-shared.out" ||
+  fail "the job did not name the keys: $(cat "$tmp/job-shared.out")"
+
+# --- a hostile agent: 'evil' holds a valid certificate of its own, runs on this host (so it
+# reports the Slurm node's hostname) and fails its stream. Its failure must not drain the node:
+# the run takes it as the node its certificate proves, 'evil', which Slurm does not have.
+reflect  # this node's loopback passes again; only evil's fails
+sed 's/count: 1/count: 2/' "$tmp/profile.yaml" >"$tmp/two-profile.yaml"
+tusk-agent --controller "127.0.0.1:$TUSK_PORT" --name evil --ca "$tmp/made/ca.pem" --cert "$tmp/made/evil.pem" \
+  --key "$tmp/made/evil.key" --dpdk-vdev "net_af_packet1,iface=$port_c,qdisc_bypass=0" \
+  --dpdk-file-prefix "tusk-slurm-evil-$$" --idle-sleep-us 50 >"$tmp/log/evil-agent.log" 2>&1 &
+pids+=($!)
+run_job hostile 1 fail "$tmp/two-profile.yaml"
+grep -q "it reported the hostname of agent '$host''s node '$host'" "$tmp/report-hostile/report.json" ||
+  fail "the hostile agent's claim is not a fault of the run"
+act "$tmp/report-hostile" --slurm --max-share 100% || true
+grep -q "drain $host" "$tmp/act.out" && fail "act drained $host on the hostile agent's word"
+grep -q "evil: blamed (.*), but the scheduler has no such node" "$tmp/act.out" || fail "act did not say it blamed evil"
+[[ $(node_state) == idle* ]] || fail "$host is not in service after the hostile run: $(node_state)"
 echo "PASS: slurm_sbatch ($(( SECONDS - started )) s)"
