@@ -420,6 +420,37 @@ TEST_F(KubeNodes, ActOnAReportLabelsAndTaintsThroughKubectl) {
   EXPECT_EQ(sent[1].path, "/api/v1/nodes/gpu-b");
 }
 
+// A hostile agent's run, as the controller reports it (ControlPlaneE2E.AnAgentThatReportsAnother...):
+// 'evil' holds a certificate of its own, reported gpu-b's hostname and failed its loopback. Before,
+// the node was the reported hostname: gpu-b was tainted for evil's stream. Now evil is its own node,
+// which the cluster does not have, and gpu-b, which passed, loses its earlier taint.
+TEST_F(KubeNodes, AnAgentThatReportsAnotherNodesHostnameGetsThatNodeNeitherTaintedNorLabelledFailed) {
+  const std::string report = dir_ + "/report.json";
+  std::ofstream(report) << R"({"run_id": "r-10", "status": "finished",
+    "agents": [{"name": "evil", "hostname": "gpu-b", "node": "evil", "connected_at_end": true,
+                "node_proof": "its certificate's name: it reported the hostname 'gpu-b', which its certificate does not name"},
+               {"name": "gpu-b", "hostname": "gpu-b", "node": "gpu-b", "connected_at_end": true,
+                "node_proof": "its hostname, which its certificate names"}],
+    "tests": [{"name": "plug", "verdict": "fail", "problems": [],
+               "agents": [{"agent": "evil"}, {"agent": "gpu-b"}],
+               "streams": [{"agent": "evil", "peer": "self", "stream_id": "rx:self/1", "passed": false},
+                           {"agent": "gpu-b", "peer": "self", "stream_id": "rx:self/1", "passed": true}]}]})";
+  CLI::App app;
+  ActCommand command(app);
+  std::vector<std::string> args{"act", report, "--kubernetes", "--max-share", "100%"};
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  app.parse(args);
+  std::ostringstream out, err;
+  command.run_chosen(out, err);
+  EXPECT_THAT(err.str(), HasSubstr("evil: blamed (test plug: stream rx:self/1 of its own port failed), but Kubernetes "
+                                   "has no such node"));
+  const auto sent = patches();
+  ASSERT_EQ(sent.size(), 1u) << out.str() << err.str();
+  EXPECT_EQ(sent[0].path, "/api/v1/nodes/gpu-b");
+  EXPECT_EQ(json::parse(sent[0].body)["metadata"]["labels"]["tusk.io/burn-in"], "pass") << sent[0].body;
+  EXPECT_EQ(out.str().find("gpu-b tusk.io/burn-in=fail"), std::string::npos) << out.str();
+}
+
 TEST(KubeLabelValue, AnyTextBecomesAValidLabelValue) {
   EXPECT_EQ(kube_label_value("20261202T091500Z-4c2a"), "20261202T091500Z-4c2a");
   EXPECT_EQ(kube_label_value("--run id/\xc3\xa9!--"), "run-id");  // cut back to alphanumeric ends
