@@ -217,6 +217,44 @@ proto::StreamCounters identity_of(const proto::StreamCounters& stream) {
   return info;
 }
 
+// A compact sample's values put back in its streams' counter and gauge maps, with the stream's
+// ids, by the names in the sample or those its series holds (`data`, null for none): what a reader
+// of maps (the live metrics) takes.
+void name_streams(const AgentTestData* data, proto::Sample& sample) {
+  for (auto& stream : *sample.mutable_streams()) {
+    if (stream.counter_values_size() == 0 && stream.gauge_values_size() == 0) continue;
+    std::vector<std::string> counter_names(stream.counter_names().begin(), stream.counter_names().end());
+    std::vector<std::string> gauge_names(stream.gauge_names().begin(), stream.gauge_names().end());
+    if (counter_names.empty() && gauge_names.empty() && data != nullptr) {
+      if (const auto series = data->series.find(stream.stream_id());
+          series != data->series.end() && series->second.layout()) {
+        counter_names = series->second.layout()->counters;
+        gauge_names = series->second.layout()->gauges;
+        const auto& info = series->second.info();
+        stream.set_peer(info.peer());
+        stream.set_kind(info.kind());
+        if (info.has_flow()) *stream.mutable_flow() = info.flow();
+        stream.set_sender_stream_id(info.sender_stream_id());
+        stream.set_nic(info.nic());
+      }
+    }
+    if (counter_names.size() != static_cast<std::size_t>(stream.counter_values_size()) ||
+        gauge_names.size() != static_cast<std::size_t>(stream.gauge_values_size())) {
+      continue;
+    }
+    for (int i = 0; i < stream.counter_values_size(); ++i) {
+      (*stream.mutable_counters())[counter_names[static_cast<std::size_t>(i)]] = stream.counter_values(i);
+    }
+    for (int i = 0; i < stream.gauge_values_size(); ++i) {
+      (*stream.mutable_gauges())[gauge_names[static_cast<std::size_t>(i)]] = stream.gauge_values(i);
+    }
+    stream.clear_counter_names();
+    stream.clear_counter_values();
+    stream.clear_gauge_names();
+    stream.clear_gauge_values();
+  }
+}
+
 }  // namespace
 
 void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample) {
@@ -291,46 +329,6 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
   }
 }
 
-proto::Record RunData::with_names(const std::string& agent, const proto::Record& record) {
-  if (!record.has_sample()) return record;
-  proto::Record named = record;
-  std::lock_guard lock(mutex_);
-  const auto data = state_.tests.find({record.sample().test_index(), agent});
-  for (auto& stream : *named.mutable_sample()->mutable_streams()) {
-    if (stream.counter_values_size() == 0 && stream.gauge_values_size() == 0) continue;
-    std::vector<std::string> counter_names(stream.counter_names().begin(), stream.counter_names().end());
-    std::vector<std::string> gauge_names(stream.gauge_names().begin(), stream.gauge_names().end());
-    if (counter_names.empty() && gauge_names.empty() && data != state_.tests.end()) {
-      if (const auto series = data->second.series.find(stream.stream_id());
-          series != data->second.series.end() && series->second.layout()) {
-        counter_names = series->second.layout()->counters;
-        gauge_names = series->second.layout()->gauges;
-        const auto& info = series->second.info();
-        stream.set_peer(info.peer());
-        stream.set_kind(info.kind());
-        if (info.has_flow()) *stream.mutable_flow() = info.flow();
-        stream.set_sender_stream_id(info.sender_stream_id());
-        stream.set_nic(info.nic());
-      }
-    }
-    if (counter_names.size() != static_cast<std::size_t>(stream.counter_values_size()) ||
-        gauge_names.size() != static_cast<std::size_t>(stream.gauge_values_size())) {
-      continue;
-    }
-    for (int i = 0; i < stream.counter_values_size(); ++i) {
-      (*stream.mutable_counters())[counter_names[static_cast<std::size_t>(i)]] = stream.counter_values(i);
-    }
-    for (int i = 0; i < stream.gauge_values_size(); ++i) {
-      (*stream.mutable_gauges())[gauge_names[static_cast<std::size_t>(i)]] = stream.gauge_values(i);
-    }
-    stream.clear_counter_names();
-    stream.clear_counter_values();
-    stream.clear_gauge_names();
-    stream.clear_gauge_values();
-  }
-  return named;
-}
-
 bool RunData::admit_event(const std::string& agent, int test_index) {
   if (++event_counts_[{agent, test_index}] <= kMaxEventsPerAgentTest) return true;
   fault_once(agent, test_index, "events",
@@ -341,7 +339,8 @@ bool RunData::admit_event(const std::string& agent, int test_index) {
   return false;
 }
 
-void RunData::on_record(const std::string& agent, proto::Record&& record) {
+std::optional<proto::Record> RunData::on_record(const std::string& agent, proto::Record&& record, bool want_kept) {
+  std::optional<proto::Record> kept_copy;
   std::lock_guard lock(mutex_);
   auto belongs = [&](const std::string& run_id) { return run_id == state_.run_id; };
   // A test this run has; anything else is dropped, and said once. A test already judged drops
@@ -367,15 +366,15 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
   switch (record.body_case()) {
     case proto::Record::kSample: {
       const auto& sample = record.sample();
-      if (!belongs(sample.run_id()) || !known_test(sample.test_index())) return;
+      if (!belongs(sample.run_id()) || !known_test(sample.test_index())) return std::nullopt;
       const std::uint32_t most = most_samples_[static_cast<std::size_t>(sample.test_index())];
       if (sample.index() == 0 || sample.index() > most) {
         fault_once(agent, sample.test_index(), "sample index",
                    fmt::format("sent sample {} of test {}, which makes at most {}: dropped", sample.index(),
                                sample.test_index(), most));
-        return;
+        return std::nullopt;
       }
-      if (!planned(sample.test_index())) return;
+      if (!planned(sample.test_index())) return std::nullopt;
       if (const auto pace = paces_.find(sample.test_index()); pace != paces_.end()) {
         const std::int64_t now = realtime_ns();
         if (const std::uint64_t by_now = pace->second.most_by(now); sample.index() > by_now) {
@@ -386,38 +385,45 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
                                  units::format_duration(std::chrono::milliseconds(
                                      std::max<std::int64_t>(0, now - pace->second.start_ns) / 1'000'000)),
                                  by_now, units::format_duration(pace->second.interval)));
-          return;
+          return std::nullopt;
         }
       }
       AgentTestData& data = state_.tests[{sample.test_index(), agent}];
-      if (!data.samples.insert(sample.index())) return;  // a retry of one already folded in
+      if (!data.samples.insert(sample.index())) return std::nullopt;  // a retry of one already folded in
       proto::Sample& kept = *record.mutable_sample();
       bound_streams(agent, sample.test_index(), *kept.mutable_streams());
+      if (want_kept) {
+        kept_copy = record;
+        name_streams(&data, *kept_copy->mutable_sample());
+      }
       fold_sample(agent, data, kept);
       break;
     }
     case proto::Record::kResult: {
       const auto& result = record.result();
-      if (!belongs(result.run_id()) || !known_test(result.test_index()) || !planned(result.test_index())) return;
+      if (!belongs(result.run_id()) || !known_test(result.test_index()) || !planned(result.test_index()))
+        return std::nullopt;
       const int test_index = result.test_index();
       proto::TestResult kept = std::move(*record.mutable_result());
       bound_streams(agent, test_index, *kept.mutable_streams());
       make_printable(*kept.mutable_stop_reason());
+      if (want_kept) *kept_copy.emplace().mutable_result() = kept;
       state_.tests[{test_index, agent}].result = std::move(kept);
       break;
     }
     case proto::Record::kOptics: {
       const auto& sample = record.optics();
-      if (!belongs(sample.run_id()) || !known_test(sample.test_index()) || !planned(sample.test_index())) return;
+      if (!belongs(sample.run_id()) || !known_test(sample.test_index()) || !planned(sample.test_index()))
+        return std::nullopt;
       const auto rule = optics_rules_.find(sample.test_index());
       if (rule == optics_rules_.end() || sample.index() == 0 || sample.index() > rule->second.most_intervals) {
         fault_once(agent, sample.test_index(), "optics index",
                    fmt::format("sent optics interval {} of test {}, which reads at most {}: dropped", sample.index(),
                                sample.test_index(), rule == optics_rules_.end() ? 0 : rule->second.most_intervals));
-        return;
+        return std::nullopt;
       }
       AgentTestData& data = state_.tests[{sample.test_index(), agent}];
-      if (!data.optics_samples.insert(sample.index())) return;  // a retry of one already judged
+      if (!data.optics_samples.insert(sample.index())) return std::nullopt;  // a retry of one already judged
       fold_optics(agent, data, sample, rule->second.thresholds);
       break;
     }
@@ -426,15 +432,15 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
       // Events outside this run (e.g. a lease that expired while idle) are still faults worth
       // telling, under the same limit as a test's.
       const bool ours = belongs(event.run_id());
-      if (ours && !known_test(event.test_index())) return;
-      if (!admit_event(agent, ours ? event.test_index() : -1)) return;
+      if (ours && !known_test(event.test_index())) return std::nullopt;
+      if (!admit_event(agent, ours ? event.test_index() : -1)) return std::nullopt;
       make_printable(*event.mutable_message());
       make_printable(*event.mutable_stream_id());
       spdlog::warn("agent '{}': {}: {}", agent, proto::AgentEvent::Kind_Name(event.kind()), event.message());
       if (!ours) {
         state_.faults.push_back(
             {event.agent_time_ns(), agent, -1, proto::AgentEvent::Kind_Name(event.kind()) + ": " + event.message()});
-        return;
+        return std::nullopt;
       }
       state_.tests[{event.test_index(), agent}].events.push_back(std::move(event));
       break;
@@ -442,6 +448,7 @@ void RunData::on_record(const std::string& agent, proto::Record&& record) {
     case proto::Record::BODY_NOT_SET:
       break;
   }
+  return kept_copy;
 }
 
 std::map<std::string, AgentTestData> RunData::take_test(int test_index, const std::vector<std::string>& agents) {

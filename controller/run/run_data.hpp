@@ -88,14 +88,14 @@ class RunData {
   // takes at most as many as its duration holds intervals. Before the test's first sample.
   void judge_optics_intervals(int test_index, const TestSpec& spec);
 
-  void on_record(const std::string& agent, proto::Record&& record);
+  // Takes what the run admits of `record`. With `want_kept`, returns what it kept of a sample or a
+  // result (the plan's cut and every bound applied), a compact sample's values put back in its
+  // streams' counter and gauge maps by the names the run holds: what a reader of maps (the live
+  // metrics) may take, and nothing the run dropped.
+  std::optional<proto::Record> on_record(const std::string& agent, proto::Record&& record, bool want_kept = false);
   void on_record(const std::string& agent, const proto::Record& record) { on_record(agent, proto::Record(record)); }
   void on_plan_ack(const std::string& agent, const proto::PlanAck& ack);
   void on_fault(const std::string& agent, const std::string& message);
-  // `record` as the agent would have sent it with names: a compact sample's values put back in its
-  // counter and gauge maps, with the stream's ids, by the names this run holds for the stream.
-  // For readers that take maps (the live metrics); call before on_record takes the record.
-  proto::Record with_names(const std::string& agent, const proto::Record& record);
   // Every sample admitted from now on is also appended to `file` (which must outlive this).
   void write_series_to(SeriesFile* file) {
     std::lock_guard lock(mutex_);

@@ -120,9 +120,9 @@ void Orchestrator::close_series_file() {
 void Orchestrator::start_control_plane() {
   AgentRegistry::Listener listener;
   listener.on_record = [this](const std::string& agent, proto::Record& record) {
-    // The metrics first: the run takes the record's streams.
-    if (options_.live_metrics) options_.live_metrics->on_record(agent, data_.with_names(agent, record));
-    data_.on_record(agent, std::move(record));
+    // The metrics take only what the run kept: the plan's cut, the pace and every bound applied.
+    const auto kept = data_.on_record(agent, std::move(record), options_.live_metrics != nullptr);
+    if (options_.live_metrics && kept) options_.live_metrics->on_record(agent, *kept);
   };
   listener.on_plan_ack = [this](const std::string& agent, const proto::PlanAck& ack) { data_.on_plan_ack(agent, ack); };
   listener.on_fault = [this](const std::string& agent, const std::string& what) { data_.on_fault(agent, what); };

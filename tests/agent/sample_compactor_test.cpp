@@ -76,9 +76,10 @@ TEST(SampleCompactor, TheControllerReadsTheSameCountersFromCompactSamples) {
     auto stream = engine_sample(i, i >= 120);
     compactor.compact(stream);
     const proto::Record record = sample_record(i, std::move(stream));
-    data.on_record("lab-b", record);
     // A reader of maps (the live metrics) gets them back.
-    const proto::Record named = data.with_names("lab-b", record);
+    const auto kept = data.on_record("lab-b", proto::Record(record), true);
+    ASSERT_TRUE(kept.has_value()) << i;
+    const proto::Record& named = *kept;
     ASSERT_EQ(named.sample().streams(0).counters().at("rx_frames"), 100u * i) << i;
     EXPECT_EQ(named.sample().streams(0).peer(), "lab-a");
   }

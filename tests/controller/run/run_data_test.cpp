@@ -118,6 +118,38 @@ TEST(RunData, SamplesAheadOfTheTestsTimeAreDroppedWithOneFault) {
   EXPECT_EQ(SamplePace({0, 100ms}).most_by(1'000'000'000), 30u);
 }
 
+// Issue 63, before: the live metrics took each record before the run's cut, so one agent's unplanned
+// streams filled their 16 MiB budget. What on_record hands on is what the run kept, and only that.
+TEST(RunData, WhatTheRunKeptIsAllItHandsOnToTheLiveMetrics) {
+  RunData data("run", {10});
+  data.expect("a", 0, 2);
+  const auto with_streams = [](proto::Record record, int streams) {
+    auto* list =
+        record.has_result() ? record.mutable_result()->mutable_streams() : record.mutable_sample()->mutable_streams();
+    for (int i = 0; i < streams; ++i) {
+      auto* stream = list->Add();
+      stream->set_stream_id(fmt::format("rx:b/{}", i));
+      stream->set_kind("rx");
+      (*stream->mutable_counters())["rx_frames"] = static_cast<std::uint64_t>(i);
+    }
+    return record;
+  };
+  const auto kept = data.on_record("a", with_streams(sample_record(0, 1), 1000), true);
+  ASSERT_TRUE(kept.has_value());
+  EXPECT_EQ(kept->sample().streams_size(), 2) << "the plan's two";
+  EXPECT_FALSE(data.on_record("a", with_streams(sample_record(0, 1), 1000), true)) << "a retry is not news";
+  EXPECT_FALSE(data.on_record("b", with_streams(sample_record(0, 2), 2), true)) << "b was handed no plan";
+  EXPECT_FALSE(data.on_record("a", with_streams(sample_record(0, 99), 2), true)) << "past the test's samples";
+  EXPECT_FALSE(data.on_record("a", event_record(0), true)) << "events are not the metrics'";
+  proto::Record result;
+  result.mutable_result()->set_run_id("run");
+  result.mutable_result()->set_test_index(0);
+  const auto kept_result = data.on_record("a", with_streams(result, 5), true);
+  ASSERT_TRUE(kept_result.has_value());
+  EXPECT_EQ(kept_result->result().streams_size(), 2);
+  EXPECT_FALSE(data.on_record("a", with_streams(sample_record(0, 2), 2)).has_value()) << "not asked";
+}
+
 // Issue 63, before: every fault cap was bypassed by a new unknown test index each time (200,000
 // records of a few bytes made 200,000 faults).
 TEST(RunData, RecordsOfEveryTestTheRunLacksAreOneFault) {
