@@ -321,9 +321,9 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
       // above still read).
       series.describe(identity_of(stream));
     }
-    if (series_file_) {
+    if (series_file_ && within_series_budget(agent, test)) {
       if (series.series_row == 0) series.series_row = series_file_->stream_row(test, agent, series.info());
-      series_file_->append(series.series_row, sample, layout, counters, gauges);
+      series_bytes_[{agent, test}] += series_file_->append(series.series_row, sample, layout, counters, gauges);
     }
     series.add(sample.index(), sample.elapsed_ms(), std::move(layout), counters, gauges, sample.agent_time_ns());
   }
@@ -451,6 +451,18 @@ std::optional<proto::Record> RunData::on_record(const std::string& agent, proto:
   return kept_copy;
 }
 
+bool RunData::within_series_budget(const std::string& agent, int test) {
+  const std::uint64_t budget = std::uint64_t{most_samples_[static_cast<std::size_t>(test)]} *
+                               most_streams_.at({agent, test}) * kSeriesBytesPerStreamSample;
+  const std::uint64_t written = series_bytes_[{agent, test}];
+  if (written < budget) return true;
+  fault_once(agent, test, "series budget",
+             fmt::format("wrote {} to the series file in test {}, its budget ({} per sample and stream its plan "
+                         "allows): its later samples are judged but not written",
+                         units::format_size(written), test, units::format_size(kSeriesBytesPerStreamSample)));
+  return false;
+}
+
 std::map<std::string, AgentTestData> RunData::take_test(int test_index, const std::vector<std::string>& agents) {
   std::map<std::string, AgentTestData> taken;
   std::lock_guard lock(mutex_);
@@ -464,6 +476,9 @@ std::map<std::string, AgentTestData> RunData::take_test(int test_index, const st
     state_.tests.erase(found);
   }
   taken_.insert(test_index);
+  // The test's admission rules go with its data; taken_ drops whatever comes later.
+  paces_.erase(test_index);
+  std::erase_if(series_bytes_, [&](const auto& entry) { return entry.first.second == test_index; });
   return taken;
 }
 

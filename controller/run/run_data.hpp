@@ -127,6 +127,9 @@ class RunData {
   bool admit_event(const std::string& agent, int test_index);
   // Writes an admitted sample to the series file and folds each stream into its series.
   void fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample);
+  // Whether the agent's rows of `test` are still within its series-file budget
+  // (kSeriesBytesPerStreamSample); past it, one fault says so.
+  bool within_series_budget(const std::string& agent, int test);
 
   std::vector<std::uint32_t> most_samples_;
   std::map<int, SamplePace> paces_;  // by test
@@ -145,6 +148,7 @@ class RunData {
   std::set<std::tuple<std::string, int, std::string>> reported_;
   std::map<std::pair<std::string, int>, std::size_t> connection_faults_;
   SeriesFile* series_file_ = nullptr;
+  std::map<std::pair<std::string, int>, std::uint64_t> series_bytes_;  // written by (agent, test)
 };
 
 }  // namespace tusk

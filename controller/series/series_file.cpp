@@ -101,27 +101,31 @@ std::int64_t SeriesFile::stream_row(int test, const std::string& agent, const pr
   return row;
 }
 
-void SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
-                        const std::shared_ptr<const StreamLayout>& layout, std::span<const std::uint64_t> counters,
-                        std::span<const double> gauges) {
+std::size_t SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
+                               const std::shared_ptr<const StreamLayout>& layout,
+                               std::span<const std::uint64_t> counters, std::span<const double> gauges) {
   std::lock_guard lock(mutex_);
-  if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return;
+  if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return 0;
   if (queued_ - written_ >= kMaxQueuedSeriesRows || queue_.text.size() >= kMaxQueuedSeriesBytes || !failure_.empty()) {
     ++dropped_;
-    return;
+    return 0;
   }
   StreamEntry& stream = streams_[static_cast<std::size_t>(stream_row - 1)];
+  std::size_t bytes = 0;
   if (stream.layout != layout) {
     stream.layout = layout;
     stream.layout_id = ++layouts_;
     queue_.layouts.push_back({stream.layout_id, stream_row, names_json(layout->counters), names_json(layout->gauges)});
+    bytes += queue_.layouts.back().counter_names.size() + queue_.layouts.back().gauge_names.size();
   }
+  const std::size_t text_before = queue_.text.size();
   const std::size_t counter_text = append_counters(queue_.text, counters);
   const std::size_t gauge_text = append_gauges(queue_.text, gauges);
   queue_.samples.push_back({stream_row, stream.layout_id, sample.index(), sample.elapsed_ms(), sample.agent_time_ns(),
                             counter_text, gauge_text});
   ++queued_;
   if (queue_.samples.size() >= kRowsPerCommit) wake_.notify_one();
+  return bytes + (queue_.text.size() - text_before) + sizeof(SampleRow);
 }
 
 void SeriesFile::flush() {

@@ -36,6 +36,10 @@ inline constexpr std::size_t kMaxQueuedSeriesRows = 1 << 18;  // about 40 MB of 
 // And in bytes of values waiting (twice this with the batch being written): rows of many counters
 // each are as bounded as many rows.
 inline constexpr std::size_t kMaxQueuedSeriesBytes = std::size_t{64} << 20;
+// What one agent may write to the file in a test, per sample and stream its plan allows (values
+// and layout names as text): an honest stream's row is ~0.4 KiB, a NIC's with hundreds of ethtool
+// counters ~3 KiB. Past it the agent's samples are still judged, no longer written (RunData).
+inline constexpr std::size_t kSeriesBytesPerStreamSample = 4 * 1024;
 
 class SeriesFile {
  public:
@@ -53,9 +57,10 @@ class SeriesFile {
   // the run keeps it with the stream (StreamSeries::series_row). Streams are bounded by the run.
   std::int64_t stream_row(int test, const std::string& agent, const proto::StreamCounters& info);
   // Queues one sample of the stream `stream_row` named: `counters` and `gauges` its values in
-  // `layout`'s order.
-  void append(std::int64_t stream_row, const proto::Sample& sample, const std::shared_ptr<const StreamLayout>& layout,
-              std::span<const std::uint64_t> counters, std::span<const double> gauges);
+  // `layout`'s order. Returns the bytes it queued (0 for a row dropped).
+  std::size_t append(std::int64_t stream_row, const proto::Sample& sample,
+                     const std::shared_ptr<const StreamLayout>& layout, std::span<const std::uint64_t> counters,
+                     std::span<const double> gauges);
   // Waits until every row queued so far is committed (or the file has failed).
   void flush();
 

@@ -2,6 +2,7 @@
 // however many streams; a row per stream and sample, never more.
 #include "controller/series/series_file.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "controller/run/run_data.hpp"
 #include "controller/series/series_reader.hpp"
 
 namespace tusk {
@@ -121,6 +123,48 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
 }
 
 // Issue 63, before: `series --csv` wrote agent-chosen cells that spreadsheets run as formulas.
+// Issue 63: an agent's rows of a test are bounded in bytes by what its plan allows
+// (kSeriesBytesPerStreamSample per sample and stream). Before, rows of every admitted sample were
+// written whatever their size: 300 counters of 20 digits each, 6 KiB a row, for every sample.
+TEST(SeriesFile, AnAgentsRowsStopAtItsBudgetWithOneFaultAndAreStillJudged) {
+  ScratchDir dir;
+  SeriesFile file((dir.path / kSeriesFileName).string(), "run");
+  constexpr std::uint32_t kSamples = 100;
+  RunData data("run", {kSamples});
+  data.expect("a", 0, 1);  // one stream: 100 x 4 KiB
+  data.expect("b", 0, 1);
+  data.write_series_to(&file);
+  for (std::uint32_t index = 1; index <= kSamples; ++index) {
+    for (const std::string agent : {"a", "b"}) {
+      proto::Record record;
+      auto& sample = *record.mutable_sample();
+      sample.set_run_id("run");
+      sample.set_index(index);
+      auto& stream = *sample.add_streams();
+      stream.set_stream_id("rx:x/1");
+      stream.set_kind("rx");
+      // a: 300 counters of 20 digits; b: an honest stream's few.
+      for (int c = 0; c < (agent == "a" ? 300 : 20); ++c) {
+        (*stream.mutable_counters())[fmt::format("c{:03}", c)] =
+            agent == "a" ? 18'000'000'000'000'000'000u + index : std::uint64_t{index} * 1000;
+      }
+      data.on_record(agent, std::move(record));
+    }
+  }
+  file.flush();
+  EXPECT_FALSE(file.problem());
+  data.with([&](RunState& s) {
+    EXPECT_EQ(s.tests.at({0, "a"}).samples.size(), kSamples) << "every sample is still judged";
+    ASSERT_EQ(s.faults.size(), 1u);
+    EXPECT_EQ(s.faults[0].agent, "a");
+    EXPECT_NE(s.faults[0].message.find("its later samples are judged but not written"), std::string::npos)
+        << s.faults[0].message;
+  });
+  // b's 100 rows and the 400 KiB of a's that fit (6-8 KiB each with the row's own room): about 50.
+  EXPECT_GT(file.rows_written(), kSamples + 30);
+  EXPECT_LT(file.rows_written(), kSamples + 70);
+}
+
 TEST(SeriesFile, ACsvCellAnAgentChoseIsNeverAFormula) {
   ScratchDir dir;
   {
