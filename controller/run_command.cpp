@@ -38,6 +38,7 @@
 #include "controller/report/plan_printer.hpp"
 #include "controller/report/report_text.hpp"
 #include "controller/report/reports.hpp"
+#include "controller/run/agent_identity.hpp"
 #include "controller/run/run_orchestrator.hpp"
 #include "controller/series/series_file.hpp"
 #include "controller/series/series_outcome.hpp"
@@ -131,6 +132,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     if (!flags.wait.empty()) {
       options.wait_override = std::chrono::duration_cast<std::chrono::milliseconds>(units::parse_duration(flags.wait));
     }
+    if (!flags.agent_nodes.empty()) options.control.agent_nodes = load_agent_nodes(flags.agent_nodes);
     if (!flags.topology.empty())
       options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
     if (!flags.snmp_credentials.empty()) {
@@ -275,6 +277,9 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
                   "and whole the tests that failed on a host's own port or as a whole; the history links the two")
       ->excludes(from)
       ->excludes(only_through);
+  run->add_option("--agent-nodes", flags.agent_nodes,
+                  "the node each agent is on, one 'AGENT NODE' a line: for agents not named as their host whose "
+                  "certificates do not name it (the node a run's actions drain, taint or resume)");
   run->add_option("--topology", flags.topology,
                   "topology YAML: the names of devices, ports and cables, for the links a routed test blames");
   run->add_option("--snmp-credentials", flags.snmp_credentials,

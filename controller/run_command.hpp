@@ -19,6 +19,7 @@ struct RunFlags {
   std::string checkpoint = "1m";
   std::string wait;
   std::string topology;
+  std::string agent_nodes;
   std::string snmp_credentials;
   std::string snmp_settle = "5s";
   std::string snmp_interval = "60s";

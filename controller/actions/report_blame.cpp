@@ -10,6 +10,7 @@
 
 #include "common/json_text.hpp"
 #include "common/printable.hpp"
+#include "controller/run/agent_identity.hpp"
 
 namespace tusk {
 namespace {
@@ -39,7 +40,7 @@ void for_each_test(const json& test, const std::function<void(const json&)>& vis
 }  // namespace
 
 std::string node_name(const std::string& hostname, const std::string& agent) {
-  const std::string host = hostname.substr(0, hostname.find('.'));
+  const std::string host = short_host_name(hostname);
   return printable(host.empty() ? agent : host);
 }
 

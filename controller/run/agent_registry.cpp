@@ -254,7 +254,11 @@ std::vector<std::pair<std::string, std::string>> AgentRegistry::identify(AgentSe
                                                                          Connection& connection) {
   std::vector<std::string> certified = connection.peer_dns_names();
   if (auto common_name = connection.peer_common_name()) certified.insert(certified.begin(), *common_name);
-  session.node = node_of_agent(session.name, session.inventory.hostname(), connection.encrypted(), certified);
+  if (const auto mapped = options_.agent_nodes.find(session.name); mapped != options_.agent_nodes.end()) {
+    session.node = node_of_mapped_agent(mapped->second, session.inventory.hostname(), connection.encrypted());
+  } else {
+    session.node = node_of_agent(session.name, session.inventory.hostname(), connection.encrypted(), certified);
+  }
   if (session.node.hostname_refused) {
     spdlog::warn("agent '{}': its node is '{}', {}", session.name, session.node.node, session.node.proof);
   }

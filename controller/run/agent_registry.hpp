@@ -52,6 +52,8 @@ class AgentRegistry {
     std::size_t max_pending_connections = 4096;
     std::chrono::milliseconds pending_grace{5000};
     std::string controller_name = "tusk-controller";
+    // The operator's agent -> node map (--agent-nodes): an agent listed is on that node.
+    std::map<std::string, std::string> agent_nodes;
   };
   struct Listener {
     // The record is the listener's to take (move from).

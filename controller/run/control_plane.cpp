@@ -8,6 +8,7 @@ ControlPlane::ControlPlane(const ControlPlaneOptions& options, AgentRegistry::Li
   AgentRegistry::Options registry_options;
   registry_options.listen = options.listen;
   registry_options.lease = options.lease;
+  registry_options.agent_nodes = options.agent_nodes;
   if (options.insecure) {
     spdlog::warn("--insecure: agents are not authenticated and the control plane is plaintext");
   } else {

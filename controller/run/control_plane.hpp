@@ -5,8 +5,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ssl/context.hpp>
 
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "common/endpoint.hpp"
@@ -20,6 +22,7 @@ struct ControlPlaneOptions {
   bool insecure = false;
   TlsFiles tls;
   std::chrono::milliseconds lease{3000};
+  std::map<std::string, std::string> agent_nodes;  // --agent-nodes: agent -> node
 };
 
 class ControlPlane {

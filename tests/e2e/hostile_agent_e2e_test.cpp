@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -111,6 +112,30 @@ TEST_F(ControlPlaneE2E, AnAgentThatReportsAnotherAgentsHostnameIsTakenAsTheNodeI
   const std::string said = read_file(dir_ + "/act.log");
   EXPECT_NE(said.find("would resume lab-b if Tusk drained it"), std::string::npos) << said;
   EXPECT_EQ(said.find("would drain lab-b"), std::string::npos) << said;
+}
+
+// Agents not named as their host (one per NIC) whose certificates name only themselves: the
+// operator's --agent-nodes map says which node each is on, whatever hostname it reports.
+TEST_F(ControlPlaneE2E, TheOperatorsAgentMapNamesTheNodeOfEachAgentItLists) {
+  const std::string map = dir_ + "/agent-nodes.txt";
+  std::ofstream(map) << "# agent node\nlab-a rack1-gpu07\n";
+  auto controller = start_controller(write_profile("1s"), "report", {"--agent-nodes", map});
+  auto a = start_agent("lab-a", port_);
+  auto b = start_agent("lab-b", port_);
+  controller->wait(60s);
+  const json report = read_report("report");
+  ASSERT_TRUE(report.contains("agents")) << controller->log();
+  std::map<std::string, json> agents;
+  for (const auto& agent : report["agents"]) agents[agent["name"].get<std::string>()] = agent;
+  EXPECT_EQ(agents["lab-a"]["node"], "rack1-gpu07") << agents["lab-a"].dump(1);
+  EXPECT_NE(agents["lab-a"]["node_proof"].get<std::string>().find("--agent-nodes map"), std::string::npos);
+  EXPECT_EQ(agents["lab-b"]["node"], "lab-b") << "not listed: its certificate's name";
+  // A map that is not one is refused before anything listens.
+  std::ofstream(map) << "lab-a\n";
+  auto refused = start_controller(write_profile("1s"), "refused", {"--agent-nodes", map});
+  EXPECT_EQ(refused->wait(30s), 2);
+  EXPECT_NE(refused->log().find(map + ":1: write one agent and its node: AGENT NODE"), std::string::npos)
+      << refused->log();
 }
 
 // Before: --insecure with the default --listen opened an unauthenticated control port on every

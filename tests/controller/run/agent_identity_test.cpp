@@ -4,6 +4,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
 
 namespace tusk {
 namespace {
@@ -40,6 +46,51 @@ TEST(AgentIdentity, NoHostnameIsTheCertifiedNameAndWithoutTlsNothingIsProven) {
   EXPECT_EQ(plain.node, "lab-b");
   EXPECT_FALSE(plain.proven);
   EXPECT_THAT(plain.proof, HasSubstr("nothing proves it"));
+}
+
+// One agent per NIC whose certificates name only themselves: the operator's map says which host
+// each is on, over whatever hostname it reports.
+TEST(AgentIdentity, TheOperatorsMapNamesTheNodeOfAnAgentItLists) {
+  const AgentNode mapped = node_of_mapped_agent("gpu01", "gpu01.rack4", true);
+  EXPECT_EQ(mapped.node, "gpu01");
+  EXPECT_TRUE(mapped.proven);
+  EXPECT_FALSE(mapped.hostname_refused);
+  EXPECT_THAT(mapped.proof, HasSubstr("--agent-nodes map, for the agent its certificate names"));
+  EXPECT_THAT(node_of_mapped_agent("gpu01", "gpu09", true).proof, HasSubstr("it reported the hostname 'gpu09'"));
+  EXPECT_FALSE(node_of_mapped_agent("gpu01", "gpu01", false).proven);
+}
+
+class AgentNodesFile : public ::testing::Test {
+ protected:
+  std::string write(const std::string& text) {
+    std::ofstream(path_) << text;
+    return path_;
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  std::string path_ = std::filesystem::temp_directory_path() / ("tusk-agent-nodes-" + std::to_string(getpid()));
+};
+
+TEST_F(AgentNodesFile, LinesOfAnAgentAndItsNodeAreRead) {
+  const auto nodes = load_agent_nodes(write("# rack 4\ngpu01-nic0 gpu01\n\n  gpu01-nic1\tgpu01  # spare\n"));
+  EXPECT_EQ(nodes, (std::map<std::string, std::string>{{"gpu01-nic0", "gpu01"}, {"gpu01-nic1", "gpu01"}}));
+}
+
+TEST_F(AgentNodesFile, AnythingElseIsRefusedNamingTheFileAndLine) {
+  const auto error = [&](const std::string& text) {
+    try {
+      load_agent_nodes(write(text));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("a b\nc\n"), path_ + ":2: write one agent and its node: AGENT NODE");
+  EXPECT_EQ(error("a b c\n"), path_ + ":1: write one agent and its node: AGENT NODE");
+  EXPECT_EQ(error("a b\na c\n"), path_ + ":2: agent 'a' is listed twice");
+  EXPECT_EQ(error("a b\x1b[2J\n"), path_ + ":1: 'b\\x1b[2J' is no host's name (letters, digits, '.', '-')");
+  EXPECT_EQ(error("-a b\n"), path_ + ":1: '-a' is no agent's name (letters, digits, '.', '_', '-')");
+  EXPECT_THAT(error(""), "no error");
+  EXPECT_THROW(load_agent_nodes(path_ + ".missing"), std::invalid_argument);
 }
 
 }  // namespace
