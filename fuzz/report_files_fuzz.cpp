@@ -8,13 +8,16 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "common/ordered_json.hpp"
 #include "controller/history/history_rows.hpp"
 #include "controller/report/reports.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto report = nlohmann::ordered_json::parse(text, nullptr, false);
-  if (report.is_discarded()) return 0;
+  // Read as read_report_file and `report` read a file (OrderedJson), then handed on as ordered_json.
+  const auto parsed = tusk::OrderedJson::parse(text, nullptr, false);
+  if (parsed.is_discarded()) return 0;
+  const nlohmann::ordered_json report = parsed;
   try {
     (void)tusk::report_html(report);
   } catch (const std::runtime_error&) {

@@ -13,6 +13,7 @@
 
 #include "common/counter_names.hpp"
 #include "common/json_text.hpp"
+#include "common/ordered_json.hpp"
 #include "common/rates.hpp"
 #include "controller/series/series_file.hpp"
 
@@ -48,7 +49,8 @@ struct Names {
 
 std::vector<std::string> names_of(const std::string& text) {
   std::vector<std::string> names;
-  for (const auto& name : parse_json<json>(text)) {
+  // OrderedJson: the file may come from anywhere, and ordered_json reads an object in n² time.
+  for (const auto& name : parse_json<OrderedJson>(text)) {
     if (name.is_string()) names.push_back(name.get<std::string>());
   }
   return names;

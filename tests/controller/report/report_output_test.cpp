@@ -1,14 +1,19 @@
 // Where a run's reports go and what they are made of: any byte a profile, a peer or a path holds
 // ends up in a report that parses; a failed write leaves no half file; the fallback directory is
 // the controller's own, never one another local user placed.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
+#include "common/exit_codes.hpp"
+#include "controller/history/history_rows.hpp"
+#include "controller/offline_commands.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {
@@ -183,6 +188,27 @@ TEST_F(ReportOutput, TheFallbackIsANewPrivateDirectoryNeverALinkPlacedInTheShare
   EXPECT_TRUE(fs::exists(fallback->written_to + "/report.json"));
   EXPECT_TRUE(fs::is_empty(victim));
   EXPECT_TRUE(stdout_text.str().empty());
+}
+
+// A report.json read back: by `report`, and by read_report_file for history --import, compare and act.
+class ReportInput : public ReportOutput {};
+
+// One object of 100,000 keys (a hand edit, an attachment made to stall whoever reads it): read as
+// ordered_json it took 14 s, each key looked up among all those before it. Now one pass, and the
+// keys keep the file's order (counting down here, so not their sorted order).
+TEST_F(ReportInput, AnObjectOf100000KeysIsReadInOnePass) {
+  std::string text =
+      fmt::format(R"({{"schema": "{}", "run_id": "{}", "tests": [], "agents": [])", kReportSchema, outcome_.run_id);
+  for (int i = 99'999; i >= 0; --i) text += fmt::format(R"(, "k{}": {})", i, i);
+  std::ofstream(dir_ + "/report.json") << text << "}";
+  const json report = read_report_file(dir_);
+  ASSERT_EQ(report.size(), 100'004u);
+  EXPECT_EQ(std::next(report.begin(), 4).key(), "k99999");
+  EXPECT_EQ(std::prev(report.end()).key(), "k0");
+  EXPECT_EQ(report.at("k54321"), 54321);
+  EXPECT_EQ(report.at("run_id"), outcome_.run_id);
+  EXPECT_EQ(command_report(dir_, dir_ + "/report.html", false), kExitPass);
+  EXPECT_NE(read(dir_ + "/report.html").find(outcome_.run_id), std::string::npos);
 }
 
 }  // namespace
