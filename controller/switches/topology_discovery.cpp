@@ -142,7 +142,10 @@ DiscoveredTopology discover_topology(const DiscoveryInput& input) {
                                       hop.address, hop.device, hop.before));
       continue;
     }
-    add_addresses(hop.device, hop.interface, {hop.address});
+    // Only an address no port had is placed, so no port's addresses need a scan for it: a scan
+    // per hop was quadratic in the hops placed on one port.
+    if (!interfaces.contains(hop.device)) order.push_back(hop.device);
+    interfaces[hop.device][hop.interface].push_back(hop.address);
     ++out.traced_addresses;
   }
   out.notes.insert(out.notes.end(), traced.notes.begin(), traced.notes.end());
