@@ -135,6 +135,7 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   }
   plan_ = plan;
   *plan_.mutable_rdma() = test;
+  receivers_accepted_ = 0;
   events_ = std::move(events);
   prepared_ns_ = realtime_ns();
 
@@ -380,8 +381,8 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
   // Who may connect is the plan's to say: anyone else is refused before any memory is pinned or
   // any flow of a real sender is retired in its name, and said once per claimed name and reason.
   const std::string source = address_text(rdma_get_peer_addr(event.id));
-  if (const auto refusal =
-          refuse_connect_request(plan_, {request.sender, request.flow_id, request.rail_plus_one, source})) {
+  if (const auto refusal = refuse_connect_request(
+          plan_, {request.sender, request.flow_id, request.rail_plus_one, source, receivers_accepted_})) {
     rdma_reject(event.id, nullptr, 0);
     refused_ids_.emplace_back(event.id);  // destroyed once this event is acked
     const std::string key = fmt::format("{}\n{}", request.sender, *refusal);
@@ -392,6 +393,7 @@ void RdmaEngine::on_connect_request(rdma_cm_event& event) {
     }
     return;
   }
+  ++receivers_accepted_;
   auto connection = std::make_unique<Connection>();
   connection->role = Connection::Role::Receiver;
   connection->peer = request.sender;

@@ -292,6 +292,7 @@ class RdmaEngine final : public Engine {
   // and each claimed name and reason is reported once, up to kMaxRefusalsReported of them.
   std::vector<CmId> refused_ids_;
   std::set<std::string> refusals_reported_;
+  std::uint64_t receivers_accepted_ = 0;  // this test's connect requests past refuse_connect_request
   static constexpr std::size_t kMaxRefusalsReported = 64;
   std::map<std::string, NicPort> nic_ports_;  // "device/port"
   // Every used port's state (their LinkWatches are nic_ports_'s): made by prepare(), stopped first.

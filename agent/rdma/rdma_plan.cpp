@@ -114,6 +114,13 @@ std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const
   if (request.rail_plus_one > test.rails()) {
     return fmt::format("the connection names rail {} of a plan with {} rails", request.rail_plus_one - 1, test.rails());
   }
+  const std::uint64_t planned = static_cast<std::uint64_t>(plan.senders_size()) *
+                                std::max<std::uint32_t>(test.qps_per_peer(), 1) *
+                                std::max<std::uint32_t>(test.rails(), 1);
+  if (request.accepted_before >= planned + kMaxReconnectsPerTest) {
+    return fmt::format("this test accepted its plan's {} QPs and {} reconnections already: no more", planned,
+                       kMaxReconnectsPerTest);
+  }
   const bool on_rail =
       request.rail_plus_one > 0 && static_cast<int>(request.rail_plus_one) <= sender->rail_addresses_size();
   const std::string& expected =

@@ -41,13 +41,19 @@ proto::RdmaTest resolve_rdma_plan(const proto::Plan& plan);
 struct ConnectRequest {
   std::string_view sender;  // the agent it says it is
   std::uint32_t flow_id = 0;
-  std::uint32_t rail_plus_one = 0;  // 0: no rail
-  std::string_view source_address;  // where it came from ("" when rdma_cm does not say)
+  std::uint32_t rail_plus_one = 0;    // 0: no rail
+  std::string_view source_address;    // where it came from ("" when rdma_cm does not say)
+  std::uint64_t accepted_before = 0;  // connections this test accepted before this one
 };
+// A sender reconnects a flow after each break (a flap, a retired QP); each accepted connection
+// keeps its counts for the test. Past the plan's QPs and this many reconnections in one test, a
+// connection is refused: a flapping link a minute for a day reconnects each flow ~1,440 times.
+inline constexpr std::uint64_t kMaxReconnectsPerTest = 65'536;
 
 // Why this plan refuses `request`, or nullopt to accept it: only the plan's senders, with a flow id
 // and a rail their plan has, from the address the plan gives them on that rail, may connect, so no
-// one else on the fabric pins this agent's memory or retires a sender's QP in its name.
+// one else on the fabric pins this agent's memory or retires a sender's QP in its name; and only
+// so often (kMaxReconnectsPerTest).
 std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const ConnectRequest& request);
 
 // What rdma_cm's resolved route gives a QP: the port, its source GID and the GID the profile's

@@ -246,5 +246,21 @@ TEST(RdmaConnectRequest, OnlyThePlansSendersFromTheirOwnAddressesWithTheirFlowsM
               HasSubstr("not from c's address 10.1.0.3"));
 }
 
+// Before: a planned sender could reconnect a flow without end, each accepted connection kept for
+// the test. Now the plan's QPs (1 sender x 4 QPs x 2 rails here) and 65,536 reconnections.
+TEST(RdmaConnectRequest, APlannedSenderReconnectsOnlySoOftenInATest) {
+  proto::Plan plan = rdma_plan();
+  plan.mutable_rdma()->set_qps_per_peer(4);
+  plan.mutable_rdma()->set_rails(2);
+  plan.mutable_senders(0)->add_rail_addresses("10.0.0.3");
+  plan.mutable_senders(0)->add_rail_addresses("10.1.0.3");
+  const auto request = [](std::uint64_t accepted_before) {
+    return rdma::ConnectRequest{"c", 0, 1, "10.0.0.3", accepted_before};
+  };
+  EXPECT_EQ(rdma::refuse_connect_request(plan, request(8 + rdma::kMaxReconnectsPerTest - 1)), std::nullopt);
+  EXPECT_THAT(rdma::refuse_connect_request(plan, request(8 + rdma::kMaxReconnectsPerTest)).value_or("accepted"),
+              HasSubstr("this test accepted its plan's 8 QPs and 65536 reconnections already"));
+}
+
 }  // namespace
 }  // namespace tusk
