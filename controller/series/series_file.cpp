@@ -49,8 +49,9 @@ std::size_t append_gauges(std::string& out, std::span<const double> values) {
 
 }  // namespace
 
-SeriesFile::SeriesFile(const std::string& path, const std::string& run_id) try
-    : path_(path), db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+SeriesFile::SeriesFile(const std::string& path, const std::string& run_id, SeriesQueueLimits limits) try
+    : path_(path), limits_(limits), db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+  db_.setBusyTimeout(static_cast<int>(std::chrono::milliseconds(kSeriesLockWait).count()));
   db_.exec("PRAGMA journal_mode=WAL");
   db_.exec("PRAGMA synchronous=NORMAL");
   db_.exec("PRAGMA cache_size=-2048");  // 2 MiB: rows are appended, so a commit touches few pages
@@ -106,7 +107,7 @@ std::size_t SeriesFile::append(std::int64_t stream_row, const proto::Sample& sam
                                std::span<const std::uint64_t> counters, std::span<const double> gauges) {
   std::lock_guard lock(mutex_);
   if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return 0;
-  if (queued_ - written_ >= kMaxQueuedSeriesRows || queue_.text.size() >= kMaxQueuedSeriesBytes || !failure_.empty()) {
+  if (queued_ - written_ >= limits_.rows || queue_.text.size() >= limits_.bytes || !failure_.empty()) {
     ++dropped_;
     return 0;
   }
@@ -145,8 +146,10 @@ std::optional<std::string> SeriesFile::problem() const {
   std::lock_guard lock(mutex_);
   if (!failure_.empty()) return failure_;
   if (dropped_ > 0) {
-    return fmt::format("{}: {} sample rows dropped: the disk fell more than {} rows or {} behind", path_, dropped_,
-                       kMaxQueuedSeriesRows, units::format_size(kMaxQueuedSeriesBytes));
+    return fmt::format(
+        "{}: {} sample rows dropped: its writer fell more than {} rows or {} behind (a slow disk, or another process "
+        "holding the file)",
+        path_, dropped_, limits_.rows, units::format_size(limits_.bytes));
   }
   return std::nullopt;
 }

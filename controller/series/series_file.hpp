@@ -8,12 +8,13 @@
 //
 // append() runs on the io thread and only formats and queues; one writer thread commits the queue
 // in batched transactions (WAL). A queue past kMaxQueuedSeriesRows or kMaxQueuedSeriesBytes (the
-// disk far behind) drops rows
-// and counts them, and a failing write stops the file: both are said by problem(), never silent.
+// disk far behind, or the file locked by another process) drops rows and counts them, and a
+// failing write stops the file: both are said by problem(), never silent.
 #pragma once
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -40,12 +41,21 @@ inline constexpr std::size_t kMaxQueuedSeriesBytes = std::size_t{64} << 20;
 // and layout names as text): an honest stream's row is ~0.4 KiB, a NIC's with hundreds of ethtool
 // counters ~3 KiB. Past it the agent's samples are still judged, no longer written (RunData).
 inline constexpr std::size_t kSeriesBytesPerStreamSample = 4 * 1024;
+// How long a commit waits for another process that holds the file's write lock (an operator's
+// `sqlite3 series.sqlite`) before the file is given up; rows queue meanwhile, within their bounds.
+inline constexpr std::chrono::seconds kSeriesLockWait{30};
+
+// What the queue may hold before rows are dropped (a test sets smaller ones).
+struct SeriesQueueLimits {
+  std::size_t rows = kMaxQueuedSeriesRows;
+  std::size_t bytes = kMaxQueuedSeriesBytes;
+};
 
 class SeriesFile {
  public:
   // Creates `path` (its directory must exist) for run `run_id`. Throws std::runtime_error naming
   // the file when it cannot.
-  SeriesFile(const std::string& path, const std::string& run_id);
+  SeriesFile(const std::string& path, const std::string& run_id, SeriesQueueLimits limits = {});
   // Commits what is queued.
   ~SeriesFile();
   SeriesFile(const SeriesFile&) = delete;
@@ -106,6 +116,7 @@ class SeriesFile {
   void commit(const Queue& queue);
 
   std::string path_;
+  SeriesQueueLimits limits_;
   SQLite::Database db_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;

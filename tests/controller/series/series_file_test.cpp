@@ -2,6 +2,7 @@
 // however many streams; a row per stream and sample, never more.
 #include "controller/series/series_file.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -208,6 +209,47 @@ TEST(SeriesFile, AFileThatIsNoSeriesFileIsNamedInTheError) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("series.sqlite: no series file there"), std::string::npos) << e.what();
   }
+}
+
+// Before: the queue's byte bound (kMaxQueuedSeriesBytes) was held by no test, and a commit that
+// met another process's lock on the file failed at once and stopped the file for the rest of the
+// run. Now a commit waits for the lock (kSeriesLockWait) while rows queue, within their bytes:
+// rows of many counters stop at the byte bound long before the row bound, are counted, and what
+// was queued is written once the lock goes.
+TEST(SeriesFile, WhileAnotherProcessHoldsTheFileRowsQueueOnlyToTheirByteBoundAndTheRestAreCounted) {
+  ScratchDir dir;
+  const std::string path = (dir.path / kSeriesFileName).string();
+  constexpr std::size_t kBound = 1 << 20;
+  SeriesFile file(path, "run", {.rows = 1'000'000, .bytes = kBound});
+  std::vector<std::string> names;
+  for (int c = 0; c < 1000; ++c) names.push_back(fmt::format("counter_{}", c));
+  const auto layout = std::make_shared<const StreamLayout>(names, std::vector<std::string>{});
+  const std::vector<std::uint64_t> values(names.size(), 18'446'744'073'709'551'000ull);  // 20 digits each
+  proto::StreamCounters info;
+  info.set_stream_id("port:p0");
+  const std::int64_t row = file.stream_row(0, "a", info);
+
+  SQLite::Database other(path, SQLite::OPEN_READWRITE);
+  other.exec("BEGIN EXCLUSIVE");  // what `sqlite3 series.sqlite` holds while it writes
+  std::size_t queued_bytes = 0, accepted = 0;
+  constexpr std::uint32_t kRows = 400;  // ~21 KB each: 8 MB offered, 8 times the bound
+  for (std::uint32_t index = 1; index <= kRows; ++index) {
+    proto::Sample sample;
+    sample.set_index(index);
+    const std::size_t bytes = file.append(row, sample, layout, values, {});
+    queued_bytes += bytes;
+    accepted += bytes > 0 ? 1 : 0;
+  }
+  // The queue the writer took to commit (waiting on the lock) and the one that filled behind it.
+  EXPECT_LE(queued_bytes, 2 * kBound + 2 * 25'000);
+  EXPECT_LT(accepted, kRows / 2);
+  ASSERT_TRUE(file.problem());
+  EXPECT_NE(file.problem()->find(fmt::format("{} sample rows dropped", kRows - accepted)), std::string::npos)
+      << *file.problem();
+  EXPECT_NE(file.problem()->find("or 1 MiB behind"), std::string::npos) << *file.problem();
+  other.exec("ROLLBACK");
+  file.flush();
+  EXPECT_EQ(file.rows_written(), accepted) << "the file was not given up: what was queued is written";
 }
 
 }  // namespace
