@@ -21,7 +21,6 @@
 #include "common/cli_suggestion.hpp"
 #include "common/json_text.hpp"
 #include "common/logging.hpp"
-#include "common/printable.hpp"
 #include "common/units.hpp"
 #include "common/version.hpp"
 #include "controller/actions/act_command.hpp"
@@ -106,9 +105,8 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
       if (!view.connected) continue;
       const auto& inventory = view.inventory;
       if (inventory.engines().empty()) idle.push_back(view.name);
-      // What an agent says of itself is a peer's text: shown escaped.
-      std::vector<std::string> engines;
-      for (const auto& engine : inventory.engines()) engines.push_back(printable(engine));
+      // What an agent says of itself arrived escaped (controller/run/peer_texts.hpp).
+      const std::vector<std::string> engines(inventory.engines().begin(), inventory.engines().end());
       std::cout << fmt::format(
           "  {:<16} {:<22} clock offset {:>9.3f} ms  rtt {:>8.3f} ms  engines [{}]  RDMA devices {}\n", view.name,
           view.remote, view.clock ? view.clock->offset_ns / 1e6 : 0.0, view.clock ? view.clock->rtt_ns / 1e6 : 0.0,
@@ -116,12 +114,12 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
       std::cout << fmt::format("      limits: {}\n", agent_limits_text(inventory));
       for (const auto& device : inventory.rdma_devices()) {
         for (const auto& port : device.ports()) {
-          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", printable(device.name()),
-                                   port.port_num(), printable(port.state()), printable(port.link_layer()),
-                                   port.active_mtu(), port.speed_gbps(), port.gids_size());
+          std::cout << fmt::format("      {} port {}: {} {} MTU {} {:.0f} Gb/s, {} GIDs\n", device.name(),
+                                   port.port_num(), port.state(), port.link_layer(), port.active_mtu(),
+                                   port.speed_gbps(), port.gids_size());
         }
       }
-      for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", printable(note));
+      for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", note);
       agents.push_back({{"name", view.name},
                         {"hostname", inventory.hostname()},
                         {"version", inventory.agent_version()},
@@ -133,7 +131,9 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
                                                                    : nlohmann::json(nullptr)},
                         {"max_duration_ms", inventory.max_duration_ms()},
                         {"engines", std::vector<std::string>(inventory.engines().begin(), inventory.engines().end())},
-                        {"notes", std::vector<std::string>(inventory.notes().begin(), inventory.notes().end())}});
+                        {"notes", std::vector<std::string>(inventory.notes().begin(), inventory.notes().end())},
+                        {"texts_cut", view.texts_cut},
+                        {"texts_escaped", view.texts_escaped}});
     }
     if (!json_path.empty()) {
       std::ofstream file(json_path);

@@ -10,7 +10,6 @@
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
-#include "common/printable.hpp"
 #include "common/rates.hpp"
 #include "common/version.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -25,12 +24,13 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-// Only printable text: an agent is a peer, and its lldpd repeats what a switch said.
+// An agent's texts arrive printable (controller/run/peer_texts.hpp), what its lldpd repeats of a
+// switch's words too.
 json lldp_neighbour_json(const proto::LldpNeighbour& heard) {
-  return {{"system_name", printable(heard.system_name())},
-          {"port_id", printable(heard.port_id())},
-          {"port_description", printable(heard.port_description())},
-          {"chassis_id", printable(heard.chassis_id())},
+  return {{"system_name", heard.system_name()},
+          {"port_id", heard.port_id()},
+          {"port_description", heard.port_description()},
+          {"chassis_id", heard.chassis_id()},
           {"source", lldp_source_name(heard.source())}};
 }
 
@@ -539,6 +539,8 @@ json report_json(const RunOutcome& outcome) {
     agent["connected_at_end"] = view.connected;
     agent["connections"] = view.connects;
     agent["duplicate_records_dropped"] = view.duplicate_records;
+    agent["texts_cut"] = view.texts_cut;
+    agent["texts_escaped"] = view.texts_escaped;
     agent["records_missing"] = view.missing_records;
     agent["engines"] = std::vector<std::string>(view.inventory.engines().begin(), view.inventory.engines().end());
     agent["notes"] = std::vector<std::string>(view.inventory.notes().begin(), view.inventory.notes().end());
@@ -552,8 +554,8 @@ json report_json(const RunOutcome& outcome) {
                          {"link_layer", port.link_layer()},
                          {"speed_gbps", port.speed_gbps()},
                          {"gids", port.gids_size()},
-                         {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
-                         {"roce_ipv4", port.roce_ipv4().empty() ? json(nullptr) : json(printable(port.roce_ipv4()))},
+                         {"netdev", port.netdev().empty() ? json(nullptr) : json(port.netdev())},
+                         {"roce_ipv4", port.roce_ipv4().empty() ? json(nullptr) : json(port.roce_ipv4())},
                          {"lldp_neighbour", port.has_lldp() ? lldp_neighbour_json(port.lldp()) : json(nullptr)}});
       }
       devices.push_back({{"name", device.name()}, {"firmware", device.firmware()}, {"ports", ports}});
@@ -567,7 +569,7 @@ json report_json(const RunOutcome& outcome) {
                             {"ipv4", port.ipv4()},
                             {"gateway", port.gateway()},
                             {"queues", port.queues()},
-                            {"netdev", port.netdev().empty() ? json(nullptr) : json(printable(port.netdev()))},
+                            {"netdev", port.netdev().empty() ? json(nullptr) : json(port.netdev())},
                             {"lldp_neighbour", port.has_lldp() ? lldp_neighbour_json(port.lldp()) : json(nullptr)}});
     }
     agent["dpdk_ports"] = dpdk_ports;

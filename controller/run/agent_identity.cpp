@@ -31,7 +31,7 @@ AgentNode node_of_agent(const std::string& agent, const std::string& hostname, b
   if (named) return {hostname, "its hostname, which its certificate names", true, false};
   return {certified_name,
           fmt::format("its certificate's name: it reported the hostname '{}', which its certificate does not name",
-                      printable(cut_utf8(hostname, 253))),
+                      cut_utf8(hostname, 253)),
           true, true};
 }
 
@@ -39,7 +39,7 @@ AgentNode node_of_mapped_agent(const std::string& node, const std::string& hostn
   std::string proof = encrypted ? "the operator's --agent-nodes map, for the agent its certificate names"
                                 : "the operator's --agent-nodes map (no TLS: nothing proves the agent's name)";
   if (!hostname.empty() && short_host_name(hostname) != short_host_name(node)) {
-    proof += fmt::format("; it reported the hostname '{}'", printable(cut_utf8(hostname, 253)));
+    proof += fmt::format("; it reported the hostname '{}'", cut_utf8(hostname, 253));
   }
   return {node, std::move(proof), encrypted, false};
 }

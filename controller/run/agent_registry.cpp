@@ -8,6 +8,7 @@
 
 #include "common/clock.hpp"
 #include "common/version.hpp"
+#include "controller/run/peer_texts.hpp"
 
 namespace tusk {
 namespace asio = boost::asio;
@@ -197,6 +198,7 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
     refuse(connection, refusal->code, refusal->why);
     return "";
   }
+  const PeerTextTally texts = make_peer_texts_safe(message);
   const auto& hello = message.hello();
   const std::string& name = hello.agent_name();
 
@@ -221,6 +223,7 @@ std::string AgentRegistry::on_first_message(const std::shared_ptr<Connection>& c
     session.name = name;
     session.instance = hello.agent_instance();
     session.inventory = hello.inventory();
+    note_texts(session, texts);
     identity_faults = identify(session, *connection);
     session.state_at_hello = hello.state();
     session.connection = connection;
@@ -281,9 +284,21 @@ std::vector<std::pair<std::string, std::string>> AgentRegistry::identify(AgentSe
   return faults;
 }
 
+// Counted for the agent's report entry, and told once: texts that had to be cut or escaped are
+// an agent's bug or its attack, and either is worth a line.
+void AgentRegistry::note_texts(AgentSession& session, const PeerTextTally& texts) {
+  if (!texts.any()) return;
+  if (!session.texts.any()) {
+    spdlog::warn("agent '{}' sent texts that had to be cut ({}) or escaped ({}); they are kept so, and counted",
+                 session.name, texts.cut, texts.escaped);
+  }
+  session.texts += texts;
+}
+
 void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<Connection>& connection,
                                proto::Envelope& message) {
   const std::int64_t received_ns = realtime_ns();
+  const PeerTextTally texts = make_peer_texts_safe(message);
   SessionInput input;
   {
     std::lock_guard lock(mutex_);
@@ -291,6 +306,7 @@ void AgentRegistry::on_message(const std::string& agent, const std::shared_ptr<C
     if (it == sessions_.end() || it->second.connection != connection) return;  // a replaced connection
     AgentSession& session = it->second;
     session.last_heard = Clock::now();
+    note_texts(session, texts);
     input = absorb_message(session, message, received_ns);
     if (input.acked_through) {
       proto::Envelope ack;
@@ -367,6 +383,8 @@ AgentView AgentRegistry::view_of(const AgentSession& session, Clock::time_point 
   view.clock_samples = session.clock.count();
   if (!view.connected) view.away_for = now - session.disconnected_since;
   view.connects = session.connects;
+  view.texts_cut = session.texts.cut;
+  view.texts_escaped = session.texts.escaped;
   view.duplicate_records = session.inbox.duplicates_total();
   view.missing_records = session.inbox.missing_total();
   return view;

@@ -100,6 +100,7 @@ class AgentRegistry {
   void tick();
   void send_probe(const std::string& agent, std::uint32_t probe_id, int remaining);
   void fault(const std::string& agent, const std::string& what);
+  void note_texts(AgentSession& session, const PeerTextTally& texts);
   AgentView view_of(const AgentSession& session, std::chrono::steady_clock::time_point now) const;
   // Under mutex_: sets the session's node; the faults of agents that claimed another's node.
   std::vector<std::pair<std::string, std::string>> identify(AgentSession& session, Connection& connection);

@@ -14,6 +14,7 @@
 #include "controller/outcome/agent_data.hpp"
 #include "controller/run/agent_identity.hpp"
 #include "controller/run/clock_sync.hpp"
+#include "controller/run/peer_texts.hpp"
 #include "controller/run/record_inbox.hpp"
 #include "tusk.pb.h"
 
@@ -32,6 +33,7 @@ struct AgentSession {
   std::chrono::steady_clock::time_point last_heard{};
   std::chrono::steady_clock::time_point disconnected_since{};
   std::uint32_t connects = 0;
+  PeerTextTally texts;  // what make_peer_texts_safe changed of its messages, across its connections
   // Sent again after every reconnect, so a command lost with a connection is not lost for good.
   std::vector<proto::Envelope> standing_orders;
 

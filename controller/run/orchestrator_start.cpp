@@ -15,7 +15,6 @@
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
 #include "common/heap.hpp"
-#include "common/printable.hpp"
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
@@ -145,7 +144,7 @@ bool Orchestrator::hand_out_plans(const std::vector<AgentPlan>& plans, int index
         if (!ack) {
           waiting.push_back(name);
         } else if (!ack->ok()) {
-          refused.push_back(fmt::format("{}: {}", name, printable(ack->error())));
+          refused.push_back(fmt::format("{}: {}", name, ack->error()));
         }
       }
     });

@@ -7,8 +7,6 @@
 #include <limits>
 
 #include "common/clock.hpp"
-#include "common/printable.hpp"
-#include "common/stream_texts.hpp"
 #include "common/units.hpp"
 #include "common/wire_bounds.hpp"
 #include "controller/verdict/optics_timeline.hpp"
@@ -16,23 +14,6 @@
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
-
-namespace {
-
-// `text` cut to `most` bytes (on a character, so as not to split one) and made printable().
-void make_printable(std::string& text, std::size_t most = wire::kMaxPeerMessageBytes) {
-  if (text.size() <= most && printable_as_is(text)) return;
-  if (text.size() > most) text = cut_utf8(text, most) + "...";
-  text = printable(text);
-}
-
-// Every string of a stream an agent named, made printable: ids, kinds, addresses, counter names.
-void make_printable(proto::StreamCounters& stream) {
-  rewrite_stream_texts(
-      stream, [](std::string& text) { make_printable(text); }, [](std::string& name) { make_printable(name, 256); });
-}
-
-}  // namespace
 
 SampleAccount account_samples(const AgentTestData& data, std::uint64_t claimed, std::uint32_t most) {
   SampleAccount account;
@@ -158,7 +139,6 @@ void RunData::bound_streams(const std::string& agent, int test_index,
       continue;
     }
     bytes += size;
-    make_printable(stream);
     if (kept != i) streams.SwapElements(kept, i);
     ++kept;
   }
@@ -406,7 +386,6 @@ std::optional<proto::Record> RunData::on_record(const std::string& agent, proto:
       const int test_index = result.test_index();
       proto::TestResult kept = std::move(*record.mutable_result());
       bound_streams(agent, test_index, *kept.mutable_streams());
-      make_printable(*kept.mutable_stop_reason());
       if (want_kept) *kept_copy.emplace().mutable_result() = kept;
       state_.tests[{test_index, agent}].result = std::move(kept);
       break;
@@ -434,8 +413,6 @@ std::optional<proto::Record> RunData::on_record(const std::string& agent, proto:
       const bool ours = belongs(event.run_id());
       if (ours && !known_test(event.test_index())) return std::nullopt;
       if (!admit_event(agent, ours ? event.test_index() : -1)) return std::nullopt;
-      make_printable(*event.mutable_message());
-      make_printable(*event.mutable_stream_id());
       spdlog::warn("agent '{}': {}: {}", agent, proto::AgentEvent::Kind_Name(event.kind()), event.message());
       if (!ours) {
         state_.faults.push_back(
@@ -485,13 +462,11 @@ std::map<std::string, AgentTestData> RunData::take_test(int test_index, const st
 void RunData::on_plan_ack(const std::string& agent, const proto::PlanAck& ack) {
   std::lock_guard lock(mutex_);
   if (ack.run_id() != state_.run_id || taken_.contains(ack.test_index())) return;
-  // Only for a plan this agent was handed, one ack each (the latest), its error cut and made
-  // printable: an ack for any index, kept whole until the run ends, let one agent hold the
-  // controller's memory and write on the operator's screen.
+  // Only for a plan this agent was handed, one ack each (the latest): an ack for any index, kept whole until the run
+  // ends, let one agent hold the controller's memory and write on the operator's screen.
   if (!most_streams_.contains({agent, ack.test_index()})) return;
   auto& kept = state_.tests[{ack.test_index(), agent}].plan_ack;
   kept = ack;
-  make_printable(*kept->mutable_error());
 }
 
 void RunData::on_fault(const std::string& agent, const std::string& message) {

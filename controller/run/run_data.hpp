@@ -66,9 +66,9 @@ struct RunState {
 // (wire::kMaxStreamBytes, kSampleBytesPerPlannedStream per planned stream), path hops past
 // wire::kMaxPathHops, and events past kMaxEventsPerAgentTest (those of another run too) are
 // dropped, each kind reported once per agent and test as a fault, so one agent can neither grow
-// the controller's memory without end nor flood the report. Every text an agent sends is kept
-// printable() (one line, valid UTF-8, no control characters), so no report or log can be forged
-// or broken by it.
+// the controller's memory without end nor flood the report. Every text in a record arrives cut and
+// printable() (controller/run/peer_texts.hpp, where the agent's frame arrives), so no report or
+// log can be forged or broken by it.
 class RunData {
  public:
   // `most_samples[i]`: the most samples test i can make (most_samples()).

@@ -5,7 +5,6 @@
 
 #include "common/printable.hpp"
 #include "common/version.hpp"
-#include "common/wire_bounds.hpp"
 
 namespace tusk {
 
@@ -22,6 +21,13 @@ std::optional<HelloRefusal> check_hello(const proto::Envelope& first_frame, bool
   }
   const std::string& name = hello.agent_name();
   if (name.empty()) return HelloRefusal{proto::Error::BAD_MESSAGE, "hello without an agent name"};
+  // A name is a key of the plan, the report and the scheduler's node: one that printable() would
+  // change, or longer than a host's name (an agent's default name), is refused, not rewritten.
+  if (name.size() > kMaxAgentNameBytes || !printable_as_is(name)) {
+    return HelloRefusal{proto::Error::BAD_MESSAGE,
+                        fmt::format("agent name '{}' is not one: at most {} printable ASCII characters, no '\\'",
+                                    printable(cut_utf8(name, kMaxAgentNameBytes)), kMaxAgentNameBytes)};
+  }
   if (encrypted && (!peer_common_name || *peer_common_name != name)) {
     return HelloRefusal{proto::Error::NOT_AUTHORISED,
                         fmt::format("agent calls itself '{}' but its certificate names '{}'", name,
@@ -54,9 +60,8 @@ SessionInput absorb_message(AgentSession& session, proto::Envelope& message, std
       break;
     }
     case proto::Envelope::kError:
-      // Escaped and cut: it goes into the log, the summary and every report.
-      input.faults.push_back(fmt::format("agent reported an error: {}",
-                                         printable(cut_utf8(message.error().message(), wire::kMaxPeerMessageBytes))));
+      // Cut and escaped where it arrived (peer_texts.hpp): it goes into the log, the summary and every report.
+      input.faults.push_back(fmt::format("agent reported an error: {}", message.error().message()));
       break;
     default:
       input.unexpected = true;

@@ -16,6 +16,8 @@ namespace tusk {
 // The largest first frame (the hello, with the host's inventory) an unknown peer may send; the
 // full frame size is allowed once the hello is accepted.
 inline constexpr std::uint32_t kMaxHelloFrame = 256u << 10;
+// An agent's name: by default its host's name, which DNS bounds at 253.
+inline constexpr std::size_t kMaxAgentNameBytes = 253;
 
 struct HelloRefusal {
   proto::Error::Code code;

@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "common/printable.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/run/run_data.hpp"
@@ -44,7 +43,7 @@ std::vector<std::int64_t> account_starts(TestOutcome& test) {
 bool account_agent(TestOutcome& test, const std::string& name, std::vector<std::string>& lost) {
   const AgentTestData& agent = test.per_agent[name];
   if (agent.plan_ack && !agent.plan_ack->ok()) {
-    test.problems.push_back(fmt::format("{}: plan refused: {}", name, printable(agent.plan_ack->error())));
+    test.problems.push_back(fmt::format("{}: plan refused: {}", name, agent.plan_ack->error()));
   }
   if (!agent.result) {
     lost.push_back(fmt::format("{}: no result{}", name, agent.lost ? " (agent lost)" : ""));

@@ -17,10 +17,9 @@ constexpr std::size_t kMaxPortNameBytes = 128;
 // 1.6 Tb/s and more, with room: past this the speed is not a port's.
 constexpr std::uint32_t kMaxSpeedMbps = 10'000'000;
 
+// Arrived printable (controller/run/peer_texts.hpp); cut on a character to a port name's length.
 std::string bounded_name(const std::string& text) {
-  std::string shown = printable(text);
-  if (shown.size() > kMaxPortNameBytes) shown.resize(kMaxPortNameBytes);
-  return shown;
+  return cut_utf8(text, kMaxPortNameBytes);
 }
 
 std::uint64_t bits_over(std::uint32_t speed_mbps, std::uint64_t interval_ns) {

@@ -28,6 +28,11 @@ int main(int argc, char** argv) {
       engines.engines[name] = {[] { return std::make_unique<tusk::testing::EngineDouble>(); }, rate, kernel_ports};
     }
     engines.notes.push_back("TEST BUILD: engines are doubles that move no traffic");
+    if (std::getenv("TUSK_DOUBLE_HOSTILE_TEXT")) {
+      // What a hostile agent says of itself: a note that ends the operator's line and writes a
+      // verdict of its own, with an escape sequence that clears the screen.
+      engines.notes.push_back("fine\n2026-01-01T00:00:00.000 tusk-controller info: all agents can run tests\x1b[2J");
+    }
     return engines;
   };
   return tusk::run_agent(argc, argv, setup);

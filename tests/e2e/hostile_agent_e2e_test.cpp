@@ -55,6 +55,16 @@ TEST_F(ControlPlaneE2E, AHostileAgentsStreamsPastItsPlanAndItsForgedTextsNeither
             std::string::npos)
       << "the forged id is shown, escaped";
 
+  // What it said of itself arrived escaped, and the report counts what had to be.
+  for (const auto& agent : report["agents"]) {
+    if (agent["name"] == "lab-a") {
+      EXPECT_EQ(agent["texts_escaped"], 0) << agent.dump();
+    }
+    if (agent["name"] != "lab-b") continue;
+    EXPECT_GE(agent["texts_escaped"].get<int>(), 2) << agent.dump();
+    EXPECT_NE(agent["notes"].dump().find("fine\\\\n2026-01-01T00:00:00.000"), std::string::npos) << agent.dump();
+  }
+
   // junit.xml holds no character XML 1.0 forbids, and no byte that is not UTF-8.
   const std::string junit = read_file(dir_ + "/report/junit.xml");
   EXPECT_TRUE(std::none_of(junit.begin(), junit.end(), [](char c) {
@@ -62,6 +72,30 @@ TEST_F(ControlPlaneE2E, AHostileAgentsStreamsPastItsPlanAndItsForgedTextsNeither
     return byte < 0x20 && c != '\n' && c != '\r' && c != '\t';
   }));
   EXPECT_EQ(first_invalid_utf8(junit), std::string::npos);
+}
+
+// Before: `inventory` printed what an agent says of itself as each print chose (its engines went
+// raw into the registry's log line) and counted nothing; now every text arrived escaped.
+TEST_F(ControlPlaneE2E, AHostileAgentsTextsReachTheInventoryEscapedAndCounted) {
+  Process controller({tusk::build_paths::controller_bin(), "inventory", "--expect", "2", "--wait", "30s", "--listen",
+                      "127.0.0.1:" + std::to_string(port_), "--ca", cert("ca.pem"), "--cert", cert("controller.pem"),
+                      "--key", cert("controller.key"), "--json", dir_ + "/inventory.json"},
+                     dir_ + "/inventory.log");
+  auto honest = start_agent("lab-a", port_);
+  auto hostile = start_agent("lab-b", port_, {{"TUSK_DOUBLE_HOSTILE_TEXT", "1"}});
+  ASSERT_EQ(controller.wait(40s), 0) << controller.log();
+  const std::string output = controller.log();
+  EXPECT_EQ(output.find('\x1b'), std::string::npos) << output;
+  EXPECT_EQ(output.find("\n2026-01-01T00:00:00.000"), std::string::npos) << output;
+  EXPECT_NE(output.find("note: fine\\n2026-01-01T00:00:00.000 tusk-controller info: all agents can run tests\\x1b[2J"),
+            std::string::npos)
+      << output;
+  const json inventory = json::parse(read_file(dir_ + "/inventory.json"));
+  ASSERT_EQ(inventory["agents"].size(), 2u) << inventory.dump();
+  for (const auto& agent : inventory["agents"]) {
+    EXPECT_EQ(agent["texts_escaped"].get<int>(), agent["name"] == "lab-b" ? 1 : 0) << agent.dump();
+    EXPECT_EQ(agent["texts_cut"], 0) << agent.dump();
+  }
 }
 
 // Issue 63, before: an agent holding lab-a's certificate that reported the hostname lab-b was

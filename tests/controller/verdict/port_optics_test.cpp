@@ -9,6 +9,7 @@
 
 #include "common/optics_wire.hpp"
 #include "controller/plan/planner.hpp"
+#include "controller/run/peer_texts.hpp"
 #include "controller/run/test_judgement.hpp"
 #include "controller/verdict/port_optics.hpp"
 #include "tests/support/profile_text.hpp"
@@ -180,6 +181,7 @@ TEST(PortOptics, AHostileAgentsPortIsBoundedAndNeverJudgedOnNonsense) {
   message.set_rx_bytes(~std::uint64_t{0});     // bits would overflow: none
   message.mutable_module()->mutable_lanes()->Clear();
   for (int i = 0; i < 10'000; ++i) message.mutable_module()->add_lanes()->set_rx_power_dbm(-3);
+  make_peer_texts_safe(message);  // as every agent message arrives (AgentRegistry)
   const PortOpticsOutcome port = judge_port_optics("h1", message, {});
   EXPECT_LE(port.port.size(), 128u);
   EXPECT_EQ(port.netdev.find('\n'), std::string::npos);
