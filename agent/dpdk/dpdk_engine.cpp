@@ -15,6 +15,7 @@
 #include "agent/dpdk/queue_plan.hpp"
 #include "agent/dpdk/send_rate.hpp"
 #include "common/clock.hpp"
+#include "common/loopback_peer.hpp"
 
 // The engine's set-up: its ports, a test's plan made into frames, flows and workers, and starting
 // and stopping the threads. The threads' loops are dpdk_datapath.cpp's, sample() dpdk_sampling.cpp's.
@@ -155,11 +156,13 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
     tracer_ = std::make_unique<path::PathTracer>(std::move(traced), test.trace_rate());
   }
   peers_ = peer_names(plan);
-  // A loopback test's frames come from this port itself: its receiver names them "self", as its
-  // sender does, so the controller pairs the two and sees a plug that returned nothing.
-  if (std::any_of(flows.begin(), flows.end(), [](const FlowTarget& flow) { return flow.peer == "self"; })) {
-    peers_.by_mac.emplace(interface_.mac, "self");
-    if (interface_.address != 0) peers_.by_address.emplace(interface_.address, "self");
+  // A loopback test's frames come from this port itself: its receiver names them
+  // wire::kLoopbackPeer, as its sender does, so the controller pairs the two and sees a plug that
+  // returned nothing.
+  if (std::any_of(flows.begin(), flows.end(),
+                  [](const FlowTarget& flow) { return flow.peer == wire::kLoopbackPeer; })) {
+    peers_.by_mac.emplace(interface_.mac, wire::kLoopbackPeer);
+    if (interface_.address != 0) peers_.by_address.emplace(interface_.address, wire::kLoopbackPeer);
   }
   answers_.reset();
   if (interface_.address != 0) answers_ = std::make_unique<MbufRing>(kAnswerRingSize);

@@ -18,7 +18,7 @@
 namespace tusk::dpdk {
 
 struct FlowTarget {
-  std::string peer;             // agent name, or "self" for a loopback test
+  std::string peer;             // agent name, or wire::kLoopbackPeer for a loopback test
   MacAddress mac{};             // the frame's destination MAC (the next hop's)
   std::uint32_t address = 0;    // ipv4_udp: the peer's IPv4 address
   std::uint16_t src_port = 0;   // ipv4_udp: this flow's UDP source port

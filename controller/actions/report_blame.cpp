@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "common/json_text.hpp"
+#include "common/loopback_peer.hpp"
 #include "common/printable.hpp"
 #include "controller/run/agent_identity.hpp"
 
@@ -112,7 +113,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
         // Itself as its peer (a loopback test): the host's own port, cable or plug. A NIC's own
         // counters (no peer) also count what a fault elsewhere did to it: not blamed by themselves.
         const std::string peer = string_member(stream, "peer");
-        if (peer == agent || peer == "self") {
+        if (peer == agent || peer == wire::kLoopbackPeer) {
           blame_agent(agent, fmt::format("test {}: stream {} of its own port failed", test_name,
                                          string_member(stream, "stream_id")));
         }

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/json_text.hpp"
+#include "common/loopback_peer.hpp"
 
 namespace tusk {
 namespace {
@@ -86,7 +87,7 @@ FlowSelection select_failing_flows(const nlohmann::json& report) {
     for (const auto& stream : test.value("streams", json::array())) {
       if (!failed(stream)) continue;
       const std::string agent = string_member(stream, "agent"), peer = string_member(stream, "peer");
-      if (peer.empty() || peer == agent || peer == "self") {
+      if (peer.empty() || peer == agent || peer == wire::kLoopbackPeer) {
         add(agent, agent, 0);
       } else if (!routed) {
         std::uint32_t port = 0;

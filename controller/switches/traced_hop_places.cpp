@@ -45,6 +45,8 @@ struct Sighting {
 // The cables and the switches' port subnets: where a hop after a placed one can be.
 class Fabric {
  public:
+  Fabric(const Fabric&) = delete;  // between_ points into cabled_'s keys
+  Fabric& operator=(const Fabric&) = delete;
   Fabric(const std::vector<std::pair<LinkEnd, LinkEnd>>& cables, const std::vector<PortPrefix>& prefixes) {
     for (const auto& [a, b] : cables) {
       across_.emplace(a.text(), b);
@@ -112,6 +114,9 @@ class Fabric {
   std::map<std::string, std::map<std::string, std::set<std::string>>> cabled_;
   std::map<std::string, LinkEnd> across_;               // "device:interface" -> the cable's other end
   std::map<std::string, std::vector<Subnet>> subnets_;  // device -> its ports' point-to-point subnets
+  // (near, far) -> between()'s answer: a key of one of cabled_'s inner maps, or nullptr. The pointers
+  // stay valid: std::map never moves its nodes, cabled_ is filled in the constructor and nothing is
+  // ever erased from it, and a Fabric is never copied (deleted above).
   std::map<std::pair<std::string, std::string>, const std::string*> between_;
 };
 

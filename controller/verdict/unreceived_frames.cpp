@@ -8,12 +8,11 @@
 #include <tuple>
 
 #include "common/counter_names.hpp"
+#include "common/loopback_peer.hpp"
 #include "controller/verdict/stream_values.hpp"
 
 namespace tusk {
 namespace {
-
-constexpr std::string_view kLoopbackPeer = "self";
 
 // The receiver's stream of a flow none of whose frames arrived: every frame sent is lost (at the
 // tail), so the stream fails on loss where a receiver's own stream would, and names its sender.
@@ -56,10 +55,11 @@ std::vector<std::string> account_unreceived_frames(std::vector<AgentStream>& str
   for (const std::size_t s : senders) {
     const std::string& sender = streams[s].agent;
     const proto::StreamCounters& tx = streams[s].stream;
-    // A loopback test's sender is its own receiver, which names the frames' sender "self".
-    const bool loopback = tx.peer() == kLoopbackPeer;
+    // A loopback test's sender is its own receiver, which names the frames' sender
+    // wire::kLoopbackPeer.
+    const bool loopback = tx.peer() == wire::kLoopbackPeer;
     const std::string& receiver = loopback ? sender : tx.peer();
-    const std::string_view from = loopback ? kLoopbackPeer : std::string_view(sender);
+    const std::string_view from = loopback ? wire::kLoopbackPeer : std::string_view(sender);
     if (!reporting.contains(receiver)) continue;
     const std::uint64_t sent = counter_or_zero(tx, c::kTxFrames);
     std::optional<std::size_t> rx;

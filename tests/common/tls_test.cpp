@@ -92,10 +92,15 @@ HandshakeResult attempt(asio::ssl::context& server_tls, asio::ssl::context* clie
   return result;
 }
 
-TEST(Tls, AgentSignedByOurCaIsAcceptedAndNamedByItsCertificate) {
+// Our controller's handshake with the agent whose certificate (from our CA) is `agent`'s.
+HandshakeResult attempt_as_our_agent(const std::string& agent) {
   auto server_tls = make_tls_context(certificates().files("ours", "controller"), TlsRole::Controller);
-  auto client_tls = make_tls_context(certificates().files("ours", "lab-a"), TlsRole::Agent);
-  const auto result = attempt(server_tls, &client_tls);
+  auto client_tls = make_tls_context(certificates().files("ours", agent), TlsRole::Agent);
+  return attempt(server_tls, &client_tls);
+}
+
+TEST(Tls, AgentSignedByOurCaIsAcceptedAndNamedByItsCertificate) {
+  const auto result = attempt_as_our_agent("lab-a");
   EXPECT_TRUE(result.server_got_message) << result.server_close_reason;
   EXPECT_EQ(result.client_name_seen_by_server, "lab-a");
 }
@@ -103,14 +108,11 @@ TEST(Tls, AgentSignedByOurCaIsAcceptedAndNamedByItsCertificate) {
 // One agent per NIC: make-certs.sh's AGENT:HOST names the host in the agent's certificate, which is
 // what lets the controller take the host for the agent's node (controller/run/agent_identity).
 TEST(Tls, AnAgentMadeForItsHostCarriesTheHostsNameBesideItsOwn) {
-  auto server_tls = make_tls_context(certificates().files("ours", "controller"), TlsRole::Controller);
-  auto client_tls = make_tls_context(certificates().files("ours", "gpu01-nic0"), TlsRole::Agent);
-  const auto result = attempt(server_tls, &client_tls);
+  const auto result = attempt_as_our_agent("gpu01-nic0");
   EXPECT_TRUE(result.server_got_message) << result.server_close_reason;
   EXPECT_EQ(result.client_name_seen_by_server, "gpu01-nic0");
   EXPECT_EQ(result.client_dns_names_seen_by_server, (std::vector<std::string>{"gpu01-nic0", "gpu01"}));
-  auto plain_tls = make_tls_context(certificates().files("ours", "lab-a"), TlsRole::Agent);
-  const auto plain = attempt(server_tls, &plain_tls);
+  const auto plain = attempt_as_our_agent("lab-a");
   EXPECT_EQ(plain.client_dns_names_seen_by_server, (std::vector<std::string>{"lab-a"}));
 }
 

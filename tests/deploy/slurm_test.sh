@@ -17,6 +17,8 @@
 #
 #   slurm_test.sh AGENT_BIN_DIR CONTROLLER_BIN_DIR
 # Exit 0 pass, 1 fail, 77 skipped (not root, or no slurm-wlm/munge), with the reason.
+# TUSK_KEEP_TMP=1 keeps its scratch directory (/tmp/tusk-slurm-*: the jobs' reports, agents' logs and
+# Slurm's logs) when it ends, passed or failed, to read a failed run's reports; else it is removed.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
