@@ -125,8 +125,19 @@ std::optional<std::string> refuse_connect_request(const proto::Plan& plan, const
       request.rail_plus_one > 0 && static_cast<int>(request.rail_plus_one) <= sender->rail_addresses_size();
   const std::string& expected =
       on_rail ? sender->rail_addresses(static_cast<int>(request.rail_plus_one) - 1) : sender->address();
-  if (!expected.empty() && !request.source_address.empty() && request.source_address != expected) {
-    return fmt::format("it comes from {}, not from {}'s address {}", request.source_address, request.sender, expected);
+  // RDMA runs over RoCE v2 IPv4 only (a sender refuses a plan whose peer lacks such an address),
+  // so a sender's connection comes from its planned address: none in the plan means its inventory
+  // listed no RoCE IPv4 GID, and no connection can be told to be its.
+  if (expected.empty()) {
+    return fmt::format(
+        "the plan has no RoCE IPv4 address of {} (its inventory listed none), so a connection from {} "
+        "cannot be told to be its",
+        request.sender, request.source_address.empty() ? "an unknown address" : request.source_address);
+  }
+  if (request.source_address != expected) {
+    return fmt::format("it comes from {}, not from {}'s address {}",
+                       request.source_address.empty() ? "an address rdma_cm did not give" : request.source_address,
+                       request.sender, expected);
   }
   return std::nullopt;
 }

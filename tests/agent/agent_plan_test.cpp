@@ -225,7 +225,8 @@ TEST(RdmaConnectRequest, OnlyThePlansSendersFromTheirOwnAddressesWithTheirFlowsM
   proto::Plan plan = rdma_plan();
   plan.mutable_rdma()->set_qps_per_peer(4);
   EXPECT_EQ(rdma::refuse_connect_request(plan, {"c", 3, 0, "10.0.0.3"}), std::nullopt);
-  EXPECT_EQ(rdma::refuse_connect_request(plan, {"c", 0, 0, ""}), std::nullopt) << "rdma_cm did not say";
+  EXPECT_THAT(rdma::refuse_connect_request(plan, {"c", 0, 0, ""}).value_or("accepted"),
+              HasSubstr("it comes from an address rdma_cm did not give, not from c's address 10.0.0.3"));
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"mallory", 0, 0, "10.0.0.66"}).value_or("accepted"),
               HasSubstr("'mallory' is not a sender of this test"));
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"b", 0, 0, "10.0.0.2"}).value_or("accepted"),
@@ -237,6 +238,13 @@ TEST(RdmaConnectRequest, OnlyThePlansSendersFromTheirOwnAddressesWithTheirFlowsM
               HasSubstr("flow 4 is not one of the 4"));
   EXPECT_THAT(rdma::refuse_connect_request(plan, {"c", 0, 1, "10.0.0.3"}).value_or("accepted"),
               HasSubstr("rail 0 of a plan with 0 rails"));
+  // Before: a sender the plan knows no address of (its inventory listed no RoCE IPv4 GID) was
+  // let in from anywhere.
+  proto::Plan unaddressed = plan;
+  unaddressed.mutable_senders(0)->clear_address();
+  EXPECT_THAT(rdma::refuse_connect_request(unaddressed, {"c", 0, 0, "10.0.0.66"}).value_or("accepted"),
+              HasSubstr("the plan has no RoCE IPv4 address of c (its inventory listed none), so a connection from "
+                        "10.0.0.66 cannot be told to be its"));
   // With rails, each rail's address is the sender's on that rail.
   plan.mutable_rdma()->set_rails(2);
   plan.mutable_senders(0)->add_rail_addresses("10.0.0.3");
