@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,14 +42,31 @@ using tcp = asio::ip::tcp;
 using namespace std::chrono_literals;
 
 // Connections are cheap here (a socket and a small buffer each; every scrape of a second shares one
-// page's text), so the limit is generous. A connection that has not yet been answered a scrape
-// (its TLS handshake, its first request, a wrong password) is a newcomer: when the limit is
-// reached, a new connection closes the oldest newcomer, so clients that connect and send nothing,
-// however many and however fast they come back, cannot keep a scraper out, which sends its request
-// at once. Connections answered a scrape stay, up to kMaxScrapers; past that a scrape is answered
-// and its connection closed.
+// page's text), so the limits are generous. A connection that has not yet authenticated is a
+// newcomer: authenticated is a valid password with --metrics-auth, else a finished mutual-TLS
+// handshake (a certificate the run's CA signed) with --metrics-tls, else, with neither, a scrape
+// answered. Newcomers, however many connect and however fast they come back, cannot keep a
+// scraper out:
+// - kMaxScrapers of kMaxConnections are kept for authenticated connections, and one is never closed
+//   to make room for a newcomer; up to kMaxScrapers stay open for the next scrape (past that, each
+//   is answered as a newcomer and closed after its answer).
+// - Newcomers have the rest. When they are full, a new connection closes the oldest newcomer of the
+//   source that holds the most: clients that connect and send nothing crowd out each other, and a
+//   scraper's one connection from an address of its own is closed only when every source holds one
+//   (kMaxNewcomers sources at once), however long its handshake and request take to come (a scraper
+//   far away, a server slowed by the flood). Closing the oldest newcomer of all closed a scraper
+//   whose request came after that many newer connections.
+// - One source (an IPv4 address; an IPv6 host's /64, which one host usually owns whole) holds at
+//   most kMaxConnectionsPerSource, of either kind. Prometheus keeps one connection per target, a few
+//   while it reloads, and a pair of them behind one NAT twice that: 32 is far beyond any scraper,
+//   and one address cannot take more than an eighth of the table. A new connection from a source
+//   at its limit closes that source's own oldest newcomer, never another source's, so a flood from
+//   one address churns only itself and a scraper sharing its address still gets its turn; where
+//   all of the source's connections have authenticated, the new one is closed at once.
 constexpr std::size_t kMaxConnections = 256;
 constexpr std::size_t kMaxScrapers = 64;
+constexpr std::size_t kMaxNewcomers = kMaxConnections - kMaxScrapers;
+constexpr std::size_t kMaxConnectionsPerSource = 32;
 // A connection's TLS handshake, and each request on it, must be done within this; Prometheus's
 // own scrape timeout is 10 s, so a scraper that keeps to it is never cut off.
 constexpr auto kRequestTimeout = 2s;
@@ -58,8 +76,10 @@ constexpr auto kPageFreshFor = 1s;
 constexpr std::size_t kMaxPageBytes = 24 * 1024 * 1024;
 constexpr std::size_t kMaxRequestHeaderBytes = 8 * 1024;
 // Handshakes that fail are logged as warnings up to this many, then at debug level: a scanner
-// must not flood the run's log.
+// must not flood the run's log. So are the first closings at a source's limit, then every 1000th
+// at debug level, as the newcomers closed at theirs.
 constexpr std::uint64_t kHandshakeWarnings = 10;
+constexpr std::uint64_t kSourceLimitWarnings = 10;
 
 struct Credentials {
   std::string user, password;
@@ -114,23 +134,66 @@ extern "C" void on_linger_signal(int) {
   g_stop_lingering = true;
 }
 
-// A connection not yet answered a scrape, which a newer one may close.
+// A connection not yet authenticated, which a newer one may close.
 class Newcomer {
  public:
   virtual ~Newcomer() = default;
   virtual void close_for_newer() = 0;
 };
 
+// A newcomer in its source's list: `arrival` orders newcomers of different sources. Each connection
+// takes itself off in its destructor, so the pointer never dangles.
+struct NewcomerEntry {
+  std::uint64_t arrival;
+  Newcomer* connection;
+};
+
+// The connections from one source (metrics_source_of).
+struct MetricsSource {
+  std::size_t open = 0;
+  std::list<NewcomerEntry> newcomers;  // oldest first
+};
+using MetricsSources = std::map<asio::ip::address, MetricsSource>;
+
+// Whom the per-source limit counts together: an IPv4 address (also as an IPv4-mapped IPv6 one),
+// or an IPv6 address's /64.
+asio::ip::address metrics_source_of(const asio::ip::address& address) {
+  if (!address.is_v6()) return address;
+  const auto v6 = address.to_v6();
+  if (v6.is_v4_mapped()) return asio::ip::make_address_v4(asio::ip::v4_mapped, v6);
+  auto bytes = v6.to_bytes();
+  std::fill(bytes.begin() + 8, bytes.end(), 0);
+  return asio::ip::address_v6(bytes);
+}
+
 // What every connection shares; touched only on the server's one io thread.
 struct Shared {
   Shared(MetricsPage::Render render, std::optional<Credentials> expected)
-      : page(std::move(render), kPageFreshFor, kMaxPageBytes), credentials(std::move(expected)) {}
+      : page([this, render = std::move(render)] { return closings_page() + render(); }, kPageFreshFor, kMaxPageBytes),
+        credentials(std::move(expected)) {}
+  Shared(const Shared&) = delete;
+  Shared& operator=(const Shared&) = delete;
+
+  // The limits' closings as series, first on the page so that a cut page keeps them. Rendered on
+  // the io thread, as every scrape is.
+  std::string closings_page() const {
+    return fmt::format(
+        "# HELP tusk_metrics_connections_closed_total Connections to /metrics closed at a limit: its source's "
+        "{} (source), or {} not yet authenticated open (newcomers)\n"
+        "# TYPE tusk_metrics_connections_closed_total counter\n"
+        "tusk_metrics_connections_closed_total{{limit=\"source\"}} {}\n"
+        "tusk_metrics_connections_closed_total{{limit=\"newcomers\"}} {}\n",
+        kMaxConnectionsPerSource, kMaxNewcomers, closed_at_source_limit, closed_for_newer);
+  }
+
   MetricsPage page;
   const std::optional<Credentials> credentials;
-  std::atomic<std::size_t> connections{0};
-  std::size_t scrapers = 0;
-  std::list<std::weak_ptr<Newcomer>> newcomers;  // oldest first
+  MetricsSources sources;
+  std::size_t newcomers = 0;  // across sources
+  std::size_t scrapers = 0;   // authenticated, in the kept slots
+  std::uint64_t arrivals = 0;
   std::uint64_t closed_for_newer = 0;
+  std::uint64_t closed_at_source_limit = 0;
   std::atomic<std::uint64_t> failed_handshakes{0};
 };
 
@@ -139,31 +202,33 @@ struct Shared {
 template <typename Stream>
 class ScrapeConnection : public Newcomer, public std::enable_shared_from_this<ScrapeConnection<Stream>> {
  public:
-  ScrapeConnection(Stream stream, std::shared_ptr<Shared> shared, std::string peer)
-      : stream_(std::move(stream)), shared_(std::move(shared)), peer_(std::move(peer)) {}
-  ~ScrapeConnection() override {
-    --shared_->connections;
-    if (newcomer_) shared_->newcomers.erase(*newcomer_);
-    if (scraper_) --shared_->scrapers;
+  // Counts itself in `source` (which lives while it has connections) as a newcomer.
+  ScrapeConnection(Stream stream, std::shared_ptr<Shared> shared, std::string peer, MetricsSources::iterator source)
+      : stream_(std::move(stream)), shared_(std::move(shared)), peer_(std::move(peer)), source_(source) {
+    ++source_->second.open;
+    newcomer_ = source_->second.newcomers.insert(source_->second.newcomers.end(), {++shared_->arrivals, this});
+    ++shared_->newcomers;
   }
+  ~ScrapeConnection() override { leave(); }
   ScrapeConnection(const ScrapeConnection&) = delete;
   ScrapeConnection& operator=(const ScrapeConnection&) = delete;
 
   void close_for_newer() override {
-    if (newcomer_) {
-      shared_->newcomers.erase(*newcomer_);
-      newcomer_.reset();
-    }
+    leave();
     beast::error_code ignored;
     beast::get_lowest_layer(stream_).socket().close(ignored);
   }
 
   void start() {
-    newcomer_ = shared_->newcomers.insert(shared_->newcomers.end(), this->weak_from_this());
     if constexpr (std::is_same_v<Stream, beast::ssl_stream<beast::tcp_stream>>) {
       beast::get_lowest_layer(stream_).expires_after(kRequestTimeout);
       stream_.async_handshake(asio::ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
-        if (!ec) return self->read();
+        if (self->left_) return;  // closed for a newer connection: not a failed handshake
+        if (!ec) {
+          // The certificate is the credential, unless a password is asked for too.
+          if (!self->shared_->credentials) self->authenticate();
+          return self->read();
+        }
         const auto failed = ++self->shared_->failed_handshakes;
         const auto level = failed <= kHandshakeWarnings ? spdlog::level::warn : spdlog::level::debug;
         spdlog::log(level,
@@ -206,7 +271,7 @@ class ScrapeConnection : public Newcomer, public std::enable_shared_from_this<Sc
       respond_with(http::status::unauthorized, "this /metrics needs a user and password\n");
       response_.set(http::field::www_authenticate, "Basic realm=\"tusk\"");
     } else {
-      become_scraper();
+      if (!authenticate()) response_.keep_alive(false);
       page_ = shared_->page.get();
       response_.result(http::status::ok);
       response_.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
@@ -221,17 +286,32 @@ class ScrapeConnection : public Newcomer, public std::enable_shared_from_this<Sc
     });
   }
 
-  // Answered a scrape: no newer connection closes it, and it stays open while there is room.
-  void become_scraper() {
-    if (newcomer_) {
-      shared_->newcomers.erase(*newcomer_);
-      newcomer_.reset();
-    }
-    if (!scraper_ && shared_->scrapers < kMaxScrapers) {
+  // Authenticated: no newer connection closes it, and it stays open while a kept slot is free;
+  // false when none is (it stays a newcomer, to be closed after its answer).
+  bool authenticate() {
+    if (!scraper_ && !left_ && shared_->scrapers < kMaxScrapers) {
       scraper_ = true;
       ++shared_->scrapers;
+      stop_being_newcomer();
     }
-    if (!scraper_) response_.keep_alive(false);
+    return scraper_;
+  }
+
+  void stop_being_newcomer() {
+    if (!newcomer_) return;
+    source_->second.newcomers.erase(*newcomer_);
+    newcomer_.reset();
+    --shared_->newcomers;
+  }
+
+  // Gives back what it counts, once: when a newer connection closes it, or when it ends.
+  void leave() {
+    if (left_) return;
+    left_ = true;
+    stop_being_newcomer();
+    if (scraper_) --shared_->scrapers;
+    scraper_ = false;
+    if (--source_->second.open == 0) shared_->sources.erase(source_);
   }
 
   void respond_with(http::status status, std::string text) {
@@ -249,8 +329,10 @@ class ScrapeConnection : public Newcomer, public std::enable_shared_from_this<Sc
   http::response<http::span_body<const char>> response_;
   std::shared_ptr<const std::string> page_;  // held while its text is written
   std::string error_text_;
-  std::optional<std::list<std::weak_ptr<Newcomer>>::iterator> newcomer_;
+  const MetricsSources::iterator source_;
+  std::optional<std::list<NewcomerEntry>::iterator> newcomer_;
   bool scraper_ = false;
+  bool left_ = false;
 };
 
 std::string render_page(LiveMetrics& metrics) {
@@ -282,42 +364,75 @@ struct MetricsEndpoint::Server {
     });
   }
 
-  // Closes the oldest connection not yet answered a scrape; false when there is none. Its count
-  // is given back when its handler ends, a moment later: the new one is let in at once.
-  bool close_oldest_newcomer() {
-    while (!shared->newcomers.empty()) {
-      const std::shared_ptr<Newcomer> oldest = shared->newcomers.front().lock();
-      if (!oldest) {
-        shared->newcomers.pop_front();
-        continue;
+  // Closes `source`'s oldest newcomer; false when it has none. What it counted is given back at once.
+  static bool close_oldest_newcomer(MetricsSource& source) {
+    if (source.newcomers.empty()) return false;
+    source.newcomers.front().connection->close_for_newer();  // takes itself off the list
+    return true;
+  }
+
+  // The source holding the most newcomers; of those, the one whose oldest came first.
+  MetricsSource* busiest_source() {
+    MetricsSource* busiest = nullptr;
+    for (auto& [address, source] : shared->sources) {
+      if (source.newcomers.empty()) continue;
+      if (!busiest || source.newcomers.size() > busiest->newcomers.size() ||
+          (source.newcomers.size() == busiest->newcomers.size() &&
+           source.newcomers.front().arrival < busiest->newcomers.front().arrival)) {
+        busiest = &source;
       }
-      oldest->close_for_newer();  // takes itself off the list
-      if (++shared->closed_for_newer % 1000 == 1) {
-        spdlog::debug("metrics: {} connections are open: closed the oldest that asked for nothing ({} so far)",
-                      kMaxConnections, shared->closed_for_newer);
-      }
-      return true;
     }
-    return false;
+    return busiest;
+  }
+
+  // Makes room for a connection from `source`, within its source's limit and the newcomers'; false
+  // when it is to be closed unanswered instead.
+  bool make_room(const asio::ip::address& source, const std::string& peer) {
+    const auto own = shared->sources.find(source);
+    if (own != shared->sources.end() && own->second.open >= kMaxConnectionsPerSource) {
+      const bool closed = close_oldest_newcomer(own->second);
+      const auto count = ++shared->closed_at_source_limit;
+      if (count <= kSourceLimitWarnings || count % 1000 == 1) {
+        spdlog::log(count <= kSourceLimitWarnings ? spdlog::level::warn : spdlog::level::debug,
+                    "metrics: {} holds {} connections, the most one address may: {} ({} closed at this limit so "
+                    "far){}",
+                    source.to_string(), kMaxConnectionsPerSource,
+                    closed ? "closed its oldest that has not authenticated"
+                           : fmt::format("all have authenticated, so {} is closed unanswered", peer),
+                    count, count == kSourceLimitWarnings ? "; further ones are logged at debug level" : "");
+      }
+      return closed;
+    }
+    MetricsSource* busiest = shared->newcomers < kMaxNewcomers ? nullptr : busiest_source();
+    if (!busiest) return true;
+    close_oldest_newcomer(*busiest);
+    if (++shared->closed_for_newer % 1000 == 1) {
+      spdlog::debug(
+          "metrics: {} connections that have not authenticated are open: closed the oldest of the address "
+          "holding the most ({} so far)",
+          kMaxNewcomers, shared->closed_for_newer);
+    }
+    return true;
   }
 
   void serve(tcp::socket socket) {
     beast::error_code ec;
     const auto remote = socket.remote_endpoint(ec);
-    const std::string peer = ec ? "?" : fmt::format("{}:{}", remote.address().to_string(), remote.port());
-    if (shared->connections.load() >= kMaxConnections && !close_oldest_newcomer()) {
-      spdlog::debug("metrics: {} connections are open and all were answered: {} is closed unanswered", kMaxConnections,
-                    peer);
+    if (ec) return;  // gone already; the socket closes here
+    const std::string peer = fmt::format("{}:{}", remote.address().to_string(), remote.port());
+    const auto address = metrics_source_of(remote.address());
+    if (!make_room(address, peer)) {
       socket.close(ec);
       return;
     }
-    ++shared->connections;
+    // Taken after make_room, which may have closed this source's last connection and with it its entry.
+    const auto source = shared->sources.try_emplace(address).first;
     if (tls) {
       std::make_shared<ScrapeConnection<beast::ssl_stream<beast::tcp_stream>>>(
-          beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls), shared, peer)
+          beast::ssl_stream<beast::tcp_stream>(beast::tcp_stream(std::move(socket)), *tls), shared, peer, source)
           ->start();
     } else {
-      std::make_shared<ScrapeConnection<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), shared, peer)
+      std::make_shared<ScrapeConnection<beast::tcp_stream>>(beast::tcp_stream(std::move(socket)), shared, peer, source)
           ->start();
     }
   }

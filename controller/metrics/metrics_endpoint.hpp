@@ -6,8 +6,9 @@
 //
 // What a peer cannot do to it: the page is rendered at most once a second however many scrape
 // (MetricsPage), and every scrape of that second shares its text; at most 256 connections are
-// served at once, the rest closed at once; a connection that has not finished its TLS handshake or
-// sent its request within 2 s is closed, so idle or slow clients cannot hold the server.
+// open, 64 of them kept for scrapers that authenticated, and at most 32 from one address; a
+// connection that has not finished its TLS handshake or sent its request within 2 s is closed, so
+// idle or slow clients, from one address or many, cannot hold the server or keep a scraper out.
 //
 // Threads: built, lingered on and destroyed on the caller's thread; connections are served on one
 // thread of the endpoint's own, and a scrape's rendering runs there.

@@ -24,8 +24,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <optional>
 #include <set>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -97,6 +99,103 @@ json query_until(int port, const std::string& query, std::size_t series, std::ch
     std::this_thread::sleep_for(500ms);
   }
   return last;
+}
+
+// Connections that ask for nothing, `per_source` from each of `sources` (addresses of 127/8, which
+// Linux routes on lo), each made again as soon as the server closes it, until stop().
+class IdleFlood {
+ public:
+  IdleFlood(int port, std::vector<std::string> sources, int per_source)
+      : port_(port), sources_(std::move(sources)), thread_([this, per_source] { churn(per_source); }) {}
+  ~IdleFlood() { stop(); }
+  IdleFlood(const IdleFlood&) = delete;
+  IdleFlood& operator=(const IdleFlood&) = delete;
+
+  // Stops making them again, lets the server settle, and says how many of each source's it still
+  // holds (it never sends them anything: one that is readable is closed).
+  std::vector<int> stop() {
+    std::vector<int> open(sources_.size(), 0);
+    if (!thread_.joinable()) return open;
+    done_ = true;
+    thread_.join();
+    std::this_thread::sleep_for(300ms);
+    for (std::size_t i = 0; i < connections_.size(); ++i) {
+      connections_[i].revents = 0;
+      open[i % sources_.size()] += ::poll(&connections_[i], 1, 0) == 0 ? 1 : 0;
+      ::close(connections_[i].fd);
+    }
+    return open;
+  }
+
+ private:
+  pollfd dial(const std::string& source) const {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    ::inet_pton(AF_INET, source.c_str(), &local.sin_addr);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<std::uint16_t>(port_));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    (void)::bind(fd, reinterpret_cast<const sockaddr*>(&local), sizeof local);
+    (void)::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+    return pollfd{fd, POLLIN, 0};
+  }
+
+  void churn(int per_source) {
+    for (int i = 0; i < per_source; ++i) {
+      for (const auto& source : sources_) connections_.push_back(dial(source));
+    }
+    while (!done_) {
+      if (::poll(connections_.data(), connections_.size(), 10) <= 0) continue;
+      for (std::size_t i = 0; i < connections_.size(); ++i) {
+        if (connections_[i].revents == 0) continue;
+        char byte;
+        if (::recv(connections_[i].fd, &byte, 1, MSG_DONTWAIT) > 0) continue;
+        ::close(connections_[i].fd);
+        connections_[i] = dial(sources_[i % sources_.size()]);
+      }
+    }
+  }
+
+  const int port_;
+  const std::vector<std::string> sources_;
+  std::vector<pollfd> connections_;  // the i-th from sources_[i % sources_.size()]
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+// GET /metrics from `source` (an address of 127/8) as a scraper `away` from the controller sends
+// it: its request comes that long after its connection (a WAN's round trips, a TLS handshake).
+// The page, when answered 200 OK within 5 s.
+std::optional<std::string> scrape_from(int port, const std::string& source, std::chrono::milliseconds away,
+                                       const std::string& authorization = "") {
+  asio::io_context io;
+  asio::ip::tcp::socket socket(io);
+  beast::error_code ec;
+  socket.open(asio::ip::tcp::v4(), ec);
+  if (!ec) socket.bind({asio::ip::make_address(source), 0}, ec);
+  const timeval five_seconds{5, 0};
+  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &five_seconds, sizeof five_seconds);
+  if (!ec) socket.connect({asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(port)}, ec);
+  if (ec) return std::nullopt;
+  std::this_thread::sleep_for(away);
+  http::request<http::empty_body> request{http::verb::get, "/metrics", 11};
+  request.set(http::field::host, "127.0.0.1");
+  if (!authorization.empty()) request.set(http::field::authorization, authorization);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  http::write(socket, request, ec);
+  if (!ec) http::read(socket, buffer, response, ec);
+  if (ec || response.result() != http::status::ok) return std::nullopt;
+  return response.body();
+}
+
+// The value of the page's tusk_metrics_connections_closed_total{limit="LIMIT"}; -1 when absent.
+double closed_at(const std::string& page, const std::string& limit) {
+  const std::string series = "\ntusk_metrics_connections_closed_total{limit=\"" + limit + "\"} ";
+  const auto at = page.find(series);
+  return at == std::string::npos ? -1 : std::stod(page.substr(at + series.size()));
 }
 
 class MetricsE2E : public ControlPlaneE2E {
@@ -199,45 +298,75 @@ TEST_F(MetricsE2E, IdleClientsDoNotStarveAScrapeAndAWildcardAddressIsWarnedOf) {
 
 // Issue 63, before: 300 clients that connect, send nothing and come back as they are closed held
 // the 256 connections, and 9 of 23 scrapes were answered. Now a new connection closes the oldest
-// that has asked for nothing: every scrape is answered while 300 connections churn.
+// that has asked for nothing (of its address, here the scraper's too, which holds 32): every
+// scrape is answered while 300 connections churn.
 TEST_F(MetricsE2E, ClientsThatConnectAndAskNothingPastTheLimitCannotKeepAScraperOut) {
   ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s"));
   const int metrics_port = metrics_port_;
-  std::atomic<bool> done{false};
-  std::thread churn([&] {
-    // 300 connections that ask for nothing, each made again as soon as the server closes it.
-    const auto dial = [&] {
-      const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-      sockaddr_in address{};
-      address.sin_family = AF_INET;
-      address.sin_port = htons(static_cast<std::uint16_t>(metrics_port));
-      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-      (void)::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
-      return pollfd{fd, POLLIN, 0};
-    };
-    std::vector<pollfd> idle;
-    for (int i = 0; i < 300; ++i) idle.push_back(dial());
-    while (!done) {
-      if (::poll(idle.data(), idle.size(), 10) <= 0) continue;
-      for (auto& connection : idle) {
-        if (connection.revents == 0) continue;
-        char byte;
-        if (::recv(connection.fd, &byte, 1, MSG_DONTWAIT) > 0) continue;
-        ::close(connection.fd);
-        connection = dial();
-      }
-    }
-    for (const auto& connection : idle) ::close(connection.fd);
-  });
+  IdleFlood flood(metrics_port, {"127.0.0.1"}, 300);
   std::this_thread::sleep_for(500ms);  // 300 are open, and keep coming
   int answered = 0;
   for (int i = 0; i < 20; ++i) {
     const auto body = http_get(metrics_port, "/metrics");
     answered += body && body->find("tusk_stream_tx_frames_total") != std::string::npos ? 1 : 0;
   }
-  done = true;
-  churn.join();
+  flood.stop();
   EXPECT_EQ(answered, 20) << "scrapes answered of 20 beside 300 clients that ask for nothing";
+  controller_->signal(SIGTERM);
+  EXPECT_EQ(controller_->wait(30s), 0) << controller_->log();
+}
+
+// Before: connections were limited only all together (256): clients of one address that ask for
+// nothing held all of them, and a scraper whose request came 100 ms after its connection was
+// closed for newer ones. Now one address holds at most 32, closing its own oldest past that.
+TEST_F(MetricsE2E, OneAddressThatFloodsHoldsAtMost32ConnectionsAndAScraperFromAnotherIsAnswered) {
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s"));
+  IdleFlood flood(metrics_port_, {"127.0.0.2"}, 300);
+  std::this_thread::sleep_for(500ms);  // 300 are open, and keep coming
+  int answered = 0;
+  std::string page;
+  for (int i = 0; i < 20; ++i) {
+    const auto body = scrape_from(metrics_port_, "127.0.0.3", 100ms);
+    if (!body || body->find("tusk_stream_tx_frames_total") == std::string::npos) continue;
+    ++answered;
+    page = *body;
+  }
+  const std::vector<int> open = flood.stop();
+  EXPECT_EQ(answered, 20) << "scrapes from 127.0.0.3 answered of 20 beside 300 clients of 127.0.0.2";
+  EXPECT_LE(open[0], 32) << "connections 127.0.0.2 holds";
+  EXPECT_GT(closed_at(page, "source"), 0) << page;
+  controller_->signal(SIGTERM);
+  EXPECT_EQ(controller_->wait(30s), 0) << controller_->log();
+  EXPECT_NE(controller_->log().find("metrics: 127.0.0.2 holds 32 connections, the most one address may"),
+            std::string::npos)
+      << controller_->log();
+}
+
+// Before: clients without the password from ten addresses, 30 each, churned through the 256
+// connections, and a scraper with it whose request came 200 ms after its connection was closed
+// unanswered. Now those that have not authenticated have 192, and past that the address holding
+// the most gives one up: a scraper's one connection outlasts them.
+TEST_F(MetricsE2E, FloodsFromManyAddressesDoNotKeepOutAScraperWithThePassword) {
+  const std::string auth = dir_ + "/metrics-auth";
+  std::ofstream(auth) << "prometheus:s3cret\n";
+  ASSERT_NO_FATAL_FAILURE(start_lingering_run("127.0.0.1", "60s", {"--metrics-auth", auth}));
+  std::vector<std::string> sources;
+  for (int i = 10; i < 20; ++i) sources.push_back("127.0.0." + std::to_string(i));
+  IdleFlood flood(metrics_port_, sources, 30);
+  std::this_thread::sleep_for(500ms);  // 300 are open, and keep coming
+  int answered = 0;
+  std::string page;
+  for (int i = 0; i < 20; ++i) {
+    const auto body = scrape_from(metrics_port_, "127.0.0.3", 200ms, "Basic cHJvbWV0aGV1czpzM2NyZXQ=");
+    if (!body || body->find("tusk_stream_tx_frames_total") == std::string::npos) continue;
+    ++answered;
+    page = *body;
+  }
+  EXPECT_FALSE(scrape_from(metrics_port_, "127.0.0.4", 0ms).has_value()) << "answered without the password";
+  const std::vector<int> open = flood.stop();
+  EXPECT_EQ(answered, 20) << "scrapes with the password answered of 20 beside 300 clients of 10 addresses";
+  EXPECT_LE(std::accumulate(open.begin(), open.end(), 0), 192) << "connections the 10 addresses hold";
+  EXPECT_GT(closed_at(page, "newcomers"), 0) << page;
   controller_->signal(SIGTERM);
   EXPECT_EQ(controller_->wait(30s), 0) << controller_->log();
 }
