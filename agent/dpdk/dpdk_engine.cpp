@@ -160,9 +160,9 @@ void DpdkEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   // wire::kLoopbackPeer, as its sender does, so the controller pairs the two and sees a plug that
   // returned nothing.
   if (std::any_of(flows.begin(), flows.end(),
-                  [](const FlowTarget& flow) { return flow.peer == wire::kLoopbackPeer; })) {
-    peers_.by_mac.emplace(interface_.mac, wire::kLoopbackPeer);
-    if (interface_.address != 0) peers_.by_address.emplace(interface_.address, wire::kLoopbackPeer);
+                  [](const FlowTarget& flow) { return flow.peer == tusk::wire::kLoopbackPeer; })) {
+    peers_.by_mac.emplace(interface_.mac, tusk::wire::kLoopbackPeer);
+    if (interface_.address != 0) peers_.by_address.emplace(interface_.address, tusk::wire::kLoopbackPeer);
   }
   answers_.reset();
   if (interface_.address != 0) answers_ = std::make_unique<MbufRing>(kAnswerRingSize);

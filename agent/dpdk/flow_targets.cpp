@@ -105,7 +105,8 @@ std::vector<FlowTarget> flow_targets(const proto::Plan& plan, const Ipv4Interfac
   // No peers: a loopback test through the cable under test, unless the agent only receives (an
   // incast's sink) or takes part idle.
   if (plan.peers().empty() && plan.senders().empty() && !plan.idle()) {
-    add_flows(std::string(wire::kLoopbackPeer), us.mac, us.address, google::protobuf::RepeatedField<std::uint32_t>());
+    add_flows(std::string(tusk::wire::kLoopbackPeer), us.mac, us.address,
+              google::protobuf::RepeatedField<std::uint32_t>());
   }
   return targets;
 }

@@ -55,7 +55,7 @@ void make_string_field_safe(Message& message, const FieldDescriptor& field, Peer
   }
 }
 
-void walk(Message& message, PeerTextTally& tally) {
+void make_texts_safe_in(Message& message, PeerTextTally& tally) {
   // A stream's counter and gauge names live in maps, which reflection would copy out and back on
   // every sample: its own walk (common/stream_texts.hpp) rewrites them in place.
   if (message.GetDescriptor() == proto::StreamCounters::descriptor()) {
@@ -73,11 +73,11 @@ void walk(Message& message, PeerTextTally& tally) {
       make_string_field_safe(message, *field, tally);
     } else if (field->cpp_type() == FieldDescriptor::CPPTYPE_MESSAGE) {
       if (!field->is_repeated()) {
-        walk(*reflection->MutableMessage(&message, field), tally);
+        make_texts_safe_in(*reflection->MutableMessage(&message, field), tally);
         continue;
       }
       for (int i = 0; i < reflection->FieldSize(message, field); ++i)
-        walk(*reflection->MutableRepeatedMessage(&message, field, i), tally);
+        make_texts_safe_in(*reflection->MutableRepeatedMessage(&message, field, i), tally);
     }
   }
 }
@@ -86,7 +86,7 @@ void walk(Message& message, PeerTextTally& tally) {
 
 PeerTextTally make_peer_texts_safe(Message& message) {
   PeerTextTally tally;
-  walk(message, tally);
+  make_texts_safe_in(message, tally);
   return tally;
 }
 
