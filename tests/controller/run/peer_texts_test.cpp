@@ -57,21 +57,48 @@ std::size_t fill_every_text(Message& message, int depth, int choice = 0) {
         set += fill_every_text(*reflection->MutableMessage(&message, field), depth - 1);
         continue;
       }
-      // A map's entries would share one key: one entry.
-      for (int alternative = 0; alternative < (field->is_map() ? 1 : kOneofAlternatives); ++alternative)
+      // Maps through their own API: reflection on a map field crashes a ThreadSanitizer build,
+      // whose protobuf headers lay the map out unlike the library. Only a stream has maps.
+      if (field->is_map()) continue;
+      for (int alternative = 0; alternative < kOneofAlternatives; ++alternative)
         set += fill_every_text(*reflection->AddMessage(&message, field), depth - 1, alternative);
     }
+  }
+  if (descriptor == proto::StreamCounters::descriptor()) {
+    auto& stream = static_cast<proto::StreamCounters&>(message);
+    (*stream.mutable_counters())[hostile_text()] = 1;
+    (*stream.mutable_gauges())[hostile_text()] = 1;
+    set += 2;
   }
   return set;
 }
 
-// Calls `check` with every string field's text, at every depth.
+// A map of any other message would be a text this test cannot fill: it says so.
+void expect_maps_only_in_streams(const google::protobuf::Descriptor& descriptor, int depth) {
+  for (int i = 0; i < descriptor.field_count(); ++i) {
+    const FieldDescriptor* field = descriptor.field(i);
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || depth == 0) continue;
+    EXPECT_TRUE(!field->is_map() || &descriptor == proto::StreamCounters::descriptor())
+        << field->full_name() << ": a map this test does not fill (give it a walk like a stream's)";
+    expect_maps_only_in_streams(*field->message_type(), depth - 1);
+  }
+}
+
+// Calls `check` with every string field's text, at every depth (a stream's map keys too).
 void each_text(const Message& message, const std::function<void(const std::string&, const std::string&)>& check) {
+  if (message.GetDescriptor() == proto::StreamCounters::descriptor()) {
+    const auto& stream = static_cast<const proto::StreamCounters&>(message);
+    for (const auto& [name, value] : stream.counters()) check("counters", name);
+    for (const auto& [name, value] : stream.gauges()) check("gauges", name);
+  }
+  // Field by field, never touching a map through reflection (see fill_every_text).
   const auto* reflection = message.GetReflection();
-  std::vector<const FieldDescriptor*> fields;
-  reflection->ListFields(message, &fields);
-  for (const FieldDescriptor* field : fields) {
-    const int count = field->is_repeated() ? reflection->FieldSize(message, field) : 1;
+  const auto* descriptor = message.GetDescriptor();
+  for (int f = 0; f < descriptor->field_count(); ++f) {
+    const FieldDescriptor* field = descriptor->field(f);
+    if (field->is_map()) continue;
+    const int count =
+        field->is_repeated() ? reflection->FieldSize(message, field) : reflection->HasField(message, field);
     for (int i = 0; i < count; ++i) {
       if (field->type() == FieldDescriptor::TYPE_STRING) {
         check(field->full_name(), field->is_repeated() ? reflection->GetRepeatedString(message, field, i)
@@ -92,6 +119,7 @@ TEST(PeerTexts, EveryStringAnAgentCanSendAtEveryDepthArrivesCutOnACharacterAndPr
   // Each kind an Envelope can carry, filled to the bottom of the protocol.
   const auto* oneof = proto::Envelope::descriptor()->FindOneofByName("body");
   ASSERT_NE(oneof, nullptr);
+  expect_maps_only_in_streams(*proto::Envelope::descriptor(), 8);
   for (int k = 0; k < oneof->field_count(); ++k) {
     proto::Envelope envelope;
     const FieldDescriptor* body = oneof->field(k);
