@@ -60,7 +60,8 @@ class ProfileReader {
     }
     // A run's report.json is YAML too: said once, not as a wall of unknown keys.
     if (const YAML::Node& document = node;
-        document.IsMap() && document["run_id"] && document["tests"] && !document["agents"].IsMap()) {
+        document.IsMap() && document["run_id"] && document["tests"] &&
+        !(document["agents"] && document["agents"].IsMap())) {  // a missing key's node throws if asked IsMap()
       read_.fail(root, "this is a run's report (report.json), not a profile: tusk-controller report reads it");
       return profile;
     }

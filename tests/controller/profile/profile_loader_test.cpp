@@ -109,6 +109,13 @@ TEST(ProfileLoader, ARunsReportIsSaidToBeOneAndNotReadAsAProfile) {
             "bad.yaml:1:1: this is a run's report (report.json), not a profile: tusk-controller report reads it");
 }
 
+// Found by the profile_loader fuzzer: run_id and tests without any agents key aborted the
+// controller (yaml-cpp throws InvalidNode when a missing key's node is asked IsMap()).
+TEST(ProfileLoader, RunIdAndTestsWithoutAgentsIsAnErrorNotAnAbort) {
+  EXPECT_EQ(profile_error("run_id:\n  patterns: [\"leaf*\"]\ntests:\n  - name: t\n    engine: dpdk\n"),
+            "bad.yaml:1:1: this is a run's report (report.json), not a profile: tusk-controller report reads it");
+}
+
 TEST(ProfileLoader, BaselineFailNeedsABaseline) {
   EXPECT_TRUE(load_profile_yaml(R"(
 name: x
