@@ -14,6 +14,7 @@
 #include "agent/dpdk/neighbour_resolver.hpp"
 #include "agent/dpdk/queue_plan.hpp"
 #include "agent/dpdk/send_rate.hpp"
+#include "agent/process_capabilities.hpp"
 #include "common/clock.hpp"
 #include "common/loopback_peer.hpp"
 
@@ -264,7 +265,8 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
   try {
     context = std::make_shared<DpdkContext>(options);
   } catch (const std::exception& e) {
-    catalog.notes.push_back(fmt::format("dpdk engine unavailable: {}", e.what()));
+    catalog.notes.push_back(fmt::format("dpdk engine unavailable: {}{}{}", e.what(),
+                                        missing_capabilities_note(capabilities_for_ports()), locked_memory_note()));
     return;
   }
   for (const auto& port : context->ports()) {

@@ -52,6 +52,11 @@ class DpdkOptions final : public EngineOptions {
         ->group("DPDK");
     app.add_flag("--dpdk-hugepages", options_.eal.use_hugepages, "use reserved hugepages (default: --no-huge)")
         ->group("DPDK");
+    app.add_option("--dpdk-huge-dir", options_.eal.huge_dir,
+                   "hugetlbfs mount for DPDK's hugepage files, one this user may write (implies --dpdk-hugepages)")
+        ->check(CLI::ExistingDirectory)
+        ->each([this](const std::string&) { options_.eal.use_hugepages = true; })
+        ->group("DPDK");
     app.add_option("--dpdk-memory-mb", options_.eal.memory_mb, "memory without hugepages")
         ->capture_default_str()
         ->group("DPDK");

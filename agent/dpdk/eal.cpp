@@ -16,6 +16,10 @@ std::vector<std::string> eal_arguments(const EalOptions& options) {
                                 "--no-shconf", "--log-level", "lib.eal:warning"};
   if (!options.use_hugepages) {
     args.insert(args.end(), {"--no-huge", "-m", std::to_string(options.memory_mb)});
+  } else if (!options.huge_dir.empty()) {
+    // EAL takes the first hugetlbfs mount it finds, which a non-root agent (the systemd unit's
+    // _tusk) may not write: the admin gives it a mount of its own.
+    args.insert(args.end(), {"--huge-dir", options.huge_dir});
   }
   if (options.allow_pci.empty()) args.emplace_back("--no-pci");
   for (const auto& pci : options.allow_pci) args.insert(args.end(), {"-a", pci});

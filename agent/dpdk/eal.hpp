@@ -13,6 +13,7 @@ struct EalOptions {
   std::vector<std::string> allow_pci;  // e.g. "0000:3b:00.0"; empty with vdevs means --no-pci
   std::string lcores = "0";
   bool use_hugepages = false;  // false: --no-huge with `memory_mb` of ordinary memory
+  std::string huge_dir;        // a hugetlbfs mount the agent may write (--huge-dir); "": EAL's choice
   unsigned memory_mb = 256;
   std::string file_prefix = "tusk";  // each DPDK process on a host needs its own
 };

@@ -15,7 +15,13 @@ PortNeighbours read_port_neighbours(const LldpcliSource& source, const std::vect
   argv.insert(argv.end(), {"-f", "json", "show", "neighbors"});
   const CommandOutput output = run_command(argv, source.timeout, kMaxLldpcliOutputBytes);
   if (!output.ok()) {
-    result.notes.push_back(fmt::format("no LLDP neighbours: {}", output.failure(source.program)));
+    const std::string failure = output.failure(source.program);
+    // Debian's lldpd installs lldpcli for root and group adm (setuid _lldpd, which a service
+    // with NoNewPrivileges does not get) and its socket for group _lldpd.
+    const bool refused = failure.find("Permission denied") != std::string::npos;
+    result.notes.push_back(fmt::format(
+        "no LLDP neighbours: {}{}", failure,
+        refused ? " (lldpcli runs for groups adm and _lldpd: adduser _tusk adm; adduser _tusk _lldpd)" : ""));
     return result;
   }
   try {

@@ -76,6 +76,18 @@ TEST_F(FakeLldpcli, AFailingLldpcliIsANote) {
   EXPECT_THAT(found.notes[0], HasSubstr("exit 1: unable to connect to socket"));
 }
 
+// Debian's lldpcli is for root and group adm: run by a user in neither (the systemd unit's _tusk
+// before it joined them), the note says which groups and how.
+TEST_F(FakeLldpcli, AnLldpcliThisUserMayNotRunSaysWhichGroupsRunIt) {
+  LldpcliSource source = printing(kMovedCable);
+  std::filesystem::permissions(source.program, std::filesystem::perms::owner_read);  // no x: even root may not run it
+  const PortNeighbours found = read_port_neighbours(source, {"eth0"});
+  EXPECT_TRUE(found.by_interface.empty());
+  ASSERT_EQ(found.notes.size(), 1u);
+  EXPECT_THAT(found.notes[0], HasSubstr("Permission denied"));
+  EXPECT_THAT(found.notes[0], HasSubstr("adduser _tusk adm; adduser _tusk _lldpd"));
+}
+
 TEST_F(FakeLldpcli, OutputThatIsNotLldpcliSIsANote) {
   const PortNeighbours found = read_port_neighbours(printing("{\"lldp\": 5}"), {"eth0"});
   EXPECT_TRUE(found.by_interface.empty());
