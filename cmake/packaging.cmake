@@ -10,7 +10,8 @@
 # Anything else installed with COMPONENT agent or controller (man pages, shell completions) lands
 # in the matching package. Nothing is installed under /etc: tusk-agent.service has
 # ConditionPathExists=/etc/tusk/agent.yaml, so the unit stays idle until the admin writes one, and
-# the packages never enable or start it (there is no postinst).
+# the packages never enable or start it: tusk-agent's one maintainer script, its postinst, only
+# makes the unit's user _tusk (deploy/debian/agent/postinst).
 include(GNUInstallDirs)
 
 # --- agent -----------------------------------------------------------------------------------------
@@ -59,6 +60,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 
 set(CPACK_DEBIAN_AGENT_PACKAGE_NAME tusk-agent)
+set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/deploy/debian/agent/postinst)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_NAME tusk-controller)
 # A description's first line is the package's summary; string(CONCAT) keeps it one string.
 string(CONCAT CPACK_COMPONENT_AGENT_DESCRIPTION
@@ -77,7 +80,7 @@ string(CONCAT CPACK_COMPONENT_CONTROLLER_DESCRIPTION
 # ethtool reads the tested ports' optics and FEC counters, lldpd their LLDP neighbours (the
 # cabling check); without them the agent says so in its notes, and tests run.
 set(tusk_agent_tools "ethtool, lldpd")
-# dpkg-shlibdeps sees only what tusk-agent links. DPDK loads its drivers as plugins from its PMD
+# adduser for the postinst. dpkg-shlibdeps sees only what tusk-agent links. DPDK loads its drivers as plugins from its PMD
 # directory at start-up, and libibverbs loads its providers the same way; without them the agent
 # starts but finds no ports: the mempool ring driver (every mbuf pool), the vdev bus and af_packet
 # PMD (--dpdk-vdev net_af_packet...), and the verbs providers (rxe, mlx5, ...). The PCI bus and
@@ -97,12 +100,12 @@ if(TUSK_DPDK_ABI)
   # Debian names a library package after its soname, with a dash before the ABI when the
   # library's name ends in a digit (librte-net-mlx5-23).
   set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS
-      "librte-mempool-ring${TUSK_DPDK_ABI}, librte-bus-vdev${TUSK_DPDK_ABI}, librte-net-af-packet${TUSK_DPDK_ABI}, ibverbs-providers")
+      "adduser, librte-mempool-ring${TUSK_DPDK_ABI}, librte-bus-vdev${TUSK_DPDK_ABI}, librte-net-af-packet${TUSK_DPDK_ABI}, ibverbs-providers")
   set(CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS
       "librte-bus-pci${TUSK_DPDK_ABI}, librte-net-mlx5-${TUSK_DPDK_ABI}, ${tusk_agent_tools}")
 else()
   message(STATUS "packaging: DPDK's ABI not found; tusk-agent's package will not name the DPDK drivers")
-  set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS "ibverbs-providers")
+  set(CPACK_DEBIAN_AGENT_PACKAGE_DEPENDS "adduser, ibverbs-providers")
   set(CPACK_DEBIAN_AGENT_PACKAGE_RECOMMENDS "${tusk_agent_tools}")
 endif()
 set(CPACK_DEBIAN_AGENT_PACKAGE_SUGGESTS "tusk-controller, rdma-core")

@@ -460,7 +460,7 @@ TEST(KubernetesManifests, AgentDaemonSetIsHostNetworkedNamedAfterItsNodeAndReads
   std::set<std::string> capabilities;
   for (const auto& cap : strings(dig(security, {"capabilities", "add"}))) capabilities.insert(cap);
   EXPECT_EQ(capabilities, (std::set<std::string>{"IPC_LOCK", "NET_RAW", "NET_ADMIN"}))
-      << "the same three as deploy/systemd/tusk-agent.service";
+      << "the unit's two and IPC_LOCK, as a pod cannot lift its memlock limit";
   EXPECT_FALSE(security["allowPrivilegeEscalation"].as<bool>(true));
   EXPECT_TRUE(security["readOnlyRootFilesystem"].as<bool>(false));
   EXPECT_EQ(dig(security, {"seccompProfile", "type"}).as<std::string>(""), "RuntimeDefault");

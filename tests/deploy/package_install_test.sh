@@ -6,7 +6,8 @@
 # 1. builds TARGETs (what the install rules ship) and runs `cpack -G DEB` on BUILD_DIR's
 #    CPackConfig.cmake, into a scratch folder;
 # 2. checks both packages with dpkg-deb: paths under /usr only, no /etc/tusk/agent.yaml, no
-#    maintainer scripts (nothing enables or starts tusk-agent), no -dev package in Depends;
+#    maintainer scripts but tusk-agent's postinst, which makes the unit's user and enables or
+#    starts nothing, no -dev package in Depends;
 # 3. makes a minimal root of the host's Debian release with mmdebstrap (variant apt, no
 #    recommends, from the host's Debian sources), and inside it (chroot) runs
 #    `apt-get install -y ./tusk-agent_*.deb ./tusk-controller_*.deb`, so apt resolves the
@@ -88,6 +89,7 @@ for deb in "${agent_debs[0]}" "${controller_debs[0]}"; do
   mkdir "$work/control-$name"
   dpkg-deb -e "$deb" "$work/control-$name"
   for script in preinst postinst prerm postrm; do
+    [[ $name == tusk-agent_* && $script == postinst ]] && continue
     [[ ! -e $work/control-$name/$script ]] || fail "$name has a $script: the packages must not enable or start anything"
   done
   dpkg-deb -c "$deb" | awk '{ print $NF }' > "$work/contents-$name"
@@ -97,6 +99,11 @@ for deb in "${agent_debs[0]}" "${controller_debs[0]}"; do
   ! grep -q '^\./usr/local/' "$work/contents-$name" || fail "$name ships files under /usr/local"
 done
 grep -qx './usr/bin/tusk-agent' "$work/contents-$(basename "${agent_debs[0]}")" || fail "tusk-agent package lacks /usr/bin/tusk-agent"
+# tusk-agent's postinst makes the unit's user (checked in the root below) and touches no service.
+agent_postinst="$work/control-$(basename "${agent_debs[0]}")/postinst"
+[[ -x $agent_postinst ]] || fail "tusk-agent has no executable postinst to make the unit's user _tusk"
+! grep -Eq 'systemctl|deb-systemd|invoke-rc\.d|update-rc\.d' "$agent_postinst" ||
+  fail "tusk-agent's postinst enables or starts a service: $(cat "$agent_postinst")"
 grep -qx './usr/bin/tusk-controller' "$work/contents-$(basename "${controller_debs[0]}")" ||
   fail "tusk-controller package lacks /usr/bin/tusk-controller"
 # Each package carries its program's man page and bash completion.
@@ -187,6 +194,21 @@ done
 [[ ! -e $root/etc/tusk/agent.yaml ]] || fail "/etc/tusk/agent.yaml must not be shipped"
 enabled=$(find "$root/etc/systemd" -name 'tusk-agent*' 2>/dev/null || true)
 [[ -z $enabled ]] || fail "tusk-agent.service is enabled: $enabled"
+# The unit's user (User=_tusk): a system user with no login and no home, made by the postinst.
+unit_user=$(sed -n 's/^User=//p' "$root/usr/lib/systemd/system/tusk-agent.service")
+[[ $unit_user == _tusk ]] || fail "tusk-agent.service runs as '${unit_user:-root}', not _tusk"
+entry=$(in_root getent passwd _tusk) || fail "the postinst did not make the user _tusk"
+IFS=: read -r _ _ uid _ _ home shell <<<"$entry"
+((uid > 0 && uid < 1000)) || fail "_tusk is uid $uid, not a system user: $entry"
+[[ $shell == */nologin || $shell == /bin/false ]] || fail "_tusk can log in: $entry"
+[[ ! -e $root$home ]] || fail "_tusk has a home directory $home: $entry"
+in_root getent group _tusk >/dev/null || fail "the postinst did not make the group _tusk"
+# adm, which may run lldpcli (this root has no lldpd, so no _lldpd group to join).
+in_root id -nG _tusk | grep -qw adm || fail "_tusk is not in group adm: $(in_root id -nG _tusk)"
+# Configured again (an upgrade, dpkg-reconfigure): the same user, no error.
+in_root /var/lib/dpkg/info/tusk-agent.postinst configure 0.0.0 || fail "tusk-agent's postinst fails when run again"
+[[ $(in_root getent passwd _tusk) == "$entry" ]] || fail "the postinst changed _tusk on a second run"
+echo "ok: $entry"
 dev=$(in_root dpkg-query -W -f '${Package}\n' | grep -E -- '-dev$' || true)
 [[ -z $dev ]] || fail "-dev packages were installed: $dev"
 echo "ok: files in place, unit not enabled, no -dev packages"

@@ -1,6 +1,7 @@
 // The DPDK engine driven end to end in the lab: tusk-controller runs a profile over mutual TLS on
 // 127.0.0.1; two real tusk-agent processes send and check PRBS frames through net_af_packet on
-// the lab's links (through the bridge namespace). Needs root; skips otherwise.
+// the lab's links (through the bridge namespace). Needs root; skips otherwise. Every agent runs as
+// the systemd unit's user would: not root, with only the unit's capabilities.
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 #include "tests/support/report_page_check.hpp"
 #include "tests/support/scripted_controller.hpp"
 #include "tests/support/series_rows.hpp"
+#include "tests/support/unit_privileges.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -69,6 +71,7 @@ class DpdkRun : public ::testing::Test {
     ASSERT_TRUE(lab_ready_) << "netns-lab.sh up --switch failed";
     dir_ = make_scratch_dir("tusk-dpdk-run");
     ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-a", "lab-b"})) << "make-certs.sh failed";
+    ASSERT_TRUE(give_to_unit_user(dir_)) << "chown " << dir_;
     std::ofstream(dir_ + "/profile.yaml") << kProfile;
     port_ = free_port();
   }
@@ -104,23 +107,14 @@ class DpdkRun : public ::testing::Test {
       // A second start in one test must not read the first agent's log as its own.
       fs::remove(log);
       for (int attempt = 1;; ++attempt) {
-        std::vector<std::string> command{tusk::build_paths::agent_bin(),
-                                         "--controller",
-                                         "127.0.0.1:" + std::to_string(port_),
-                                         "--name",
-                                         name,
-                                         "--ca",
-                                         dir_ + "/certs/ca.pem",
-                                         "--cert",
-                                         dir_ + "/certs/" + name + ".pem",
-                                         "--key",
-                                         dir_ + "/certs/" + name + ".key",
-                                         "--dpdk-vdev",
-                                         "net_af_packet0,iface=" + lab_id_ + "-" + host,
-                                         "--idle-sleep-us",
-                                         "50",
-                                         "--dpdk-address",
-                                         host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"};
+        std::vector<std::string> command = agent_user(name, unit_capabilities());
+        ASSERT_GT(command.size(), 0u) << "chown " << dir_;
+        command.insert(
+            command.end(),
+            {tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
+             "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
+             dir_ + "/certs/" + name + ".key", "--dpdk-vdev", "net_af_packet0,iface=" + lab_id_ + "-" + host,
+             "--idle-sleep-us", "50", "--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"});
         command.insert(command.end(), extra_arguments.begin(), extra_arguments.end());
         auto agent = std::make_unique<Process>(command, log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
@@ -179,6 +173,12 @@ class DpdkRun : public ::testing::Test {
     return report();
   }
 
+  // The prefix that runs agent `name` as the unit's user with `capabilities`.
+  std::vector<std::string> agent_user(const std::string& name, const std::vector<std::string>& capabilities) {
+    static const bool memlock_unlimited = lift_memlock_limit();
+    return as_unit_user(capabilities, dir_ + "/run-" + name, memlock_unlimited);
+  }
+
   std::vector<json> received_streams(const json& report) {
     std::vector<json> streams;
     for (const auto& stream : report["tests"][0]["streams"]) {
@@ -231,6 +231,57 @@ TEST_F(DpdkRun, CleanCableCarriesOverOneHundredThousandFramesEachWayWithNoErrorA
   }
   EXPECT_EQ(addresses["lab-a"], "10.77.0.1/24 gw ");
   EXPECT_EQ(addresses["lab-b"], "10.77.0.2/24 gw 10.77.0.1");
+}
+
+// Least privilege, held: the agents of every test in this suite run as the unit's user with the
+// unit's capabilities; here, each capability the unit grants is shown needed (the agent without
+// it opens no port and says which capability it lacks), so the unit grants no more than it must.
+TEST_F(DpdkRun, TheAgentRunsAsItsUnitsUserAndEachCapabilityTheUnitGrantsIsNeeded) {
+  const auto granted = unit_capabilities();
+  ASSERT_FALSE(granted.empty()) << "deploy/systemd/tusk-agent.service grants no capability";
+  // Agent lab-a after the prefix `command` (its privileges), once it has said which engines it has.
+  const auto start = [&](std::vector<std::string> command, const std::string& log) {
+    command.insert(command.end(), {tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_),
+                                   "--name", "lab-a", "--ca", dir_ + "/certs/ca.pem", "--cert",
+                                   dir_ + "/certs/lab-a.pem", "--key", dir_ + "/certs/lab-a.key", "--dpdk-vdev",
+                                   "net_af_packet0,iface=" + lab_id_ + "-a", "--idle-sleep-us", "50"});
+    auto agent = std::make_unique<Process>(command, log);
+    EXPECT_TRUE(wait_for_text(log, "tusk-agent info: agent 'lab-a'", 20s)) << read_file(log);
+    return agent;
+  };
+  {
+    const std::string log = dir_ + "/agent-all.log";
+    auto agent = start(agent_user("lab-a", granted), log);
+    // The process itself (env and setpriv exec it in place): not root, in no group of root's.
+    const std::string status = read_file("/proc/" + std::to_string(agent->pid()) + "/status");
+    EXPECT_NE(status.find("\nUid:\t" + std::to_string(kUnitUserStandIn) + "\t"), std::string::npos) << status;
+    EXPECT_NE(status.find("\nGid:\t" + std::to_string(kUnitUserStandIn) + "\t"), std::string::npos) << status;
+    EXPECT_NE(read_file(log).find("engines: dpdk"), std::string::npos) << read_file(log);
+  }
+  for (const auto& left_out : granted) {
+    std::vector<std::string> fewer;
+    for (const auto& capability : granted) {
+      if (capability != left_out) fewer.push_back(capability);
+    }
+    const std::string log = dir_ + "/agent-without-" + left_out + ".log";
+    auto agent = start(agent_user("lab-a", fewer), log);
+    const std::string text = read_file(log);
+    EXPECT_NE(text.find("engines: none"), std::string::npos) << "without " << left_out << ":\n" << text;
+    EXPECT_NE(text.find("dpdk engine unavailable: "), std::string::npos) << text;
+    EXPECT_NE(text.find("this process lacks " + left_out + " ("), std::string::npos) << text;
+  }
+  {
+    // And the unit's LimitMEMLOCK=infinity: net_af_packet maps its rings locked, so under a small
+    // memlock limit (and without CAP_IPC_LOCK) the port does not open, and the note says why.
+    const std::string log = dir_ + "/agent-memlock.log";
+    std::vector<std::string> command{"/usr/bin/prlimit", "--memlock=65536", "--"};
+    const auto user = as_unit_user(granted, dir_ + "/run-memlock", true);
+    command.insert(command.end(), user.begin(), user.end());
+    auto agent = start(command, log);
+    const std::string text = read_file(log);
+    EXPECT_NE(text.find("engines: none"), std::string::npos) << text;
+    EXPECT_NE(text.find("locked memory is limited to 64 KiB"), std::string::npos) << text;
+  }
 }
 
 TEST_F(DpdkRun, OnePercentCorruptionOnOneLinkBreachesMaxBerAndExitsOne) {

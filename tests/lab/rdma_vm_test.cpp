@@ -2,7 +2,8 @@
 // device per point-to-point link and a tusk-agent, driven by tusk-controller on the host over
 // mutual TLS (guests reach the host's 127.0.0.1 at 10.0.2.2). Two VMs for the engine and its
 // faults (netem and link down/up inside a guest, on its data NIC); three for the training-step
-// replays (ring all-reduce, all-to-all). Needs root and qemu; skips otherwise, saying which.
+// replays (ring all-reduce, all-to-all). Needs root and qemu; skips otherwise, saying which. Every
+// agent runs as the systemd unit's user would: not root, with only the unit's capabilities.
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@
 #include "tests/support/fabric_lab.hpp"
 #include "tests/support/scripted_controller.hpp"
 #include "tests/support/series_rows.hpp"
+#include "tests/support/unit_privileges.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -124,6 +126,8 @@ class VmLabTest : public ::testing::Test {
     std::vector<std::string> names;
     for (int vm = 1; vm <= kVms; ++vm) names.push_back("vm" + std::to_string(vm));
     ASSERT_TRUE(make_certs(dir_ + "/certs", names, {"10.0.2.2"})) << "make-certs.sh failed";
+    // The guests see the host's files with the host's owners (9p, security_model=none).
+    ASSERT_TRUE(give_to_unit_user(dir_)) << "chown " << dir_;
     port_ = free_port();
     ++run_;
     for (int number = 1; number <= kVms; ++number) {
@@ -131,10 +135,14 @@ class VmLabTest : public ::testing::Test {
       const std::string name = "vm" + vm;
       const std::string job = "agent" + std::to_string(run_);
       // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
-      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + tusk::build_paths::agent_bin() +
-                    " --controller 10.0.2.2:" + std::to_string(port_) + " --name " + name + " --ca " + dir_ +
-                    "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ + "/certs/" + name +
-                    ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
+      // As the systemd unit runs it: its user (a stand-in uid), its capabilities and its
+      // LimitMEMLOCK=infinity, which is all that verbs need to register memory.
+      std::string as_unit = "prlimit --memlock=unlimited --";
+      for (const auto& word : as_unit_user(unit_capabilities(), dir_ + "/run-" + name, true)) as_unit += " " + word;
+      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + as_unit + " " +
+                    tusk::build_paths::agent_bin() + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
+                    name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
+                    "/certs/" + name + ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
                 0);
       agent_jobs_.push_back(vm + " " + job);
     }
