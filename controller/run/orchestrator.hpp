@@ -21,6 +21,7 @@
 #include "controller/plan/shift_schedule.hpp"
 #include "controller/run/agent_registry.hpp"
 #include "controller/run/control_plane.hpp"
+#include "controller/run/follow_pace.hpp"
 #include "controller/run/hook_command.hpp"
 #include "controller/run/progress_line.hpp"
 #include "controller/run/run_data.hpp"
@@ -32,15 +33,6 @@ namespace tusk::orchestration {
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
 
-inline constexpr auto kPollInterval = 50ms;
-
-// While a test runs, each poll walks every agent (links, results, the progress line): every 50 ms
-// that was a quarter of the controller's CPU at 2,048 agents, more than ingesting their samples.
-// Polling less often as the fleet grows keeps that walk's cost about the same at any size, and
-// notices the end of a test at most half a second late.
-inline std::chrono::milliseconds follow_interval(std::size_t agents) {
-  return std::clamp<std::chrono::milliseconds>(kPollInterval * static_cast<int>(agents / 256), kPollInterval, 500ms);
-}
 inline constexpr int kClockProbes = 8;
 // Patterns without a count: once agents match, wait this long without a newcomer before starting.
 inline constexpr auto kSettleTime = 3s;
@@ -113,6 +105,8 @@ class Orchestrator {
 
   // Starts the timed hook of the running test when it is due; polls it after.
   void drive_timed_hook(std::int64_t planned_start, std::int64_t now);
+  // When the timed hook is due (realtime), while it has yet to start.
+  std::optional<std::int64_t> timed_hook_due(std::int64_t planned_start) const;
 
   // The run's agents by group, for a shift schedule counted in groups: the leaf each agent's
   // data-plane address hangs off in the topology file, or the profile's own list.

@@ -78,11 +78,13 @@ void Orchestrator::follow_test(int index, const TestSpec& spec, std::int64_t pla
     }
     if (!timed_hook_ || !timed_hook_->failed) drive_timed_hook(planned_start, now);
     if (options_.progress_line) progress_.update(progress_text(index, spec, planned_start, links));
-    if (options_.checkpoint && options_.checkpoint_every.count() > 0 && SteadyClock::now() >= next_checkpoint) {
+    if (options_.checkpoint && options_.checkpoint_every.count() > 0 && SteadyClock::now() >= next_checkpoint &&
+        checkpoint_clear_of_hook(timed_hook_due(planned_start), realtime_ns())) {
       checkpoint(index, spec, planned_start, plans);
       next_checkpoint = SteadyClock::now() + options_.checkpoint_every;
     }
-    std::this_thread::sleep_for(follow_interval(test_agents_.size()));
+    std::this_thread::sleep_for(
+        follow_sleep(follow_interval(test_agents_.size()), timed_hook_due(planned_start), realtime_ns()));
   }
 }
 

@@ -163,6 +163,11 @@ void Orchestrator::drive_timed_hook(std::int64_t planned_start, std::int64_t now
   }
 }
 
+std::optional<std::int64_t> Orchestrator::timed_hook_due(std::int64_t planned_start) const {
+  if (!timed_hook_ || timed_hook_->running || timed_hook_->failed) return std::nullopt;
+  return planned_start + to_ns(timed_hook_->at);
+}
+
 // The run's agents by group, for a shift schedule counted in groups: the leaf each agent's
 // data-plane address hangs off in the topology file, or the profile's own list.
 ShiftGroups Orchestrator::shift_groups(const TestSpec& spec) const {

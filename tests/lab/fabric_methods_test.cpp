@@ -129,7 +129,10 @@ tests:
   const json& failure = test["method"]["link_failure"];
   ASSERT_TRUE(failure.is_object()) << test.dump(1).substr(0, 3000);
   EXPECT_EQ(failure["exit_status"], 0) << failure.dump(1).substr(0, 2000);
-  EXPECT_NEAR(failure["ran_at_s"].get<double>(), 3.0, 0.5);
+  // The controller wakes for the down command (it once ran at its next poll, up to an interval
+  // late): on time, within the scheduling of a loaded two-core machine.
+  EXPECT_GE(failure["ran_at_s"].get<double>(), 3.0);
+  EXPECT_LT(failure["ran_at_s"].get<double>(), 3.05);
   // Which flows crossed l1-s2, as the leaves' kernels hash them (the routes are back as they were).
   int crossed = 0;
   for (const auto& stream : test["method"]["steps"][0]["test"]["streams"]) {
@@ -159,7 +162,8 @@ tests:
   EXPECT_EQ(failure["flows_lost_without_crossing"], 0);
   ASSERT_TRUE(failure["convergence_ms"]["max"].is_number()) << failure.dump(1).substr(0, 2000);
   expect_page_shows("resumed after");
-  std::cout << crossed << " flows crossed l1-s2; convergence min " << failure["convergence_ms"]["min"] << " ms, median "
+  std::cout << "down command at +" << failure["ran_at_s"].get<double>() << " s; " << crossed
+            << " flows crossed l1-s2; convergence min " << failure["convergence_ms"]["min"] << " ms, median "
             << failure["convergence_ms"]["median"] << " ms, max " << failure["convergence_ms"]["max"] << " ms\n";
 }
 
