@@ -60,7 +60,8 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 
 set(CPACK_DEBIAN_AGENT_PACKAGE_NAME tusk-agent)
-set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/deploy/debian/agent/postinst)
+set(CPACK_DEBIAN_AGENT_PACKAGE_CONTROL_EXTRA ${PROJECT_SOURCE_DIR}/deploy/debian/agent/postinst
+                                              ${PROJECT_SOURCE_DIR}/deploy/debian/agent/triggers)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_CONTROLLER_PACKAGE_NAME tusk-controller)
 # A description's first line is the package's summary; string(CONCAT) keeps it one string.

@@ -208,7 +208,12 @@ in_root id -nG _tusk | grep -qw adm || fail "_tusk is not in group adm: $(in_roo
 # Configured again (an upgrade, dpkg-reconfigure): the same user, no error.
 in_root /var/lib/dpkg/info/tusk-agent.postinst configure 0.0.0 || fail "tusk-agent's postinst fails when run again"
 [[ $(in_root getent passwd _tusk) == "$entry" ]] || fail "the postinst changed _tusk on a second run"
-echo "ok: $entry"
+# lldpd installed afterwards, as a user would: the file trigger on its lldpcli puts _tusk in its
+# group _lldpd, so that the agent may ask it (lldpcli is for adm and _lldpd).
+in_root apt-get install -y lldpd > "$work/lldpd-install.log" 2>&1 || { cat "$work/lldpd-install.log"; fail "apt-get install lldpd"; }
+groups=$(in_root id -nG _tusk)
+grep -qw _lldpd <<<"$groups" || fail "_tusk did not join _lldpd when lldpd came after tusk-agent: $groups"
+echo "ok: $entry; groups: $groups"
 dev=$(in_root dpkg-query -W -f '${Package}\n' | grep -E -- '-dev$' || true)
 [[ -z $dev ]] || fail "-dev packages were installed: $dev"
 echo "ok: files in place, unit not enabled, no -dev packages"
