@@ -25,7 +25,7 @@ std::optional<ClockSample> clock_sample_from(const proto::ClockEcho& echo, std::
 
 std::int64_t start_margin_ns(std::int64_t max_rtt_ns, std::size_t agents) {
   const std::int64_t round_trips = std::clamp<std::int64_t>(max_rtt_ns, 0, kMaxRoundTripMarginNs / 20) * 20;
-  return std::max<std::int64_t>(1'000'000'000, round_trips) + static_cast<std::int64_t>(agents) * 250'000;
+  return std::max<std::int64_t>(kMinStartMarginNs, round_trips) + static_cast<std::int64_t>(agents) * 250'000;
 }
 
 void ClockEstimate::add(const ClockSample& sample) {

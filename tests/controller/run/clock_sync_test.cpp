@@ -114,13 +114,14 @@ TEST(ClockSync, ExtremeAgentTimesAreDroppedWithoutOverflow) {
 // ---- start margin ----------------------------------------------------------------------------
 
 TEST(ClockSync, TheStartMarginIsTwentyRoundTripsAtMostThirtySecondsPlusTimePerAgent) {
-  EXPECT_EQ(start_margin_ns(0, 0), 1'000'000'000);          // at least 1 s
+  EXPECT_EQ(start_margin_ns(0, 0), 250'000'000);            // at least 250 ms
+  EXPECT_EQ(start_margin_ns(10 * kMs, 0), 250'000'000);     // 20 × 10 ms is less
   EXPECT_EQ(start_margin_ns(100 * kMs, 0), 2'000'000'000);  // 20 × 100 ms
   EXPECT_EQ(start_margin_ns(100 * kMs, 4096), 2'000'000'000 + std::int64_t{4096} * 250'000);
   // The slowest agent's round trip puts the start off 30 s at most, whatever it claims.
   EXPECT_EQ(start_margin_ns(kMaxProbeRoundTripNs, 0), kMaxRoundTripMarginNs);
   EXPECT_EQ(start_margin_ns(std::numeric_limits<std::int64_t>::max(), 2), kMaxRoundTripMarginNs + 500'000);
-  EXPECT_EQ(start_margin_ns(-5, 0), 1'000'000'000);
+  EXPECT_EQ(start_margin_ns(-5, 0), 250'000'000);
 }
 
 TEST(ClockSync, AnEstimateKeepsOneSampleHoweverManyEchoesArrive) {
