@@ -137,8 +137,10 @@ class VmLabTest : public ::testing::Test {
       // Its log goes to the lab's state directory: the guests see the host's /tmp read-only.
       // As the systemd unit runs it: its user (a stand-in uid), its capabilities and its
       // LimitMEMLOCK=infinity, which is all that verbs need to register memory.
+      const auto user = as_unit_user(unit_capabilities(), dir_ + "/run-" + name, true);
+      ASSERT_FALSE(user.empty()) << "chown " << dir_ << "/run-" << name;  // else the agent would run as root
       std::string as_unit = "prlimit --memlock=unlimited --";
-      for (const auto& word : as_unit_user(unit_capabilities(), dir_ + "/run-" + name, true)) as_unit += " " + word;
+      for (const auto& word : user) as_unit += " " + word;
       ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + as_unit + " " +
                     tusk::build_paths::agent_bin() + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
                     name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
