@@ -72,8 +72,12 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Ports nobody else's Slurm uses: slurmctld, slurmd.
-base=$(( 30000 + RANDOM % 20000 ))
+# Ports nobody else's Slurm uses: slurmctld, slurmd, and the jobs' controller (base + 2, one for
+# every job). Below the kernel's ephemeral range: taken from within it (30000..49999 before), the
+# port was once some other test's outgoing connection's by the fourth job, whose controller then
+# could not listen (exit 2, "Address already in use").
+ephemeral_low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+base=$(( 10000 + RANDOM % (ephemeral_low - 10010) ))
 mkdir -p "$tmp"/{state,spool,log,munge,certs}
 chmod 0700 "$tmp/munge"
 
