@@ -15,6 +15,9 @@ tusk_repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$tusk_repo_root}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# The unity trees' -fmacro-prefix-map=<checkout>/= (CMakeLists.txt) names the checkout; what it
+# changes, __FILE__, is in the preprocessed text ccache hashes, so the option itself is left out.
+export CCACHE_IGNOREOPTIONS="${CCACHE_IGNOREOPTIONS:+$CCACHE_IGNOREOPTIONS }-fmacro-prefix-map=*"
 
 tusk_configure() {
   local dir=$1
