@@ -44,6 +44,7 @@
 #include "controller/series/series_outcome.hpp"
 #include "controller/series/series_reader.hpp"
 #include "controller/switches/snmp_credentials.hpp"
+#include "controller/switches/snmp_session.hpp"
 #include "controller/switches/switch_queries.hpp"
 #include "controller/switches/topology_commands.hpp"
 
@@ -120,6 +121,28 @@ void take_profile_actions(const ActionSettings& actions, const nlohmann::ordered
   }
 }
 
+// --snmp-timeout and --snmp-retries, on every switch the run reads: a switch that answers nothing
+// costs timeout x (1 + retries) at each reading (three at least: cabling, before, after).
+void set_snmp_patience(const RunFlags& flags, std::vector<SwitchQuery>& switches) {
+  SnmpTarget patience;
+  if (!flags.snmp_timeout.empty()) {
+    patience.timeout = duration_flag("--snmp-timeout", flags.snmp_timeout);
+    if (patience.timeout < std::chrono::milliseconds(100) || patience.timeout > std::chrono::seconds(60)) {
+      throw std::invalid_argument(fmt::format("--snmp-timeout: {} ms is outside 100ms..60s", patience.timeout.count()));
+    }
+  }
+  if (flags.snmp_retries) {
+    if (*flags.snmp_retries < 0 || *flags.snmp_retries > 10) {
+      throw std::invalid_argument(fmt::format("--snmp-retries: {} is outside 0..10", *flags.snmp_retries));
+    }
+    patience.retries = *flags.snmp_retries;
+  }
+  for (auto& query : switches) {
+    query.target.timeout = patience.timeout;
+    query.target.retries = patience.retries;
+  }
+}
+
 }  // namespace
 
 int command_run(const std::string& file, ControlPlaneFlags& control, const RunFlags& flags) {
@@ -141,6 +164,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
       options.switches =
           switch_queries(*options.topology, load_snmp_credentials_file(flags.snmp_credentials), flags.snmp_credentials);
     }
+    set_snmp_patience(flags, options.switches);
     options.switch_settle = duration_flag("--snmp-settle", flags.snmp_settle);
     options.switch_interval = duration_flag("--snmp-interval", flags.snmp_interval);
     if (options.switch_interval.count() > 0 && options.switch_interval < std::chrono::seconds(1)) {
@@ -289,6 +313,15 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
                   "how long after a test's traffic stops its switches' counters are read (they refresh theirs "
                   "every few seconds)")
       ->capture_default_str();
+  const SnmpTarget patience;
+  run->add_option("--snmp-timeout", flags.snmp_timeout,
+                  fmt::format("how long one SNMP request waits for a switch's answer before it is asked again "
+                              "(100ms..60s; default {} ms)",
+                              patience.timeout.count()));
+  run->add_option("--snmp-retries", flags.snmp_retries,
+                  fmt::format("how many times an unanswered SNMP request is asked again before the switch is "
+                              "unreadable (0..10; default {})",
+                              patience.retries));
   run->add_option("--snmp-interval", flags.snmp_interval,
                   "also read the switches' counters this often while a test runs, to say when loss began (0: only "
                   "before and after)")

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct RunFlags {
   std::string snmp_credentials;
   std::string snmp_settle = "5s";
   std::string snmp_interval = "60s";
+  std::string snmp_timeout;  // empty, or no retries: SnmpTarget's defaults
+  std::optional<int> snmp_retries;
   std::string only_through;
   std::string from_report;
   std::string only_failing;

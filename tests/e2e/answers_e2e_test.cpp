@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "tests/e2e/control_plane_fixture.hpp"
 
@@ -52,6 +53,26 @@ TEST_F(CablingAnswers, EnforceWithoutATopologyFileRefusesToStart) {
       << controller->log();
   EXPECT_NE(controller->log().find("nothing was started"), std::string::npos) << controller->log();
   EXPECT_FALSE(fs::exists(dir_ + "/no-topology/report.json"));
+}
+
+// How long a switch that answers nothing is waited for: bounded both ways, the flag named.
+TEST_F(CablingAnswers, AnSnmpTimeoutOrRetryCountOutsideItsRangeIsRefusedNamingTheFlag) {
+  const std::map<std::string, std::vector<std::string>> refused{
+      {"--snmp-timeout: 10 ms is outside 100ms..60s", {"--snmp-timeout", "10ms"}},
+      {"--snmp-timeout: 61000 ms is outside 100ms..60s", {"--snmp-timeout", "61s"}},
+      {"--snmp-timeout: ", {"--snmp-timeout", "soon"}},
+      {"--snmp-retries: 11 is outside 0..10", {"--snmp-retries", "11"}},
+      {"--snmp-retries: -1 is outside 0..10", {"--snmp-retries", "-1"}},
+  };
+  int run = 0;
+  for (const auto& [message, flags] : refused) {
+    SCOPED_TRACE(flags[1]);
+    const std::string out = "refused-" + std::to_string(run++);
+    auto controller = start_controller(profile_with("check"), out, flags);
+    ASSERT_EQ(controller->wait(30s), 2) << controller->log();
+    EXPECT_NE(controller->log().find(message), std::string::npos) << controller->log();
+    EXPECT_FALSE(fs::exists(dir_ + "/" + out + "/report.json"));
+  }
 }
 
 TEST_F(CablingAnswers, EnforceWithNothingThatHearsLldpStartsNoTraffic) {
