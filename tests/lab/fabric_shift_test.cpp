@@ -27,7 +27,7 @@ tests:
     engine: dpdk
     topology: shift
     group_by: leaf
-    step: 4s
+    step: 3s
     rate: 2kpps
     frame_size: 256B
     encapsulation: ipv4_udp
@@ -51,7 +51,7 @@ tests:
     engine: dpdk
     topology: shift
     shifts: all
-    step: 4s
+    step: 3s
     rate: 2kpps
     frame_size: 256B
     encapsulation: ipv4_udp
