@@ -13,7 +13,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -111,6 +115,47 @@ bool make_certs(const std::string& dir, const std::vector<std::string>& agents,
   for (const auto& name : controller_names) command += " --controller-name " + name;
   for (const auto& agent : agents) command += " " + agent;
   return std::system((command + " >/dev/null").c_str()) == 0;
+}
+
+namespace {
+
+// The sets copy_of_certs made, by their names; removed as the process ends.
+class CertificateSets {
+ public:
+  ~CertificateSets() {
+    std::error_code ignored;
+    if (!root_.empty()) std::filesystem::remove_all(root_, ignored);
+  }
+  // The directory of the set for `key`, made by `make` on first use; empty when it could not be.
+  std::string get(const std::string& key, const std::function<bool(const std::string&)>& make) {
+    const std::lock_guard lock(mutex_);
+    if (const auto found = sets_.find(key); found != sets_.end()) return found->second;
+    if (root_.empty()) root_ = make_scratch_dir("tusk-cert-sets");
+    const std::string dir = root_ + "/" + std::to_string(sets_.size());
+    if (!make(dir)) return {};
+    return sets_[key] = dir;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string root_;
+  std::map<std::string, std::string> sets_;
+};
+
+}  // namespace
+
+bool copy_of_certs(const std::string& dir, const std::vector<std::string>& agents,
+                   const std::vector<std::string>& controller_names) {
+  static CertificateSets sets;
+  std::string key;
+  for (const auto& name : controller_names) key += "controller " + name + "\n";
+  for (const auto& agent : agents) key += "agent " + agent + "\n";
+  const std::string set =
+      sets.get(key, [&](const std::string& made) { return make_certs(made, agents, controller_names); });
+  if (set.empty()) return false;
+  std::error_code error;
+  std::filesystem::copy(set, dir, std::filesystem::copy_options::recursive, error);
+  return !error;
 }
 
 namespace {

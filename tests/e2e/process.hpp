@@ -46,5 +46,10 @@ std::string make_scratch_dir(const std::string& prefix);
 // script's defaults when empty) and one per agent name, in `dir`, by scripts/make-certs.sh.
 bool make_certs(const std::string& dir, const std::vector<std::string>& agents,
                 const std::vector<std::string>& controller_names = {});
+// make_certs' files, made once per process for the same names and copied into `dir` after that:
+// for a lab fixture whose every test needs certificates but none a CA of its own (a process
+// running a suite made the same set anew for each of its tests).
+bool copy_of_certs(const std::string& dir, const std::vector<std::string>& agents,
+                   const std::vector<std::string>& controller_names = {});
 
 }  // namespace tusk::testing

@@ -70,7 +70,7 @@ class DpdkRun : public ::testing::Test {
     if (geteuid() != 0) GTEST_SKIP() << "needs root to make the lab's links";
     ASSERT_TRUE(lab_ready_) << "netns-lab.sh up --switch failed";
     dir_ = make_scratch_dir("tusk-dpdk-run");
-    ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-a", "lab-b"})) << "make-certs.sh failed";
+    ASSERT_TRUE(copy_of_certs(dir_ + "/certs", {"lab-a", "lab-b"})) << "make-certs.sh failed";
     ASSERT_TRUE(give_to_unit_user(dir_)) << "chown " << dir_;
     std::ofstream(dir_ + "/profile.yaml") << kProfile;
     port_ = free_port();

@@ -59,7 +59,7 @@ class FabricRun : public ::testing::Test {
     }
     std::vector<std::string> names;
     for (const auto& host : hosts_) names.push_back(host.name);
-    ASSERT_TRUE(make_certs(dir_ + "/certs", names)) << "make-certs.sh failed";
+    ASSERT_TRUE(copy_of_certs(dir_ + "/certs", names)) << "make-certs.sh failed";
   }
 
   // One agent per lab host on its port, with the host's address and its leaf as gateway. DPDK
