@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -42,6 +43,16 @@ const std::string kLease = "10s";
 
 int lab(const std::string& arguments) {
   return std::system((kLab + arguments).c_str());
+}
+
+// Each of `commands` at once, their exit codes in that order: a guest exec costs 1.5 s under TCG
+// (the spool's poll, a bash, the command), and the guests run their jobs side by side.
+std::vector<int> lab_at_once(const std::vector<std::string>& commands) {
+  std::vector<std::future<int>> running;
+  for (const auto& arguments : commands) running.push_back(std::async(std::launch::async, lab, arguments));
+  std::vector<int> codes;
+  for (auto& code : running) codes.push_back(code.get());
+  return codes;
 }
 
 // The last `lines` lines of a file, headed by its name.
@@ -125,11 +136,12 @@ class VmLabTest : public ::testing::Test {
     dir_ = make_scratch_dir("tusk-rdma-vm");  // under the host's /tmp, which the guests see read-only
     std::vector<std::string> names;
     for (int vm = 1; vm <= kVms; ++vm) names.push_back("vm" + std::to_string(vm));
-    ASSERT_TRUE(make_certs(dir_ + "/certs", names, {"10.0.2.2"})) << "make-certs.sh failed";
+    ASSERT_TRUE(copy_of_certs(dir_ + "/certs", names, {"10.0.2.2"})) << "make-certs.sh failed";
     // The guests see the host's files with the host's owners (9p, security_model=none).
     ASSERT_TRUE(give_to_unit_user(dir_)) << "chown " << dir_;
     port_ = free_port();
     ++run_;
+    std::vector<std::string> starts;
     for (int number = 1; number <= kVms; ++number) {
       const std::string vm = std::to_string(number);
       const std::string name = "vm" + vm;
@@ -141,13 +153,14 @@ class VmLabTest : public ::testing::Test {
       ASSERT_FALSE(user.empty()) << "chown " << dir_ << "/run-" << name;  // else the agent would run as root
       std::string as_unit = "prlimit --memlock=unlimited --";
       for (const auto& word : user) as_unit += " " + word;
-      ASSERT_EQ(lab("exec " + id_ + " " + vm + " --background --name " + job + " -- " + as_unit + " " +
-                    tusk::build_paths::agent_bin() + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
-                    name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " + dir_ +
-                    "/certs/" + name + ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null"),
-                0);
+      starts.push_back("exec " + id_ + " " + vm + " --background --name " + job + " -- " + as_unit + " " +
+                       tusk::build_paths::agent_bin() + " --controller 10.0.2.2:" + std::to_string(port_) + " --name " +
+                       name + " --ca " + dir_ + "/certs/ca.pem --cert " + dir_ + "/certs/" + name + ".pem --key " +
+                       dir_ + "/certs/" + name + ".key --idle-sleep-us 100" + rail_devices() + " >/dev/null");
       agent_jobs_.push_back(vm + " " + job);
     }
+    const auto started = lab_at_once(starts);
+    for (std::size_t i = 0; i < started.size(); ++i) ASSERT_EQ(started[i], 0) << starts[i];
   }
   void TearDown() override {
     // CI keeps nothing but this output: what the guests were doing when a test failed, read
@@ -160,13 +173,23 @@ class VmLabTest : public ::testing::Test {
         lab("diag " + id_ + " " + std::to_string(vm) + " >&2");
       }
     }
-    for (const auto& job : agent_jobs_) {
-      if (lab("stop " + id_ + " " + job + " >/dev/null") != 0) tainted_ += "agent " + job + " would not stop; ";
+    std::vector<std::string> stops;
+    for (const auto& job : agent_jobs_) stops.push_back("stop " + id_ + " " + job + " >/dev/null");
+    const auto stopped = lab_at_once(stops);
+    for (std::size_t i = 0; i < stopped.size(); ++i) {
+      if (stopped[i] != 0) tainted_ += "agent " + agent_jobs_[i] + " would not stop; ";
     }
-    for (const auto& nic : faulted_nics_) {
-      // `clear` fails where no fault is left (a link test set none): only `link up` must succeed.
-      lab("clear " + id_ + " " + nic + " 2>/dev/null");
-      if (lab("link " + id_ + " " + nic + " up 2>/dev/null") != 0) tainted_ += "NIC " + nic + " would not come up; ";
+    // Each NIC once, all at once. `clear` fails where no fault is left (a link test set none):
+    // only `link up` must succeed.
+    const std::vector<std::string> nics(faulted_nics_.begin(), faulted_nics_.end());
+    std::vector<std::string> restores;
+    for (const auto& nic : nics) {
+      restores.push_back("clear " + id_ + " " + nic + " 2>/dev/null; " + kLab + "link " + id_ + " " + nic +
+                         " up 2>/dev/null");
+    }
+    const auto restored = lab_at_once(restores);
+    for (std::size_t i = 0; i < restored.size(); ++i) {
+      if (restored[i] != 0) tainted_ += "NIC " + nics[i] + " would not come up; ";
     }
     // A fabric test that stopped between its impair and its clear leaves no fault behind.
     if (fabric_) {
@@ -226,11 +249,11 @@ class VmLabTest : public ::testing::Test {
 
   // Sets netem on a VM's data NIC ("VM NIC", e.g. "2 peer1"); TearDown clears it.
   int impair(const std::string& nic, const std::string& netem) {
-    faulted_nics_.push_back(nic);
+    faulted_nics_.insert(nic);
     return lab("impair " + id_ + " " + nic + " " + netem);
   }
   int set_link(const std::string& nic, const std::string& state) {
-    faulted_nics_.push_back(nic);
+    faulted_nics_.insert(nic);
     return lab("link " + id_ + " " + nic + " " + state);
   }
 
@@ -265,7 +288,7 @@ class VmLabTest : public ::testing::Test {
   std::string dir_;
   int port_ = 0;
   std::vector<std::string> agent_jobs_;
-  std::vector<std::string> faulted_nics_;
+  std::set<std::string> faulted_nics_;
 };
 
 using RdmaVmLab = VmLabTest<2>;
@@ -273,17 +296,21 @@ using FabricVmLab = VmLabTest<2, true>;
 using TrainingVmLab = VmLabTest<3>;
 using RailsVmLab = VmLabTest<2, false, 2>;
 
-TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
-  ASSERT_EQ(
-      start_controller(tusk::build_paths::source_dir() + "/profiles/lab-rdma-write.yaml")->wait(240s).value_or(-100), 0)
-      << logs();
+// The shipped profiles/lab-rdma-write.yaml as it is but for its length: 10 s instead of 20 (its
+// whole length runs in lab_demo_rdma's second half).
+TEST_F(RdmaVmLab, CleanLinkCarriesTenSecondsOfCheckedWritesWithoutAnError) {
+  std::string shipped = read_file(tusk::build_paths::source_dir() + "/profiles/lab-rdma-write.yaml");
+  const auto duration = shipped.find("duration: 20s");
+  ASSERT_NE(duration, std::string::npos) << "the shipped profile's duration moved: update this test";
+  shipped.replace(duration, 13, "duration: 10s");
+  ASSERT_EQ(run_profile(shipped), 0) << logs();
   const json result = report();
   const auto flows = streams_of(result, "flow:");
   const auto sinks = streams_of(result, "sink:");
   ASSERT_EQ(flows.size(), 2u) << result.dump(2);
   ASSERT_EQ(sinks.size(), 2u) << result.dump(2);
   for (const auto& sink : sinks) {
-    EXPECT_GT(counter(sink, "rx_messages"), 100u) << sink.dump(2);
+    EXPECT_GT(counter(sink, "rx_messages"), 50u) << sink.dump(2);
     EXPECT_EQ(counter(sink, "integrity_errors"), 0u);
     EXPECT_EQ(counter(sink, "completion_errors"), 0u);
   }
@@ -292,11 +319,11 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
     // Completion latency of the writes, post to completion: milliseconds in emulated VMs.
     EXPECT_GT(flow["gauges"].value("latency_p50_ns", 0.0), 0.0) << flow.dump(2);
     EXPECT_GE(flow["gauges"].value("latency_p99_ns", 0.0), flow["gauges"].value("latency_p50_ns", 0.0));
-    // Throughput per second: one point a second over the 20 s, each with bytes moving, the first
+    // Throughput per second: one point a second over the 10 s, each with bytes moving, the first
     // too: the QPs connected before the start (issue 16), so the first post is at the start time,
     // not an rdma_cm connect (140-200 ms here) after it.
     const auto series = bin_throughputs(flow);
-    EXPECT_GE(series.size(), 18u) << flow.dump(2);
+    EXPECT_GE(series.size(), 9u) << flow.dump(2);
     std::size_t moving = 0;
     for (const double rate : series) moving += rate > 0;
     EXPECT_GE(moving, series.size() - 2) << flow.dump(2);
@@ -326,8 +353,8 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTwentySecondsOfCheckedWritesWithoutAnError) {
 // both ends of a QP must report the same port.
 TEST_F(RdmaVmLab, EachQpReportsTheUdpSourcePortItsPacketsCarryAndAFaultOnSomePortsHitsExactlyThoseQps) {
   ASSERT_EQ(lab("impair-ports " + id_ + " 1 peer2 1 1 loss 10%"), 0);
-  faulted_nics_.push_back("1 peer2");
-  std::string text = profile("15s", "");
+  faulted_nics_.insert("1 peer2");
+  std::string text = profile("10s", "");
   text.replace(text.find("    outstanding: 8"), 18, "    qps_per_peer: 8\n    outstanding: 4");
   const int exit = run_profile(text);
   ASSERT_TRUE(exit == 0 || exit == 1) << logs();
@@ -480,7 +507,7 @@ TEST_F(FabricVmLab, LossOnOneSpineLinkIsTheTopSuspectFromTheQpsTracedPaths) {
 
 TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFails) {
   ASSERT_EQ(impair("2 peer1", "loss 1%"), 0);
-  const int exit_code = run_profile(profile("10s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
+  const int exit_code = run_profile(profile("6s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
   EXPECT_EQ(exit_code, 1) << logs();
   const json result = report();
   const auto nics = streams_of(result, "nic:");
@@ -501,7 +528,7 @@ TEST_F(RdmaVmLab, OnePercentLossOnOneNicRaisesRetransmitCountersOnThatLinkAndFai
 
 TEST_F(RdmaVmLab, OnePercentCorruptionIsDroppedByTheNicAndShowsAsRetransmitsNotBadData) {
   ASSERT_EQ(impair("1 peer2", "corrupt 1%"), 0);
-  const int exit_code = run_profile(profile("10s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
+  const int exit_code = run_profile(profile("6s", "      max_retransmits: 0\n      max_integrity_errors: 0\n"));
   EXPECT_EQ(exit_code, 1) << logs();
   const json result = report();
   std::uint64_t retransmits = 0;
@@ -765,7 +792,7 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
   std::this_thread::sleep_for(6s);
   // Down and up by one process in the guest: two lab commands would add their exec latency (up to
   // 2 s under TCG) to the outage. vm1's NIC facing vm2 is data0 in a 2-VM lab.
-  faulted_nics_.push_back("1 peer2");
+  faulted_nics_.insert("1 peer2");
   ASSERT_EQ(lab("exec " + id_ + " 1 -- " + tusk::build_paths::lab_flap_bin() + " data0 2"), 0);
   const auto exit_code = controller->wait(120s);
   ASSERT_TRUE(exit_code.has_value()) << "the run hung after the link came back:\n" << logs();
@@ -836,7 +863,7 @@ agents:
   hosts: [vm1, vm2]
   wait: 60s
 defaults:
-  duration: 8s
+  duration: 5s
   topology: pairs
   message_size: 16KiB
   outstanding: 8
@@ -917,6 +944,9 @@ tests:
 // Three TCG guests on two cores move 10 to 20 Mbit/s per flow: each rank's 2 MB a step needs up to
 // 1.6 s of the 3 s window (a 3 s step with 4 MB overran it once, and the run had 4 steps, not 5).
 // `extra`: more keys of the test (each line indented by four spaces).
+// Three steps of 4 s: each has a compute second with no traffic and a second or more with it.
+constexpr int kCollectiveSteps = 3;
+
 std::string collective_profile(const std::string& collective, const std::string& bytes,
                                const std::string& hosts = "[vm1, vm2, vm3]", const std::string& extra = "") {
   return R"(name: lab-collective
@@ -931,7 +961,8 @@ tests:
          R"(    collective: )" + collective + R"(
     collective_bytes: )" +
          bytes + R"(
-    steps: 5
+    steps: )" +
+         std::to_string(kCollectiveSteps) + R"(
     step_period: 4s
     compute_time: 1s
     message_size: 64KiB
@@ -964,15 +995,15 @@ TEST_F(TrainingVmLab, RingAllReduceSendsTwoGMinusOneOverGOfSEachStepInTheStepsRh
   const std::map<std::string, std::string> next{{"vm1", "vm2"}, {"vm2", "vm3"}, {"vm3", "vm1"}};
   for (const auto& [agent, peer] : next) {
     ASSERT_EQ(sent.at(agent).size(), 1u) << agent << " talks to its ring neighbour only";
-    EXPECT_NEAR(sent.at(agent).at(peer) / 5, model, 0.02 * model) << agent << " -> " << peer;
+    EXPECT_NEAR(sent.at(agent).at(peer) / kCollectiveSteps, model, 0.02 * model) << agent << " -> " << peer;
   }
   for (const auto& flow : flows) {
-    EXPECT_EQ(counter(flow, "steps_done"), 5u) << flow.dump(2);
+    EXPECT_EQ(counter(flow, "steps_done"), std::uint64_t{kCollectiveSteps}) << flow.dump(2);
     // The rhythm: seconds with traffic and silent seconds (compute) alternate in the series.
     std::size_t busy = 0, silent = 0;
     for (const double rate : bin_throughputs(flow)) (rate > 0 ? busy : silent) += 1;
-    EXPECT_GE(busy, 4u) << flow.dump(2);
-    EXPECT_GE(silent, 4u) << flow.dump(2);
+    EXPECT_GE(busy, std::size_t{kCollectiveSteps}) << flow.dump(2);
+    EXPECT_GE(silent, std::size_t{kCollectiveSteps}) << flow.dump(2);
   }
   const auto& collective = result["tests"][0]["collective"];
   EXPECT_EQ(collective["ranks"], 3);
@@ -993,8 +1024,8 @@ TEST_F(TrainingVmLab, AllToAllSendsSOverGToEveryOtherRankEachStep) {
     ASSERT_EQ(peers.size(), 2u) << agent;
     double total = 0;
     for (const auto& [peer, bytes] : peers) {
-      EXPECT_NEAR(bytes / 5, per_peer, 0.02 * per_peer) << agent << " -> " << peer;
-      total += bytes / 5;
+      EXPECT_NEAR(bytes / kCollectiveSteps, per_peer, 0.02 * per_peer) << agent << " -> " << peer;
+      total += bytes / kCollectiveSteps;
     }
     EXPECT_NEAR(total, 2.0 / 3 * 3e6, 0.02 * 2e6) << agent;
   }
@@ -1023,8 +1054,8 @@ TEST_F(RailsVmLab, ARailAlignedAllReduceSendsTheModelsBytesThroughEachNic) {
     EXPECT_NE(id.find("/rail" + rail + "/qp0"), std::string::npos) << id;
     // Rail-aligned: rail r leaves through the VM's rxeR, and the NIC's traffic is that rail's.
     EXPECT_EQ(flow["nic"], "rxe" + rail + "/1") << flow.dump(2);
-    EXPECT_EQ(counter(flow, "steps_done"), 5u) << flow.dump(2);
-    EXPECT_NEAR(static_cast<double>(counter(flow, "tx_bytes")) / 5, model, 0.02 * model) << flow.dump(2);
+    EXPECT_EQ(counter(flow, "steps_done"), std::uint64_t{kCollectiveSteps}) << flow.dump(2);
+    EXPECT_NEAR(static_cast<double>(counter(flow, "tx_bytes")) / kCollectiveSteps, model, 0.02 * model) << flow.dump(2);
   }
   for (const auto& sink : streams_of(result, "sink:")) {
     const std::string id = sink["stream_id"];
