@@ -30,12 +30,14 @@ std::uint64_t counter(const json& stream, const char* name) {
   return stream["counters"].value(name, std::uint64_t{0});
 }
 
-// One test of l1h1 sending to l2h1 through the marking port: `rate` of 512-byte frames with `ecn`.
+// One test of l1h1 sending to l2h1 through the marking port: `rate` of 512-byte frames with `ecn`
+// for `duration` (5 s where each flow must count over 1,000 frames at 250 a second).
 std::string marked_test(const std::string& name, const std::string& rate, const std::string& ecn,
-                        const std::string& thresholds) {
+                        const std::string& thresholds, const std::string& duration = "5s") {
   return "  - name: " + name + R"(
     engine: dpdk
-    duration: 5s
+    duration: )" +
+         duration + R"(
     topology: pipeline
     rate: )" +
          rate + R"(
@@ -57,7 +59,7 @@ TEST_F(FabricRun, APortMarksCeBeyondItsRateAndTheReceiversCountItPerFlow) {
   lab_->run("impair l2h1 down mark_ce_above=6");
   const std::string head = "name: ecn-marking\nagents:\n  hosts: [l1h1, l2h1]\n  wait: 30s\ntests:\n";
   ASSERT_EQ(run(head + marked_test("below", "1kpps", "ect0", "      max_ce_marked: 0\n") +
-                marked_test("above", "3kpps", "ect1", "      min_ce_marked: 100\n      max_lost_frames: 0\n")),
+                marked_test("above", "3kpps", "ect1", "      min_ce_marked: 100\n      max_lost_frames: 0\n", "3s")),
             0)
       << read_file(dir_ + "/controller.log");
   json result = report();
@@ -81,9 +83,9 @@ TEST_F(FabricRun, APortMarksCeBeyondItsRateAndTheReceiversCountItPerFlow) {
 
   // The same port, the verdicts the other way round: marks where none may be fail, a flow below
   // the rate that must be marked fails, and frames that are not ECN-capable pass unmarked.
-  ASSERT_EQ(run(head + marked_test("above-unmarked", "3kpps", "ect0", "      max_ce_marked: 0\n") +
+  ASSERT_EQ(run(head + marked_test("above-unmarked", "3kpps", "ect0", "      max_ce_marked: 0\n", "3s") +
                 marked_test("not-ect", "3kpps", "not_ect", "      max_ce_marked: 0\n") +
-                marked_test("below-marked", "1kpps", "ect0", "      min_ce_marked: 1\n")),
+                marked_test("below-marked", "1kpps", "ect0", "      min_ce_marked: 1\n", "3s")),
             1)
       << read_file(dir_ + "/controller.log");
   result = report();
