@@ -106,7 +106,7 @@ agents:
 tests:
   - name: uplink fails
     engine: dpdk
-    duration: 8s
+    duration: 6s
     topology: permutation
     rate: 3kpps
     frame_size: 256B
@@ -181,7 +181,7 @@ agents:
 tests:
   - name: buffer
     engine: dpdk
-    duration: 3s
+    duration: 2s
     rate: 2Mbit/s
     frame_size: 256B
     encapsulation: ipv4_udp
