@@ -9,12 +9,15 @@ scenario_rdma() {
   demo_say "the lab: two VMs with Soft-RoCE (qemu, TCG), one link between them"
   $lab up "$id" 2
   demo_at_exit "bash tests/lab/rxe-vm-lab.sh down $id"
-  local vm
+  # Both agents at once: each start is a guest exec, some 1.5 s under TCG.
+  local vm pid starts=()
   for vm in 1 2; do
     $lab exec "$id" "$vm" --background --name agent -- "$agent" --controller "10.0.2.2:$port" --name "vm$vm" \
       --ca "$work/certs/ca.pem" --cert "$work/certs/vm$vm.pem" --key "$work/certs/vm$vm.key" --idle-sleep-us 100 \
-      >/dev/null
+      >/dev/null &
+    starts+=($!)
   done
+  for pid in "${starts[@]}"; do wait "$pid"; done
 
   local clean=0 fault=0
   demo_say "1/2 profiles/lab-rdma-write.yaml: checked RDMA WRITEs vm1 <-> vm2, 64 KiB messages, $(demo_length "20 s")"
