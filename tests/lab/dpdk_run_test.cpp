@@ -109,12 +109,9 @@ class DpdkRun : public ::testing::Test {
       for (int attempt = 1;; ++attempt) {
         std::vector<std::string> command = agent_user(name, unit_capabilities());
         ASSERT_GT(command.size(), 0u) << "chown " << dir_;
-        command.insert(
-            command.end(),
-            {tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_), "--name", name,
-             "--ca", dir_ + "/certs/ca.pem", "--cert", dir_ + "/certs/" + name + ".pem", "--key",
-             dir_ + "/certs/" + name + ".key", "--dpdk-vdev", "net_af_packet0,iface=" + lab_id_ + "-" + host,
-             "--idle-sleep-us", "50", "--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"});
+        const auto agent_arguments = agent_command(host);
+        command.insert(command.end(), agent_arguments.begin(), agent_arguments.end());
+        command.insert(command.end(), {"--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"});
         command.insert(command.end(), extra_arguments.begin(), extra_arguments.end());
         auto agent = std::make_unique<Process>(command, log);
         ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
@@ -130,6 +127,26 @@ class DpdkRun : public ::testing::Test {
         fs::remove(log);
       }
     }
+  }
+
+  // tusk-agent and its arguments for lab host `host` ("a" or "b"), its port not yet addressed.
+  std::vector<std::string> agent_command(const std::string& host) const {
+    const std::string name = "lab-" + host;
+    return {tusk::build_paths::agent_bin(),
+            "--controller",
+            "127.0.0.1:" + std::to_string(port_),
+            "--name",
+            name,
+            "--ca",
+            dir_ + "/certs/ca.pem",
+            "--cert",
+            dir_ + "/certs/" + name + ".pem",
+            "--key",
+            dir_ + "/certs/" + name + ".key",
+            "--dpdk-vdev",
+            "net_af_packet0,iface=" + lab_id_ + "-" + host,
+            "--idle-sleep-us",
+            "50"};
   }
 
   int run_controller() { return start_controller()->wait(90s).value_or(-100); }
@@ -248,10 +265,8 @@ TEST_F(DpdkRun, TheAgentRunsAsItsUnitsUserAndEachCapabilityTheUnitGrantsIsNeeded
   ASSERT_FALSE(granted.empty()) << "deploy/systemd/tusk-agent.service grants no capability";
   // Agent lab-a after the prefix `command` (its privileges), once it has said which engines it has.
   const auto start = [&](std::vector<std::string> command, const std::string& log) {
-    command.insert(command.end(), {tusk::build_paths::agent_bin(), "--controller", "127.0.0.1:" + std::to_string(port_),
-                                   "--name", "lab-a", "--ca", dir_ + "/certs/ca.pem", "--cert",
-                                   dir_ + "/certs/lab-a.pem", "--key", dir_ + "/certs/lab-a.key", "--dpdk-vdev",
-                                   "net_af_packet0,iface=" + lab_id_ + "-a", "--idle-sleep-us", "50"});
+    const auto agent_arguments = agent_command("a");
+    command.insert(command.end(), agent_arguments.begin(), agent_arguments.end());
     auto agent = std::make_unique<Process>(command, log);
     EXPECT_TRUE(wait_for_text(log, "tusk-agent info: agent 'lab-a'", 20s)) << read_file(log);
     return agent;

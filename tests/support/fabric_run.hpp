@@ -62,9 +62,11 @@ class FabricRun : public ::testing::Test {
     ASSERT_TRUE(copy_of_certs(dir_ + "/certs", names)) << "make-certs.sh failed";
   }
 
-  // One agent per lab host on its port, with the host's address and its leaf as gateway. DPDK
-  // 22.11's af_packet PMD may draw a PACKET_FANOUT group another agent has (see dpdk_run_test):
-  // an agent whose port would not open is started again under a new pid.
+  // One agent per lab host on its port, with the host's address and its leaf as gateway, all
+  // started at once (one after another, six took 2 s before the controller could start, and the
+  // first had backed off its redials by then). DPDK 22.11's af_packet PMD may draw a
+  // PACKET_FANOUT group another agent has (see dpdk_run_test): an agent whose port would not open
+  // is started again under a new pid.
   // `gateways`: a host's gateway where it is not its leaf's (.1).
   // `idle_sleep_us`: a host's poll pause where it is not the lab's 50 us (a slow receiver).
   // `host_lldpd` false: the agents ask no lldpd (a socket nobody serves), so their ports' LLDP
@@ -73,45 +75,61 @@ class FabricRun : public ::testing::Test {
                     const std::map<std::string, int>& idle_sleep_us = {}, bool host_lldpd = true) {
     std::string lldp_socket = host_lldpd ? lab_->run("host-lldp-socket") : dir_ + "/no-lldpd.sock";
     lldp_socket.erase(lldp_socket.find_last_not_of(" \n") + 1);
-    for (const auto& host : hosts_) {
-      const std::string log = dir_ + "/agent-" + host.name + ".log";
-      const auto given = gateways.find(host.name);
-      const std::string gateway =
-          given != gateways.end() ? given->second : "192.168." + std::to_string(100 + host.leaf) + ".1";
-      const auto sleep = idle_sleep_us.find(host.name);
-      const std::string idle = std::to_string(sleep != idle_sleep_us.end() ? sleep->second : 50);
-      for (int attempt = 1;; ++attempt) {
-        auto agent = std::make_unique<Process>(std::vector<std::string>{tusk::build_paths::agent_bin(),
-                                                                        "--controller",
-                                                                        "127.0.0.1:" + std::to_string(port_),
-                                                                        "--name",
-                                                                        host.name,
-                                                                        "--ca",
-                                                                        dir_ + "/certs/ca.pem",
-                                                                        "--cert",
-                                                                        dir_ + "/certs/" + host.name + ".pem",
-                                                                        "--key",
-                                                                        dir_ + "/certs/" + host.name + ".key",
-                                                                        "--dpdk-vdev",
-                                                                        "net_af_packet0,iface=" + lab_->ns(host.name),
-                                                                        "--dpdk-file-prefix",
-                                                                        id_ + host.name,
-                                                                        "--idle-sleep-us",
-                                                                        idle,
-                                                                        "--dpdk-address",
-                                                                        host.address + "/24,gw=" + gateway,
-                                                                        "--lldpcli-socket",
-                                                                        lldp_socket},
-                                               log);
-        ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + host.name + "'", 20s)) << read_file(log);
+    std::vector<const LabHost*> waiting;
+    for (const auto& host : hosts_) waiting.push_back(&host);
+    for (int attempt = 1; !waiting.empty(); ++attempt) {
+      ASSERT_LE(attempt, 5) << "DPDK port of " << waiting.front()->name
+                            << " would not open: " << read_file(dir_ + "/agent-" + waiting.front()->name + ".log");
+      std::vector<std::pair<const LabHost*, std::unique_ptr<Process>>> started;
+      for (const LabHost* host : waiting) {
+        const std::string log = dir_ + "/agent-" + host->name + ".log";
+        std::filesystem::remove(log);
+        started.emplace_back(
+            host, std::make_unique<Process>(agent_command(*host, gateways, idle_sleep_us, lldp_socket), log));
+      }
+      waiting.clear();
+      for (auto& [host, agent] : started) {
+        const std::string log = dir_ + "/agent-" + host->name + ".log";
+        ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + host->name + "'", 20s)) << read_file(log);
         if (read_file(log).find("engines: dpdk") != std::string::npos) {
           agents_.push_back(std::move(agent));
-          break;
+        } else {
+          waiting.push_back(host);
         }
-        ASSERT_LT(attempt, 5) << "DPDK port would not open: " << read_file(log);
-        std::filesystem::remove(log);
       }
     }
+  }
+
+  // The command line of `host`'s agent (start_agents' arguments).
+  std::vector<std::string> agent_command(const LabHost& host, const std::map<std::string, std::string>& gateways,
+                                         const std::map<std::string, int>& idle_sleep_us,
+                                         const std::string& lldp_socket) const {
+    const auto given = gateways.find(host.name);
+    const std::string gateway =
+        given != gateways.end() ? given->second : "192.168." + std::to_string(100 + host.leaf) + ".1";
+    const auto sleep = idle_sleep_us.find(host.name);
+    const std::string idle = std::to_string(sleep != idle_sleep_us.end() ? sleep->second : 50);
+    return {tusk::build_paths::agent_bin(),
+            "--controller",
+            "127.0.0.1:" + std::to_string(port_),
+            "--name",
+            host.name,
+            "--ca",
+            dir_ + "/certs/ca.pem",
+            "--cert",
+            dir_ + "/certs/" + host.name + ".pem",
+            "--key",
+            dir_ + "/certs/" + host.name + ".key",
+            "--dpdk-vdev",
+            "net_af_packet0,iface=" + lab_->ns(host.name),
+            "--dpdk-file-prefix",
+            id_ + host.name,
+            "--idle-sleep-us",
+            idle,
+            "--dpdk-address",
+            host.address + "/24,gw=" + gateway,
+            "--lldpcli-socket",
+            lldp_socket};
   }
 
   // The controller's command line for `profile` (written to the scratch directory), plus `extra`.
