@@ -30,7 +30,7 @@ void ControllerLink::dial() {
         if (stopped_) return;
         if (ec) {
           spdlog::warn("cannot resolve controller {}: {}", controller_.host, ec.message());
-          schedule_dial();
+          schedule_dial(refused_backoff_);
           return;
         }
         dialling_.emplace(io_);
@@ -39,7 +39,7 @@ void ControllerLink::dial() {
           if (connect_ec) {
             attempt_failed(fmt::format("not reachable: {}", connect_ec.message()));
             dialling_.reset();
-            schedule_dial();
+            schedule_dial(unanswered_backoff_);
             return;
           }
           auto connection = Connection::create(std::move(*dialling_), tls_, limits_);
@@ -51,10 +51,12 @@ void ControllerLink::dial() {
               controller_.host, [this](proto::Envelope& message) { handlers_.on_message(message); },
               [this, weak](const std::string& reason) {
                 if (connection_ == weak.lock()) connection_.reset();
-                if (!in_session_) attempt_failed(reason);
+                const bool was_in_session = in_session_;
+                if (!was_in_session) attempt_failed(reason);
                 in_session_ = false;
                 handlers_.on_disconnected(reason);
-                schedule_dial();
+                // A lost session redials at once (the backoffs were reset when it began).
+                schedule_dial(was_in_session ? unanswered_backoff_ : refused_backoff_);
               });
           handlers_.on_connected();
         });
@@ -90,9 +92,9 @@ void ControllerLink::attempt_failed(const std::string& reason) {
                handshake_hint(reason));
 }
 
-void ControllerLink::schedule_dial() {
+void ControllerLink::schedule_dial(Backoff& backoff) {
   if (stopped_) return;
-  const auto delay = backoff_.next_delay();
+  const auto delay = backoff.next_delay();
   redial_timer_.expires_after(delay);
   redial_timer_.async_wait([this](error_code ec) {
     if (!ec) dial();
