@@ -9,7 +9,7 @@ string(APPEND tusk_build_paths_text "#include \"tests/support/build_paths.hpp\"\
 set(tusk_build_paths_programs controller_bin tusk-controller agent_bin tusk-agent)
 if(TUSK_BUILD_TESTS)
   list(APPEND tusk_build_paths_programs agent_double_bin tusk-agent-double lab_relay_bin tusk-lab-relay
-       lab_flap_bin tusk-lab-flap lab_rdma_connect_bin tusk-lab-rdma-connect fake_ethtool_bin tusk-fake-ethtool)
+       lab_flap_bin tusk-lab-flap lab_tcx_bin tusk-lab-tcx lab_rdma_connect_bin tusk-lab-rdma-connect fake_ethtool_bin tusk-fake-ethtool)
 endif()
 string(APPEND tusk_build_paths_text "std::string source_dir() { return \"${PROJECT_SOURCE_DIR}\"; }\n")
 while(tusk_build_paths_programs)

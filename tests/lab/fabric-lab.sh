@@ -288,7 +288,6 @@ up() {
   for ((j = 1; j <= spines; j++)); do switches+=("s$j"); done
   for ((i = 1; i <= leaves; i++)); do switches+=("l$i"); done
   start_switches "${switches[@]}"
-  start_host_lldpd
   echo "fabric-lab: up: $leaves leaves, $spines spines, $hosts DPDK hosts per leaf (fabric-lab.sh topology)"
 }
 
@@ -357,6 +356,36 @@ counter() {
   in_ns "$ns" cat "/sys/class/net/$dev/statistics/tx_packets"
 }
 
+# Where `impair` hangs its egress program on the sender's port NS DEV: at the port's tcx hook,
+# through tusk-lab-tcx (TUSK_LAB_TCX, or this checkout's build/), where the kernel has one (Linux
+# 6.6 and later). There a clsact qdisc would also make the port's tcx ingress hook, and with it the
+# kernel counts every frame that only a packet socket takes (the LLDP lldpd reads, one a second)
+# as dropped by the port: discards, at the sender's end of the direction nobody impaired
+# (tests/lab/tcx_egress.cpp). A clsact qdisc elsewhere, where it has no such effect.
+tcx_tool=${TUSK_LAB_TCX:-$here/../../build/tests/tusk-lab-tcx}
+egress_pin() { echo "$switches_dir/bpf/$1-$2"; }
+detach_egress() {
+  local ns=$1 dev=$2
+  rm -f "$(egress_pin "$ns" "$dev")"
+  in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
+}
+attach_egress() {
+  local ns=$1 dev=$2 object=$3 status=0
+  detach_egress "$ns" "$dev"
+  if [[ -x $tcx_tool ]]; then
+    local bpffs=$switches_dir/bpf
+    if ! mountpoint -q "$bpffs"; then
+      mkdir -p "$bpffs"
+      mount -t bpf bpf "$bpffs"
+    fi
+    "$tcx_tool" "$ns" "$dev" "$object" "$(egress_pin "$ns" "$dev")" || status=$?
+    [[ $status -ne 0 ]] || return 0
+    [[ $status -eq 3 ]] || die "$tcx_tool could not attach the impairment to $dev in $ns"
+  fi
+  in_ns "$ns" tc qdisc replace dev "$dev" clsact
+  in_ns "$ns" tc filter replace dev "$dev" egress pref 1 bpf direct-action obj "$object" sec tc
+}
+
 impair() {
   [[ $# -ge 3 ]] || die "usage: impair LINK up|down loss=P|drop=P|corrupt=P|duplicate=P|dscp=N|mark_ce_above=MBPS..."
   local ns dev rns rdev where
@@ -407,10 +436,8 @@ impair() {
   elif [[ -n $rns ]]; then
     ip -n "$rns" link set dev "$rdev" xdp off
   fi
-  # A new impairment replaces the last one: `filter replace` without a handle would add a second.
-  in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
-  in_ns "$ns" tc qdisc replace dev "$dev" clsact
-  in_ns "$ns" tc filter replace dev "$dev" egress pref 1 bpf direct-action obj "$object" sec tc
+  # A new impairment replaces the last one.
+  attach_egress "$ns" "$dev" "$object"
   rm -f "$object"
 }
 
@@ -449,7 +476,7 @@ clear_link() {
   for dir in "${dirs[@]}"; do
     where=$(sender_of "$1" "$dir")
     read -r ns dev <<<"$where"
-    in_ns "$ns" tc qdisc del dev "$dev" clsact 2>/dev/null || true
+    detach_egress "$ns" "$dev"
     in_ns "$ns" tc qdisc del dev "$dev" root 2>/dev/null || true
     # The receiving port's discarding half of loss (impair).
     where=$(receiver_of "$1" "$dir")
@@ -594,6 +621,8 @@ down() {
   { ip link del "$id-mgmt" 2>/dev/null || true; } &
   jobs+=($!)
   wait_stopped
+  # The impairments' pinned links (attach_egress): their ports went with the namespaces.
+  if mountpoint -q "$switches_dir/bpf"; then umount "$switches_dir/bpf" || true; fi
   { rm -rf "$switches_dir"; } &
   jobs+=($!)
   for ((t = 0; t < 100; t++)); do

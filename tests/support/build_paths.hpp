@@ -15,6 +15,7 @@ std::string agent_bin();       // tusk-agent
 std::string agent_double_bin();      // tusk-agent-double
 std::string lab_relay_bin();         // tusk-lab-relay
 std::string lab_flap_bin();          // tusk-lab-flap
+std::string lab_tcx_bin();           // tusk-lab-tcx
 std::string lab_rdma_connect_bin();  // tusk-lab-rdma-connect
 std::string fake_ethtool_bin();      // tusk-fake-ethtool
 

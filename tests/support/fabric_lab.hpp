@@ -37,8 +37,8 @@ class FabricLab {
 
   // The shell command that runs a lab command (for a profile's hook).
   std::string command(const std::string& arguments) const {
-    return "TUSK_LAB_ID=" + id_ + " bash " + tusk::build_paths::source_dir() + "/tests/lab/fabric-lab.sh " + arguments +
-           " 2>&1";
+    return "TUSK_LAB_ID=" + id_ + " TUSK_LAB_TCX=" + tusk::build_paths::lab_tcx_bin() + " bash " +
+           tusk::build_paths::source_dir() + "/tests/lab/fabric-lab.sh " + arguments + " 2>&1";
   }
 
  private:
