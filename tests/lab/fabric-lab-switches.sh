@@ -62,6 +62,7 @@ configure system hostname $sw
 configure system description "Tusk fabric lab $id, $role $sw"
 configure lldp portidsubtype ifname
 configure lldp tx-interval 1
+configure lldp status rx-only
 EOF
   # -C: the chassis ID is the first fabric port's fixed MAC, never mgmt's random one.
   in_ns "$(ns_of "$sw")" lldpd -u "$dir/lldpd.sock" -p "$dir/lldpd.pid" -X "$dir/agentx" \
@@ -78,21 +79,34 @@ start_host_lldpd() {
 }
 
 # Every switch's daemons, all switches at once: snmpd, and lldpd once its AgentX socket is there
-# (an lldpd that misses its master tries again only many seconds later).
+# (an lldpd that misses its master tries again only many seconds later). Each lldpd starts
+# receive-only and sends once every lldpd listens on all of its ports (and the hosts' lldpd has
+# started): a frame that reaches a port where nothing takes LLDP yet is counted in that port's
+# discards, and the first counter reading of a test that starts at once (snmpd caches them for
+# 3 s) may still predate it.
 start_switches() {
   local sw pid pids=()
   mkdir -p /run/lldpd
   for sw in "$@"; do
     {
       start_snmpd "$sw"
-      local t
+      local t ports=$((spines + hosts))
+      [[ $sw == s* ]] && ports=$leaves
       for ((t = 0; t < 300; t++)); do [[ -S $switches_dir/$sw/agentx ]] && break; sleep 0.01; done
       [[ -S $switches_dir/$sw/agentx ]] || die "snmpd of $sw opened no AgentX socket (log: $switches_dir/$sw/snmpd.log)"
       start_lldpd "$sw"
+      for ((t = 0; t < 300; t++)); do
+        (($(lldpcli -u "$switches_dir/$sw/lldpd.sock" show interfaces 2>/dev/null | grep -c '^Interface:') >= ports)) &&
+          break
+        sleep 0.01
+      done
+      ((t < 300)) || die "lldpd of $sw did not take its $ports ports"
     } &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || die "a switch's snmpd or lldpd did not start"; done
+  start_host_lldpd
+  for sw in "$@"; do lldpcli -u "$switches_dir/$sw/lldpd.sock" configure lldp status rx-and-tx >/dev/null; done
 }
 
 # A switch's management in the topology file: where the controller reads its SNMP agent, and the
