@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "tests/e2e/process.hpp"
+#include "tests/support/af_packet_agents.hpp"
 #include "tests/support/build_paths.hpp"
 #include "tests/support/report_page_check.hpp"
 #include "tests/support/scripted_controller.hpp"
@@ -96,35 +97,29 @@ class DpdkRun : public ::testing::Test {
             .c_str());
   }
 
-  // DPDK 22.11's af_packet PMD names its PACKET_FANOUT group (getpid() ^ ifindex) & 0xffff, and
-  // groups are per network namespace: two agents on one host can draw the same number, and then
-  // the second port fails to open (EINVAL). Start the agents one at a time and give an agent that
-  // drew a taken number a new pid.
+  // Both agents spawned at once (AfPacketAgents gives each a PACKET_FANOUT group of its own), then
+  // each one's start read from its log.
   void start_agents(const std::vector<std::string>& extra_arguments = {}) {
+    std::vector<AfPacketAgents::Agent> agents;
     for (const std::string host : {"a", "b"}) {
       const std::string name = "lab-" + host;
-      const std::string log = dir_ + "/agent-" + name + ".log";
-      // A second start in one test must not read the first agent's log as its own.
-      fs::remove(log);
-      for (int attempt = 1;; ++attempt) {
-        std::vector<std::string> command = agent_user(name, unit_capabilities());
-        ASSERT_GT(command.size(), 0u) << "chown " << dir_;
-        const auto agent_arguments = agent_command(host);
-        command.insert(command.end(), agent_arguments.begin(), agent_arguments.end());
-        command.insert(command.end(), {"--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"});
-        command.insert(command.end(), extra_arguments.begin(), extra_arguments.end());
-        auto agent = std::make_unique<Process>(command, log);
-        ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + name + "'", 20s)) << read_file(log);
-        if (read_file(log).find("engines: dpdk") != std::string::npos) {
-          // A host without RDMA hardware (this lab's) still serves DPDK, and says why it has no RDMA.
-          if (!host_has_rdma_device()) {
-            EXPECT_NE(read_file(log).find("no RDMA device found"), std::string::npos) << read_file(log);
-          }
-          agents_.push_back(std::move(agent));
-          break;
-        }
-        ASSERT_LT(attempt, 5) << "DPDK port would not open: " << read_file(log);
-        fs::remove(log);
+      std::vector<std::string> command = agent_user(name, unit_capabilities());
+      ASSERT_GT(command.size(), 0u) << "chown " << dir_;
+      const auto agent_arguments = agent_command(host);
+      command.insert(command.end(), agent_arguments.begin(), agent_arguments.end());
+      command.insert(command.end(), {"--dpdk-address", host == "a" ? "10.77.0.1/24" : "10.77.0.2/24,gw=10.77.0.1"});
+      command.insert(command.end(), extra_arguments.begin(), extra_arguments.end());
+      // A second start in one test must not read the first agent's log as its own: start() removes it.
+      agents.push_back({command, lab_id_ + "-" + host, dir_ + "/agent-" + name + ".log"});
+    }
+    for (auto& agent : af_packet_agents_.start(agents)) agents_.push_back(std::move(agent));
+    for (const auto& agent : agents) {
+      ASSERT_TRUE(wait_for_text(agent.log, "tusk-agent info: agent '", 20s)) << read_file(agent.log);
+      ASSERT_NE(read_file(agent.log).find("engines: dpdk"), std::string::npos)
+          << "DPDK port would not open: " << read_file(agent.log);
+      // A host without RDMA hardware (this lab's) still serves DPDK, and says why it has no RDMA.
+      if (!host_has_rdma_device()) {
+        EXPECT_NE(read_file(agent.log).find("no RDMA device found"), std::string::npos) << read_file(agent.log);
       }
     }
   }
@@ -209,6 +204,7 @@ class DpdkRun : public ::testing::Test {
   static inline bool lab_ready_ = false;
   std::string dir_;
   int port_ = 0;
+  AfPacketAgents af_packet_agents_;
   std::vector<std::unique_ptr<Process>> agents_;
 };
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tests/e2e/process.hpp"
+#include "tests/support/af_packet_agents.hpp"
 #include "tests/support/build_paths.hpp"
 #include "tests/support/fabric_lab.hpp"
 
@@ -63,10 +64,10 @@ class FabricRun : public ::testing::Test {
   }
 
   // One agent per lab host on its port, with the host's address and its leaf as gateway, all
-  // started at once (one after another, six took 2 s before the controller could start, and the
-  // first had backed off its redials by then). DPDK 22.11's af_packet PMD may draw a
-  // PACKET_FANOUT group another agent has (see dpdk_run_test): an agent whose port would not open
-  // is started again under a new pid.
+  // spawned at once and none waited for: the controller that run() starts next waits for them to
+  // register (one after another, six agents took 2 s before the controller could start, and the
+  // first had backed off its redials by then). An agent whose port would not open registers
+  // without DPDK, and the run then stops naming it.
   // `gateways`: a host's gateway where it is not its leaf's (.1).
   // `idle_sleep_us`: a host's poll pause where it is not the lab's 50 us (a slow receiver).
   // `host_lldpd` false: the agents ask no lldpd (a socket nobody serves), so their ports' LLDP
@@ -75,29 +76,12 @@ class FabricRun : public ::testing::Test {
                     const std::map<std::string, int>& idle_sleep_us = {}, bool host_lldpd = true) {
     std::string lldp_socket = host_lldpd ? lab_->run("host-lldp-socket") : dir_ + "/no-lldpd.sock";
     lldp_socket.erase(lldp_socket.find_last_not_of(" \n") + 1);
-    std::vector<const LabHost*> waiting;
-    for (const auto& host : hosts_) waiting.push_back(&host);
-    for (int attempt = 1; !waiting.empty(); ++attempt) {
-      ASSERT_LE(attempt, 5) << "DPDK port of " << waiting.front()->name
-                            << " would not open: " << read_file(dir_ + "/agent-" + waiting.front()->name + ".log");
-      std::vector<std::pair<const LabHost*, std::unique_ptr<Process>>> started;
-      for (const LabHost* host : waiting) {
-        const std::string log = dir_ + "/agent-" + host->name + ".log";
-        std::filesystem::remove(log);
-        started.emplace_back(
-            host, std::make_unique<Process>(agent_command(*host, gateways, idle_sleep_us, lldp_socket), log));
-      }
-      waiting.clear();
-      for (auto& [host, agent] : started) {
-        const std::string log = dir_ + "/agent-" + host->name + ".log";
-        ASSERT_TRUE(wait_for_text(log, "tusk-agent info: agent '" + host->name + "'", 20s)) << read_file(log);
-        if (read_file(log).find("engines: dpdk") != std::string::npos) {
-          agents_.push_back(std::move(agent));
-        } else {
-          waiting.push_back(host);
-        }
-      }
+    std::vector<AfPacketAgents::Agent> agents;
+    for (const auto& host : hosts_) {
+      agents.push_back({agent_command(host, gateways, idle_sleep_us, lldp_socket), lab_->ns(host.name),
+                        dir_ + "/agent-" + host.name + ".log"});
     }
+    for (auto& agent : af_packet_agents_.start(agents)) agents_.push_back(std::move(agent));
   }
 
   // The command line of `host`'s agent (start_agents' arguments).
@@ -198,6 +182,7 @@ class FabricRun : public ::testing::Test {
   int port_ = 0;
   std::unique_ptr<FabricLab> lab_;
   std::vector<LabHost> hosts_;
+  AfPacketAgents af_packet_agents_;
   std::vector<std::unique_ptr<Process>> agents_;
 };
 
