@@ -56,11 +56,11 @@ TEST(PlanText, ExpandsASweepIntoItsStepsSaysEachRatesScopeAndTheProfilesLength) 
   // 23 steps of 5 s, and 2 to 32 trials of 2 s.
   EXPECT_NE(text.find("length: 1 m 59 s to 2 m 59 s of traffic"), std::string::npos) << text;
 
-  const auto json = plan_json(profile, plan);
-  EXPECT_EQ(json["tests"][0]["steps"].size(), 23u);
-  EXPECT_EQ(json["tests"][1]["search"]["most_trials"], 32);
-  EXPECT_EQ(json["length_s"]["least"], 119.0);
-  EXPECT_EQ(json["length_s"]["most"], 179.0);
+  const auto planned = plan_json(profile, plan);
+  EXPECT_EQ(planned["tests"][0]["steps"].size(), 23u);
+  EXPECT_EQ(planned["tests"][1]["search"]["most_trials"], 32);
+  EXPECT_EQ(planned["length_s"]["least"], 119.0);
+  EXPECT_EQ(planned["length_s"]["most"], 179.0);
 }
 
 // Before: `plan` of `shifts: all` listed only the first step's pairs (7 of 42 for 7 agents), a
@@ -90,13 +90,13 @@ tests:
   EXPECT_NE(text.find("method shift: 6 steps"), std::string::npos) << text;
   EXPECT_NE(text.find("a -> b; b -> c; c -> d; d -> e; e -> f; f -> g; g -> a"), std::string::npos) << text;
   EXPECT_NE(text.find("a -> g; b -> a; c -> b; d -> c; e -> d; f -> e; g -> f"), std::string::npos) << text;
-  const auto json = plan_json(profile, plan);
+  const auto planned = plan_json(profile, plan);
   std::set<std::pair<std::string, std::string>> pairs;
-  for (const auto& step : json["tests"][0]["steps"]) {
+  for (const auto& step : planned["tests"][0]["steps"]) {
     for (const auto& pair : step["pairs"]) pairs.emplace(pair[0], pair[1]);
   }
   EXPECT_EQ(pairs.size(), 42u) << "every ordered pair of 7 agents once";
-  EXPECT_EQ(json["tests"][0]["pairs_in_all"], 42);
+  EXPECT_EQ(planned["tests"][0]["pairs_in_all"], 42);
   // The schedule's steps keep the safe defaults; the search's trials are not judged on loss.
   const auto search_at = text.find("test 1 'search'");
   ASSERT_NE(search_at, std::string::npos) << text;
@@ -105,11 +105,11 @@ tests:
   EXPECT_EQ(search.find("lost_frames <= 0"), std::string::npos) << search;
   EXPECT_NE(search.find("at frame sizes 64 B, 1518 B"), std::string::npos) << search;
   bool schedule_judges_loss = false;
-  for (const auto& threshold : json["tests"][0]["step_thresholds"]) {
+  for (const auto& threshold : planned["tests"][0]["step_thresholds"]) {
     schedule_judges_loss |= threshold["metric"] == "lost_frames" && threshold["safe_default"] == true;
   }
-  EXPECT_TRUE(schedule_judges_loss) << json["tests"][0]["step_thresholds"].dump();
-  EXPECT_EQ(json["tests"][1]["search"]["frame_sizes"], nlohmann::json::parse("[64, 1518]"));
+  EXPECT_TRUE(schedule_judges_loss) << planned["tests"][0]["step_thresholds"].dump();
+  EXPECT_EQ(planned["tests"][1]["search"]["frame_sizes"], nlohmann::json::parse("[64, 1518]"));
 }
 
 // Before: `plan` of `group_by: leaf` printed "0 s of traffic" and a ring that would not run, and
@@ -152,8 +152,8 @@ links:
   EXPECT_NE(text.find("method shift: 2 steps"), std::string::npos) << text;
   EXPECT_NE(text.find("length: 6 s of traffic"), std::string::npos) << text;
   std::set<std::pair<std::string, std::string>> pairs;
-  const auto json = plan_json(profile, plan);
-  for (const auto& step : json["tests"][0]["steps"]) {
+  const auto planned = plan_json(profile, plan);
+  for (const auto& step : planned["tests"][0]["steps"]) {
     for (const auto& pair : step["pairs"]) {
       pairs.emplace(pair[0], pair[1]);
       EXPECT_NE(pair[0].get<std::string>().substr(0, 2), pair[1].get<std::string>().substr(0, 2)) << pair.dump();
