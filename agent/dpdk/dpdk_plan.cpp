@@ -46,18 +46,18 @@ void check_dpdk_plan(const proto::Plan& plan) {
   at_most("confidence", test.confidence(), 1.0);
   finite_at_least_zero("trace_rate", test.trace_rate());
   at_most("trace_rate", test.trace_rate(), tusk::wire::kMaxTraceRate);
-  at_most("queues", test.queues(), wire::kMaxDpdkQueues);
+  at_most("queues", test.queues(), tusk::wire::kMaxDpdkQueues);
   at_most("burst_frames", test.burst_frames(), tusk::wire::kMaxBurstFrames);
   at_most("peers", plan.peers_size(), kMaxDpdkPeers);
   at_most("senders", plan.senders_size(), kMaxDpdkPeers);
   // Flow k of a peer uses source port udp_source_port + k: summed in 64 bits, so a huge flow count
   // cannot wrap round to a small last port.
   const std::uint64_t flows = std::max<std::uint32_t>(1, test.flows_per_peer());
-  at_most("flows_per_peer", flows, wire::kMaxDpdkFlowsPerPeer);
+  at_most("flows_per_peer", flows, tusk::wire::kMaxDpdkFlowsPerPeer);
   const std::uint64_t first_port = test.udp_source_port() > 0 ? test.udp_source_port() : kDefaultUdpPort;
   at_most("the last flow's UDP source port", first_port + flows - 1, 0xFFFFu);
   for (const auto& peer : plan.peers()) {
-    at_most("source ports of a peer", peer.source_ports_size(), static_cast<int>(wire::kMaxDpdkFlowsPerPeer));
+    at_most("source ports of a peer", peer.source_ports_size(), static_cast<int>(tusk::wire::kMaxDpdkFlowsPerPeer));
     for (const std::uint32_t port : peer.source_ports()) at_most("UDP source port", port, 0xFFFFu);
   }
   // A port's receiver tracks every sender's flows (a loopback or bidirectional test's peers send too).
