@@ -22,7 +22,7 @@ targets=("$@")
 
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # -O1 -gline-tables-only: the sanitizers' usual build, with file and line in every report. A unity
-# build (tusk_unity_build in build-env.sh).
+# build, eight files to a batch (tusk_unity_build in build-env.sh).
 tusk_configure build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo "${tusk_unity_build[@]}" \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DCMAKE_CXX_COMPILER=clang++ -DTUSK_BUILD_TESTS=OFF -DTUSK_BUILD_BENCH=OFF -DTUSK_BUILD_FUZZ=ON \

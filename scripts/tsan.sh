@@ -12,7 +12,7 @@ source scripts/build-env.sh
 
 # -O1 -g1: what TSan's reports need (line numbers in every stack), and a cold build of this tree
 # in two thirds of the time -O2 -g takes (controller/commands.cpp: 30 s against 44 s).
-# A unity build (tusk_unity_build in build-env.sh).
+# A unity build, eight files to a batch (tusk_unity_build in build-env.sh).
 # One ctest test per GoogleTest suite for the unit tests (TUSK_UNIT_TESTS_PER_SUITE): a process
 # under ThreadSanitizer starts slower than most unit tests run.
 tusk_configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTUSK_BUILD_BENCH=OFF "${tusk_unity_build[@]}" \
