@@ -6,12 +6,14 @@
 // early, then finds no protocol handler and counts the frame in rx_dropped: one "discard" a
 // second on the impaired sender's own port, in the direction the test did not impair.
 //   tusk-lab-tcx NETNS DEVICE OBJECT PIN
-// Exits 3 where the kernel has no tcx (before 6.6; clsact has no such effect there).
+// Exits 3 where the kernel has no tcx (before 6.6, by its release; clsact has no such effect
+// there). On 6.6 or later a failed attach is an error, never a quiet fall back to clsact.
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -23,6 +25,15 @@ namespace {
 
 // enum bpf_attach_type's BPF_TCX_EGRESS (Linux 6.6), which older UAPI headers lack.
 constexpr int kTcxEgress = 47;
+
+// Linux 6.6 or later, by the running kernel's release ("6.1.0-28-amd64", "6.18.1").
+bool kernel_has_tcx() {
+  utsname names{};
+  if (::uname(&names) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(names.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 6 || (major == 6 && minor >= 6);
+}
 
 int fail(const std::string& what) {
   std::fprintf(stderr, "tusk-lab-tcx: %s: %s\n", what.c_str(), std::strerror(errno));
@@ -37,6 +48,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string netns = argv[1], device = argv[2], object_path = argv[3], pin = argv[4];
+  if (!kernel_has_tcx()) {
+    std::fprintf(stderr, "tusk-lab-tcx: this kernel has no tcx hook (Linux 6.6 or later)\n");
+    return 3;
+  }
   const int netns_fd = ::open(("/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC);
   if (netns_fd < 0) return fail("network namespace " + netns);
   // The net namespace alone: the pin's bpffs is in this process's mounts, as the caller's.
@@ -62,13 +77,7 @@ int main(int argc, char** argv) {
   }
   const int link_fd = bpf_link_create(bpf_program__fd(program), static_cast<int>(ifindex),
                                       static_cast<bpf_attach_type>(kTcxEgress), nullptr);
-  if (link_fd < 0) {
-    if (errno == EINVAL) {
-      std::fprintf(stderr, "tusk-lab-tcx: this kernel has no tcx hook (Linux 6.6 or later)\n");
-      return 3;
-    }
-    return fail("attaching at " + device + "'s tcx egress");
-  }
+  if (link_fd < 0) return fail("attaching at " + device + "'s tcx egress");
   if (bpf_obj_pin(link_fd, pin.c_str()) != 0) return fail("pinning the link at " + pin);
   bpf_object__close(object);  // the pinned link holds the program, and the program its map
   return 0;
