@@ -27,6 +27,10 @@ inline constexpr std::string_view kHostDrops = "host_drops";
 // RDMA messages a QP posted and saw complete (a flow), or took in (a sink or a READ initiator).
 inline constexpr std::string_view kTxMessages = "tx_messages";
 inline constexpr std::string_view kRxMessages = "rx_messages";
+// Frame slots a paced DPDK sender let pass once it fell more than a millisecond behind (its thread
+// descheduled, or the port refused frames while its link was down): sending them late at once
+// would overrun the receiver. What it owed and did not send: the tester's shortfall, not the link's.
+inline constexpr std::string_view kTxSkippedFrames = "tx_skipped_frames";
 inline constexpr std::string_view kStalls = "stalls";  // an RDMA flow waited stall_timeout with nothing completing
 // An RDMA QP that never connected: refused by the peer or by the profile's route checks, no route,
 // or given up after its retries. 1 on its stream, which otherwise only shows zeros.

@@ -82,6 +82,17 @@ void DpdkEngine::send_probes(FrameSpec& spec) {
   }
 }
 
+std::size_t DpdkEngine::owe_skipped(const std::vector<std::size_t>& mine, std::size_t next_target,
+                                    std::uint64_t skipped) {
+  // The slots were the targets' in turn: each is owed its share, and the turn moves on.
+  const std::uint64_t each = skipped / mine.size(), rest = skipped % mine.size();
+  for (std::size_t m = 0; m < mine.size(); ++m) {
+    std::atomic<std::uint64_t>& owed = targets_[mine[(next_target + m) % mine.size()]]->skipped;
+    owed.store(owed.load(std::memory_order_relaxed) + each + (m < rest ? 1 : 0), std::memory_order_relaxed);
+  }
+  return (next_target + rest) % mine.size();
+}
+
 void DpdkEngine::tx_loop(Worker& worker) {
   // The first worker's TX queue also carries the ARP and ping answers and the path-trace probes.
   const bool first = &worker == workers_.front().get();
@@ -120,6 +131,7 @@ void DpdkEngine::tx_loop(Worker& worker) {
     return;
   }
   const std::int64_t begin = realtime_ns();
+  worker.tx_began_ns.store(begin, std::memory_order_relaxed);
   std::uint64_t sent_total = 0;
   std::uint64_t slots_skipped = 0;  // frame slots that passed while the port took nothing
   // Trains: a whole train's frames fall due at once, at the train's slot.
@@ -145,7 +157,10 @@ void DpdkEngine::tx_loop(Worker& worker) {
         sleep_us(std::max(context_.idle_sleep_us(), 10u));
         continue;
       }
-      if (due - sent_total > max_lag) slots_skipped += due - sent_total - kBurst;
+      if (due - sent_total > max_lag) {
+        slots_skipped += due - sent_total - kBurst;
+        next_target = owe_skipped(mine, next_target, due - sent_total - kBurst);
+      }
       count = static_cast<std::uint16_t>(std::min<std::uint64_t>(kBurst, due - sent_total));
     }
     if (rte_pktmbuf_alloc_bulk(port_->mempool(), burst, count) != 0) {

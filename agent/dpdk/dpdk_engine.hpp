@@ -116,6 +116,7 @@ class DpdkEngine final : public Engine {
   struct TxTarget {
     FlowTarget flow;
     std::atomic<std::uint64_t> frames{0}, bytes{0};
+    std::atomic<std::uint64_t> skipped{0};  // frame slots let pass after the sender fell behind
   };
   // One queue's threads: the RX thread owns its streams, the TX thread its targets (flows).
   struct Worker {
@@ -123,6 +124,7 @@ class DpdkEngine final : public Engine {
     std::vector<std::size_t> targets;  // indexes into targets_
     std::array<RxStreamCounters, kMaxRxStreams> rx_streams;
     std::atomic<std::size_t> rx_stream_count{0};
+    std::atomic<std::int64_t> tx_began_ns{0};  // when its TX thread sent its first frame slot; 0: not yet
     std::thread tx_thread, rx_thread;
   };
 
@@ -130,6 +132,9 @@ class DpdkEngine final : public Engine {
   // state and the steps of each frame.
   friend class RxThread;
   void tx_loop(Worker& worker);
+  // Adds `skipped` slots to the targets `mine` whose turns they were, from `next_target` on; the
+  // next target's turn after them.
+  std::size_t owe_skipped(const std::vector<std::size_t>& mine, std::size_t next_target, std::uint64_t skipped);
   void rx_loop(Worker& worker);
   // Polls the port's link state every kLinkPollNs and reports each change as an event.
   void watch_link();

@@ -44,6 +44,11 @@ std::vector<proto::StreamCounters> DpdkEngine::sample() {
 
 void DpdkEngine::add_tx_streams(std::vector<proto::StreamCounters>& out) const {
   namespace c = counters;
+  // When each target's TX thread began: its slots count from then.
+  std::vector<std::int64_t> began(targets_.size(), 0);
+  for (const auto& worker : workers_) {
+    for (const std::size_t t : worker->targets) began[t] = worker->tx_began_ns.load(std::memory_order_relaxed);
+  }
   for (const auto& target : targets_) {
     proto::StreamCounters stream;
     const FlowTarget& flow = target->flow;
@@ -61,6 +66,13 @@ void DpdkEngine::add_tx_streams(std::vector<proto::StreamCounters>& out) const {
     auto& map = *stream.mutable_counters();
     map[std::string(c::kTxFrames)] = target->frames.load(std::memory_order_relaxed);
     map[std::string(c::kTxBytes)] = target->bytes.load(std::memory_order_relaxed);
+    map[std::string(c::kTxSkippedFrames)] = target->skipped.load(std::memory_order_relaxed);
+    // A TX thread that woke late (descheduled while threads were made) sent from then: its
+    // throughput is measured from then, as an RDMA flow's first post is.
+    if (const std::int64_t first = began[static_cast<std::size_t>(&target - targets_.data())]; first > 0) {
+      (*stream.mutable_gauges())[std::string(c::kTrafficStartDelayMs)] =
+          static_cast<double>(std::max<std::int64_t>(first - start_ns_, 0)) / 1e6;
+    }
     out.push_back(std::move(stream));
   }
 }

@@ -9,9 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/counter_names.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/run/run_data.hpp"
+#include "controller/verdict/stream_values.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
 namespace tusk {
@@ -64,6 +66,44 @@ bool account_agent(TestOutcome& test, const std::string& name, std::vector<std::
         samples.missing_count > samples.missing.size() ? fmt::format(" ({} in all)", samples.missing_count) : ""));
   }
   return true;
+}
+
+// A stream whose peer the test lost (killed, its host down) failed on what that peer stopped
+// sending or receiving: its failed checks say so, and its flow votes for no link.
+void excuse_streams_of_lost_peers(TestOutcome& test) {
+  std::set<std::string> lost;
+  for (const auto& name : test.agents) {
+    const AgentTestData& agent = test.per_agent[name];
+    if (agent.lost || !agent.result) lost.insert(name);
+  }
+  if (lost.empty()) return;
+  for (StreamVerdict& verdict : test.streams) {
+    if (!lost.contains(verdict.stream.peer())) continue;
+    for (ThresholdCheck& check : verdict.checks) {
+      if (check.passed || !check.caveat.empty()) continue;
+      check.caveat = fmt::format(
+          "{}; its peer {} was lost during the test: what that peer stopped sending or "
+          "receiving is no verdict on the link",
+          check.describe(), verdict.stream.peer());
+    }
+  }
+}
+
+// A sender that fell behind its pace by more than 1 % of its frames (its thread descheduled on a
+// busy host, a port that refused frames) offered less than the test asked: a warning each, so a
+// throughput short of the rate reads as the tester's, not the link's.
+void warn_of_senders_behind(TestOutcome& test) {
+  for (const StreamVerdict& verdict : test.streams) {
+    const auto skipped = counter_of(verdict.stream, counters::kTxSkippedFrames);
+    const auto sent = counter_of(verdict.stream, counters::kTxFrames);
+    if (!skipped || *skipped == 0 || !sent) continue;
+    const double share = static_cast<double>(*skipped) / static_cast<double>(*sent + *skipped);
+    if (share <= 0.01) continue;
+    test.warnings.push_back(
+        fmt::format("{} {}: the sender fell behind its pace and let {} frame slots pass ({:.2g}% of what it owed): its "
+                    "throughput is short of the rate by the tester's doing, not the link's (give its TX thread a core)",
+                    verdict.agent, verdict.stream.stream_id(), *skipped, share * 100));
+  }
 }
 
 // The flows' path faults, suspects and link coverage, judged against min_link_coverage.
@@ -258,6 +298,8 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
       judge_windows(test.streams.back(), found->second.windows);
     }
   }
+  excuse_streams_of_lost_peers(test);
+  warn_of_senders_behind(test);
   localise_and_cover(test, topology);
   test.link_evidence = link_evidence_rows(test.localisation, test.switch_counters, test.optics);
   judge_outliers(test);

@@ -54,26 +54,13 @@ std::map<std::string, double> compute_metrics(const proto::StreamCounters& strea
   if (lost && received && *lost + *received + gap_lost > 0) {
     metrics["loss_ratio"] = *lost / (*lost + *received + gap_lost);
   }
-  for (auto name : {c::kErroredFrames,
-                    c::kLostFrames,
-                    c::kLinkFlaps,
-                    c::kCompletionErrors,
-                    c::kIntegrityErrors,
-                    c::kRetransmits,
-                    c::kHostDrops,
-                    c::kBitErrors,
-                    c::kStalls,
-                    c::kConnectFailures,
-                    c::kCeMarked,
-                    c::kDscpRewrites,
-                    c::kOutOfSequence,
-                    c::kPacketSeqErr,
-                    c::kLocalAckTimeoutErr,
-                    c::kNpCnpSent,
-                    c::kNpEcnMarkedRocePackets,
-                    c::kSymbolError,
-                    c::kPauseFrames,
-                    c::kRxDiscards}) {
+  for (auto name : {c::kErroredFrames,      c::kLostFrames,      c::kLinkFlaps,
+                    c::kCompletionErrors,   c::kIntegrityErrors, c::kRetransmits,
+                    c::kHostDrops,          c::kBitErrors,       c::kStalls,
+                    c::kTxSkippedFrames,    c::kConnectFailures, c::kCeMarked,
+                    c::kDscpRewrites,       c::kOutOfSequence,   c::kPacketSeqErr,
+                    c::kLocalAckTimeoutErr, c::kNpCnpSent,       c::kNpEcnMarkedRocePackets,
+                    c::kSymbolError,        c::kPauseFrames,     c::kRxDiscards}) {
     if (auto value = optional_counter(stream, name)) metrics[std::string(name)] = *value;
   }
   // A NIC port's corrected bit ratio (mlx5's counters.rst: rx_corrected_bits_phy / rx_bits_phy over a

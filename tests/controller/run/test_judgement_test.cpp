@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "controller/run/run_data.hpp"
 #include "controller/verdict/port_optics.hpp"
@@ -72,6 +74,58 @@ TEST(JudgeTest, APlanRefusedAndAnAgentLostAreTheTestsProblemsAndItDoesNotPass) {
   EXPECT_THAT(problems, HasSubstr("b: no result (agent lost)")) << "no agent loss is allowed by default";
   EXPECT_TRUE(test.agents_lost);
   EXPECT_EQ(test.verdict, TestVerdict::Incomplete);
+}
+
+// Issue 59: b was lost mid-test. a's stream from b failed on frames b stopped sending: the check
+// still fails, but says its peer was lost, and the flow votes for no link. a's stream from an
+// agent the test did not lose stays a plain failure.
+TEST(JudgeTest, AStreamWhosePeerWasLostFailsWithoutBlamingTheLink) {
+  TestOutcome test = two_agent_test();
+  test.agents = {"a", "b"};
+  proto::TestResult result = completed_at(kPlannedStart);
+  for (const std::string peer : {"b", "c"}) {
+    auto& stream = *result.add_streams();
+    stream.set_stream_id("rx:" + peer + "/1");
+    stream.set_kind("rx");
+    stream.set_peer(peer);
+    (*stream.mutable_counters())["rx_frames"] = 900;
+    (*stream.mutable_counters())["lost_frames"] = 100;
+  }
+  test.per_agent["a"].result = result;
+  test.per_agent["b"].lost = true;
+  judge_test(test, nullptr);
+  ASSERT_EQ(test.streams.size(), 2u);
+  for (const StreamVerdict& verdict : test.streams) {
+    SCOPED_TRACE(verdict.stream.peer());
+    EXPECT_FALSE(verdict.passed());
+    bool excused = false;
+    for (const auto& check : verdict.checks) {
+      if (check.passed) continue;
+      excused |= check.caveat.find("its peer b was lost during the test") != std::string::npos;
+    }
+    EXPECT_EQ(excused, verdict.stream.peer() == "b");
+  }
+}
+
+// A sender that let more than 1 % of its frame slots pass is a warning that names it: its
+// throughput falls short by the tester's doing.
+TEST(JudgeTest, ASenderThatFellBehindItsPaceIsAWarning) {
+  TestOutcome test = two_agent_test();
+  proto::TestResult result = completed_at(kPlannedStart);
+  for (const auto& [peer, skipped] : std::vector<std::pair<std::string, int>>{{"b", 2'400}, {"c", 50}}) {
+    auto& stream = *result.add_streams();
+    stream.set_stream_id("tx:" + peer);
+    stream.set_kind("tx");
+    stream.set_peer(peer);
+    (*stream.mutable_counters())["tx_frames"] = 77'600;
+    (*stream.mutable_counters())["tx_skipped_frames"] = skipped;
+  }
+  test.per_agent["a"].result = result;
+  test.per_agent["b"].result = completed_at(kPlannedStart);
+  judge_test(test, nullptr);
+  EXPECT_THAT(test.warnings, Contains(HasSubstr("a tx:b: the sender fell behind its pace and let 2400 frame slots "
+                                                "pass (3% of what it owed)")));
+  for (const auto& warning : test.warnings) EXPECT_THAT(warning, ::testing::Not(HasSubstr("tx:c")));
 }
 
 TEST(JudgeTest, TheSameInputIsJudgedTheSameWayEveryTime) {
