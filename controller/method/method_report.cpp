@@ -131,6 +131,14 @@ json method_json(const MethodResult& result, const std::function<json(const Test
              {"latency_max_ns", optional_number(step.latency_max_ns)},
              {"nic", step.nic},
              {"verdict", std::string(to_string(step.verdict))}};
+    if (result.kind == MethodKind::Shift) {
+      row["pairs"] = step.pairs;
+      json not_covered = json::array();
+      for (const auto& pair : step.not_covered) {
+        not_covered.push_back({{"sender", pair.sender}, {"receiver", pair.receiver}, {"why", pair.why}});
+      }
+      row["not_covered"] = std::move(not_covered);
+    }
     if (i < result.step_outcomes.size()) row["test"] = step_json(result.step_outcomes[i]);
     steps.push_back(std::move(row));
   }

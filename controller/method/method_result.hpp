@@ -13,6 +13,12 @@
 
 namespace tusk {
 
+// A sender-receiver pair a shift schedule planned that did not run to its step's end.
+struct UncoveredPair {
+  std::string sender, receiver;
+  std::string why;  // "l2h1 not connected", "l2h1 lost during the step"
+};
+
 // One step's row: what it offered and what arrived, summed over the step's streams.
 struct MethodStep {
   std::string label;             // "256 B at 50% (8 Mbit/s)", "fan-in 3"
@@ -21,8 +27,10 @@ struct MethodStep {
   double offered_pps = 0;
   double rate_fraction = 0;  // of the test's rate; 0 where the step has a rate of its own
   std::uint32_t senders = 0;
-  bool latency_trial = false;      // throughput: the trial at the NDR that measures latency
-  std::uint32_t burst_frames = 0;  // burst_absorption: the train length, per sender
+  std::uint32_t pairs = 0;                 // shift: sender-receiver pairs planned
+  std::vector<UncoveredPair> not_covered;  // shift: planned pairs an agent away or lost left out
+  bool latency_trial = false;              // throughput: the trial at the NDR that measures latency
+  std::uint32_t burst_frames = 0;          // burst_absorption: the train length, per sender
   std::uint64_t tx_frames = 0;
   std::uint64_t tx_messages = 0;  // RDMA: messages the senders' QPs completed
   double messages_per_s = 0;      // tx_messages over the step, summed over senders

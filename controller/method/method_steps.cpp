@@ -1,9 +1,14 @@
 #include "controller/method/method_steps.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/counter_names.hpp"
 #include "common/rates.hpp"
@@ -186,6 +191,29 @@ std::optional<PlannedStep> MethodSteps::next() {
   return std::nullopt;
 }
 
+StepCast cast_step(const PlannedStep& step, const std::vector<bool>& away) {
+  StepCast cast;
+  const auto is_away = [&](std::size_t agent) { return agent < away.size() && away[agent]; };
+  std::vector<std::size_t> position(step.agents, step.agents);
+  for (std::size_t a = 0; a < step.agents; ++a) {
+    if (is_away(a)) continue;
+    position[a] = cast.agents.size();
+    cast.agents.push_back(a);
+  }
+  cast.peers.resize(cast.agents.size());
+  for (std::size_t sender = 0; sender < step.peers.size() && sender < step.agents; ++sender) {
+    for (const std::size_t receiver : step.peers[sender]) {
+      if (receiver >= step.agents) continue;  // no such agent in the step: no pair
+      if (is_away(sender) || is_away(receiver)) {
+        cast.left_out.emplace_back(sender, receiver);
+      } else {
+        cast.peers[position[sender]].push_back(position[receiver]);
+      }
+    }
+  }
+  return cast;
+}
+
 std::optional<PlannedStep> MethodSteps::next_shift() {
   if (!test_.shift || position_ >= shifts_.size()) return std::nullopt;
   ShiftStep shift = shift_step(*test_.shift, agents_, groups_, shifts_[position_++]);
@@ -195,6 +223,7 @@ std::optional<PlannedStep> MethodSteps::next_shift() {
   planned.spec.min_link_coverage.reset();
   pending_->label = std::move(shift.label);
   pending_->senders = static_cast<std::uint32_t>(shift.senders());
+  for (const auto& receivers : shift.peers) pending_->pairs += static_cast<std::uint32_t>(receivers.size());
   planned.spec.name = fmt::format("{} [{}]", test_.name, pending_->label);
   planned.peers = std::move(shift.peers);
   return planned;
@@ -314,22 +343,26 @@ void MethodSteps::update_search(const MethodStep& step) {
   }
 }
 
-void MethodSteps::record(TestOutcome outcome) {
+void MethodSteps::record(TestOutcome outcome, std::vector<UncoveredPair> not_covered) {
   if (!pending_) return;
   MethodStep step = std::move(*pending_);
   pending_.reset();
   summarise_step(outcome, step);
-  // A step that did not run to its end, or sent nothing, measured nothing: the method stops there
-  // rather than read a lost agent as a lossless trial.
+  const bool schedule = method_.kind == MethodKind::Shift;
+  step.not_covered = std::move(not_covered);
+  if (!step.not_covered.empty()) result_.complete = false;
+  // A step that did not run to its end, or sent nothing, measured nothing: a search stops there
+  // rather than read a lost agent as a lossless trial. A schedule's next step needs nothing of
+  // this one: it goes on, and the pairs this one did not cover are the run's to say.
   const bool measured_nothing = step.rx_frames + step.lost_frames == 0 && step.rx_bps == 0 && step.sent_bps == 0;
   if (outcome.agents_lost || !outcome.problems.empty() || measured_nothing) {
     if (outcome.problems.empty() && !outcome.agents_lost) {
       outcome.problems.push_back("the step moved no frame or byte that any stream counted: nothing was measured");
     }
-    step.verdict = outcome.agents_lost ? TestVerdict::Incomplete : TestVerdict::Fail;
+    step.verdict = outcome.agents_lost || !step.not_covered.empty() ? TestVerdict::Incomplete : TestVerdict::Fail;
     outcome.verdict = step.verdict;
-    stopped_ = true;
-    result_.complete = false;
+    if (!schedule) stopped_ = true;
+    if (!schedule || outcome.agents_lost) result_.complete = false;
   } else if (method_.kind == MethodKind::Throughput) {
     update_search(step);
   } else if (method_.kind == MethodKind::FrameLossRate) {
@@ -395,8 +428,36 @@ MethodResult MethodSteps::finish() {
   return std::move(result_);
 }
 
+namespace {
+
+// "6 of 24 planned pairs not covered: l2h1 lost during the step (step 2); l2h1 not connected
+// (steps 3, 4)": each reason once, with the steps it held in.
+std::optional<std::string> uncovered_text(const MethodResult& result) {
+  std::size_t planned = 0, uncovered = 0;
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> reasons;
+  for (std::size_t i = 0; i < result.steps.size(); ++i) {
+    planned += result.steps[i].pairs;
+    uncovered += result.steps[i].not_covered.size();
+    for (const auto& pair : result.steps[i].not_covered) {
+      auto known = std::find_if(reasons.begin(), reasons.end(), [&](const auto& r) { return r.first == pair.why; });
+      if (known == reasons.end()) known = reasons.insert(reasons.end(), {pair.why, {}});
+      if (known->second.empty() || known->second.back() != i + 1) known->second.push_back(i + 1);
+    }
+  }
+  if (uncovered == 0) return std::nullopt;
+  std::vector<std::string> parts;
+  for (const auto& [why, steps] : reasons) {
+    parts.push_back(fmt::format("{} (step{} {})", why, steps.size() > 1 ? "s" : "", fmt::join(steps, ", ")));
+  }
+  return fmt::format("{} of {} planned pairs not covered: {} (report.json: tests[].method.steps[].not_covered)",
+                     uncovered, planned, fmt::join(parts, "; "));
+}
+
+}  // namespace
+
 std::vector<std::string> method_problems(const MethodResult& result) {
   std::vector<std::string> problems;
+  if (auto uncovered = uncovered_text(result)) problems.push_back(std::move(*uncovered));
   if (result.ecmp_balance) problems = result.ecmp_balance->problems;
   if (result.burst_absorption) problems = result.burst_absorption->problems;
   if (result.link_failure) problems = result.link_failure->problems;
@@ -447,7 +508,7 @@ TestVerdict method_verdict(const MethodResult& result) {
   if (result.steps.empty()) return TestVerdict::Incomplete;
   bool lost = false, failed = false;
   for (const auto& step : result.steps) {
-    lost |= step.verdict == TestVerdict::Incomplete;
+    lost |= step.verdict == TestVerdict::Incomplete || !step.not_covered.empty();
     failed |= step.verdict == TestVerdict::Fail;
   }
   return lost ? TestVerdict::Incomplete : failed ? TestVerdict::Fail : TestVerdict::Pass;

@@ -22,6 +22,16 @@ struct PlannedStep {
   std::vector<std::vector<std::size_t>> peers;
 };
 
+// A shift step among the agents that can take part in it.
+struct StepCast {
+  std::vector<std::size_t> agents;                            // the run's agents that take part, in order
+  std::vector<std::vector<std::size_t>> peers;                // whom each of them sends to, as positions in `agents`
+  std::vector<std::pair<std::size_t, std::size_t>> left_out;  // planned (sender, receiver) pairs, the run's indices
+};
+// `away[i]`: the run's agent i cannot take part (not connected when the step is planned). Its
+// pairs, both ways, are left out; the rest of the step runs as planned.
+StepCast cast_step(const PlannedStep& step, const std::vector<bool>& away);
+
 class MethodSteps {
  public:
   // `test` has a method; `agents` is the run's agent count; `groups` the agents' groups, for a shift
@@ -29,8 +39,10 @@ class MethodSteps {
   MethodSteps(const TestSpec& test, std::size_t agents, ShiftGroups groups = {});
 
   std::optional<PlannedStep> next();
-  // The outcome of the step next() gave last.
-  void record(TestOutcome outcome);
+  // The outcome of the step next() gave last; `not_covered`: the pairs it planned that did not run.
+  // A search stops at a step that lost agents or could not measure; a schedule goes on (its
+  // coverage then says what the night did not exercise).
+  void record(TestOutcome outcome, std::vector<UncoveredPair> not_covered = {});
   // The method's result; the method test's verdict follows from it (method_verdict).
   MethodResult finish();
 

@@ -96,6 +96,10 @@ class Orchestrator {
   // A method test: its steps one after another, each an ordinary test added to the run, until the
   // method has its answer. The test's outcome holds the steps and what they came to.
   bool run_method(std::size_t index);
+  // Which of `agents` are not connected now.
+  std::vector<bool> agents_away(const std::vector<std::string>& agents) const;
+  // A step none of whose pairs could run, as its outcome.
+  TestOutcome unrun_step(std::size_t step_index, const std::string& why);
 
   std::map<std::string, std::string> hook_environment(const TestSpec& spec) const;
 

@@ -37,6 +37,29 @@
 
 namespace tusk::orchestration {
 
+namespace {
+
+// The pairs of a step whose sender or receiver the step lost: they ran only part of it.
+std::vector<UncoveredPair> lost_pairs(const TestOutcome& step, const std::vector<std::string>& agents,
+                                      const std::vector<std::vector<std::size_t>>& peers) {
+  const auto lost = [&](const std::string& name) {
+    const auto found = step.per_agent.find(name);
+    return found == step.per_agent.end() || found->second.lost || !found->second.result;
+  };
+  std::vector<UncoveredPair> pairs;
+  for (std::size_t sender = 0; sender < peers.size() && sender < agents.size(); ++sender) {
+    for (const std::size_t receiver : peers[sender]) {
+      if (receiver >= agents.size()) continue;
+      const std::string& s = agents[sender];
+      const std::string& r = agents[receiver];
+      if (lost(s) || lost(r)) pairs.push_back({s, r, fmt::format("{} lost during the step", lost(s) ? s : r)});
+    }
+  }
+  return pairs;
+}
+
+}  // namespace
+
 // A method test: its steps one after another, each an ordinary test added to the run, until the
 // method has its answer. The test's outcome holds the steps and what they came to.
 bool Orchestrator::run_method(std::size_t index) {
@@ -63,12 +86,32 @@ bool Orchestrator::run_method(std::size_t index) {
       carry_on = false;
       break;
     }
-    const std::vector<std::string> agents(agents_.begin(), agents_.begin() + static_cast<std::ptrdiff_t>(step->agents));
+    std::vector<std::string> agents(agents_.begin(), agents_.begin() + static_cast<std::ptrdiff_t>(step->agents));
+    // A schedule's step runs among the agents connected now; the pairs of those away are its
+    // uncovered ones, and an agent back by a later step takes part again.
+    StepCast cast;
+    std::vector<UncoveredPair> not_covered;
+    if (!step->peers.empty()) {
+      const std::vector<bool> away = agents_away(agents);
+      cast = cast_step(*step, away);
+      for (const auto& [sender, receiver] : cast.left_out) {
+        not_covered.push_back({agents[sender], agents[receiver],
+                               fmt::format("{} not connected", agents[away[sender] ? sender : receiver])});
+      }
+      std::vector<std::string> present;
+      for (const std::size_t a : cast.agents) present.push_back(agents[a]);
+      agents = std::move(present);
+    }
     const auto step_index =
         static_cast<std::size_t>(data_.add_test(most_samples(step->spec.duration, step->spec.sample_interval)));
     if (options_.live_metrics) options_.live_metrics->add_test(step->spec);
     profile_.tests.push_back(std::move(step->spec));
-    auto plans = plans_for(step_index, spec.name, agents, step->peers.empty() ? nullptr : &step->peers);
+    if (!step->peers.empty() &&
+        std::all_of(cast.peers.begin(), cast.peers.end(), [](const auto& p) { return p.empty(); })) {
+      steps.record(unrun_step(step_index, "every pair of the step had an agent away"), std::move(not_covered));
+      continue;
+    }
+    auto plans = plans_for(step_index, spec.name, agents, step->peers.empty() ? nullptr : &cast.peers);
     if (!plans) {
       carry_on = false;
       break;
@@ -85,7 +128,10 @@ bool Orchestrator::run_method(std::size_t index) {
       carry_on = false;
       break;
     }
-    steps.record(std::move(*outcome));
+    if (!step->peers.empty()) {
+      for (auto& pair : lost_pairs(*outcome, agents, cast.peers)) not_covered.push_back(std::move(pair));
+    }
+    steps.record(std::move(*outcome), std::move(not_covered));
   }
   TestOutcome test;
   test.index = static_cast<int>(index);
@@ -113,6 +159,26 @@ bool Orchestrator::run_method(std::size_t index) {
   spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict), test.method->steps.size());
   outcome_.tests.push_back(std::move(test));
   return carry_on && !g_interrupted;
+}
+
+std::vector<bool> Orchestrator::agents_away(const std::vector<std::string>& agents) const {
+  std::set<std::string> connected;
+  for (const AgentLink& link : registry_->links()) {
+    if (link.connected) connected.insert(link.name);
+  }
+  std::vector<bool> away;
+  for (const auto& name : agents) away.push_back(!connected.contains(name));
+  return away;
+}
+
+TestOutcome Orchestrator::unrun_step(std::size_t step_index, const std::string& why) {
+  TestOutcome step;
+  step.index = static_cast<int>(step_index);
+  step.spec = profile_.tests[step_index];
+  step.agents_lost = true;
+  step.verdict = TestVerdict::Incomplete;
+  step.problems.push_back(fmt::format("not run: {}", why));
+  return step;
 }
 
 std::map<std::string, std::string> Orchestrator::hook_environment(const TestSpec& spec) const {

@@ -6,9 +6,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <csignal>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "tests/e2e/process.hpp"
 #include "tests/support/fabric_run.hpp"
 #include "tests/support/report_page_check.hpp"
 
@@ -168,6 +172,63 @@ TEST_F(FabricShift, ASpineWhoseLinksAreDownIsNamedAsNeverCrossedAndFailsMinLinkC
   }
   EXPECT_TRUE(coverage_problem) << test["problems"].dump(1);
   EXPECT_EQ(test["verdict"], "fail");
+}
+
+// Issue 59: a schedule goes on past a step that lost an agent. l2h1 is killed during the second of
+// four steps: that step is incomplete and its two pairs with l2h1 uncovered; the third and fourth
+// run among the five left (l2h1's pairs, two a step, said as not connected) and pass; the run ends
+// incomplete (exit 3), names the 6 of 24 pairs it did not cover, and blames no link of the healthy
+// fabric for the flows the dead agent stopped.
+TEST_F(FabricShift, AnAgentLostMidStepLeavesItsPairsUncoveredAndTheScheduleGoesOn) {
+  make_lab(2, 3);
+  start_agents();
+  ASSERT_EQ(hosts_[2].name, "l2h1");
+  Process controller(controller_command(shift_profile("shift-agent-lost"), {"--topology", topology_file()}),
+                     dir_ + "/controller.log");
+  ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 2 '", std::chrono::seconds(120))) << log();
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // into the step's traffic
+  agents_[2]->signal(SIGKILL);
+  ASSERT_EQ(controller.wait(std::chrono::seconds(240)).value_or(-100), 3) << log();
+  const json result = report();
+  const json& test = result["tests"][0];
+  const json& steps = test["method"]["steps"];
+  ASSERT_EQ(steps.size(), 4u) << test["problems"].dump(1) << log();
+  EXPECT_EQ(test["verdict"], "incomplete");
+  EXPECT_FALSE(test["method"]["complete"].get<bool>());
+  const std::vector<std::string> why{"", "l2h1 lost during the step", "l2h1 not connected", "l2h1 not connected"};
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    SCOPED_TRACE("step " + std::to_string(i + 1));
+    const json& step = steps[i];
+    EXPECT_EQ(step["pairs"], 6) << step.dump(1).substr(0, 2000);
+    EXPECT_EQ(step["verdict"], i == 1 ? "incomplete" : "pass") << step["test"]["problems"].dump(1);
+    ASSERT_EQ(step["not_covered"].size(), why[i].empty() ? 0u : 2u) << step["not_covered"].dump(1);
+    for (const auto& pair : step["not_covered"]) {
+      EXPECT_EQ(pair["why"], why[i]);
+      EXPECT_TRUE(pair["sender"] == "l2h1" || pair["receiver"] == "l2h1") << pair.dump();
+    }
+  }
+  bool uncovered_said = false;
+  for (const auto& problem : test["problems"]) {
+    uncovered_said |= problem.get<std::string>().find("6 of 24 planned pairs not covered") != std::string::npos;
+  }
+  EXPECT_TRUE(uncovered_said) << test["problems"].dump(1);
+  // The flows the dead agent stopped are its own doing: each failed check says so, and no link of
+  // the healthy fabric is named.
+  std::size_t excused = 0;
+  for (const auto& stream : test["streams"]) {
+    if (stream["peer"] != "l2h1") continue;
+    for (const auto& check : stream["checks"]) {
+      if (check["passed"].get<bool>()) continue;
+      EXPECT_NE(check["text"].get<std::string>().find("its peer l2h1 was lost during the test"), std::string::npos)
+          << stream["agent"] << " " << stream["stream_id"] << ": " << check.dump();
+      ++excused;
+    }
+  }
+  EXPECT_GT(excused, 0u) << "the streams from l2h1 stopped in step 2";
+  if (test["localisation"].is_object()) {
+    EXPECT_TRUE(test["localisation"]["suspects"].empty()) << test["localisation"].dump(1).substr(0, 3000);
+  }
+  EXPECT_NE(log().find("(exit 3)"), std::string::npos) << log();
 }
 
 }  // namespace

@@ -600,7 +600,9 @@ function methodSection(section, test) {
   section.append(table(["step", "offered", "sent", "received", "lost", "loss", "CE marked", "latency p99", "verdict"],
     steps.map((st) => [st.label, st.offered_bps > 0 ? siRate(st.offered_bps) : "–", count(st.tx_frames), count(st.rx_frames),
       count(st.lost_frames), (100 * st.loss_ratio).toPrecision(3) + " %" + (st.host_drops > 0 ? " (host drops)" : ""),
-      count(st.ce_marked), latency(st.latency_p99_ns), st.verdict]),
+      count(st.ce_marked), latency(st.latency_p99_ns),
+      st.verdict + (st.not_covered && st.not_covered.length ? " (" + st.not_covered.length + " of " + st.pairs +
+        " pairs not covered)" : "")]),
     (row) => (steps[row].verdict === "pass" ? "" : "failing")));
   // The curve: loss per step, in step order (a search's trials in the order it ran them).
   if (!steps.length) return;

@@ -247,6 +247,67 @@ TEST(MethodSteps, ALostAgentStopsTheMethodAsIncomplete) {
   EXPECT_EQ(method_verdict(result), TestVerdict::Incomplete);
 }
 
+// Issue 59: a schedule's step that lost an agent is incomplete, and the schedule goes on; its
+// uncovered pairs, and those of later steps its agent was away for, are said once per reason.
+TEST(MethodSteps, AScheduleGoesOnPastALostAgentAndSaysWhatItDidNotCover) {
+  const Profile profile = load_profile_text(testing::text_of(R"(
+name: night
+agents: {count: 4}
+tests:
+  - name: pod
+    engine: dpdk
+    topology: shift
+    shifts: all
+    duration: 1s
+    rate: 10Mbit/s
+)"),
+                                            "night.yaml");
+  MethodSteps steps(profile.tests[0], 4);
+  std::size_t count = 0;
+  while (auto step = steps.next()) {
+    ++count;
+    ASSERT_EQ(step->peers.size(), 4u);
+    TestOutcome outcome = shaped(*step, 1e9);
+    std::vector<UncoveredPair> not_covered;
+    if (count == 1) {
+      outcome.agents_lost = true;
+      outcome.problems.push_back("c: no result (agent lost)");
+      not_covered.push_back({"c", "a", "c lost during the step"});
+    } else {
+      not_covered.push_back({"c", "d", "c not connected"});
+      not_covered.push_back({"b", "c", "c not connected"});
+    }
+    steps.record(std::move(outcome), std::move(not_covered));
+  }
+  EXPECT_EQ(count, 3u) << "every shift of four agents ran";
+  const MethodResult result = steps.finish();
+  ASSERT_EQ(result.steps.size(), 3u);
+  EXPECT_FALSE(result.complete);
+  EXPECT_EQ(result.steps[0].verdict, TestVerdict::Incomplete);
+  EXPECT_EQ(result.steps[1].verdict, TestVerdict::Pass);
+  EXPECT_EQ(result.steps[0].pairs, 4u);
+  EXPECT_EQ(method_verdict(result), TestVerdict::Incomplete);
+  EXPECT_THAT(method_problems(result), ::testing::Contains(::testing::HasSubstr(
+                                           "5 of 12 planned pairs not covered: c lost during the step (step 1); "
+                                           "c not connected (steps 2, 3)")));
+}
+
+TEST(MethodSteps, AStepCastAmongThePresentLeavesOutEveryPairOfAnAgentAway) {
+  PlannedStep step;
+  step.agents = 4;
+  step.peers = {{1}, {2}, {3}, {0}};  // a ring: 0 -> 1 -> 2 -> 3 -> 0
+  const StepCast cast = cast_step(step, {false, false, true, false});
+  EXPECT_EQ(cast.agents, (std::vector<std::size_t>{0, 1, 3}));
+  // 0 -> 1 and 3 -> 0 run, renumbered among the three; 1 -> 2 and 2 -> 3 are left out.
+  EXPECT_EQ(cast.peers, (std::vector<std::vector<std::size_t>>{{1}, {}, {0}}));
+  using Pair = std::pair<std::size_t, std::size_t>;
+  EXPECT_EQ(cast.left_out, (std::vector<Pair>{{1, 2}, {2, 3}}));
+  // No one away: the step as planned.
+  const StepCast all = cast_step(step, {});
+  EXPECT_EQ(all.peers, step.peers);
+  EXPECT_TRUE(all.left_out.empty());
+}
+
 TEST(MethodSteps, AStepThatMeasuredNothingIsNotALosslessTrial) {
   const Profile profile = load("{kind: throughput, frame_sizes: [256]}");
   const MethodResult result = run(profile.tests[0], 2, [](const PlannedStep& s) {
