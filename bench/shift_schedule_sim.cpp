@@ -6,8 +6,11 @@
 // as judge_test does; then all steps judged together (the schedule's localisation and link
 // coverage). Prints the time of each phase and the process's peak RSS, and whether the faults were
 // named; exits 1 when a fault was missed or a healthy link named.
+// --rails R: each host has R NICs, NIC r on its group's rail-r leaf (a rail-optimised pod: R × leaves
+// leaves under the same spines), and every step pairs NIC r with NIC r of the peer, as an rdma
+// test's rails do; each NIC is one agent here, rail by rail.
 //
-//   shift_schedule_sim [--leaves 64] [--spines 16] [--hosts 64] [--flows 8] [--shifts 65]
+//   shift_schedule_sim [--leaves 64] [--spines 16] [--hosts 64] [--rails 1] [--flows 8] [--shifts 65]
 //                      [--faults 2] [--frames 10000] [--seed 1]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -101,14 +104,28 @@ std::vector<StreamVerdict> simulate_step(const testing::LeafSpineShape& shape,
 
 }  // namespace
 
+// Rail r's copy of a step among the first rail's NICs: NIC r of each sender to NIC r of its peers
+// (agents are rail by rail, `per_rail` each).
+std::vector<std::vector<std::size_t>> on_every_rail(const std::vector<std::vector<std::size_t>>& peers,
+                                                    std::size_t per_rail, int rails) {
+  std::vector<std::vector<std::size_t>> all(per_rail * static_cast<std::size_t>(rails));
+  for (std::size_t r = 0; r < static_cast<std::size_t>(rails); ++r) {
+    for (std::size_t i = 0; i < peers.size() && i < per_rail; ++i) {
+      for (const std::size_t j : peers[i]) all[r * per_rail + i].push_back(r * per_rail + j);
+    }
+  }
+  return all;
+}
+
 int main(int argc, char** argv) {
   testing::LeafSpineShape shape{64, 16, 64, 8};
-  int shifts = 65, fault_count = 2;
+  int shifts = 65, fault_count = 2, rails = 1;
   std::uint64_t frames = 10000, seed = 1;
   CLI::App app{"A pod's shift schedule through the controller's planner, verdict and localisation"};
   app.add_option("--leaves", shape.leaves);
   app.add_option("--spines", shape.spines);
   app.add_option("--hosts", shape.hosts, "per leaf");
+  app.add_option("--rails", rails, "NICs a host, each on its own rail's leaves")->check(CLI::Range(1, 16));
   app.add_option("--flows", shape.flows, "per peer");
   app.add_option("--shifts", shifts, "steps run: 1..N of the schedule");
   app.add_option("--faults", fault_count, "lossy fabric links (0.2 % to 2 %)");
@@ -116,8 +133,13 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed);
   CLI11_PARSE(app, argc, argv);
 
+  // Rail r's leaves are leaves (r - 1) × L + 1 .. r × L of the model: its NICs, one agent each, are
+  // the r-th block of the model's hosts, in the first rail's order.
+  const int group_leaves = shape.leaves;
+  shape.leaves *= rails;
   const auto hosts = testing::model_hosts(shape);
   const std::size_t n = hosts.size();
+  const std::size_t per_rail = n / static_cast<std::size_t>(rails);
   std::string names;
   for (const auto& host : hosts) names += (names.empty() ? "" : ", ") + host.agent;
   const Profile profile = load_profile_text(fmt::format(R"(name: pod burn-in
@@ -154,37 +176,53 @@ tests:
       faults.push_back({fabric_links[static_cast<std::size_t>(f)], std::exp(log_rate(rng))});
     }
   }
-  fmt::print("shift_schedule_sim: {} leaves x {} spines, {} hosts, {} flows per peer, shifts 1..{}, faults:",
-             shape.leaves, shape.spines, n, shape.flows, shifts);
+  fmt::print(
+      "shift_schedule_sim: {} leaves x {} spines, {} hosts x {} rails ({} NICs), {} flows per peer, shifts 1..{}, "
+      "faults:",
+      group_leaves, shape.spines, per_rail, rails, n, shape.flows, shifts);
   for (const auto& fault : faults) fmt::print(" [{} loses {:.2g}%]", fault.link, fault.loss * 100);
   fmt::print("\n");
 
   // Plan: the leaves from the topology file, then every step's plans, described as a run sends them.
   auto began = Clock::now();
-  std::vector<std::string> agents;
   std::map<std::string, proto::Inventory> inventories;
+  std::map<std::string, testing::ModelHost> host_of;
+  std::vector<std::string> first_rail;
   for (const auto& host : hosts) {
-    agents.push_back(host.agent);
+    host_of[host.agent] = host;
+    if (host.leaf <= group_leaves) first_rail.push_back(host.agent);
     auto* port = inventories[host.agent].add_dpdk_ports();
     port->set_name("net_af_packet0");
-    port->set_mac(fmt::format("02:00:00:00:{:02x}:{:02x}", host.leaf, host.host));
+    port->set_mac(fmt::format("02:00:00:{:02x}:{:02x}:{:02x}", host.leaf >> 8, host.leaf & 0xff, host.host));
     port->set_ipv4(testing::host_address(host.leaf, host.host) + "/24");
     port->set_gateway(testing::gateway(host.leaf));
   }
-  std::sort(agents.begin(), agents.end());
-  std::map<std::string, testing::ModelHost> host_of;
-  for (const auto& host : hosts) host_of[host.agent] = host;
+  // The first rail's NICs in name order, as a run orders its agents; then each other rail's in the
+  // same order, so that agent i of rail r is NIC r of the host that is agent i of rail 1.
+  std::sort(first_rail.begin(), first_rail.end());
+  std::vector<std::string> agents;
   std::vector<testing::ModelHost> ordered;
-  for (const auto& name : agents) ordered.push_back(host_of[name]);
+  for (int r = 0; r < rails; ++r) {
+    for (const auto& name : first_rail) {
+      const testing::ModelHost& host = host_of[name];
+      ordered.push_back(host_of[fmt::format("l{}h{}", host.leaf + r * group_leaves, host.host)]);
+      agents.push_back(ordered.back().agent);
+    }
+  }
   const ShiftGroups groups = group_agents(
-      agents,
+      first_rail,
       [&](const std::string& agent) {
         return topology.attached_to(testing::host_address(host_of[agent].leaf, host_of[agent].host));
       },
       "no leaf");
   const TestSpec& test = profile.tests.front();
-  // A shift's steps do not depend on what the last one measured: all of them at once.
-  const std::vector<PlannedStep> planned = *MethodSteps(test, n, groups).fixed_steps();
+  // A shift's steps do not depend on what the last one measured: all of them at once, among the
+  // first rail's NICs, then on every rail.
+  std::vector<PlannedStep> planned = *MethodSteps(test, per_rail, groups).fixed_steps();
+  for (auto& step : planned) {
+    step.peers = on_every_rail(step.peers, per_rail, rails);
+    step.agents = n;
+  }
   Profile with_steps = profile;
   std::size_t plans_made = 0;
   for (const auto& step : planned) {
@@ -203,7 +241,8 @@ tests:
   double judge_s = 0, simulate_s = 0;
   std::size_t streams = 0;
   for (const auto& step : planned) {
-    const ShiftStep shift = shift_step(*test.shift, n, groups, static_cast<std::uint32_t>(result.steps.size() + 1));
+    ShiftStep shift = shift_step(*test.shift, per_rail, groups, static_cast<std::uint32_t>(result.steps.size() + 1));
+    shift.peers = on_every_rail(shift.peers, per_rail, rails);
     auto simulated_at = Clock::now();
     TestOutcome outcome;
     outcome.spec = step.spec;

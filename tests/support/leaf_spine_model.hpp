@@ -26,17 +26,26 @@ struct LeafSpineShape {
   int all_spines() const { return spines * pods; }
 };
 
+// Leaves 1..155 as the fabric lab numbers them; past that (a pod's rail leaves), 10.<leaf / 256>.<leaf % 256>.
+inline std::string leaf_subnet(int leaf) {
+  return leaf <= 155 ? fmt::format("192.168.{}", 100 + leaf) : fmt::format("10.{}.{}", leaf / 256, leaf % 256);
+}
 inline std::string host_address(int leaf, int host) {
-  return fmt::format("192.168.{}.{}", 100 + leaf, 10 + host);
+  return fmt::format("{}.{}", leaf_subnet(leaf), 10 + host);
 }
 inline std::string gateway(int leaf) {
-  return fmt::format("192.168.{}.1", 100 + leaf);
+  return leaf_subnet(leaf) + ".1";
+}
+// A leaf's cables to the spines (to 127): 172.16.<leaf>.x for the lab's leaves, 172.20.. on past
+// leaf 255 (172.17 is the spines' to the cores).
+inline std::string uplink_subnet(int leaf) {
+  return fmt::format("172.{}.{}", leaf < 256 ? 16 : 19 + leaf / 256, leaf % 256);
 }
 inline std::string leaf_end(int leaf, int spine) {
-  return fmt::format("172.16.{}.{}", leaf, 2 * spine);
+  return fmt::format("{}.{}", uplink_subnet(leaf), 2 * spine);
 }
 inline std::string spine_end(int leaf, int spine) {
-  return fmt::format("172.16.{}.{}", leaf, 2 * spine + 1);
+  return fmt::format("{}.{}", uplink_subnet(leaf), 2 * spine + 1);
 }
 
 // A spine's and a core's ends of the cable between them.
