@@ -125,12 +125,14 @@ class Orchestrator {
   // Fresh clock estimates for every agent of the test; an agent that does not answer keeps offset 0.
   std::map<std::string, ClockSample> sync_clocks();
 
-  // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
-  bool hand_out_plans(const std::vector<AgentPlan>& plans, int index);
+  // Waits until every agent answered the plan; returns false otherwise, and ends the run, unless
+  // `silence_ends_run` is false and agents only stayed silent: they are then plan_silence_.
+  bool hand_out_plans(const std::vector<AgentPlan>& plans, int index, bool silence_ends_run = true);
 
-  // One test on `agents`; nothing when it could not start (the run has failed).
+  // One test on `agents`; nothing when it could not start (the run has failed, or, with
+  // `silence_ends_run` false, agents in plan_silence_ never answered its plan).
   std::optional<TestOutcome> run_test(std::size_t test_index, const std::vector<AgentPlan>& plans,
-                                      const std::vector<std::string>& agents);
+                                      const std::vector<std::string>& agents, bool silence_ends_run = true);
 
   // The switches' LLDP against the topology file, before any traffic; false when `cabling:
   // enforce` stops the run.
@@ -200,8 +202,9 @@ class Orchestrator {
   std::vector<std::string> agents_;
   std::optional<TimedHook> timed_hook_;
   std::optional<HookRun> link_failure_run_;
-  std::vector<std::string> test_agents_;  // the agents of the test that runs now (a method's step may use fewer)
-  std::string phase_ = "while starting";  // where the run is, for an interruption's conclusion
+  std::vector<std::string> plan_silence_;  // a schedule step's agents that never answered its plan
+  std::vector<std::string> test_agents_;   // the agents of the test that runs now (a method's step may use fewer)
+  std::string phase_ = "while starting";   // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;
   bool checkpoint_written_ = false;  // the run's first checkpoint, written as its first test starts
 };

@@ -3,6 +3,7 @@
 #include "controller/run/orchestrator.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -122,8 +123,19 @@ bool Orchestrator::run_method(std::size_t index) {
       timed_hook_->run.command = spec.method->down_command;
       timed_hook_->environment = hook_environment(spec);
     }
-    auto outcome = run_test(step_index, *plans, agents);
+    // A schedule's step whose plan some agent never answered does not run; the next one may.
+    const bool schedule_step = !step->peers.empty();
+    auto outcome = run_test(step_index, *plans, agents, !schedule_step);
     if (timed_hook_) finish_link_failure(spec);
+    if (!outcome && schedule_step && !plan_silence_.empty()) {
+      const std::string why = fmt::format("no answer to the step's plan from {}", fmt::join(plan_silence_, ", "));
+      for (std::size_t sender = 0; sender < cast.peers.size(); ++sender) {
+        for (const std::size_t receiver : cast.peers[sender])
+          not_covered.push_back({agents[sender], agents[receiver], why});
+      }
+      steps.record(unrun_step(step_index, why), std::move(not_covered));
+      continue;
+    }
     if (!outcome) {
       carry_on = false;
       break;

@@ -128,7 +128,8 @@ std::optional<std::vector<AgentPlan>> Orchestrator::plans_for(std::size_t index,
 }
 
 // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
-bool Orchestrator::hand_out_plans(const std::vector<AgentPlan>& plans, int index) {
+bool Orchestrator::hand_out_plans(const std::vector<AgentPlan>& plans, int index, bool silence_ends_run) {
+  plan_silence_.clear();
   data_.judge_windows(index, profile_.tests[index]);
   data_.judge_optics_intervals(index, profile_.tests[index]);
   for (const auto& plan : plans) {
@@ -157,7 +158,9 @@ bool Orchestrator::hand_out_plans(const std::vector<AgentPlan>& plans, int index
     }
     if (SteadyClock::now() >= deadline || g_interrupted) {
       stop_all(index, g_interrupted ? "run interrupted" : "plan not acknowledged");
-      if (!g_interrupted) {
+      if (!g_interrupted && !silence_ends_run && refused.empty()) {
+        plan_silence_ = std::move(waiting);
+      } else if (!g_interrupted) {
         fail_run(kExitAgentsMissing, fmt::format("test '{}': no answer to the plan from {}", profile_.tests[index].name,
                                                  fmt::join(waiting, ", ")));
       }

@@ -164,7 +164,7 @@ void Orchestrator::run_tests() {
 
 // One test on `agents`; nothing when it could not start (the run has failed).
 std::optional<TestOutcome> Orchestrator::run_test(std::size_t test_index, const std::vector<AgentPlan>& plans,
-                                                  const std::vector<std::string>& agents) {
+                                                  const std::vector<std::string>& agents, bool silence_ends_run) {
   test_agents_ = agents;
   const int index = static_cast<int>(test_index);
   const TestSpec& spec = profile_.tests[test_index];
@@ -191,7 +191,7 @@ std::optional<TestOutcome> Orchestrator::run_test(std::size_t test_index, const 
   for (const auto& [name, inventory] : inventory_by_name_) hosts[name] = inventory.hostname();
   std::vector<AgentPlan> timed_plans = plans;
   set_peer_clock_offsets(timed_plans, offsets, hosts);
-  if (!hand_out_plans(timed_plans, index)) return std::nullopt;
+  if (!hand_out_plans(timed_plans, index, silence_ends_run)) return std::nullopt;
 
   // Far enough ahead that every StartAt arrives first, even on a slow or large fabric.
   std::int64_t max_rtt = 0;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "tests/e2e/control_plane_fixture.hpp"
 #include "tests/e2e/cutting_proxy.hpp"
@@ -48,6 +49,52 @@ TEST_F(ControlPlaneE2E, AnAgentKilledMidRunIsReportedLostAndTheOtherCarriesOn) {
   EXPECT_GE(faults_containing(report, "lab-b", "agent lost"), 1u) << report["faults"].dump(2);
   EXPECT_EQ(faults_containing(report, "lab-a", ""), 0u) << report["faults"].dump(2);
   EXPECT_TRUE(agent_a->running()) << "the other agent is untouched";
+}
+
+// Issue 59: a schedule's step whose plan an agent never answers (hung mid-prepare, its connection
+// then dropped) does not run, and the schedule goes on without it: of 4 agents' 3 steps, the second
+// is not run (its 4 pairs uncovered), the third runs among the other three (lab-d's 2 pairs
+// uncovered), and the run ends incomplete.
+TEST_F(ControlPlaneE2E, AScheduleStepWhosePlanAnAgentNeverAnswersIsNotRunAndTheNextGoesOn) {
+  ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-c", "lab-d"}));
+  const std::string profile = write_profile_text(R"(name: e2e-schedule
+agents:
+  hosts: [lab-a, lab-b, lab-c, lab-d]
+  wait: 20s
+tests:
+  - name: every pair
+    engine: dpdk
+    topology: shift
+    shifts: all
+    step: 2s
+    rate: 1kpps
+    frame_size: 1000B
+    thresholds:
+      max_ber: 1e-12
+)");
+  auto controller = start_controller(profile, "report", {"--lease", "1s"});
+  std::vector<std::unique_ptr<Process>> agents;
+  for (const std::string name : {"lab-a", "lab-b", "lab-c"}) agents.push_back(start_agent(name, port_));
+  agents.push_back(start_agent("lab-d", port_, {{"TUSK_DOUBLE_DEAF_AT_TEST", "2"}}));  // step 2 is test 2
+  ASSERT_EQ(controller->wait(120s), 3) << controller->log();
+  const json report = read_report("report");
+  const json& test = report["tests"][0];
+  const json& steps = test["method"]["steps"];
+  ASSERT_EQ(steps.size(), 3u) << controller->log();
+  EXPECT_EQ(steps[0]["verdict"], "pass");
+  EXPECT_TRUE(steps[0]["not_covered"].empty());
+  EXPECT_EQ(steps[1]["verdict"], "incomplete");
+  ASSERT_EQ(steps[1]["not_covered"].size(), 4u) << steps[1].dump(1);
+  for (const auto& pair : steps[1]["not_covered"]) EXPECT_EQ(pair["why"], "no answer to the step's plan from lab-d");
+  EXPECT_EQ(steps[2]["verdict"], "pass") << steps[2]["test"]["problems"].dump(1);
+  ASSERT_EQ(steps[2]["not_covered"].size(), 2u) << steps[2].dump(1);
+  for (const auto& pair : steps[2]["not_covered"]) EXPECT_EQ(pair["why"], "lab-d not connected");
+  bool said = false;
+  for (const auto& problem : test["problems"]) {
+    said |= problem.get<std::string>().find("6 of 12 planned pairs not covered") != std::string::npos;
+  }
+  EXPECT_TRUE(said) << test["problems"].dump(1);
+  EXPECT_EQ(test["verdict"], "incomplete");
 }
 
 TEST_F(ControlPlaneE2E, AgentStopsTrafficWhenItsControllerDiesAndTellsTheNextOne) {

@@ -1,8 +1,10 @@
 #include "tests/e2e/engine_double.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
@@ -22,6 +24,14 @@ void EngineDouble::prepare(const proto::Plan& plan, EngineEventSink) {
   streams_per_peer_ = streams ? std::max(1, std::atoi(streams)) : 1;
   hostile_text_ = std::getenv("TUSK_DOUBLE_HOSTILE_TEXT") != nullptr;
   start_ns_ = stop_ns_ = 0;
+}
+
+bool EngineDouble::ready() {
+  const char* deaf = std::getenv("TUSK_DOUBLE_DEAF_AT_TEST");
+  if (deaf != nullptr && std::atoi(deaf) == plan_.test_index()) {
+    std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  return true;
 }
 
 void EngineDouble::start(std::int64_t start_ns) {

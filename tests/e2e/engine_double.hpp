@@ -7,6 +7,8 @@
 // peer carry that many streams, so a test can make samples as large as it needs (or larger than
 // its plan allows). TUSK_DOUBLE_HOSTILE_TEXT (set) makes each peer's first stream what a hostile
 // agent would send: an id with forged log lines, escapes and bad bytes, and a 400-hop path.
+// TUSK_DOUBLE_DEAF_AT_TEST=N makes the plan of test N never ready, its agent's thread stuck in the
+// asking: it answers nothing, heartbeats included, until killed (an agent hung mid-prepare).
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@ namespace tusk::testing {
 class EngineDouble final : public Engine {
  public:
   void prepare(const proto::Plan& plan, EngineEventSink events) override;
+  bool ready() override;
   void start(std::int64_t start_ns) override;
   std::vector<proto::StreamCounters> sample() override;
   void stop() noexcept override;
