@@ -208,7 +208,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     return out.empty() ? fmt::format("tusk-reports/{}", run_id) : out;
   };
   options.checkpoint = [&options](const RunOutcome& so_far) {
-    write_checkpoint(report_json(so_far), options.run_directory(so_far.run_id));
+    write_checkpoint(so_far, options.run_directory(so_far.run_id));
   };
   options.progress_line = !flags.no_progress && isatty(STDOUT_FILENO) == 1;
 

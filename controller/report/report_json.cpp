@@ -15,6 +15,7 @@
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_report.hpp"
 #include "controller/report/optics_json.hpp"
+#include "controller/report/report_json_parts.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/report/switch_counters_json.hpp"
 #include "controller/verdict/ber_bound.hpp"
@@ -23,16 +24,6 @@ namespace tusk {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-// An agent's texts arrive printable (controller/run/peer_texts.hpp), what its lldpd repeats of a
-// switch's words too.
-json lldp_neighbour_json(const proto::LldpNeighbour& heard) {
-  return {{"system_name", heard.system_name()},
-          {"port_id", heard.port_id()},
-          {"port_description", heard.port_description()},
-          {"chassis_id", heard.chassis_id()},
-          {"source", lldp_source_name(heard.source())}};
-}
 
 json counters_json(const proto::StreamCounters& stream) {
   json counters = json::object();
@@ -122,7 +113,8 @@ json windows_json(const WindowTally& windows) {
           {"throughput_cv", cv ? json(*cv) : json(nullptr)}};
 }
 
-// The widest bins of any stream of the test: the width every stream's bins are written at.
+}  // namespace
+
 std::uint32_t test_bin_width(const TestOutcome& test) {
   std::uint32_t width = 1;
   for (const auto& [name, agent] : test.per_agent) {
@@ -134,6 +126,8 @@ std::uint32_t test_bin_width(const TestOutcome& test) {
   }
   return width;
 }
+
+namespace {
 
 const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verdict) {
   // A schedule's stream keeps its series with its step's agents.
@@ -424,7 +418,9 @@ json agents_json(const TestOutcome& test) {
   return agents;
 }
 
-json test_json(const TestOutcome& test) {
+}  // namespace
+
+json test_json_head(const TestOutcome& test) {
   json out;
   out["index"] = test.index;
   out["name"] = test.spec.name;
@@ -463,15 +459,10 @@ json test_json(const TestOutcome& test) {
   }
   out["starts"] = starts;
 
-  json streams = json::array();
-  const std::uint32_t bin_width = test_bin_width(test);
-  out["samples_per_bin"] = bin_width;
+  out["samples_per_bin"] = test_bin_width(test);
   // A method's streams are its steps' (method.steps[].test.streams), but a schedule's, judged
-  // together, are the test's, each with its step.
-  for (const auto& verdict : test.streams) {
-    streams.push_back(judged_stream_json(verdict, series_of(test, verdict), bin_width));
-  }
-  out["streams"] = streams;
+  // together, are the test's, each with its step. Filled by test_json, or written one at a time.
+  out["streams"] = json::array();
   out["coverage"] = test.coverage ? coverage_json(*test.coverage) : json(nullptr);
   out["switch_counters"] = test.switch_counters.empty() ? json(nullptr) : switch_counters_json(test.switch_counters);
   out["switch_intervals"] =
@@ -499,9 +490,19 @@ json test_json(const TestOutcome& test) {
   return out;
 }
 
-}  // namespace
+json test_stream_json(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t bin_width) {
+  return judged_stream_json(verdict, series_of(test, verdict), bin_width);
+}
 
-json report_json(const RunOutcome& outcome) {
+json test_json(const TestOutcome& test) {
+  json out = test_json_head(test);
+  json& streams = out["streams"];
+  const std::uint32_t bin_width = test_bin_width(test);
+  for (const auto& verdict : test.streams) streams.push_back(test_stream_json(test, verdict, bin_width));
+  return out;
+}
+
+json report_json_head(const RunOutcome& outcome) {
   json report;
   report["schema"] = kReportSchema;
   report["tusk_version"] = kTuskVersion;
@@ -527,59 +528,9 @@ json report_json(const RunOutcome& outcome) {
                               ? json(nullptr)
                               : json(std::filesystem::path(outcome.series_file).filename().string());
 
-  json agents = json::array();
-  for (const auto& view : outcome.agents) {
-    json agent;
-    agent["name"] = view.name;
-    agent["hostname"] = view.inventory.hostname();
-    agent["node"] = view.node;
-    agent["node_proof"] = view.node_proof;
-    agent["version"] = view.inventory.agent_version();
-    agent["remote"] = view.remote;
-    agent["connected_at_end"] = view.connected;
-    agent["connections"] = view.connects;
-    agent["duplicate_records_dropped"] = view.duplicate_records;
-    agent["texts_cut"] = view.texts_cut;
-    agent["texts_escaped"] = view.texts_escaped;
-    agent["records_missing"] = view.missing_records;
-    agent["engines"] = std::vector<std::string>(view.inventory.engines().begin(), view.inventory.engines().end());
-    agent["notes"] = std::vector<std::string>(view.inventory.notes().begin(), view.inventory.notes().end());
-    json devices = json::array();
-    for (const auto& device : view.inventory.rdma_devices()) {
-      json ports = json::array();
-      for (const auto& port : device.ports()) {
-        ports.push_back({{"port", port.port_num()},
-                         {"state", port.state()},
-                         {"mtu", port.active_mtu()},
-                         {"link_layer", port.link_layer()},
-                         {"speed_gbps", port.speed_gbps()},
-                         {"gids", port.gids_size()},
-                         {"netdev", port.netdev().empty() ? json(nullptr) : json(port.netdev())},
-                         {"roce_ipv4", port.roce_ipv4().empty() ? json(nullptr) : json(port.roce_ipv4())},
-                         {"lldp_neighbour", port.has_lldp() ? lldp_neighbour_json(port.lldp()) : json(nullptr)}});
-      }
-      devices.push_back({{"name", device.name()}, {"firmware", device.firmware()}, {"ports", ports}});
-    }
-    agent["rdma_devices"] = devices;
-    json dpdk_ports = json::array();
-    for (const auto& port : view.inventory.dpdk_ports()) {
-      dpdk_ports.push_back({{"name", port.name()},
-                            {"driver", port.driver()},
-                            {"mac", port.mac()},
-                            {"ipv4", port.ipv4()},
-                            {"gateway", port.gateway()},
-                            {"queues", port.queues()},
-                            {"netdev", port.netdev().empty() ? json(nullptr) : json(port.netdev())},
-                            {"lldp_neighbour", port.has_lldp() ? lldp_neighbour_json(port.lldp()) : json(nullptr)}});
-    }
-    agent["dpdk_ports"] = dpdk_ports;
-    agents.push_back(std::move(agent));
-  }
-  report["agents"] = agents;
+  report["agents"] = agents_inventory_json(outcome.agents);
 
-  json tests = json::array();
-  for (const auto& test : outcome.tests) tests.push_back(test_json(test));
-  report["tests"] = tests;
+  report["tests"] = json::array();  // filled by report_json, or written one at a time
 
   json faults = json::array();
   for (const auto& fault : outcome.faults) {
@@ -589,6 +540,13 @@ json report_json(const RunOutcome& outcome) {
                       {"message", fault.message}});
   }
   report["faults"] = faults;
+  return report;
+}
+
+json report_json(const RunOutcome& outcome) {
+  json report = report_json_head(outcome);
+  json& tests = report["tests"];
+  for (const auto& test : outcome.tests) tests.push_back(test_json(test));
   return report;
 }
 

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <ostream>
 #include <stdexcept>
 #include <vector>
 
@@ -38,27 +40,31 @@ int publish_new(const std::string& temporary, const fs::path& path) {
 
 enum class Existing { Replace, Keep };
 
-// Writes `text` to a new file beside `path`, then puts it in place: renamed over `path`
-// (Existing::Replace: a reader sees the old file or the whole new one), or only where nothing is
-// (Existing::Keep: a report is evidence, never overwritten). A failed write leaves no truncated file.
-void write_file(const fs::path& path, const std::string& text, Existing existing) {
+// Writes what `write` puts out to a new file beside `path`, then puts it in place: renamed over
+// `path` (Existing::Replace: a reader sees the old file or the whole new one), or only where
+// nothing is (Existing::Keep: a report is evidence, never overwritten). A failed write leaves no
+// truncated file.
+void write_file(const fs::path& path, const std::function<void(std::ostream&)>& write, Existing existing) {
   std::string temporary = path.string() + ".XXXXXX";
   const int fd = mkstemp(temporary.data());
   if (fd < 0) throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
-  std::size_t written = 0;
-  int error = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : ENOSPC;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
   // The files are for everyone who may read the run's directory, like any other file made here.
-  if (error == 0 && fchmod(fd, 0644) != 0) error = errno;
-  if (::close(fd) != 0 && error == 0) error = errno;
+  int error = fchmod(fd, 0644) != 0 ? errno : 0;
+  ::close(fd);
+  try {
+    if (error == 0) {
+      std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+      errno = 0;
+      if (file) write(file);
+      file.flush();
+      if (!file) error = errno != 0 ? errno : EIO;
+      file.close();
+      if (error == 0 && file.fail()) error = errno != 0 ? errno : EIO;
+    }
+  } catch (...) {
+    ::unlink(temporary.c_str());
+    throw;
+  }
   if (error == 0) {
     if (existing == Existing::Keep) {
       error = publish_new(temporary, path);
@@ -74,6 +80,12 @@ void write_file(const fs::path& path, const std::string& text, Existing existing
     }
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(error)));
   }
+}
+
+void write_file(const fs::path& path, const std::string& text, Existing existing) {
+  write_file(
+      path, [&text](std::ostream& out) { out.write(text.data(), static_cast<std::streamsize>(text.size())); },
+      existing);
 }
 
 // What an existing report in `directory` is, for the message that refuses to write over it.
@@ -122,9 +134,15 @@ bool holds_checkpoint_of(const fs::path& directory, const std::string& run_id) {
 
 }  // namespace
 
-void write_checkpoint(const nlohmann::ordered_json& report, const std::string& directory) {
+void write_checkpoint(const RunOutcome& so_far, const std::string& directory) {
   create_directory(directory);
-  write_file(fs::path(directory) / "report.json", json_text(report) + "\n", Existing::Replace);
+  write_file(
+      fs::path(directory) / "report.json",
+      [&so_far](std::ostream& out) {
+        write_report_json(so_far, out);
+        out << '\n';
+      },
+      Existing::Replace);
 }
 
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory) {

@@ -17,6 +17,9 @@ inline constexpr const char* kReportSchema = "tusk.report/2";
 
 // report.json: versioned; every test, stream, counter, per-second series, start skew and fault.
 nlohmann::ordered_json report_json(const RunOutcome& outcome);
+// The same document's text, json_text(report_json(outcome)), written a test and a stream at a
+// time: a checkpoint's memory is one stream's JSON, not the whole document's and its text.
+void write_report_json(const RunOutcome& outcome, std::ostream& out);
 // junit.xml: one testcase per stream (link or flow), for burn-in pipelines.
 std::string report_junit(const RunOutcome& outcome);
 // report.html: one self-contained page drawn from a report.json (report_json's, or an earlier
@@ -35,10 +38,10 @@ std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_jso
 // not be written.
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory);
 
-// A checkpoint of a run that goes on (RunOutcome::checkpoint_ns): report.json alone, put in place
-// whole over the run's previous checkpoint; the run's final report replaces it in turn. Throws
-// std::runtime_error naming the file.
-void write_checkpoint(const nlohmann::ordered_json& report, const std::string& directory);
+// A checkpoint of a run that goes on (RunOutcome::checkpoint_ns): report.json alone, written as
+// it is made (write_report_json) and put in place whole over the run's previous checkpoint; the
+// run's final report replaces it in turn. Throws std::runtime_error naming the file.
+void write_checkpoint(const RunOutcome& so_far, const std::string& directory);
 
 // Before a run: refuses a `directory` that holds a report already (naming its run), creates it and
 // proves a file can be written there, so a report that could not be kept is known before any

@@ -151,8 +151,9 @@ class Orchestrator {
   void write_start_checkpoint();
 
   // A snapshot of the run handed to RunOptions::checkpoint with what every checkpoint says: the
-  // agents and faults so far, and `where` the run was when it was taken.
-  void hand_over(RunOutcome snapshot, const std::string& where);
+  // agents and faults so far, and `where` the run was when it was taken (`taken_ns`); `running`, the
+  // test under way as judged so far. The finished tests are lent to it, not copied.
+  void hand_over(std::optional<TestOutcome> running, std::int64_t taken_ns, const std::string& where);
 
   // The run so far, with the test under way judged on its samples up to now: each agent that has
   // no result yet stands in with one made of its streams' latest counters (not completed). The

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "common/clock.hpp"
 #include "common/counter_names.hpp"
@@ -92,14 +93,31 @@ void Orchestrator::follow_test(int index, const TestSpec& spec, std::int64_t pla
 // them still leaves a report.json that says so (and `report` draws it), not a series file alone.
 void Orchestrator::write_start_checkpoint() {
   if (!options_.checkpoint) return;
-  RunOutcome snapshot = outcome_;
-  snapshot.checkpoint_ns = realtime_ns();
-  hand_over(std::move(snapshot), "no test had started");
+  hand_over(std::nullopt, realtime_ns(), "no test had started");
 }
 
 // A snapshot of the run handed to RunOptions::checkpoint with what every checkpoint says: the
-// agents and faults so far, and `where` the run was when it was taken.
-void Orchestrator::hand_over(RunOutcome snapshot, const std::string& where) {
+// agents and faults so far, and `where` the run was when it was taken. The finished tests are lent
+// to it, not copied (a copy held every finished test twice while the checkpoint was written), and
+// given back however the checkpoint ends.
+void Orchestrator::hand_over(std::optional<TestOutcome> running, std::int64_t taken_ns, const std::string& where) {
+  RunOutcome snapshot;
+  {
+    std::vector<TestOutcome> finished = std::exchange(outcome_.tests, {});
+    snapshot = outcome_;
+    snapshot.tests = std::move(finished);
+  }
+  struct GiveBack {
+    RunOutcome& snapshot;
+    std::vector<TestOutcome>& tests;
+    std::size_t finished;
+    ~GiveBack() {
+      snapshot.tests.resize(finished);
+      tests = std::move(snapshot.tests);
+    }
+  } give_back{snapshot, outcome_.tests, snapshot.tests.size()};
+  if (running) snapshot.tests.push_back(std::move(*running));
+  snapshot.checkpoint_ns = taken_ns;
   snapshot.agents = registry_->agents();
   snapshot.faults = data_.with([](RunState& s) { return s.faults; });
   snapshot.series_file = series_ ? series_->path() : "";
@@ -129,8 +147,7 @@ void Orchestrator::checkpoint(int index, const TestSpec& spec, std::int64_t plan
 
 void Orchestrator::write_snapshot(int index, const TestSpec& spec, std::int64_t planned_start,
                                   const std::vector<AgentPlan>& plans) {
-  RunOutcome snapshot = outcome_;
-  snapshot.checkpoint_ns = realtime_ns();
+  const std::int64_t taken_ns = realtime_ns();
   TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::copy);
   for (auto& [name, agent] : test.per_agent) {
     if (agent.result || agent.samples.empty()) continue;
@@ -150,8 +167,7 @@ void Orchestrator::write_snapshot(int index, const TestSpec& spec, std::int64_t 
     agent.result = std::move(result);
   }
   judge_test(test, options_.topology.get());
-  snapshot.tests.push_back(std::move(test));
-  hand_over(std::move(snapshot), fmt::format("still running test {} '{}'", index, spec.name));
+  hand_over(std::move(test), taken_ns, fmt::format("still running test {} '{}'", index, spec.name));
 }
 
 std::string Orchestrator::progress_text(int index, const TestSpec& spec, std::int64_t planned_start,

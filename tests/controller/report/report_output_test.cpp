@@ -12,9 +12,12 @@
 #include <sstream>
 
 #include "common/exit_codes.hpp"
+#include "common/json_text.hpp"
 #include "controller/history/history_rows.hpp"
+#include "controller/method/method_result.hpp"
 #include "controller/offline_commands.hpp"
 #include "controller/report/reports.hpp"
+#include "tests/support/named_sample.hpp"
 
 namespace tusk {
 namespace {
@@ -60,6 +63,64 @@ TEST_F(ReportOutput, BytesThatAreNotUtf8AreWrittenAsReplacementCharactersNotLost
     EXPECT_EQ(entry.path().filename().string().find(".XXXXXX"), std::string::npos) << entry.path();
     EXPECT_EQ(entry.path().filename().string().find("report.json."), std::string::npos) << entry.path();
   }
+}
+
+// Issue 59: a checkpoint is written a test and a stream at a time, never as one document; what it
+// writes is the document's text to the byte, whatever the report holds: no test, an empty test,
+// streams with their bins and bytes that are not UTF-8, a method's steps with theirs.
+TEST_F(ReportOutput, TheReportWrittenAStreamAtATimeIsTheWholeDocumentsTextToTheByte) {
+  const auto written = [](const RunOutcome& outcome) {
+    std::ostringstream out;
+    write_report_json(outcome, out);
+    return out.str();
+  };
+  EXPECT_EQ(written(outcome_), json_text(report_json(outcome_))) << "no test";
+  TestOutcome empty;
+  empty.spec.name = "nothing ran";
+  outcome_.tests.push_back(empty);
+  TestOutcome test;
+  test.index = 1;
+  test.spec.name = "pairs";
+  test.agents = {"a", "b"};
+  for (const std::string agent : {"a", "b"}) {
+    auto& data = test.per_agent[agent];
+    for (std::uint32_t s = 1; s <= 3; ++s) {
+      data.samples.insert(s);
+      for (int i = 0; i < 3; ++i) {
+        proto::StreamCounters stream;
+        stream.set_stream_id(fmt::format("rx:{}/{}\xff", agent, i));
+        (*stream.mutable_counters())["rx_bytes"] = 1250 * s;
+        (*stream.mutable_counters())["lost_frames"] = s == 3 && i == 1 ? 7 : 0;
+        testing::add_named(data.series[stream.stream_id()], s, 1000 * s, std::move(stream));
+      }
+    }
+    for (int i = 0; i < 3; ++i) {
+      StreamVerdict verdict;
+      verdict.agent = agent;
+      verdict.stream.set_stream_id(fmt::format("rx:{}/{}\xff", agent, i));
+      verdict.stream.set_kind("rx");
+      verdict.metrics["throughput_bps"] = 1e4 * (i + 1);
+      test.streams.push_back(std::move(verdict));
+    }
+  }
+  test.problems = {"a: samples missing: 4"};
+  TestOutcome method_test = test;
+  method_test.index = 2;
+  auto method = std::make_shared<MethodResult>();
+  method->kind = MethodKind::Sweep;
+  method->steps.push_back(MethodStep{});
+  method->step_outcomes.push_back(test);
+  method_test.method = method;
+  outcome_.tests.push_back(std::move(test));
+  outcome_.tests.push_back(std::move(method_test));
+  const std::string text = written(outcome_);
+  EXPECT_EQ(text, json_text(report_json(outcome_)));
+  EXPECT_EQ(json::parse(text)["tests"][1]["streams"].size(), 6u);
+
+  // A checkpoint is that text, with the line's end.
+  const std::string out = dir_ + "/checkpoint";
+  write_checkpoint(outcome_, out);
+  EXPECT_EQ(read(out + "/report.json"), text + "\n");
 }
 
 TEST_F(ReportOutput, AFileThatCannotBeWrittenLeavesNoHalfFileAndTheOldOneWhole) {
