@@ -11,6 +11,8 @@
 #include <functional>
 #include <ostream>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "common/json_text.hpp"
@@ -88,16 +90,57 @@ void write_file(const fs::path& path, const std::string& text, Existing existing
       existing);
 }
 
+// A report.json's top-level "run_id" and "status", read only until both are found (they come
+// first): a checkpoint of millions of streams is not parsed whole to learn whose it is.
+struct ReportIdentity : nlohmann::json_sax<nlohmann::json> {
+  std::string run_id, status;
+  bool found_run_id = false, found_status = false;
+
+  bool null() override { return next(); }
+  bool boolean(bool) override { return next(); }
+  bool number_integer(number_integer_t) override { return next(); }
+  bool number_unsigned(number_unsigned_t) override { return next(); }
+  bool number_float(number_float_t, const string_t&) override { return next(); }
+  bool binary(binary_t&) override { return next(); }
+  bool string(string_t& value) override {
+    if (depth_ == 1 && key_ == "run_id") std::tie(run_id, found_run_id) = std::pair(value, true);
+    if (depth_ == 1 && key_ == "status") std::tie(status, found_status) = std::pair(value, true);
+    return next();
+  }
+  bool start_object(std::size_t) override { return open(); }
+  bool start_array(std::size_t) override { return open(); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& name) override {
+    if (depth_ == 1) key_ = name;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  bool next() const { return !(found_run_id && found_status); }
+  bool open() {
+    ++depth_;
+    return depth_ <= kMaxJsonDepth;
+  }
+  bool close() {
+    --depth_;
+    return next();
+  }
+  std::size_t depth_ = 0;
+  std::string key_;
+};
+
+ReportIdentity report_identity(const fs::path& file) {
+  ReportIdentity identity;
+  std::ifstream in(file);
+  if (in) nlohmann::json::sax_parse(in, &identity);
+  return identity;
+}
+
 // What an existing report in `directory` is, for the message that refuses to write over it.
 std::string existing_report(const fs::path& directory, const std::string& file) {
-  std::ifstream json_file(directory / "report.json");
-  std::string run_id;
-  try {
-    const auto report = parse_json<nlohmann::json>(json_file);
-    if (report.contains("run_id") && report["run_id"].is_string()) run_id = report["run_id"].get<std::string>();
-  } catch (const std::exception&) {
-    // Not a report this build can read: the file's name says enough.
-  }
+  const std::string run_id = report_identity(directory / "report.json").run_id;
   return run_id.empty()
              ? fmt::format("'{}' already holds {}", directory.string(), file)
              : fmt::format("'{}' already holds run {}'s report ({})", directory.string(), printable(run_id), file);
@@ -122,14 +165,8 @@ std::string private_directory(const std::string& parent, const std::string& run_
 // Whether `directory`'s report.json is a checkpoint of run `run_id`: the one file a run's own final
 // report replaces.
 bool holds_checkpoint_of(const fs::path& directory, const std::string& run_id) {
-  std::ifstream file(directory / "report.json");
-  if (!file) return false;
-  try {
-    const auto report = parse_json<nlohmann::json>(file);
-    return member_or_null(report, "status") == "running" && member_or_null(report, "run_id") == run_id;
-  } catch (const std::exception&) {
-    return false;
-  }
+  const ReportIdentity identity = report_identity(directory / "report.json");
+  return identity.status == "running" && identity.found_run_id && identity.run_id == run_id;
 }
 
 }  // namespace

@@ -119,8 +119,18 @@ TEST_F(ReportOutput, TheReportWrittenAStreamAtATimeIsTheWholeDocumentsTextToTheB
 
   // A checkpoint is that text, with the line's end.
   const std::string out = dir_ + "/checkpoint";
+  outcome_.checkpoint_ns = 1;
   write_checkpoint(outcome_, out);
-  EXPECT_EQ(read(out + "/report.json"), text + "\n");
+  EXPECT_EQ(read(out + "/report.json"), json_text(report_json(outcome_)) + "\n");
+  // The run's own final report replaces its checkpoint, which is read only as far as its run id
+  // and status; another run's report is never replaced.
+  RunOutcome other = outcome_;
+  other.run_id = "20261126-000000-ffff";
+  other.checkpoint_ns = 0;
+  EXPECT_THROW(write_reports(other, report_json(other), out), std::runtime_error);
+  outcome_.checkpoint_ns = 0;
+  write_reports(outcome_, report_json(outcome_), out);
+  EXPECT_EQ(json::parse(read(out + "/report.json"))["status"], "finished");
 }
 
 TEST_F(ReportOutput, AFileThatCannotBeWrittenLeavesNoHalfFileAndTheOldOneWhole) {
