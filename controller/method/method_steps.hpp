@@ -45,6 +45,8 @@ class MethodSteps {
   void record(TestOutcome outcome, std::vector<UncoveredPair> not_covered = {});
   // The method's result; the method test's verdict follows from it (method_verdict).
   MethodResult finish();
+  // The steps recorded so far (a checkpoint's view of a method under way).
+  const MethodResult& so_far() const { return result_; }
 
   // Every step, for a method whose steps do not depend on what they measure (sweep, incast,
   // congestion_control); nothing for a search (throughput, frame_loss_rate). Leaves this as it was.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "controller/method/fabric_methods.hpp"
+#include "controller/method/method_steps.hpp"
 #include "controller/metrics/live_metrics.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/plan/shift_schedule.hpp"
@@ -154,6 +155,8 @@ class Orchestrator {
   // agents and faults so far, and `where` the run was when it was taken (`taken_ns`); `running`, the
   // test under way as judged so far. The finished tests are lent to it, not copied.
   void hand_over(std::optional<TestOutcome> running, std::int64_t taken_ns, const std::string& where);
+  // The method test under way as a checkpoint shows it: its steps so far, incomplete.
+  TestOutcome method_so_far() const;
 
   // The run so far, with the test under way judged on its samples up to now: each agent that has
   // no result yet stands in with one made of its streams' latest counters (not completed). The
@@ -203,6 +206,10 @@ class Orchestrator {
   std::vector<std::string> agents_;
   std::optional<TimedHook> timed_hook_;
   std::optional<HookRun> link_failure_run_;
+  // The method test under way and its steps so far, for checkpoints: a night's schedule killed
+  // in its tenth step leaves the nine before it in report.json.
+  const MethodSteps* method_under_way_ = nullptr;
+  std::size_t method_index_ = 0;
   std::vector<std::string> plan_silence_;  // a schedule step's agents that never answered its plan
   std::vector<std::string> test_agents_;   // the agents of the test that runs now (a method's step may use fewer)
   std::string phase_ = "while starting";   // where the run is, for an interruption's conclusion

@@ -116,6 +116,7 @@ void Orchestrator::hand_over(std::optional<TestOutcome> running, std::int64_t ta
       tests = std::move(snapshot.tests);
     }
   } give_back{snapshot, outcome_.tests, snapshot.tests.size()};
+  if (method_under_way_) snapshot.tests.push_back(method_so_far());
   if (running) snapshot.tests.push_back(std::move(*running));
   snapshot.checkpoint_ns = taken_ns;
   snapshot.agents = registry_->agents();
@@ -132,6 +133,25 @@ void Orchestrator::hand_over(std::optional<TestOutcome> running, std::int64_t ta
   } catch (const std::exception& e) {
     spdlog::warn("checkpoint not written: {}", e.what());
   }
+}
+
+// The method test under way as its steps so far make it: their rows and outcomes, not copied (the
+// snapshot is written and dropped before the next step is recorded), and incomplete.
+TestOutcome Orchestrator::method_so_far() const {
+  TestOutcome test;
+  test.index = static_cast<int>(method_index_);
+  test.spec = profile_.tests[method_index_];
+  test.agents = agents_;
+  for (const auto& name : agents_) test.per_agent[name] = AgentTestData{};  // its steps have the data
+  test.verdict = TestVerdict::Incomplete;
+  test.problems.push_back(
+      fmt::format("under way: {} step(s) done at this checkpoint; the step running is the "
+                  "test after this one",
+                  method_under_way_->so_far().steps.size()));
+  // Not owned: the method's own result, alive while the checkpoint is written.
+  test.method =
+      std::shared_ptr<const MethodResult>(std::shared_ptr<const MethodResult>(), &method_under_way_->so_far());
+  return test;
 }
 
 // The run so far, with the test under way judged on its samples up to now: each agent that has

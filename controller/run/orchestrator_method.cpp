@@ -75,6 +75,12 @@ bool Orchestrator::run_method(std::size_t index) {
     return false;
   }
   MethodSteps& steps = *made;
+  method_under_way_ = &steps;
+  method_index_ = index;
+  struct Done {
+    const MethodSteps*& under_way;
+    ~Done() { under_way = nullptr; }
+  } done{method_under_way_};
   bool carry_on = true;
   while (auto step = steps.next()) {
     if (g_interrupted) {

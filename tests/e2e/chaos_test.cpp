@@ -97,6 +97,53 @@ tests:
   EXPECT_EQ(test["verdict"], "incomplete");
 }
 
+// Issue 59: a night's schedule whose controller is killed leaves the steps it finished in its
+// checkpoint, not only the step it was running: killed in the third of three steps, report.json
+// holds the schedule (incomplete) with its first two steps and their streams, then the step under
+// way, and draws.
+TEST_F(ControlPlaneE2E, AControllerKilledMidScheduleLeavesTheStepsItFinishedInItsCheckpoint) {
+  ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-c", "lab-d"}));
+  const std::string profile = write_profile_text(R"(name: e2e-schedule-killed
+agents:
+  hosts: [lab-a, lab-b, lab-c, lab-d]
+  wait: 20s
+tests:
+  - name: every pair
+    engine: dpdk
+    topology: shift
+    shifts: all
+    step: 3s
+    rate: 1kpps
+    frame_size: 1000B
+)");
+  auto controller = start_controller(profile, "report", {"--lease", "1s", "--checkpoint", "1s"});
+  std::vector<std::unique_ptr<Process>> agents;
+  for (const std::string name : {"lab-a", "lab-b", "lab-c", "lab-d"}) agents.push_back(start_agent(name, port_));
+  ASSERT_TRUE(wait_for_text(agents[0]->log_path(), "test 3 started", 60s)) << controller->log();
+  std::this_thread::sleep_for(1500ms);  // a checkpoint of the third step
+  controller->signal(SIGKILL);
+  ASSERT_TRUE(controller->wait(5s).has_value());
+
+  const json report = read_report("report");
+  EXPECT_EQ(report["status"], "running");
+  ASSERT_EQ(report["tests"].size(), 2u) << report["conclusion"];
+  const json& schedule = report["tests"][0];
+  EXPECT_EQ(schedule["name"], "every pair");
+  EXPECT_EQ(schedule["verdict"], "incomplete");
+  ASSERT_EQ(schedule["method"]["kind"], "shift");
+  const json& steps = schedule["method"]["steps"];
+  ASSERT_EQ(steps.size(), 2u);
+  for (const auto& step : steps) {
+    EXPECT_EQ(step["verdict"], "pass") << step["test"]["problems"].dump(1);
+    EXPECT_EQ(step["pairs"], 4);
+    EXPECT_EQ(step["test"]["streams"].size(), 4u) << "each finished step's streams are in the checkpoint";
+  }
+  EXPECT_EQ(report["tests"][1]["index"], 3) << "the step under way follows";
+
+  Process draw({tusk::build_paths::controller_bin(), "report", dir_ + "/report"}, dir_ + "/draw.log");
+  EXPECT_EQ(draw.wait(60s), 0) << draw.log();
+}
+
 TEST_F(ControlPlaneE2E, AgentStopsTrafficWhenItsControllerDiesAndTellsTheNextOne) {
   auto first = start_controller(write_profile("60s"), "first", {"--lease", "1s"});
   auto agent_a = start_agent("lab-a", port_);
