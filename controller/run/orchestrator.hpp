@@ -129,6 +129,8 @@ class Orchestrator {
   // Waits until every agent answered the plan; returns false otherwise, and ends the run, unless
   // `silence_ends_run` is false and agents only stayed silent: they are then plan_silence_.
   bool hand_out_plans(const std::vector<AgentPlan>& plans, int index, bool silence_ends_run = true);
+  // Every one of `agents` has been disconnected longer than a lost agent is (RunOptions::lost_after).
+  bool all_lost(const std::vector<std::string>& agents) const;
 
   // One test on `agents`; nothing when it could not start (the run has failed, or, with
   // `silence_ends_run` false, agents in plan_silence_ never answered its plan).

@@ -128,6 +128,16 @@ std::optional<std::vector<AgentPlan>> Orchestrator::plans_for(std::size_t index,
 }
 
 // Waits until every agent answered the plan; returns false (and ends the run) otherwise.
+bool Orchestrator::all_lost(const std::vector<std::string>& agents) const {
+  if (agents.empty()) return false;
+  std::map<std::string, AgentLink> links;
+  for (AgentLink& link : registry_->links()) links.emplace(link.name, std::move(link));
+  return std::all_of(agents.begin(), agents.end(), [&](const std::string& name) {
+    const auto link = links.find(name);
+    return link == links.end() || (!link->second.connected && link->second.away_for > options_.lost_after);
+  });
+}
+
 bool Orchestrator::hand_out_plans(const std::vector<AgentPlan>& plans, int index, bool silence_ends_run) {
   plan_silence_.clear();
   data_.judge_windows(index, profile_.tests[index]);
@@ -156,9 +166,15 @@ bool Orchestrator::hand_out_plans(const std::vector<AgentPlan>& plans, int index
                fmt::format("test '{}': plan refused by {}", profile_.tests[index].name, fmt::join(refused, "; ")));
       return false;
     }
-    if (SteadyClock::now() >= deadline || g_interrupted) {
+    // A schedule's step need not wait out the deadline for agents gone longer than a lost one is.
+    const bool waiting_on_the_lost = !silence_ends_run && refused.empty() && all_lost(waiting);
+    if (SteadyClock::now() >= deadline || g_interrupted || waiting_on_the_lost) {
       stop_all(index, g_interrupted ? "run interrupted" : "plan not acknowledged");
       if (!g_interrupted && !silence_ends_run && refused.empty()) {
+        if (waiting_on_the_lost) {
+          spdlog::warn("test '{}': {} lost before answering its plan: the step does not run",
+                       profile_.tests[index].name, fmt::join(waiting, ", "));
+        }
         plan_silence_ = std::move(waiting);
       } else if (!g_interrupted) {
         fail_run(kExitAgentsMissing, fmt::format("test '{}': no answer to the plan from {}", profile_.tests[index].name,

@@ -95,6 +95,9 @@ tests:
   }
   EXPECT_TRUE(said) << test["problems"].dump(1);
   EXPECT_EQ(test["verdict"], "incomplete");
+  // Once lab-d was gone as long as a lost agent is, the step stopped waiting for its answer.
+  EXPECT_NE(controller->log().find("lab-d lost before answering its plan: the step does not run"), std::string::npos)
+      << controller->log();
 }
 
 // Issue 59: a night's schedule whose controller is killed leaves the steps it finished in its
