@@ -18,6 +18,24 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Every pair of lab-a..lab-d, a step at a time: three steps of `step` each.
+std::string four_agent_schedule(const std::string& step, const std::string& thresholds = "") {
+  return R"(name: e2e-schedule
+agents:
+  hosts: [lab-a, lab-b, lab-c, lab-d]
+  wait: 20s
+tests:
+  - name: every pair
+    engine: dpdk
+    topology: shift
+    shifts: all
+    step: )" +
+         step + R"(
+    rate: 1kpps
+    frame_size: 1000B
+)" + thresholds;
+}
+
 std::size_t faults_containing(const json& report, const std::string& agent, const std::string& text) {
   std::size_t found = 0;
   for (const auto& fault : report["faults"]) {
@@ -57,21 +75,7 @@ TEST_F(ControlPlaneE2E, AnAgentKilledMidRunIsReportedLostAndTheOtherCarriesOn) {
 // uncovered), and the run ends incomplete.
 TEST_F(ControlPlaneE2E, AScheduleStepWhosePlanAnAgentNeverAnswersIsNotRunAndTheNextGoesOn) {
   ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-c", "lab-d"}));
-  const std::string profile = write_profile_text(R"(name: e2e-schedule
-agents:
-  hosts: [lab-a, lab-b, lab-c, lab-d]
-  wait: 20s
-tests:
-  - name: every pair
-    engine: dpdk
-    topology: shift
-    shifts: all
-    step: 2s
-    rate: 1kpps
-    frame_size: 1000B
-    thresholds:
-      max_ber: 1e-12
-)");
+  const std::string profile = write_profile_text(four_agent_schedule("2s", "    thresholds:\n      max_ber: 1e-12\n"));
   auto controller = start_controller(profile, "report", {"--lease", "1s"});
   std::vector<std::unique_ptr<Process>> agents;
   for (const std::string name : {"lab-a", "lab-b", "lab-c"}) agents.push_back(start_agent(name, port_));
@@ -106,19 +110,7 @@ tests:
 // way, and draws.
 TEST_F(ControlPlaneE2E, AControllerKilledMidScheduleLeavesTheStepsItFinishedInItsCheckpoint) {
   ASSERT_TRUE(make_certs(dir_ + "/certs", {"lab-c", "lab-d"}));
-  const std::string profile = write_profile_text(R"(name: e2e-schedule-killed
-agents:
-  hosts: [lab-a, lab-b, lab-c, lab-d]
-  wait: 20s
-tests:
-  - name: every pair
-    engine: dpdk
-    topology: shift
-    shifts: all
-    step: 3s
-    rate: 1kpps
-    frame_size: 1000B
-)");
+  const std::string profile = write_profile_text(four_agent_schedule("3s"));
   auto controller = start_controller(profile, "report", {"--lease", "1s", "--checkpoint", "1s"});
   std::vector<std::unique_ptr<Process>> agents;
   for (const std::string name : {"lab-a", "lab-b", "lab-c", "lab-d"}) agents.push_back(start_agent(name, port_));
