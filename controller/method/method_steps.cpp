@@ -457,10 +457,10 @@ std::optional<std::string> uncovered_text(const MethodResult& result) {
 
 std::vector<std::string> method_problems(const MethodResult& result) {
   std::vector<std::string> problems;
-  if (auto uncovered = uncovered_text(result)) problems.push_back(std::move(*uncovered));
   if (result.ecmp_balance) problems = result.ecmp_balance->problems;
   if (result.burst_absorption) problems = result.burst_absorption->problems;
   if (result.link_failure) problems = result.link_failure->problems;
+  if (auto uncovered = uncovered_text(result)) problems.push_back(std::move(*uncovered));
   if (const auto& c = result.congestion; c && c->head_of_line_blocking) {
     problems.push_back(fmt::format(
         "head-of-line blocking: the flow to the uncongested port ({}) lost {:.4g}% ({} frames) while {} was "

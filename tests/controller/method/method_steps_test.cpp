@@ -290,6 +290,11 @@ tests:
   EXPECT_THAT(method_problems(result), ::testing::Contains(::testing::HasSubstr(
                                            "5 of 12 planned pairs not covered: c lost during the step (step 1); "
                                            "c not connected (steps 2, 3)")));
+  // A method's own problems do not take the place of what the schedule did not cover.
+  MethodResult failed_over = result;
+  failed_over.link_failure.emplace().problems = {"the flows took 3 s to converge"};
+  EXPECT_THAT(method_problems(failed_over),
+              ::testing::ElementsAre("the flows took 3 s to converge", ::testing::HasSubstr("5 of 12 planned pairs")));
 }
 
 TEST(MethodSteps, AStepCastAmongThePresentLeavesOutEveryPairOfAnAgentAway) {

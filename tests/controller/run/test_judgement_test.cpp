@@ -6,7 +6,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -112,12 +115,15 @@ TEST(JudgeTest, AStreamWhosePeerWasLostFailsWithoutBlamingTheLink) {
 TEST(JudgeTest, ASenderThatFellBehindItsPaceIsAWarning) {
   TestOutcome test = two_agent_test();
   proto::TestResult result = completed_at(kPlannedStart);
-  for (const auto& [peer, skipped] : std::vector<std::pair<std::string, int>>{{"b", 2'400}, {"c", 50}}) {
+  // d's counters are a hostile pair whose 64-bit sum wraps to 50: 100 skipped of 2^64 sent is no share.
+  const std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> senders{
+      {"b", 77'600, 2'400}, {"c", 77'600, 50}, {"d", std::numeric_limits<std::uint64_t>::max() - 49, 100}};
+  for (const auto& [peer, sent, skipped] : senders) {
     auto& stream = *result.add_streams();
     stream.set_stream_id("tx:" + peer);
     stream.set_kind("tx");
     stream.set_peer(peer);
-    (*stream.mutable_counters())["tx_frames"] = 77'600;
+    (*stream.mutable_counters())["tx_frames"] = sent;
     (*stream.mutable_counters())["tx_skipped_frames"] = skipped;
   }
   test.per_agent["a"].result = result;
@@ -125,7 +131,10 @@ TEST(JudgeTest, ASenderThatFellBehindItsPaceIsAWarning) {
   judge_test(test, nullptr);
   EXPECT_THAT(test.warnings, Contains(HasSubstr("a tx:b: the sender fell behind its pace and let 2400 frame slots "
                                                 "pass (3% of what it owed)")));
-  for (const auto& warning : test.warnings) EXPECT_THAT(warning, ::testing::Not(HasSubstr("tx:c")));
+  for (const auto& warning : test.warnings) {
+    EXPECT_THAT(warning, ::testing::Not(HasSubstr("tx:c")));
+    EXPECT_THAT(warning, ::testing::Not(HasSubstr("tx:d")));
+  }
 }
 
 TEST(JudgeTest, TheSameInputIsJudgedTheSameWayEveryTime) {
