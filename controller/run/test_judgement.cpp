@@ -98,8 +98,7 @@ void warn_of_senders_behind(TestOutcome& test) {
     const auto sent = counter_of(verdict.stream, counters::kTxFrames);
     if (!skipped || *skipped == 0 || !sent) continue;
     // Summed as doubles: two counters from the agent could wrap a 64-bit sum to a tiny total.
-    const double share =
-        static_cast<double>(*skipped) / (static_cast<double>(*sent) + static_cast<double>(*skipped));
+    const double share = static_cast<double>(*skipped) / (static_cast<double>(*sent) + static_cast<double>(*skipped));
     if (share <= 0.01) continue;
     test.warnings.push_back(
         fmt::format("{} {}: the sender fell behind its pace and let {} frame slots pass ({:.2g}% of what it owed): its "
