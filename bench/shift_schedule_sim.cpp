@@ -26,10 +26,13 @@
 
 #include "controller/method/method_result.hpp"
 #include "controller/method/method_steps.hpp"
+#include "controller/method/step_fold.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "controller/run/test_judgement.hpp"
+#include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/link_localisation.hpp"
+#include "controller/verdict/path_faults.hpp"
 #include "tests/support/leaf_spine_model.hpp"
 
 namespace {
@@ -238,8 +241,9 @@ tests:
   // Each step: results simulated (not timed), its streams judged and localised as judge_test does.
   MethodResult result;
   result.kind = MethodKind::Shift;
+  result.schedule_flows = std::make_shared<FlowTable>();
   double judge_s = 0, simulate_s = 0;
-  std::size_t streams = 0;
+  std::size_t streams = 0, kept = 0;
   for (const auto& step : planned) {
     ShiftStep shift = shift_step(*test.shift, per_rail, groups, static_cast<std::uint32_t>(result.steps.size() + 1));
     shift.peers = on_every_rail(shift.peers, per_rail, rails);
@@ -251,9 +255,12 @@ tests:
     const auto judging = Clock::now();
     outcome.streams = std::move(judged);
     outcome.localisation = localise(outcome.streams, &topology);
-    judge_s += seconds_since(judging);
-    outcome.localisation = {};  // as MethodSteps::record drops a schedule step's own
+    outcome.path_faults = path_fault_signs(outcome.streams);
     streams += outcome.streams.size();
+    // As MethodSteps::record does: the step's flows join the schedule's table, its passing streams go.
+    kept +=
+        fold_schedule_step(outcome, static_cast<std::uint32_t>(result.steps.size() + 1), kept, *result.schedule_flows);
+    judge_s += seconds_since(judging);
     MethodStep row;
     row.label = shift.label;
     result.steps.push_back(row);
@@ -261,8 +268,12 @@ tests:
   }
   fmt::print(
       "steps: {} streams simulated in {:.1f} s; judged and localised step by step in {:.1f} s ({:.0f} ms a "
-      "step); peak {:.0f} MiB\n",
-      streams, simulate_s, judge_s, 1e3 * judge_s / static_cast<double>(planned.size()), peak_mib());
+      "step); {} streams kept; flows: {} kept, {} summed per link, {:.1f} B a flow; peak {:.0f} MiB\n",
+      streams, simulate_s, judge_s, 1e3 * judge_s / static_cast<double>(planned.size()), kept,
+      result.schedule_flows->size(), result.schedule_flows->clean_flows(),
+      static_cast<double>(result.schedule_flows->bytes()) /
+          static_cast<double>(result.schedule_flows->size() + result.schedule_flows->clean_flows()),
+      peak_mib());
 
   // All steps together: the schedule's localisation and coverage.
   began = Clock::now();
@@ -271,7 +282,7 @@ tests:
   judge_steps_together(schedule, result, &topology);
   const double together_s = seconds_since(began);
   fmt::print("together: {} flows localised in {:.1f} s; {}; peak {:.0f} MiB ({:.0f} B a stream)\n",
-             schedule.localisation.flows.size(), together_s,
+             schedule.localisation.flows->size() + schedule.localisation.flows->clean_flows(), together_s,
              schedule.coverage ? schedule.coverage->text() : std::string("no coverage"), peak_mib(),
              peak_mib() * 1024 * 1024 / static_cast<double>(streams));
 

@@ -198,6 +198,18 @@ std::vector<LinkRow> link_rows(const Field& localisation, const std::string& tes
       if (failing) ++row.failing_flows;
     }
   }
+  // A schedule's clean flows, summed per link as each step ended (not listed in flows).
+  if (const auto summed = optional_member(localisation, "clean_flows_by_link")) {
+    expect(*summed, summed->value.is_object(), "an object");
+    for (const auto& [key, count] : summed->value.items()) {
+      const Field field{count, summed->path + "." + key};
+      expect(field, count.is_number_unsigned(), "a count");
+      LinkRow& row = row_of(key);
+      // Bounded: a report's number, summed into an int.
+      row.flows += static_cast<int>(
+          std::min<std::uint64_t>(count.get<std::uint64_t>(), std::numeric_limits<int>::max() - row.flows));
+    }
+  }
   std::vector<LinkRow> rows;
   for (const auto& key : order) rows.push_back(by_key.at(key));
   return rows;

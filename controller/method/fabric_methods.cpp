@@ -67,7 +67,7 @@ EcmpBalanceResult judge_ecmp_balance(const TestOutcome& step, const MethodSpec& 
   EcmpBalanceResult result;
   result.max_imbalance = method.max_imbalance;
   result.min_fairness = method.min_fairness;
-  const auto& flows = step.localisation.flows;
+  const std::vector<TracedFlowPath> flows = traced_flows(step.localisation);
   std::set<std::string> hosts;
   for (const auto& flow : flows) {
     if (flow.node_names.empty()) continue;
@@ -77,11 +77,11 @@ EcmpBalanceResult judge_ecmp_balance(const TestOutcome& step, const MethodSpec& 
   // Per leaf (the flow's first hop), the bytes and flows each uplink out of it carried.
   std::map<std::string, std::map<std::string, UplinkLoad>> leaves;
   for (const auto& flow : flows) {
-    if (flow.links.size() < 3 || flow.node_names.size() < 3) continue;  // stayed on its leaf
+    if (flow.links.size() < 3 || flow.node_names.size() < 3 || !flow.rx_stream) continue;  // stayed on its leaf
     const std::string& leaf = flow.node_names[1];
     UplinkLoad& load = leaves[leaf][flow.links[1]];
     load.link = flow.links[1];
-    load.bytes += bounded(step.streams.at(flow.rx_stream).stream, c::kRxBytes);
+    load.bytes += bounded(step.streams.at(*flow.rx_stream).stream, c::kRxBytes);
     ++load.flows;
   }
   if (leaves.empty()) {
@@ -199,8 +199,9 @@ LinkFailureResult judge_link_failure(const TestOutcome& step, const MethodSpec& 
   };
   std::vector<double> resumes;
   std::vector<std::string> collateral;
-  for (const auto& traced : step.localisation.flows) {
-    const StreamVerdict& rx = step.streams.at(traced.rx_stream);
+  for (const auto& traced : traced_flows(step.localisation)) {
+    if (!traced.rx_stream) continue;  // one test's flows: every stream is kept
+    const StreamVerdict& rx = step.streams.at(*traced.rx_stream);
     FailedLinkFlow flow;
     flow.sender = traced.sender;
     flow.receiver = traced.receiver;

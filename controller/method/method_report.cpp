@@ -133,6 +133,8 @@ json method_json(const MethodResult& result, const std::function<json(const Test
              {"verdict", std::string(to_string(step.verdict))}};
     if (result.kind == MethodKind::Shift) {
       row["pairs"] = step.pairs;
+      // Its judged streams; those that passed left memory when it ended (the series holds them).
+      row["streams"] = step.streams;
       json not_covered = json::array();
       for (const auto& pair : step.not_covered) {
         not_covered.push_back({{"sender", pair.sender}, {"receiver", pair.receiver}, {"why", pair.why}});

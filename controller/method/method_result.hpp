@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "controller/outcome/run_outcome.hpp"
+#include "controller/verdict/flow_table.hpp"
 
 namespace tusk {
 
@@ -28,6 +30,7 @@ struct MethodStep {
   double rate_fraction = 0;  // of the test's rate; 0 where the step has a rate of its own
   std::uint32_t senders = 0;
   std::uint32_t pairs = 0;                 // shift: sender-receiver pairs planned
+  std::uint32_t streams = 0;               // shift: streams judged (the passing leave memory with the step)
   std::vector<UncoveredPair> not_covered;  // shift: planned pairs an agent away or lost left out
   bool latency_trial = false;              // throughput: the trial at the NDR that measures latency
   std::uint32_t burst_frames = 0;          // burst_absorption: the train length, per sender
@@ -149,6 +152,7 @@ struct MethodResult {
   double pdr_loss = 0;
   std::vector<MethodStep> steps;
   std::vector<TestOutcome> step_outcomes;                 // one per step, in order: each step's streams and problems
+  std::shared_ptr<FlowTable> schedule_flows;              // shift: every step's flows, added as each ended
   std::vector<SizeThroughput> throughput;                 // kind throughput: one per frame size
   std::optional<CongestionResult> congestion;             // kind congestion_control
   std::optional<EcmpBalanceResult> ecmp_balance;          // kind ecmp_balance

@@ -14,6 +14,7 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
+#include "controller/method/step_fold.hpp"
 #include "controller/method/step_summary.hpp"
 
 namespace tusk {
@@ -373,10 +374,16 @@ void MethodSteps::record(TestOutcome outcome, std::vector<UncoveredPair> not_cov
     if (result_.congestion->head_of_line_blocking) step.verdict = TestVerdict::Fail;
   }
   result_.steps.push_back(std::move(step));
-  // A schedule's flows are localised together once its steps are done (judge_steps_together): a
-  // step's own localisation, as large as its flows, would only wait to be thrown away.
-  // (ecmp_balance's one step keeps its own: judge_ecmp_balance reads its flows' paths first.)
-  if (method_.kind == MethodKind::Shift) outcome.localisation = {};
+  // A schedule's flows are localised together once its steps are done (judge_steps_together), from
+  // its flow table; the step's passing streams leave memory here, so a night's memory is its
+  // failures', not its steps'. (ecmp_balance's one step keeps its own: judge_ecmp_balance reads its
+  // flows' paths first.)
+  if (method_.kind == MethodKind::Shift) {
+    if (!result_.schedule_flows) result_.schedule_flows = std::make_shared<FlowTable>();
+    result_.steps.back().streams = static_cast<std::uint32_t>(outcome.streams.size());
+    streams_kept_ += fold_schedule_step(outcome, static_cast<std::uint32_t>(result_.steps.size()), streams_kept_,
+                                        *result_.schedule_flows);
+  }
   result_.step_outcomes.push_back(std::move(outcome));
 }
 

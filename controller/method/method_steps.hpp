@@ -74,6 +74,7 @@ class MethodSteps {
   std::size_t position_ = 0;           // sweep: step number; frame_loss_rate and throughput: frame size number
   std::size_t size_step_ = 0;          // frame_loss_rate: steps of this size so far
   std::size_t lossless_run_ = 0;       // frame_loss_rate: steps in a row of this size that lost nothing
+  std::size_t streams_kept_ = 0;       // shift: the streams the steps so far kept (fold_schedule_step)
   bool latency_done_ = false;          // throughput: this size's latency trial ran
   bool stopped_ = false;               // a step could not complete: nothing more runs
 };

@@ -19,6 +19,7 @@
 #include "controller/report/reports.hpp"
 #include "controller/report/switch_counters_json.hpp"
 #include "controller/verdict/ber_bound.hpp"
+#include "controller/verdict/flow_table.hpp"
 
 namespace tusk {
 using json = nlohmann::ordered_json;
@@ -178,49 +179,62 @@ json coverage_json(const LinkCoverage& coverage) {
           {"text", coverage.text()}};
 }
 
+// One flow of the localisation: its ends, verdict, path and (where its streams are kept) each hop
+// its trace probed.
+json traced_flow_json(const TestOutcome& test, const FlowTable& table, std::size_t f) {
+  const TracedFlowPath flow = table.traced(f);
+  const StreamVerdict* rx = flow.rx_stream ? &test.streams.at(*flow.rx_stream) : nullptr;
+  json path = json::array();
+  if (flow.tx_stream) {
+    const auto& hops = test.streams.at(*flow.tx_stream).stream.path();
+    for (int at = 0; at < hops.size(); ++at) {
+      const proto::TraceHop& hop = hops.Get(at);
+      json entry{{"ttl", hop.ttl()},
+                 {"address", hop.address()},
+                 {"probes", hop.probes()},
+                 {"answers", hop.answers()},
+                 {"damaged", hop.damaged()},
+                 {"unreachable", hop.unreachable()},
+                 {"destination", hop.destination()}};
+      if (!hop.other_address().empty()) {
+        entry["other_address"] = hop.other_address();
+        entry["other_answers"] = hop.other_answers();
+      }
+      if (static_cast<std::size_t>(at) + 1 < flow.node_names.size()) entry["name"] = flow.node_names[at + 1];
+      path.push_back(std::move(entry));
+    }
+  }
+  const std::uint32_t step = table[f].step;
+  return {{"sender", flow.sender},
+          {"receiver", flow.receiver},
+          {"step", step > 0 ? json(step) : json(nullptr)},
+          {"stream", rx ? json(rx->stream.stream_id()) : json(nullptr)},
+          {"flow", rx ? json(flow_text(rx->stream)) : json(nullptr)},
+          {"passed", !flow.failing},
+          {"faults", flow.faults},
+          {"host_side", flow.host_side},
+          {"path_complete", flow.reached},
+          {"nodes", flow.node_names},
+          {"links", flow.links},
+          {"path", path}};
+}
+
 // The routed flows with their traced paths, the suspects and the host problems (link_localisation).
 json localisation_json(const TestOutcome& test) {
   const Localisation& found = test.localisation;
-  const auto stream_id = [&](std::size_t index) { return stream_ref(test.streams.at(index)); };
+  const FlowTable& table = *found.flows;
+  // A flow by its judged stream; one whose stream the schedule no longer keeps (a passing stream of
+  // a finished step) by its step and ends.
+  const auto flow_id = [&](std::size_t f) -> json {
+    const FlowRecord& flow = table[f];
+    if (flow.rx_stream != kNoStream) return stream_ref(test.streams.at(flow.rx_stream));
+    return {{"step", flow.step}, {"sender", table.agent(flow.sender)}, {"receiver", table.agent(flow.receiver)}};
+  };
   json flows = json::array();
-  for (const auto& flow : found.flows) {
-    const StreamVerdict& rx = test.streams.at(flow.rx_stream);
-    json path = json::array();
-    if (flow.tx_stream) {
-      const auto& hops = test.streams.at(*flow.tx_stream).stream.path();
-      for (int at = 0; at < hops.size(); ++at) {
-        const proto::TraceHop& hop = hops.Get(at);
-        json entry{{"ttl", hop.ttl()},
-                   {"address", hop.address()},
-                   {"probes", hop.probes()},
-                   {"answers", hop.answers()},
-                   {"damaged", hop.damaged()},
-                   {"unreachable", hop.unreachable()},
-                   {"destination", hop.destination()}};
-        if (!hop.other_address().empty()) {
-          entry["other_address"] = hop.other_address();
-          entry["other_answers"] = hop.other_answers();
-        }
-        if (static_cast<std::size_t>(at) + 1 < flow.node_names.size()) entry["name"] = flow.node_names[at + 1];
-        path.push_back(std::move(entry));
-      }
-    }
-    flows.push_back({{"sender", flow.sender},
-                     {"receiver", flow.receiver},
-                     {"step", rx.step > 0 ? json(rx.step) : json(nullptr)},
-                     {"stream", rx.stream.stream_id()},
-                     {"flow", flow_text(rx.stream)},
-                     {"passed", !flow.failing},
-                     {"faults", flow.faults},
-                     {"host_side", flow.host_side},
-                     {"path_complete", flow.reached},
-                     {"nodes", flow.node_names},
-                     {"links", flow.links},
-                     {"path", path}});
-  }
+  for (std::size_t f = 0; f < table.size(); ++f) flows.push_back(traced_flow_json(test, table, f));
   const auto flow_ids = [&](const std::vector<std::size_t>& indexes) {
     json list = json::array();
-    for (const std::size_t f : indexes) list.push_back(stream_id(found.flows.at(f).rx_stream));
+    for (const std::size_t f : indexes) list.push_back(flow_id(f));
     return list;
   };
   json suspects = json::array();
@@ -242,6 +256,7 @@ json localisation_json(const TestOutcome& test) {
          {"faults", suspect.faults},
          {"failing_flows", flow_ids(suspect.failing)},
          {"passing_flows", flow_ids(suspect.passing)},
+         {"passing_flows_summed", suspect.passing_summed},
          {"probes",
           {{"probes", p.probes},
            {"answers", p.answers},
@@ -278,7 +293,19 @@ json localisation_json(const TestOutcome& test) {
                      {"evidence", host.evidence},
                      {"next_steps", host.next_steps}});
   }
-  json out{{"conclusion", found.conclusion}, {"suspects", suspects}, {"hosts", hosts}, {"flows", flows}};
+  // A schedule's clean flows were summed per link as each step ended: counted here, not listed.
+  json out{{"conclusion", found.conclusion},
+           {"suspects", suspects},
+           {"hosts", hosts},
+           {"flows", flows},
+           {"clean_flows_summed", table.clean_flows()}};
+  if (table.clean_flows() > 0) {
+    json by_link = json::object();
+    for (std::uint32_t link = 0; link < table.link_count(); ++link) {
+      if (const auto clean = table.link(link).clean_flows(); clean > 0) by_link[table.link(link).named.key] = clean;
+    }
+    out["clean_flows_by_link"] = std::move(by_link);
+  }
   if (const LinkSuspect* top = found.top()) out["top_suspect"] = top->name;
   return out;
 }
@@ -344,6 +371,7 @@ json path_faults_json(const TestOutcome& test) {
                            {"sender", sign.sender},
                            {"failing_streams", ids(sign.failing)},
                            {"passing_streams", ids(sign.passing)},
+                           {"passing_streams_not_kept", sign.passing_not_kept},
                            {"text", sign.text(test.streams)}});
   }
   return path_faults;
@@ -484,7 +512,9 @@ json test_json_head(const TestOutcome& test) {
 
   out["path_faults"] = path_faults_json(test);
   out["outliers"] = outliers_json(test);
-  if (!test.localisation.flows.empty()) out["localisation"] = localisation_json(test);
+  if (const auto& flows = test.localisation.flows; flows && (!flows->empty() || flows->clean_flows() > 0)) {
+    out["localisation"] = localisation_json(test);
+  }
 
   out["agents"] = agents_json(test);
   return out;

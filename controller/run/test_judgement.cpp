@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/run/run_data.hpp"
+#include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/stream_values.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
@@ -107,9 +109,12 @@ void warn_of_senders_behind(TestOutcome& test) {
   }
 }
 
-// The flows' path faults, suspects and link coverage, judged against min_link_coverage.
-void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
-  test.path_faults = path_fault_signs(test.streams);
+// The flows' path faults, suspects and link coverage, judged against min_link_coverage: the flows
+// of the test's streams, or of `flows` gathered already (a schedule's, step by step).
+void localise_and_cover(TestOutcome& test, const FabricTopology* topology,
+                        std::shared_ptr<const FlowTable> flows = nullptr) {
+  // A schedule's path faults are its steps', found among each step's streams as it ended.
+  if (!flows) test.path_faults = path_fault_signs(test.streams);
   const bool switches_read = topology && (!test.switches_before.empty() || !test.switches_after.empty());
   if (switches_read) {
     test.switch_counters = count_switch_links(*topology, test.switches_before, test.switches_after);
@@ -117,7 +122,9 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology) {
       test.warnings.push_back(fmt::format("{}: its counters are not in this test's evidence", unreadable));
     }
   }
-  test.localisation = localise(test.streams, topology, switches_read ? &test.switch_counters : nullptr);
+  const SwitchCounterEvidence* counters = switches_read ? &test.switch_counters : nullptr;
+  test.localisation =
+      flows ? localise(std::move(flows), topology, counters) : localise(test.streams, topology, counters);
   test.coverage = link_coverage(test.localisation, topology);
   if (test.spec.min_link_coverage) {
     if (auto problem = coverage_problem(test.coverage, *test.spec.min_link_coverage)) {
@@ -204,6 +211,7 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
   for (const auto& step : steps.step_outcomes) total += step.streams.size();
   test.streams.reserve(total);  // millions of verdicts: growing by doubling would hold two copies
   test.outliers.clear();
+  test.path_faults.clear();
   for (std::size_t i = 0; i < steps.step_outcomes.size(); ++i) {
     TestOutcome& step = steps.step_outcomes[i];
     // The step's outliers were judged among its own streams (a step is a class of its own): they
@@ -213,6 +221,11 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
       test.outliers.push_back(std::move(outlier));
     }
     step.outliers.clear();
+    for (PathFaultSign& sign : step.path_faults) {
+      for (std::size_t& s : sign.failing) s += test.streams.size();
+      for (std::size_t& s : sign.passing) s += test.streams.size();
+      test.path_faults.push_back(std::move(sign));
+    }
     for (auto& verdict : step.streams) {
       test.streams.push_back(std::move(verdict));
       test.streams.back().step = static_cast<std::uint32_t>(i + 1);
@@ -231,7 +244,9 @@ void judge_steps_together(TestOutcome& test, MethodResult& steps, const FabricTo
     test.switches_before = steps.step_outcomes.front().switches_before;
     test.switches_after = steps.step_outcomes.back().switches_after;
   }
-  localise_and_cover(test, topology);
+  // Each step's flows joined the schedule's table as the step ended (fold_schedule_step); steps
+  // recorded without one (a method's own outcomes) are read from their streams.
+  localise_and_cover(test, topology, steps.schedule_flows);
 }
 
 void fold_step_evidence(TestOutcome& test, std::vector<TestOutcome>& steps) {

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <vector>
+
+#include "controller/verdict/flow_table.hpp"
 
 namespace tusk {
 namespace {
@@ -39,13 +42,24 @@ std::string LinkCoverage::text() const {
 }
 
 std::optional<LinkCoverage> link_coverage(const Localisation& localisation, const FabricTopology* topology) {
-  if (!topology || topology->links().empty() || localisation.flows.empty()) return std::nullopt;
-  std::map<std::string, std::size_t> flows_by_key;
+  if (!topology || topology->links().empty() || !localisation.flows ||
+      (localisation.flows->empty() && localisation.flows->clean_flows() == 0)) {
+    return std::nullopt;
+  }
+  const FlowTable& table = *localisation.flows;
+  std::vector<std::size_t> flows_by_link(table.link_count());
   LinkCoverage coverage;
-  for (const auto& flow : localisation.flows) {
+  for (std::size_t f = 0; f < table.size(); ++f) {
     ++coverage.flows;
-    if (!flow.reached) ++coverage.partial_paths;
-    for (const auto& key : flow.links) ++flows_by_key[key];
+    if (!table[f].has(FlowRecord::kReached)) ++coverage.partial_paths;
+    for (const std::uint32_t link : table.links_of(f)) ++flows_by_link[link];
+  }
+  // And the clean flows a schedule summed rather than kept.
+  coverage.flows += table.clean_flows();
+  coverage.partial_paths += table.clean_partial_paths();
+  std::map<std::string, std::size_t> flows_by_key;
+  for (std::uint32_t link = 0; link < table.link_count(); ++link) {
+    flows_by_key[table.link(link).named.key] += flows_by_link[link] + table.link(link).clean_flows();
   }
   const auto& links = topology->links();
   coverage.links = links.size();

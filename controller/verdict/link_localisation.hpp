@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,12 +28,13 @@
 
 namespace tusk {
 
+// One flow with its names (FlowTable::traced): its streams, in TestOutcome::streams, where the test
+// still keeps them (a schedule keeps a finished step's failing streams only).
 struct TracedFlowPath {
-  std::size_t rx_stream = 0;             // the receiver's judged stream, in TestOutcome::streams
+  std::optional<std::size_t> rx_stream;  // the receiver's judged stream
   std::optional<std::size_t> tx_stream;  // the sender's stream, which carries the trace
   std::string sender, receiver;          // agents
-  std::vector<std::string> nodes;        // addresses: the source, each hop that answered, the destination
-  std::vector<std::string> node_names;   // the topology's device for each node, else its address
+  std::vector<std::string> node_names;   // the topology's device for each node of the path, else its address
   std::vector<std::string> links;        // the links between consecutive nodes, by NamedLink::key
   bool reached = false;                  // the trace reached the destination with no unknown hop
   bool failing = false;
@@ -91,7 +93,8 @@ struct LinkSuspect {
   std::vector<std::size_t> explains;   // failing flows whose events it accounts for, in whole or part
   std::vector<std::size_t> failing;    // into Localisation::flows: every flow through it
   std::vector<std::size_t> passing;
-  double votes = 0;  // the failing flows it explains: a score to compare runs by
+  std::uint64_t passing_summed = 0;  // clean flows through it that a schedule summed, not listed
+  double votes = 0;                  // the failing flows it explains: a score to compare runs by
   ProbeEvidence probes;
   Confidence confidence = Confidence::Low;
   std::vector<std::string> faults;   // what the failing flows failed on
@@ -114,9 +117,11 @@ struct HostSuspect {
   std::vector<std::string> next_steps;
 };
 
+class FlowTable;
+
 struct Localisation {
-  std::vector<TracedFlowPath> flows;
-  std::vector<LinkSuspect> suspects;  // ranked; the first is named when its confidence is not low
+  std::shared_ptr<const FlowTable> flows;  // the flows (flow_table.hpp); the indexes below are into it
+  std::vector<LinkSuspect> suspects;       // ranked; the first is named when its confidence is not low
   std::vector<HostSuspect> hosts;
   std::string conclusion;  // one line; "" when no flow failed
   const LinkSuspect* top() const {
@@ -127,6 +132,13 @@ struct Localisation {
 // `topology` may be null: links are then named by the hops' addresses. `counters` (null when no
 // switch was read) confirm suspects and split links the same flows cross.
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
+                      const SwitchCounterEvidence* counters = nullptr);
+// Every flow of `found` with its names: for one test's few flows (a method's judge, a test); a
+// schedule's are read from the table a flow at a time.
+std::vector<TracedFlowPath> traced_flows(const Localisation& found);
+
+// The same, over flows already gathered (a schedule's steps, each added as it ended).
+Localisation localise(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
                       const SwitchCounterEvidence* counters = nullptr);
 
 }  // namespace tusk

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "controller/verdict/ber_bound.hpp"
 
@@ -24,8 +25,9 @@ constexpr double kIntervalSide = 0.975;
 
 class RateFit {
  public:
-  RateFit(const std::vector<FlowEvents>& flows, std::size_t link_count, std::uint64_t budget)
-      : flows_(flows), budget_(budget) {
+  RateFit(const std::vector<FlowEvents>& flows, std::size_t link_count, const std::vector<CleanFlows>& clean,
+          std::uint64_t budget)
+      : flows_(flows), clean_(clean), budget_(budget) {
     group_links(link_count);
     for (std::uint32_t f = 0; f < flows_.size(); ++f) {
       if (flows_[f].events == 0 || flows_[f].trials == 0) continue;
@@ -76,6 +78,7 @@ class RateFit {
 
   struct Group {
     std::vector<std::uint32_t> links, flows;
+    std::uint64_t clean_flows = 0;
     double trials = 0;
   };
   struct EventFlow {
@@ -84,7 +87,8 @@ class RateFit {
     std::vector<std::uint32_t> groups;
   };
 
-  // Links crossed by exactly the same flows are one group: one unknown.
+  // Links crossed by exactly the same flows are one group: one unknown. Clean flows given per link
+  // are the same on two links when their count and signature are.
   void group_links(std::size_t link_count) {
     std::vector<std::vector<std::uint32_t>> flows_of_link(link_count);
     for (std::uint32_t f = 0; f < flows_.size(); ++f) {
@@ -94,14 +98,21 @@ class RateFit {
           flows_of_link[link].push_back(f);
       }
     }
+    const auto clean_of = [&](std::uint32_t link) {
+      return link < clean_.size() && clean_[link].trials > 0 ? clean_[link] : CleanFlows{};
+    };
     group_of_link_.assign(link_count, kNone);
-    std::map<std::vector<std::uint32_t>, std::uint32_t> group_of_flows;
+    std::map<std::tuple<std::vector<std::uint32_t>, std::uint64_t, std::uint64_t>, std::uint32_t> group_of_flows;
     for (std::uint32_t link = 0; link < link_count; ++link) {
-      if (flows_of_link[link].empty()) continue;
-      const auto [it, added] = group_of_flows.emplace(flows_of_link[link], static_cast<std::uint32_t>(groups_.size()));
+      const CleanFlows clean = clean_of(link);
+      if (flows_of_link[link].empty() && clean.flows == 0) continue;
+      const auto [it, added] = group_of_flows.emplace(std::tuple(flows_of_link[link], clean.flows, clean.signature),
+                                                      static_cast<std::uint32_t>(groups_.size()));
       if (added) {
         Group group;
         group.flows = flows_of_link[link];
+        group.clean_flows = clean.flows;
+        group.trials = clean.trials;
         for (const std::uint32_t f : group.flows) group.trials += static_cast<double>(flows_[f].trials);
         groups_.push_back(std::move(group));
       }
@@ -242,6 +253,7 @@ class RateFit {
       LinkRate found;
       found.links = groups_[g].links;
       found.flows = groups_[g].flows;
+      found.clean_flows = groups_[g].clean_flows;
       found.rate = rate[g];
       found.evidence = evidence[g];
       found.held = held_.contains(g);
@@ -259,6 +271,7 @@ class RateFit {
   }
 
   const std::vector<FlowEvents>& flows_;
+  const std::vector<CleanFlows>& clean_;
   const std::uint64_t budget_;  // of work (kLinkRateWorkBudget): some 3 ns a unit, at random access
   std::vector<Group> groups_;
   std::vector<std::uint32_t> group_of_link_;
@@ -273,7 +286,13 @@ class RateFit {
 
 std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count,
                                           std::uint64_t work_budget) {
-  return RateFit(flows, link_count, work_budget).run();
+  static const std::vector<CleanFlows> kNoClean;
+  return RateFit(flows, link_count, kNoClean, work_budget).run();
+}
+
+std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count,
+                                          const std::vector<CleanFlows>& clean, std::uint64_t work_budget) {
+  return RateFit(flows, link_count, clean, work_budget).run();
 }
 
 }  // namespace tusk

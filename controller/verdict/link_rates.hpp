@@ -32,6 +32,17 @@ struct FlowEvents {
   std::uint64_t events = 0;
 };
 
+// Flows that saw no event, given per link rather than one by one (a schedule's clean flows, kept as
+// sums when their step ended): a clean flow adds only its trials to the fit (the likelihood's
+// -trials × rate), so per link their trials, how many there were, and a signature of which (the sum
+// of a 64-bit hash of each flow's identity: links crossed by the same clean flows have the same one)
+// are all the fit needs.
+struct CleanFlows {
+  double trials = 0;
+  std::uint64_t flows = 0;
+  std::uint64_t signature = 0;
+};
+
 struct LinkRate {
   std::vector<std::uint32_t> links;  // crossed by exactly the same flows: one unknown, tied
   double rate = 0;                   // events per trial
@@ -41,7 +52,9 @@ struct LinkRate {
   // Its evidence is with every other rate held, not refitted: the fit ran out of its work budget
   // (a fabric whose every link is faulty) before it was tested. Kept more readily, never less.
   bool held = false;
-  std::vector<std::uint32_t> flows;  // every flow through it
+  std::vector<std::uint32_t> flows;  // every flow through it, but those given as CleanFlows
+  std::uint64_t clean_flows = 0;     // those given as CleanFlows: counted, not listed
+  std::uint64_t all_flows() const { return flows.size() + clean_flows; }
   // Flows with events that the fit gives it a part of: the flows it explains (a lesser fault on
   // a flow's path explains part of its events, a greater one the rest).
   std::vector<std::uint32_t> explains;
@@ -55,6 +68,10 @@ inline constexpr std::uint64_t kLinkRateWorkBudget = 600'000'000;
 // is faulty reaches `work_budget`; the links not yet tested are then judged with every other
 // rate held (LinkRate::held), which keeps a link more readily, never less.
 std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count,
+                                          std::uint64_t work_budget = kLinkRateWorkBudget);
+// The same, with more clean flows given per link (`clean`, indexed by link; shorter: none).
+std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count,
+                                          const std::vector<CleanFlows>& clean,
                                           std::uint64_t work_budget = kLinkRateWorkBudget);
 
 }  // namespace tusk

@@ -1,18 +1,20 @@
-// The localiser's parts, shared by the files that make one localisation: link_localisation.cpp
-// (the flows, links and counts gathered), localiser_suspects.cpp (the rates fitted, suspects named
-// and ranked) and localiser_explain.cpp (what each suspect's text says). Not for other users:
-// localise() (link_localisation.hpp) is the way in.
+// The localiser's parts, shared by the files that make one localisation: flow_table.cpp (the flows
+// and their links gathered), link_localisation.cpp (the links' evidence), localiser_suspects.cpp (the rates fitted,
+// suspects named and ranked) and localiser_explain.cpp (what each suspect's text says). Not for other users: localise()
+// (link_localisation.hpp) is the way in.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/link_rates.hpp"
 #include "controller/verdict/switch_counters.hpp"
@@ -22,16 +24,10 @@ namespace tusk::localiser {
 // A counter an agent sent, bounded so that two of them add up without wrapping.
 inline constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 62;
 
+// A link the flows voting for links crossed, with its probes' evidence over all of them.
 struct LinkData {
-  NamedLink named;
-  std::set<std::size_t> failing, passing;  // flows
   ProbeEvidence probes;
-  std::set<std::string> faults;
-  // Probes past this link that another address answered: the flows' path moved off the link for a
-  // while (a route withdrawn when it went down).
-  std::uint64_t moved = 0;
-  std::uint32_t index = 0;  // in the rate fit
-  std::string far_end;      // the device (or address) the link enters
+  std::uint64_t moved = 0;  // probes past it that another address answered (a route withdrawn)
 };
 
 // The cable a directed link is one direction of: its two ends, in one order.
@@ -39,28 +35,25 @@ std::string cable_of(const std::string& key);
 
 NamedLink link_between(const FabricTopology* topology, const std::string& from, const std::string& to);
 
-// One localisation, step by step: the flows and their traced paths, the receivers that dropped
-// frames themselves, the links the traced flows cross, then for each kind of fault the links'
-// rates fitted to what the flows measured (link_rates.hpp), and a suspect for every link whose
-// rate is significantly above zero and explains a failing flow.
+// One localisation, step by step: the receivers that dropped frames themselves, the links' probe
+// evidence compared, then for each kind of fault the links' rates fitted to what the flows
+// measured (link_rates.hpp), and a suspect for every link whose rate is significantly above zero
+// and explains a failing flow. Links are FlowTable's ids throughout.
 class Localiser {
  public:
-  Localiser(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
+  Localiser(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
             const SwitchCounterEvidence* counters);
 
   Localisation run();
 
  private:
-  // One flow per 5-tuple, whatever judges it: the receiver's stream (DPDK), or both ends of a QP
-  // (RDMA: the sender's flow and the receiver's sink); each with its traced path and named links.
-  void gather_flows();
-
-  std::string edge_name(const std::string& a, const std::string& b) const;
+  const std::string& key_of(std::uint32_t link) const;
 
   // Receivers that dropped frames themselves: their flows' loss is theirs, not a link's.
   void name_slow_receivers();
 
-  // Link by link: which flows cross each link, and what their probes saw at it and a hop before it.
+  // Each link's probe evidence, finished against the hop before, the hop past and its far end's
+  // other links.
   void gather_links();
   void compare_far_ends();
 
@@ -81,14 +74,11 @@ class Localiser {
 
   static double strength(const LinkData& l);
 
-  // What flow f's judged stream counted of `kind`: the frames that could have met it and those
-  // that did; nothing where the stream does not count them (RDMA QPs, or a model of a run).
-  std::optional<FlowEvents> counted(std::size_t f, FaultKind kind) const;
-
-  // Each traced flow's evidence of each kind, read once. A flow judged only pass or fail is one
-  // trial, and an event when it failed on what no count of it shows (latency, a QP's slowness, a
-  // model's verdict); a flow whose counts show events is none of that kind's.
-  void count_flows();
+  // What flow f counted of `kind`, as the link-rate fit reads it: the frames that could have met it
+  // and those that did; a flow judged only pass or fail is one trial, and an event when it failed
+  // on what no count of it shows (latency, a QP's slowness, a model's verdict); a flow whose counts
+  // show events is none of that kind's. Nothing for a flow that votes for no link.
+  std::optional<FlowEvents> observed(std::size_t f, FaultKind kind) const;
 
   // Fits the links' rates of `kind` and names those significantly above zero that explain a
   // failing flow: a link, or a host when the link is where every flow through it starts or ends.
@@ -96,7 +86,7 @@ class Localiser {
 
   // A link where every flow through it starts (or ends) at one host is that host's own link:
   // its NIC, optic or cable, named at the host.
-  bool name_host_end(const std::string& key, const LinkRate& rate, FaultKind kind);
+  bool name_host_end(std::uint32_t link, const LinkRate& rate, FaultKind kind);
 
   static std::string what_it_does(const LinkRate& rate, FaultKind kind);
 
@@ -104,16 +94,19 @@ class Localiser {
 
   std::string explained_text(const LinkRate& rate) const;
 
-  // The links the same flows cross, the likeliest first. The same flows cross them in one order:
-  // where loss starts on two of them, the first is where it starts for certain; past it, a second
-  // fault or a router that answers fewer probes (ICMP rate limits, a busy control plane) both add
-  // loss, and neither is told apart.
-  void order_twins(std::vector<std::string>& group) const;
+  // The links the same flows cross, the likeliest first. The same flows cross them in one order
+  // (that of `some_flow`, one of them): where loss starts on two of them, the first is where it
+  // starts for certain; past it, a second fault or a router that answers fewer probes (ICMP rate
+  // limits, a busy control plane) both add loss, and neither is told apart.
+  void order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow) const;
 
   // The suspect the group's first link is, with what tells it from the others and why.
-  LinkSuspect suspect_of(const std::vector<std::string>& group, const LinkRate& rate, FaultKind kind) const;
+  LinkSuspect suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) const;
 
   static std::string counter_text(const CountedDirection& counted, bool confirmed);
+
+  // Every flow through each suspect's link, failing and passing: one pass over the flows.
+  void list_suspects_flows();
 
   // Named before unnamed; links that count frames by their rate, then those judged pass or fail
   // by the flows they explain.
@@ -121,15 +114,13 @@ class Localiser {
 
   void conclude();
 
-  const std::vector<StreamVerdict>& streams_;
+  std::shared_ptr<const FlowTable> flows_;
+  const FlowTable& table_;
   const FabricTopology* topology_;
   const SwitchCounterEvidence* counters_;
   Localisation out_;
-  std::map<std::string, LinkData> links_;
-  std::vector<std::pair<const std::string*, LinkData*>> link_by_index_;
-  std::vector<std::vector<LinkData*>> links_of_flow_;
-  std::vector<std::array<std::optional<FlowEvents>, 3>> evidence_;                 // per flow, by FaultKind
-  std::size_t untraced_ = 0;                                                       // failing flows with no traced path
+  std::vector<LinkData> links_;                                                    // by FlowTable link id
+  std::vector<std::uint32_t> suspect_link_;                                        // out_.suspects[i]'s link
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable_;  // moved, probes
 };
 

@@ -43,48 +43,52 @@ std::string Localiser::interval_text(const LinkRate& rate, FaultKind kind) {
 }
 
 std::string Localiser::explained_text(const LinkRate& rate) const {
-  return fmt::format("which explains {} of the {} flows through it", rate.explains.size(), rate.flows.size());
+  return fmt::format("which explains {} of the {} flows through it", rate.explains.size(), rate.all_flows());
 }
 
 // The suspect the group's first link is, with what tells it from the others and why.
-LinkSuspect Localiser::suspect_of(const std::vector<std::string>& group, const LinkRate& rate, FaultKind kind) const {
-  const std::string& winner = group.front();
-  const LinkData& chosen = links_.at(winner);
-  const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(group[1]);
-  const bool counters_decide = !moved_decides && group.size() > 1 && counts_loss(winner) && counts_clean(group[1]);
+LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) const {
+  const std::string& winner = key_of(group.front());
+  const LinkData& chosen = links_[group.front()];
+  const NamedLink& named = table_.link(group.front()).named;
+  const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(key_of(group[1]));
+  const bool counters_decide =
+      !moved_decides && group.size() > 1 && counts_loss(winner) && counts_clean(key_of(group[1]));
   const bool probes_decide = moved_decides || counters_decide || (group.size() > 1 && chosen.probes.starts_here());
   const bool tie = group.size() > 1 && !probes_decide;
 
   LinkSuspect suspect;
   suspect.key = winner;
-  suspect.name = chosen.named.name;
+  suspect.name = named.name;
   suspect.kind = kind;
   suspect.rate = rate.rate;
   suspect.rate_low = rate.low;
   suspect.rate_high = rate.high;
   suspect.likelihood_ratio = rate.evidence;
   suspect.explains.assign(rate.explains.begin(), rate.explains.end());
-  suspect.failing.assign(chosen.failing.begin(), chosen.failing.end());
-  suspect.passing.assign(chosen.passing.begin(), chosen.passing.end());
   suspect.votes = static_cast<double>(rate.explains.size());
   suspect.probes = chosen.probes;
   std::set<std::string> faults;
-  for (const std::size_t f : suspect.explains) faults.insert(out_.flows[f].faults.begin(), out_.flows[f].faults.end());
+  for (const std::size_t f : suspect.explains) {
+    const auto& failed_on = table_.faults(table_[f].faults);
+    faults.insert(failed_on.begin(), failed_on.end());
+  }
   suspect.faults.assign(faults.begin(), faults.end());
   for (std::size_t g = 1; g < group.size(); ++g) {
-    const LinkData& twin = links_.at(group[g]);
+    const LinkData& twin = links_[group[g]];
+    const std::string& twin_name = table_.link(group[g]).named.name;
     if (tie) {
-      suspect.tied.push_back(twin.named.name);
+      suspect.tied.push_back(twin_name);
     } else if (!moved_decides && !counters_decide && twin.probes.starts_here()) {
-      suspect.lossier_past_it.push_back(fmt::format("{} ({})", twin.named.name, probe_text(twin.probes)));
+      suspect.lossier_past_it.push_back(fmt::format("{} ({})", twin_name, probe_text(twin.probes)));
     } else {
-      suspect.cleared.push_back(twin.named.name);
+      suspect.cleared.push_back(twin_name);
     }
   }
   // One flow is a pattern when it counted enough events that chance does not make them.
   constexpr double kEventsOfOneFlow = 10;
   const bool one_flow = suspect.explains.size() < 2 && (kind == FaultKind::Failure || rate.events < kEventsOfOneFlow);
-  const bool every_flow_met_it = rate.explains.size() == rate.flows.size();
+  const bool every_flow_met_it = rate.explains.size() == rate.all_flows();
   if (one_flow || tie) {
     suspect.confidence = Confidence::Low;
   } else if (every_flow_met_it && suspect.explains.size() >= 2) {
@@ -95,7 +99,7 @@ LinkSuspect Localiser::suspect_of(const std::vector<std::string>& group, const L
   std::string evidence =
       kind == FaultKind::Failure
           ? fmt::format("{} of {} flows through it fail ({}) and no other link explains them; {}",
-                        suspect.explains.size(), rate.flows.size(), fmt::join(suspect.faults, ", "),
+                        suspect.explains.size(), rate.all_flows(), fmt::join(suspect.faults, ", "),
                         probe_text(chosen.probes))
           : fmt::format("{} crossing it ({}), {} ({}); {}", what_it_does(rate, kind), interval_text(rate, kind),
                         explained_text(rate), fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
@@ -133,7 +137,7 @@ LinkSuspect Localiser::suspect_of(const std::vector<std::string>& group, const L
         "its work budget";
   }
   suspect.evidence = std::move(evidence);
-  suspect.next_steps = next_steps(suspect, chosen.named);
+  suspect.next_steps = next_steps(suspect, named);
   return suspect;
 }
 

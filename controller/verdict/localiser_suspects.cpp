@@ -28,57 +28,71 @@ namespace tusk::localiser {
 // Fits the links' rates of `kind` and names those significantly above zero that explain a
 // failing flow: a link, or a host when the link is where every flow through it starts or ends.
 void Localiser::name_suspects(FaultKind kind) {
-  std::vector<FlowEvents> observed(out_.flows.size());
+  std::vector<FlowEvents> observed_flows(table_.size());
   bool any_events = false;
-  for (std::size_t f = 0; f < out_.flows.size(); ++f) {
-    if (links_of_flow_[f].empty()) continue;
-    auto events = evidence_[f][static_cast<std::size_t>(kind)];
+  for (std::size_t f = 0; f < table_.size(); ++f) {
+    auto events = observed(f, kind);
     if (!events) continue;
-    for (const LinkData* link : links_of_flow_[f]) events->links.push_back(link->index);
     any_events = any_events || events->events > 0;
-    observed[f] = std::move(*events);
+    observed_flows[f] = std::move(*events);
   }
   if (!any_events) return;
-  for (LinkRate& rate : estimate_link_rates(observed, link_by_index_.size())) {
-    std::erase_if(rate.explains, [&](std::uint32_t f) { return !out_.flows[f].failing; });
+  std::vector<CleanFlows> clean(table_.link_count());
+  for (std::uint32_t link = 0; link < table_.link_count(); ++link) {
+    clean[link] = table_.link(link).clean[static_cast<std::size_t>(kind)];
+  }
+  for (LinkRate& rate : estimate_link_rates(observed_flows, table_.link_count(), clean)) {
+    std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
     if (rate.explains.empty()) continue;  // significant, but within what the test allows
-    std::vector<std::string> group;
-    for (const std::uint32_t link : rate.links) group.push_back(*link_by_index_[link].first);
-    order_twins(group);
+    std::vector<std::uint32_t> group = rate.links;
+    order_twins(group, rate.explains.front());
     if (name_host_end(group.front(), rate, kind)) continue;
     out_.suspects.push_back(suspect_of(group, rate, kind));
+    suspect_link_.push_back(group.front());
   }
 }
 
 // A link where every flow through it starts (or ends) at one host is that host's own link:
 // its NIC, optic or cable, named at the host.
-bool Localiser::name_host_end(const std::string& key, const LinkRate& rate, FaultKind kind) {
-  const auto at = [&](bool receive) -> std::optional<std::string> {
-    std::optional<std::string> agent;
+bool Localiser::name_host_end(std::uint32_t link, const LinkRate& rate, FaultKind kind) {
+  const auto at = [&](bool receive) -> std::optional<std::uint32_t> {
+    std::optional<std::uint32_t> agent;
     for (const std::uint32_t f : rate.flows) {
-      const TracedFlowPath& flow = out_.flows[f];
-      if (flow.links.empty() || (receive ? flow.links.back() : flow.links.front()) != key) return std::nullopt;
-      if (receive && !flow.reached) return std::nullopt;
-      const std::string& end = receive ? flow.receiver : flow.sender;
+      const FlowRecord& flow = table_[f];
+      const auto links = table_.links_of(f);
+      if (links.empty() || (receive ? links.back() : links.front()) != link) return std::nullopt;
+      if (receive && !flow.has(FlowRecord::kReached)) return std::nullopt;
+      const std::uint32_t end = receive ? flow.receiver : flow.sender;
       if (agent && *agent != end) return std::nullopt;
+      agent = end;
+    }
+    // The clean flows summed at the link: every one of them starts (ends) there, at that one agent.
+    const FlowLink& summed = table_.link(link);
+    if (summed.clean_flows() > 0) {
+      const std::uint64_t ending_here = receive ? summed.clean_last : summed.clean_first;
+      const std::uint32_t end = receive ? summed.clean_receiver : summed.clean_sender;
+      if (ending_here != summed.clean_flows() || end == FlowLink::kMixed || (agent && *agent != end)) {
+        return std::nullopt;
+      }
       agent = end;
     }
     return agent;
   };
   bool receive = false;
-  std::optional<std::string> agent = at(false);
-  if (!agent) {
-    agent = at(true);
+  std::optional<std::uint32_t> found = at(false);
+  if (!found) {
+    found = at(true);
     receive = true;
   }
-  if (!agent) return false;
-  const std::string edge = links_.at(key).named.name;
+  if (!found) return false;
+  const std::string& agent = table_.agent(*found);
+  const std::string& edge = table_.link(link).named.name;
   out_.hosts.push_back(
-      {*agent,
+      {agent,
        receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
        fmt::format("{} on {} ({}), {}: the fault is where they {}, at {} or its link", what_it_does(rate, kind), edge,
-                   interval_text(rate, kind), explained_text(rate), receive ? "meet" : "start", *agent),
-       {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", *agent,
+                   interval_text(rate, kind), explained_text(rate), receive ? "meet" : "start", agent),
+       {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", agent,
                     receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
                     receive ? "" : " (CRC, symbol errors)"),
         fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
@@ -90,27 +104,47 @@ bool Localiser::name_host_end(const std::string& key, const LinkRate& rate, Faul
 // where loss starts on two of them, the first is where it starts for certain; past it, a second
 // fault or a router that answers fewer probes (ICMP rate limits, a busy control plane) both add
 // loss, and neither is told apart.
-void Localiser::order_twins(std::vector<std::string>& group) const {
-  const LinkData& any = links_.at(group.front());
-  const std::size_t some_flow = any.failing.empty() ? *any.passing.begin() : *any.failing.begin();
-  const auto& along = out_.flows[some_flow].links;
-  const auto position = [&](const std::string& key) {
-    return std::find(along.begin(), along.end(), key) - along.begin();
-  };
-  std::sort(group.begin(), group.end(), [&](const std::string& a, const std::string& b) {
-    const LinkData& la = links_.at(a);
-    const LinkData& lb = links_.at(b);
-    if (cable_moved(a) != cable_moved(b)) return cable_moved(a);
+void Localiser::order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow) const {
+  const auto along = table_.links_of(some_flow);
+  const auto position = [&](std::uint32_t link) { return std::find(along.begin(), along.end(), link) - along.begin(); };
+  std::sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const LinkData& la = links_[a];
+    const LinkData& lb = links_[b];
+    const std::string& key_a = key_of(a);
+    const std::string& key_b = key_of(b);
+    if (cable_moved(key_a) != cable_moved(key_b)) return cable_moved(key_a);
     // A switch counts every frame: where one end counted the loss and the other's counted
     // none, the counters decide, whatever the (policed) probes say.
-    if (counts_loss(a) && counts_clean(b)) return true;
-    if (counts_loss(b) && counts_clean(a)) return false;
+    if (counts_loss(key_a) && counts_clean(key_b)) return true;
+    if (counts_loss(key_b) && counts_clean(key_a)) return false;
     const bool starts_a = la.probes.starts_here(), starts_b = lb.probes.starts_here();
     if (starts_a != starts_b) return starts_a;
     if (starts_a && position(a) != position(b)) return position(a) < position(b);
     if (strength(la) != strength(lb)) return strength(la) > strength(lb);
-    return a < b;
+    return key_a < key_b;
   });
+}
+
+// Every flow through each suspect's link, failing and passing: one pass over the flows.
+void Localiser::list_suspects_flows() {
+  std::vector<std::vector<std::size_t>> suspects_of_link(table_.link_count());
+  for (std::size_t s = 0; s < suspect_link_.size(); ++s) suspects_of_link[suspect_link_[s]].push_back(s);
+  for (std::size_t f = 0; f < table_.size(); ++f) {
+    const FlowRecord& flow = table_[f];
+    if (flow.has(FlowRecord::kHostSide)) continue;
+    const auto links = table_.links_of(f);
+    for (std::size_t k = 0; k < links.size(); ++k) {
+      if (std::find(links.begin(), links.begin() + static_cast<long>(k), links[k]) !=
+          links.begin() + static_cast<long>(k))
+        continue;  // crossed twice, listed once
+      for (const std::size_t s : suspects_of_link[links[k]]) {
+        (flow.has(FlowRecord::kFailing) ? out_.suspects[s].failing : out_.suspects[s].passing).push_back(f);
+      }
+    }
+  }
+  for (std::size_t s = 0; s < suspect_link_.size(); ++s) {
+    out_.suspects[s].passing_summed = table_.link(suspect_link_[s]).clean_flows();
+  }
 }
 
 // Named before unnamed; links that count frames by their rate, then those judged pass or fail
@@ -146,9 +180,9 @@ void Localiser::conclude() {
     parts.push_back("no suspect link: the failing flows' links also carry passing flows");
   }
   for (const auto& host : out_.hosts) parts.push_back(fmt::format("host problem at {}: {}", host.agent, host.problem));
-  if (untraced_ > 0) {
-    parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced_,
-                                untraced_ == 1 ? "" : "s"));
+  if (const std::size_t untraced = table_.untraced_failing(); untraced > 0) {
+    parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced,
+                                untraced == 1 ? "" : "s"));
   }
   out_.conclusion = fmt::format("{}", fmt::join(parts, "; "));
 }

@@ -25,8 +25,9 @@ std::string PathFaultSign::text(const std::vector<StreamVerdict>& streams) const
   return fmt::format(
       "{} from {}: {} of {} flows fail ({}) while {} between the same hosts pass: a fault on the "
       "path{} those flows take (a link or switch between the hosts), not at either host",
-      receiver, sender, failing.size(), failing.size() + passing.size(), fmt::join(names, ", "),
-      passing.size() == 1 ? "its sibling" : fmt::format("their {} siblings", passing.size()),
+      receiver, sender, failing.size(), failing.size() + passing.size() + passing_not_kept, fmt::join(names, ", "),
+      passing.size() + passing_not_kept == 1 ? "its sibling"
+                                             : fmt::format("their {} siblings", passing.size() + passing_not_kept),
       failing.size() == 1 ? "" : "s");
 }
 

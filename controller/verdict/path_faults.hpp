@@ -17,6 +17,8 @@ struct PathFaultSign {
   std::string sender;                // their peer
   std::vector<std::size_t> failing;  // indexes into the streams it was found in (TestOutcome::streams)
   std::vector<std::size_t> passing;
+  // Passing siblings a schedule counted when their step ended and did not keep.
+  std::size_t passing_not_kept = 0;
   std::string text(const std::vector<StreamVerdict>& streams) const;
 };
 

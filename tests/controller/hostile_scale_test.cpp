@@ -19,6 +19,7 @@
 #include "controller/profile/profile_loader.hpp"
 #include "controller/report/reports.hpp"
 #include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/unreceived_frames.hpp"
 
@@ -146,8 +147,8 @@ TEST(HostileScale, LocalisingThousandsOfFailingFlowsOfTheLongestPathsIsNLogN) {
     streams.push_back(rx);
   }
   const Localisation found = localise(streams, nullptr);
-  ASSERT_EQ(found.flows.size(), 2u * kFlows);
-  EXPECT_EQ(found.flows[0].nodes.size(), wire::kMaxPathHops + 1);
+  ASSERT_EQ(found.flows->size(), 2u * kFlows);
+  EXPECT_EQ(found.flows->links_of(0).size(), wire::kMaxPathHops);
   EXPECT_TRUE(found.hosts.empty()) << found.conclusion.substr(0, 2000);
   // Each failing flow is alone on its links: one suspect a flow, its other links tied with it.
   ASSERT_EQ(found.suspects.size(), static_cast<std::size_t>(kFlows)) << found.conclusion.substr(0, 2000);

@@ -21,7 +21,7 @@ function localisationSection(section, test) {
     };
     section.append(table(["link", "confidence", "fault", "failing / passing flows", "evidence", "next steps"],
       loc.suspects.map((x) => [el("span", { class: "suspect", text: x.name || x.link }), x.confidence, fault(x),
-        (x.failing_flows || []).length + " / " + (x.passing_flows || []).length,
+        (x.failing_flows || []).length + " / " + ((x.passing_flows || []).length + (x.passing_flows_summed || 0)),
         joined(x.evidence, "; "), el("span", { class: "next-steps", text: joined(x.next_steps, " ") })])));
   }
   if ((loc.hosts || []).length) {

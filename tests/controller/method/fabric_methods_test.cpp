@@ -37,8 +37,8 @@ struct FlowSpec {
 };
 
 // A step's outcome: one rx stream per flow (host 1 of each leaf to host 1 of the other), its
-// tx stream with a trace through `spine`, and the localisation's flows.
-TestOutcome step_of(const std::vector<FlowSpec>& specs) {
+// tx stream with a trace through `spine`, and the localisation of their flows.
+TestOutcome step_of(const std::vector<FlowSpec>& specs, const FabricTopology& topology) {
   TestOutcome step;
   step.spec.duration = std::chrono::seconds(10);
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -66,6 +66,8 @@ TestOutcome step_of(const std::vector<FlowSpec>& specs) {
     flow.set_src_port(static_cast<std::uint32_t>(49152 + i));
     flow.set_dst_port(4791);
     flow.set_protocol("udp");
+    *tx.stream.mutable_flow() = flow;
+    tx.stream.mutable_path()->rbegin()->set_destination(true);
     auto& counts = *rx.stream.mutable_counters();
     counts[std::string(c::kRxBytes)] = f.bytes;
     counts[std::string(c::kLostFrames)] = f.lost;
@@ -75,16 +77,16 @@ TestOutcome step_of(const std::vector<FlowSpec>& specs) {
     counts[std::string(c::kLongestGapMs)] = f.longest_gap_ms;
     step.streams.push_back(tx);
     step.streams.push_back(rx);
-    TracedFlowPath path;
-    path.tx_stream = step.streams.size() - 2;
-    path.rx_stream = step.streams.size() - 1;
-    path.sender = sender;
-    path.receiver = receiver;
-    path.node_names = {sender, fmt::format("l{}", f.src_leaf), fmt::format("s{}", f.spine),
-                       fmt::format("l{}", f.dst_leaf), receiver};
-    path.links = {testing::host_to_leaf(f.src_leaf, 1), testing::uplink(f.src_leaf, f.spine),
-                  testing::downlink(f.dst_leaf, f.spine), testing::leaf_to_host(f.dst_leaf, 1)};
-    step.localisation.flows.push_back(path);
+  }
+  step.localisation = localise(step.streams, &topology);
+  // Each flow's path as the topology names it: host, leaf, spine, leaf, host.
+  const auto traced = traced_flows(step.localisation);
+  EXPECT_EQ(traced.size(), specs.size());
+  for (std::size_t i = 0; i < traced.size() && i < specs.size(); ++i) {
+    const FlowSpec& f = specs[i];
+    EXPECT_EQ(traced[i].links,
+              (std::vector<std::string>{testing::host_to_leaf(f.src_leaf, 1), testing::uplink(f.src_leaf, f.spine),
+                                        testing::downlink(f.dst_leaf, f.spine), testing::leaf_to_host(f.dst_leaf, 1)}));
   }
   return step;
 }
@@ -97,7 +99,7 @@ TEST(EcmpBalance, AnUplinkNoFlowTookCountsAndAllFlowsOnOneFailsAsNoRandomHash) {
   for (int i = 0; i < 16; ++i) flows.push_back({2, 1, i % 2 == 0 ? 1 : 2});  // leaf 2: even
   MethodSpec method;
   method.kind = MethodKind::EcmpBalance;
-  const EcmpBalanceResult result = judge_ecmp_balance(step_of(flows), method, &topology);
+  const EcmpBalanceResult result = judge_ecmp_balance(step_of(flows, topology), method, &topology);
   ASSERT_EQ(result.leaves.size(), 2u);
   const LeafBalance& l1 = result.leaves[0];
   EXPECT_EQ(l1.leaf, "l1");
@@ -118,7 +120,7 @@ TEST(EcmpBalance, AnUplinkNoFlowTookCountsAndAllFlowsOnOneFailsAsNoRandomHash) {
   for (int i = 0; i < 16; ++i) flows.push_back({1, 2, i < 10 ? 1 : 2});
   method.max_imbalance = 1.2;
   method.min_fairness = 0.99;
-  const auto limited = judge_ecmp_balance(step_of(flows), method, &topology);
+  const auto limited = judge_ecmp_balance(step_of(flows, topology), method, &topology);
   ASSERT_EQ(limited.leaves.size(), 1u);
   EXPECT_FALSE(limited.leaves[0].passed);
   EXPECT_THAT(limited.leaves[0].verdict, HasSubstr("max/mean 1.250 > max_imbalance 1.2"));
@@ -153,7 +155,7 @@ TEST(LinkFailure, FlowsThatCrossedTheLinkEitherWayAreItsAndOthersThatLostAreColl
       // through s2 and never back
       {1, 2, 2, 1000, 0, 80, 1, 0},
   };
-  const auto result = judge_link_failure(step_of(flows), method, &topology, HookRun{"cut it", 3.01, 0});
+  const auto result = judge_link_failure(step_of(flows, topology), method, &topology, HookRun{"cut it", 3.01, 0});
   ASSERT_EQ(result.flows.size(), 5u);
   EXPECT_TRUE(result.flows[0].crossed) << "its trace saw s2 answer too";
   EXPECT_TRUE(result.flows[1].crossed);
@@ -172,10 +174,10 @@ TEST(LinkFailure, FlowsThatCrossedTheLinkEitherWayAreItsAndOthersThatLostAreColl
   EXPECT_THAT(problems, HasSubstr("the slowest flow resumed after 500 ms, more than max_convergence 400 ms"));
 
   // A command that failed, or none that ran, is the test's problem.
-  const auto failed = judge_link_failure(step_of({}), method, &topology, HookRun{"cut it", 3.0, 2});
+  const auto failed = judge_link_failure(step_of({}, topology), method, &topology, HookRun{"cut it", 3.0, 2});
   EXPECT_THAT(fmt::format("{}", fmt::join(failed.problems, "\n")), HasSubstr("the down command exited 2"));
   EXPECT_THAT(fmt::format("{}", fmt::join(failed.problems, "\n")), HasSubstr("no traced flow crossed"));
-  const auto never = judge_link_failure(step_of({}), method, &topology, HookRun{"cut it", {}, {}});
+  const auto never = judge_link_failure(step_of({}, topology), method, &topology, HookRun{"cut it", {}, {}});
   EXPECT_THAT(fmt::format("{}", fmt::join(never.problems, "\n")), HasSubstr("the down command did not run"));
 }
 
@@ -185,8 +187,8 @@ TEST(LinkFailure, AHostilePeersGapIsBoundedByTheTest) {
   MethodSpec method;
   method.kind = MethodKind::LinkFailure;
   method.link = "l1:s2 <-> s2:l1";
-  const auto result = judge_link_failure(step_of({{1, 2, 2, 1000, ~0ull, ~0ull, 1, 1, ~0ull}}), method, &topology,
-                                         HookRun{"x", 1.0, 0});
+  const auto result = judge_link_failure(step_of({{1, 2, 2, 1000, ~0ull, ~0ull, 1, 1, ~0ull}}, topology), method,
+                                         &topology, HookRun{"x", 1.0, 0});
   ASSERT_EQ(result.flows.size(), 1u);
   EXPECT_EQ(result.flows[0].resume_ms, 10000) << "at most the test's 10 s";
   EXPECT_LT(result.flows[0].lost_frames, ~0ull);

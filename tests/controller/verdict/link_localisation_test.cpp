@@ -18,11 +18,14 @@
 #include <vector>
 
 #include "controller/method/method_result.hpp"
+#include "controller/method/step_fold.hpp"
 #include "controller/plan/shift_schedule.hpp"
 #include "controller/run/test_judgement.hpp"
 #include "controller/topology/fabric_topology.hpp"
+#include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/link_coverage.hpp"
 #include "controller/verdict/link_localisation.hpp"
+#include "controller/verdict/path_faults.hpp"
 #include "tests/support/leaf_spine_model.hpp"
 
 namespace tusk {
@@ -427,8 +430,8 @@ TEST(Localisation, ACleanFabricHasNoSuspect) {
   EXPECT_TRUE(result.suspects.empty());
   EXPECT_TRUE(result.hosts.empty());
   EXPECT_EQ(result.conclusion, "");
-  EXPECT_EQ(result.flows.size(), 4u * 3u * 8u);
-  for (const auto& flow : result.flows) {
+  EXPECT_EQ(result.flows->size(), 4u * 3u * 8u);
+  for (const auto& flow : traced_flows(result)) {
     EXPECT_TRUE(flow.reached);
     EXPECT_FALSE(flow.failing);
   }
@@ -677,10 +680,10 @@ TEST(Localisation, AnUnknownHopEndsThePathThere) {
     if (s.stream.kind() == "tx" && s.stream.path_size() > 2) s.stream.mutable_path(1)->clear_address();
   }
   const auto result = localise(streams, nullptr);
-  for (const auto& flow : result.flows) {
+  for (const auto& flow : traced_flows(result)) {
     if (flow.sender.substr(0, 2) != flow.receiver.substr(0, 2)) {
       EXPECT_FALSE(flow.reached);
-      EXPECT_EQ(flow.nodes.size(), 2u) << "the source and the first hop; nothing guessed past the unknown one";
+      EXPECT_EQ(flow.node_names.size(), 2u) << "the source and the first hop; nothing guessed past the unknown one";
     }
   }
 }
@@ -754,9 +757,9 @@ std::vector<StreamVerdict> without_flows_through(const std::vector<StreamVerdict
                                                  const std::function<bool(const std::string& link)>& crosses) {
   const Localisation found = localise(streams, &topology);
   std::set<std::size_t> dropped;
-  for (const auto& flow : found.flows) {
+  for (const auto& flow : traced_flows(found)) {
     if (std::any_of(flow.links.begin(), flow.links.end(), crosses)) {
-      dropped.insert(flow.rx_stream);
+      dropped.insert(*flow.rx_stream);
       if (flow.tx_stream) dropped.insert(*flow.tx_stream);
     }
   }
@@ -807,8 +810,10 @@ TEST(LinkCoverage, EveryPairCrossesEveryLinkBothWaysAndTheLinksOfASpineNoFlowCro
 }
 
 // A shift schedule's steps over the fabric's hosts grouped by leaf: each step's streams are those
-// of the pairs it runs.
-MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerdict>& streams) {
+// of the pairs it runs, localised and folded into the schedule as MethodSteps::record does.
+// With `every_flow`, each step's flows are also added to it, none summed.
+MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerdict>& streams,
+                              const FabricTopology& topology, FlowTable* every_flow = nullptr) {
   const auto hosts = testing::model_hosts(fabric);
   std::vector<std::string> agents;
   for (const auto& host : hosts) agents.push_back(host.agent);
@@ -818,6 +823,8 @@ MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerd
       agents, [](const std::string& agent) { return agent.substr(0, 2); }, "no leaf");
   MethodResult result;
   result.kind = MethodKind::Shift;
+  result.schedule_flows = std::make_shared<FlowTable>();
+  std::size_t kept = 0;
   for (const auto k : shift_numbers(spec, agents.size(), groups, "t")) {
     const ShiftStep step = shift_step(spec, agents.size(), groups, k);
     std::set<std::pair<std::string, std::string>> pairs;
@@ -833,6 +840,12 @@ MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerd
     }
     MethodStep row;
     row.label = step.label;
+    row.streams = static_cast<std::uint32_t>(outcome.streams.size());
+    outcome.localisation = localise(outcome.streams, &topology);
+    outcome.path_faults = path_fault_signs(outcome.streams);
+    if (every_flow) every_flow->add(outcome.streams, &topology, static_cast<std::uint32_t>(result.steps.size() + 1));
+    kept +=
+        fold_schedule_step(outcome, static_cast<std::uint32_t>(result.steps.size() + 1), kept, *result.schedule_flows);
     result.steps.push_back(row);
     result.step_outcomes.push_back(std::move(outcome));
   }
@@ -845,22 +858,38 @@ TEST(ScheduleSteps, LossOnOneLinkIsLocalisedFromAllStepsTogetherWithFullCoverage
   const std::string lossy = testing::uplink(1, 2);
   const auto streams = run_fabric(fabric, {{lossy, 0.01, 0, "loss_ratio"}}, nullptr, 20000);
   TestOutcome test;
-  MethodResult steps = leaf_shift_steps(fabric, streams);
+  MethodResult steps = leaf_shift_steps(fabric, streams, topology);
   ASSERT_EQ(steps.step_outcomes.size(), 4u) << "3 leaves of 2 hosts: 2 leaf shifts x 2 member shifts";
-  std::size_t in_steps = 0;
-  for (const auto& step : steps.step_outcomes) in_steps += step.streams.size();
+  std::size_t in_steps = 0, kept = 0, failing = 0;
+  for (const auto& row : steps.steps) in_steps += row.streams;
   EXPECT_EQ(in_steps, streams.size() * 4 / 5) << "every pair but those inside a leaf (6 of 30)";
+  for (const auto& step : steps.step_outcomes) {
+    kept += step.streams.size();
+    for (const auto& verdict : step.streams) failing += verdict.passed() ? 0 : 1;
+  }
+  EXPECT_GT(failing, 0u);
+  EXPECT_LT(kept, in_steps) << "a step's passing streams leave memory with it";
   test.spec.min_link_coverage = 1.0;
   judge_steps_together(test, steps, &topology);
-  EXPECT_EQ(test.streams.size(), in_steps) << "the steps' streams moved to the test";
+  EXPECT_EQ(test.streams.size(), kept) << "the steps' kept streams moved to the test";
   for (const auto& step : steps.step_outcomes) EXPECT_TRUE(step.streams.empty());
+  std::size_t failing_flows = 0;
+  for (std::size_t f = 0; f < test.localisation.flows->size(); ++f) {
+    const FlowRecord& flow = (*test.localisation.flows)[f];
+    if (!flow.has(FlowRecord::kFailing)) continue;
+    ++failing_flows;
+    ASSERT_NE(flow.rx_stream, kNoStream) << "a failing flow's stream is kept";
+    EXPECT_FALSE(test.streams.at(flow.rx_stream).passed());
+    EXPECT_EQ(test.streams.at(flow.rx_stream).step, flow.step);
+  }
+  EXPECT_EQ(failing_flows, failing);
   ASSERT_NE(test.localisation.top(), nullptr) << test.localisation.conclusion;
   EXPECT_EQ(test.localisation.top()->key, lossy) << test.localisation.conclusion;
   EXPECT_EQ(test.localisation.suspects.size(), 1u) << test.localisation.conclusion;
   // The suspect gathers failing flows of more than one step.
   std::set<std::uint32_t> steps_with_evidence;
   for (const auto f : test.localisation.top()->explains) {
-    steps_with_evidence.insert(test.streams[test.localisation.flows[f].rx_stream].step);
+    steps_with_evidence.insert((*test.localisation.flows)[f].step);
   }
   EXPECT_GE(steps_with_evidence.size(), 2u);
   ASSERT_TRUE(test.coverage);
@@ -875,13 +904,78 @@ TEST(ScheduleSteps, AStepWhoseFlowsMissedALinkIsCoveredByAnotherOrTheTestFails) 
   const auto streams = without_flows_through(
       run_fabric(fabric, {}), topology, [](const std::string& link) { return link.find("s2:") != std::string::npos; });
   TestOutcome test;
-  MethodResult steps = leaf_shift_steps(fabric, streams);
+  MethodResult steps = leaf_shift_steps(fabric, streams, topology);
   test.spec.min_link_coverage = 1.0;
   judge_steps_together(test, steps, &topology);
   ASSERT_TRUE(test.coverage);
   EXPECT_EQ(test.coverage->never.size(), 6u);
   ASSERT_EQ(test.problems.size(), 1u);
   EXPECT_THAT(test.problems.front(), HasSubstr("below min_link_coverage 100%"));
+}
+
+// A schedule sums its clean flows per link as each step ends rather than keep them: what it
+// concludes is what it would have concluded from every flow, one by one: the same suspects (a link's
+// or a host's own cable), rates, confidence, flows through each, and the same link coverage.
+TEST(ScheduleSteps, CleanFlowsSummedPerLinkLocaliseAsEveryFlowKeptWould) {
+  const Fabric fabric{3, 2, 2, 8};
+  const FabricTopology topology = lab_topology(fabric);
+  struct Case {
+    std::vector<Fault> faults;
+    std::uint64_t frames;   // 0: flows judged pass or fail only, as RDMA QPs are
+    std::string host = {};  // named at this host (its own cable), not at a link
+  };
+  const std::vector<Case> cases{
+      {{{testing::uplink(1, 2), 0.01, 0, "loss_ratio"}, {testing::downlink(3, 1), 0, 0.002, "ber"}}, 20000},
+      {{{testing::host_to_leaf(2, 1), 0.02, 0, "loss_ratio"}}, 20000, "l2h1"},
+      // So light that some flows through the host's cable lose nothing: summed, and still its.
+      {{{testing::host_to_leaf(2, 1), 0.0001, 0, "loss_ratio"}}, 20000, "l2h1"},
+      {{{testing::leaf_to_host(3, 2), 0.0001, 0, "loss_ratio"}}, 20000, "l3h2"},
+      {{{testing::downlink(2, 2), 0.05, 0, "loss_ratio"}}, 0},
+      {{}, 20000},
+  };
+  for (const Case& c : cases) {
+    const auto streams = run_fabric(fabric, c.faults, nullptr, c.frames);
+    auto every_flow = std::make_shared<FlowTable>();
+    MethodResult steps = leaf_shift_steps(fabric, streams, topology, every_flow.get());
+    TestOutcome test;
+    judge_steps_together(test, steps, &topology);
+    const Localisation& summed = test.localisation;
+    const Localisation kept = localise(every_flow, &topology);
+    const std::string label = c.faults.empty() ? "no fault" : c.faults.front().link;
+    ASSERT_TRUE(summed.flows);
+    EXPECT_EQ(summed.flows->size() + summed.flows->clean_flows(), every_flow->size()) << label;
+    if (!c.faults.empty()) {
+      EXPECT_LT(summed.flows->size(), every_flow->size() / 2) << label;
+    }
+    EXPECT_EQ(summed.conclusion, kept.conclusion) << label;
+    ASSERT_EQ(summed.suspects.size(), kept.suspects.size()) << label << ": " << summed.conclusion;
+    for (std::size_t i = 0; i < kept.suspects.size(); ++i) {
+      const LinkSuspect& a = summed.suspects[i];
+      const LinkSuspect& b = kept.suspects[i];
+      EXPECT_EQ(a.key, b.key) << label;
+      EXPECT_EQ(a.kind, b.kind) << label;
+      EXPECT_EQ(a.confidence, b.confidence) << label;
+      EXPECT_NEAR(a.rate, b.rate, 1e-9 * b.rate) << label;
+      EXPECT_EQ(a.explains.size(), b.explains.size()) << label;
+      EXPECT_EQ(a.failing.size(), b.failing.size()) << label;
+      EXPECT_EQ(a.passing.size() + a.passing_summed, b.passing.size()) << label;
+      EXPECT_EQ(a.tied, b.tied) << label;
+      EXPECT_EQ(a.evidence, b.evidence) << label;
+    }
+    if (!c.host.empty()) {
+      ASSERT_EQ(kept.hosts.size(), 1u) << label << ": " << kept.conclusion;
+      EXPECT_EQ(kept.hosts[0].agent, c.host) << label;
+    }
+    ASSERT_EQ(summed.hosts.size(), kept.hosts.size()) << label << ": " << summed.conclusion;
+    for (std::size_t i = 0; i < kept.hosts.size(); ++i) {
+      EXPECT_EQ(summed.hosts[i].agent, kept.hosts[i].agent) << label;
+      EXPECT_EQ(summed.hosts[i].evidence, kept.hosts[i].evidence) << label;
+    }
+    const auto coverage = link_coverage(kept, &topology);
+    ASSERT_TRUE(coverage && test.coverage) << label;
+    EXPECT_EQ(test.coverage->text(), coverage->text()) << label;
+    EXPECT_EQ(test.coverage->flows, coverage->flows) << label;
+  }
 }
 
 }  // namespace

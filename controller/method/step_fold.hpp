@@ -1,0 +1,22 @@
+// A schedule's finished step folded into the schedule: its flows join the schedule's flow table
+// (what the combined localisation and link coverage read; the clean ones as sums per link), and of
+// its judged streams only those a report shows in full stay in memory: the failing and outlying
+// ones, and the sender's stream of a failing flow (its trace). The rest leave with the step: its
+// row and its path faults count them, and the series file holds every sample.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "controller/outcome/run_outcome.hpp"
+#include "controller/verdict/flow_table.hpp"
+
+namespace tusk {
+
+// `step`: 1-based; `kept_before`: the streams the schedule's earlier steps kept (the test's
+// streams are theirs, step after step). Drops the step's own localisation; returns the streams
+// kept.
+std::size_t fold_schedule_step(TestOutcome& outcome, std::uint32_t step, std::size_t kept_before,
+                               FlowTable& schedule_flows);
+
+}  // namespace tusk
