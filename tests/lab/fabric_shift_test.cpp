@@ -79,17 +79,24 @@ TEST_F(FabricShift, LossOnOneUplinkIsNamedFromAllStepsAndEveryLinkIsCoveredBothW
   ASSERT_EQ(test["method"]["kind"], "shift") << test.dump(1).substr(0, 3000);
   const json& steps = test["method"]["steps"];
   ASSERT_EQ(steps.size(), 4u) << "2 leaf shifts x 2 member shifts";
-  // The steps' streams are the test's, each with its step; no step kept a flow inside its leaf,
-  // and the four together joined every cross-leaf pair (24 of the 30).
-  std::set<std::pair<std::string, std::string>> pairs;
+  // The four steps together joined every cross-leaf pair (24 of the 30), each step's streams
+  // counted in its row. A finished step's passing streams left memory with it (issue 59): the
+  // test keeps the failing ones, each with its step, none of a flow inside its leaf.
+  std::size_t planned = 0;
+  for (const auto& step : steps) {
+    planned += step["pairs"].get<std::size_t>();
+    EXPECT_GT(step["streams"].get<std::size_t>(), 0u) << step.dump();
+  }
+  EXPECT_EQ(planned, 24u);
+  std::size_t failing = 0;
   for (const auto& stream : test["streams"]) {
-    if (stream["kind"] != "rx") continue;
     ASSERT_TRUE(stream["step"].is_number()) << stream.dump();
+    if (stream["kind"] != "rx") continue;
     const std::string sender = stream["sender"], receiver = stream["receiver"];
     EXPECT_NE(sender.substr(0, 2), receiver.substr(0, 2)) << "step " << stream["step"];
-    pairs.emplace(sender, receiver);
+    failing += stream["passed"].get<bool>() ? 0 : 1;
   }
-  EXPECT_EQ(pairs.size(), 24u);
+  EXPECT_GT(failing, 0u) << "the flows over the lossy uplink failed, and their streams are kept";
   const json& coverage = test["coverage"];
   ASSERT_TRUE(coverage.is_object()) << test.dump(1).substr(0, 3000);
   EXPECT_EQ(coverage["links"], 12) << "6 leaf-spine cables and 6 host cables";
