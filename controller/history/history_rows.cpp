@@ -203,7 +203,8 @@ std::vector<LinkRow> link_rows(const Field& localisation, const std::string& tes
     expect(*summed, summed->value.is_object(), "an object");
     for (const auto& [key, count] : summed->value.items()) {
       const Field field{count, summed->path + "." + key};
-      expect(field, count.is_number_unsigned(), "a count");
+      expect(field, count.is_number_unsigned() || (count.is_number_integer() && count.get<std::int64_t>() >= 0),
+             "a count");
       LinkRow& row = row_of(key);
       // Bounded: a report's number, summed into an int.
       row.flows += static_cast<int>(

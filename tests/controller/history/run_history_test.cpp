@@ -186,6 +186,26 @@ TEST(RunHistory, AReportThatNamesSenderAndReceiverGivesTheLinkItNames) {
   EXPECT_EQ(rows.streams[4].link, "host-x->host-y");
 }
 
+// A schedule's clean flows are counted per link, not listed: each link's row counts them too, and
+// the link no listed flow crossed has its row.
+TEST(RunHistory, AScheduleLinksCleanFlowsCountInItsLinkRows) {
+  json report = sample_report("run-1");
+  report["tests"][1]["localisation"]["clean_flows_by_link"] = {{"l1:s1 -> s1:l1", 40}, {"l2:s2 -> s2:l2", 7}};
+  const RunRows rows = rows_of_report(report, "/reports/run-1");
+  ASSERT_EQ(rows.links.size(), 3u);
+  EXPECT_EQ(rows.links[0].key, "s1:l2 -> l2:s1");
+  EXPECT_EQ(rows.links[0].flows, 1);
+  EXPECT_EQ(rows.links[1].key, "l1:s1 -> s1:l1");
+  EXPECT_EQ(rows.links[1].flows, 41);
+  EXPECT_EQ(rows.links[1].failing_flows, 1);
+  EXPECT_EQ(rows.links[2].key, "l2:s2 -> s2:l2");
+  EXPECT_EQ(rows.links[2].flows, 7);
+  EXPECT_EQ(rows.links[2].failing_flows, 0);
+  // A count past an int's range is bounded, not wrapped.
+  report["tests"][1]["localisation"]["clean_flows_by_link"] = {{"l1:s1 -> s1:l1", ~0ull}};
+  EXPECT_EQ(rows_of_report(report, "/reports/run-1").links[1].flows, std::numeric_limits<int>::max());
+}
+
 // Reports of this build (schema /2: bins, sample ranges, windows) import as /1 reports do, and
 // both keep the same rows: the history reads neither the series nor the bins.
 TEST(RunHistory, AReportOfEitherSchemaImportsToTheSameRows) {
@@ -246,6 +266,12 @@ TEST(RunHistory, AMalformedReportNamesTheFieldAndWritesNothing) {
       {[](json& r) { r["tests"][1]["streams"][0].erase("agent"); }, "tests[1].streams[0].agent: missing"},
       {[](json& r) { r["tests"][1]["localisation"]["flows"][0]["links"] = "l1"; },
        "tests[1].localisation.flows[0].links: expected an array, found string"},
+      {[](json& r) { r["tests"][1]["localisation"]["clean_flows_by_link"] = json::array(); },
+       "tests[1].localisation.clean_flows_by_link: expected an object, found array"},
+      {[](json& r) {
+         r["tests"][1]["localisation"]["clean_flows_by_link"] = {{"l1:s1 -> s1:l1", -3}};
+       },
+       "tests[1].localisation.clean_flows_by_link.l1:s1 -> s1:l1: expected a count, found number"},
       {[](json& r) { r["tests"] = json::object(); }, "tests: expected an array, found object"},
       {[](json& r) { r["exit_code"] = 0.5; }, "exit_code: expected an integer, found number"},
       {[](json& r) { r["started"] = "yesterday"; }, "started: 'yesterday' is not a UTC time"},
