@@ -11,7 +11,7 @@
 // test's rails do; each NIC is one agent here, rail by rail.
 //
 //   shift_schedule_sim [--leaves 64] [--spines 16] [--hosts 64] [--rails 1] [--flows 8] [--shifts 65]
-//                      [--faults 2] [--frames 10000] [--seed 1]
+//                      [--faults 2] [--frames 10000] [--seed 1] [--report FILE]
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -19,6 +19,8 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 #include <string>
@@ -29,6 +31,7 @@
 #include "controller/method/step_fold.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/profile/profile_loader.hpp"
+#include "controller/report/reports.hpp"
 #include "controller/run/test_judgement.hpp"
 #include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/link_localisation.hpp"
@@ -134,6 +137,8 @@ int main(int argc, char** argv) {
   app.add_option("--faults", fault_count, "lossy fabric links (0.2 % to 2 %)");
   app.add_option("--frames", frames, "per flow and step");
   app.add_option("--seed", seed);
+  std::string report_path;
+  app.add_option("--report", report_path, "write the schedule's report.json here (as a run's final report)");
   CLI11_PARSE(app, argc, argv);
 
   // Rail r's leaves are leaves (r - 1) × L + 1 .. r × L of the model: its NICs, one agent each, are
@@ -286,6 +291,21 @@ tests:
              schedule.coverage ? schedule.coverage->text() : std::string("no coverage"), peak_mib(),
              peak_mib() * 1024 * 1024 / static_cast<double>(streams));
 
+  if (!report_path.empty()) {
+    began = Clock::now();
+    RunOutcome run;
+    run.run_id = "shift-schedule-sim";
+    schedule.method = std::make_shared<MethodResult>(std::move(result));
+    run.tests.push_back(std::move(schedule));
+    {
+      std::ofstream out(report_path);
+      write_report_json(run, out);
+    }
+    fmt::print("report.json: {:.1f} MiB in {:.1f} s; peak {:.0f} MiB\n",
+               static_cast<double>(std::filesystem::file_size(report_path)) / (1024.0 * 1024.0), seconds_since(began),
+               peak_mib());
+    schedule = std::move(run.tests.front());
+  }
   std::set<std::string> broken;
   for (const auto& fault : faults) broken.insert(fault.link);
   std::set<std::string> named;
