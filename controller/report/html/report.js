@@ -648,7 +648,10 @@ function testSection(test) {
   section.append(el("h2", {}, test.name, badge(test.verdict)));
   section.append(el("p", { class: "facts", text: test.engine + ", " + test.topology + ", " + test.duration_s + " s, " +
     test.hosts.length + " hosts, " + test.streams.id.length + " streams" }));
-  const problems = (test.problems || []).concat(test.path_faults || []);
+  // A night's schedule may find a path fault in every step: the first 20 here, all in report.json.
+  const pathFaults = test.path_faults || [];
+  const problems = (test.problems || []).concat(pathFaults.slice(0, 20));
+  if (pathFaults.length > 20) problems.push("… " + (pathFaults.length - 20) + " more path faults (report.json: tests[].path_faults)");
   if (problems.length) section.append(el("ul", { class: "problems" }, ...problems.map((p) => el("li", { text: p }))));
   const failedStreams = [];
   for (let i = 0; i < test.streams.id.length; i++) if (!test.streams.passed[i]) failedStreams.push(i);
