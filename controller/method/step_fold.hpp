@@ -1,8 +1,9 @@
 // A schedule's finished step folded into the schedule: its flows join the schedule's flow table
 // (what the combined localisation and link coverage read; the clean ones as sums per link), and of
 // its judged streams only those a report shows in full stay in memory: the failing and outlying
-// ones, and the sender's stream of a failing flow (its trace). The rest leave with the step: its
-// row and its path faults count them, and the series file holds every sample.
+// ones, and both streams of every flow the table keeps (one that failed, lost or damaged anything:
+// the sender's carries its trace). The rest leave with the step: its row and its path faults count
+// them, and the series file holds every sample.
 #pragma once
 
 #include <cstddef>

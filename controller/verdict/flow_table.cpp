@@ -265,11 +265,6 @@ std::uint64_t mixed(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-bool clean(const FlowRecord& flow) {
-  return !flow.has(FlowRecord::kFailing) && !flow.has(FlowRecord::kHostSide) && flow.loss_events == 0 &&
-         flow.damage_events == 0;
-}
-
 }  // namespace
 
 void FlowTable::sum_clean_flow(const FlowRecord& flow, std::span<const std::uint32_t> links) {
@@ -327,7 +322,7 @@ void FlowTable::append(const FlowTable& other, std::uint32_t step, const std::ve
   std::vector<std::uint32_t> links;
   for (std::size_t f = 0; f < other.flows_.size(); ++f) {
     FlowRecord flow = other.flows_[f];
-    if (sum_clean && clean(flow)) {
+    if (sum_clean && flow.clean()) {
       links.clear();
       for (const std::uint32_t link : other.links_of(f)) links.push_back(link_of[link]);
       flow.sender = agent_of[flow.sender];

@@ -43,6 +43,8 @@ struct FlowRecord {
   std::uint8_t link_count = 0;
   std::uint8_t flags = 0;
   bool has(Flag flag) const { return (flags & flag) != 0; }
+  // Passed, counted no frame lost or damaged, and not the host's doing: what a schedule sums.
+  bool clean() const { return !has(kFailing) && !has(kHostSide) && loss_events == 0 && damage_events == 0; }
 };
 
 // A link some flow's path crossed, and what every flow's probes saw there (ProbeEvidence's counts:

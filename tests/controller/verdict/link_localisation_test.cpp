@@ -876,11 +876,13 @@ TEST(ScheduleSteps, LossOnOneLinkIsLocalisedFromAllStepsTogetherWithFullCoverage
   std::size_t failing_flows = 0;
   for (std::size_t f = 0; f < test.localisation.flows->size(); ++f) {
     const FlowRecord& flow = (*test.localisation.flows)[f];
+    EXPECT_FALSE(flow.clean()) << "a clean flow is summed, not kept";
+    ASSERT_NE(flow.rx_stream, kNoStream) << "a kept flow's streams are kept";
+    ASSERT_NE(flow.tx_stream, kNoStream) << "a kept flow's streams are kept";
+    EXPECT_EQ(test.streams.at(flow.rx_stream).step, flow.step);
     if (!flow.has(FlowRecord::kFailing)) continue;
     ++failing_flows;
-    ASSERT_NE(flow.rx_stream, kNoStream) << "a failing flow's stream is kept";
     EXPECT_FALSE(test.streams.at(flow.rx_stream).passed());
-    EXPECT_EQ(test.streams.at(flow.rx_stream).step, flow.step);
   }
   EXPECT_EQ(failing_flows, failing);
   ASSERT_NE(test.localisation.top(), nullptr) << test.localisation.conclusion;
