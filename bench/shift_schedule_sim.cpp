@@ -246,7 +246,6 @@ tests:
   // Each step: results simulated (not timed), its streams judged and localised as judge_test does.
   MethodResult result;
   result.kind = MethodKind::Shift;
-  result.schedule_flows = std::make_shared<FlowTable>();
   double judge_s = 0, simulate_s = 0;
   std::size_t streams = 0, kept = 0;
   for (const auto& step : planned) {
@@ -263,8 +262,8 @@ tests:
     outcome.path_faults = path_fault_signs(outcome.streams);
     streams += outcome.streams.size();
     // As MethodSteps::record does: the step's flows join the schedule's table, its passing streams go.
-    kept +=
-        fold_schedule_step(outcome, static_cast<std::uint32_t>(result.steps.size() + 1), kept, *result.schedule_flows);
+    fold_schedule_step(outcome, static_cast<std::uint32_t>(result.steps.size() + 1), result);
+    kept += outcome.streams.size();
     judge_s += seconds_since(judging);
     MethodStep row;
     row.label = shift.label;

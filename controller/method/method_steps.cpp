@@ -14,7 +14,6 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "controller/engines/engine_slice.hpp"
-#include "controller/method/step_fold.hpp"
 #include "controller/method/step_summary.hpp"
 
 namespace tusk {
@@ -379,10 +378,8 @@ void MethodSteps::record(TestOutcome outcome, std::vector<UncoveredPair> not_cov
   // failures', not its steps'. (ecmp_balance's one step keeps its own: judge_ecmp_balance reads its
   // flows' paths first.)
   if (method_.kind == MethodKind::Shift) {
-    if (!result_.schedule_flows) result_.schedule_flows = std::make_shared<FlowTable>();
     result_.steps.back().streams = static_cast<std::uint32_t>(outcome.streams.size());
-    streams_kept_ += fold_schedule_step(outcome, static_cast<std::uint32_t>(result_.steps.size()), streams_kept_,
-                                        *result_.schedule_flows);
+    if (fold_) fold_(outcome, static_cast<std::uint32_t>(result_.steps.size()), result_);
   }
   result_.step_outcomes.push_back(std::move(outcome));
 }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +45,10 @@ class MethodSteps {
   // A search stops at a step that lost agents or could not measure; a schedule goes on (its
   // coverage then says what the night did not exercise).
   void record(TestOutcome outcome, std::vector<UncoveredPair> not_covered = {});
+  // What a shift schedule does with a step's outcome once its row is made (step_fold.hpp: its flows
+  // join the schedule's table, its passing streams go); without one the outcome is kept whole.
+  using StepFold = std::function<void(TestOutcome& outcome, std::uint32_t step, MethodResult& result)>;
+  void set_step_fold(StepFold fold) { fold_ = std::move(fold); }
   // The method's result; the method test's verdict follows from it (method_verdict).
   MethodResult finish();
   // The steps recorded so far (a checkpoint's view of a method under way).
@@ -74,9 +80,9 @@ class MethodSteps {
   std::size_t position_ = 0;           // sweep: step number; frame_loss_rate and throughput: frame size number
   std::size_t size_step_ = 0;          // frame_loss_rate: steps of this size so far
   std::size_t lossless_run_ = 0;       // frame_loss_rate: steps in a row of this size that lost nothing
-  std::size_t streams_kept_ = 0;       // shift: the streams the steps so far kept (fold_schedule_step)
   bool latency_done_ = false;          // throughput: this size's latency trial ran
   bool stopped_ = false;               // a step could not complete: nothing more runs
+  StepFold fold_;
 };
 
 // Whether the method's steps lose frames by design (they overload a port, or take a link down): the

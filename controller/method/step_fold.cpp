@@ -1,12 +1,15 @@
 #include "controller/method/step_fold.hpp"
 
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace tusk {
 
-std::size_t fold_schedule_step(TestOutcome& outcome, std::uint32_t step, std::size_t kept_before,
-                               FlowTable& schedule_flows) {
+void fold_schedule_step(TestOutcome& outcome, std::uint32_t step, MethodResult& result) {
+  std::size_t kept_before = 0;
+  for (const TestOutcome& earlier : result.step_outcomes) kept_before += earlier.streams.size();
+  if (!result.schedule_flows) result.schedule_flows = std::make_shared<FlowTable>();
   std::vector<StreamVerdict>& streams = outcome.streams;
   std::vector<bool> keep(streams.size(), false);
   for (std::size_t s = 0; s < streams.size(); ++s) keep[s] = !streams[s].passed();
@@ -36,12 +39,11 @@ std::size_t fold_schedule_step(TestOutcome& outcome, std::uint32_t step, std::si
     sign.passing_not_kept += sign.passing.size();
     sign.passing.clear();
   }
-  if (flows) schedule_flows.append(*flows, step, index, /*sum_clean=*/true);
+  if (flows) result.schedule_flows->append(*flows, step, index, /*sum_clean=*/true);
   // What indexed the step's own flows goes: the schedule's localisation supersedes it.
   outcome.localisation = {};
   outcome.coverage.reset();
   streams = std::move(kept);
-  return streams.size();
 }
 
 }  // namespace tusk

@@ -6,18 +6,17 @@
 // them, and the series file holds every sample.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
+#include "controller/method/method_result.hpp"
 #include "controller/outcome/run_outcome.hpp"
 #include "controller/verdict/flow_table.hpp"
 
 namespace tusk {
 
-// `step`: 1-based; `kept_before`: the streams the schedule's earlier steps kept (the test's
-// streams are theirs, step after step). Drops the step's own localisation; returns the streams
-// kept.
-std::size_t fold_schedule_step(TestOutcome& outcome, std::uint32_t step, std::size_t kept_before,
-                               FlowTable& schedule_flows);
+// `step`: 1-based. The steps before it are `result`'s step outcomes (the test's streams are
+// theirs, step after step); the step's flows join `result.schedule_flows` (made on the first).
+// Drops the step's own localisation. MethodSteps::set_step_fold takes it.
+void fold_schedule_step(TestOutcome& outcome, std::uint32_t step, MethodResult& result);
 
 }  // namespace tusk

@@ -22,6 +22,7 @@
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/fabric_methods.hpp"
 #include "controller/method/method_steps.hpp"
+#include "controller/method/step_fold.hpp"
 #include "controller/metrics/live_metrics.hpp"
 #include "controller/plan/planner.hpp"
 #include "controller/run/agent_registry.hpp"
@@ -75,6 +76,7 @@ bool Orchestrator::run_method(std::size_t index) {
     return false;
   }
   MethodSteps& steps = *made;
+  steps.set_step_fold(fold_schedule_step);
   method_under_way_ = &steps;
   method_index_ = index;
   struct Done {

@@ -823,8 +823,6 @@ MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerd
       agents, [](const std::string& agent) { return agent.substr(0, 2); }, "no leaf");
   MethodResult result;
   result.kind = MethodKind::Shift;
-  result.schedule_flows = std::make_shared<FlowTable>();
-  std::size_t kept = 0;
   for (const auto k : shift_numbers(spec, agents.size(), groups, "t")) {
     const ShiftStep step = shift_step(spec, agents.size(), groups, k);
     std::set<std::pair<std::string, std::string>> pairs;
@@ -844,8 +842,7 @@ MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerd
     outcome.localisation = localise(outcome.streams, &topology);
     outcome.path_faults = path_fault_signs(outcome.streams);
     if (every_flow) every_flow->add(outcome.streams, &topology, static_cast<std::uint32_t>(result.steps.size() + 1));
-    kept +=
-        fold_schedule_step(outcome, static_cast<std::uint32_t>(result.steps.size() + 1), kept, *result.schedule_flows);
+    fold_schedule_step(outcome, static_cast<std::uint32_t>(result.steps.size() + 1), result);
     result.steps.push_back(row);
     result.step_outcomes.push_back(std::move(outcome));
   }
