@@ -105,18 +105,7 @@ int controller_main(int argc, char** argv) {
   report->add_flag("--text", report_as_text,
                    "print the run's summary (streams, verdicts, suspects, faults, result) instead of drawing the page");
 
-  std::string series_run;
-  SeriesQuery series_query;
-  bool series_csv = false, series_json = false;
-  auto* series = app.add_subcommand(
-      "series",
-      "print every sample of a run's streams from its series file, each counter as its change since the last");
-  series->add_option("run", series_run, "run directory (or its series.sqlite), or a run id of the history")->required();
-  series->add_option("--test", series_query.test, "one test's rows, by its index from 0");
-  series->add_option("--agent", series_query.agent, "the streams this agent measured");
-  series->add_option("--stream", series_query.stream, "one stream id, e.g. rx:lab-a/1");
-  auto* csv_flag = series->add_flag("--csv", series_csv, "comma-separated, a column per counter and gauge");
-  series->add_flag("--json", series_json, "JSON Lines: an object per row")->excludes(csv_flag);
+  SeriesCommand series_command(app);
 
   ControlPlaneFlags inventory_control;
   std::uint32_t expect = 1;
@@ -161,7 +150,7 @@ int controller_main(int argc, char** argv) {
   if (*plan) return command_plan(plan_file, plan_agents, plan_topology, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
   if (*report) return command_report(report_run, report_out, report_as_text);
-  if (*series) return command_series(series_run, series_query, series_csv, series_json);
+  if (auto code = series_command.run_chosen()) return *code;
   raise_descriptor_limit();
   if (*run) return command_run(run_file, run_control, run_flags);
   if (*inventory) return command_inventory(inventory_control, expect, inventory_wait, inventory_json);

@@ -194,15 +194,39 @@ int command_report(const std::string& given, const std::string& out, bool as_tex
   return kExitPass;
 }
 
+SeriesCommand::SeriesCommand(CLI::App& app) {
+  command_ = app.add_subcommand(
+      "series",
+      "print a run's streams from its series file: every sample kept at full resolution, a line per minute where none "
+      "is left, each counter as its change since the line before");
+  command_->add_option("run", run_, "run directory (or its series.sqlite), or a run id of the history")->required();
+  command_->add_option("--test", query_.test, "one test's rows, by its index from 0");
+  command_->add_option("--agent", query_.agent, "the streams this agent measured");
+  command_->add_option("--stream", query_.stream, "one stream id, e.g. rx:lab-a/1");
+  auto* csv = command_->add_flag("--csv", csv_, "comma-separated, a column per counter and gauge");
+  command_->add_flag("--json", json_, "JSON Lines: an object per row")->excludes(csv);
+  auto* minutes = command_->add_flag("--minutes", minutes_,
+                                     "a line per minute: each counter's change, least and most a sample; each "
+                                     "gauge's least, most, mean and last");
+  command_->add_flag("--full", full_, "only the samples kept at full resolution")->excludes(minutes);
+}
+
 // A run's samples from its series file; no sample is a usage error only where a filter matched none.
-int command_series(std::string run, const SeriesQuery& query, bool as_csv, bool as_json) {
+std::optional<int> SeriesCommand::run_chosen() {
+  if (!*command_) return std::nullopt;
+  std::string run = run_;
+  const SeriesQuery& query = query_;
+  const SeriesResolution resolution = minutes_ ? SeriesResolution::Minutes
+                                      : full_  ? SeriesResolution::Full
+                                               : SeriesResolution::Night;
+  const bool as_csv = csv_, as_json = json_;
   try {
     run = run_location(run);
     const std::uint64_t rows = print_series(run, query,
                                             as_csv    ? SeriesFormat::Csv
                                             : as_json ? SeriesFormat::Json
                                                       : SeriesFormat::Table,
-                                            std::cout);
+                                            std::cout, resolution);
     if (rows > 0) return kExitPass;
     const bool filtered = query.test || !query.agent.empty() || !query.stream.empty();
     std::cerr << fmt::format("series: {} in {}\n",

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,18 @@ int command_model(const std::string& file, bool as_json, bool binary_units);
 int command_report(const std::string& given, const std::string& out, bool as_text);
 
 // A run's samples from its series file; no sample is a usage error only where a filter matched none.
-int command_series(std::string run, const SeriesQuery& query, bool as_csv, bool as_json);
+// `tusk-controller series`: a run's streams from its series file.
+class SeriesCommand {
+ public:
+  explicit SeriesCommand(CLI::App& app);
+  // The command's exit code, if it was the one chosen.
+  std::optional<int> run_chosen();
+
+ private:
+  CLI::App* command_ = nullptr;
+  std::string run_;
+  SeriesQuery query_;
+  bool csv_ = false, json_ = false, minutes_ = false, full_ = false;
+};
 
 }  // namespace tusk

@@ -14,6 +14,7 @@
 #include "common/units.hpp"
 #include "controller/profile/action_settings.hpp"
 #include "controller/profile/optics_settings.hpp"
+#include "controller/profile/series_settings.hpp"
 
 namespace tusk {
 
@@ -186,6 +187,8 @@ struct Profile {
   std::string baseline;
   // A regression against the baseline fails the run (exit 1) instead of being a warning.
   bool baseline_fail = false;
+  // How long the run's series file keeps full-resolution rows, and its size.
+  SeriesRetention series;
   std::vector<TestSpec> tests;
 };
 

@@ -9,9 +9,9 @@
 namespace tusk::profile_keys {
 
 inline const std::vector<std::string_view>& top_level() {
-  static const std::vector<std::string_view> keys{"name",          "description", "agents",  "safety",
-                                                  "cabling",       "optics",      "actions", "baseline",
-                                                  "baseline_fail", "defaults",    "tests"};
+  static const std::vector<std::string_view> keys{"name",          "description", "agents",   "safety",
+                                                  "cabling",       "optics",      "actions",  "baseline",
+                                                  "baseline_fail", "series",      "defaults", "tests"};
   return keys;
 }
 
@@ -28,6 +28,11 @@ inline const std::vector<std::string_view>& safety() {
 inline const std::vector<std::string_view>& actions() {
   static const std::vector<std::string_view> keys{"slurm",        "kubernetes", "exec",
                                                   "exec_timeout", "max_share",  "dry_run"};
+  return keys;
+}
+
+inline const std::vector<std::string_view>& series() {
+  static const std::vector<std::string_view> keys{"full", "margin", "budget"};
   return keys;
 }
 

@@ -101,6 +101,8 @@ class ProfileReader {
                      "baseline_fail fails the run on a regression against the baseline: set baseline: "
                      "too (last, or a run id)");
         }
+      } else if (entry.key == "series") {
+        profile.series = read_series(entry.value);
       } else if (entry.key == "defaults") {
         defaults = &entry.value;
       } else if (entry.key == "tests") {
@@ -179,6 +181,30 @@ class ProfileReader {
       }
     }
     return names;
+  }
+
+  SeriesRetention read_series(const Value& value) {
+    SeriesRetention series;
+    const auto entries = read_.mapping(value, "a mapping with full, margin or budget");
+    if (!entries) return series;
+    for (const auto& entry : *entries) {
+      if (entry.key == "full") {
+        if (const auto full = read_.duration(entry.value, {std::chrono::minutes(1), std::chrono::hours(24 * 7)})) {
+          series.full = *full;
+        }
+      } else if (entry.key == "margin") {
+        if (const auto margin = read_.duration(entry.value, {std::chrono::milliseconds(0), std::chrono::hours(1)})) {
+          series.margin = *margin;
+        }
+      } else if (entry.key == "budget") {
+        if (const auto budget = read_.size(entry.value, {std::uint64_t{64} << 20, std::uint64_t{1} << 50})) {
+          series.budget = *budget;
+        }
+      } else {
+        read_.unknown_key(entry, profile_keys::series());
+      }
+    }
+    return series;
   }
 
   OpticsSettings read_optics(const Value& value) {

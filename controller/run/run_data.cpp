@@ -60,6 +60,15 @@ std::uint64_t SamplePace::most_by(std::int64_t now_ns) const {
 void RunData::pace(int test_index, std::int64_t start_ns, std::chrono::milliseconds interval) {
   std::lock_guard lock(mutex_);
   paces_[test_index] = SamplePace{start_ns, interval};
+  if (!origin_ns_ || start_ns < *origin_ns_) origin_ns_ = start_ns;
+}
+
+std::uint64_t RunData::run_ms_of(int test, std::uint32_t index) const {
+  const auto pace = paces_.find(test);
+  if (pace == paces_.end() || !origin_ns_) return 0;
+  const std::int64_t start_ms = std::max<std::int64_t>(0, pace->second.start_ns - *origin_ns_) / 1'000'000;
+  return static_cast<std::uint64_t>(start_ms) +
+         std::uint64_t{index} * static_cast<std::uint64_t>(std::max<std::int64_t>(0, pace->second.interval.count()));
 }
 
 void RunData::expect(const std::string& agent, int test_index, std::size_t most_streams) {
@@ -179,6 +188,10 @@ std::shared_ptr<const StreamLayout> layout_named(const proto::StreamCounters& st
   } else {
     for (const auto& [name, value] : stream.counters()) counters.push_back(name);
     for (const auto& [name, value] : stream.gauges()) gauges.push_back(name);
+    // A map's order is its own, not the agent's, and may differ between two samples: sorted, the
+    // same names are the same layout (a new one would end the series file's row and minute).
+    std::sort(counters.begin(), counters.end());
+    std::sort(gauges.begin(), gauges.end());
   }
   if (known && known->same_names(counters, gauges)) return known;
   return std::make_shared<const StreamLayout>(std::move(counters), std::move(gauges));
@@ -303,9 +316,17 @@ void RunData::fold_sample(const std::string& agent, AgentTestData& data, proto::
     }
     if (series_file_ && within_series_budget(agent, test)) {
       if (series.series_row == 0) series.series_row = series_file_->stream_row(test, agent, series.info());
-      series_bytes_[{agent, test}] += series_file_->append(series.series_row, sample, layout, counters, gauges);
+      series_bytes_[{agent, test}] +=
+          series_file_->append(series.series_row, sample, layout, counters, gauges, run_ms_of(test, sample.index()));
     }
+    const std::uint32_t failed_before = series.windows.failed;
     series.add(sample.index(), sample.elapsed_ms(), std::move(layout), counters, gauges, sample.agent_time_ns());
+    // A window judged failed keeps its full-resolution rows past the series file's retention.
+    if (series_file_ && series.series_row != 0 && series.windows.failed > failed_before) {
+      const auto start_ms = series.windows.latest_failed_start_ms;
+      series_file_->keep(series.series_row, start_ms,
+                         start_ms + static_cast<std::uint64_t>(series.windows.window.count()));
+    }
   }
 }
 

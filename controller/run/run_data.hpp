@@ -132,7 +132,11 @@ class RunData {
   bool within_series_budget(const std::string& agent, int test);
 
   std::vector<std::uint32_t> most_samples_;
-  std::map<int, SamplePace> paces_;  // by test
+  std::map<int, SamplePace> paces_;        // by test
+  std::optional<std::int64_t> origin_ns_;  // the first test's start: the run's clock starts there
+  // Where sample `index` of `test` lies on the run's clock (the series file's retention goes by
+  // it): the test's start and the sample's interval, both the run's, so no agent can age rows.
+  std::uint64_t run_ms_of(int test, std::uint32_t index) const;
   std::map<std::pair<std::string, int>, std::size_t> most_streams_;
   std::map<int, WindowTally> window_rules_;  // by test: the window and its thresholds, nothing tallied
   struct OpticsRule {

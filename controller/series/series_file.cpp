@@ -24,54 +24,53 @@ std::string names_json(const std::vector<std::string>& names) {
   return json_text(nlohmann::json(names), -1);
 }
 
-// Appends `values` comma-separated and a '\0' to `out`; returns where they begin.
-std::size_t append_counters(std::string& out, std::span<const std::uint64_t> values) {
-  const std::size_t begin = out.size();
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    const fmt::format_int number(values[i]);
-    out.append(number.data(), number.size());
+// The counters whose growth is an event: a full-resolution row near one outlives the retention.
+std::vector<int> event_counters(const StreamLayout& layout) {
+  std::vector<int> events;
+  for (const auto tracked :
+       {StreamLayout::kLost, StreamLayout::kGapLost, StreamLayout::kErrored, StreamLayout::kIntegrity,
+        StreamLayout::kCompletion, StreamLayout::kRetransmits, StreamLayout::kTrafficGaps, StreamLayout::kLinkFlaps}) {
+    if (layout.tracked[tracked] >= 0) events.push_back(layout.tracked[tracked]);
   }
-  out.push_back('\0');
-  return begin;
-}
-
-// A gauge that is no number (NaN, infinite) is written as nothing between its commas.
-std::size_t append_gauges(std::string& out, std::span<const double> values) {
-  const std::size_t begin = out.size();
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    if (std::isfinite(values[i])) fmt::format_to(std::back_inserter(out), "{}", values[i]);
-  }
-  out.push_back('\0');
-  return begin;
+  return events;
 }
 
 }  // namespace
 
-SeriesFile::SeriesFile(const std::string& path, const std::string& run_id, SeriesQueueLimits limits) try
-    : path_(path), limits_(limits), db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+SeriesFile::SeriesFile(const std::string& path, const std::string& run_id, SeriesQueueLimits limits,
+                       SeriesRetention retention) try
+    : path_(path), limits_(limits), retention_(retention), db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
   db_.setBusyTimeout(static_cast<int>(std::chrono::milliseconds(kSeriesLockWait).count()));
   db_.exec("PRAGMA journal_mode=WAL");
   db_.exec("PRAGMA synchronous=NORMAL");
   db_.exec("PRAGMA cache_size=-2048");  // 2 MiB: rows are appended, so a commit touches few pages
+  // Full rows' ids only grow (AUTOINCREMENT), even after the budget emptied the table: retention
+  // goes by them. Rollups are indexed as they come (a stream's night is read by it, even from a run that never
+  // ended); full rows, a hundred times as many, only as the run ends.
   db_.exec(
       "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);"
       "CREATE TABLE streams(id INTEGER PRIMARY KEY, test INTEGER NOT NULL, agent TEXT NOT NULL,"
       " stream_id TEXT NOT NULL, kind TEXT NOT NULL, peer TEXT NOT NULL);"
       "CREATE TABLE layouts(id INTEGER PRIMARY KEY, stream INTEGER NOT NULL REFERENCES streams(id),"
       " counter_names TEXT NOT NULL, gauge_names TEXT NOT NULL);"
-      "CREATE TABLE samples(stream INTEGER NOT NULL REFERENCES streams(id), sample INTEGER NOT NULL,"
-      " elapsed_ms INTEGER NOT NULL, agent_time_ns INTEGER NOT NULL, layout INTEGER NOT NULL REFERENCES layouts(id),"
-      " counter_values TEXT NOT NULL, gauge_values TEXT NOT NULL);");
+      "CREATE TABLE samples(id INTEGER PRIMARY KEY AUTOINCREMENT, stream INTEGER NOT NULL REFERENCES streams(id),"
+      " layout INTEGER NOT NULL REFERENCES layouts(id), first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL,"
+      " samples INTEGER NOT NULL, data BLOB NOT NULL);"
+      "CREATE TABLE rollups(stream INTEGER NOT NULL REFERENCES streams(id), minute INTEGER NOT NULL,"
+      " layout INTEGER NOT NULL REFERENCES layouts(id), data BLOB NOT NULL);"
+      "CREATE INDEX rollups_by_stream ON rollups(stream, minute);");
   SQLite::Statement meta(db_, "INSERT INTO meta(key, value) VALUES (?, ?)");
-  for (const auto& [key, value] :
-       {std::pair<const char*, std::string>{"schema", std::to_string(kSeriesSchemaVersion)}, {"run_id", run_id}}) {
+  for (const auto& [key, value] : {std::pair<const char*, std::string>{"schema", std::to_string(kSeriesSchemaVersion)},
+                                   {"run_id", run_id},
+                                   {"full_ms", std::to_string(retention.full.count())},
+                                   {"margin_ms", std::to_string(retention.margin.count())},
+                                   {"budget_bytes", std::to_string(retention.budget)}}) {
     meta.bind(1, key);
     meta.bind(2, value);
     meta.exec();
     meta.reset();
   }
+  db_.createFunction("tusk_kept", 3, true, this, &SeriesFile::kept_function);
   writer_ = std::thread([this] { write_loop(); });
 } catch (const SQLite::Exception& e) {
   throw std::runtime_error(fmt::format("{}: cannot write the series file: {}", path, e.what()));
@@ -84,10 +83,12 @@ SeriesFile::~SeriesFile() {
   }
   wake_.notify_all();
   writer_.join();
-  // The rows were appended as they came: indexed by stream once, as the run ends, and the write-ahead
-  // log folded in, so a reader opens the one file read-only and leaves nothing beside it.
+  // Every stream's last minute, then the rows indexed by stream once, as the run ends, and the
+  // write-ahead log folded in, so a reader opens the one file read-only and leaves nothing beside it.
   try {
-    db_.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, sample)", kSeriesIndexName));
+    for (std::size_t i = 0; i < tracks_.size(); ++i) write_rollup(static_cast<std::int64_t>(i + 1), tracks_[i]);
+    if (failure_.empty()) commit(Queue{});
+    db_.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, first_ms)", kSeriesIndexName));
     db_.exec("PRAGMA journal_mode=DELETE");
   } catch (const SQLite::Exception& e) {
     spdlog::warn("{}: not indexed as the run ended: {}", path_, e.what());
@@ -104,10 +105,11 @@ std::int64_t SeriesFile::stream_row(int test, const std::string& agent, const pr
 
 std::size_t SeriesFile::append(std::int64_t stream_row, const proto::Sample& sample,
                                const std::shared_ptr<const StreamLayout>& layout,
-                               std::span<const std::uint64_t> counters, std::span<const double> gauges) {
+                               std::span<const std::uint64_t> counters, std::span<const double> gauges,
+                               std::uint64_t run_ms) {
   std::lock_guard lock(mutex_);
   if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return 0;
-  if (queued_ - written_ >= limits_.rows || queue_.text.size() >= limits_.bytes || !failure_.empty()) {
+  if (queued_ - written_ >= limits_.rows || queue_.bytes() >= limits_.bytes || !failure_.empty()) {
     ++dropped_;
     return 0;
   }
@@ -116,17 +118,29 @@ std::size_t SeriesFile::append(std::int64_t stream_row, const proto::Sample& sam
   if (stream.layout != layout) {
     stream.layout = layout;
     stream.layout_id = ++layouts_;
-    queue_.layouts.push_back({stream.layout_id, stream_row, names_json(layout->counters), names_json(layout->gauges)});
+    queue_.layouts.push_back({stream.layout_id, stream_row, names_json(layout->counters), names_json(layout->gauges),
+                              layout->counters.size(), layout->gauges.size(), event_counters(*layout)});
     bytes += queue_.layouts.back().counter_names.size() + queue_.layouts.back().gauge_names.size();
   }
-  const std::size_t text_before = queue_.text.size();
-  const std::size_t counter_text = append_counters(queue_.text, counters);
-  const std::size_t gauge_text = append_gauges(queue_.text, gauges);
-  queue_.samples.push_back({stream_row, stream.layout_id, sample.index(), sample.elapsed_ms(), sample.agent_time_ns(),
-                            counter_text, gauge_text});
+  const std::size_t bytes_before = queue_.bytes();
+  // The layout's count of values, whatever the spans hold: the writer packs the layout's shape.
+  SampleRow row{stream_row, stream.layout_id,       sample.index(),         sample.elapsed_ms(),
+                run_ms,     sample.agent_time_ns(), queue_.counters.size(), queue_.gauges.size()};
+  for (std::size_t i = 0; i < layout->counters.size(); ++i)
+    queue_.counters.push_back(i < counters.size() ? counters[i] : 0);
+  for (std::size_t i = 0; i < layout->gauges.size(); ++i) {
+    queue_.gauges.push_back(i < gauges.size() ? gauges[i] : std::numeric_limits<double>::quiet_NaN());
+  }
+  queue_.samples.push_back(row);
   ++queued_;
   if (queue_.samples.size() >= kRowsPerCommit) wake_.notify_one();
-  return bytes + (queue_.text.size() - text_before) + sizeof(SampleRow);
+  return bytes + (queue_.bytes() - bytes_before);
+}
+
+void SeriesFile::keep(std::int64_t stream_row, std::uint64_t from_ms, std::uint64_t to_ms) {
+  std::lock_guard lock(mutex_);
+  if (stream_row < 1 || static_cast<std::size_t>(stream_row) > streams_.size()) return;
+  queue_.keeps.push_back({stream_row, from_ms, to_ms});
 }
 
 void SeriesFile::flush() {
@@ -142,6 +156,11 @@ std::uint64_t SeriesFile::rows_written() const {
   return written_;
 }
 
+SeriesFileStats SeriesFile::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
 std::optional<std::string> SeriesFile::problem() const {
   std::lock_guard lock(mutex_);
   if (!failure_.empty()) return failure_;
@@ -151,6 +170,13 @@ std::optional<std::string> SeriesFile::problem() const {
         "holding the file)",
         path_, dropped_, limits_.rows, units::format_size(limits_.bytes));
   }
+  if (stats_.samples_over_budget > 0) {
+    return fmt::format(
+        "{}: {} samples' full-resolution rows dropped to keep the file within its budget of {}{} (the minutes of "
+        "every stream are all there)",
+        path_, stats_.samples_over_budget, units::format_size(retention_.budget),
+        stats_.full_rows_stopped ? "; the minutes alone filled it, so no full rows were written after" : "");
+  }
   return std::nullopt;
 }
 
@@ -158,7 +184,9 @@ void SeriesFile::Queue::clear() {
   streams.clear();
   layouts.clear();
   samples.clear();
-  text.clear();
+  keeps.clear();
+  counters.clear();
+  gauges.clear();
 }
 
 void SeriesFile::write_loop() {
@@ -176,11 +204,13 @@ void SeriesFile::write_loop() {
       std::string failed;
       try {
         commit(committing);
+        retain();
       } catch (const std::exception& e) {
         failed = fmt::format("{}: writing the series stopped: {}", path_, e.what());
         spdlog::error("{}", failed);
       }
       lock.lock();
+      stats_ = writer_stats_;
       if (failed.empty()) {
         written_ += committing.samples.size();
       } else {
@@ -195,6 +225,23 @@ void SeriesFile::write_loop() {
 }
 
 void SeriesFile::commit(const Queue& queue) {
+  for (const auto& layout : queue.layouts) {
+    const auto id = static_cast<std::size_t>(layout.id);
+    if (layout_rows_.size() <= id) layout_rows_.resize(id + 1, nullptr);
+    layout_rows_[id] = &layout;
+  }
+  for (const auto& stream : queue.streams) {
+    if (tracks_.size() < static_cast<std::size_t>(stream.id)) tracks_.resize(static_cast<std::size_t>(stream.id));
+  }
+  for (const auto& sample : queue.samples) fold(sample, queue);
+  for (const std::int64_t stream : touched_) finish_row(stream, tracks_[static_cast<std::size_t>(stream - 1)]);
+  touched_.clear();
+  for (const auto& keep : queue.keeps) {
+    tracks_[static_cast<std::size_t>(keep.stream - 1)].kept.add(
+        keep.from_ms - std::min<std::uint64_t>(keep.from_ms, static_cast<std::uint64_t>(retention_.margin.count())),
+        keep.to_ms + static_cast<std::uint64_t>(retention_.margin.count()));
+  }
+
   SQLite::Transaction transaction(db_);
   SQLite::Statement add_stream(db_,
                                "INSERT INTO streams(id, test, agent, stream_id, kind, peer) VALUES (?, ?, ?, ?, ?, ?)");
@@ -209,18 +256,96 @@ void SeriesFile::commit(const Queue& queue) {
     add_layout.exec();
     add_layout.reset();
   }
-  SQLite::Statement add_sample(db_,
-                               "INSERT INTO samples(stream, sample, elapsed_ms, agent_time_ns, layout, counter_values, "
-                               "gauge_values) VALUES (?, ?, ?, ?, ?, ?, ?)");
-  for (const auto& row : queue.samples) {
-    SQLite::bind(add_sample, row.stream, static_cast<std::int64_t>(row.sample),
-                 static_cast<std::int64_t>(row.elapsed_ms), row.agent_time_ns, row.layout);
-    add_sample.bindNoCopy(6, queue.text.c_str() + row.counters);
-    add_sample.bindNoCopy(7, queue.text.c_str() + row.gauges);
-    add_sample.exec();
-    add_sample.reset();
+  SQLite::Statement add_row(db_,
+                            "INSERT INTO samples(stream, layout, first_ms, last_ms, samples, data) VALUES (?, ?, ?, ?, "
+                            "?, ?)");
+  std::uint64_t newest_run_ms = 0;
+  for (const auto& sample : queue.samples) newest_run_ms = std::max(newest_run_ms, sample.run_ms);
+  for (const auto& row : rows_) {
+    SQLite::bind(add_row, row.stream, row.layout, static_cast<std::int64_t>(row.first_ms),
+                 static_cast<std::int64_t>(row.last_ms), static_cast<std::int64_t>(row.samples));
+    add_row.bindNoCopy(6, row.blob.data(), static_cast<int>(row.blob.size()));
+    add_row.exec();
+    add_row.reset();
+    writer_stats_.samples_written += row.samples;
   }
+  rows_.clear();
+  SQLite::Statement add_minute(db_, "INSERT INTO rollups(stream, minute, layout, data) VALUES (?, ?, ?, ?)");
+  for (const auto& minute : minutes_) {
+    SQLite::bind(add_minute, minute.stream, minute.minute, minute.layout);
+    add_minute.bindNoCopy(4, minute.blob.data(), static_cast<int>(minute.blob.size()));
+    add_minute.exec();
+    add_minute.reset();
+  }
+  writer_stats_.rollups_written += minutes_.size();
+  minutes_.clear();
   transaction.commit();
+  if (!queue.samples.empty()) marks_.push_back({db_.getLastInsertRowid(), newest_run_ms});
+  for (const auto& layout : queue.layouts) layout_rows_[static_cast<std::size_t>(layout.id)] = nullptr;
+}
+
+void SeriesFile::fold(const SampleRow& sample, const Queue& queue) {
+  SeriesTrack& track = tracks_[static_cast<std::size_t>(sample.stream - 1)];
+  if (track.layout != sample.layout) {
+    const auto id = static_cast<std::size_t>(sample.layout);
+    if (id >= layout_rows_.size() || layout_rows_[id] == nullptr) return;  // cannot be: a layout precedes its samples
+    switch_layout(sample.stream, track, *layout_rows_[id]);
+  }
+  const std::span<const std::uint64_t> counters(queue.counters.data() + sample.counters, track.counters);
+  const std::span<const double> gauges(queue.gauges.data() + sample.gauges, track.gauges);
+  // An event counter that grew keeps the rows around it past the retention.
+  if (track.has_last) {
+    for (const int event : track.events) {
+      const auto i = static_cast<std::size_t>(event);
+      if (counters[i] > track.last_counters[i]) {
+        const auto margin = static_cast<std::uint64_t>(retention_.margin.count());
+        track.kept.add(sample.elapsed_ms - std::min(sample.elapsed_ms, margin), sample.elapsed_ms + margin);
+        break;
+      }
+    }
+  }
+  track.last_counters.assign(counters.begin(), counters.end());
+  track.has_last = true;
+  if (!track.minute.empty() &&
+      track.minute.minute() != static_cast<std::int64_t>(sample.elapsed_ms / kSeriesMinute.count())) {
+    write_rollup(sample.stream, track);
+  }
+  track.minute.add(sample.elapsed_ms, counters, gauges);
+  track.last_run_ms = std::max(track.last_run_ms, sample.run_ms);
+  clock_ms_ = std::max(clock_ms_, sample.run_ms);
+  if (writer_stats_.full_rows_stopped) return;
+  if (track.row.samples() == 0) {
+    touched_.push_back(sample.stream);
+    track.row_first_ms = track.row_last_ms = sample.elapsed_ms;
+  }
+  track.row_first_ms = std::min(track.row_first_ms, sample.elapsed_ms);
+  track.row_last_ms = std::max(track.row_last_ms, sample.elapsed_ms);
+  track.row.add(sample.sample, sample.elapsed_ms, sample.agent_time_ns, counters, gauges);
+}
+
+// A new layout ends the stream's row being packed and its minute (a row and a rollup are each in
+// one layout): both are written with this commit, and the new layout's samples start their own.
+void SeriesFile::switch_layout(std::int64_t stream, SeriesTrack& track, const LayoutRow& layout) {
+  finish_row(stream, track);
+  write_rollup(stream, track);
+  track.layout = layout.id;
+  track.counters = layout.counters;
+  track.gauges = layout.gauges;
+  track.events = layout.events;
+  track.has_last = false;
+  track.minute.reset(track.counters, track.gauges);
+}
+
+void SeriesFile::finish_row(std::int64_t stream, SeriesTrack& track) {
+  if (track.row.samples() == 0) return;
+  rows_.push_back({stream, track.layout, track.row_first_ms, track.row_last_ms, track.row.samples(), track.row.blob()});
+  track.row.clear();
+}
+
+void SeriesFile::write_rollup(std::int64_t stream, SeriesTrack& track) {
+  if (track.minute.empty()) return;
+  const std::int64_t minute = track.minute.minute();
+  minutes_.push_back({stream, minute, track.layout, track.minute.take()});
 }
 
 }  // namespace tusk

@@ -11,73 +11,49 @@
 
 #include "common/json_text.hpp"
 #include "controller/series/series_file.hpp"
+#include "controller/series/series_rows.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
-namespace {
-
-std::vector<std::string> names_in(const std::string& text) {
-  std::vector<std::string> names;
-  for (const auto& name : parse_json<nlohmann::json>(text)) {
-    if (name.is_string()) names.push_back(name.get<std::string>());
-  }
-  return names;
-}
-
-// The comma-separated cumulative counters of a row, by the layout's names.
-void read_counters(const std::string& text, const std::vector<std::string>& names, proto::StreamCounters& stream) {
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < names.size() && start <= text.size(); ++i) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    if (end > start) (*stream.mutable_counters())[names[i]] = std::stoull(text.substr(start, end - start));
-    start = end + 1;
-  }
-}
-
-}  // namespace
 
 RunOutcome outcome_from_series(const std::string& path) {
   try {
-    SQLite::Database db(path, SQLite::OPEN_READONLY);
-    db.setBusyTimeout(10'000);
+    SeriesFileReader reader(path);
     RunOutcome outcome;
-    SQLite::Statement meta(db, "SELECT key, value FROM meta");
-    std::map<std::string, std::string> values;
-    while (meta.executeStep()) values[meta.getColumn(0).getString()] = meta.getColumn(1).getString();
-    if (values["schema"] != std::to_string(kSeriesSchemaVersion)) {
-      throw std::runtime_error(fmt::format("not a series file of schema {}", kSeriesSchemaVersion));
-    }
-    outcome.run_id = values["run_id"];
-    std::map<std::int64_t, std::vector<std::string>> layouts;
-    SQLite::Statement layout(db, "SELECT id, counter_names FROM layouts");
-    while (layout.executeStep()) layouts[layout.getColumn(0).getInt64()] = names_in(layout.getColumn(1).getString());
-    // Each stream's last sample: SQLite takes the bare columns of a max() aggregate from its row.
-    SQLite::Statement last(db,
-                           "SELECT s.test, s.agent, s.stream_id, s.kind, s.peer, max(x.sample), x.elapsed_ms, "
-                           "x.layout, x.counter_values FROM samples x JOIN streams s ON s.id = x.stream "
-                           "GROUP BY x.stream ORDER BY s.test, s.agent, s.stream_id");
+    outcome.run_id = reader.meta("run_id");
+    // Each stream's last sample (or minute): the reader gives a stream's points in time order.
     std::map<int, TestOutcome> tests;
     std::uint64_t streams = 0;
-    while (last.executeStep()) {
-      const int index = last.getColumn(0).getInt();
-      TestOutcome& test = tests[index];
-      test.index = index;
-      test.spec.name = fmt::format("test {}", index);
+    struct Last {
+      SeriesStreamInfo info;
+      SeriesPoint point;
+    };
+    std::vector<Last> lasts;
+    reader.for_each({}, SeriesResolution::Night, [&](const SeriesStreamInfo& info, const SeriesPoint& point) {
+      if (lasts.empty() || lasts.back().info.id != info.id) lasts.push_back({info, {}});
+      lasts.back().point = point;
+      lasts.back().point.minute = nullptr;
+    });
+    for (const auto& [info, point] : lasts) {
+      TestOutcome& test = tests[info.test];
+      test.index = info.test;
+      test.spec.name = fmt::format("test {}", info.test);
       test.verdict = TestVerdict::Incomplete;
-      StreamVerdict verdict;
-      verdict.agent = last.getColumn(1).getString();
-      verdict.stream.set_stream_id(last.getColumn(2).getString());
-      verdict.stream.set_kind(last.getColumn(3).getString());
-      verdict.stream.set_peer(last.getColumn(4).getString());
-      const auto names = layouts.find(last.getColumn(7).getInt64());
-      if (names != layouts.end()) read_counters(last.getColumn(8).getString(), names->second, verdict.stream);
-      const double seconds = last.getColumn(6).getInt64() / 1e3;
-      verdict.metrics = compute_metrics(verdict.stream, seconds > 0 ? seconds : 1);
-      if (std::find(test.agents.begin(), test.agents.end(), verdict.agent) == test.agents.end()) {
-        test.agents.push_back(verdict.agent);
-        test.per_agent[verdict.agent] = AgentTestData{};
+      StreamVerdict stream_verdict;
+      stream_verdict.agent = info.agent;
+      stream_verdict.stream.set_stream_id(info.stream_id);
+      stream_verdict.stream.set_kind(info.kind);
+      stream_verdict.stream.set_peer(info.peer);
+      for (std::size_t i = 0; i < point.names->counters.size() && i < point.counters.size(); ++i) {
+        (*stream_verdict.stream.mutable_counters())[point.names->counters[i]] = point.counters[i];
       }
-      test.streams.push_back(std::move(verdict));
+      const double seconds = static_cast<double>(point.elapsed_ms) / 1e3;
+      stream_verdict.metrics = compute_metrics(stream_verdict.stream, seconds > 0 ? seconds : 1);
+      if (std::find(test.agents.begin(), test.agents.end(), info.agent) == test.agents.end()) {
+        test.agents.push_back(info.agent);
+        test.per_agent[info.agent] = AgentTestData{};
+      }
+      test.streams.push_back(std::move(stream_verdict));
       ++streams;
     }
     for (auto& [index, test] : tests) outcome.tests.push_back(std::move(test));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -31,89 +32,35 @@ struct Row {
   std::map<std::string, std::uint64_t> deltas;
   json gauges;
   std::optional<double> throughput_bps;
+  // A minute's: its index, how many samples it folded, and the least, most and mean of each value.
+  const SeriesRollup* minute = nullptr;
+  std::int64_t minute_index = 0;
+  json counters_min, counters_max, gauges_min, gauges_max, gauges_mean;
 };
-
-std::string sql_of(const SeriesQuery& query) {
-  std::string sql =
-      "SELECT s.id, s.test, s.agent, s.stream_id, s.kind, x.sample, x.elapsed_ms, x.layout, x.counter_values, "
-      "x.gauge_values FROM samples x JOIN streams s ON s.id = x.stream WHERE 1";
-  if (query.test) sql += " AND s.test = :test";
-  if (!query.agent.empty()) sql += " AND s.agent = :agent";
-  if (!query.stream.empty()) sql += " AND s.stream_id = :stream";
-  return sql + " ORDER BY s.test, s.agent, s.stream_id, s.id, x.sample";
-}
-
-struct Names {
-  std::vector<std::string> counters, gauges;
-};
-
-std::vector<std::string> names_of(const std::string& text) {
-  std::vector<std::string> names;
-  // OrderedJson: the file may come from anywhere, and ordered_json reads an object in n² time.
-  for (const auto& name : parse_json<OrderedJson>(text)) {
-    if (name.is_string()) names.push_back(name.get<std::string>());
-  }
-  return names;
-}
-
-std::map<std::int64_t, Names> layouts_of(SQLite::Database& db) {
-  std::map<std::int64_t, Names> layouts;
-  SQLite::Statement select(db, "SELECT id, counter_names, gauge_names FROM layouts");
-  while (select.executeStep()) {
-    layouts[select.getColumn(0).getInt64()] = {names_of(select.getColumn(1).getString()),
-                                               names_of(select.getColumn(2).getString())};
-  }
-  return layouts;
-}
-
-// The comma-separated values of a row, one per name; an empty one (a gauge that was no number) is
-// left out, and so is any past the names.
-template <typename Value, typename Parse>
-std::vector<std::pair<std::string, Value>> values_of(const std::string& text, const std::vector<std::string>& names,
-                                                     Parse parse) {
-  std::vector<std::pair<std::string, Value>> values;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < names.size() && start <= text.size(); ++i) {
-    const std::size_t end = std::min(text.find(',', start), text.size());
-    if (end > start) values.emplace_back(names[i], parse(text.substr(start, end - start)));
-    start = end + 1;
-  }
-  return values;
-}
 
 // Calls `each` with every row `query` picks, in order.
 template <typename Each>
-std::uint64_t for_each_row(SQLite::Database& db, const SeriesQuery& query, Each each) {
-  const std::map<std::int64_t, Names> layouts = layouts_of(db);
-  static const Names kNone;
-  SQLite::Statement select(db, sql_of(query));
-  if (query.test) select.bind(":test", *query.test);
-  if (!query.agent.empty()) select.bind(":agent", query.agent);
-  if (!query.stream.empty()) select.bind(":stream", query.stream);
+std::uint64_t for_each_row(SeriesFileReader& reader, const SeriesQuery& query, SeriesResolution resolution, Each each) {
   std::int64_t stream = -1;
   std::map<std::string, std::uint64_t> before;
   std::int64_t before_ms = 0;
-  std::uint64_t rows = 0;
-  while (select.executeStep()) {
-    Row row;
-    if (select.getColumn(0).getInt64() != stream) {
-      stream = select.getColumn(0).getInt64();
+  return reader.for_each(query, resolution, [&](const SeriesStreamInfo& info, const SeriesPoint& point) {
+    if (info.id != stream) {
+      stream = info.id;
       before.clear();
       before_ms = 0;
     }
-    row.test = select.getColumn(1).getInt();
-    row.agent = select.getColumn(2).getString();
-    row.stream_id = select.getColumn(3).getString();
-    row.kind = select.getColumn(4).getString();
-    row.sample = select.getColumn(5).getInt64();
-    row.elapsed_ms = select.getColumn(6).getInt64();
+    Row row;
+    row.test = info.test;
+    row.agent = info.agent;
+    row.stream_id = info.stream_id;
+    row.kind = info.kind;
+    row.sample = point.sample;
+    row.elapsed_ms = static_cast<std::int64_t>(point.elapsed_ms);
     row.interval_ms = row.elapsed_ms - before_ms;
-    const auto layout = layouts.find(select.getColumn(7).getInt64());
-    const Names& names = layout == layouts.end() ? kNone : layout->second;
     std::map<std::string, std::uint64_t> now;
-    for (auto& [name, value] : values_of<std::uint64_t>(select.getColumn(8).getString(), names.counters,
-                                                        [](const std::string& t) { return std::stoull(t); })) {
-      now.emplace(std::move(name), value);
+    for (std::size_t i = 0; i < point.names->counters.size() && i < point.counters.size(); ++i) {
+      now.emplace(point.names->counters[i], point.counters[i]);
     }
     for (const auto& [name, value] : now) {
       const auto was = before.find(name);
@@ -121,9 +68,26 @@ std::uint64_t for_each_row(SQLite::Database& db, const SeriesQuery& query, Each 
       row.deltas[name] = value >= previous ? value - previous : value;
     }
     row.gauges = json::object();
-    for (const auto& [name, value] : values_of<double>(select.getColumn(9).getString(), names.gauges,
-                                                       [](const std::string& t) { return std::stod(t); })) {
-      if (!row.gauges.contains(name)) row.gauges[name] = value;
+    for (std::size_t i = 0; i < point.names->gauges.size() && i < point.gauges.size(); ++i) {
+      if (std::isfinite(point.gauges[i]) && !row.gauges.contains(point.names->gauges[i])) {
+        row.gauges[point.names->gauges[i]] = point.gauges[i];
+      }
+    }
+    if (point.minute) {
+      row.minute = point.minute;
+      row.minute_index = point.minute_index;
+      row.counters_min = row.counters_max = row.gauges_min = row.gauges_max = row.gauges_mean = json::object();
+      for (std::size_t i = 0; i < point.names->counters.size() && i < point.minute->counters.size(); ++i) {
+        row.counters_min[point.names->counters[i]] = point.minute->counters[i].min;
+        row.counters_max[point.names->counters[i]] = point.minute->counters[i].max;
+      }
+      for (std::size_t i = 0; i < point.names->gauges.size() && i < point.minute->gauges.size(); ++i) {
+        const auto& gauge = point.minute->gauges[i];
+        if (gauge.count == 0) continue;
+        row.gauges_min[point.names->gauges[i]] = gauge.min;
+        row.gauges_max[point.names->gauges[i]] = gauge.max;
+        row.gauges_mean[point.names->gauges[i]] = gauge.mean;
+      }
     }
     const auto bytes = row.deltas.find(
         std::string(row.deltas.contains(std::string(counters::kRxBytes)) ? counters::kRxBytes : counters::kTxBytes));
@@ -133,23 +97,32 @@ std::uint64_t for_each_row(SQLite::Database& db, const SeriesQuery& query, Each 
     each(row);
     before = std::move(now);
     before_ms = row.elapsed_ms;
-    ++rows;
-  }
-  return rows;
+  });
 }
 
-void print_json_lines(SQLite::Database& db, const SeriesQuery& query, std::ostream& out, std::uint64_t& rows) {
-  rows = for_each_row(db, query, [&](const Row& row) {
+void print_json_lines(SeriesFileReader& db, const SeriesQuery& query, SeriesResolution resolution, std::ostream& out,
+                      std::uint64_t& rows) {
+  rows = for_each_row(db, query, resolution, [&](const Row& row) {
     json line{{"test", row.test},
               {"agent", row.agent},
               {"stream_id", row.stream_id},
               {"kind", row.kind},
-              {"sample", row.sample},
+              {"resolution", row.minute ? "minute" : "full"},
+              {row.minute ? "samples" : "sample", row.sample},
               {"elapsed_ms", row.elapsed_ms},
               {"interval_ms", row.interval_ms},
               {"throughput_bps", row.throughput_bps ? json(*row.throughput_bps) : json(nullptr)},
               {"counters", row.deltas},
               {"gauges", row.gauges}};
+    if (row.minute) {
+      line["minute"] = row.minute_index;
+      line["first_ms"] = row.minute->first_ms;
+      line["counters_min"] = row.counters_min;
+      line["counters_max"] = row.counters_max;
+      line["gauges_min"] = row.gauges_min;
+      line["gauges_max"] = row.gauges_max;
+      line["gauges_mean"] = row.gauges_mean;
+    }
     out << json_text(line, -1) << '\n';
   });
 }
@@ -170,20 +143,22 @@ std::string csv_field(const std::string& agent_text) {
   return quoted + "\"";
 }
 
-void print_csv(SQLite::Database& db, const SeriesQuery& query, std::ostream& out, std::uint64_t& rows) {
+void print_csv(SeriesFileReader& db, const SeriesQuery& query, SeriesResolution resolution, std::ostream& out,
+               std::uint64_t& rows) {
   // The columns are every counter and gauge any picked row has: one pass to find them, one to print.
   std::set<std::string> counter_names, gauge_names;
-  for_each_row(db, query, [&](const Row& row) {
+  for_each_row(db, query, resolution, [&](const Row& row) {
     for (const auto& [name, delta] : row.deltas) counter_names.insert(name);
     for (const auto& [name, value] : row.gauges.items()) gauge_names.insert(name);
   });
-  out << "test,agent,stream_id,kind,sample,elapsed_ms,interval_ms,throughput_bps";
+  // A minute's row: its resolution says so, and its sample column counts the samples it folded.
+  out << "test,agent,stream_id,kind,resolution,sample,elapsed_ms,interval_ms,throughput_bps";
   for (const auto& name : counter_names) out << ',' << csv_field(name);
   for (const auto& name : gauge_names) out << ',' << csv_field("gauge." + name);
   out << '\n';
-  rows = for_each_row(db, query, [&](const Row& row) {
-    out << fmt::format("{},{},{},{},{},{},{},{}", row.test, csv_field(row.agent), csv_field(row.stream_id),
-                       csv_field(row.kind), row.sample, row.elapsed_ms, row.interval_ms,
+  rows = for_each_row(db, query, resolution, [&](const Row& row) {
+    out << fmt::format("{},{},{},{},{},{},{},{},{}", row.test, csv_field(row.agent), csv_field(row.stream_id),
+                       csv_field(row.kind), row.minute ? "minute" : "full", row.sample, row.elapsed_ms, row.interval_ms,
                        row.throughput_bps ? fmt::format("{:.0f}", *row.throughput_bps) : std::string());
     for (const auto& name : counter_names) {
       const auto it = row.deltas.find(name);
@@ -197,21 +172,29 @@ void print_csv(SQLite::Database& db, const SeriesQuery& query, std::ostream& out
   });
 }
 
-void print_table(SQLite::Database& db, const SeriesQuery& query, std::ostream& out, std::uint64_t& rows) {
-  rows = for_each_row(db, query, [&](const Row& row) {
+void print_table(SeriesFileReader& db, const SeriesQuery& query, SeriesResolution resolution, std::ostream& out,
+                 std::uint64_t& rows) {
+  rows = for_each_row(db, query, resolution, [&](const Row& row) {
     std::string changed;
     for (const auto& [name, delta] : row.deltas) {
-      if (delta != 0) changed += fmt::format(" {}={}", name, delta);
+      if (delta == 0) continue;
+      changed += fmt::format(" {}={}", name, delta);
+      // A minute's most in one sample tells a burst from a trickle.
+      if (row.minute && row.counters_max.contains(name))
+        changed += fmt::format(" (at most {} a sample)", row.counters_max[name].get<std::int64_t>());
     }
-    out << fmt::format(
-        "test {} {} {} #{} {:.1f} s {}{}\n", row.test, row.agent, row.stream_id, row.sample, row.elapsed_ms / 1e3,
-        row.throughput_bps ? fmt::format("{:.0f} bit/s", *row.throughput_bps) : std::string("-"), changed);
+    const std::string at = row.minute ? fmt::format("minute {} ({} samples)", row.minute_index, row.sample)
+                                      : fmt::format("#{}", row.sample);
+    out << fmt::format("test {} {} {} {} {:.1f} s {}{}\n", row.test, row.agent, row.stream_id, at, row.elapsed_ms / 1e3,
+                       row.throughput_bps ? fmt::format("{:.0f} bit/s", *row.throughput_bps) : std::string("-"),
+                       changed);
   });
 }
 
 }  // namespace
 
-std::uint64_t print_series(const std::string& run, const SeriesQuery& query, SeriesFormat format, std::ostream& out) {
+std::uint64_t print_series(const std::string& run, const SeriesQuery& query, SeriesFormat format, std::ostream& out,
+                           SeriesResolution resolution) {
   namespace fs = std::filesystem;
   const fs::path path = fs::is_directory(run) ? fs::path(run) / kSeriesFileName : fs::path(run);
   if (!fs::exists(path)) throw std::runtime_error(fmt::format("{}: no series file there", path.string()));
@@ -229,21 +212,16 @@ std::uint64_t print_series(const std::string& run, const SeriesQuery& query, Ser
   try {
     // Read-only: a reader writes nothing into the run's directory (the run indexed the file as it
     // ended; a run that never ended is read unindexed, sorted as it is read).
-    SQLite::Database db(path.string(), SQLite::OPEN_READONLY);
-    db.setBusyTimeout(10'000);
-    SQLite::Statement schema(db, "SELECT value FROM meta WHERE key = 'schema'");
-    if (!schema.executeStep() || schema.getColumn(0).getString() != std::to_string(kSeriesSchemaVersion)) {
-      throw std::runtime_error(fmt::format("not a series file of schema {}", kSeriesSchemaVersion));
-    }
+    SeriesFileReader db(path.string());
     switch (format) {
       case SeriesFormat::Table:
-        print_table(db, query, out, rows);
+        print_table(db, query, resolution, out, rows);
         break;
       case SeriesFormat::Csv:
-        print_csv(db, query, out, rows);
+        print_csv(db, query, resolution, out, rows);
         break;
       case SeriesFormat::Json:
-        print_json_lines(db, query, out, rows);
+        print_json_lines(db, query, resolution, out, rows);
         break;
     }
   } catch (const std::exception& e) {

@@ -1,5 +1,6 @@
 // `tusk-controller series RUN_DIR`: the run's series file (series_file.hpp) read back, one line per
-// stream and sample, each counter as its change since the stream's previous sample.
+// stream and sample (or minute, where no sample of it is left at full resolution), each counter as
+// its change since the stream's previous line.
 #pragma once
 
 #include <cstdint>
@@ -7,13 +8,9 @@
 #include <ostream>
 #include <string>
 
-namespace tusk {
+#include "controller/series/series_rows.hpp"
 
-struct SeriesQuery {
-  std::optional<int> test;  // one test's rows; none: every test's
-  std::string agent;        // the streams this agent measured; "": every agent's
-  std::string stream;       // one stream id ("rx:lab-a/1"); "": every stream
-};
+namespace tusk {
 
 enum class SeriesFormat {
   Table,  // a line per row: where, when, throughput and the counters that changed
@@ -24,6 +21,7 @@ enum class SeriesFormat {
 // Prints the rows `query` picks from RUN_DIR/series.sqlite (or that file named directly), in
 // test, agent, stream and sample order. Throws std::runtime_error naming the file when it cannot
 // be read or is not a series file.
-std::uint64_t print_series(const std::string& run, const SeriesQuery& query, SeriesFormat format, std::ostream& out);
+std::uint64_t print_series(const std::string& run, const SeriesQuery& query, SeriesFormat format, std::ostream& out,
+                           SeriesResolution resolution = SeriesResolution::Night);
 
 }  // namespace tusk

@@ -79,6 +79,7 @@ void WindowTally::judge() {
   failure.window = current_;
   failure.start_ms = current_start_ms_;
   failure.start_agent_ns = current_start_agent_ns_;
+  latest_failed_start_ms = failure.start_ms;
   if (!first) first = failure;
   if (!worst || failure.excess > worst->excess) worst = std::move(failure);
 }

@@ -32,6 +32,7 @@ struct WindowTally {
   std::uint32_t judged = 0, failed = 0;
   std::vector<std::uint32_t> failed_by_threshold;  // by thresholds' order
   std::optional<WindowFailure> first, worst;
+  std::uint64_t latest_failed_start_ms = 0;  // the start of the last window that failed
   // Throughput of each window that moved data: its coefficient of variation tells a steady link
   // from one that sags now and then.
   std::uint32_t rate_windows = 0;

@@ -376,7 +376,7 @@ tests:
   - {name: t, engine: rdma, duration: 1s}
 )"),
             "bad.yaml:3:1: owner: unknown key; expected one of: name, description, agents, "
-            "safety, cabling, optics, actions, baseline, baseline_fail, defaults, tests");
+            "safety, cabling, optics, actions, baseline, baseline_fail, series, defaults, tests");
 }
 
 TEST(ProfileActions, EachKeyIsReadAndTheDefaultsHold) {

@@ -73,6 +73,7 @@ TEST(ProfileReference, TheTopLevelAgentsSafetyOpticsAndActionsTablesListExactlyT
   expect_same_keys(as_set(profile_keys::safety()), page["`safety`"].rows, "### `safety`");
   expect_same_keys(as_set(profile_keys::optics()), page["`optics`"].rows, "### `optics`");
   expect_same_keys(as_set(profile_keys::actions()), page["`actions`"].rows, "### `actions`");
+  expect_same_keys(as_set(profile_keys::series()), page["`series`"].rows, "### `series`");
 }
 
 TEST(ProfileReference, EveryTestKeyOfEveryEngineHasARowAndEveryRowIsATestKey) {

@@ -65,7 +65,7 @@ struct Appender {
         layout = std::make_shared<const StreamLayout>(counter_names, gauge_names);
       }
       if (!rows.contains(key)) rows[key] = file.stream_row(sample.test_index(), agent, stream);
-      file.append(rows[key], sample, layout, counters, gauges);
+      file.append(rows[key], sample, layout, counters, gauges, sample.elapsed_ms());
     }
   }
 };
@@ -119,7 +119,7 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   std::ostringstream csv;
   EXPECT_EQ(print_series(dir.path.string(), {0, "", "rx:peer/0"}, SeriesFormat::Csv, csv), 10u);
   EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
-            "test,agent,stream_id,kind,sample,elapsed_ms,interval_ms,throughput_bps,lost_frames,rx_bytes,"
+            "test,agent,stream_id,kind,resolution,sample,elapsed_ms,interval_ms,throughput_bps,lost_frames,rx_bytes,"
             "gauge.latency_p99_ns");
 }
 
@@ -144,10 +144,10 @@ TEST(SeriesFile, AnAgentsRowsStopAtItsBudgetWithOneFaultAndAreStillJudged) {
       auto& stream = *sample.add_streams();
       stream.set_stream_id("rx:x/1");
       stream.set_kind("rx");
-      // a: 300 counters of 20 digits; b: an honest stream's few.
-      for (int c = 0; c < (agent == "a" ? 300 : 20); ++c) {
-        (*stream.mutable_counters())[fmt::format("c{:03}", c)] =
-            agent == "a" ? 18'000'000'000'000'000'000u + index : std::uint64_t{index} * 1000;
+      // a: 600 counters (within the wire's 8 KiB a stream; 8 bytes each queued, 4.8 KiB a sample);
+      // b: an honest stream's few.
+      for (int c = 0; c < (agent == "a" ? 600 : 20); ++c) {
+        (*stream.mutable_counters())[fmt::format("c{:03}", c)] = agent == "a" ? index : std::uint64_t{index} * 1000;
       }
       data.on_record(agent, std::move(record));
     }
@@ -161,9 +161,10 @@ TEST(SeriesFile, AnAgentsRowsStopAtItsBudgetWithOneFaultAndAreStillJudged) {
     EXPECT_NE(s.faults[0].message.find("its later samples are judged but not written"), std::string::npos)
         << s.faults[0].message;
   });
-  // b's 100 rows and the 400 KiB of a's that fit (6-8 KiB each with the row's own room): about 50.
-  EXPECT_GT(file.rows_written(), kSamples + 30);
-  EXPECT_LT(file.rows_written(), kSamples + 70);
+  // b's 100 samples and the 400 KiB of a's that fit (4.8 KiB each with the sample's own room, the
+  // layout's names once): about 80.
+  EXPECT_GT(file.rows_written(), kSamples + 60);
+  EXPECT_LT(file.rows_written(), kSamples + 95);
 }
 
 TEST(SeriesFile, ACsvCellAnAgentChoseIsNeverAFormula) {
@@ -236,7 +237,7 @@ TEST(SeriesFile, WhileAnotherProcessHoldsTheFileRowsQueueOnlyToTheirByteBoundAnd
   for (std::uint32_t index = 1; index <= kRows; ++index) {
     proto::Sample sample;
     sample.set_index(index);
-    const std::size_t bytes = file.append(row, sample, layout, values, {});
+    const std::size_t bytes = file.append(row, sample, layout, values, {}, index);
     queued_bytes += bytes;
     accepted += bytes > 0 ? 1 : 0;
   }
