@@ -1,5 +1,7 @@
 #include "agent/sample_compactor.hpp"
 
+#include <algorithm>
+
 #include "common/wire_bounds.hpp"
 
 namespace tusk {
@@ -20,12 +22,20 @@ bool SampleCompactor::fits(const Layout& layout, const proto::StreamCounters& st
 void SampleCompactor::compact(proto::StreamCounters& stream) {
   Layout& layout = layouts_[stream.stream_id()];
   const bool named = !layout.counters.empty() || !layout.gauges.empty();
-  const bool lay_out = !named || !fits(layout, stream) || ++layout.samples_since >= wire::kLayoutEverySamples;
+  const bool same_names = named && fits(layout, stream);
+  const bool lay_out = !same_names || ++layout.samples_since >= wire::kLayoutEverySamples;
   if (lay_out) {
-    layout.counters.clear();
-    layout.gauges.clear();
-    for (const auto& [name, value] : stream.counters()) layout.counters.push_back(name);
-    for (const auto& [name, value] : stream.gauges()) layout.gauges.push_back(name);
+    // The names again in the order they had (a map's order is its own and may change between two
+    // samples): the controller keeps one layout, and its series file one row and one minute, for
+    // a stream whose names stay; new names are sorted.
+    if (!same_names) {
+      layout.counters.clear();
+      layout.gauges.clear();
+      for (const auto& [name, value] : stream.counters()) layout.counters.push_back(name);
+      for (const auto& [name, value] : stream.gauges()) layout.gauges.push_back(name);
+      std::sort(layout.counters.begin(), layout.counters.end());
+      std::sort(layout.gauges.begin(), layout.gauges.end());
+    }
     layout.samples_since = 0;
     for (const auto& name : layout.counters) stream.add_counter_names(name);
     for (const auto& name : layout.gauges) stream.add_gauge_names(name);

@@ -461,6 +461,19 @@ bool RunData::within_series_budget(const std::string& agent, int test) {
   return false;
 }
 
+void RunData::keep_closing_windows(const AgentTestData& data) {
+  if (!series_file_) return;
+  for (const auto& [id, series] : data.series) {
+    if (series.series_row == 0 || !series.windows.active()) continue;
+    WindowTally closed = series.windows;
+    closed.close();
+    if (closed.failed > series.windows.failed) {
+      series_file_->keep(series.series_row, closed.latest_failed_start_ms,
+                         closed.latest_failed_start_ms + static_cast<std::uint64_t>(closed.window.count()));
+    }
+  }
+}
+
 std::map<std::string, AgentTestData> RunData::take_test(int test_index, const std::vector<std::string>& agents) {
   std::map<std::string, AgentTestData> taken;
   std::lock_guard lock(mutex_);
@@ -470,6 +483,7 @@ std::map<std::string, AgentTestData> RunData::take_test(int test_index, const st
       taken[name];
       continue;
     }
+    keep_closing_windows(found->second);
     taken[name] = std::move(found->second);
     state_.tests.erase(found);
   }

@@ -127,6 +127,9 @@ class RunData {
   bool admit_event(const std::string& agent, int test_index);
   // Writes an admitted sample to the series file and folds each stream into its series.
   void fold_sample(const std::string& agent, AgentTestData& data, proto::Sample& sample);
+  // The window a test's end closes is judged as the test is (test_judgement.cpp): one that fails
+  // keeps its rows in the series file past the retention, as the windows judged before it do.
+  void keep_closing_windows(const AgentTestData& data);
   // Whether the agent's rows of `test` are still within its series-file budget
   // (kSeriesBytesPerStreamSample); past it, one fault says so.
   bool within_series_budget(const std::string& agent, int test);

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace tusk {
@@ -70,16 +69,11 @@ void BlobWriter::signed_varint(std::int64_t value) {
   varint(zigzag(value));
 }
 
-void BlobWriter::float64(double value) {
-  char bytes[8];
-  std::memcpy(bytes, &value, 8);
-  out_.append(bytes, 8);
-}
-
-void BlobWriter::float32(float value) {
-  char bytes[4];
-  std::memcpy(bytes, &value, 4);
-  out_.append(bytes, 4);
+void BlobWriter::double_change(double value, double before) {
+  const std::uint64_t changed = std::bit_cast<std::uint64_t>(value) ^ std::bit_cast<std::uint64_t>(before);
+  const int zeros = std::countr_zero(changed);  // 64 when nothing changed
+  byte(static_cast<std::uint8_t>(zeros));
+  if (zeros < 64) varint(changed >> zeros);
 }
 
 std::uint64_t BlobReader::varint() {
@@ -96,65 +90,100 @@ std::int64_t BlobReader::signed_varint() {
   return unzigzag(varint());
 }
 
+double BlobReader::double_change(double before) {
+  const std::uint8_t zeros = byte();
+  if (zeros == 64) return before;
+  if (zeros > 63) throw SeriesDecodeError(fmt::format("a double's change shifted by {} bits", zeros));
+  const std::uint64_t bits = varint();
+  if (((bits << zeros) >> zeros) != bits) throw SeriesDecodeError("a double's change wider than 64 bits");
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(before) ^ (bits << zeros));
+}
+
 std::uint8_t BlobReader::byte() {
   if (at_ >= blob_.size()) throw SeriesDecodeError(fmt::format("a blob of {} bytes ends too soon", blob_.size()));
   return static_cast<std::uint8_t>(blob_[at_++]);
 }
 
-double BlobReader::float64() {
-  if (blob_.size() - at_ < 8) throw SeriesDecodeError(fmt::format("a blob of {} bytes ends too soon", blob_.size()));
-  double value;
-  std::memcpy(&value, blob_.data() + at_, 8);
-  at_ += 8;
-  return value;
-}
+namespace {
 
-float BlobReader::float32() {
-  if (blob_.size() - at_ < 4) throw SeriesDecodeError(fmt::format("a blob of {} bytes ends too soon", blob_.size()));
-  float value;
-  std::memcpy(&value, blob_.data() + at_, 4);
-  at_ += 4;
-  return value;
-}
+// The flag byte of a packed sample.
+enum SampleFlag : std::uint8_t {
+  kIndexSteady = 1,     // the index's step is the step before
+  kElapsedSteady = 2,   // so is elapsed time's
+  kAgentSteady = 4,     // and the agent clock's
+  kCountersSteady = 8,  // every counter's: no counter mask follows
+  kGaugesSame = 16,     // no gauge changed: no gauge mask follows
+};
+constexpr std::size_t kTimeColumns = 3;
+
+}  // namespace
 
 void FullRowEncoder::clear() {
   blob_.clear();
   samples_ = 0;
-  sample_ = 0;
-  elapsed_ms_ = 0;
-  agent_time_ns_ = 0;
-  counters_.clear();
+  values_.clear();
+  steps_.clear();
   gauge_bits_.clear();
 }
 
 void FullRowEncoder::add(std::uint32_t sample, std::uint64_t elapsed_ms, std::int64_t agent_time_ns,
                          std::span<const std::uint64_t> counters, std::span<const double> gauges) {
-  BlobWriter out(blob_);
   if (samples_ == 0) {
-    counters_.assign(counters.size(), 0);
+    values_.assign(kTimeColumns + counters.size(), 0);
+    steps_.assign(values_.size(), 0);
     gauge_bits_.assign(gauges.size(), std::bit_cast<std::uint64_t>(std::numeric_limits<double>::quiet_NaN()));
   }
-  out.signed_varint(static_cast<std::int64_t>(sample - sample_));
-  out.signed_varint(static_cast<std::int64_t>(elapsed_ms - elapsed_ms_));
-  out.signed_varint(static_cast<std::int64_t>(static_cast<std::uint64_t>(agent_time_ns) -
-                                              static_cast<std::uint64_t>(agent_time_ns_)));
-  for (std::size_t i = 0; i < counters.size() && i < counters_.size(); ++i) {
-    out.signed_varint(change(counters_[i], counters[i]));
-    counters_[i] = counters[i];
+  now_.assign(values_.size(), 0);
+  now_[0] = sample;
+  now_[1] = elapsed_ms;
+  now_[2] = static_cast<std::uint64_t>(agent_time_ns);
+  for (std::size_t i = 0; i < counters.size() && kTimeColumns + i < now_.size(); ++i)
+    now_[kTimeColumns + i] = counters[i];
+  // Each column's change of step, two's complement: exact whatever the values do.
+  std::uint8_t flags = 0;
+  bool counters_steady = true;
+  for (std::size_t i = 0; i < now_.size(); ++i) {
+    const std::uint64_t step = now_[i] - values_[i];
+    const bool steady = step == steps_[i];
+    if (i < kTimeColumns && steady) flags |= static_cast<std::uint8_t>(1u << i);
+    if (i >= kTimeColumns && !steady) counters_steady = false;
   }
+  if (counters_steady) flags |= kCountersSteady;
   std::vector<bool> changed(gauge_bits_.size());
-  for (std::size_t i = 0; i < gauges.size() && i < changed.size(); ++i) {
-    changed[i] = std::bit_cast<std::uint64_t>(gauges[i]) != gauge_bits_[i];
-  }
-  write_mask(out, changed);
+  bool gauges_same = true;
   for (std::size_t i = 0; i < changed.size(); ++i) {
-    if (!changed[i]) continue;
-    out.float64(gauges[i]);
-    gauge_bits_[i] = std::bit_cast<std::uint64_t>(gauges[i]);
+    const double value = i < gauges.size() ? gauges[i] : std::numeric_limits<double>::quiet_NaN();
+    changed[i] = std::bit_cast<std::uint64_t>(value) != gauge_bits_[i];
+    gauges_same = gauges_same && !changed[i];
   }
-  sample_ = sample;
-  elapsed_ms_ = elapsed_ms;
-  agent_time_ns_ = agent_time_ns;
+  if (gauges_same) flags |= kGaugesSame;
+  BlobWriter out(blob_);
+  out.byte(flags);
+  std::vector<bool> moved(now_.size() - kTimeColumns);
+  for (std::size_t i = 0; i < now_.size(); ++i) {
+    const std::uint64_t step = now_[i] - values_[i];
+    if (i >= kTimeColumns) moved[i - kTimeColumns] = step != steps_[i];
+    if (i < kTimeColumns && step != steps_[i]) out.signed_varint(static_cast<std::int64_t>(step - steps_[i]));
+  }
+  if (!counters_steady) {
+    write_mask(out, moved);
+    for (std::size_t i = kTimeColumns; i < now_.size(); ++i) {
+      const std::uint64_t step = now_[i] - values_[i];
+      if (moved[i - kTimeColumns]) out.signed_varint(static_cast<std::int64_t>(step - steps_[i]));
+    }
+  }
+  if (!gauges_same) {
+    write_mask(out, changed);
+    for (std::size_t i = 0; i < changed.size(); ++i) {
+      if (!changed[i]) continue;
+      out.double_change(gauges[i], std::bit_cast<double>(gauge_bits_[i]));
+      gauge_bits_[i] = std::bit_cast<std::uint64_t>(gauges[i]);
+    }
+  }
+  for (std::size_t i = 0; i < now_.size(); ++i) {
+    steps_[i] = now_[i] - values_[i];
+    values_[i] = now_[i];
+  }
   ++samples_;
 }
 
@@ -164,32 +193,39 @@ std::vector<SeriesSample> decode_full_row(std::string_view blob, std::uint32_t s
   if (samples > kMaxSamplesPerSeriesRow) {
     throw SeriesDecodeError(fmt::format("a row of {} samples: more than a series file writes", samples));
   }
-  // Each sample takes at least a byte per counter and three of time: a row cannot claim more.
-  if (samples > blob.size() / (3 + counters + mask_bytes(gauges))) {
+  // Each sample takes at least its flag byte: a row cannot claim more.
+  if (samples > blob.size()) {
     throw SeriesDecodeError(fmt::format("a row claims {} samples in {} bytes", samples, blob.size()));
   }
   BlobReader in(blob);
   std::vector<SeriesSample> rows;
   rows.reserve(samples);
-  SeriesSample last;
-  last.counters.assign(counters, 0);
-  last.gauges.assign(gauges, std::numeric_limits<double>::quiet_NaN());
+  std::vector<std::uint64_t> values(kTimeColumns + counters, 0), steps(values.size(), 0);
+  std::vector<double> last_gauges(gauges, std::numeric_limits<double>::quiet_NaN());
   for (std::uint32_t s = 0; s < samples; ++s) {
+    const std::uint8_t flags = in.byte();
+    for (std::size_t i = 0; i < kTimeColumns; ++i) {
+      if ((flags & (1u << i)) == 0) steps[i] += static_cast<std::uint64_t>(in.signed_varint());
+    }
+    if ((flags & kCountersSteady) == 0) {
+      const std::vector<bool> moved = read_mask(in, counters);
+      for (std::size_t i = 0; i < counters; ++i) {
+        if (moved[i]) steps[kTimeColumns + i] += static_cast<std::uint64_t>(in.signed_varint());
+      }
+    }
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] += steps[i];
+    if ((flags & kGaugesSame) == 0) {
+      const std::vector<bool> changed = read_mask(in, gauges);
+      for (std::size_t i = 0; i < gauges; ++i) {
+        if (changed[i]) last_gauges[i] = in.double_change(last_gauges[i]);
+      }
+    }
     SeriesSample row;
-    row.sample = static_cast<std::uint32_t>(last.sample + static_cast<std::uint64_t>(in.signed_varint()));
-    row.elapsed_ms = last.elapsed_ms + static_cast<std::uint64_t>(in.signed_varint());
-    row.agent_time_ns = static_cast<std::int64_t>(static_cast<std::uint64_t>(last.agent_time_ns) +
-                                                  static_cast<std::uint64_t>(in.signed_varint()));
-    row.counters.resize(counters);
-    for (std::size_t i = 0; i < counters; ++i) {
-      row.counters[i] = last.counters[i] + static_cast<std::uint64_t>(in.signed_varint());
-    }
-    row.gauges = last.gauges;
-    const std::vector<bool> changed = read_mask(in, gauges);
-    for (std::size_t i = 0; i < gauges; ++i) {
-      if (changed[i]) row.gauges[i] = in.float64();
-    }
-    last = row;
+    row.sample = static_cast<std::uint32_t>(values[0]);
+    row.elapsed_ms = values[1];
+    row.agent_time_ns = static_cast<std::int64_t>(values[2]);
+    row.counters.assign(values.begin() + kTimeColumns, values.end());
+    row.gauges = last_gauges;
     rows.push_back(std::move(row));
   }
   if (!in.done()) throw SeriesDecodeError(fmt::format("a row of {} samples has bytes left over", samples));
@@ -252,7 +288,7 @@ std::string RollupAccumulator::take() {
   for (std::size_t i = 0; i < rollup_.gauges.size(); ++i) {
     if (rollup_.gauges[i].count > 0) rollup_.gauges[i].mean = gauge_sum_[i] / rollup_.gauges[i].count;
   }
-  // What the reader will decode (float32 fields rounded) is what the next rollup compares with.
+  // What the reader will decode (the mean rounded) is what the next rollup goes on from.
   std::string blob = encode_rollup(rollup_, rollup_.absolute ? nullptr : &before_);
   before_ = decode_rollup(blob, rollup_.counters.size(), rollup_.gauges.size(), rollup_.absolute ? nullptr : &before_);
   minute_base_ = last_;
@@ -276,6 +312,10 @@ bool stood_still(const SeriesRollup::Gauge& gauge, const SeriesRollup* before, s
   return gauge.min == last && gauge.max == last && gauge.last == last;
 }
 
+SeriesRollup::Counter counter_before(const SeriesRollup* before, std::size_t i) {
+  return before != nullptr && i < before->counters.size() ? before->counters[i] : SeriesRollup::Counter{};
+}
+
 // A counter's least and most change as offsets from its mean change: small for steady traffic.
 std::int64_t mean_step(const SeriesRollup& rollup, const SeriesRollup::Counter& counter) {
   return rollup.samples > 0 ? counter.sum / static_cast<std::int64_t>(rollup.samples) : 0;
@@ -284,23 +324,28 @@ std::int64_t mean_step(const SeriesRollup& rollup, const SeriesRollup::Counter& 
 }  // namespace
 
 std::string encode_rollup(const SeriesRollup& rollup, const SeriesRollup* before) {
+  if (rollup.absolute) before = nullptr;  // a layout's first minute goes on from nothing
   std::string blob;
   BlobWriter out(blob);
   out.byte(rollup.absolute ? 1 : 0);
   out.varint(rollup.samples);
-  out.varint(rollup.first_ms);
+  // Its time from the minute before's end; each counter as it differs from the minute before's (a
+  // steady counter is a bit): its change, and its least and most step about its mean step.
+  out.signed_varint(static_cast<std::int64_t>(rollup.first_ms - (before ? before->last_ms : 0)));
   out.varint(rollup.last_ms - rollup.first_ms);
   std::vector<bool> moved(rollup.counters.size());
   for (std::size_t i = 0; i < moved.size(); ++i) {
     const auto& c = rollup.counters[i];
-    moved[i] = c.sum != 0 || c.min != 0 || c.max != 0;
+    const SeriesRollup::Counter was = counter_before(before, i);
+    moved[i] = c.sum != was.sum || c.min != was.min || c.max != was.max;
   }
   write_mask(out, moved);
   for (std::size_t i = 0; i < moved.size(); ++i) {
     if (!moved[i]) continue;
     const auto& c = rollup.counters[i];
     const std::int64_t mean = mean_step(rollup, c);
-    out.signed_varint(c.sum);
+    out.signed_varint(static_cast<std::int64_t>(static_cast<std::uint64_t>(c.sum) -
+                                                static_cast<std::uint64_t>(counter_before(before, i).sum)));
     out.signed_varint(static_cast<std::int64_t>(static_cast<std::uint64_t>(mean) - static_cast<std::uint64_t>(c.min)));
     out.signed_varint(static_cast<std::int64_t>(static_cast<std::uint64_t>(c.max) - static_cast<std::uint64_t>(mean)));
   }
@@ -316,10 +361,14 @@ std::string encode_rollup(const SeriesRollup& rollup, const SeriesRollup* before
     const auto& g = rollup.gauges[i];
     out.varint(g.count);
     if (still[i]) continue;
-    out.float32(static_cast<float>(g.min));
-    out.float32(static_cast<float>(g.max));
-    out.float32(static_cast<float>(g.mean));
-    out.float64(g.last);
+    // Each against the minute before's (a gauge that moves within its range changes few bits); the
+    // mean to a float's precision, whose cut bits are zeros.
+    const SeriesRollup::Gauge was =
+        before != nullptr && i < before->gauges.size() ? before->gauges[i] : SeriesRollup::Gauge{};
+    out.double_change(g.min, was.min);
+    out.double_change(g.max, was.max);
+    out.double_change(static_cast<double>(static_cast<float>(g.mean)), was.mean);
+    out.double_change(g.last, was.last);
   }
   return blob;
 }
@@ -330,19 +379,24 @@ SeriesRollup decode_rollup(std::string_view blob, std::size_t counters, std::siz
   BlobReader in(blob);
   SeriesRollup rollup;
   rollup.absolute = in.byte() != 0;
+  if (rollup.absolute) before = nullptr;
   const std::uint64_t samples = in.varint();
   if (samples > kMaxSamplesPerSeriesRow * 64ull) {
     throw SeriesDecodeError(fmt::format("a minute of {} samples: more than a series file writes", samples));
   }
   rollup.samples = static_cast<std::uint32_t>(samples);
-  rollup.first_ms = in.varint();
+  rollup.first_ms = (before ? before->last_ms : 0) + static_cast<std::uint64_t>(in.signed_varint());
   rollup.last_ms = rollup.first_ms + in.varint();
   rollup.counters.resize(counters);
   const std::vector<bool> moved = read_mask(in, counters);
   for (std::size_t i = 0; i < counters; ++i) {
-    if (!moved[i]) continue;
     auto& c = rollup.counters[i];
-    c.sum = in.signed_varint();
+    if (!moved[i]) {
+      c = counter_before(before, i);
+      continue;
+    }
+    c.sum = static_cast<std::int64_t>(static_cast<std::uint64_t>(counter_before(before, i).sum) +
+                                      static_cast<std::uint64_t>(in.signed_varint()));
     const std::int64_t mean = mean_step(rollup, c);
     c.min =
         static_cast<std::int64_t>(static_cast<std::uint64_t>(mean) - static_cast<std::uint64_t>(in.signed_varint()));
@@ -364,10 +418,12 @@ SeriesRollup decode_rollup(std::string_view blob, std::size_t counters, std::siz
       g.min = g.max = g.mean = g.last = before->gauges[i].last;
       continue;
     }
-    g.min = in.float32();
-    g.max = in.float32();
-    g.mean = in.float32();
-    g.last = in.float64();
+    const SeriesRollup::Gauge was =
+        before != nullptr && i < before->gauges.size() ? before->gauges[i] : SeriesRollup::Gauge{};
+    g.min = in.double_change(was.min);
+    g.max = in.double_change(was.max);
+    g.mean = in.double_change(was.mean);
+    g.last = in.double_change(was.last);
   }
   if (!in.done()) throw SeriesDecodeError("a minute's rollup has bytes left over");
   return rollup;

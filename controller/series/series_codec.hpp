@@ -24,8 +24,9 @@ class BlobWriter {
   explicit BlobWriter(std::string& out) : out_(out) {}
   void varint(std::uint64_t value);
   void signed_varint(std::int64_t value);
-  void float64(double value);
-  void float32(float value);
+  // A double as the bits it changed from `before`, their trailing zeros cut: a byte when it did
+  // not change, two or three for a gauge that moved within its scale.
+  void double_change(double value, double before);
   void byte(std::uint8_t value) { out_.push_back(static_cast<char>(value)); }
 
  private:
@@ -38,10 +39,10 @@ class BlobReader {
   explicit BlobReader(std::string_view blob) : blob_(blob) {}
   std::uint64_t varint();
   std::int64_t signed_varint();
-  double float64();
-  float float32();
+  double double_change(double before);
   std::uint8_t byte();
   bool done() const { return at_ == blob_.size(); }
+  std::size_t left() const { return blob_.size() - at_; }
 
  private:
   std::string_view blob_;
@@ -57,9 +58,11 @@ struct SeriesSample {
   std::vector<double> gauges;
 };
 
-// A stream's consecutive samples in one layout, packed: each sample's index, time and counters as
-// changes from the sample before it in the row (the first from zero), each gauge as a bit "same as
-// before" or its 8 bytes.
+// A stream's consecutive samples in one layout, packed. Its index, two clocks and each counter
+// travel as the change of their step (value minus the value before, minus the step before: 0 for
+// a steady rate), the first sample's from zero; a flag byte says which are 0, a bit per counter
+// which of them follow; each gauge as a bit "same as before" or its 8 bytes. A steady stream's
+// sample is a few bytes, whatever its counters count.
 class FullRowEncoder {
  public:
   void add(std::uint32_t sample, std::uint64_t elapsed_ms, std::int64_t agent_time_ns,
@@ -70,11 +73,11 @@ class FullRowEncoder {
 
  private:
   std::string blob_;
-  std::uint32_t samples_ = 0, sample_ = 0;
-  std::uint64_t elapsed_ms_ = 0;
-  std::int64_t agent_time_ns_ = 0;
-  std::vector<std::uint64_t> counters_;
+  std::uint32_t samples_ = 0;
+  // Index, elapsed, agent time, then the counters: each one's last value and step.
+  std::vector<std::uint64_t> values_, steps_;
   std::vector<std::uint64_t> gauge_bits_;
+  std::vector<std::uint64_t> now_;  // room reused between samples
 };
 
 // The samples of a row whose layout has `counters` and `gauges` values and which claims `samples`

@@ -18,6 +18,10 @@ namespace tusk {
 namespace {
 
 constexpr std::size_t kRowsPerCommit = 50'000;
+// A stream's full-resolution row: at most this many samples, over at most this much of the run.
+constexpr std::uint32_t kSamplesPerRow = 64;
+constexpr std::chrono::milliseconds kRowSpan{10'000};
+constexpr std::int64_t kMostMinutesPerRow = 10;
 constexpr auto kCommitEvery = std::chrono::milliseconds(250);
 
 std::string names_json(const std::vector<std::string>& names) {
@@ -39,7 +43,13 @@ std::vector<int> event_counters(const StreamLayout& layout) {
 
 SeriesFile::SeriesFile(const std::string& path, const std::string& run_id, SeriesQueueLimits limits,
                        SeriesRetention retention) try
-    : path_(path), limits_(limits), retention_(retention), db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
+    : path_(path),
+      limits_(limits),
+      retention_(retention),
+      // A killed run keeps the minutes not yet written at full resolution: fewer than `full` holds.
+      minutes_per_row_(static_cast<std::uint32_t>(
+          std::clamp<std::int64_t>(retention.full / kSeriesMinute - 1, 1, kMostMinutesPerRow))),
+      db_(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {
   db_.setBusyTimeout(static_cast<int>(std::chrono::milliseconds(kSeriesLockWait).count()));
   db_.exec("PRAGMA journal_mode=WAL");
   db_.exec("PRAGMA synchronous=NORMAL");
@@ -57,7 +67,7 @@ SeriesFile::SeriesFile(const std::string& path, const std::string& run_id, Serie
       " layout INTEGER NOT NULL REFERENCES layouts(id), first_ms INTEGER NOT NULL, last_ms INTEGER NOT NULL,"
       " samples INTEGER NOT NULL, data BLOB NOT NULL);"
       "CREATE TABLE rollups(stream INTEGER NOT NULL REFERENCES streams(id), minute INTEGER NOT NULL,"
-      " layout INTEGER NOT NULL REFERENCES layouts(id), data BLOB NOT NULL);"
+      " layout INTEGER NOT NULL REFERENCES layouts(id), minutes INTEGER NOT NULL, data BLOB NOT NULL);"
       "CREATE INDEX rollups_by_stream ON rollups(stream, minute);");
   SQLite::Statement meta(db_, "INSERT INTO meta(key, value) VALUES (?, ?)");
   for (const auto& [key, value] : {std::pair<const char*, std::string>{"schema", std::to_string(kSeriesSchemaVersion)},
@@ -86,8 +96,10 @@ SeriesFile::~SeriesFile() {
   // Every stream's last minute, then the rows indexed by stream once, as the run ends, and the
   // write-ahead log folded in, so a reader opens the one file read-only and leaves nothing beside it.
   try {
-    for (std::size_t i = 0; i < tracks_.size(); ++i) write_rollup(static_cast<std::int64_t>(i + 1), tracks_[i]);
-    if (failure_.empty()) commit(Queue{});
+    for (std::size_t i = 0; i < tracks_.size(); ++i) {
+      write_rollup(static_cast<std::int64_t>(i + 1), tracks_[i], /*end_row=*/true);
+    }
+    if (failure_.empty()) commit(Queue{}, /*close_rows=*/true);
     db_.exec(fmt::format("CREATE INDEX IF NOT EXISTS {} ON samples(stream, first_ms)", kSeriesIndexName));
     db_.exec("PRAGMA journal_mode=DELETE");
   } catch (const SQLite::Exception& e) {
@@ -195,15 +207,17 @@ void SeriesFile::write_loop() {
   for (;;) {
     wake_.wait_for(lock, kCommitEvery,
                    [&] { return stopping_ || flush_wanted_ || queue_.samples.size() >= kRowsPerCommit; });
+    // A flush writes the rows being packed too: what it waited for is in the file.
+    const bool close_rows = flush_wanted_ || stopping_;
     flush_wanted_ = false;
     committing.clear();
     std::swap(committing, queue_);
     const bool last = stopping_;
-    if (failure_.empty() && !committing.empty()) {
+    if (failure_.empty() && (!committing.empty() || close_rows)) {
       lock.unlock();
       std::string failed;
       try {
-        commit(committing);
+        commit(committing, close_rows);
         retain();
       } catch (const std::exception& e) {
         failed = fmt::format("{}: writing the series stopped: {}", path_, e.what());
@@ -224,7 +238,7 @@ void SeriesFile::write_loop() {
   }
 }
 
-void SeriesFile::commit(const Queue& queue) {
+void SeriesFile::commit(const Queue& queue, bool close_rows) {
   for (const auto& layout : queue.layouts) {
     const auto id = static_cast<std::size_t>(layout.id);
     if (layout_rows_.size() <= id) layout_rows_.resize(id + 1, nullptr);
@@ -234,8 +248,15 @@ void SeriesFile::commit(const Queue& queue) {
     if (tracks_.size() < static_cast<std::size_t>(stream.id)) tracks_.resize(static_cast<std::size_t>(stream.id));
   }
   for (const auto& sample : queue.samples) fold(sample, queue);
-  for (const std::int64_t stream : touched_) finish_row(stream, tracks_[static_cast<std::size_t>(stream - 1)]);
-  touched_.clear();
+  // A row stays open across commits (a row of many samples packs them tighter) until it is full,
+  // spans kRowSpan of the run's clock, or a flush wants what was queued in the file.
+  std::erase_if(open_rows_, [&](std::int64_t stream) {
+    SeriesTrack& track = tracks_[static_cast<std::size_t>(stream - 1)];
+    if (close_rows || clock_ms_ >= track.row_opened_run_ms + static_cast<std::uint64_t>(kRowSpan.count()))
+      finish_row(stream, track);
+    track.row_listed = track.row.samples() > 0;
+    return !track.row_listed;
+  });
   for (const auto& keep : queue.keeps) {
     tracks_[static_cast<std::size_t>(keep.stream - 1)].kept.add(
         keep.from_ms - std::min<std::uint64_t>(keep.from_ms, static_cast<std::uint64_t>(retention_.margin.count())),
@@ -260,8 +281,8 @@ void SeriesFile::commit(const Queue& queue) {
                             "INSERT INTO samples(stream, layout, first_ms, last_ms, samples, data) VALUES (?, ?, ?, ?, "
                             "?, ?)");
   std::uint64_t newest_run_ms = 0;
-  for (const auto& sample : queue.samples) newest_run_ms = std::max(newest_run_ms, sample.run_ms);
   for (const auto& row : rows_) {
+    newest_run_ms = std::max(newest_run_ms, row.newest_run_ms);
     SQLite::bind(add_row, row.stream, row.layout, static_cast<std::int64_t>(row.first_ms),
                  static_cast<std::int64_t>(row.last_ms), static_cast<std::int64_t>(row.samples));
     add_row.bindNoCopy(6, row.blob.data(), static_cast<int>(row.blob.size()));
@@ -269,18 +290,20 @@ void SeriesFile::commit(const Queue& queue) {
     add_row.reset();
     writer_stats_.samples_written += row.samples;
   }
-  rows_.clear();
-  SQLite::Statement add_minute(db_, "INSERT INTO rollups(stream, minute, layout, data) VALUES (?, ?, ?, ?)");
+  SQLite::Statement add_minute(db_,
+                               "INSERT INTO rollups(stream, minute, layout, minutes, data) VALUES (?, ?, ?, ?, ?)");
   for (const auto& minute : minutes_) {
-    SQLite::bind(add_minute, minute.stream, minute.minute, minute.layout);
-    add_minute.bindNoCopy(4, minute.blob.data(), static_cast<int>(minute.blob.size()));
+    SQLite::bind(add_minute, minute.stream, minute.minute, minute.layout, static_cast<std::int64_t>(minute.minutes));
+    add_minute.bindNoCopy(5, minute.blob.data(), static_cast<int>(minute.blob.size()));
     add_minute.exec();
     add_minute.reset();
+    writer_stats_.rollups_written += minute.minutes;
   }
-  writer_stats_.rollups_written += minutes_.size();
   minutes_.clear();
+  const bool wrote_rows = !rows_.empty();
+  rows_.clear();
   transaction.commit();
-  if (!queue.samples.empty()) marks_.push_back({db_.getLastInsertRowid(), newest_run_ms});
+  if (wrote_rows) marks_.push_back({db_.getLastInsertRowid(), newest_run_ms});
   for (const auto& layout : queue.layouts) layout_rows_[static_cast<std::size_t>(layout.id)] = nullptr;
 }
 
@@ -315,19 +338,23 @@ void SeriesFile::fold(const SampleRow& sample, const Queue& queue) {
   clock_ms_ = std::max(clock_ms_, sample.run_ms);
   if (writer_stats_.full_rows_stopped) return;
   if (track.row.samples() == 0) {
-    touched_.push_back(sample.stream);
+    if (!track.row_listed) open_rows_.push_back(sample.stream);
+    track.row_listed = true;
     track.row_first_ms = track.row_last_ms = sample.elapsed_ms;
+    track.row_opened_run_ms = track.row_newest_run_ms = sample.run_ms;
   }
   track.row_first_ms = std::min(track.row_first_ms, sample.elapsed_ms);
   track.row_last_ms = std::max(track.row_last_ms, sample.elapsed_ms);
+  track.row_newest_run_ms = std::max(track.row_newest_run_ms, sample.run_ms);
   track.row.add(sample.sample, sample.elapsed_ms, sample.agent_time_ns, counters, gauges);
+  if (track.row.samples() >= kSamplesPerRow) finish_row(sample.stream, track);
 }
 
 // A new layout ends the stream's row being packed and its minute (a row and a rollup are each in
 // one layout): both are written with this commit, and the new layout's samples start their own.
 void SeriesFile::switch_layout(std::int64_t stream, SeriesTrack& track, const LayoutRow& layout) {
   finish_row(stream, track);
-  write_rollup(stream, track);
+  write_rollup(stream, track, /*end_row=*/true);
   track.layout = layout.id;
   track.counters = layout.counters;
   track.gauges = layout.gauges;
@@ -338,14 +365,25 @@ void SeriesFile::switch_layout(std::int64_t stream, SeriesTrack& track, const La
 
 void SeriesFile::finish_row(std::int64_t stream, SeriesTrack& track) {
   if (track.row.samples() == 0) return;
-  rows_.push_back({stream, track.layout, track.row_first_ms, track.row_last_ms, track.row.samples(), track.row.blob()});
+  rows_.push_back({stream, track.layout, track.row_first_ms, track.row_last_ms, track.row_newest_run_ms,
+                   track.row.samples(), track.row.blob()});
   track.row.clear();
 }
 
-void SeriesFile::write_rollup(std::int64_t stream, SeriesTrack& track) {
-  if (track.minute.empty()) return;
-  const std::int64_t minute = track.minute.minute();
-  minutes_.push_back({stream, minute, track.layout, track.minute.take()});
+// A stream's minutes are written a row of minutes_per_row_ at a time (a row and its index entry
+// cost about what a minute does); a row ends early with its layout, its stream or the run.
+void SeriesFile::write_rollup(std::int64_t stream, SeriesTrack& track, bool end_row) {
+  if (!track.minute.empty()) {
+    if (track.batch_minutes == 0) track.batch_first_minute = track.minute.minute();
+    const std::string blob = track.minute.take();
+    BlobWriter(track.batch).varint(blob.size());
+    track.batch += blob;
+    ++track.batch_minutes;
+  }
+  if (track.batch_minutes == 0 || (!end_row && track.batch_minutes < minutes_per_row_)) return;
+  minutes_.push_back({stream, track.batch_first_minute, track.layout, track.batch_minutes, std::move(track.batch)});
+  track.batch.clear();
+  track.batch_minutes = 0;
 }
 
 }  // namespace tusk

@@ -160,12 +160,12 @@ class SeriesFile {
   };
 
   void write_loop();
-  void commit(const Queue& queue);
+  void commit(const Queue& queue, bool close_rows = false);
   // The writer's part of a sample: its minute, its row, its events.
   void fold(const SampleRow& sample, const Queue& queue);
   void switch_layout(std::int64_t stream, SeriesTrack& track, const LayoutRow& layout);
   void finish_row(std::int64_t stream, SeriesTrack& track);
-  void write_rollup(std::int64_t stream, SeriesTrack& track);
+  void write_rollup(std::int64_t stream, SeriesTrack& track, bool end_row = false);
   // series_retention.cpp: old rows out, stale minutes written, the budget held.
   void retain();
   void prune_old_rows();
@@ -176,6 +176,7 @@ class SeriesFile {
   std::string path_;
   SeriesQueueLimits limits_;
   SeriesRetention retention_;
+  std::uint32_t minutes_per_row_;
   SQLite::Database db_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, done_;
@@ -190,15 +191,16 @@ class SeriesFile {
   // The writer thread's own.
   std::vector<SeriesTrack> tracks_;            // by stream row - 1
   std::vector<const LayoutRow*> layout_rows_;  // the committing queue's, by id: where a sample's layout is
-  std::vector<std::int64_t> touched_;          // streams with a row being packed in this commit
+  std::vector<std::int64_t> open_rows_;        // streams with a row being packed
   struct MinuteRow {
-    std::int64_t stream, minute, layout;
-    std::string blob;
+    std::int64_t stream, minute, layout;  // minute: its first
+    std::uint32_t minutes;
+    std::string blob;  // each minute's rollup, its length first
   };
   std::vector<MinuteRow> minutes_;  // rollups to insert with the next commit
   struct FullRow {
     std::int64_t stream, layout;
-    std::uint64_t first_ms, last_ms;
+    std::uint64_t first_ms, last_ms, newest_run_ms;
     std::uint32_t samples;
     std::string blob;
   };

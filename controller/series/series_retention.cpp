@@ -72,8 +72,8 @@ void SeriesFile::retain() {
   // its last minute is written now, not when the run ends, so a run killed later has it.
   for (std::size_t i = 0; i < tracks_.size(); ++i) {
     SeriesTrack& track = tracks_[i];
-    if (!track.minute.empty() && track.last_run_ms + kSeriesMinute.count() < clock_ms_) {
-      write_rollup(static_cast<std::int64_t>(i + 1), track);
+    if ((!track.minute.empty() || track.batch_minutes > 0) && track.last_run_ms + kSeriesMinute.count() < clock_ms_) {
+      write_rollup(static_cast<std::int64_t>(i + 1), track, /*end_row=*/true);
     }
   }
   if (!minutes_.empty()) commit(Queue{});

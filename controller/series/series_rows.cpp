@@ -133,26 +133,41 @@ std::vector<SeriesPoint> SeriesFileReader::minute_points(SQLite::Statement& rows
   while (more && rows.getColumn(0).getInt64() == stream) {
     const std::int64_t layout = rows.getColumn(2).getInt64();
     const SeriesNames& names = names_of(layout);
-    const SQLite::Column data = rows.getColumn(3);
+    const auto minutes = rows.getColumn(3).getInt64();
+    const SQLite::Column data = rows.getColumn(4);
     const std::string_view blob(static_cast<const char*>(data.getBlob()), static_cast<std::size_t>(data.getBytes()));
-    const SeriesRollup* before = !rollups.empty() && layouts.back() == layout ? &rollups.back() : nullptr;
-    SeriesRollup rollup = decode_rollup(blob, names.counters.size(), names.gauges.size(), before);
-    if (!rollup.absolute && (before == nullptr || last.size() != names.counters.size())) {
-      throw SeriesDecodeError(
-          fmt::format("stream {}: minute {} goes on from no minute before it", stream, rows.getColumn(1).getInt64()));
+    if (minutes < 1 || static_cast<std::size_t>(minutes) > blob.size()) {
+      throw SeriesDecodeError(fmt::format("stream {}: a row of {} minutes in {} bytes", stream, minutes, blob.size()));
     }
-    if (rollup.absolute) last.assign(names.counters.size(), 0);
-    SeriesPoint point;
-    point.names = &names;
-    point.minute_index = rows.getColumn(1).getInt64();
-    point.elapsed_ms = rollup.last_ms;
-    point.sample = rollup.samples;
-    for (std::size_t i = 0; i < last.size(); ++i) last[i] += static_cast<std::uint64_t>(rollup.counters[i].sum);
-    point.counters = last;
-    for (const auto& gauge : rollup.gauges) point.gauges.push_back(gauge.count > 0 ? gauge.last : kNoGauge);
-    rollups.push_back(std::move(rollup));
-    layouts.push_back(layout);
-    points.push_back(std::move(point));
+    std::size_t at = 0;
+    for (std::int64_t m = 0; m < minutes; ++m) {
+      // Each minute: its length, then its rollup.
+      BlobReader length(blob.substr(at));
+      const std::uint64_t size = length.varint();
+      const std::size_t start = blob.size() - length.left();
+      if (size > length.left()) throw SeriesDecodeError(fmt::format("stream {}: a minute past its row", stream));
+      const std::string_view minute_blob = blob.substr(start, size);
+      at = start + size;
+      const SeriesRollup* before = !rollups.empty() && layouts.back() == layout ? &rollups.back() : nullptr;
+      SeriesRollup rollup = decode_rollup(minute_blob, names.counters.size(), names.gauges.size(), before);
+      if (!rollup.absolute && (before == nullptr || last.size() != names.counters.size())) {
+        throw SeriesDecodeError(fmt::format("stream {}: a minute goes on from no minute before it", stream));
+      }
+      if (rollup.absolute) last.assign(names.counters.size(), 0);
+      SeriesPoint point;
+      point.names = &names;
+      point.minute_index = static_cast<std::int64_t>(rollup.first_ms / kSeriesMinute.count());
+      point.elapsed_ms = rollup.last_ms;
+      point.sample = rollup.samples;
+      for (std::size_t i = 0; i < last.size(); ++i) last[i] += static_cast<std::uint64_t>(rollup.counters[i].sum);
+      point.counters = last;
+      for (const auto& gauge : rollup.gauges) point.gauges.push_back(gauge.count > 0 ? gauge.last : kNoGauge);
+      rollups.push_back(std::move(rollup));
+      layouts.push_back(layout);
+      points.push_back(std::move(point));
+    }
+    if (at != blob.size())
+      throw SeriesDecodeError(fmt::format("stream {}: a row of minutes has bytes left over", stream));
     more = rows.executeStep();
   }
   // Pointed at only once the vector stops growing.
@@ -179,12 +194,12 @@ std::uint64_t SeriesFileReader::for_each(const SeriesQuery& query, SeriesResolut
                      where + kStreamOrder + ", x.sample"
                : "SELECT x.stream, x.layout, x.samples, x.data FROM samples x JOIN streams s ON s.id = x.stream" +
                      where + kStreamOrder + ", x.first_ms, x.id");
-  SQLite::Statement minutes(db_,
-                            schema_ == kSeriesTextSchemaVersion
-                                ? std::string("SELECT 0, 0, 0, x'' WHERE 0")
-                                : "SELECT r.stream, r.minute, r.layout, r.data FROM rollups r JOIN streams s ON s.id = "
-                                  "r.stream" +
-                                      where + kStreamOrder + ", r.minute");
+  SQLite::Statement minutes(
+      db_, schema_ == kSeriesTextSchemaVersion
+               ? std::string("SELECT 0, 0, 0, 0, x'' WHERE 0")
+               : "SELECT r.stream, r.minute, r.layout, r.minutes, r.data FROM rollups r JOIN streams s ON s.id = "
+                 "r.stream" +
+                     where + kStreamOrder + ", r.minute");
   if (schema_ == kSeriesSchemaVersion) bind_query(minutes, query);
   bind_query(full, query);
   bool more_full = with_full && full.executeStep();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,8 +35,13 @@ struct SeriesTrack {
   bool has_last = false;
   std::uint64_t last_run_ms = 0;
   RollupAccumulator minute;
+  std::string batch;  // minutes rolled up, not yet written: each its length and blob
+  std::uint32_t batch_minutes = 0;
+  std::int64_t batch_first_minute = 0;
   FullRowEncoder row;
-  std::uint64_t row_first_ms = 0, row_last_ms = 0;
+  std::uint64_t row_first_ms = 0, row_last_ms = 0;  // its elapsed time
+  std::uint64_t row_opened_run_ms = 0, row_newest_run_ms = 0;
+  bool row_listed = false;  // in the writer's list of open rows
   KeptSpans kept;
 };
 

@@ -48,6 +48,32 @@ TEST(SeriesCodec, AFullRowReadsBackEverySampleExactlyWhateverItsValuesDo) {
   EXPECT_LT(encoder.blob().size(), 50u * (3 + 4 * 3 + 1 + 8 + 8 + 10));
 }
 
+// What a night's file is made of: a steady stream's sample (its counters at a steady rate, its
+// gauges standing) is its flag byte; a clock's jitter or a counter off its rate costs its change.
+TEST(SeriesCodec, ASteadyStreamsSampleIsAByteOrTwo) {
+  FullRowEncoder encoder;
+  std::vector<std::uint64_t> counters(20, 0);
+  const std::vector<double> gauges{1500, 4096};
+  for (std::uint32_t s = 1; s <= 64; ++s) {
+    counters[0] += 12'500'000;      // bytes at 1 Gbit/s, 100 ms samples
+    counters[1] += 1'250;           // frames
+    if (s == 40) counters[5] += 3;  // a loss
+    encoder.add(s, s * 100ull, 1'795'000'000'000'000'000 + s * 100'000'000ll + (s % 2) * 3'000, counters, gauges);
+  }
+  EXPECT_LT(encoder.blob().size(), 64u * 8) << "the agent clock's jitter and the loss included";
+  const auto read = decode_full_row(encoder.blob(), 64, 20, 2);
+  EXPECT_EQ(read.back().counters[0], 64 * 12'500'000ull);
+  EXPECT_EQ(read.back().counters[5], 3u);
+  EXPECT_EQ(read[38].counters[5], 0u);
+  FullRowEncoder steady;
+  std::fill(counters.begin(), counters.end(), 0);
+  for (std::uint32_t s = 1; s <= 64; ++s) {
+    counters[0] += 12'500'000;
+    steady.add(s, s * 100ull, s * 100'000'000ll, counters, gauges);
+  }
+  EXPECT_LT(steady.blob().size(), 64u + 64) << "a flag byte a sample, and the first two samples' steps";
+}
+
 TEST(SeriesCodec, ABlobThatLiesThrowsAndNeverReadsPastItself) {
   FullRowEncoder encoder;
   const std::vector<std::uint64_t> counters{1, 2, 3};

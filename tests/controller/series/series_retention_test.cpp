@@ -178,6 +178,55 @@ TEST(SeriesRetention, ANightKeepsItsLastMinutesItsEventsAndFailedWindowsInFullAn
   EXPECT_EQ(drawn.tests[0].streams[0].stream.counters().at("lost_frames"), 5u);
 }
 
+// A test's last window is judged as the test ends (no later window begins it): failed, its rows
+// outlive the retention too, while the next test's samples age the run's clock past them.
+TEST(SeriesRetention, ATestsLastWindowFailedAsItEndedKeepsItsRows) {
+  ScratchDir dir;
+  SeriesRetention retention;
+  retention.full = 5min;
+  retention.margin = 0s;
+  const Profile profile = testing::load_profile_yaml(R"(
+name: two
+agents: {count: 2}
+tests:
+  - {name: short, engine: dpdk, duration: 3m, sample_interval: 1s, thresholds: {window: 60s, min_throughput: 900kbps}}
+  - {name: long, engine: dpdk, duration: 20m, sample_interval: 1s}
+)");
+  {
+    SeriesFile file((dir.path / kSeriesFileName).string(), "run", {}, retention);
+    RunData data("run", {180, 1200});
+    data.expect("x", 0, 1);
+    data.expect("x", 1, 1);
+    data.judge_windows(0, profile.tests[0]);
+    const std::int64_t origin = realtime_ns() - std::int64_t{3600} * 1'000'000'000;
+    data.pace(0, origin, 1s);
+    data.pace(1, origin + std::int64_t{180} * 1'000'000'000, 1s);
+    data.write_series_to(&file);
+    auto send = [&](int test, std::uint32_t i, std::uint64_t bytes) {
+      proto::Record record;
+      auto& sample = *record.mutable_sample();
+      sample.set_run_id("run");
+      sample.set_test_index(test);
+      sample.set_index(i);
+      sample.set_elapsed_ms(std::uint64_t{i} * 1000);
+      auto& stream = *sample.add_streams();
+      stream.set_stream_id("rx:y");
+      stream.set_kind("rx");
+      (*stream.mutable_counters())["rx_bytes"] = bytes;
+      data.on_record("x", record);
+      if (i % 10 == 0) file.flush();  // commits of 10 s of samples, as a run's would hold
+    };
+    std::uint64_t bytes = 0;
+    for (std::uint32_t i = 1; i <= 180; ++i) send(0, i, bytes += i > 120 ? 50'000 : kBytesPerSecond);
+    data.take_test(0, {"x"});
+    for (std::uint32_t i = 1; i <= 1200; ++i) send(1, i, std::uint64_t{i} * kBytesPerSecond);
+    file.flush();
+  }
+  const auto first_test = full_seconds(dir.path.string(), "rx:y");
+  for (std::uint64_t s = 121; s <= 180; ++s) EXPECT_TRUE(first_test.contains(s)) << "second " << s;
+  EXPECT_FALSE(first_test.contains(30)) << "the passing windows' rows went";
+}
+
 // Past the budget the oldest full rows go first, whatever they held; the minutes all stay, the
 // newest samples too, and the report is told.
 TEST(SeriesRetention, PastItsBudgetTheOldestFullRowsGoAndEveryMinuteStays) {
@@ -285,6 +334,18 @@ TEST(SeriesRetention, ARowThatLiesIsAnErrorNamingTheFile) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("series.sqlite: "), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("a row claims 40 samples in 4 bytes"), std::string::npos) << e.what();
+  }
+  // And a row of minutes whose minute claims more bytes than the row has.
+  {
+    SQLite::Database db(path, SQLite::OPEN_READWRITE);
+    db.exec("DELETE FROM samples; UPDATE rollups SET minutes = 2, data = x'0501'");
+  }
+  try {
+    print_series(dir.path.string(), {}, SeriesFormat::Table, out, SeriesResolution::Minutes);
+    FAIL() << "a row of minutes that lies is read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("series.sqlite: stream 1: a minute past its row"), std::string::npos)
+        << e.what();
   }
 }
 
