@@ -16,17 +16,12 @@
 
 #include "controller/run/run_data.hpp"
 #include "controller/series/series_reader.hpp"
+#include "tests/support/series_scratch.hpp"
 
 namespace tusk {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct ScratchDir {
-  fs::path path = fs::temp_directory_path() / ("tusk-series-test-" + std::to_string(::getpid()));
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() { fs::remove_all(path); }
-};
 
 proto::Sample sample_of(int test, std::uint32_t index, int streams) {
   proto::Sample sample;
@@ -70,17 +65,8 @@ struct Appender {
   }
 };
 
-std::vector<nlohmann::json> json_rows(const std::string& run, const SeriesQuery& query) {
-  std::ostringstream out;
-  print_series(run, query, SeriesFormat::Json, out);
-  std::vector<nlohmann::json> rows;
-  std::istringstream lines(out.str());
-  for (std::string line; std::getline(lines, line);) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
-
 TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
-  ScratchDir dir;
+  testing::ScratchDir dir("series-test");
   {
     SeriesFile file((dir.path / kSeriesFileName).string(), "run");
     Appender appender{file, {}, {}};
@@ -90,7 +76,7 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
     EXPECT_EQ(file.rows_written(), 31u);
     EXPECT_FALSE(file.problem());
   }
-  const auto all = json_rows(dir.path.string(), {});
+  const auto all = testing::printed_series_rows(dir.path.string(), {});
   ASSERT_EQ(all.size(), 31u);
   {
     // Rows are appended as they come; the file was indexed by stream as it closed, and the reader
@@ -104,7 +90,7 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   for (const auto& entry : std::filesystem::directory_iterator(dir.path)) {
     EXPECT_EQ(entry.path().filename(), kSeriesFileName) << "the reader wrote " << entry.path();
   }
-  const auto one = json_rows(dir.path.string(), {0, "lab-b", "rx:peer/1"});
+  const auto one = testing::printed_series_rows(dir.path.string(), {0, "lab-b", "rx:peer/1"});
   ASSERT_EQ(one.size(), 10u);
   for (std::size_t i = 0; i < one.size(); ++i) {
     EXPECT_EQ(one[i]["sample"], i + 1);
@@ -115,7 +101,7 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
   }
   EXPECT_EQ(one[4]["counters"]["lost_frames"], 3);
   EXPECT_EQ(one[5]["counters"]["lost_frames"], 0);
-  EXPECT_EQ(json_rows(dir.path.string(), {1, "", ""}).size(), 1u);
+  EXPECT_EQ(testing::printed_series_rows(dir.path.string(), {1, "", ""}).size(), 1u);
   std::ostringstream csv;
   EXPECT_EQ(print_series(dir.path.string(), {0, "", "rx:peer/0"}, SeriesFormat::Csv, csv), 10u);
   EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
@@ -128,7 +114,7 @@ TEST(SeriesFile, EverySampleIsARowReadBackAsDeltas) {
 // (kSeriesBytesPerStreamSample per sample and stream). Before, rows of every admitted sample were
 // written whatever their size: 300 counters of 20 digits each, 6 KiB a row, for every sample.
 TEST(SeriesFile, AnAgentsRowsStopAtItsBudgetWithOneFaultAndAreStillJudged) {
-  ScratchDir dir;
+  testing::ScratchDir dir("series-test");
   SeriesFile file((dir.path / kSeriesFileName).string(), "run");
   constexpr std::uint32_t kSamples = 100;
   RunData data("run", {kSamples});
@@ -168,7 +154,7 @@ TEST(SeriesFile, AnAgentsRowsStopAtItsBudgetWithOneFaultAndAreStillJudged) {
 }
 
 TEST(SeriesFile, ACsvCellAnAgentChoseIsNeverAFormula) {
-  ScratchDir dir;
+  testing::ScratchDir dir("series-test");
   {
     SeriesFile file((dir.path / kSeriesFileName).string(), "run");
     Appender appender{file, {}, {}};
@@ -187,7 +173,7 @@ TEST(SeriesFile, ACsvCellAnAgentChoseIsNeverAFormula) {
 
 // Issue 57, before: `series RUN/report.json` said "file is not a database".
 TEST(SeriesFile, AReportGivenForItsSeriesFileIsSaidSo) {
-  ScratchDir dir;
+  testing::ScratchDir dir("series-test");
   std::ofstream(dir.path / "report.json") << "{\"run_id\": \"r\"}";
   std::ostringstream out;
   try {
@@ -202,7 +188,7 @@ TEST(SeriesFile, AReportGivenForItsSeriesFileIsSaidSo) {
 }
 
 TEST(SeriesFile, AFileThatIsNoSeriesFileIsNamedInTheError) {
-  ScratchDir dir;
+  testing::ScratchDir dir("series-test");
   std::ostringstream out;
   try {
     print_series(dir.path.string(), {}, SeriesFormat::Table, out);
@@ -218,7 +204,7 @@ TEST(SeriesFile, AFileThatIsNoSeriesFileIsNamedInTheError) {
 // rows of many counters stop at the byte bound long before the row bound, are counted, and what
 // was queued is written once the lock goes.
 TEST(SeriesFile, WhileAnotherProcessHoldsTheFileRowsQueueOnlyToTheirByteBoundAndTheRestAreCounted) {
-  ScratchDir dir;
+  testing::ScratchDir dir("series-test");
   const std::string path = (dir.path / kSeriesFileName).string();
   constexpr std::size_t kBound = 1 << 20;
   SeriesFile file(path, "run", {.rows = 1'000'000, .bytes = kBound});

@@ -20,6 +20,7 @@
 #include "controller/series/series_outcome.hpp"
 #include "controller/series/series_reader.hpp"
 #include "tests/support/profile_text.hpp"
+#include "tests/support/series_scratch.hpp"
 #include "tests/support/yaml_errors.hpp"
 
 namespace tusk {
@@ -27,21 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-struct ScratchDir {
-  fs::path path = fs::temp_directory_path() / ("tusk-retention-test-" + std::to_string(::getpid()));
-  ScratchDir() { fs::create_directories(path); }
-  ~ScratchDir() { fs::remove_all(path); }
-};
-
-std::vector<nlohmann::json> json_rows(const std::string& run, const SeriesQuery& query, SeriesResolution resolution) {
-  std::ostringstream out;
-  print_series(run, query, SeriesFormat::Json, out, resolution);
-  std::vector<nlohmann::json> rows;
-  std::istringstream lines(out.str());
-  for (std::string line; std::getline(lines, line);) rows.push_back(nlohmann::json::parse(line));
-  return rows;
-}
 
 constexpr std::uint32_t kNight = 7'200;  // two hours of 1 s samples
 constexpr std::uint64_t kBytesPerSecond = 125'000;
@@ -94,14 +80,14 @@ tests:
 
 std::set<std::uint64_t> full_seconds(const std::string& dir, const std::string& stream) {
   std::set<std::uint64_t> seconds;
-  for (const auto& row : json_rows(dir, {0, "x", stream}, SeriesResolution::Full)) {
+  for (const auto& row : testing::printed_series_rows(dir, {0, "x", stream}, SeriesResolution::Full)) {
     seconds.insert(row["elapsed_ms"].get<std::uint64_t>() / 1000);
   }
   return seconds;
 }
 
 TEST(SeriesRetention, ANightKeepsItsLastMinutesItsEventsAndFailedWindowsInFullAndEveryMinuteOfEveryStream) {
-  ScratchDir dir;
+  testing::ScratchDir dir("retention-test");
   SeriesRetention retention;
   retention.full = 15min;
   retention.margin = 30s;
@@ -135,7 +121,7 @@ TEST(SeriesRetention, ANightKeepsItsLastMinutesItsEventsAndFailedWindowsInFullAn
   EXPECT_LE(b.size(), c.size() + 121 + 20);
 
   // Every minute of every stream, from the first to the last.
-  const auto minutes = json_rows(run, {0, "x", "rx:c"}, SeriesResolution::Minutes);
+  const auto minutes = testing::printed_series_rows(run, {0, "x", "rx:c"}, SeriesResolution::Minutes);
   ASSERT_EQ(minutes.size(), kNight / 60 + 1);  // minute 0 (seconds 1-59) to minute 120 (second 7200)
   std::uint64_t bytes = 0;
   for (std::size_t m = 0; m < minutes.size(); ++m) {
@@ -152,15 +138,17 @@ TEST(SeriesRetention, ANightKeepsItsLastMinutesItsEventsAndFailedWindowsInFullAn
     }
   }
   EXPECT_EQ(bytes, kNight * kBytesPerSecond);
-  const auto b_minutes = json_rows(run, {0, "x", "rx:b"}, SeriesResolution::Minutes);
+  const auto b_minutes = testing::printed_series_rows(run, {0, "x", "rx:b"}, SeriesResolution::Minutes);
   EXPECT_EQ(b_minutes.at(60)["counters"]["rx_bytes"], 59 * kBytesPerSecond / 2 + kBytesPerSecond);
   EXPECT_EQ(b_minutes.at(60)["counters_min"]["rx_bytes"], kBytesPerSecond / 2);
-  EXPECT_EQ(json_rows(run, {0, "x", "rx:a"}, SeriesResolution::Minutes).at(30)["counters"]["lost_frames"], 5);
+  EXPECT_EQ(
+      testing::printed_series_rows(run, {0, "x", "rx:a"}, SeriesResolution::Minutes).at(30)["counters"]["lost_frames"],
+      5);
 
   // The night, whole: the minutes that kept no full row, then every full row; the changes add up
   // to where each stream ended, and a whole night of one stream is a few hundred lines.
   for (const std::string stream : {"rx:a", "rx:b", "rx:c"}) {
-    const auto night = json_rows(run, {0, "x", stream}, SeriesResolution::Night);
+    const auto night = testing::printed_series_rows(run, {0, "x", stream}, SeriesResolution::Night);
     std::uint64_t sum = 0, last_ms = 0;
     for (const auto& row : night) {
       sum += row["counters"]["rx_bytes"].get<std::uint64_t>();
@@ -181,7 +169,7 @@ TEST(SeriesRetention, ANightKeepsItsLastMinutesItsEventsAndFailedWindowsInFullAn
 // A test's last window is judged as the test ends (no later window begins it): failed, its rows
 // outlive the retention too, while the next test's samples age the run's clock past them.
 TEST(SeriesRetention, ATestsLastWindowFailedAsItEndedKeepsItsRows) {
-  ScratchDir dir;
+  testing::ScratchDir dir("retention-test");
   SeriesRetention retention;
   retention.full = 5min;
   retention.margin = 0s;
@@ -230,7 +218,7 @@ tests:
 // Past the budget the oldest full rows go first, whatever they held; the minutes all stay, the
 // newest samples too, and the report is told.
 TEST(SeriesRetention, PastItsBudgetTheOldestFullRowsGoAndEveryMinuteStays) {
-  ScratchDir dir;
+  testing::ScratchDir dir("retention-test");
   SeriesRetention retention;
   retention.full = 24h;  // time drops nothing: the budget does
   retention.budget = 1 << 20;
@@ -265,16 +253,17 @@ TEST(SeriesRetention, PastItsBudgetTheOldestFullRowsGoAndEveryMinuteStays) {
   EXPECT_FALSE(stats.full_rows_stopped);
   EXPECT_NE(problem.find("full-resolution rows dropped to keep the file within its budget of 1 MiB"), std::string::npos)
       << problem;
-  const auto full = json_rows(dir.path.string(), {0, "x", "rx:7"}, SeriesResolution::Full);
+  const auto full = testing::printed_series_rows(dir.path.string(), {0, "x", "rx:7"}, SeriesResolution::Full);
   ASSERT_FALSE(full.empty());
   EXPECT_EQ(full.back()["sample"], 3'000) << "the newest stay";
   EXPECT_GT(full.front()["sample"], 1) << "the oldest went";
-  EXPECT_EQ(json_rows(dir.path.string(), {0, "x", "rx:7"}, SeriesResolution::Minutes).size(), 3'000u / 60 + 1);
+  EXPECT_EQ(testing::printed_series_rows(dir.path.string(), {0, "x", "rx:7"}, SeriesResolution::Minutes).size(),
+            3'000u / 60 + 1);
 }
 
 // A run directory of an earlier release: text rows (schema 1), read as they were.
 TEST(SeriesRetention, AFileOfTheFirstSchemaStillReads) {
-  ScratchDir dir;
+  testing::ScratchDir dir("retention-test");
   const std::string path = (dir.path / kSeriesFileName).string();
   {
     SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -293,14 +282,14 @@ TEST(SeriesRetention, AFileOfTheFirstSchemaStillReads) {
         "INSERT INTO samples VALUES (1, 2, 200, 0, 1, '2500,3', '');"
         "INSERT INTO samples VALUES (1, 1, 100, 0, 1, '1250,0', '1000.5');");
   }
-  const auto rows = json_rows(dir.path.string(), {}, SeriesResolution::Night);
+  const auto rows = testing::printed_series_rows(dir.path.string(), {}, SeriesResolution::Night);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["sample"], 1);
   EXPECT_EQ(rows[0]["gauges"]["latency_p99_ns"], 1000.5);
   EXPECT_EQ(rows[1]["counters"]["rx_bytes"], 1250);
   EXPECT_EQ(rows[1]["counters"]["lost_frames"], 3);
   EXPECT_TRUE(rows[1]["gauges"].empty());
-  EXPECT_THROW(json_rows(dir.path.string(), {}, SeriesResolution::Minutes), std::runtime_error);
+  EXPECT_THROW(testing::printed_series_rows(dir.path.string(), {}, SeriesResolution::Minutes), std::runtime_error);
   const RunOutcome drawn = outcome_from_series(path);
   EXPECT_EQ(drawn.run_id, "old");
   ASSERT_EQ(drawn.tests.at(0).streams.size(), 1u);
@@ -309,7 +298,7 @@ TEST(SeriesRetention, AFileOfTheFirstSchemaStillReads) {
 
 // A row someone rewrote: the reader names the file and what it found, and reads nothing past it.
 TEST(SeriesRetention, ARowThatLiesIsAnErrorNamingTheFile) {
-  ScratchDir dir;
+  testing::ScratchDir dir("retention-test");
   const std::string path = (dir.path / kSeriesFileName).string();
   {
     SeriesFile file(path, "run");
