@@ -3,6 +3,7 @@
 
 #include <any>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,6 +84,14 @@ struct TestOutcome {
   // A method test's steps and what they came to (controller/method/); null for a test of one step.
   std::shared_ptr<const MethodResult> method;
   TestVerdict verdict = TestVerdict::Incomplete;
+  // A checkpoint's running test: its streams' bins stay in the run's live data (a copy of every
+  // stream's bins was most of a checkpoint's peak), lent one stream at a time as report.json is
+  // written, and only while it is; none when per_agent holds them.
+  struct LentSeries {
+    std::uint32_t width = 1;  // the widest bins of any stream when the checkpoint was taken
+    std::function<std::optional<StreamSeries>(const std::string& agent, const std::string& stream_id)> lend;
+  };
+  std::optional<LentSeries> lent_series;
 };
 
 struct RunOutcome {

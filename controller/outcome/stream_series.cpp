@@ -186,6 +186,16 @@ void StreamSeries::add_to_bins(std::uint32_t index, const SeriesBin& interval) {
   bins_[at].merge(interval);
 }
 
+StreamSeries StreamSeries::for_judging() const {
+  StreamSeries judged;
+  judged.series_row = series_row;
+  judged.windows = windows;
+  judged.width_ = width_;
+  judged.latest_index_ = latest_index_;
+  judged.latest_elapsed_ms_ = latest_elapsed_ms_;
+  return judged;
+}
+
 std::vector<SeriesBin> StreamSeries::bins_at(std::uint32_t width) const {
   if (width <= width_) return bins_;
   const std::uint32_t per = width / width_;

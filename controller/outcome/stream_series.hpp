@@ -80,6 +80,9 @@ class StreamSeries {
   WindowTally windows;
   // The bins merged to `width` samples per bin (a power of two no smaller than width()).
   std::vector<SeriesBin> bins_at(std::uint32_t width) const;
+  // What a checkpoint judges a stream with windows on while it runs: its windows, without its bins,
+  // identity or latest values (a checkpoint reads those from the live stream).
+  StreamSeries for_judging() const;
 
  private:
   void add_to_bins(std::uint32_t index, const SeriesBin& interval);

@@ -121,6 +121,7 @@ std::uint32_t test_bin_width(const TestOutcome& test) {
   for (const auto& [name, agent] : test.per_agent) {
     for (const auto& [id, series] : agent.series) width = std::max(width, series.width());
   }
+  if (test.lent_series) width = std::max(width, test.lent_series->width);
   // A schedule's streams are the test's, their series its steps'.
   if (test.method && !test.streams.empty()) {
     for (const auto& step : test.method->step_outcomes) width = std::max(width, test_bin_width(step));
@@ -521,6 +522,12 @@ json test_json_head(const TestOutcome& test) {
 }
 
 json test_stream_json(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t bin_width) {
+  if (test.lent_series && verdict.step == 0) {
+    // Lent as it is now, a moment after the checkpoint judged it: bins that widened since are
+    // written at their own width (their `index` column says where each ends).
+    const std::optional<StreamSeries> lent = test.lent_series->lend(verdict.agent, verdict.stream.stream_id());
+    return judged_stream_json(verdict, lent ? &*lent : nullptr, bin_width);
+  }
   return judged_stream_json(verdict, series_of(test, verdict), bin_width);
 }
 

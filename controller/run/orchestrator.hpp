@@ -180,9 +180,9 @@ class Orchestrator {
   TestOutcome collect(int index, const TestSpec& spec, std::int64_t planned_start, const std::vector<AgentPlan>& plans,
                       SwitchesRead switches);
 
-  // What the test's agents sent so far, with its plans: a TestOutcome to judge.
-  // What the agents sent for the test: a copy for a checkpoint, handed over once it is over.
-  enum class Collect { copy, take };
+  // What the test's agents sent so far, with its plans: a TestOutcome to judge. For a checkpoint,
+  // copied as it judges them (without the streams' bins); handed over once the test is over.
+  enum class Collect { checkpoint, take };
   TestOutcome collect_data(int index, const TestSpec& spec, std::int64_t planned_start,
                            const std::vector<AgentPlan>& plans, Collect how);
 

@@ -168,24 +168,7 @@ void Orchestrator::checkpoint(int index, const TestSpec& spec, std::int64_t plan
 void Orchestrator::write_snapshot(int index, const TestSpec& spec, std::int64_t planned_start,
                                   const std::vector<AgentPlan>& plans) {
   const std::int64_t taken_ns = realtime_ns();
-  TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::copy);
-  for (auto& [name, agent] : test.per_agent) {
-    if (agent.result || agent.samples.empty()) continue;
-    proto::TestResult result;
-    result.set_run_id(outcome_.run_id);
-    result.set_test_index(index);
-    result.set_completed(false);
-    result.set_stop_reason("still running at the checkpoint");
-    result.set_samples(agent.samples.highest());
-    std::uint64_t elapsed_ms = 0;
-    for (const auto& [id, series] : agent.series) {
-      *result.add_streams() = series.latest_named();
-      elapsed_ms = std::max(elapsed_ms, series.latest_elapsed_ms());
-    }
-    result.set_actual_start_agent_ns(agent.planned_start_agent_ns);
-    result.set_actual_stop_agent_ns(agent.planned_start_agent_ns + static_cast<std::int64_t>(elapsed_ms) * 1'000'000);
-    agent.result = std::move(result);
-  }
+  TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::checkpoint);
   judge_test(test, options_.topology.get());
   hand_over(std::move(test), taken_ns, fmt::format("still running test {} '{}'", index, spec.name));
 }
@@ -252,9 +235,12 @@ TestOutcome Orchestrator::collect_data(int index, const TestSpec& spec, std::int
   if (how == Collect::take) {
     test.per_agent = data_.take_test(index, test_agents_);
   } else {
-    data_.with([&](RunState& s) {
-      for (const auto& name : test_agents_) test.per_agent[name] = s.tests[{index, name}];
-    });
+    RunData::TestSoFar so_far = data_.test_so_far(index, test_agents_);
+    test.per_agent = std::move(so_far.per_agent);
+    test.lent_series = TestOutcome::LentSeries{so_far.widest_bins,
+                                               [this, index](const std::string& agent, const std::string& stream_id) {
+                                                 return data_.stream_now(index, agent, stream_id);
+                                               }};
   }
   return test;
 }

@@ -107,6 +107,19 @@ class RunData {
   // are dropped.
   std::map<std::string, AgentTestData> take_test(int test_index, const std::vector<std::string>& agents);
 
+  // What `agents` sent for test `test_index` so far, as a checkpoint judges it while the test runs
+  // (run_data_checkpoint.cpp): each agent's data with only its streams judged window by window,
+  // and those only as judged (StreamSeries::for_judging), and for an agent that sent no result
+  // yet, one made of its streams' latest values. The rest of a stream (its bins) stays here, lent
+  // by stream_now as the checkpoint is written: a copy of every stream was most of its peak.
+  struct TestSoFar {
+    std::map<std::string, AgentTestData> per_agent;
+    std::uint32_t widest_bins = 1;  // of any of its streams
+  };
+  TestSoFar test_so_far(int test_index, const std::vector<std::string>& agents);
+  // A copy of one stream of test `test_index` as it is now; none when there is no such stream.
+  std::optional<StreamSeries> stream_now(int test_index, const std::string& agent, const std::string& stream_id);
+
   template <typename Function>
   auto with(Function&& function) {
     std::lock_guard lock(mutex_);

@@ -301,18 +301,23 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
     // a method until the run ends.
     test.per_agent[name].result->clear_optics();
     judge_optics_timeline_of(test, name);
-    for (const auto& stream : test.per_agent[name].result->streams()) streams.push_back({name, stream});
+    // Moved, not copied: a stream's counters live on in its verdict alone (a copy in the result
+    // and another here was the peak of judging a test of thousands of streams).
+    auto& results = *test.per_agent[name].result->mutable_streams();
+    for (auto& stream : results) streams.push_back({name, std::move(stream)});
+    results.Clear();
   }
   for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));
-  for (const auto& [name, stream] : streams) {
+  for (auto& [name, stream] : streams) {
     const auto& result = *test.per_agent[name].result;
     const double duration_s = result.actual_stop_agent_ns() > result.actual_start_agent_ns()
                                   ? (result.actual_stop_agent_ns() - result.actual_start_agent_ns()) / 1e9
                                   : spec.duration.count() / 1e3;
-    test.streams.push_back(judge_stream(spec, name, stream, duration_s));
+    test.streams.push_back(judge_stream(spec, name, std::move(stream), duration_s));
     // The stream's windows, its last one closed now that the test is over.
     auto& series = test.per_agent[name].series;
-    if (const auto found = series.find(stream.stream_id()); found != series.end() && found->second.windows.active()) {
+    if (const auto found = series.find(test.streams.back().stream.stream_id());
+        found != series.end() && found->second.windows.active()) {
       found->second.windows.close();
       judge_windows(test.streams.back(), found->second.windows);
     }

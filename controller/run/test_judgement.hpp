@@ -12,6 +12,7 @@
 namespace tusk {
 
 // `test` holds index, spec, agents, plans, planned_start_ns and per_agent; the rest is filled.
+// Each agent's result gives its streams to the verdicts (test.streams): its own list is left empty.
 // topology: names for the links localisation blames; null names them by addresses.
 void judge_test(TestOutcome& test, const FabricTopology* topology);
 

@@ -181,15 +181,16 @@ std::optional<BerResult> ber_result(const TestSpec& test, const proto::StreamCou
 
 }  // namespace
 
-StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
+StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, proto::StreamCounters stream,
                            double duration_s) {
   StreamVerdict verdict;
   verdict.agent = agent;
-  verdict.stream = stream;
-  verdict.metrics = compute_metrics(stream, duration_s);
-  verdict.ber = ber_result(test, stream, duration_s);
+  verdict.stream = std::move(stream);
+  const proto::StreamCounters& counted = verdict.stream;
+  verdict.metrics = compute_metrics(counted, duration_s);
+  verdict.ber = ber_result(test, counted, duration_s);
   for (const auto& threshold : test.thresholds) {
-    if (judges_the_whole_test(threshold) || !kind_judges(stream.kind(), threshold.metric)) continue;
+    if (judges_the_whole_test(threshold) || !kind_judges(counted.kind(), threshold.metric)) continue;
     ThresholdCheck check;
     check.threshold = threshold;
     if (auto it = verdict.metrics.find(threshold.metric); it != verdict.metrics.end()) {

@@ -66,7 +66,8 @@ struct StreamVerdict {
   std::vector<std::string> warnings() const;
 };
 
-StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, const proto::StreamCounters& stream,
+// `stream` is moved into the verdict: a test's judgement keeps one copy of each stream's counters.
+StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, proto::StreamCounters stream,
                            double duration_s);
 // Adds `windows` (closed) to `verdict`, and one failing check naming how many windows failed, the
 // first and the worst, when any did.

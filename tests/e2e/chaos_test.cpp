@@ -253,6 +253,10 @@ TEST_F(ControlPlaneE2E, AControllerKilledMidTestLeavesItsLastCheckpointAndTheSer
     }
     EXPECT_EQ(bits, stream["counters"]["bits_compared"].get<std::uint64_t>())
         << "the checkpoint's counters are the series' sum up to its last sample";
+    // Its bins, read from the live stream as the checkpoint was written: every sample it counted.
+    std::uint64_t binned = 0;
+    for (const auto& count : stream["bins"]["samples"]) binned += count.get<std::uint64_t>();
+    EXPECT_GE(binned, counted[agent]) << stream["bins"].dump();
   }
 
   // The checkpoint draws as any report does.
