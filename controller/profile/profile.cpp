@@ -1,6 +1,16 @@
 #include "controller/profile/profile.hpp"
 
+#include <algorithm>
+
 namespace tusk {
+
+SeriesRetention series_retention_of(const Profile& profile) {
+  SeriesRetention retention = profile.series;
+  for (const auto& test : profile.tests) {
+    if (test.window) retention.full = std::max(retention.full, *test.window * 2 + retention.margin);
+  }
+  return retention;
+}
 
 std::string_view to_string(CablingMode mode) {
   switch (mode) {

@@ -192,6 +192,11 @@ struct Profile {
   std::vector<TestSpec> tests;
 };
 
+// The run's series retention: the profile's `series:`, with a full-resolution horizon of at least
+// twice its longest window and the margin (a window is judged when the next one ends, and its
+// rows must outlive that by the margin).
+SeriesRetention series_retention_of(const Profile& profile);
+
 std::string_view to_string(Topology topology);
 std::string_view to_string(CablingMode mode);
 std::string_view to_string(MethodKind kind);

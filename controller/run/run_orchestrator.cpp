@@ -98,14 +98,8 @@ void Orchestrator::open_series_file() {
   try {
     std::error_code error;
     std::filesystem::create_directories(directory, error);
-    // A window is judged when the next one begins: its rows must outlive it by the margin, so
-    // the full-resolution horizon is at least the longest window and a margin past it.
-    SeriesRetention retention = profile_.series;
-    for (const auto& test : profile_.tests) {
-      if (test.window) retention.full = std::max(retention.full, *test.window * 2 + retention.margin);
-    }
     series_.emplace((std::filesystem::path(directory) / kSeriesFileName).string(), outcome_.run_id, SeriesQueueLimits{},
-                    retention);
+                    series_retention_of(profile_));
     data_.write_series_to(&*series_);
   } catch (const std::exception& e) {
     spdlog::error("{}", e.what());

@@ -91,19 +91,14 @@ void SeriesFile::prune_old_rows() {
     marks_.pop_front();
   }
   if (upto <= pruned_upto_) return;
-  SQLite::Statement counted(db_,
-                            "SELECT coalesce(sum(samples), 0) FROM samples WHERE rowid > ? AND rowid <= ? AND NOT "
-                            "tusk_kept(stream, first_ms, last_ms)");
-  counted.bind(1, pruned_upto_);
-  counted.bind(2, upto);
-  counted.executeStep();
-  const auto samples = static_cast<std::uint64_t>(counted.getColumn(0).getInt64());
+  // One scan: each row deleted says how many samples it held as it goes.
   SQLite::Statement prune(db_,
                           "DELETE FROM samples WHERE rowid > ? AND rowid <= ? AND NOT tusk_kept(stream, first_ms, "
-                          "last_ms)");
+                          "last_ms) RETURNING samples");
   prune.bind(1, pruned_upto_);
   prune.bind(2, upto);
-  prune.exec();
+  std::uint64_t samples = 0;
+  while (prune.executeStep()) samples += static_cast<std::uint64_t>(prune.getColumn(0).getInt64());
   writer_stats_.samples_pruned += samples;
   pruned_upto_ = upto;
 }

@@ -373,5 +373,32 @@ tests:
       << error;
 }
 
+// A window is judged when the next one ends: a horizon shorter than two windows and the margin
+// would prune a failed window's rows before the run knew to keep them.
+TEST(SeriesRetention, TheFullHorizonOutlivesTwiceTheLongestWindowAndTheMargin) {
+  const Profile profile = testing::load_profile_yaml(R"(
+name: x
+agents: {count: 2}
+series: {full: 15m, margin: 1m}
+tests:
+  - {name: short, engine: dpdk, duration: 2h, thresholds: {window: 5m, max_lost_frames: 0}}
+  - {name: long, engine: dpdk, duration: 2h, thresholds: {window: 20m, max_lost_frames: 0}}
+  - {name: none, engine: dpdk, duration: 2h}
+)");
+  const SeriesRetention retention = series_retention_of(profile);
+  EXPECT_EQ(retention.full, 41min) << "2 x 20 min + 1 min";
+  EXPECT_EQ(retention.margin, 1min);
+  EXPECT_EQ(series_retention_of(testing::load_profile_yaml(R"(
+name: x
+agents: {count: 2}
+series: {full: 1h}
+tests:
+  - {name: short, engine: dpdk, duration: 2h, thresholds: {window: 5m, max_lost_frames: 0}}
+)"))
+                .full,
+            1h)
+      << "a horizon longer than the floor stays";
+}
+
 }  // namespace
 }  // namespace tusk
