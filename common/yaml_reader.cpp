@@ -350,7 +350,13 @@ std::optional<std::uint32_t> YamlReader::uint32(const YamlValue& value, const Ra
 
 std::optional<std::uint64_t> YamlReader::size(const YamlValue& value, const Range<std::uint64_t>& range) {
   const auto bytes = with_units(value, "a size like 4KiB", units::parse_size);
-  if (!bytes || !in_range(value, *bytes, range)) return std::nullopt;
+  if (!bytes) return std::nullopt;
+  // A bound of a mebibyte or more said as a size ("64 MiB", not 67108864); a frame's 9216 as it is.
+  const auto text = [](std::uint64_t bound, std::string_view given) {
+    return !given.empty() || bound < (std::uint64_t{1} << 20) ? bound_text(bound, given) : units::format_size(bound);
+  };
+  const std::string min_text = text(range.min, range.min_text), max_text = text(range.max, range.max_text);
+  if (!in_range(value, *bytes, Range<std::uint64_t>{range.min, range.max, min_text, max_text})) return std::nullopt;
   return bytes;
 }
 

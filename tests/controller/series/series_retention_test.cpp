@@ -367,7 +367,8 @@ tests:
     error += line + "\n";
   }
   EXPECT_NE(error.find("bad.yaml:3:16: series.full: full 10s is below the minimum 60s"), std::string::npos) << error;
-  EXPECT_NE(error.find("bad.yaml:3:29: series.budget: budget 1 KiB is below the minimum"), std::string::npos) << error;
+  EXPECT_NE(error.find("bad.yaml:3:29: series.budget: budget 1 KiB is below the minimum 64 MiB"), std::string::npos)
+      << error;
   EXPECT_NE(error.find("bad.yaml:3:36: series.keep: unknown key; expected one of: full, margin, budget"),
             std::string::npos)
       << error;
