@@ -305,7 +305,7 @@ void judge_test(TestOutcome& test, const FabricTopology* topology) {
     // and another here was the peak of judging a test of thousands of streams).
     auto& results = *test.per_agent[name].result->mutable_streams();
     for (auto& stream : results) streams.push_back({name, std::move(stream)});
-    results.Clear();
+    google::protobuf::RepeatedPtrField<proto::StreamCounters>().Swap(&results);  // Clear() keeps the emptied messages
   }
   for (auto& problem : account_unreceived_frames(streams, reporting)) test.problems.push_back(std::move(problem));
   for (auto& [name, stream] : streams) {
