@@ -146,10 +146,15 @@ tests:
 )"),
                                      "report");
   // The FEC counters count nothing in the reading at the start and the first two intervals', then
-  // 400 corrected codewords a reading: lo's few kbit/s make that far past the preset's 1e-5.
+  // a million corrected codewords a reading. lo's speed is unknown, so the bits they are counted
+  // against are lo's received bytes in the interval: this test's own 16 Mbit/s and whatever every
+  // other test on the machine sends over lo. 400 a reading (the default) read 2.5e-5, and fell
+  // below the preset's 1e-5 when other tests ran beside it (the test failed 2 of 3 runs under
+  // `ctest -L e2e -j4`); a million stays past it up to ~100 Gbit/s on lo.
   const std::map<std::string, std::string> env{{"TUSK_DOUBLE_KERNEL_PORT", "port0=lo"},
                                                {"TUSK_FAKE_ETHTOOL_STATE", state},
-                                               {"TUSK_FAKE_ETHTOOL_CLEAN_CALLS", "3"}};
+                                               {"TUSK_FAKE_ETHTOOL_CLEAN_CALLS", "3"},
+                                               {"TUSK_FAKE_ETHTOOL_CORRECTED", "1000000"}};
   const std::vector<std::string> ethtool{"--ethtool", tusk::build_paths::fake_ethtool_bin()};
   auto agent_a = start_agent("lab-a", port_, env, "", ethtool);
   auto agent_b = start_agent("lab-b", port_, {{"TUSK_DOUBLE_KERNEL_PORT", "port0=lo"}});
