@@ -1,6 +1,7 @@
 // The small interface the agent drives. An engine runs one test at a time:
-// prepare → ready()* → start → sample()* → stop. All are called from the agent's io thread; the
-// datapath runs on the engine's own threads and must contain no virtual calls in its hot loop.
+// prepare → ready()* → start → sample()* → stop → release. All but release are called from the
+// agent's io thread; release() and the destructor run on the agent's engine reaper (engine_reaper.hpp).
+// The datapath runs on the engine's own threads and must contain no virtual calls in its hot loop.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +46,13 @@ class Engine {
   virtual void start(std::int64_t start_ns) = 0;
   // Cumulative counters of every stream since start; cheap, and safe while traffic runs.
   virtual std::vector<proto::StreamCounters> sample() = 0;
-  // Stops traffic and joins the datapath threads. Idempotent; never throws.
+  // Stops traffic and joins the datapath threads: sample() then gives the final counters.
+  // Idempotent; never throws. Quick: what may wait on the kernel is release()'s.
   virtual void stop() noexcept = 0;
+  // Stops if not stopped and gives the test's kernel resources back (QPs, CQs, MRs, connection
+  // ids), which may block for seconds (a soft-RoCE QP's destroy waits for its packets in flight);
+  // called off the io thread. Idempotent; never throws. The destructor does it too.
+  virtual void release() noexcept {}
 };
 
 using EngineFactory = std::function<std::unique_ptr<Engine>()>;

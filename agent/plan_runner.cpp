@@ -12,6 +12,22 @@
 namespace tusk {
 namespace asio = boost::asio;
 
+namespace {
+
+// Longer than any engine's own set-up deadline (the RDMA engine's is 20 s) and shorter than the
+// controller's wait for every answer (30 s), so a stuck engine is refused by name.
+constexpr std::int64_t kMostPrepareNs = 25'000'000'000;
+constexpr auto kReadyPoll = std::chrono::milliseconds(10);
+// A release this slow is the kernel's or the driver's trouble, worth a line in the report.
+constexpr auto kSlowRelease = std::chrono::seconds(5);
+
+template <typename T>
+bool is_ready(const std::future<T>& future) {
+  return !future.valid() || future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+}  // namespace
+
 PlanRunner::PlanRunner(asio::any_io_executor executor, const EngineCatalog& engines, RecordSink sink,
                        AgentLimits limits, optics::EthtoolSource ethtool)
     : executor_(executor),
@@ -24,11 +40,17 @@ PlanRunner::PlanRunner(asio::any_io_executor executor, const EngineCatalog& engi
       ready_timer_(executor),
       optics_timer_(executor),
       optics_interval_timer_(executor),
-      ethtool_(std::move(ethtool)) {}
+      ethtool_(std::move(ethtool)),
+      reaper_(kSlowRelease,
+              [this, alive = std::weak_ptr<bool>(alive_)](const RetiredTest& test, std::chrono::milliseconds took) {
+                asio::post(executor_, [this, alive, test, took] {
+                  if (auto guard = alive.lock(); guard && *guard) report_slow_release(test, took);
+                });
+              }) {}
 
 PlanRunner::~PlanRunner() {
   *alive_ = false;
-  if (engine_) engine_->stop();
+  retire_engine();
 }
 
 proto::AgentState PlanRunner::state() const {
@@ -38,20 +60,6 @@ proto::AgentState PlanRunner::state() const {
   state.set_phase(phase_);
   return state;
 }
-
-namespace {
-
-// Longer than any engine's own set-up deadline (the RDMA engine's is 20 s) and shorter than the
-// controller's wait for every answer (30 s), so a stuck engine is refused by name.
-constexpr std::int64_t kMostPrepareNs = 25'000'000'000;
-constexpr auto kReadyPoll = std::chrono::milliseconds(10);
-
-template <typename T>
-bool is_ready(const std::future<T>& future) {
-  return !future.valid() || future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
-
-}  // namespace
 
 void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   proto::PlanAck ack;
@@ -100,8 +108,7 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   optics_start_ = {};  // a reading begun for a test that never ran (waits for its ethtool to end)
   optics_reading_.reset();
   optics_intervals_sent_ = 0;
-  if (engine_) engine_->stop();
-  engine_.reset();
+  retire_engine();
   phase_ = proto::AgentState::IDLE;
   plan_ = plan;
   samples_taken_ = 0;
@@ -109,12 +116,13 @@ void PlanRunner::on_plan(const proto::Plan& plan, PlanAnswer answer) {
   try {
     auto engine = entry->second.make();
     std::weak_ptr<bool> alive = alive_;
-    engine->prepare(
-        plan, [this, alive](proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
-          asio::post(executor_, [this, alive, kind, message, stream_id] {
-            if (auto guard = alive.lock(); guard && *guard) emit_event(kind, message, stream_id);
-          });
-        });
+    // Named with its own test: an engine the reaper is still releasing may speak during the next one.
+    engine->prepare(plan, [this, alive, run_id = plan.run_id(), test_index = plan.test_index()](
+                              proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
+      asio::post(executor_, [this, alive, run_id, test_index, kind, message, stream_id] {
+        if (auto guard = alive.lock(); guard && *guard) emit_event_for(run_id, test_index, kind, message, stream_id);
+      });
+    });
     engine_ = std::move(engine);
     const auto& ports = entry->second.kernel_ports;
     if (plan.read_optics() && !ports.empty()) {
@@ -142,7 +150,7 @@ void PlanRunner::await_ready(proto::PlanAck ack) {
       throw EngineError(fmt::format("still not ready after {} s", kMostPrepareNs / 1'000'000'000));
     }
   } catch (const std::exception& e) {
-    engine_->stop();
+    retire_engine();
     ack.set_error(fmt::format("{} engine could not prepare: {}", plan_.engine(), e.what()));
   }
   if (!ready && ack.error().empty()) {
@@ -301,6 +309,7 @@ void PlanRunner::finish(bool completed, const std::string& reason) {
   result->set_actual_stop_agent_ns(stopped_ns);
   result->set_samples(samples_taken_);
   for (auto& stream : engine_->sample()) *result->add_streams() = std::move(stream);
+  retire_engine();
   spdlog::info("test {} finished: {} ({} samples)", plan_.test_index(), reason, samples_taken_);
   if (!optics_reading_) {
     sink_(std::move(record));
@@ -354,7 +363,7 @@ void PlanRunner::on_stop(const proto::Stop& stop) {
   }
   if (was_preparing || phase_ == proto::AgentState::ARMED || phase_ == proto::AgentState::PREPARED) {
     start_timer_.cancel();
-    if (engine_) engine_->stop();
+    retire_engine();
     phase_ = proto::AgentState::FINISHED;
     return;
   }
@@ -364,7 +373,7 @@ void PlanRunner::on_stop(const proto::Stop& stop) {
 void PlanRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reason) {
   if (phase_ == proto::AgentState::ARMED) {
     start_timer_.cancel();
-    if (engine_) engine_->stop();
+    retire_engine();
     phase_ = proto::AgentState::FINISHED;
     emit_event(kind, reason + " (before the test started)");
     return;
@@ -374,11 +383,30 @@ void PlanRunner::stop_now(proto::AgentEvent::Kind kind, const std::string& reaso
   finish(false, reason);
 }
 
+void PlanRunner::retire_engine() {
+  if (!engine_) return;
+  engine_->stop();
+  reaper_.retire(std::move(engine_), {plan_.run_id(), plan_.test_index(), plan_.engine()});
+}
+
+void PlanRunner::report_slow_release(const RetiredTest& test, std::chrono::milliseconds took) {
+  emit_event_for(test.run_id, test.test_index, proto::AgentEvent::NOTICE,
+                 fmt::format("the {} engine took {:.1f} s after the test to give its resources back to the kernel "
+                             "(this agent went on answering meanwhile)",
+                             test.engine, took.count() / 1e3),
+                 {});
+}
+
 void PlanRunner::emit_event(proto::AgentEvent::Kind kind, const std::string& message, const std::string& stream_id) {
+  emit_event_for(plan_.run_id(), plan_.test_index(), kind, message, stream_id);
+}
+
+void PlanRunner::emit_event_for(const std::string& run_id, int test_index, proto::AgentEvent::Kind kind,
+                                const std::string& message, const std::string& stream_id) {
   proto::Record record;
   auto* event = record.mutable_event();
-  event->set_run_id(plan_.run_id());
-  event->set_test_index(plan_.test_index());
+  event->set_run_id(run_id);
+  event->set_test_index(test_index);
   event->set_agent_time_ns(realtime_ns());
   event->set_kind(kind);
   event->set_message(message);

@@ -16,6 +16,7 @@
 
 #include "agent/agent_limits.hpp"
 #include "agent/engine.hpp"
+#include "agent/engine_reaper.hpp"
 #include "agent/optics/port_optics_reading.hpp"
 #include "agent/sample_compactor.hpp"
 #include "tusk.pb.h"
@@ -68,6 +69,12 @@ class PlanRunner {
   // begins none.
   void schedule_optics_interval();
   void send_optics_interval(std::int64_t end_ns, std::vector<proto::PortOptics> ports);
+  // Stops the engine in hand, if any, and hands it to the reaper, which gives its resources back
+  // off this thread.
+  void retire_engine();
+  void report_slow_release(const RetiredTest& test, std::chrono::milliseconds took);
+  void emit_event_for(const std::string& run_id, int test_index, proto::AgentEvent::Kind kind,
+                      const std::string& message, const std::string& stream_id);
 
   boost::asio::any_io_executor executor_;
   const EngineCatalog& engines_;
@@ -113,6 +120,8 @@ class PlanRunner {
   std::optional<proto::Record> held_result_;
   // Lives as long as the runner; engine threads post events through it.
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  // Last: its destructor waits for the engines it holds, whose events post through alive_.
+  EngineReaper reaper_;
 };
 
 }  // namespace tusk

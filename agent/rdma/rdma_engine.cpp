@@ -470,7 +470,13 @@ void RdmaEngine::stop() noexcept {
   if (running_.exchange(false) && data_thread_.joinable()) data_thread_.join();
   if (tracing_thread_.joinable()) tracing_thread_.join();
   if (tracer_) tracer_->stop();
-  if (cm_running_.exchange(false) && cm_thread_.joinable()) cm_thread_.join();
+  // Not joined here: the CM thread may be destroying a retired QP, which can wait on the kernel.
+  cm_running_ = false;
+}
+
+void RdmaEngine::release() noexcept {
+  stop();
+  if (cm_thread_.joinable()) cm_thread_.join();
   std::lock_guard lock(mutex_);
   for (auto& connection : connections_) {
     if (connection->id && connection->state == Connection::State::Established) rdma_disconnect(connection->id.get());

@@ -8,7 +8,8 @@
 // state); ready() says when every sending QP is connected, and the agent answers the plan only
 // then, so traffic begins at the start time and not a connect later. start() starts one datapath
 // thread that polls every connection's CQ and posts work requests. sample() reads atomics and
-// sysfs. stop() joins them all and tears the connections down in reverse creation order.
+// sysfs. stop() ends the traffic and joins all but the CM thread; release() joins that one and tears
+// the connections down in reverse creation order.
 //
 // Recovery (the plan's `recovery`): under "stop" a flow whose QP fails stays down. Under
 // "reconnect" a flow whose port goes down, whose QP fails or whose peer disconnects is broken: the
@@ -168,7 +169,7 @@ class RdmaEngine final : public Engine {
       : agent_name_(std::move(agent_name)),
         idle_sleep_us_(idle_sleep_us),
         allowed_devices_(std::move(allowed_devices)) {}
-  ~RdmaEngine() override { stop(); }
+  ~RdmaEngine() override { release(); }
 
   void prepare(const proto::Plan& plan, EngineEventSink events) override;
   // True once every sending QP is connected (or failed, reported as an event): prepare() starts
@@ -177,6 +178,8 @@ class RdmaEngine final : public Engine {
   void start(std::int64_t start_ns) override;
   std::vector<proto::StreamCounters> sample() override;
   void stop() noexcept override;
+  // Joins the CM thread, disconnects, and destroys every connection's verbs resources.
+  void release() noexcept override;
 
  private:
   struct NicPort {
