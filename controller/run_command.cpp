@@ -220,7 +220,9 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     return kExitUsage;
   }
   const std::string directory = options.run_directory(outcome.run_id);
-  auto report = report_json(outcome);
+  // The summary the views below read; report.json and the page take each test's series from the
+  // outcome as they are written.
+  auto report = report_json(outcome, StreamBins::Left);
   if (!profile->baseline.empty()) {
     const std::string history = flags.history.path.empty() ? default_history_path() : flags.history.path;
     // Read even with --no-history, which only keeps this run out of it.

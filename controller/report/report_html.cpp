@@ -79,8 +79,7 @@ class TemplateFiller {
 
 }  // namespace
 
-std::string report_html(const nlohmann::ordered_json& report) {
-  const nlohmann::ordered_json model = report_page_model(report);
+std::string report_html_page(const nlohmann::ordered_json& model) {
   TemplateFiller page(report_assets::kPageTemplate);
   const auto& run_id = model["run"]["run_id"];
   page.fill("@TUSK_TITLE@", html_text("Tusk " + (run_id.is_string() ? run_id.get<std::string>() : std::string())));
@@ -91,6 +90,10 @@ std::string report_html(const nlohmann::ordered_json& report) {
   page.fill("@TUSK_EVIDENCE_SCRIPT@", report_assets::kEvidenceScript);
   page.fill("@TUSK_PAGE_SCRIPT@", report_assets::kPageScript);
   return page.take();
+}
+
+std::string report_html(const nlohmann::ordered_json& report) {
+  return report_html_page(report_page_model(report));
 }
 
 }  // namespace tusk

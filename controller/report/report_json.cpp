@@ -312,7 +312,8 @@ json localisation_json(const TestOutcome& test) {
 }
 
 // One judged stream: who, which way, its flow, counters, metrics, BER, checks and series.
-json judged_stream_json(const StreamVerdict& verdict, const StreamSeries* series, std::uint32_t bin_width) {
+json judged_stream_json(const StreamVerdict& verdict, const StreamSeries* series, std::uint32_t bin_width,
+                        StreamBins bins) {
   json stream;
   stream["agent"] = verdict.agent;
   if (verdict.step > 0) stream["step"] = verdict.step;
@@ -356,7 +357,7 @@ json judged_stream_json(const StreamVerdict& verdict, const StreamSeries* series
     }
     stream["windows"]["errors_per_hour"] = span_ms > 0 ? json(errors * 3.6e6 / span_ms) : json(nullptr);
   }
-  stream["bins"] = series_bins_json(series, bin_width);
+  if (bins == StreamBins::Written) stream["bins"] = series_bins_json(series, bin_width);
   return stream;
 }
 
@@ -449,7 +450,7 @@ json agents_json(const TestOutcome& test) {
 
 }  // namespace
 
-json test_json_head(const TestOutcome& test) {
+json test_json_head(const TestOutcome& test, StreamBins bins) {
   json out;
   out["index"] = test.index;
   out["name"] = test.spec.name;
@@ -467,7 +468,8 @@ json test_json_head(const TestOutcome& test) {
   if (const EngineSlice* engine = find_engine(test.spec.engine); engine && engine->json_extra) {
     engine->json_extra(test, out);
   }
-  if (test.method) out["method"] = method_json(*test.method, [](const TestOutcome& step) { return test_json(step); });
+  if (test.method)
+    out["method"] = method_json(*test.method, [bins](const TestOutcome& step) { return test_json(step, bins); });
 
   json thresholds = json::array();
   for (const auto& threshold : test.spec.thresholds) {
@@ -521,21 +523,21 @@ json test_json_head(const TestOutcome& test) {
   return out;
 }
 
-json test_stream_json(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t bin_width) {
+json test_stream_json(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t bin_width, StreamBins bins) {
   if (test.lent_series && verdict.step == 0) {
     // Lent as it is now, a moment after the checkpoint judged it: bins that widened since are
     // written at their own width (their `index` column says where each ends).
     const std::optional<StreamSeries> lent = test.lent_series->lend(verdict.agent, verdict.stream.stream_id());
-    return judged_stream_json(verdict, lent ? &*lent : nullptr, bin_width);
+    return judged_stream_json(verdict, lent ? &*lent : nullptr, bin_width, bins);
   }
-  return judged_stream_json(verdict, series_of(test, verdict), bin_width);
+  return judged_stream_json(verdict, series_of(test, verdict), bin_width, bins);
 }
 
-json test_json(const TestOutcome& test) {
-  json out = test_json_head(test);
+json test_json(const TestOutcome& test, StreamBins bins) {
+  json out = test_json_head(test, bins);
   json& streams = out["streams"];
   const std::uint32_t bin_width = test_bin_width(test);
-  for (const auto& verdict : test.streams) streams.push_back(test_stream_json(test, verdict, bin_width));
+  for (const auto& verdict : test.streams) streams.push_back(test_stream_json(test, verdict, bin_width, bins));
   return out;
 }
 
@@ -580,10 +582,10 @@ json report_json_head(const RunOutcome& outcome) {
   return report;
 }
 
-json report_json(const RunOutcome& outcome) {
+json report_json(const RunOutcome& outcome, StreamBins bins) {
   json report = report_json_head(outcome);
   json& tests = report["tests"];
-  for (const auto& test : outcome.tests) tests.push_back(test_json(test));
+  for (const auto& test : outcome.tests) tests.push_back(test_json(test, bins));
   return report;
 }
 

@@ -82,8 +82,10 @@ void put_test(std::ostream& out, const TestOutcome& test, int depth) {
 
 }  // namespace
 
-void write_report_json(const RunOutcome& outcome, std::ostream& out) {
-  put_object(out, report_json_head(outcome), 0, [&](const std::string& key, int depth) {
+void write_report_json(const RunOutcome& outcome, std::ostream& out, const json& after) {
+  json head = report_json_head(outcome);
+  for (auto it = after.begin(); it != after.end(); ++it) head[it.key()] = it.value();
+  put_object(out, head, 0, [&](const std::string& key, int depth) {
     if (key != "tests") return false;
     put_array(out, outcome.tests.size(), depth, [&](std::size_t i, int in) { put_test(out, outcome.tests[i], in); });
     return true;

@@ -17,6 +17,8 @@
 
 #include "common/json_text.hpp"
 #include "common/printable.hpp"
+#include "controller/report/report_json_parts.hpp"
+#include "controller/report/report_page_model.hpp"
 #include "controller/report/reports.hpp"
 
 namespace tusk {
@@ -169,6 +171,33 @@ bool holds_checkpoint_of(const fs::path& directory, const std::string& run_id) {
   return identity.status == "running" && identity.found_run_id && identity.run_id == run_id;
 }
 
+// report.html of a run's outcome, as its report.json would draw it: `report` is report_json's
+// document without the bins (with any "baseline"); each stream's whole JSON is made from `outcome`
+// as the page's model reaches it, so one stream's series are in memory at a time.
+std::string report_html(const nlohmann::ordered_json& report, const RunOutcome& outcome) {
+  std::size_t widths_of = outcome.tests.size();  // the test whose bin width `width` is
+  std::uint32_t width = 0;
+  return report_html_page(report_page_model(report, [&](std::size_t test, std::size_t stream) {
+    if (test >= outcome.tests.size() || stream >= outcome.tests[test].streams.size()) {
+      return nlohmann::ordered_json::object();
+    }
+    const TestOutcome& outcome_test = outcome.tests[test];
+    if (widths_of != test) {
+      widths_of = test;
+      width = test_bin_width(outcome_test);
+    }
+    return test_stream_json(outcome_test, outcome_test.streams[stream], width);
+  }));
+}
+
+// What the run's summary holds beyond report_json's own members (its comparison with a baseline):
+// report.json carries it last, as the summary does.
+nlohmann::ordered_json members_after(const nlohmann::ordered_json& report) {
+  nlohmann::ordered_json after = nlohmann::ordered_json::object();
+  if (report.is_object() && report.contains("baseline")) after["baseline"] = report["baseline"];
+  return after;
+}
+
 }  // namespace
 
 void write_checkpoint(const RunOutcome& so_far, const std::string& directory) {
@@ -184,10 +213,15 @@ void write_checkpoint(const RunOutcome& so_far, const std::string& directory) {
 
 void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& report, const std::string& directory) {
   create_directory(directory);
-  write_file(fs::path(directory) / "report.json", json_text(report) + "\n",
-             holds_checkpoint_of(directory, outcome.run_id) ? Existing::Replace : Existing::Keep);
+  write_file(
+      fs::path(directory) / "report.json",
+      [&](std::ostream& out) {
+        write_report_json(outcome, out, members_after(report));
+        out << '\n';
+      },
+      holds_checkpoint_of(directory, outcome.run_id) ? Existing::Replace : Existing::Keep);
   write_file(fs::path(directory) / "junit.xml", report_junit(outcome), Existing::Keep);
-  write_file(fs::path(directory) / "report.html", report_html(report), Existing::Keep);
+  write_file(fs::path(directory) / "report.html", report_html(report, outcome), Existing::Keep);
 }
 
 void check_report_directory(const std::string& directory) {
@@ -225,7 +259,8 @@ std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome,
       fallback.error += fmt::format("; {}", e.what());
     }
   }
-  stdout_stream << json_text(report) << "\n";
+  write_report_json(outcome, stdout_stream, members_after(report));
+  stdout_stream << "\n";
   fallback.written_to = "-";
   return fallback;
 }

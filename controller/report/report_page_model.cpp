@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -190,7 +191,9 @@ json stream_series(const json& stream, std::size_t& per_bin) {
 
 // The streams of one test as columns (one array per field, one entry per stream): a fabric of 256
 // hosts has 130,000 streams, and columns keep the page small and its parse fast.
-json stream_columns(const json& test, std::vector<std::string>& hosts, std::size_t& samples_per_bin) {
+// `whole_stream(i)`: stream i's whole JSON, its series' source; none: the stream's own.
+json stream_columns(const json& test, std::vector<std::string>& hosts, std::size_t& samples_per_bin,
+                    const std::function<json(std::size_t)>& whole_stream) {
   std::map<std::string, int> host_index;
   const auto index_of = [&](const std::string& name) -> json {
     if (name.empty()) return -1;
@@ -230,6 +233,7 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
                            "series"}) {
     columns[name] = json::array();
   }
+  std::size_t stream_index = 0;
   for (const json& stream : member_or_null(test, "streams")) {
     columns["agent"].push_back(index_of(string_member(stream, "agent")));
     columns["id"].push_back(string_member(stream, "stream_id"));
@@ -260,7 +264,9 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
     columns["traffic_gaps"].push_back(measured(stream, counters::kTrafficGaps, true));
     columns["host_drops"].push_back(measured(stream, counters::kHostDrops, true));
     std::size_t per_bin = 1;
-    columns["series"].push_back(stream_series(stream, per_bin));
+    columns["series"].push_back(whole_stream ? stream_series(whole_stream(stream_index), per_bin)
+                                             : stream_series(stream, per_bin));
+    ++stream_index;
     // A report's own bins hold samples_per_bin samples each; the page's bins hold per_bin of those.
     if (const json& width = member_or_null(test, "samples_per_bin"); width.is_number_unsigned()) {
       per_bin *= std::max<std::size_t>(1, width.get<std::size_t>());
@@ -372,7 +378,7 @@ json copy_of(const json& object, std::initializer_list<const char*> names) {
   return out;
 }
 
-json test_model(const json& report, const json& test) {
+json test_model(const json& report, const json& test, const std::function<json(std::size_t)>& whole_stream) {
   json out =
       copy_of(test, {"index",      "name",         "engine",     "topology",      "duration_s",    "sample_interval_s",
                      "verdict",    "problems",     "warnings",   "planned_start", "start_skew_ns", "starts",
@@ -395,7 +401,7 @@ json test_model(const json& report, const json& test) {
   out["path_faults"] = path_faults;
   std::vector<std::string> hosts;
   std::size_t samples_per_bin = 1;
-  out["streams"] = stream_columns(test, hosts, samples_per_bin);
+  out["streams"] = stream_columns(test, hosts, samples_per_bin, whole_stream);
   out["samples_per_bin"] = samples_per_bin;
   out["hosts"] = hosts;
   out["ber"] = ber_rows(test);
@@ -424,6 +430,10 @@ std::string run_status(const json& report) {
 }  // namespace
 
 json report_page_model(const json& report) {
+  return report_page_model(report, WholeStream{});
+}
+
+json report_page_model(const json& report, const WholeStream& whole_stream) {
   if (!report.is_object() || string_member(report, "schema").rfind("tusk.report/", 0) != 0) {
     throw std::runtime_error("not a Tusk report.json (no \"schema\": \"tusk.report/...\")");
   }
@@ -449,7 +459,13 @@ json report_page_model(const json& report) {
   model["agents"] = agents;
   model["faults"] = member_or_null(report, "faults").is_array() ? member_or_null(report, "faults") : json::array();
   json tests = json::array();
-  for (const json& test : member_or_null(report, "tests")) tests.push_back(test_model(report, test));
+  std::size_t index = 0;
+  for (const json& test : member_or_null(report, "tests")) {
+    std::function<json(std::size_t)> stream_of;
+    if (whole_stream) stream_of = [&whole_stream, index](std::size_t stream) { return whole_stream(index, stream); };
+    tests.push_back(test_model(report, test, stream_of));
+    ++index;
+  }
   model["tests"] = tests;
   return model;
 }

@@ -5,10 +5,19 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <functional>
+
 namespace tusk {
 
 // Throws std::runtime_error when `report` is not a Tusk report.json. Fields an older report lacks
 // come out null or empty, never as an error: the page says what it does not have.
 nlohmann::ordered_json report_page_model(const nlohmann::ordered_json& report);
+// The same, with each stream's series taken from `whole_stream(test, stream)` (the stream's whole
+// JSON, by its place in `report`'s tests and their streams), made as the model reaches it and let
+// go after: `report` then needs no series of its own (StreamBins::Left), and one stream's are in
+// memory at a time.
+using WholeStream = std::function<nlohmann::ordered_json(std::size_t test, std::size_t stream)>;
+nlohmann::ordered_json report_page_model(const nlohmann::ordered_json& report, const WholeStream& whole_stream);
 
 }  // namespace tusk

@@ -15,23 +15,35 @@ namespace tusk {
 // as ranges ("sample_ranges"); /1 had every sample ("series", "sample_indexes").
 inline constexpr const char* kReportSchema = "tusk.report/2";
 
+// Whether a stream's JSON holds its series ("bins"). Without: the run's summary as the summary
+// table, the baseline check, the history and the actions read it (none reads a series), at a
+// fraction of the document's memory (a run of 4,032 streams: the document with its bins doubled
+// the controller's steady memory as the run ended).
+enum class StreamBins { Written, Left };
+
 // report.json: versioned; every test, stream, counter, per-second series, start skew and fault.
-nlohmann::ordered_json report_json(const RunOutcome& outcome);
+nlohmann::ordered_json report_json(const RunOutcome& outcome, StreamBins bins = StreamBins::Written);
 // The same document's text, json_text(report_json(outcome)), written a test and a stream at a
 // time: a checkpoint's memory is one stream's JSON, not the whole document's and its text.
-void write_report_json(const RunOutcome& outcome, std::ostream& out);
+// `after`: members written after the document's own, in their order (a run's comparison with its
+// baseline, which the run's report.json carries last).
+void write_report_json(const RunOutcome& outcome, std::ostream& out,
+                       const nlohmann::ordered_json& after = nlohmann::ordered_json::object());
 // junit.xml: one testcase per stream (link or flow), for burn-in pipelines.
 std::string report_junit(const RunOutcome& outcome);
 // report.html: one self-contained page drawn from a report.json (report_json's, or an earlier
 // run's read back): matrix, time series, BER, suspects and the run's facts. Throws
 // std::runtime_error when `report` is not a Tusk report.
 std::string report_html(const nlohmann::ordered_json& report);
+// The page around a model that report_page_model made (report_html's second half).
+std::string report_html_page(const nlohmann::ordered_json& model);
 // The table printed at the end of a run.
 // `baseline`: report.json's "baseline" (the comparison with an earlier run), printed before the
 // faults as `report --text` prints it; null for none.
 std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_json& baseline = nullptr);
 
-// Writes report.json (`report`, report_json's), junit.xml and report.html into `directory`
+// Writes report.json, junit.xml and report.html into `directory`: report.json and the page from
+// `outcome` a test at a time, with `report`'s (report_json's, bins left out) "baseline" if any
 // (created), each to a temporary file put in place whole, so a reader never sees half a file and a
 // failure leaves none. A report is evidence: a file of those names already there is never
 // replaced (another run wrote it meanwhile). Throws std::runtime_error naming the file that could

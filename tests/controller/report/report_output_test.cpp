@@ -133,6 +133,60 @@ TEST_F(ReportOutput, TheReportWrittenAStreamAtATimeIsTheWholeDocumentsTextToTheB
   EXPECT_EQ(json::parse(read(out + "/report.json"))["status"], "finished");
 }
 
+// The run's own report is written from its summary without the streams' bins (what the summary
+// table, the baseline, the history and the actions read) and the outcome, a test at a time: the
+// document with its bins doubled the controller's memory as a run of 4,032 streams ended. Its
+// report.json, its page and its stdout fallback are still the whole document's, to the byte,
+// with the comparison with a baseline last.
+TEST_F(ReportOutput, TheRunsReportFromItsSummaryWithoutBinsIsTheWholeDocumentToTheByte) {
+  TestOutcome test;
+  test.index = 0;
+  test.spec.name = "pairs";
+  test.agents = {"a"};
+  auto& data = test.per_agent["a"];
+  for (std::uint32_t s = 1; s <= 4; ++s) {
+    data.samples.insert(s);
+    proto::StreamCounters stream;
+    stream.set_stream_id("rx:a/0");
+    (*stream.mutable_counters())["rx_bytes"] = 1250 * s;
+    testing::add_named(data.series[stream.stream_id()], s, 1000 * s, std::move(stream));
+  }
+  StreamVerdict verdict;
+  verdict.agent = "a";
+  verdict.stream.set_stream_id("rx:a/0");
+  verdict.stream.set_kind("rx");
+  test.streams.push_back(verdict);
+  TestOutcome method_test = test;
+  method_test.index = 1;
+  auto method = std::make_shared<MethodResult>();
+  method->steps.push_back(MethodStep{});
+  method->step_outcomes.push_back(test);
+  method_test.method = method;
+  outcome_.tests.push_back(std::move(test));
+  outcome_.tests.push_back(std::move(method_test));
+
+  json summary = report_json(outcome_, StreamBins::Left);
+  EXPECT_FALSE(summary["tests"][0]["streams"][0].contains("bins"));
+  EXPECT_FALSE(summary["tests"][1]["method"]["steps"][0]["test"]["streams"][0].contains("bins"));
+  const json baseline = {{"run_id", "20261125-000000-0000"}, {"regression_count", 0}};
+  summary["baseline"] = baseline;
+  json whole = report_json(outcome_);
+  ASSERT_TRUE(whole["tests"][0]["streams"][0]["bins"].is_object());
+  whole["baseline"] = baseline;
+
+  const std::string out = dir_ + "/run";
+  std::ostringstream no_stdout;
+  ASSERT_FALSE(write_reports_somewhere(outcome_, summary, out, dir_, no_stdout));
+  EXPECT_EQ(read(out + "/report.json"), json_text(whole) + "\n");
+  EXPECT_EQ(read(out + "/report.html"), report_html(whole));
+  // Neither the directory nor a fallback: the same text on stdout.
+  std::ostringstream stdout_text;
+  const auto fallback = write_reports_somewhere(outcome_, summary, out, "", stdout_text);
+  ASSERT_TRUE(fallback);
+  EXPECT_EQ(fallback->written_to, "-");
+  EXPECT_EQ(stdout_text.str(), json_text(whole) + "\n");
+}
+
 TEST_F(ReportOutput, AFileThatCannotBeWrittenLeavesNoHalfFileAndTheOldOneWhole) {
   const std::string out = dir_ + "/run";
   fs::create_directories(out + "/report.html");  // a directory in the way of the page
