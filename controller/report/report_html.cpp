@@ -1,5 +1,7 @@
 #include <fmt/format.h>
 
+#include <ostream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -71,6 +73,16 @@ class TemplateFiller {
     next_ = at + content.size();
   }
   std::string take() { return std::move(page_); }
+  // The page up to `marker`, filled so far, taken out: the filler goes on with what follows it.
+  std::string take_before(std::string_view marker) {
+    const auto at = page_.find(marker, next_);
+    if (at == std::string::npos)
+      throw std::logic_error(fmt::format("report page template: no {} after offset {}", marker, next_));
+    std::string before = page_.substr(0, at);
+    page_.erase(0, at + marker.size());
+    next_ = 0;
+    return before;
+  }
 
  private:
   std::string page_;
@@ -79,21 +91,38 @@ class TemplateFiller {
 
 }  // namespace
 
-std::string report_html_page(const nlohmann::ordered_json& model) {
+void write_report_html(const nlohmann::ordered_json& report, const WholeStream& whole_stream, std::ostream& out) {
+  const nlohmann::ordered_json head = report_page_model_head(report);
   TemplateFiller page(report_assets::kPageTemplate);
-  const auto& run_id = model["run"]["run_id"];
+  const auto& run_id = head["run"]["run_id"];
   page.fill("@TUSK_TITLE@", html_text("Tusk " + (run_id.is_string() ? run_id.get<std::string>() : std::string())));
   page.fill("@TUSK_UPLOT_STYLE@", report_assets::kUplotStyle);
   page.fill("@TUSK_PAGE_STYLE@", report_assets::kPageStyle);
-  page.fill("@TUSK_PAGE_MODEL@", script_safe_json(model));
+  out << page.take_before("@TUSK_PAGE_MODEL@");
+  // The model's text as one dump would write it, its last member's array ("tests") a test at a
+  // time: a night's page model is never whole in memory, nor its text.
+  const std::string text = script_safe_json(head);
+  constexpr std::string_view kEmptyTestsEnd = "[]}";
+  if (!std::string_view(text).ends_with(kEmptyTestsEnd)) throw std::logic_error("report page model: tests not last");
+  out.write(text.data(), static_cast<std::streamsize>(text.size() - kEmptyTestsEnd.size()));
+  out << '[';
+  bool first = true;
+  for_each_test_model(report, whole_stream, [&](nlohmann::ordered_json test) {
+    if (!first) out << ',';
+    first = false;
+    out << script_safe_json(test);
+  });
+  out << "]}";
   page.fill("@TUSK_UPLOT_SCRIPT@", report_assets::kUplotScript);
   page.fill("@TUSK_EVIDENCE_SCRIPT@", report_assets::kEvidenceScript);
   page.fill("@TUSK_PAGE_SCRIPT@", report_assets::kPageScript);
-  return page.take();
+  out << page.take();
 }
 
 std::string report_html(const nlohmann::ordered_json& report) {
-  return report_html_page(report_page_model(report));
+  std::ostringstream out;
+  write_report_html(report, WholeStream{}, out);
+  return out.str();
 }
 
 }  // namespace tusk

@@ -174,20 +174,23 @@ bool holds_checkpoint_of(const fs::path& directory, const std::string& run_id) {
 // report.html of a run's outcome, as its report.json would draw it: `report` is report_json's
 // document without the bins (with any "baseline"); each stream's whole JSON is made from `outcome`
 // as the page's model reaches it, so one stream's series are in memory at a time.
-std::string report_html(const nlohmann::ordered_json& report, const RunOutcome& outcome) {
+void write_run_page(const nlohmann::ordered_json& report, const RunOutcome& outcome, std::ostream& out) {
   std::size_t widths_of = outcome.tests.size();  // the test whose bin width `width` is
   std::uint32_t width = 0;
-  return report_html_page(report_page_model(report, [&](std::size_t test, std::size_t stream) {
-    if (test >= outcome.tests.size() || stream >= outcome.tests[test].streams.size()) {
-      return nlohmann::ordered_json::object();
-    }
-    const TestOutcome& outcome_test = outcome.tests[test];
-    if (widths_of != test) {
-      widths_of = test;
-      width = test_bin_width(outcome_test);
-    }
-    return test_stream_json(outcome_test, outcome_test.streams[stream], width);
-  }));
+  write_report_html(
+      report,
+      [&](std::size_t test, std::size_t stream) {
+        if (test >= outcome.tests.size() || stream >= outcome.tests[test].streams.size()) {
+          return nlohmann::ordered_json::object();
+        }
+        const TestOutcome& outcome_test = outcome.tests[test];
+        if (widths_of != test) {
+          widths_of = test;
+          width = test_bin_width(outcome_test);
+        }
+        return test_stream_json(outcome_test, outcome_test.streams[stream], width);
+      },
+      out);
 }
 
 // What the run's summary holds beyond report_json's own members (its comparison with a baseline):
@@ -221,7 +224,9 @@ void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& repo
       },
       holds_checkpoint_of(directory, outcome.run_id) ? Existing::Replace : Existing::Keep);
   write_file(fs::path(directory) / "junit.xml", report_junit(outcome), Existing::Keep);
-  write_file(fs::path(directory) / "report.html", report_html(report, outcome), Existing::Keep);
+  write_file(
+      fs::path(directory) / "report.html", [&](std::ostream& out) { write_run_page(report, outcome, out); },
+      Existing::Keep);
 }
 
 void check_report_directory(const std::string& directory) {

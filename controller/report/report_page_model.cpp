@@ -434,6 +434,23 @@ json report_page_model(const json& report) {
 }
 
 json report_page_model(const json& report, const WholeStream& whole_stream) {
+  json model = report_page_model_head(report);
+  json& tests = model["tests"];
+  for_each_test_model(report, whole_stream, [&tests](json test) { tests.push_back(std::move(test)); });
+  return model;
+}
+
+void for_each_test_model(const json& report, const WholeStream& whole_stream, const std::function<void(json)>& take) {
+  std::size_t index = 0;
+  for (const json& test : member_or_null(report, "tests")) {
+    std::function<json(std::size_t)> stream_of;
+    if (whole_stream) stream_of = [&whole_stream, index](std::size_t stream) { return whole_stream(index, stream); };
+    take(test_model(report, test, stream_of));
+    ++index;
+  }
+}
+
+json report_page_model_head(const json& report) {
   if (!report.is_object() || string_member(report, "schema").rfind("tusk.report/", 0) != 0) {
     throw std::runtime_error("not a Tusk report.json (no \"schema\": \"tusk.report/...\")");
   }
@@ -458,15 +475,7 @@ json report_page_model(const json& report, const WholeStream& whole_stream) {
   }
   model["agents"] = agents;
   model["faults"] = member_or_null(report, "faults").is_array() ? member_or_null(report, "faults") : json::array();
-  json tests = json::array();
-  std::size_t index = 0;
-  for (const json& test : member_or_null(report, "tests")) {
-    std::function<json(std::size_t)> stream_of;
-    if (whole_stream) stream_of = [&whole_stream, index](std::size_t stream) { return whole_stream(index, stream); };
-    tests.push_back(test_model(report, test, stream_of));
-    ++index;
-  }
-  model["tests"] = tests;
+  model["tests"] = json::array();  // last: a writer writes it a test at a time
   return model;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <ostream>
 
 namespace tusk {
 
@@ -19,5 +20,14 @@ nlohmann::ordered_json report_page_model(const nlohmann::ordered_json& report);
 // memory at a time.
 using WholeStream = std::function<nlohmann::ordered_json(std::size_t test, std::size_t stream)>;
 nlohmann::ordered_json report_page_model(const nlohmann::ordered_json& report, const WholeStream& whole_stream);
+// Its parts, for a page written a test at a time: the model with "tests" an empty array, its last
+// member; and each test's model in turn, handed to `take` (whole_stream as above, or none).
+nlohmann::ordered_json report_page_model_head(const nlohmann::ordered_json& report);
+void for_each_test_model(const nlohmann::ordered_json& report, const WholeStream& whole_stream,
+                         const std::function<void(nlohmann::ordered_json)>& take);
+
+// report.html (report_html's page) written to `out` a test's model at a time, each stream's
+// series from `whole_stream` when given (report_html.cpp).
+void write_report_html(const nlohmann::ordered_json& report, const WholeStream& whole_stream, std::ostream& out);
 
 }  // namespace tusk

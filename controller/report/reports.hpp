@@ -35,8 +35,6 @@ std::string report_junit(const RunOutcome& outcome);
 // run's read back): matrix, time series, BER, suspects and the run's facts. Throws
 // std::runtime_error when `report` is not a Tusk report.
 std::string report_html(const nlohmann::ordered_json& report);
-// The page around a model that report_page_model made (report_html's second half).
-std::string report_html_page(const nlohmann::ordered_json& model);
 // The table printed at the end of a run.
 // `baseline`: report.json's "baseline" (the comparison with an earlier run), printed before the
 // faults as `report --text` prints it; null for none.

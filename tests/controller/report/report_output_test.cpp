@@ -16,6 +16,7 @@
 #include "controller/history/history_rows.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/offline_commands.hpp"
+#include "controller/report/report_page_model.hpp"
 #include "controller/report/reports.hpp"
 #include "tests/support/named_sample.hpp"
 
@@ -178,7 +179,15 @@ TEST_F(ReportOutput, TheRunsReportFromItsSummaryWithoutBinsIsTheWholeDocumentToT
   std::ostringstream no_stdout;
   ASSERT_FALSE(write_reports_somewhere(outcome_, summary, out, dir_, no_stdout));
   EXPECT_EQ(read(out + "/report.json"), json_text(whole) + "\n");
-  EXPECT_EQ(read(out + "/report.html"), report_html(whole));
+  const std::string page = read(out + "/report.html");
+  EXPECT_EQ(page, report_html(whole));
+  // The page's model, written a test at a time, is the whole model's one dump.
+  const std::string open = "<script id=\"report-data\" type=\"application/json\">";
+  const auto from = page.find(open);
+  ASSERT_NE(from, std::string::npos);
+  const auto to = page.find("</script>", from);
+  EXPECT_EQ(page.substr(from + open.size(), to - from - open.size()),
+            report_page_model(whole).dump(-1, ' ', false, json::error_handler_t::replace));
   // Neither the directory nor a fallback: the same text on stdout.
   std::ostringstream stdout_text;
   const auto fallback = write_reports_somewhere(outcome_, summary, out, "", stdout_text);
