@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
 
 namespace tusk {
@@ -25,6 +26,16 @@ constexpr std::size_t kOidsPerGet = 24;
 std::mutex& library_mutex() {
   static std::mutex mutex;
   return mutex;
+}
+
+// How many open SNMPv3 sessions name each user, under library_mutex(). The library keeps a user's
+// keys in one process-wide list that every session of that name reads as it sends and receives,
+// outside the mutex: a session closed on one thread must not take them from a request under way on
+// another (switches read in parallel, maybe sharing an engine ID: a lab's read of l2 failed "USM
+// unknown security name" while the read of another switch closed).
+std::map<std::string, int>& open_v3_users() {
+  static std::map<std::string, int> users;
+  return users;
 }
 
 void init_library_once() {
@@ -192,14 +203,23 @@ bool oid_under(const SnmpOid& oid, const SnmpOid& root) {
 
 struct SnmpSession::Handle {
   void* session = nullptr;
+  std::string v3_user;  // counted in open_v3_users() while open
   ~Handle() {
     if (!session) return;
     std::lock_guard<std::mutex> lock(library_mutex());
+    bool last_of_its_user = false;
+    if (!v3_user.empty()) {
+      auto& users = open_v3_users();
+      const auto counted = users.find(v3_user);
+      last_of_its_user = counted == users.end() || --counted->second <= 0;
+      if (last_of_its_user && counted != users.end()) users.erase(counted);
+    }
     // The library keeps an SNMPv3 user's keys per engine in a process-wide list and would reuse
     // them for the next session as that user: a changed passphrase, or another credentials entry
-    // of the same user name, must authenticate with its own keys.
+    // of the same user name, must authenticate with its own keys. Once no session of that name
+    // is open (see open_v3_users).
     if (const netsnmp_session* open = snmp_sess_session(session);
-        open && open->version == SNMP_VERSION_3 && open->securityName) {
+        last_of_its_user && open && open->version == SNMP_VERSION_3 && open->securityName) {
       if (usmUser* user = usm_get_user(open->securityEngineID, open->securityEngineIDLen, open->securityName)) {
         usm_remove_user(user);
         usm_free_user(user);
@@ -257,6 +277,10 @@ SnmpSession::SnmpSession(const SnmpTarget& target)
     const std::string why = text ? text : "unknown error";
     free(text);  // NOLINT: the library allocates it with malloc
     throw SnmpError(fmt::format("{}: cannot open an SNMP session: {}", name_, why));
+  }
+  if (credential.version != SnmpVersion::V2c) {
+    handle_->v3_user = credential.user;
+    ++open_v3_users()[handle_->v3_user];
   }
 }
 

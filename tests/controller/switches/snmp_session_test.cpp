@@ -197,6 +197,27 @@ TEST_F(RealSnmpd, VersionThreeWithAuthAndPrivacyReadsAndAWrongPassphraseIsAnErro
   EXPECT_THAT(refused.error, HasSubstr("switch lo-switch (127.0.0.1)"));
 }
 
+// Two SNMPv3 sessions as the same user to one engine (switches read in parallel; a lab's switches
+// share an engine's keys the same way): closing one must leave the other its keys. Before, the
+// close took the user's keys from the library's process-wide list and the other session's next
+// read failed "USM unknown security name" (a FabricSwitches lab run needed a retry for it).
+TEST_F(RealSnmpd, ClosingOneVersionThreeSessionLeavesAnotherOfTheSameUserItsKeys) {
+  SnmpTarget v3 = target();
+  v3.credential.version = SnmpVersion::V3;
+  v3.credential.user = "tusk";
+  v3.credential.auth_protocol = "sha";
+  v3.credential.auth_passphrase = "tusk-test-auth";
+  v3.credential.privacy_protocol = "aes";
+  v3.credential.privacy_passphrase = "tusk-test-priv";
+  SnmpSession staying(v3);
+  ASSERT_FALSE(staying.get({parse_oid("1.3.6.1.2.1.1.3.0")}).empty());
+  {
+    SnmpSession closing(v3);
+    ASSERT_FALSE(closing.get({parse_oid("1.3.6.1.2.1.1.3.0")}).empty());
+  }
+  EXPECT_FALSE(staying.get({parse_oid("1.3.6.1.2.1.1.3.0")}).empty());
+}
+
 TEST_F(RealSnmpd, AnEndlessTableStopsAtTheRowLimitAndAtTheDeadline) {
   SnmpSession session(target());
   const auto far = Clock::now() + std::chrono::seconds(30);
