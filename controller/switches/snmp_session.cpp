@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <vector>
 
 namespace tusk {
 namespace {
@@ -217,10 +218,13 @@ struct SnmpSession::Handle {
     // The library keeps an SNMPv3 user's keys per engine in a process-wide list and would reuse
     // them for the next session as that user: a changed passphrase, or another credentials entry
     // of the same user name, must authenticate with its own keys. Once no session of that name
-    // is open (see open_v3_users).
-    if (const netsnmp_session* open = snmp_sess_session(session);
-        last_of_its_user && open && open->version == SNMP_VERSION_3 && open->securityName) {
-      if (usmUser* user = usm_get_user(open->securityEngineID, open->securityEngineIDLen, open->securityName)) {
+    // is open (see open_v3_users), its keys go for every engine its sessions reached.
+    if (last_of_its_user) {
+      std::vector<usmUser*> keys;
+      for (usmUser* user = usm_get_userList(); user; user = user->next) {
+        if (user->name && v3_user == user->name) keys.push_back(user);
+      }
+      for (usmUser* user : keys) {
         usm_remove_user(user);
         usm_free_user(user);
       }
