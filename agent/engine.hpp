@@ -49,9 +49,9 @@ class Engine {
   // Stops traffic and joins the datapath threads: sample() then gives the final counters.
   // Idempotent; never throws. Quick: what may wait on the kernel is release()'s.
   virtual void stop() noexcept = 0;
-  // Stops if not stopped and gives the test's kernel resources back (QPs, CQs, MRs, connection
-  // ids), which may block for seconds (a soft-RoCE QP's destroy waits for its packets in flight);
-  // called off the io thread. Idempotent; never throws. The destructor does it too.
+  // After stop(): gives the test's kernel resources back (QPs, CQs, MRs, connection ids), which
+  // may block for seconds (a soft-RoCE QP's destroy waits for its packets in flight); called off
+  // the io thread. Idempotent; never throws. The destructor does it too.
   virtual void release() noexcept {}
 };
 

@@ -1,8 +1,8 @@
 // Gives a finished test's engine back to the kernel on a thread of its own, one engine after
 // another. Destroying a soft-RoCE QP waits in the kernel until every packet it sent has been freed
-// (Debian 6.1's rdma_rxe waits up to 200 jiffies a QP, then its CQ and MR wait on the QP): done on the
-// io thread, an agent with a few QPs stuck that way sent no heartbeat for 20 s and its controller
-// counted it lost. The io thread hands the engine over and goes on answering.
+// (Debian 6.1.192's rdma_rxe waits up to 12,500 jiffies, 50 s, for each object): done on the io
+// thread, an agent with a QP stuck that way sent no heartbeat for 20 s and its controller counted
+// it lost. The io thread hands the engine over and goes on answering.
 #pragma once
 
 #include <chrono>

@@ -82,9 +82,11 @@ void put_test(std::ostream& out, const TestOutcome& test, int depth) {
 
 }  // namespace
 
-void write_report_json(const RunOutcome& outcome, std::ostream& out, const json& after) {
+void write_report_json(const RunOutcome& outcome, std::ostream& out, const json& summary) {
   json head = report_json_head(outcome);
-  for (auto it = after.begin(); it != after.end(); ++it) head[it.key()] = it.value();
+  for (auto it = summary.begin(); it != summary.end(); ++it) {
+    if (!head.contains(it.key())) head[it.key()] = it.value();
+  }
   put_object(out, head, 0, [&](const std::string& key, int depth) {
     if (key != "tests") return false;
     put_array(out, outcome.tests.size(), depth, [&](std::size_t i, int in) { put_test(out, outcome.tests[i], in); });

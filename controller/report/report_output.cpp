@@ -193,14 +193,6 @@ void write_run_page(const nlohmann::ordered_json& report, const RunOutcome& outc
       out);
 }
 
-// What the run's summary holds beyond report_json's own members (its comparison with a baseline):
-// report.json carries it last, as the summary does.
-nlohmann::ordered_json members_after(const nlohmann::ordered_json& report) {
-  nlohmann::ordered_json after = nlohmann::ordered_json::object();
-  if (report.is_object() && report.contains("baseline")) after["baseline"] = report["baseline"];
-  return after;
-}
-
 }  // namespace
 
 void write_checkpoint(const RunOutcome& so_far, const std::string& directory) {
@@ -219,7 +211,7 @@ void write_reports(const RunOutcome& outcome, const nlohmann::ordered_json& repo
   write_file(
       fs::path(directory) / "report.json",
       [&](std::ostream& out) {
-        write_report_json(outcome, out, members_after(report));
+        write_report_json(outcome, out, report);
         out << '\n';
       },
       holds_checkpoint_of(directory, outcome.run_id) ? Existing::Replace : Existing::Keep);
@@ -264,7 +256,7 @@ std::optional<ReportFallback> write_reports_somewhere(const RunOutcome& outcome,
       fallback.error += fmt::format("; {}", e.what());
     }
   }
-  write_report_json(outcome, stdout_stream, members_after(report));
+  write_report_json(outcome, stdout_stream, report);
   stdout_stream << "\n";
   fallback.written_to = "-";
   return fallback;

@@ -25,10 +25,10 @@ enum class StreamBins { Written, Left };
 nlohmann::ordered_json report_json(const RunOutcome& outcome, StreamBins bins = StreamBins::Written);
 // The same document's text, json_text(report_json(outcome)), written a test and a stream at a
 // time: a checkpoint's memory is one stream's JSON, not the whole document's and its text.
-// `after`: members written after the document's own, in their order (a run's comparison with its
-// baseline, which the run's report.json carries last).
+// `summary`: the run's summary (report_json's document without bins); its members the document
+// lacks (a run's comparison with its baseline) are written after the document's own, in order.
 void write_report_json(const RunOutcome& outcome, std::ostream& out,
-                       const nlohmann::ordered_json& after = nlohmann::ordered_json::object());
+                       const nlohmann::ordered_json& summary = nlohmann::ordered_json::object());
 // junit.xml: one testcase per stream (link or flow), for burn-in pipelines.
 std::string report_junit(const RunOutcome& outcome);
 // report.html: one self-contained page drawn from a report.json (report_json's, or an earlier
@@ -41,7 +41,7 @@ std::string report_html(const nlohmann::ordered_json& report);
 std::string summary_table(const RunOutcome& outcome, const nlohmann::ordered_json& baseline = nullptr);
 
 // Writes report.json, junit.xml and report.html into `directory`: report.json and the page from
-// `outcome` a test at a time, with `report`'s (report_json's, bins left out) "baseline" if any
+// `outcome` a test at a time, with what `report` (report_json's, bins left out) adds, its baseline
 // (created), each to a temporary file put in place whole, so a reader never sees half a file and a
 // failure leaves none. A report is evidence: a file of those names already there is never
 // replaced (another run wrote it meanwhile). Throws std::runtime_error naming the file that could
