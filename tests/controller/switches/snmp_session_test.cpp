@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,16 +36,26 @@ using Clock = std::chrono::steady_clock;
 const char* const kSnmpd = "/usr/sbin/snmpd";
 const char* const kEndless = ".1.3.6.1.4.1.99999.1";
 
-std::uint16_t free_udp_port() {
-  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+// A UDP socket bound to a free port on loopback, handed to snmpd by systemd's socket activation
+// (Debian builds net-snmp --with-systemd). Picking a free port, closing it and letting snmpd bind it
+// raced with every other process's ephemeral ports: a parallel test's client socket took one once,
+// snmpd exited and this suite waited 35 s for it. A socket held from bind to exec cannot be taken.
+struct HeldUdpSocket {
+  int fd = -1;
+  std::uint16_t port = 0;
+};
+
+HeldUdpSocket bind_udp_on_loopback() {
+  HeldUdpSocket held;
+  held.fd = socket(AF_INET, SOCK_DGRAM, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  if (held.fd < 0 || bind(held.fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return held;
   socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
+  getsockname(held.fd, reinterpret_cast<sockaddr*>(&address), &length);
+  held.port = ntohs(address.sin_port);
+  return held;
 }
 
 // A UDP socket on loopback that takes every request and answers none.
@@ -91,9 +103,15 @@ done
                                        << "createUser tusk SHA tusk-test-auth AES tusk-test-priv\n"
                                        << "rouser tusk priv\n"
                                        << "pass_persist " << kEndless << " " << script.string() << "\n";
-    port_ = free_udp_port();
+    const HeldUdpSocket listening = bind_udp_on_loopback();
+    ASSERT_NE(listening.port, 0) << "no UDP socket on loopback: " << std::strerror(errno);
+    port_ = listening.port;
     pid_ = fork();
     if (pid_ == 0) {
+      constexpr int kFirstListenFd = 3;  // SD_LISTEN_FDS_START
+      if (dup2(listening.fd, kFirstListenFd) < 0) _exit(126);
+      setenv("LISTEN_FDS", "1", 1);
+      setenv("LISTEN_PID", std::to_string(getpid()).c_str(), 1);
       setenv("SNMP_PERSISTENT_DIR", dir_.c_str(), 1);
       const std::string config = (dir_ / "snmpd.conf").string();
       const std::string listen = fmt::format("udp:127.0.0.1:{}", port_);
@@ -101,8 +119,14 @@ done
             listen.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
+    close(listening.fd);
     // Ready when it answers.
     for (int i = 0; i < 100; ++i) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        FAIL() << "snmpd on port " << port_ << " exited before it answered (status " << status << ")";
+      }
       try {
         SnmpSession session(target(std::chrono::milliseconds(100)));
         if (!session.get({parse_oid("1.3.6.1.2.1.1.3.0")}).empty()) return;
