@@ -18,6 +18,8 @@ nlohmann::ordered_json report_json_head(const RunOutcome& outcome);
 nlohmann::ordered_json agents_inventory_json(const std::vector<AgentView>& views);
 nlohmann::ordered_json test_json_head(const TestOutcome& test, StreamBins bins = StreamBins::Written);
 nlohmann::ordered_json test_json(const TestOutcome& test, StreamBins bins = StreamBins::Written);
+// A stream's id, or, where a schedule's steps are judged together, {step, stream}.
+nlohmann::ordered_json stream_ref(const StreamVerdict& verdict);
 // The widest bins of any stream of the test: the width every stream's bins are written at.
 std::uint32_t test_bin_width(const TestOutcome& test);
 nlohmann::ordered_json test_stream_json(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t bin_width,

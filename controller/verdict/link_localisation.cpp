@@ -81,6 +81,7 @@ Localisation Localiser::run() {
   gather_links();
   count_moved_cables();
   for (const FaultKind kind : {FaultKind::Loss, FaultKind::Damage, FaultKind::Failure}) name_suspects(kind);
+  fold_kinds_per_link();
   list_suspects_flows();
   rank_suspects();
   conclude();

@@ -83,6 +83,15 @@ const char* to_string(Confidence confidence);
 // that count neither (RDMA QPs slower than their siblings, latency).
 enum class FaultKind { Loss, Damage, Failure };
 const char* to_string(FaultKind kind);
+// A second kind of fault the same link shows, beside the one it is named for (a link that damages
+// frames also loses those whose headers it hit).
+struct OtherFault {
+  FaultKind kind = FaultKind::Loss;
+  double rate = 0, rate_low = 0, rate_high = 0;
+  std::size_t explains = 0;  // failing flows whose events of this kind it accounts for
+  Confidence confidence = Confidence::Low;
+};
+
 struct LinkSuspect {
   std::string key;   // the link and its direction, as NamedLink::key
   std::string name;  // with its cable
@@ -106,7 +115,8 @@ struct LinkSuspect {
   // and whether that confirms it: they counted loss there (CountedDirection::counts_loss).
   std::optional<CountedDirection> counted;
   bool confirmed_by_counters = false;
-  std::string evidence;  // one line
+  std::vector<OtherFault> also;  // the other kinds it is significant for, the strongest first
+  std::string evidence;          // one line
   std::vector<std::string> next_steps;
 };
 

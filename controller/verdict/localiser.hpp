@@ -84,11 +84,15 @@ class Localiser {
   // failing flow: a link, or a host when the link is where every flow through it starts or ends.
   void name_suspects(FaultKind kind);
 
+  // One link, one suspect: a link significant for several kinds is named for the kind that makes
+  // its case, with the others beside it.
+  void fold_kinds_per_link();
+
   // A link where every flow through it starts (or ends) at one host is that host's own link:
   // its NIC, optic or cable, named at the host.
   bool name_host_end(std::uint32_t link, const LinkRate& rate, FaultKind kind);
 
-  static std::string what_it_does(const LinkRate& rate, FaultKind kind);
+  static std::string what_it_does(double rate, FaultKind kind);
 
   static std::string interval_text(const LinkRate& rate, FaultKind kind);
 

@@ -25,12 +25,12 @@
 
 namespace tusk::localiser {
 
-std::string Localiser::what_it_does(const LinkRate& rate, FaultKind kind) {
+std::string Localiser::what_it_does(double rate, FaultKind kind) {
   switch (kind) {
     case FaultKind::Loss:
-      return fmt::format("loses {} of the frames", units::format_percent(rate.rate));
+      return fmt::format("loses {} of the frames", units::format_percent(rate));
     case FaultKind::Damage:
-      return fmt::format("damages {} of the frames", units::format_percent(rate.rate));
+      return fmt::format("damages {} of the frames", units::format_percent(rate));
     case FaultKind::Failure:
       break;
   }
@@ -101,7 +101,7 @@ LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const
           ? fmt::format("{} of {} flows through it fail ({}) and no other link explains them; {}",
                         suspect.explains.size(), rate.all_flows(), fmt::join(suspect.faults, ", "),
                         probe_text(chosen.probes))
-          : fmt::format("{} crossing it ({}), {} ({}); {}", what_it_does(rate, kind), interval_text(rate, kind),
+          : fmt::format("{} crossing it ({}), {} ({}); {}", what_it_does(rate.rate, kind), interval_text(rate, kind),
                         explained_text(rate), fmt::join(suspect.faults, ", "), probe_text(chosen.probes));
   if (cable_moved(winner)) {
     evidence += fmt::format(

@@ -52,6 +52,57 @@ void Localiser::name_suspects(FaultKind kind) {
   }
 }
 
+// One link, one suspect: a link that damages frames also loses those whose headers it hit, and a
+// link named twice reads as two faults. Named for the kind that makes its case (its confidence,
+// the failing flows it explains, then the larger share of the frames), with the others beside
+// it, the flows they explain added to its own.
+void Localiser::fold_kinds_per_link() {
+  std::map<std::uint32_t, std::vector<std::size_t>> by_link;  // suspects' indexes, in naming order
+  for (std::size_t s = 0; s < suspect_link_.size(); ++s) by_link[suspect_link_[s]].push_back(s);
+  if (by_link.size() == suspect_link_.size()) return;
+  const auto case_of = [&](std::size_t s) {
+    const LinkSuspect& suspect = out_.suspects[s];
+    return std::tuple{suspect.confidence, suspect.explains.size(), suspect.rate};
+  };
+  std::vector<bool> folded(suspect_link_.size(), false);
+  for (auto& [link, named] : by_link) {
+    if (named.size() < 2) continue;
+    std::stable_sort(named.begin(), named.end(), [&](std::size_t a, std::size_t b) { return case_of(a) > case_of(b); });
+    LinkSuspect& kept = out_.suspects[named.front()];
+    std::set<std::size_t> explains(kept.explains.begin(), kept.explains.end());
+    std::set<std::string> faults(kept.faults.begin(), kept.faults.end());
+    for (std::size_t k = 1; k < named.size(); ++k) {
+      const LinkSuspect& other = out_.suspects[named[k]];
+      kept.also.push_back(
+          {other.kind, other.rate, other.rate_low, other.rate_high, other.explains.size(), other.confidence});
+      explains.insert(other.explains.begin(), other.explains.end());
+      faults.insert(other.faults.begin(), other.faults.end());
+      kept.evidence += other.kind == FaultKind::Failure
+                           ? fmt::format("; {} flow{} through it judged pass or fail only failed too",
+                                         other.explains.size(), other.explains.size() == 1 ? "" : "s")
+                           : fmt::format("; it also {} (95 % interval {} to {}), which explains {} failing flow{}",
+                                         what_it_does(other.rate, other.kind), units::format_percent(other.rate_low),
+                                         units::format_percent(other.rate_high), other.explains.size(),
+                                         other.explains.size() == 1 ? "" : "s");
+      folded[named[k]] = true;
+    }
+    kept.explains.assign(explains.begin(), explains.end());
+    kept.votes = static_cast<double>(kept.explains.size());
+    kept.faults.assign(faults.begin(), faults.end());
+  }
+  std::size_t at = 0;
+  for (std::size_t s = 0; s < suspect_link_.size(); ++s) {
+    if (folded[s]) continue;
+    if (at != s) {
+      out_.suspects[at] = std::move(out_.suspects[s]);
+      suspect_link_[at] = suspect_link_[s];
+    }
+    ++at;
+  }
+  out_.suspects.resize(at);
+  suspect_link_.resize(at);
+}
+
 // A link where every flow through it starts (or ends) at one host is that host's own link:
 // its NIC, optic or cable, named at the host.
 bool Localiser::name_host_end(std::uint32_t link, const LinkRate& rate, FaultKind kind) {
@@ -90,8 +141,8 @@ bool Localiser::name_host_end(std::uint32_t link, const LinkRate& rate, FaultKin
   out_.hosts.push_back(
       {agent,
        receive ? "NIC, optic or cable (receive side)" : "NIC, optic or cable (transmit side)",
-       fmt::format("{} on {} ({}), {}: the fault is where they {}, at {} or its link", what_it_does(rate, kind), edge,
-                   interval_text(rate, kind), explained_text(rate), receive ? "meet" : "start", agent),
+       fmt::format("{} on {} ({}), {}: the fault is where they {}, at {} or its link", what_it_does(rate.rate, kind),
+                   edge, interval_text(rate, kind), explained_text(rate), receive ? "meet" : "start", agent),
        {fmt::format("Read {}'s NIC counters (ethtool -S: {}) and the switch port's {} counters{}.", agent,
                     receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
                     receive ? "" : " (CRC, symbol errors)"),

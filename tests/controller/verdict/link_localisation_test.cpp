@@ -389,6 +389,34 @@ TEST(Localisation, LossAndDamageAtOnceAreNamedWithTheirKindAndRate) {
   EXPECT_THAT(found.suspects[0].evidence, HasSubstr("loses 2 % of the frames"));
 }
 
+// A link that damages frames also loses some: a bit flipped in a header makes a frame no receiver
+// counts (a failed IP checksum, a wrong port), and a real link's FCS errors are dropped frames. One
+// link, one suspect: named for the kind that makes its case, with the other kind's rate beside it,
+// and the flows both explain (seen in the fabric lab: a downlink listed twice, damage at high
+// confidence and the loss of one frame at low).
+TEST(Localisation, ALinkThatDamagesAndLosesIsOneSuspectWithBothKinds) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  const auto found =
+      localise(run_fabric(fabric, {{"s2:l3 -> l3:s2", 0.0005, 0.01, "ber"}}, nullptr, 100'000), &topology);
+  EXPECT_TRUE(found.hosts.empty()) << found.conclusion;
+  ASSERT_EQ(found.suspects.size(), 1u) << found.conclusion;
+  const LinkSuspect& suspect = found.suspects[0];
+  EXPECT_EQ(suspect.key, "s2:l3 -> l3:s2") << found.conclusion;
+  EXPECT_EQ(suspect.kind, FaultKind::Damage);
+  EXPECT_NEAR(suspect.rate, 0.01, 0.0005);
+  EXPECT_NE(suspect.confidence, Confidence::Low) << suspect.evidence;
+  ASSERT_EQ(suspect.also.size(), 1u) << suspect.evidence;
+  EXPECT_EQ(suspect.also[0].kind, FaultKind::Loss);
+  EXPECT_NEAR(suspect.also[0].rate, 0.0005, 0.0002);
+  EXPECT_LE(suspect.also[0].rate_low, suspect.also[0].rate);
+  EXPECT_GE(suspect.also[0].rate_high, suspect.also[0].rate);
+  EXPECT_THAT(suspect.evidence, HasSubstr("it also loses 0.05"));
+  EXPECT_TRUE(std::is_sorted(suspect.explains.begin(), suspect.explains.end()));
+  EXPECT_EQ(std::adjacent_find(suspect.explains.begin(), suspect.explains.end()), suspect.explains.end());
+  EXPECT_EQ(found.conclusion.find("also suspect link"), std::string::npos) << found.conclusion;
+}
+
 // A peer's counters are bounded by nothing: the largest ones, and more lost than sent, must give
 // finite rates and a conclusion, not a wrapped sum or a rate that is not a number.
 TEST(Localisation, HostileCountsGiveFiniteRates) {
