@@ -242,6 +242,14 @@ void RdmaEngine::begin_connect(Connection& connection) {
 }
 
 void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
+  if (connection.established_ns.load() != 0) {
+    // Once established, the QP is the datapath's: a retry here would release its CQ under the
+    // datapath's poll (seen: rdma_cm's late error on a flow stopped by a completion error, 3 s
+    // after its port came back, and the agent died polling a null CQ). A broken flow is connected
+    // again as a successor (recover()), never in place.
+    fail_established(connection, why);
+    return;
+  }
   if (realtime_ns() < connection.connect_deadline_ns && cm_running_.load()) {
     connection.state = Connection::State::RetryWait;  // resources are released after the event is acked
     connection.retry_at_ns = realtime_ns() + connection.retry_delay_ns;
@@ -253,6 +261,23 @@ void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
        fmt::format("flow to {} ({}) QP {}: cannot connect after {} attempts: {}", connection.peer, connection.address,
                    connection.flow_id, connection.attempts, why),
        &connection);
+}
+
+void RdmaEngine::fail_established(Connection& connection, const std::string& why) {
+  const std::string flow =
+      fmt::format("flow {} {} QP {} ({} qpn {})", connection.role == Connection::Role::Sender ? "to" : "from",
+                  connection.peer, connection.flow_id, connection.device, connection.qp_num.load());
+  if (reconnects() && running_ &&
+      break_flow(connection, proto::AgentEvent::NOTICE, "rdma_cm: " + why + "; reconnecting")) {
+    return;  // recover() connects its successor
+  }
+  auto established = Connection::State::Established;
+  if (connection.state.compare_exchange_strong(established, Connection::State::Failed)) {
+    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("{}: rdma_cm: {}; flow stopped", flow, why), &connection);
+    return;
+  }
+  // Stopped, broken or closed already, and said so then.
+  spdlog::info("{}: rdma_cm: {} (the flow had already stopped)", flow, why);
 }
 
 void RdmaEngine::build_resources(Connection& connection, rdma_cm_id* id, std::uint32_t slots, bool receiver) {

@@ -200,6 +200,8 @@ class RdmaEngine final : public Engine {
   void on_connect_request(rdma_cm_event& event);
   void build_resources(Connection& connection, rdma_cm_id* id, std::uint32_t slots, bool receiver);
   void retry_or_fail(Connection& connection, const std::string& why);
+  // An error rdma_cm reports on a connection that was established: it fails, if it still ran.
+  void fail_established(Connection& connection, const std::string& why);
   void note_nic_port(const Connection& connection);
   // A sender's pacing, from the plan and its device (pacing.hpp): false when pacing: hardware
   // cannot be had, the flow then failed and said why. And the NIC's limit set once it connected.
