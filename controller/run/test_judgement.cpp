@@ -82,7 +82,8 @@ void excuse_streams_of_lost_peers(TestOutcome& test) {
   for (StreamVerdict& verdict : test.streams) {
     if (!lost.contains(verdict.stream.peer())) continue;
     for (ThresholdCheck& check : verdict.checks) {
-      if (check.passed || !check.caveat.empty()) continue;
+      if (check.passed || check.not_the_link != ThresholdCheck::NotTheLink::No) continue;
+      check.not_the_link = ThresholdCheck::NotTheLink::PeerLost;
       check.caveat = fmt::format(
           "{}; its peer {} was lost during the test: what that peer stopped sending or "
           "receiving is no verdict on the link",

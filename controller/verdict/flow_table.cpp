@@ -24,7 +24,7 @@ bool judged_flow(const StreamVerdict& verdict) {
 }
 
 // Adds what one of the flow's judged streams failed on; the flow is the host's doing only when
-// every failed check of every stream of it is.
+// every failed check of every stream of it is (a receiver's own drops, a peer the test lost).
 void read_failure(const StreamVerdict& verdict, TracedFlowPath& flow) {
   if (verdict.passed()) return;
   const bool first = !flow.failing;
@@ -35,7 +35,8 @@ void read_failure(const StreamVerdict& verdict, TracedFlowPath& flow) {
     if (std::find(flow.faults.begin(), flow.faults.end(), check.threshold.metric) == flow.faults.end()) {
       flow.faults.push_back(check.threshold.metric);
     }
-    if (check.caveat.empty()) all_host = false;
+    if (check.not_the_link == ThresholdCheck::NotTheLink::No) all_host = false;
+    if (check.not_the_link == ThresholdCheck::NotTheLink::HostDrops) flow.host_drops = true;
   }
   flow.host_side = (first || flow.host_side) && all_host;
 }
@@ -230,7 +231,8 @@ void FlowTable::add(const std::vector<StreamVerdict>& streams, const FabricTopol
     flow.faults = fault_set_id(std::move(gathered.faults));
     flow.step = step;
     flow.flags = static_cast<std::uint8_t>((gathered.failing ? FlowRecord::kFailing : 0) |
-                                           (gathered.host_side ? FlowRecord::kHostSide : 0));
+                                           (gathered.host_side ? FlowRecord::kHostSide : 0) |
+                                           (gathered.host_side && gathered.host_drops ? FlowRecord::kHostDrops : 0));
     read_counts(streams[*gathered.rx_stream].stream, flow);
     const proto::StreamCounters* tx = gathered.tx_stream ? &streams[*gathered.tx_stream].stream : nullptr;
     flow.links_at = static_cast<std::uint32_t>(path_links_.size());
@@ -248,7 +250,7 @@ void FlowTable::add(const std::vector<StreamVerdict>& streams, const FabricTopol
     flow.link_count = static_cast<std::uint8_t>(path_links_.size() - flow.links_at);
     ReceiverTally& receiver = receivers_[flow.receiver];
     ++receiver.flows;
-    receiver.host_side += flow.has(FlowRecord::kHostSide) ? 1 : 0;
+    receiver.host_drops += flow.has(FlowRecord::kHostDrops) ? 1 : 0;
     flows_.push_back(flow);
     tally(flow, tx);
   }
@@ -343,7 +345,7 @@ void FlowTable::append(const FlowTable& other, std::uint32_t step, const std::ve
   for (const auto& [receiver, tally] : other.receivers_) {
     ReceiverTally& mine = receivers_[agent_of[receiver]];
     mine.flows += tally.flows;
-    mine.host_side += tally.host_side;
+    mine.host_drops += tally.host_drops;
   }
   untraced_failing_ += other.untraced_failing_;
 }
@@ -364,6 +366,7 @@ TracedFlowPath FlowTable::traced(std::size_t f) const {
   path.reached = flow.has(FlowRecord::kReached);
   path.failing = flow.has(FlowRecord::kFailing);
   path.host_side = flow.has(FlowRecord::kHostSide);
+  path.host_drops = flow.has(FlowRecord::kHostDrops);
   path.faults = fault_sets_[flow.faults];
   return path;
 }

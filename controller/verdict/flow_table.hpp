@@ -27,10 +27,11 @@ inline constexpr std::uint32_t kNoStream = std::numeric_limits<std::uint32_t>::m
 struct FlowRecord {
   enum Flag : std::uint8_t {
     kFailing = 1,
-    kHostSide = 2,      // failed for a reason at a host: votes for no link
-    kReached = 4,       // its trace reached the destination with no unknown hop
-    kCountsLoss = 8,    // its receiver counted frames received and lost
-    kCountsDamage = 16  // and frames damaged
+    kHostSide = 2,       // failed for a reason at a host: votes for no link
+    kReached = 4,        // its trace reached the destination with no unknown hop
+    kCountsLoss = 8,     // its receiver counted frames received and lost
+    kCountsDamage = 16,  // and frames damaged
+    kHostDrops = 32      // host-side because its receiver dropped frames itself
   };
   std::uint64_t loss_trials = 0, loss_events = 0;  // frames that could have been lost, and were
   std::uint64_t damage_trials = 0, damage_events = 0;
@@ -95,7 +96,7 @@ class FlowTable {
 
   // Per receiving agent, its flows and those it dropped frames of itself.
   struct ReceiverTally {
-    std::uint32_t flows = 0, host_side = 0;
+    std::uint32_t flows = 0, host_drops = 0;
   };
   const std::map<std::uint32_t, ReceiverTally>& receivers() const { return receivers_; }
   // Failing flows that vote for links but had no path trace.

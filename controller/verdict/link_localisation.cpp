@@ -93,12 +93,12 @@ void Localiser::name_slow_receivers() {
   std::map<std::string, FlowTable::ReceiverTally> by_name;  // in name order, as reports list them
   for (const auto& [agent, tally] : table_.receivers()) by_name[table_.agent(agent)] = tally;
   for (const auto& [agent, tally] : by_name) {
-    if (tally.host_side == 0) continue;
+    if (tally.host_drops == 0) continue;
     out_.hosts.push_back({agent,
                           "receiver cannot keep up",
                           fmt::format("{} of its {} incoming flows lost frames that {} dropped itself (host drops: "
                                       "ring, socket or NIC buffers), not on a link",
-                                      tally.host_side, tally.flows, agent),
+                                      tally.host_drops, tally.flows, agent),
                           {fmt::format("Lower the rate, or give {}'s agent more cores (and its NIC more receive "
                                        "descriptors), then test again.",
                                        agent),

@@ -39,6 +39,7 @@ struct TracedFlowPath {
   bool reached = false;                  // the trace reached the destination with no unknown hop
   bool failing = false;
   bool host_side = false;           // failed for a reason at a host: votes for no link
+  bool host_drops = false;          // among them its receiver's own drops
   std::vector<std::string> faults;  // the metrics a failing flow failed on
 };
 

@@ -205,6 +205,7 @@ StreamVerdict judge_stream(const TestSpec& test, const std::string& agent, proto
     const bool loss_metric = threshold.metric == "loss_ratio" || threshold.metric == counters::kLostFrames;
     if (loss_metric && host_drops != verdict.metrics.end() && host_drops->second > 0) {
       check.passed = false;
+      check.not_the_link = ThresholdCheck::NotTheLink::HostDrops;
       check.caveat = fmt::format(
           "{} not judged: the receiving host dropped {:.0f} frames itself (socket/ring/NIC drops), so its loss "
           "is not a verdict on the link; lower the rate or give the receiver more cores",

@@ -10,6 +10,7 @@
 // a safe default that nothing measured is only a warning: it was not asked for.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,8 +31,12 @@ struct ThresholdCheck {
   Threshold threshold;
   std::optional<double> measured;
   bool passed = false;
-  // Why the measurement cannot judge the link, e.g. loss on a receiver that dropped frames itself.
+  // What the check's verdict says beside its numbers: why the measurement cannot judge the link
+  // (loss on a receiver that dropped frames itself), or when its windows failed.
   std::string caveat;
+  // Why a failed check is no verdict on any link: its flow votes for none.
+  enum class NotTheLink : std::uint8_t { No, HostDrops, PeerLost };
+  NotTheLink not_the_link = NotTheLink::No;
   // e.g. "ber 3.2e-09 > max 1e-12" or "ber not measured"
   std::string describe() const;
   // Passed, but the fault it judges happened: a relaxed safe default (max_flaps: 1 with one flap).

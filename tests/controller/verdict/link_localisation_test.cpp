@@ -163,6 +163,7 @@ std::vector<StreamVerdict> run_fabric(const Fabric& fabric, const std::vector<Fa
           check.threshold.metric = "loss_ratio";
           check.passed = false;
           check.caveat = "loss_ratio not judged: the receiving host dropped frames itself";
+          check.not_the_link = ThresholdCheck::NotTheLink::HostDrops;
         }
         rx.checks.push_back(check);
         streams.push_back(rx);
@@ -474,6 +475,46 @@ TEST(Localisation, ASlowReceiverIsAHostProblemAndBlamesNoLink) {
   EXPECT_EQ(result.hosts[0].agent, "l2h1");
   EXPECT_EQ(result.hosts[0].problem, "receiver cannot keep up");
   EXPECT_THAT(result.conclusion, HasSubstr("host problem at l2h1"));
+}
+
+// A flow whose peer the test lost votes for no link, and is no slow receiver either: "receiver
+// cannot keep up" is what `act` drains a node for (seen in the RDMA lab: an agent that died named
+// "receiver cannot keep up" for the flow it no longer received).
+TEST(Localisation, AFlowWhosePeerWasLostBlamesNoLinkAndNoSlowReceiver) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {});
+  for (auto& s : streams) {
+    if (s.stream.kind() != "rx" || s.stream.peer() != "l2h1") continue;
+    s.checks[0].passed = false;
+    s.checks[0].not_the_link = ThresholdCheck::NotTheLink::PeerLost;
+    s.checks[0].caveat = "loss_ratio; its peer l2h1 was lost during the test";
+  }
+  const auto result = localise(streams, &topology);
+  EXPECT_TRUE(result.suspects.empty()) << result.conclusion;
+  EXPECT_TRUE(result.hosts.empty()) << result.conclusion;
+  for (const auto& flow : traced_flows(result)) {
+    EXPECT_EQ(flow.failing, flow.sender == "l2h1") << flow.sender << " > " << flow.receiver;
+    EXPECT_EQ(flow.host_side, flow.failing) << flow.sender << " > " << flow.receiver;
+    EXPECT_FALSE(flow.host_drops);
+  }
+}
+
+// A check's caveat is what its verdict says, not an excuse: a flow that failed in windows alone (an
+// intermittent fault the whole test's ratio dilutes) votes for its links like any other.
+TEST(Localisation, AFlowThatFailedOnlyInWindowsVotesForItsLinks) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.02, 0, "loss_ratio"}}, nullptr, 100'000);
+  for (auto& s : streams) {
+    if (s.stream.kind() != "rx" || s.checks[0].passed) continue;
+    s.checks[0].threshold.metric = "failed_windows";
+    s.checks[0].caveat = "3 of 10 windows of 1 s failed (loss_ratio in 3); the first at ...";
+  }
+  const auto result = localise(streams, &topology);
+  EXPECT_TRUE(result.hosts.empty()) << result.conclusion;
+  ASSERT_FALSE(result.suspects.empty()) << result.conclusion;
+  EXPECT_EQ(result.suspects[0].key, "l1:s1 -> s1:l1") << result.conclusion;
 }
 
 TEST(Localisation, AHostsOwnCableIsNamedAtTheHostNotOnTheFabric) {
