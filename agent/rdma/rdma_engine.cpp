@@ -497,6 +497,12 @@ void RdmaEngine::stop() noexcept {
   if (tracer_) tracer_->stop();
   // Not joined here: the CM thread may be destroying a retired QP, which can wait on the kernel.
   cm_running_ = false;
+  // A stopped engine takes no connection, and the next test's engine listens on the same port at
+  // once, while this one's QPs may take the kernel many seconds to destroy (the CI lab saw the next
+  // plan refused: rdma_bind_addr EADDRNOTAVAIL, rdma_cm's word for a port another listener holds).
+  // A listener has no QP: rxe never holds its destroy, and librdmacm's waits only for the CM
+  // thread to ack the listener's events, which it does as it handles each.
+  listener_.reset();
 }
 
 void RdmaEngine::release() noexcept {
