@@ -89,6 +89,40 @@ class TemplateFiller {
   std::size_t next_ = 0;
 };
 
+// A test's model as script_safe_json writes it whole, its streams' series written a stream at a
+// time into the "series" column the model leaves empty.
+void write_test_model(const TestModel& test, std::ostream& out) {
+  const auto write_members = [&out](const nlohmann::ordered_json& object, const auto& write_value) {
+    out << '{';
+    bool first = true;
+    for (const auto& [key, value] : object.items()) {
+      if (!first) out << ',';
+      first = false;
+      out << script_safe_json(nlohmann::ordered_json(key)) << ':';
+      write_value(key, value);
+    }
+    out << '}';
+  };
+  write_members(test.model, [&](const std::string& key, const nlohmann::ordered_json& value) {
+    if (key != "streams" || !value.is_object()) {
+      out << script_safe_json(value);
+      return;
+    }
+    write_members(value, [&](const std::string& column, const nlohmann::ordered_json& entries) {
+      if (column != "series") {
+        out << script_safe_json(entries);
+        return;
+      }
+      out << '[';
+      for (std::size_t i = 0; i < test.streams; ++i) {
+        if (i > 0) out << ',';
+        out << script_safe_json(test.series(i));
+      }
+      out << ']';
+    });
+  });
+}
+
 }  // namespace
 
 void write_report_html(const nlohmann::ordered_json& report, const WholeStream& whole_stream, std::ostream& out) {
@@ -107,10 +141,10 @@ void write_report_html(const nlohmann::ordered_json& report, const WholeStream& 
   out.write(text.data(), static_cast<std::streamsize>(text.size() - kEmptyTestsEnd.size()));
   out << '[';
   bool first = true;
-  for_each_test_model(report, whole_stream, [&](nlohmann::ordered_json test) {
+  for_each_test_model(report, whole_stream, [&](TestModel test) {
     if (!first) out << ',';
     first = false;
-    out << script_safe_json(test);
+    write_test_model(test, out);
   });
   out << "]}";
   page.fill("@TUSK_UPLOT_SCRIPT@", report_assets::kUplotScript);

@@ -106,9 +106,6 @@ json optional_whole_number(const std::optional<double>& value) {
   return value ? json(static_cast<std::int64_t>(std::llround(*value))) : json(nullptr);
 }
 
-// Per stream, the series the charts draw: seconds into the test, throughput, frames lost, frames
-// damaged (errored, integrity, completion errors), retransmits and, for a training replay, the
-// time per step; in bins of `per_bin` samples (samples_per_bin) on a long run.
 // A report of schema /1: every sample of the stream, a point each, with every counter's delta.
 std::vector<SeriesPoint> points_of_samples(const json& samples) {
   std::vector<SeriesPoint> points;
@@ -189,11 +186,22 @@ json stream_series(const json& stream, std::size_t& per_bin) {
   return series;
 }
 
-// The streams of one test as columns (one array per field, one entry per stream): a fabric of 256
-// hosts has 130,000 streams, and columns keep the page small and its parse fast.
+// Stream `index` of `test`'s series for the page, in bins of `per_bin` of its samples.
 // `whole_stream(i)`: stream i's whole JSON, its series' source; none: the stream's own.
-json stream_columns(const json& test, std::vector<std::string>& hosts, std::size_t& samples_per_bin,
-                    const std::function<json(std::size_t)>& whole_stream) {
+json series_of_stream(const json& test, const json& stream, std::size_t index,
+                      const std::function<json(std::size_t)>& whole_stream, std::size_t& per_bin) {
+  json series = whole_stream ? stream_series(whole_stream(index), per_bin) : stream_series(stream, per_bin);
+  // A report's own bins hold samples_per_bin samples each; the page's bins hold per_bin of those.
+  if (const json& width = member_or_null(test, "samples_per_bin"); width.is_number_unsigned()) {
+    per_bin *= std::max<std::size_t>(1, width.get<std::size_t>());
+  }
+  return series;
+}
+
+// The streams of one test as columns (one array per field, one entry per stream): a fabric of 256
+// hosts has 130,000 streams, and columns keep the page small and its parse fast. The "series"
+// column is left empty: TestModel::series makes its entries (test_model).
+json stream_columns(const json& test, std::vector<std::string>& hosts) {
   std::map<std::string, int> host_index;
   const auto index_of = [&](const std::string& name) -> json {
     if (name.empty()) return -1;
@@ -233,7 +241,6 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
                            "series"}) {
     columns[name] = json::array();
   }
-  std::size_t stream_index = 0;
   for (const json& stream : member_or_null(test, "streams")) {
     columns["agent"].push_back(index_of(string_member(stream, "agent")));
     columns["id"].push_back(string_member(stream, "stream_id"));
@@ -263,25 +270,7 @@ json stream_columns(const json& test, std::vector<std::string>& hosts, std::size
     columns["latency_p99_ns"].push_back(measured(stream, counters::kLatencyP99Ns, true));
     columns["traffic_gaps"].push_back(measured(stream, counters::kTrafficGaps, true));
     columns["host_drops"].push_back(measured(stream, counters::kHostDrops, true));
-    std::size_t per_bin = 1;
-    columns["series"].push_back(whole_stream ? stream_series(whole_stream(stream_index), per_bin)
-                                             : stream_series(stream, per_bin));
-    ++stream_index;
-    // A report's own bins hold samples_per_bin samples each; the page's bins hold per_bin of those.
-    if (const json& width = member_or_null(test, "samples_per_bin"); width.is_number_unsigned()) {
-      per_bin *= std::max<std::size_t>(1, width.get<std::size_t>());
-    }
-    samples_per_bin = std::max(samples_per_bin, per_bin);
   }
-  // One time axis for the test; a stream sampled on it leaves out its own.
-  json axis = json::array();
-  for (const json& series : columns["series"]) {
-    if (series["t"].size() > axis.size()) axis = series["t"];
-  }
-  for (json& series : columns["series"]) {
-    if (series["t"] == axis) series.erase("t");
-  }
-  columns["t"] = axis;
   return columns;
 }
 
@@ -378,8 +367,10 @@ json copy_of(const json& object, std::initializer_list<const char*> names) {
   return out;
 }
 
-json test_model(const json& report, const json& test, const std::function<json(std::size_t)>& whole_stream) {
-  json out =
+TestModel test_model(const json& report, const json& test, const std::function<json(std::size_t)>& whole_stream) {
+  TestModel parts;
+  json& out = parts.model;
+  out =
       copy_of(test, {"index",      "name",         "engine",     "topology",      "duration_s",    "sample_interval_s",
                      "verdict",    "problems",     "warnings",   "planned_start", "start_skew_ns", "starts",
                      "thresholds", "offered",      "collective", "localisation",  "coverage",      "switch_counters",
@@ -400,8 +391,28 @@ json test_model(const json& report, const json& test, const std::function<json(s
   for (const json& sign : member_or_null(test, "path_faults")) path_faults.push_back(string_member(sign, "text"));
   out["path_faults"] = path_faults;
   std::vector<std::string> hosts;
+  json columns = stream_columns(test, hosts);
+  // The series are made twice, one at a time: first for the test's time axis (a stream sampled on
+  // it leaves out its own) and its widest bins, then as the writer takes them. A night's page
+  // never holds every stream's series at once.
   std::size_t samples_per_bin = 1;
-  out["streams"] = stream_columns(test, hosts, samples_per_bin, whole_stream);
+  json axis = json::array();
+  const json& streams = member_or_null(test, "streams");
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    std::size_t per_bin = 1;
+    json series = series_of_stream(test, streams[i], i, whole_stream, per_bin);
+    samples_per_bin = std::max(samples_per_bin, per_bin);
+    if (series["t"].size() > axis.size()) axis = std::move(series["t"]);
+  }
+  columns["t"] = axis;
+  out["streams"] = std::move(columns);
+  parts.streams = streams.size();
+  parts.series = [&test, whole_stream, axis = std::move(axis)](std::size_t i) {
+    std::size_t per_bin = 1;
+    json series = series_of_stream(test, member_or_null(test, "streams")[i], i, whole_stream, per_bin);
+    if (series["t"] == axis) series.erase("t");
+    return series;
+  };
   out["samples_per_bin"] = samples_per_bin;
   out["hosts"] = hosts;
   out["ber"] = ber_rows(test);
@@ -411,7 +422,7 @@ json test_model(const json& report, const json& test, const std::function<json(s
     agents.push_back(copy_of(agent, {"agent", "lost", "samples_received", "samples_made", "completed", "stop_reason"}));
   }
   out["agent_results"] = agents;
-  return out;
+  return parts;
 }
 
 // What the run's badge says: a run that never got to a test, or was interrupted, is not a failed
@@ -436,11 +447,16 @@ json report_page_model(const json& report) {
 json report_page_model(const json& report, const WholeStream& whole_stream) {
   json model = report_page_model_head(report);
   json& tests = model["tests"];
-  for_each_test_model(report, whole_stream, [&tests](json test) { tests.push_back(std::move(test)); });
+  for_each_test_model(report, whole_stream, [&tests](TestModel test) {
+    json& series = test.model["streams"]["series"];
+    for (std::size_t i = 0; i < test.streams; ++i) series.push_back(test.series(i));
+    tests.push_back(std::move(test.model));
+  });
   return model;
 }
 
-void for_each_test_model(const json& report, const WholeStream& whole_stream, const std::function<void(json)>& take) {
+void for_each_test_model(const json& report, const WholeStream& whole_stream,
+                         const std::function<void(TestModel)>& take) {
   std::size_t index = 0;
   for (const json& test : member_or_null(report, "tests")) {
     std::function<json(std::size_t)> stream_of;

@@ -20,11 +20,18 @@ nlohmann::ordered_json report_page_model(const nlohmann::ordered_json& report);
 // memory at a time.
 using WholeStream = std::function<nlohmann::ordered_json(std::size_t test, std::size_t stream)>;
 nlohmann::ordered_json report_page_model(const nlohmann::ordered_json& report, const WholeStream& whole_stream);
-// Its parts, for a page written a test at a time: the model with "tests" an empty array, its last
-// member; and each test's model in turn, handed to `take` (whole_stream as above, or none).
+// Its parts, for a page written a test at a time and a stream's series at a time: the model with
+// "tests" an empty array, its last member; and each test's model in turn, handed to `take`
+// (whole_stream as above, or none), with its streams' "series" column empty and each entry of it
+// made by `series(i)`, valid while `take` runs.
 nlohmann::ordered_json report_page_model_head(const nlohmann::ordered_json& report);
+struct TestModel {
+  nlohmann::ordered_json model;
+  std::size_t streams = 0;
+  std::function<nlohmann::ordered_json(std::size_t stream)> series;
+};
 void for_each_test_model(const nlohmann::ordered_json& report, const WholeStream& whole_stream,
-                         const std::function<void(nlohmann::ordered_json)>& take);
+                         const std::function<void(TestModel)>& take);
 
 // report.html (report_html's page) written to `out` a test's model at a time, each stream's
 // series from `whole_stream` when given (report_html.cpp).
