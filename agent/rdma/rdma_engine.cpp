@@ -271,10 +271,13 @@ void RdmaEngine::fail_established(Connection& connection, const std::string& why
       break_flow(connection, proto::AgentEvent::NOTICE, "rdma_cm: " + why + "; reconnecting")) {
     return;  // recover() connects its successor
   }
-  auto established = Connection::State::Established;
-  if (connection.state.compare_exchange_strong(established, Connection::State::Failed)) {
-    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("{}: rdma_cm: {}; flow stopped", flow, why), &connection);
-    return;
+  // Running, or failing while its establishment was noted (an exception there): it fails now,
+  // once, whoever else (the datapath, on a completion error) would fail it too.
+  for (auto running : {Connection::State::Established, Connection::State::Connecting, Connection::State::RetryWait}) {
+    if (connection.state.compare_exchange_strong(running, Connection::State::Failed)) {
+      emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("{}: rdma_cm: {}; flow stopped", flow, why), &connection);
+      return;
+    }
   }
   // Stopped, broken or closed already, and said so then.
   spdlog::info("{}: rdma_cm: {} (the flow had already stopped)", flow, why);
