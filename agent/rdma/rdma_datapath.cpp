@@ -146,10 +146,7 @@ void RdmaEngine::on_completion_error(Connection& connection, const ibv_wc& compl
   }
   auto established = Connection::State::Established;
   if (connection.state.compare_exchange_strong(established, Connection::State::Failed)) {
-    emit(proto::AgentEvent::ENGINE_FAULT,
-         fmt::format("flow {} {} QP {} ({} qpn {}): {}; flow stopped",
-                     connection.role == Connection::Role::Sender ? "to" : "from", connection.peer, connection.flow_id,
-                     connection.device, connection.qp_num.load(), what),
+    emit(proto::AgentEvent::ENGINE_FAULT, fmt::format("{}: {}; flow stopped", detail::flow_name(connection), what),
          &connection);
   }
 }

@@ -92,6 +92,11 @@ int resolve_timeout_ms(const Connection& connection) {
   return connection.generation > 0 ? kReconnectResolveTimeoutMs : kResolveTimeoutMs;
 }
 
+std::string flow_name(const Connection& connection) {
+  return fmt::format("flow {} {} QP {} ({} qpn {})", connection.role == Connection::Role::Sender ? "to" : "from",
+                     connection.peer, connection.flow_id, connection.device, connection.qp_num.load());
+}
+
 // An address as the plan writes it: IPv4 dotted (also one an IPv6 socket shows v4-mapped).
 std::string address_text(const sockaddr* address) {
   char text[INET6_ADDRSTRLEN] = "";
@@ -264,9 +269,7 @@ void RdmaEngine::retry_or_fail(Connection& connection, const std::string& why) {
 }
 
 void RdmaEngine::fail_established(Connection& connection, const std::string& why) {
-  const std::string flow =
-      fmt::format("flow {} {} QP {} ({} qpn {})", connection.role == Connection::Role::Sender ? "to" : "from",
-                  connection.peer, connection.flow_id, connection.device, connection.qp_num.load());
+  const std::string flow = detail::flow_name(connection);
   if (reconnects() && running_ &&
       break_flow(connection, proto::AgentEvent::NOTICE, "rdma_cm: " + why + "; reconnecting")) {
     return;  // recover() connects its successor

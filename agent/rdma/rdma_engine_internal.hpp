@@ -18,6 +18,9 @@ std::string status_counter_name(int status);
 // whose link has just come back.
 int resolve_timeout_ms(const Connection& connection);
 
+// A flow's QP as every message about it names it: "flow to PEER QP N (DEVICE qpn Q)".
+std::string flow_name(const Connection& connection);
+
 // An address as the plan writes it: IPv4 dotted (also one an IPv6 socket shows v4-mapped).
 std::string address_text(const sockaddr* address);
 

@@ -6,6 +6,7 @@
 
 #include "agent/rdma/port_state.hpp"
 #include "agent/rdma/rdma_engine.hpp"
+#include "agent/rdma/rdma_engine_internal.hpp"
 #include "common/clock.hpp"
 
 // The RDMA engine's ports and broken flows: a used port's changes (link events, and under
@@ -18,10 +19,6 @@ namespace {
 // A successor's first retry after a failed connect: its link has just come back, and the
 // addresses and GIDs on it may take a moment; it backs off to the first connect's 250 ms.
 constexpr std::int64_t kFirstReconnectRetryNs = 20'000'000;
-
-std::string flow_name(const Connection& c) {
-  return fmt::format("flow {} {} QP {}", c.role == Connection::Role::Sender ? "to" : "from", c.peer, c.flow_id);
-}
 
 // Where a broken connection's flow stopped carrying: its last progress, or, for a successor that
 // never carried anything, where the outage it was to end began.
@@ -39,7 +36,7 @@ bool RdmaEngine::break_flow(Connection& c, proto::AgentEvent::Kind kind, const s
   if (!c.state.compare_exchange_strong(expected, Connection::State::Broken)) return false;
   const std::int64_t progress = c.last_progress_ns.load(std::memory_order_relaxed);
   c.broken_progress_ns.store(progress != 0 ? progress : c.established_ns.load());
-  emit(kind, fmt::format("{} ({} qpn {}): {}", flow_name(c), c.device, c.qp_num.load(), why), &c);
+  emit(kind, fmt::format("{}: {}", detail::flow_name(c), why), &c);
   return true;
 }
 
@@ -176,8 +173,8 @@ void RdmaEngine::note_progress(Connection& c, std::int64_t now) {
       c.reconnect_ns.fetch_add(std::clamp<std::int64_t>(now - repairable, 0, down), std::memory_order_relaxed);
     c.outage_since_ns.store(0, std::memory_order_relaxed);
     emit(proto::AgentEvent::NOTICE,
-         fmt::format("{} resumed on a new QP (reconnect {}) after {} ms without traffic", flow_name(c), c.generation,
-                     down / 1'000'000),
+         fmt::format("{} resumed on a new QP (reconnect {}) after {} ms without traffic", detail::flow_name(c),
+                     c.generation, down / 1'000'000),
          &c);
   } else if (c.role == Connection::Role::Sender && last != 0 && now - last > c.gap_ns &&
              c.state.load(std::memory_order_relaxed) == Connection::State::Established) {
