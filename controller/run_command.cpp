@@ -40,6 +40,7 @@
 #include "controller/report/reports.hpp"
 #include "controller/run/agent_identity.hpp"
 #include "controller/run/run_orchestrator.hpp"
+#include "controller/run_resume.hpp"
 #include "controller/series/series_file.hpp"
 #include "controller/series/series_outcome.hpp"
 #include "controller/series/series_reader.hpp"
@@ -143,6 +144,24 @@ void set_snmp_patience(const RunFlags& flags, std::vector<SwitchQuery>& switches
   }
 }
 
+// The switches a run reads (--snmp-credentials over --topology's) and how. Throws naming the flag.
+void switch_options(const RunFlags& flags, RunOptions& options) {
+  if (!flags.snmp_credentials.empty()) {
+    if (!options.topology)
+      throw std::invalid_argument("--snmp-credentials: give --topology too: it says which switches to read");
+    options.switches =
+        switch_queries(*options.topology, load_snmp_credentials_file(flags.snmp_credentials), flags.snmp_credentials);
+  }
+  set_snmp_patience(flags, options.switches);
+  options.switch_settle = duration_flag("--snmp-settle", flags.snmp_settle);
+  options.switch_interval = duration_flag("--snmp-interval", flags.snmp_interval);
+  if (options.switch_interval.count() > 0 && options.switch_interval < std::chrono::seconds(1)) {
+    throw std::invalid_argument(
+        "--snmp-interval: at least 1s (a switch refreshes its counters every few "
+        "seconds), or 0 for none");
+  }
+}
+
 }  // namespace
 
 int command_run(const std::string& file, ControlPlaneFlags& control, const RunFlags& flags) {
@@ -158,20 +177,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     if (!flags.agent_nodes.empty()) options.control.agent_nodes = load_agent_nodes(flags.agent_nodes);
     if (!flags.topology.empty())
       options.topology = std::make_shared<FabricTopology>(load_topology_file(flags.topology));
-    if (!flags.snmp_credentials.empty()) {
-      if (!options.topology)
-        throw std::invalid_argument("--snmp-credentials: give --topology too: it says which switches to read");
-      options.switches =
-          switch_queries(*options.topology, load_snmp_credentials_file(flags.snmp_credentials), flags.snmp_credentials);
-    }
-    set_snmp_patience(flags, options.switches);
-    options.switch_settle = duration_flag("--snmp-settle", flags.snmp_settle);
-    options.switch_interval = duration_flag("--snmp-interval", flags.snmp_interval);
-    if (options.switch_interval.count() > 0 && options.switch_interval < std::chrono::seconds(1)) {
-      throw std::invalid_argument(
-          "--snmp-interval: at least 1s (a switch refreshes its counters every few "
-          "seconds), or 0 for none");
-    }
+    switch_options(flags, options);
     if (profile->cabling == CablingMode::Enforce && !options.topology) {
       throw std::invalid_argument(fmt::format(
           "{}: cabling: enforce checks the cabling against a topology file before any traffic: give --topology FILE "
@@ -185,13 +191,20 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
       throw std::invalid_argument(fmt::format("--metrics-linger: {}", e.what()));
     }
     options.checkpoint_every = duration_flag("--checkpoint", flags.checkpoint);
+    if (!flags.resume.empty()) {
+      if (!flags.out.empty() && std::filesystem::path(flags.out) != std::filesystem::path(flags.resume)) {
+        throw std::invalid_argument("--out: a resumed run writes into the directory it resumes: leave --out out");
+      }
+      options.resume = open_resumed_run(flags.resume, file, flags.topology, options.topology.get());
+    }
   } catch (const std::exception& e) {
     std::cerr << e.what() << "\n";
     return kExitUsage;
   }
+  const std::string out = flags.resume.empty() ? flags.out : flags.resume;
   // The run id is only known once the run starts: a default directory is checked by its parent.
   try {
-    check_report_directory(flags.out.empty() ? std::string("tusk-reports") : flags.out);
+    check_report_directory(out.empty() ? std::string("tusk-reports") : out);
   } catch (const std::exception& e) {
     std::cerr << fmt::format("--out: {}; nothing was started\n", e.what());
     return kExitUsage;
@@ -204,7 +217,7 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     return kExitUsage;
   }
   options.lost_after = 2 * options.control.lease + std::chrono::seconds(4);
-  options.run_directory = [out = flags.out](const std::string& run_id) {
+  options.run_directory = [out](const std::string& run_id) {
     return out.empty() ? fmt::format("tusk-reports/{}", run_id) : out;
   };
   options.checkpoint = [&options](const RunOutcome& so_far) {
@@ -303,6 +316,13 @@ CLI::App* add_run_command(CLI::App& app, std::string& file, RunFlags& flags, Con
                   "and whole the tests that failed on a host's own port or as a whole; the history links the two")
       ->excludes(from)
       ->excludes(only_through);
+  run->add_option("--resume", flags.resume,
+                  "go on with the run in this directory, whose controller stopped during a shift schedule: from the "
+                  "step after the last it finished (its schedule.ledger), with the same profile, --topology and "
+                  "agents; its report and series from before are kept beside the new ones")
+      ->excludes(from)
+      ->excludes(only_through)
+      ->excludes("--only-failing");
   run->add_option("--agent-nodes", flags.agent_nodes,
                   "the node each agent is on, one 'AGENT NODE' a line: for agents not named as their host whose "
                   "certificates do not name it (the node a run's actions drain, taint or resume)");

@@ -29,6 +29,7 @@ struct RunFlags {
   std::string only_through;
   std::string from_report;
   std::string only_failing;
+  std::string resume;  // RUN_DIR: go on with the schedule of the run there (run_resume.hpp)
   RunHistoryFlags history;
   bool no_progress = false;
   std::string metrics_listen;

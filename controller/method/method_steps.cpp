@@ -384,6 +384,19 @@ void MethodSteps::record(TestOutcome outcome, std::vector<UncoveredPair> not_cov
   result_.step_outcomes.push_back(std::move(outcome));
 }
 
+bool MethodSteps::restore(MethodStep row, TestOutcome outcome) {
+  if (!pending_ || pending_->label != row.label) return false;
+  pending_.reset();
+  result_.steps.push_back(std::move(row));
+  result_.step_outcomes.push_back(std::move(outcome));
+  return true;
+}
+
+void MethodSteps::restore_schedule(std::shared_ptr<FlowTable> flows, bool complete) {
+  result_.schedule_flows = std::move(flows);
+  result_.complete = complete;
+}
+
 namespace {
 
 // The longest train absorbed and the shortest that lost, from the steps that ran.

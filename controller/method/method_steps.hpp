@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,13 @@ class MethodSteps {
   // A search stops at a step that lost agents or could not measure; a schedule goes on (its
   // coverage then says what the night did not exercise).
   void record(TestOutcome outcome, std::vector<UncoveredPair> not_covered = {});
+  // A step of a resumed schedule (schedule_ledger.hpp): what the step next() gave last came to
+  // before the controller restarted, its row and its outcome as the fold left it, recorded as
+  // record() had recorded it, not judged again. False (and nothing recorded) when the row is not
+  // of that step: the schedule is not the one the ledger kept.
+  bool restore(MethodStep row, TestOutcome outcome);
+  // The schedule's flow table and completeness as of the last step restored.
+  void restore_schedule(std::shared_ptr<FlowTable> flows, bool complete);
   // What a shift schedule does with a step's outcome once its row is made (step_fold.hpp: its flows
   // join the schedule's table, its passing streams go); without one the outcome is kept whole.
   using StepFold = std::function<void(TestOutcome& outcome, std::uint32_t step, MethodResult& result)>;

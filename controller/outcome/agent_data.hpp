@@ -51,8 +51,9 @@ struct AgentView {
   std::uint32_t connects = 0;
   std::uint64_t duplicate_records = 0;
   std::uint64_t missing_records = 0;
-  std::uint64_t texts_cut = 0;      // its texts cut to their bound (controller/run/peer_texts.hpp)
-  std::uint64_t texts_escaped = 0;  // and those with bytes written out
+  std::uint64_t texts_cut = 0;       // its texts cut to their bound (controller/run/peer_texts.hpp)
+  std::uint64_t texts_escaped = 0;   // and those with bytes written out
+  proto::AgentState state_at_hello;  // what it said it was doing when it last registered
 };
 
 // What one agent sent for one test. Its samples are folded in as they come (each stream's latest

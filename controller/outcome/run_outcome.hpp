@@ -97,6 +97,10 @@ struct TestOutcome {
 struct RunOutcome {
   std::string run_id;
   std::string retest_of;  // --only-failing: the run whose failures this one tests again
+  // --resume: the run (of the same directory) whose schedule this one went on with after its
+  // controller stopped, and the steps it had finished (restored from its ledger, not run again).
+  std::string resumed_from;
+  std::size_t steps_restored = 0;
   Profile profile;
   // The switches' LLDP against the topology file, before any traffic (none when no switch is read).
   std::optional<CablingCheck> cabling;

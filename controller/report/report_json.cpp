@@ -416,6 +416,9 @@ json report_json_head(const RunOutcome& outcome) {
   report["tusk_version"] = kTuskVersion;
   report["run_id"] = outcome.run_id;
   if (!outcome.retest_of.empty()) report["retest_of"] = outcome.retest_of;
+  if (!outcome.resumed_from.empty()) {
+    report["resumed_from"] = {{"run_id", outcome.resumed_from}, {"steps_restored", outcome.steps_restored}};
+  }
   report["profile"] = {{"name", outcome.profile.name},
                        {"file", outcome.profile.file},
                        {"description", outcome.profile.description},

@@ -387,6 +387,7 @@ AgentView AgentRegistry::view_of(const AgentSession& session, Clock::time_point 
   view.texts_escaped = session.texts.escaped;
   view.duplicate_records = session.inbox.duplicates_total();
   view.missing_records = session.inbox.missing_total();
+  view.state_at_hello = session.state_at_hello;
   return view;
 }
 

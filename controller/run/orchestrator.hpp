@@ -97,6 +97,16 @@ class Orchestrator {
   // A method test: its steps one after another, each an ordinary test added to the run, until the
   // method has its answer. The test's outcome holds the steps and what they came to.
   bool run_method(std::size_t index);
+  // The method test as its steps came to, once the last has run.
+  TestOutcome conclude_method(std::size_t index, const TestSpec& spec, MethodSteps& steps);
+  // A schedule's ledger (schedule_ledger.hpp), rewritten as each of its steps is judged.
+  void write_ledger(const MethodSteps& steps, std::size_t index);
+  // --resume: what the run it goes on with came to before the schedule and the controller's
+  // restart; false (the run has failed) when its agents are not the ones it ran with.
+  bool begin_resume();
+  // --resume: the schedule's finished steps, as the ledger kept them: planned again, recorded
+  // from the ledger, not run. False (the run has failed) when they are not this schedule's steps.
+  bool restore_steps(MethodSteps& steps, std::size_t index);
   // Which of `agents` are not connected now.
   std::vector<bool> agents_away(const std::vector<std::string>& agents) const;
   // A step none of whose pairs could run, as its outcome.
@@ -217,6 +227,9 @@ class Orchestrator {
   std::string phase_ = "while starting";   // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;
   bool checkpoint_written_ = false;  // the run's first checkpoint, written as its first test starts
+  // --resume: the tests before the schedule, as they ended before the controller's restart.
+  std::vector<std::pair<std::string, TestVerdict>> tests_before_restart_;
+  bool ledger_failed_ = false;  // the ledger could not be written: said once
 };
 
 }  // namespace tusk::orchestration

@@ -83,6 +83,16 @@ bool Orchestrator::run_method(std::size_t index) {
     const MethodSteps*& under_way;
     ~Done() { under_way = nullptr; }
   } done{method_under_way_};
+  if (options_.resume && static_cast<int>(index) == options_.resume->identity.test_index &&
+      !restore_steps(steps, index)) {
+    return false;
+  }
+  const bool schedule = spec.method->kind == MethodKind::Shift;
+  // A schedule's step, once judged, goes to its ledger: a controller that stops later can resume.
+  const auto record = [&](TestOutcome outcome, std::vector<UncoveredPair> not_covered) {
+    steps.record(std::move(outcome), std::move(not_covered));
+    if (schedule) write_ledger(steps, index);
+  };
   bool carry_on = true;
   while (auto step = steps.next()) {
     if (g_interrupted) {
@@ -117,7 +127,7 @@ bool Orchestrator::run_method(std::size_t index) {
     profile_.tests.push_back(std::move(step->spec));
     if (!step->peers.empty() &&
         std::all_of(cast.peers.begin(), cast.peers.end(), [](const auto& p) { return p.empty(); })) {
-      steps.record(unrun_step(step_index, "every pair of the step had an agent away"), std::move(not_covered));
+      record(unrun_step(step_index, "every pair of the step had an agent away"), std::move(not_covered));
       continue;
     }
     auto plans = plans_for(step_index, spec.name, agents, step->peers.empty() ? nullptr : &cast.peers);
@@ -141,7 +151,7 @@ bool Orchestrator::run_method(std::size_t index) {
         for (const std::size_t receiver : cast.peers[sender])
           not_covered.push_back({agents[sender], agents[receiver], why});
       }
-      steps.record(unrun_step(step_index, why), std::move(not_covered));
+      record(unrun_step(step_index, why), std::move(not_covered));
       continue;
     }
     if (!outcome) {
@@ -151,8 +161,15 @@ bool Orchestrator::run_method(std::size_t index) {
     if (!step->peers.empty()) {
       for (auto& pair : lost_pairs(*outcome, agents, cast.peers)) not_covered.push_back(std::move(pair));
     }
-    steps.record(std::move(*outcome), std::move(not_covered));
+    record(std::move(*outcome), std::move(not_covered));
   }
+  outcome_.tests.push_back(conclude_method(index, spec, steps));
+  return carry_on && !g_interrupted;
+}
+
+// The method test as its steps came to: its result judged, its steps' problems and warnings, and
+// what the steps together fall short of.
+TestOutcome Orchestrator::conclude_method(std::size_t index, const TestSpec& spec, MethodSteps& steps) {
   TestOutcome test;
   test.index = static_cast<int>(index);
   test.spec = spec;
@@ -172,13 +189,22 @@ bool Orchestrator::run_method(std::size_t index) {
   if (result->steps.empty()) test.problems.push_back("no step of the method ran");
   for (auto& line : method_problems(*result)) test.problems.push_back(std::move(line));
   for (auto& line : method_warnings(*result)) test.warnings.push_back(std::move(line));
+  if (outcome_.steps_restored > 0 && options_.resume &&
+      options_.resume->identity.test_index == static_cast<int>(index)) {
+    const LedgerIdentity& before = options_.resume->identity;
+    test.warnings.insert(
+        test.warnings.begin(),
+        fmt::format("steps 1-{} ran in run {} before its controller stopped and are restored from its ledger: their "
+                    "samples are in {}, their agents' events, optics and switch counters in report.{}.json",
+                    outcome_.steps_restored, before.run_id,
+                    before.series_file.empty() ? "(no series file)" : before.series_file, before.run_id));
+  }
   // What the steps together fall short of (a schedule's link coverage, a buffer under
   // min_absorbed) fails the test too.
   if (test.verdict == TestVerdict::Pass && !test.problems.empty()) test.verdict = TestVerdict::Fail;
   test.method = std::move(result);
   spdlog::info("test {} '{}': {} after {} steps", index, spec.name, to_string(test.verdict), test.method->steps.size());
-  outcome_.tests.push_back(std::move(test));
-  return carry_on && !g_interrupted;
+  return test;
 }
 
 std::vector<bool> Orchestrator::agents_away(const std::vector<std::string>& agents) const {

@@ -148,9 +148,14 @@ void Orchestrator::run_tests() {
     return;
   }
   if (!check_cabling_first()) return;
+  if (options_.resume && !begin_resume()) return;
   const std::size_t declared = profile_.tests.size();
   for (std::size_t i = 0; i < declared; ++i) {
     if (g_interrupted) return;
+    if (options_.resume && static_cast<int>(i) < options_.resume->identity.test_index) {
+      spdlog::info("test {} '{}': ran before the restart (run {})", i, profile_.tests[i].name, outcome_.resumed_from);
+      continue;
+    }
     phase_ = fmt::format("before test {} '{}'", i, profile_.tests[i].name);
     if (profile_.tests[i].method) {
       if (!run_method(i)) return;
@@ -253,19 +258,25 @@ void Orchestrator::conclude_interrupted() {
 
 void Orchestrator::conclude() {
   if (!outcome_.conclusion.empty()) return;  // fail_run already decided
-  const bool lost =
+  bool lost =
       std::any_of(outcome_.tests.begin(), outcome_.tests.end(), [](const TestOutcome& t) { return t.agents_lost; });
   std::size_t failed = 0;
   for (const auto& test : outcome_.tests) failed += test.verdict != TestVerdict::Pass;
+  // --resume: the tests that ended before the restart count as they ended.
+  for (const auto& [name, verdict] : tests_before_restart_) {
+    lost = lost || verdict == TestVerdict::Incomplete;
+    failed += verdict != TestVerdict::Pass;
+  }
+  const std::size_t tests = outcome_.tests.size() + tests_before_restart_.size();
   if (lost) {
     outcome_.exit_code = kExitAgentsMissing;
     outcome_.conclusion = "agents were lost during the run";
   } else if (failed > 0) {
     outcome_.exit_code = kExitThresholdFailed;
-    outcome_.conclusion = fmt::format("{} of {} tests failed", failed, outcome_.tests.size());
+    outcome_.conclusion = fmt::format("{} of {} tests failed", failed, tests);
   } else {
     outcome_.exit_code = kExitPass;
-    outcome_.conclusion = fmt::format("all {} tests passed", outcome_.tests.size());
+    outcome_.conclusion = fmt::format("all {} tests passed", tests);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "controller/method/schedule_ledger.hpp"
 #include "controller/outcome/run_outcome.hpp"
 #include "controller/plan/flow_selection.hpp"
 #include "controller/run/control_plane.hpp"
@@ -53,6 +54,9 @@ struct RunOptions {
   // leaves a report of everything up to its last checkpoint. None: no checkpoints.
   std::function<void(const RunOutcome&)> checkpoint;
   std::chrono::milliseconds checkpoint_every{std::chrono::minutes(1)};
+  // --resume: the ledger of the run whose schedule this one goes on with (its finished steps are
+  // restored from it, not run again; the run has a run id of its own). None: a run from the start.
+  std::shared_ptr<ScheduleLedger> resume;
 };
 
 // Never throws for agent or network trouble: that ends up in the outcome and its exit code.

@@ -108,6 +108,8 @@ class FlowTable {
   std::size_t bytes() const;
 
  private:
+  friend struct FlowTableLedger;  // a schedule's ledger keeps it whole (controller/method/schedule_ledger.hpp)
+
   std::uint32_t agent_id(const std::string& name);
   std::uint32_t link_id(const NamedLink& named, const std::string& near_end, const std::string& far_end);
   std::uint32_t fault_set_id(std::vector<std::string> faults);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
+#include <google/protobuf/util/message_differencer.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "controller/method/method_result.hpp"
+#include "controller/method/schedule_ledger.hpp"
 #include "controller/method/step_fold.hpp"
 #include "controller/plan/shift_schedule.hpp"
 #include "controller/run/test_judgement.hpp"
@@ -27,6 +29,7 @@
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
 #include "tests/support/leaf_spine_model.hpp"
+#include "tests/support/series_scratch.hpp"
 
 namespace tusk {
 namespace {
@@ -880,9 +883,11 @@ TEST(LinkCoverage, EveryPairCrossesEveryLinkBothWaysAndTheLinksOfASpineNoFlowCro
 
 // A shift schedule's steps over the fabric's hosts grouped by leaf: each step's streams are those
 // of the pairs it runs, localised and folded into the schedule as MethodSteps::record does.
-// With `every_flow`, each step's flows are also added to it, none summed.
-MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerdict>& streams,
-                              const FabricTopology& topology, FlowTable* every_flow = nullptr) {
+// With `every_flow`, each step's flows are also added to it, none summed. Steps [from, to) of the
+// schedule are folded into `result`.
+void fold_leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerdict>& streams,
+                           const FabricTopology& topology, MethodResult& result, std::size_t from, std::size_t to,
+                           FlowTable* every_flow = nullptr) {
   const auto hosts = testing::model_hosts(fabric);
   std::vector<std::string> agents;
   for (const auto& host : hosts) agents.push_back(host.agent);
@@ -890,15 +895,16 @@ MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerd
   spec.group_by = ShiftSpec::GroupBy::Leaf;
   const ShiftGroups groups = group_agents(
       agents, [](const std::string& agent) { return agent.substr(0, 2); }, "no leaf");
-  MethodResult result;
   result.kind = MethodKind::Shift;
-  for (const auto k : shift_numbers(spec, agents.size(), groups, "t")) {
-    const ShiftStep step = shift_step(spec, agents.size(), groups, k);
+  const auto numbers = shift_numbers(spec, agents.size(), groups, "t");
+  for (std::size_t n = from; n < std::min(to, numbers.size()); ++n) {
+    const ShiftStep step = shift_step(spec, agents.size(), groups, numbers[n]);
     std::set<std::pair<std::string, std::string>> pairs;
     for (std::size_t i = 0; i < agents.size(); ++i) {
       for (const auto peer : step.peers[i]) pairs.emplace(agents[i], agents[peer]);
     }
     TestOutcome outcome;
+    outcome.index = static_cast<int>(n + 1);
     for (const auto& stream : streams) {
       const bool rx = stream.stream.kind() == "rx";
       const auto pair =
@@ -915,6 +921,12 @@ MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerd
     result.steps.push_back(row);
     result.step_outcomes.push_back(std::move(outcome));
   }
+}
+
+MethodResult leaf_shift_steps(const Fabric& fabric, const std::vector<StreamVerdict>& streams,
+                              const FabricTopology& topology, FlowTable* every_flow = nullptr) {
+  MethodResult result;
+  fold_leaf_shift_steps(fabric, streams, topology, result, 0, SIZE_MAX, every_flow);
   return result;
 }
 
@@ -1044,6 +1056,141 @@ TEST(ScheduleSteps, CleanFlowsSummedPerLinkLocaliseAsEveryFlowKeptWould) {
     EXPECT_EQ(test.coverage->text(), coverage->text()) << label;
     EXPECT_EQ(test.coverage->flows, coverage->flows) << label;
   }
+}
+
+// A controller that stops after a schedule's second step leaves its ledger; a run that resumes
+// from it and folds the last two steps concludes what the schedule run through would have: the
+// same suspects, rates and confidence, the same kept streams with the same checks and windows, the
+// same flows and link coverage. A ledger cut short, or one whose flow points past its streams, is
+// an error that names the file.
+TEST(ScheduleSteps, AScheduleResumedFromItsLedgerConcludesWhatItWouldHaveWithoutTheRestart) {
+  const Fabric fabric{3, 2, 2, 8};
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams =
+      run_fabric(fabric, {{testing::uplink(1, 2), 0.01, 0, "loss_ratio"}, {testing::downlink(3, 1), 0, 0.002, "ber"}},
+                 nullptr, 20000);
+  // A failing stream with windows, which the ledger keeps as the report reads them.
+  for (auto& verdict : streams) {
+    if (verdict.passed()) continue;
+    auto windows = std::make_shared<WindowTally>();
+    windows->window = std::chrono::seconds(10);
+    windows->samples_per_window = 10;
+    windows->thresholds = {verdict.checks.front().threshold};
+    windows->judged = 6;
+    windows->failed = 2;
+    windows->failed_by_threshold = {2};
+    windows->first = WindowFailure{1, 10'000, 123, 0.5, "lost_frames 3 > max 0"};
+    windows->worst = WindowFailure{4, 40'000, 456, 2.5, "lost_frames 9 > max 0"};
+    verdict.windows = windows;
+    verdict.checks.front().caveat = "failed in 2 of 6 windows";
+    verdict.checks.front().not_the_link = ThresholdCheck::NotTheLink::HostDrops;
+    break;
+  }
+  MethodResult straight = leaf_shift_steps(fabric, streams, topology);
+  ASSERT_EQ(straight.steps.size(), 4u);
+
+  MethodResult before;
+  fold_leaf_shift_steps(fabric, streams, topology, before, 0, 2);
+  before.step_outcomes[1].problems.push_back("a problem of step 2");
+  before.steps[1].not_covered.push_back({"l1h1", "l2h1", "l2h1 not connected"});
+  before.complete = false;
+  const testing::ScratchDir scratch("ledger");
+  const std::string dir = scratch.path.string();
+  LedgerIdentity identity;
+  identity.run_id = "run-1";
+  identity.agents = {"l1h1", "l1h2"};
+  identity.tests_before = {{"a test before", TestVerdict::Fail}};
+  write_schedule_ledger(dir, identity, before, {{5, "l2h1", 2, "lost"}}, &topology);
+  ScheduleLedger ledger = read_schedule_ledger(dir, &topology);
+  EXPECT_EQ(ledger.identity.run_id, "run-1");
+  EXPECT_EQ(ledger.identity.agents, identity.agents);
+  ASSERT_EQ(ledger.identity.tests_before.size(), 1u);
+  EXPECT_EQ(ledger.identity.tests_before[0].second, TestVerdict::Fail);
+  ASSERT_EQ(ledger.faults.size(), 1u);
+  EXPECT_EQ(ledger.faults[0].message, "lost");
+  EXPECT_FALSE(ledger.complete);
+  ASSERT_EQ(ledger.steps.size(), 2u);
+  ASSERT_EQ(ledger.outcomes.size(), 2u);
+  EXPECT_EQ(ledger.steps[1].label, before.steps[1].label);
+  EXPECT_EQ(ledger.steps[1].not_covered.at(0).why, "l2h1 not connected");
+  EXPECT_EQ(ledger.outcomes[1].problems, before.step_outcomes[1].problems);
+  EXPECT_EQ(ledger.outcomes[1].index, 2);
+
+  MethodResult resumed;
+  resumed.kind = MethodKind::Shift;
+  resumed.steps = std::move(ledger.steps);
+  resumed.step_outcomes = std::move(ledger.outcomes);
+  resumed.schedule_flows = ledger.flows;
+  resumed.step_outcomes[1].problems.clear();
+  resumed.steps[1].not_covered.clear();
+  fold_leaf_shift_steps(fabric, streams, topology, resumed, 2, SIZE_MAX);
+
+  TestOutcome a, b;
+  a.spec.min_link_coverage = b.spec.min_link_coverage = 1.0;
+  judge_steps_together(a, straight, &topology);
+  judge_steps_together(b, resumed, &topology);
+  ASSERT_TRUE(a.localisation.flows && b.localisation.flows);
+  EXPECT_EQ(b.localisation.flows->size(), a.localisation.flows->size());
+  EXPECT_EQ(b.localisation.flows->clean_flows(), a.localisation.flows->clean_flows());
+  EXPECT_EQ(b.localisation.conclusion, a.localisation.conclusion);
+  ASSERT_EQ(b.localisation.suspects.size(), a.localisation.suspects.size());
+  ASSERT_GE(a.localisation.suspects.size(), 2u) << a.localisation.conclusion;
+  for (std::size_t i = 0; i < a.localisation.suspects.size(); ++i) {
+    EXPECT_EQ(b.localisation.suspects[i].key, a.localisation.suspects[i].key);
+    EXPECT_EQ(b.localisation.suspects[i].kind, a.localisation.suspects[i].kind);
+    EXPECT_EQ(b.localisation.suspects[i].confidence, a.localisation.suspects[i].confidence);
+    EXPECT_EQ(b.localisation.suspects[i].rate, a.localisation.suspects[i].rate);
+    EXPECT_EQ(b.localisation.suspects[i].explains, a.localisation.suspects[i].explains);
+    EXPECT_EQ(b.localisation.suspects[i].evidence, a.localisation.suspects[i].evidence);
+  }
+  ASSERT_TRUE(a.coverage && b.coverage);
+  EXPECT_EQ(b.coverage->text(), a.coverage->text());
+  ASSERT_EQ(b.streams.size(), a.streams.size());
+  bool windows_seen = false;
+  for (std::size_t s = 0; s < a.streams.size(); ++s) {
+    const StreamVerdict& x = a.streams[s];
+    const StreamVerdict& y = b.streams[s];
+    EXPECT_EQ(y.agent, x.agent);
+    EXPECT_EQ(y.step, x.step);
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(y.stream, x.stream)) << x.stream.DebugString();
+    EXPECT_EQ(y.metrics, x.metrics);
+    EXPECT_EQ(y.passed(), x.passed());
+    ASSERT_EQ(y.checks.size(), x.checks.size());
+    for (std::size_t c = 0; c < x.checks.size(); ++c) {
+      EXPECT_EQ(y.checks[c].describe(), x.checks[c].describe());
+      EXPECT_EQ(y.checks[c].caveat, x.checks[c].caveat);
+      EXPECT_EQ(y.checks[c].not_the_link, x.checks[c].not_the_link);
+      EXPECT_EQ(y.checks[c].threshold.key, x.checks[c].threshold.key);
+    }
+    ASSERT_EQ(static_cast<bool>(y.ber), static_cast<bool>(x.ber));
+    if (x.ber) {
+      EXPECT_EQ(y.ber->estimate.upper_bound, x.ber->estimate.upper_bound);
+    }
+    ASSERT_EQ(static_cast<bool>(y.windows), static_cast<bool>(x.windows));
+    if (!x.windows) continue;
+    windows_seen = true;
+    EXPECT_EQ(y.windows->failed, 2u);
+    ASSERT_TRUE(y.windows->worst);
+    EXPECT_EQ(y.windows->worst->text, x.windows->worst->text);
+    EXPECT_EQ(y.windows->thresholds.at(0).metric, x.windows->thresholds.at(0).metric);
+  }
+  EXPECT_TRUE(windows_seen) << "the stream with windows was kept (it failed) and came back with them";
+
+  // Cut short, it is no ledger; a flow that points past the streams is a damaged one.
+  const std::string file = dir + "/" + kScheduleLedgerFileName;
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
+  EXPECT_THAT([&] { read_schedule_ledger(dir, &topology); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr(file)));
+  for (auto& step : before.step_outcomes) {
+    step.streams.clear();
+    step.outliers.clear();
+    step.path_faults.clear();
+  }
+  write_schedule_ledger(dir, identity, before, {}, &topology);
+  EXPECT_THAT([&] { read_schedule_ledger(dir, &topology); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("a damaged schedule ledger: flow")));
+  EXPECT_THAT([&] { read_schedule_ledger(dir + "/nowhere", &topology); },
+              ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("no schedule ledger")));
 }
 
 }  // namespace
