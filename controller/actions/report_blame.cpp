@@ -16,19 +16,19 @@
 namespace tusk {
 namespace {
 
-using nlohmann::json;
+using plain_json = nlohmann::json;  // not `json`: the report files alias that as ordered_json
 
 // A fault text is a peer's words in part (agent names, problems): printable and one line.
 constexpr std::size_t kMaxFaultBytes = 200;
 
-const json& array_at(const json& object, const char* key) {
-  static const json empty = json::array();
+const plain_json& array_at(const plain_json& object, const char* key) {
+  static const plain_json empty = plain_json::array();
   const auto found = object.is_object() ? object.find(key) : object.end();
   return found != object.end() && found->is_array() ? *found : empty;
 }
 
 // Each judged test: a test and, for a method, each of its steps' tests.
-void for_each_test(const json& test, const std::function<void(const json&)>& visit) {
+void for_each_test(const plain_json& test, const std::function<void(const plain_json&)>& visit) {
   if (!test.is_object()) return;
   visit(test);
   const auto method = test.find("method");
@@ -49,14 +49,14 @@ namespace {
 
 // Each agent's node, into blame.node_of and blame.nodes; returns the nodes that were not
 // connected at the end.
-std::set<std::string> read_nodes(const json& report, RunBlame& blame) {
+std::set<std::string> read_nodes(const plain_json& report, RunBlame& blame) {
   std::set<std::string> disconnected;
   // Agents of one host are one node. Two hosts whose short names collide (gpu01.rack1, gpu01.rack2)
   // keep their full names: a scheduler then finds no such node and says so, rather than draining
   // one host for the other's fault.
   // The host is the one the run proved (agents[].node: what the agent's certificate names, never
   // its word alone); a report from before that has only the hostname the agent reported.
-  const auto host_of = [](const json& agent) {
+  const auto host_of = [](const plain_json& agent) {
     const std::string proven = string_member(agent, "node");
     return proven.empty() ? string_member(agent, "hostname") : proven;
   };
@@ -81,7 +81,7 @@ std::set<std::string> read_nodes(const json& report, RunBlame& blame) {
 
 }  // namespace
 
-RunBlame blame_from_report(const json& report, const std::string& file) {
+RunBlame blame_from_report(const plain_json& report, const std::string& file) {
   if (!report.is_object() || !report.contains("run_id") || !report.contains("agents") || !report["agents"].is_array()) {
     throw std::runtime_error(fmt::format("{}: not a Tusk report.json (no run_id or agents[])", file));
   }
@@ -101,7 +101,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
   std::set<std::string> unjudged;                    // nodes of a test that failed as a whole
   std::set<std::string> network;
   for (const auto& top : array_at(report, "tests")) {
-    for_each_test(top, [&](const json& test) {
+    for_each_test(top, [&](const plain_json& test) {
       const std::string test_name = string_member(test, "name");
       for (const auto& stream : array_at(test, "streams")) {
         const auto passed = stream.is_object() ? stream.find("passed") : stream.end();
@@ -132,7 +132,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
         unjudged.insert(test_nodes.begin(), test_nodes.end());
       }
       if (string_member(test, "verdict") == "fail" && test_nodes.size() == 1) {
-        const json& problems = array_at(test, "problems");
+        const plain_json& problems = array_at(test, "problems");
         const std::string why = !problems.empty() && problems.front().is_string() ? problems.front().get<std::string>()
                                                                                   : std::string("failed");
         lone_failures.emplace(*test_nodes.begin(), fmt::format("test {} on this node alone: {}", test_name, why));
@@ -143,7 +143,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
           blame_agent(string_member(host, "agent"),
                       fmt::format("test {}: {}", test_name, string_member(host, "problem")));
         }
-        const json& flows = array_at(*localisation, "flows");
+        const plain_json& flows = array_at(*localisation, "flows");
         for (const auto& suspect : array_at(*localisation, "suspects")) {
           if (string_member(suspect, "confidence") == "low") continue;
           const std::string link = string_member(suspect, "link");
@@ -151,7 +151,7 @@ RunBlame blame_from_report(const json& report, const std::string& file) {
                                                 string_member(suspect, "name"));
           bool host_cable = false;
           for (const auto& flow : flows) {
-            const json& links = array_at(flow, "links");
+            const plain_json& links = array_at(flow, "links");
             if (links.empty()) continue;
             if (links.front() == link) {
               blame_agent(string_member(flow, "sender"), fault);

@@ -12,7 +12,7 @@
 namespace tusk::traffic {
 namespace {
 
-using nlohmann::json;
+using plain_json = nlohmann::json;  // not `json`: the report files alias that as ordered_json
 
 // What every printed number rests on; the JSON carries the same list.
 const std::vector<std::string_view> kAssumptions{
@@ -80,7 +80,7 @@ std::string ratio_text(const Comparison& c) {
   return fmt::format("{:.3g}x", *c.full_mesh_bytes / c.algorithm_bytes);
 }
 
-json group_json(const Group& group) {
+plain_json group_json(const Group& group) {
   return {{"name", group.name},
           {"size", group.size},
           {"stride", group.stride},
@@ -88,8 +88,8 @@ json group_json(const Group& group) {
           {"in_host", group.in_host}};
 }
 
-json optional_number(std::optional<double> value) {
-  return value ? json(*value) : json(nullptr);
+plain_json optional_number(std::optional<double> value) {
+  return value ? plain_json(*value) : plain_json(nullptr);
 }
 
 }  // namespace
@@ -222,11 +222,11 @@ std::string model_text(const TrainingSpec& spec, const TrafficReport& report, bo
   return out;
 }
 
-json model_json(const TrainingSpec& spec, const TrafficReport& report) {
+plain_json model_json(const TrainingSpec& spec, const TrafficReport& report) {
   const ModelSpec& m = spec.model;
   const Layout& l = spec.layout;
   const double n = report.minibatches;
-  json out;
+  plain_json out;
   out["schema"] = "tusk.model/1";
   out["name"] = spec.name;
   out["description"] = spec.description;
@@ -253,7 +253,7 @@ json model_json(const TrainingSpec& spec, const TrafficReport& report) {
                    {"micro_batches", l.micro_batches}};
   out["data"] = nullptr;
   out["step"] = nullptr;
-  out["training"] = json::array();
+  out["training"] = plain_json::array();
   out["totals"] = nullptr;
   if (spec.data) {
     out["data"] = {{"tokens_per_epoch", report.tokens_per_epoch},
@@ -293,7 +293,7 @@ json model_json(const TrainingSpec& spec, const TrafficReport& report) {
   out["inference"] = nullptr;
   if (spec.inference) {
     const InferenceSpec& i = *spec.inference;
-    json rows = json::array();
+    plain_json rows = plain_json::array();
     for (const auto& row : report.inference) {
       rows.push_back({{"kind", row.kind},
                       {"family", to_string(row.family)},
@@ -306,7 +306,7 @@ json model_json(const TrainingSpec& spec, const TrafficReport& report) {
                       {"rank_bytes_per_round", row.rank_bytes_per_step},
                       {"network_rank_bytes_per_round", row.network_rank_bytes_per_step},
                       {"all_ranks_bytes_per_round", row.all_ranks_bytes_per_step},
-                      {"bandwidth_bps", i.period_s ? json(row.bandwidth_bps) : json(nullptr)},
+                      {"bandwidth_bps", i.period_s ? plain_json(row.bandwidth_bps) : plain_json(nullptr)},
                       {"note", row.note}});
     }
     out["inference"] = {
@@ -314,7 +314,7 @@ json model_json(const TrainingSpec& spec, const TrafficReport& report) {
         {"tp", i.tp},       {"replicas", i.replicas},           {"period_s", optional_number(i.period_s)},
         {"rows", rows}};
   }
-  json comparison = json::array();
+  plain_json comparison = plain_json::array();
   for (const auto& c : report.comparison) {
     comparison.push_back(
         {{"family", to_string(c.family)},

@@ -8,7 +8,7 @@
 #include "controller/method/method_steps.hpp"
 
 namespace tusk {
-using nlohmann::json;
+using plain_json = nlohmann::json;  // not `json`: the report files alias that as ordered_json
 
 namespace {
 
@@ -235,25 +235,25 @@ std::string plan_text(const Profile& profile, const ExpandedPlan& plan) {
   return out;
 }
 
-json plan_json(const Profile& profile, const ExpandedPlan& plan) {
-  json out;
+plain_json plan_json(const Profile& profile, const ExpandedPlan& plan) {
+  plain_json out;
   out["profile"] = profile.name;
   out["file"] = profile.file;
   out["agents"] = plan.agents;
-  json tests = json::array();
+  plain_json tests = plain_json::array();
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
   for (std::size_t i = 0; i < plan.tests.size(); ++i) {
-    json agents = json::object();
+    plain_json agents = plain_json::object();
     for (const auto& agent_plan : plan.tests[i]) {
       std::string text;
       if (!google::protobuf::util::MessageToJsonString(agent_plan.plan, &text, options).ok()) {
         throw std::runtime_error("cannot render plan of " + agent_plan.agent + " as JSON");
       }
-      agents[agent_plan.agent] = json::parse(text);
+      agents[agent_plan.agent] = plain_json::parse(text);
     }
-    json test{
+    plain_json test{
         {"name", profile.tests[i].name}, {"duration_s", profile.tests[i].duration.count() / 1e3}, {"plans", agents}};
     if (const auto& steps = plan.steps[i]) {
       if (steps->most_trials > 0) {
@@ -264,12 +264,12 @@ json plan_json(const Profile& profile, const ExpandedPlan& plan) {
       } else if (!steps->note.empty()) {
         test["steps_note"] = steps->note;
       } else {
-        json list = json::array();
+        plain_json list = plain_json::array();
         for (std::size_t s = 0; s < steps->names.size(); ++s) {
-          json step{
+          plain_json step{
               {"name", steps->names[s]}, {"duration_s", steps->lengths[s].count() / 1e3}, {"plan", steps->lines[s]}};
           if (s < steps->pairs.size()) {
-            json pairs = json::array();
+            plain_json pairs = plain_json::array();
             for (const auto& [sender, receiver] : steps->pairs[s]) pairs.push_back({sender, receiver});
             step["pairs"] = std::move(pairs);
           }
@@ -281,7 +281,7 @@ json plan_json(const Profile& profile, const ExpandedPlan& plan) {
           test["pairs_listed"] = std::min(steps->pairs_in_all, kMaxListedPairs);
         }
       }
-      json thresholds = json::array();
+      plain_json thresholds = plain_json::array();
       for (const auto& threshold : steps->thresholds) {
         thresholds.push_back({{"key", threshold.key},
                               {"metric", threshold.metric},

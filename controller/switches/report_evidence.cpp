@@ -14,10 +14,10 @@
 namespace tusk {
 namespace {
 
-using nlohmann::json;
+using plain_json = nlohmann::json;  // not `json`: the report files alias that as ordered_json
 
 // A member's text as an LLDP field would be kept (printable, bounded).
-std::string text_at(const json& object, const char* key) {
+std::string text_at(const plain_json& object, const char* key) {
   return lldp_text(string_member(object, key));
 }
 
@@ -27,7 +27,7 @@ std::string flow_address(const std::string& endpoint) {
 }
 
 // Each flow's source and destination and the address that answered each TTL.
-void add_traced_paths(const json& report, const std::string& file, std::vector<TracedPath>& paths) {
+void add_traced_paths(const plain_json& report, const std::string& file, std::vector<TracedPath>& paths) {
   const auto tests = report.find("tests");
   if (tests == report.end() || !tests->is_array()) return;
   for (const auto& test : *tests) {
@@ -70,7 +70,7 @@ void add_traced_paths(const json& report, const std::string& file, std::vector<T
 }  // namespace
 
 ReportEvidence report_evidence_text(const std::string& text, const std::string& file) {
-  const json report = json::parse(text, nullptr, false);
+  const plain_json report = plain_json::parse(text, nullptr, false);
   if (report.is_discarded()) throw std::runtime_error(fmt::format("{}: not JSON", file));
   const auto agents = report.is_object() ? report.find("agents") : report.end();
   if (!report.is_object() || agents == report.end() || !agents->is_array()) {
@@ -79,7 +79,8 @@ ReportEvidence report_evidence_text(const std::string& text, const std::string& 
   ReportEvidence evidence;
   std::vector<HostLldp>& hosts = evidence.hosts;
   // A port's neighbour (lldp_neighbour), address (ipv4 with its prefix, or roce_ipv4) and kernel name.
-  const auto add = [&](const json& agent, const json& port, const char* address_key, const char* fallback_name_key) {
+  const auto add = [&](const plain_json& agent, const plain_json& port, const char* address_key,
+                       const char* fallback_name_key) {
     const auto heard = port.is_object() ? port.find("lldp_neighbour") : port.end();
     if (!port.is_object() || heard == port.end() || !heard->is_object()) return;
     if (hosts.size() == kMaxReportHostPorts) {
@@ -100,19 +101,19 @@ ReportEvidence report_evidence_text(const std::string& text, const std::string& 
     host.from_frames = text_at(*heard, "source") == "frames";
     hosts.push_back(std::move(host));
   };
-  const auto array_at = [](const json& object, const char* key) -> const json* {
+  const auto array_at = [](const plain_json& object, const char* key) -> const plain_json* {
     const auto found = object.find(key);
     return found != object.end() && found->is_array() ? &*found : nullptr;
   };
   for (const auto& agent : *agents) {
     if (!agent.is_object()) continue;
-    if (const json* ports = array_at(agent, "dpdk_ports")) {
+    if (const plain_json* ports = array_at(agent, "dpdk_ports")) {
       for (const auto& port : *ports) add(agent, port, "ipv4", "name");
     }
-    const json* devices = array_at(agent, "rdma_devices");
+    const plain_json* devices = array_at(agent, "rdma_devices");
     if (!devices) continue;
     for (const auto& device : *devices) {
-      const json* ports = device.is_object() ? array_at(device, "ports") : nullptr;
+      const plain_json* ports = device.is_object() ? array_at(device, "ports") : nullptr;
       if (!ports) continue;
       for (const auto& port : *ports) add(agent, port, "roce_ipv4", nullptr);
     }

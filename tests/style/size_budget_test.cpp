@@ -31,6 +31,13 @@ TEST(SizeBudget, NoProductFunctionIsOver120Lines) {
   EXPECT_TRUE(over.empty()) << "split these into steps that have names:\n" << joined(over);
 }
 
+// Issue 58's CI: `json` was nlohmann::json in one file and ordered_json in another of the
+// controller's library, which compiled apart and failed as one unity batch of the TSan tree.
+TEST(UnityNames, NoNameIsBoundToTwoThingsAtNamespaceScopeInOneFolder) {
+  const auto clashes = unity_name_clashes(build_paths::source_dir(), kProductFolders);
+  EXPECT_TRUE(clashes.empty()) << "give each its own name:\n" << joined(clashes);
+}
+
 std::string lines(std::size_t count, const std::string& line = "int x;") {
   std::string text;
   for (std::size_t i = 0; i < count; ++i) text += line + "\n";
@@ -96,6 +103,16 @@ std::string Foo::name() const
   EXPECT_EQ(spans[2].first_line, 22u);
   EXPECT_EQ(spans[2].lines, 3u);
   EXPECT_EQ(spans[2].head, "std::string Foo::name() const");
+}
+
+TEST_F(PlantedTree, ANameBoundToTwoThingsInOneFolderFailsAndInTwoFoldersPasses) {
+  plant("controller/a.cpp", "namespace tusk {\nusing json = nlohmann::ordered_json;\n}\n");
+  plant("controller/b/b.cpp", "namespace tusk {\nusing nlohmann::json;\nnamespace fs = std::filesystem;\n}\n");
+  plant("controller/c.cpp", "namespace fs = std::filesystem;\nvoid f() {\n  using json = int;\n}\n");
+  plant("agent/d.cpp", "using nlohmann::json;\n");
+  EXPECT_EQ(unity_name_clashes(root_, kProductFolders),
+            (std::vector<std::string>{
+                "controller: json: nlohmann::json (controller/b/b.cpp) nlohmann::ordered_json (controller/a.cpp)"}));
 }
 
 }  // namespace

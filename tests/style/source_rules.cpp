@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -302,6 +303,34 @@ std::vector<std::string> functions_over(const fs::path& root, const std::vector<
     }
   }
   return found;
+}
+
+std::vector<std::string> unity_name_clashes(const fs::path& root, const std::vector<std::string>& folders) {
+  static const std::regex kAlias(R"re(^(?:using|namespace)\s+(\w+)\s*=\s*([^;]+);)re");
+  static const std::regex kDeclaration(R"re(^using\s+((?:\w+::)+)(\w+)\s*;)re");
+  std::vector<std::string> clashes;
+  for (const auto& folder : folders) {
+    std::map<std::string, std::map<std::string, std::string>> bound;  // name -> what -> first file
+    for (const auto& file : sources_under(root, folder)) {
+      if (fs::path(file).extension() != ".cpp") continue;
+      std::istringstream text(read_text(root / file));
+      for (std::string line; std::getline(text, line);) {
+        std::smatch match;
+        if (std::regex_search(line, match, kAlias)) {
+          bound[match[1]].try_emplace(match[2], file);
+        } else if (std::regex_search(line, match, kDeclaration)) {
+          bound[match[2]].try_emplace(match[1].str() + match[2].str(), file);
+        }
+      }
+    }
+    for (const auto& [name, meanings] : bound) {
+      if (meanings.size() < 2) continue;
+      std::string text = fmt::format("{}: {}:", folder, name);
+      for (const auto& [what, file] : meanings) text += fmt::format(" {} ({})", what, file);
+      clashes.push_back(text);
+    }
+  }
+  return clashes;
 }
 
 }  // namespace tusk::style

@@ -55,4 +55,11 @@ std::vector<FunctionSpan> function_spans(const std::string& text, const std::str
 std::vector<std::string> functions_over(const std::filesystem::path& root, const std::vector<std::string>& folders,
                                         std::size_t max_lines, const std::vector<std::string>& exempt);
 
+// Names that the .cpp files under one of `folders` bind at namespace scope (a line of its own
+// starting `using NAME = …;`, `using a::b::NAME;` or `namespace NAME = …;`) to different things:
+// CMake's unity builds (CI's sanitizer and fuzz trees) compile eight .cpp files of a target as one,
+// where `json` meaning nlohmann::json in one and ordered_json in the next fails the build, in
+// whichever batch the file list's order happens to put them. "folder: NAME: X (file), Y (file)".
+std::vector<std::string> unity_name_clashes(const std::filesystem::path& root, const std::vector<std::string>& folders);
+
 }  // namespace tusk::style
