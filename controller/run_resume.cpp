@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "controller/history/history_rows.hpp"
 #include "controller/series/series_file.hpp"
 
 namespace tusk {
@@ -16,7 +17,10 @@ std::shared_ptr<ScheduleLedger> open_resumed_run(const std::string& run_director
                                                  const std::string& topology_file, const FabricTopology* topology) {
   const fs::path directory(run_directory);
   std::error_code ignored;
-  if (fs::exists(directory / "junit.xml", ignored)) {
+  // A run that finished is not resumed; one a signal interrupted (a host shutting down sends
+  // SIGTERM first) wrote its reports as it stopped, and goes on like one that was killed.
+  const bool reported = fs::exists(directory / "junit.xml", ignored);
+  if (reported && !read_report_file(run_directory).contains("interrupted")) {
     throw std::runtime_error(
         fmt::format("{}: the run finished (its junit.xml is there): there is nothing to resume", run_directory));
   }
@@ -58,6 +62,10 @@ std::shared_ptr<ScheduleLedger> open_resumed_run(const std::string& run_director
   const fs::path series(kSeriesFileName);
   const std::string series_kept = set_aside(series.stem().string(), series.extension().string());
   const std::string report_kept = set_aside("report", ".json");
+  if (reported) {
+    set_aside("junit", ".xml");
+    set_aside("report", ".html");
+  }
   spdlog::info("--resume: run {} finished {} step(s) of test {} '{}'; its report and series are kept as {} and {}",
                id.run_id, ledger->steps.size(), id.test_index, id.test_name,
                report_kept.empty() ? "(none)" : report_kept, series_kept.empty() ? "(none)" : series_kept);

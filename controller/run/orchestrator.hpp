@@ -230,6 +230,9 @@ class Orchestrator {
   // --resume: the tests before the schedule, as they ended before the controller's restart.
   std::vector<std::pair<std::string, TestVerdict>> tests_before_restart_;
   bool ledger_failed_ = false;  // the ledger could not be written: said once
+  // The profile's and topology file's digests as the run started (file_digest): what a ledger
+  // holds a resumed run to, however the files change while the run goes on.
+  std::pair<std::uint64_t, std::uint64_t> input_digests_;
 };
 
 }  // namespace tusk::orchestration

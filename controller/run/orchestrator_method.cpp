@@ -91,7 +91,8 @@ bool Orchestrator::run_method(std::size_t index) {
   // A schedule's step, once judged, goes to its ledger: a controller that stops later can resume.
   const auto record = [&](TestOutcome outcome, std::vector<UncoveredPair> not_covered) {
     steps.record(std::move(outcome), std::move(not_covered));
-    if (schedule) write_ledger(steps, index);
+    // A step a signal cut short is not kept: a resumed run runs it again.
+    if (schedule && !g_interrupted) write_ledger(steps, index);
   };
   bool carry_on = true;
   while (auto step = steps.next()) {

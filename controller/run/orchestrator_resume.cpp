@@ -15,8 +15,8 @@ void Orchestrator::write_ledger(const MethodSteps& steps, std::size_t index) {
   LedgerIdentity identity;
   identity.run_id = outcome_.run_id;
   identity.started_ns = outcome_.started_ns;
-  identity.profile_digest = file_digest(profile_.file);
-  identity.topology_digest = options_.topology ? file_digest(options_.topology->file()) : 0;
+  identity.profile_digest = input_digests_.first;
+  identity.topology_digest = input_digests_.second;
   identity.test_index = static_cast<int>(index);
   identity.test_name = profile_.tests[index].name;
   identity.agents = agents_;

@@ -70,6 +70,7 @@ Orchestrator::Orchestrator(const Profile& profile, const RunOptions& options)
 
 RunOutcome Orchestrator::run() {
   outcome_.started_ns = realtime_ns();
+  input_digests_ = {file_digest(profile_.file), options_.topology ? file_digest(options_.topology->file()) : 0};
   open_series_file();
   start_control_plane();
   write_start_checkpoint();

@@ -240,80 +240,100 @@ TEST_F(FabricShift, AnAgentLostMidStepLeavesItsPairsUncoveredAndTheScheduleGoesO
   EXPECT_NE(log().find("(exit 3)"), std::string::npos) << log();
 }
 
-// Issue 59: a controller killed between a schedule's steps is started again with --resume: the
+// Issue 59: a controller stopped between a schedule's steps is started again with --resume: the
 // run goes on from the step after the last its ledger holds, under a run id of its own that names
 // the one it resumes. No step runs twice; the steps before the restart come back from the ledger:
 // their rows, their failing streams, and their flows, which the suspect's evidence still counts.
-TEST_F(FabricShift, AControllerKilledBetweenStepsIsResumedAndFinishesTheScheduleWithoutRunningAStepTwice) {
-  make_lab(2, 3);
-  start_agents();
-  lab_->run("impair l1-s2 up loss=1");
-  const std::vector<std::string> first =
-      controller_command(shift_profile("shift-resume"), {"--topology", topology_file()});
-  std::string first_id;
-  {
-    Process controller(first, dir_ + "/controller.log");
-    ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "step 2 kept in", std::chrono::seconds(180))) << log();
-    controller.signal(SIGKILL);
-    controller.wait(std::chrono::seconds(10));
-    first_id = report().value("run_id", "");
+// SIGKILL (the controller's host lost) leaves a checkpoint; SIGTERM (its host shutting down) an
+// interrupted run's reports, kept beside the new ones too.
+class FabricShiftResume : public FabricShift {
+ protected:
+  void stop_and_resume(int signal) {
+    make_lab(2, 3);
+    start_agents();
+    lab_->run("impair l1-s2 up loss=1");
+    const std::vector<std::string> first =
+        controller_command(shift_profile("shift-resume"), {"--topology", topology_file()});
+    std::string first_id;
+    {
+      Process controller(first, dir_ + "/controller.log");
+      ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "step 2 kept in", std::chrono::seconds(180))) << log();
+      controller.signal(signal);
+      const auto stopped = controller.wait(std::chrono::seconds(30));
+      if (signal == SIGTERM) {
+        ASSERT_EQ(stopped.value_or(-100), 128 + SIGTERM) << log();
+      }
+      first_id = report().value("run_id", "");
+    }
+    ASSERT_FALSE(first_id.empty()) << "the first run's report names it";
+    std::vector<std::string> resumed = first;
+    const auto out = std::find(resumed.begin(), resumed.end(), "--out");
+    ASSERT_NE(out, resumed.end());
+    *out = "--resume";
+    const std::string resumed_log = dir_ + "/controller-resumed.log";
+    Process controller(resumed, resumed_log);
+    const int exit_code = controller.wait(std::chrono::seconds(240)).value_or(-100);
+    const std::string said = read_file(resumed_log);
+    ASSERT_EQ(exit_code, 1) << said;
+    const json result = report();
+    EXPECT_NE(result["run_id"], first_id);
+    EXPECT_EQ(result["resumed_from"]["run_id"], first_id) << result["resumed_from"].dump();
+    EXPECT_EQ(result["resumed_from"]["steps_restored"], 2);
+    // Steps 3 and 4 ran in the resumed run; 1 and 2 did not run again.
+    for (const std::string step : {"1", "2"}) {
+      EXPECT_EQ(said.find("test " + step + " 'every cross-leaf pair ["), std::string::npos) << said;
+    }
+    for (const std::string step : {"3", "4"}) {
+      EXPECT_NE(said.find("test " + step + " 'every cross-leaf pair ["), std::string::npos) << said;
+    }
+    const json& test = result["tests"][0];
+    const json& steps = test["method"]["steps"];
+    ASSERT_EQ(steps.size(), 4u) << test["problems"].dump(1);
+    std::size_t planned = 0;
+    for (const auto& step : steps) {
+      planned += step["pairs"].get<std::size_t>();
+      EXPECT_TRUE(step["not_covered"].empty()) << step.dump(1).substr(0, 2000);
+    }
+    EXPECT_EQ(planned, 24u) << "every cross-leaf pair, once";
+    std::set<int> failing_steps;
+    for (const auto& stream : test["streams"]) {
+      if (!stream["passed"].get<bool>()) failing_steps.insert(stream["step"].get<int>());
+    }
+    EXPECT_TRUE(failing_steps.contains(1) || failing_steps.contains(2))
+        << "the failing streams of the steps before the restart are kept: " << json(failing_steps).dump();
+    const json& coverage = test["coverage"];
+    ASSERT_TRUE(coverage.is_object()) << test.dump(1).substr(0, 3000);
+    EXPECT_EQ(coverage["share"], 1.0) << coverage["text"];
+    const json& found = test["localisation"];
+    ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << said;
+    EXPECT_EQ(found["suspects"][0]["link"], "l1:s2 -> s2:l1") << found["conclusion"];
+    EXPECT_EQ(found["suspects"].size(), 1u) << found["conclusion"];
+    std::set<int> evidence_steps;
+    for (const auto& flow : found["suspects"][0]["explains"]) evidence_steps.insert(flow["step"].get<int>());
+    EXPECT_TRUE(evidence_steps.contains(1) || evidence_steps.contains(2))
+        << "the restored flows are evidence: " << json(evidence_steps).dump();
+    ASSERT_FALSE(test["warnings"].empty());
+    EXPECT_NE(test["warnings"][0].get<std::string>().find("restored from its ledger"), std::string::npos)
+        << test["warnings"].dump(1);
+    // Nothing of the first part is lost: its reports and series are kept beside the new ones.
+    const std::string kept = dir_ + "/report/";
+    EXPECT_TRUE(std::filesystem::exists(kept + "report." + first_id + ".json"));
+    EXPECT_TRUE(std::filesystem::exists(kept + "series." + first_id + ".sqlite"));
+    EXPECT_EQ(std::filesystem::exists(kept + "junit." + first_id + ".xml"), signal == SIGTERM);
+    EXPECT_TRUE(std::filesystem::exists(kept + "series.sqlite"));
+    // A run that finished is not resumed.
+    Process again(resumed, dir_ + "/controller-again.log");
+    EXPECT_EQ(again.wait(std::chrono::seconds(30)).value_or(-100), 2);
+    EXPECT_NE(read_file(dir_ + "/controller-again.log").find("there is nothing to resume"), std::string::npos);
   }
-  ASSERT_FALSE(first_id.empty()) << "the first run's checkpoint names it";
-  std::vector<std::string> resumed = first;
-  const auto out = std::find(resumed.begin(), resumed.end(), "--out");
-  ASSERT_NE(out, resumed.end());
-  *out = "--resume";
-  const std::string resumed_log = dir_ + "/controller-resumed.log";
-  Process controller(resumed, resumed_log);
-  const int exit_code = controller.wait(std::chrono::seconds(240)).value_or(-100);
-  const std::string said = read_file(resumed_log);
-  ASSERT_EQ(exit_code, 1) << said;
-  const json result = report();
-  EXPECT_NE(result["run_id"], first_id);
-  EXPECT_EQ(result["resumed_from"]["run_id"], first_id) << result["resumed_from"].dump();
-  EXPECT_EQ(result["resumed_from"]["steps_restored"], 2);
-  // Steps 3 and 4 ran in the resumed run; 1 and 2 did not run again.
-  for (const std::string step : {"1", "2"}) {
-    EXPECT_EQ(said.find("test " + step + " 'every cross-leaf pair ["), std::string::npos) << said;
-  }
-  for (const std::string step : {"3", "4"}) {
-    EXPECT_NE(said.find("test " + step + " 'every cross-leaf pair ["), std::string::npos) << said;
-  }
-  const json& test = result["tests"][0];
-  const json& steps = test["method"]["steps"];
-  ASSERT_EQ(steps.size(), 4u) << test["problems"].dump(1);
-  std::size_t planned = 0;
-  for (const auto& step : steps) planned += step["pairs"].get<std::size_t>();
-  EXPECT_EQ(planned, 24u) << "every cross-leaf pair, once";
-  std::set<int> failing_steps;
-  for (const auto& stream : test["streams"]) {
-    if (!stream["passed"].get<bool>()) failing_steps.insert(stream["step"].get<int>());
-  }
-  EXPECT_TRUE(failing_steps.contains(1) || failing_steps.contains(2))
-      << "the failing streams of the steps before the restart are kept: " << json(failing_steps).dump();
-  const json& coverage = test["coverage"];
-  ASSERT_TRUE(coverage.is_object()) << test.dump(1).substr(0, 3000);
-  EXPECT_EQ(coverage["share"], 1.0) << coverage["text"];
-  const json& found = test["localisation"];
-  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"] << "\n" << said;
-  EXPECT_EQ(found["suspects"][0]["link"], "l1:s2 -> s2:l1") << found["conclusion"];
-  std::set<int> evidence_steps;
-  for (const auto& flow : found["suspects"][0]["explains"]) evidence_steps.insert(flow["step"].get<int>());
-  EXPECT_TRUE(evidence_steps.contains(1) || evidence_steps.contains(2))
-      << "the restored flows are evidence: " << json(evidence_steps).dump();
-  bool restored_said = false;
-  for (const auto& warning : test["warnings"]) {
-    restored_said |= warning.get<std::string>().find("restored from its ledger") != std::string::npos;
-  }
-  EXPECT_TRUE(restored_said) << test["warnings"].dump(1);
-  // Nothing of the first part is lost: its report and series are kept beside the new ones.
-  EXPECT_TRUE(std::filesystem::exists(dir_ + "/report/report." + first_id + ".json"));
-  EXPECT_TRUE(std::filesystem::exists(dir_ + "/report/series." + first_id + ".sqlite"));
-  EXPECT_TRUE(std::filesystem::exists(dir_ + "/report/series.sqlite"));
-  // A finished run is not resumed again.
-  Process again(resumed, dir_ + "/controller-again.log");
-  EXPECT_EQ(again.wait(std::chrono::seconds(30)).value_or(-100), 2);
-  EXPECT_NE(read_file(dir_ + "/controller-again.log").find("there is nothing to resume"), std::string::npos);
+};
+
+TEST_F(FabricShiftResume, AControllerKilledBetweenStepsGoesOnFromTheNextStepAndRunsNoStepTwice) {
+  stop_and_resume(SIGKILL);
+}
+
+TEST_F(FabricShiftResume, AControllerInterruptedBetweenStepsGoesOnFromTheNextStepAndKeepsItsReports) {
+  stop_and_resume(SIGTERM);
 }
 
 }  // namespace
