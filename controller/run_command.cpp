@@ -19,6 +19,7 @@
 #include "common/build_info.hpp"
 #include "common/cli_completion.hpp"
 #include "common/cli_suggestion.hpp"
+#include "common/heap.hpp"
 #include "common/json_text.hpp"
 #include "common/logging.hpp"
 #include "common/printable.hpp"
@@ -232,6 +233,9 @@ int command_run(const std::string& file, ControlPlaneFlags& control, const RunFl
     spdlog::error("{}", e.what());
     return kExitUsage;
   }
+  // What the run freed as it ended (its sessions, its live data, the io thread's arena) goes back
+  // before the reports are built: glibc would keep those pages, and the reports would add theirs.
+  return_free_heap_pages();
   const std::string directory = options.run_directory(outcome.run_id);
   // The summary the views below read; report.json and the page take each test's series from the
   // outcome as they are written.
