@@ -34,7 +34,11 @@ TEST(SizeBudget, NoProductFunctionIsOver120Lines) {
 // Issue 58's CI: `json` was nlohmann::json in one file and ordered_json in another of the
 // controller's library, which compiled apart and failed as one unity batch of the TSan tree.
 TEST(UnityNames, NoNameIsBoundToTwoThingsAtNamespaceScopeInOneFolder) {
-  const auto clashes = unity_name_clashes(build_paths::source_dir(), kProductFolders);
+  // And the controller's unit tests, one target whose files alias json both ways. (The lab tests'
+  // targets each hold one meaning; a folder is stricter than a target, and they keep theirs.)
+  std::vector<std::string> folders = kProductFolders;
+  folders.push_back("tests/controller");
+  const auto clashes = unity_name_clashes(build_paths::source_dir(), folders);
   EXPECT_TRUE(clashes.empty()) << "give each its own name:\n" << joined(clashes);
 }
 

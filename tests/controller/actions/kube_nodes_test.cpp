@@ -33,13 +33,13 @@
 namespace tusk {
 namespace {
 
-using nlohmann::json;
+using plain_json = nlohmann::json;  // not `json`: other tests of this target alias that as ordered_json
 using ::testing::HasSubstr;
 
-// Three nodes as `kubectl get nodes -o json` lists them: gpu-a with an operator's taint and a
+// Three nodes as `kubectl get nodes -o plain_json` lists them: gpu-a with an operator's taint and a
 // cordon, gpu-b tainted by an earlier Tusk run, gpu-c.rack2.example passing already.
-json node_list() {
-  return json::parse(R"({"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "98113"},
+plain_json node_list() {
+  return plain_json::parse(R"({"kind": "NodeList", "apiVersion": "v1", "metadata": {"resourceVersion": "98113"},
    "items": [
     {"metadata": {"name": "gpu-a", "uid": "5f0c", "resourceVersion": "97001",
                   "labels": {"kubernetes.io/hostname": "gpu-a", "nvidia.com/gpu.present": "true"},
@@ -71,7 +71,7 @@ struct Request {
 // at once for discovery), every request recorded.
 class ReplayApiServer {
  public:
-  explicit ReplayApiServer(json nodes) : nodes_(std::move(nodes)) {
+  explicit ReplayApiServer(plain_json nodes) : nodes_(std::move(nodes)) {
     listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -166,13 +166,13 @@ class ReplayApiServer {
     }
   }
 
-  json status(int code, const std::string& reason, const std::string& message) const {
-    return {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
+  plain_json status(int code, const std::string& reason, const std::string& message) const {
+    return {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", plain_json::object()},
             {"status", "Failure"}, {"message", message}, {"reason", reason},
             {"code", code}};
   }
 
-  std::pair<int, json> answer_to(const Request& request) const {
+  std::pair<int, plain_json> answer_to(const Request& request) const {
     const std::string nodes_path = "/api/v1/nodes";
     if (request.method == "GET" && request.path == "/version") {
       return {200, {{"major", "1"}, {"minor", "29"}, {"gitVersion", "v1.29.4"}, {"platform", "linux/amd64"}}};
@@ -184,10 +184,10 @@ class ReplayApiServer {
                {"serverAddressByClientCIDRs", {{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", "10.0.0.1:6443"}}}}}};
     }
     if (request.method == "GET" && request.path == "/apis") {
-      return {200, {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", json::array()}}};
+      return {200, {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", plain_json::array()}}};
     }
     if (request.method == "GET" && request.path == "/api/v1") {
-      return {200, json::parse(R"({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
+      return {200, plain_json::parse(R"({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
                  {"name": "nodes", "singularName": "node", "namespaced": false, "kind": "Node",
                   "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
                   "shortNames": ["no"]},
@@ -199,7 +199,7 @@ class ReplayApiServer {
       const std::string name = request.path.substr(nodes_path.size() + 1);
       for (const auto& item : nodes_["items"]) {
         if (item["metadata"]["name"] != name) continue;
-        json node = item;
+        plain_json node = item;
         node["kind"] = "Node";
         node["apiVersion"] = "v1";
         if (request.method == "GET") return {200, node};
@@ -210,7 +210,7 @@ class ReplayApiServer {
                                   "version and try again")};
         }
         if (request.method == "PATCH") {
-          node.merge_patch(json::parse(request.body));
+          node.merge_patch(plain_json::parse(request.body));
           return {200, node};
         }
       }
@@ -224,7 +224,7 @@ class ReplayApiServer {
     return conflict_;
   }
 
-  json nodes_;
+  plain_json nodes_;
   std::string conflict_;
   int listener_ = -1;
   int port_ = 0;
@@ -311,7 +311,7 @@ TEST_F(KubeNodes, AFailedNodeIsLabelledAndTaintedAndARepairedOneReturnedWithOthe
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_EQ(sent[0].path, "/api/v1/nodes/gpu-a");
   EXPECT_EQ(sent[0].content_type, "application/merge-patch+json");
-  EXPECT_EQ(json::parse(sent[0].body), json::parse(R"json({
+  EXPECT_EQ(plain_json::parse(sent[0].body), plain_json::parse(R"json({
     "metadata": {"resourceVersion": "97001",
                  "labels": {"tusk.io/burn-in": "fail"},
                  "annotations": {"tusk.io/burn-in-fault":
@@ -321,7 +321,7 @@ TEST_F(KubeNodes, AFailedNodeIsLabelledAndTaintedAndARepairedOneReturnedWithOthe
       {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
       {"key": "tusk.io/burn-in", "value": "20261202T091500Z-4c2a", "effect": "NoSchedule"}]}})json"));
   EXPECT_EQ(sent[1].path, "/api/v1/nodes/gpu-b");
-  EXPECT_EQ(json::parse(sent[1].body), json::parse(R"json({
+  EXPECT_EQ(plain_json::parse(sent[1].body), plain_json::parse(R"json({
     "metadata": {"resourceVersion": "97002",
                  "labels": {"tusk.io/burn-in": "pass"},
                  "annotations": {"tusk.io/burn-in-fault": null}},
@@ -415,7 +415,7 @@ TEST_F(KubeNodes, ActOnAReportLabelsAndTaintsThroughKubectl) {
   EXPECT_THAT(out2.str(), HasSubstr("label gpu-a tusk.io/burn-in=fail, taint NoSchedule\n"));
   const auto sent = patches();
   ASSERT_EQ(sent.size(), 2u);
-  EXPECT_EQ(json::parse(sent[0].body)["metadata"]["annotations"]["tusk.io/burn-in-fault"],
+  EXPECT_EQ(plain_json::parse(sent[0].body)["metadata"]["annotations"]["tusk.io/burn-in-fault"],
             "tusk r-9: test plug: stream rx:loopback of its own port failed");
   EXPECT_EQ(sent[1].path, "/api/v1/nodes/gpu-b");
 }
@@ -447,7 +447,7 @@ TEST_F(KubeNodes, AnAgentThatReportsAnotherNodesHostnameGetsThatNodeNeitherTaint
   const auto sent = patches();
   ASSERT_EQ(sent.size(), 1u) << out.str() << err.str();
   EXPECT_EQ(sent[0].path, "/api/v1/nodes/gpu-b");
-  EXPECT_EQ(json::parse(sent[0].body)["metadata"]["labels"]["tusk.io/burn-in"], "pass") << sent[0].body;
+  EXPECT_EQ(plain_json::parse(sent[0].body)["metadata"]["labels"]["tusk.io/burn-in"], "pass") << sent[0].body;
   EXPECT_EQ(out.str().find("gpu-b tusk.io/burn-in=fail"), std::string::npos) << out.str();
 }
 
@@ -459,12 +459,12 @@ TEST(KubeLabelValue, AnyTextBecomesAValidLabelValue) {
 }
 
 TEST(KubeNodesParse, ANodeListWithoutItemsIsRefusedAndOddItemsAreSkipped) {
-  EXPECT_THROW(parse_kube_nodes(json::parse(R"({"kind": "Status"})")), std::runtime_error);
-  const auto nodes = parse_kube_nodes(json::parse(R"({"items": [1, {"metadata": 2}, {"metadata": {"name": ""}},
+  EXPECT_THROW(parse_kube_nodes(plain_json::parse(R"({"kind": "Status"})")), std::runtime_error);
+  const auto nodes = parse_kube_nodes(plain_json::parse(R"({"items": [1, {"metadata": 2}, {"metadata": {"name": ""}},
       {"metadata": {"name": "n", "labels": []}, "spec": {"taints": [3, {"key": "tusk.io/burn-in"}]}}]})"));
   ASSERT_EQ(nodes.size(), 1u);
   EXPECT_TRUE(nodes.at("n").tainted);
-  EXPECT_EQ(nodes.at("n").other_taints, json::array({3}));
+  EXPECT_EQ(nodes.at("n").other_taints, plain_json::array({3}));
 }
 
 }  // namespace

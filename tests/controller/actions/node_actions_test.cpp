@@ -24,13 +24,13 @@
 namespace tusk {
 namespace {
 
-using nlohmann::json;
+using plain_json = nlohmann::json;  // not `json`: other tests of this target alias that as ordered_json
 using ::testing::HasSubstr;
 
 // Four hosts on two leaves; gpu02's cable is the named suspect, gpu03 has a host problem, the
 // spine link a medium suspect of its own; gpu04 passed; a loopback test failed on gpu01's port.
-json fabric_report() {
-  return json::parse(R"({"run_id": "r-7", "status": "finished", "agents": [
+plain_json fabric_report() {
+  return plain_json::parse(R"({"run_id": "r-7", "status": "finished", "agents": [
     {"name": "gpu01", "hostname": "gpu01.rack4.example", "connected_at_end": true},
     {"name": "gpu02", "hostname": "gpu02.rack4.example", "connected_at_end": true},
     {"name": "gpu03", "hostname": "gpu03", "connected_at_end": true},
@@ -66,11 +66,11 @@ TEST(ReportBlame, EachNodeIsBlamedForWhatTheReportNamesAndTheRestPassOrNot) {
   // gpu04's stream passed and it is named by nothing; gpu05 was gone at the end.
   EXPECT_EQ(blame.passed, (std::vector<std::string>{"gpu04"}));
   EXPECT_EQ(blame.network, (std::vector<std::string>{"l2:s1 -> s1:l2"}));  // not the low one
-  EXPECT_THROW(blame_from_report(json::parse(R"({"tests": []})"), "x.json"), std::runtime_error);
+  EXPECT_THROW(blame_from_report(plain_json::parse(R"({"tests": []})"), "x.json"), std::runtime_error);
 }
 
 TEST(ReportBlame, ATestThatFailedOnOneNodeAloneBlamesItAndOneThatFailedAsAWholePassesNone) {
-  const RunBlame blame = blame_from_report(json::parse(R"({"run_id": "r-9", "status": "finished", "agents": [
+  const RunBlame blame = blame_from_report(plain_json::parse(R"({"run_id": "r-9", "status": "finished", "agents": [
     {"name": "a", "hostname": "a", "connected_at_end": true},
     {"name": "b", "hostname": "b", "connected_at_end": true},
     {"name": "c", "hostname": "c", "connected_at_end": true}],
@@ -128,7 +128,7 @@ TEST(NodeActions, ARunBlamingMoreThanTheShareActsOnNoneAndACheckpointOnNothing) 
   EXPECT_THAT(capped.notes[0], HasSubstr("blames 3 of its 5 nodes (60 %), more than max_share 50 %: acting on none"));
   EXPECT_EQ(plan_node_actions(blame, slurm, 0.6).actions.size(), 2u) << "at the share exactly, it acts";
 
-  json checkpoint = fabric_report();
+  plain_json checkpoint = fabric_report();
   checkpoint["status"] = "running";
   const NodeActionPlan none = plan_node_actions(blame_from_report(checkpoint, "report.json"), slurm, 1.0);
   EXPECT_TRUE(none.actions.empty());
@@ -163,7 +163,7 @@ TEST(NodeActions, OneBlamedNodeIsAlwaysActedOnWhateverTheShare) {
 // Issue 63, before: a stream id whose multi-byte characters straddled the 200-byte cut of a fault
 // text made `act --kubernetes` abort (the cut text then dumped with the strict UTF-8 handler).
 TEST(NodeActions, AFaultTextIsCutOnACharacterBoundary) {
-  json report = fabric_report();
+  plain_json report = fabric_report();
   std::string problem(199, 'x');
   for (int i = 0; i < 50; ++i) problem += "\xE2\x82\xAC";  // straddles the cut at every offset
   report["tests"][0]["localisation"]["hosts"][0]["problem"] = problem;
@@ -178,7 +178,7 @@ TEST(NodeActions, AFaultTextIsCutOnACharacterBoundary) {
 }
 
 TEST(NodeActions, AFaultTextIsCutToOneBoundedLine) {
-  json report = fabric_report();
+  plain_json report = fabric_report();
   report["tests"][0]["localisation"]["hosts"][0]["problem"] = "line one\nline two " + std::string(1000, 'x');
   const RunBlame blame = blame_from_report(report, "report.json");
   EXPECT_EQ(blame.faults.at("gpu03").find('\n'), std::string::npos);
@@ -213,7 +213,7 @@ TEST(ReportBlame, AReportTheControllerWroteNamesEachAgentsHostAsItsNode) {
   agent.inventory.set_hostname("node-a1.cluster");
   agent.connected = true;
   outcome.agents.push_back(agent);
-  const RunBlame blame = blame_from_report(json::parse(report_json(outcome).dump()), "report.json");
+  const RunBlame blame = blame_from_report(plain_json::parse(report_json(outcome).dump()), "report.json");
   EXPECT_TRUE(blame.finished);
   EXPECT_EQ(blame.nodes, (std::vector<std::string>{"node-a1"}));
   EXPECT_EQ(blame.passed, (std::vector<std::string>{"node-a1"}));
@@ -233,7 +233,7 @@ TEST(ReportBlame, TheNodeIsTheHostTheRunProvedNotTheHostnameTheAgentReported) {
     view.connected = true;
     outcome.agents.push_back(view);
   }
-  const RunBlame blame = blame_from_report(json::parse(report_json(outcome).dump()), "report.json");
+  const RunBlame blame = blame_from_report(plain_json::parse(report_json(outcome).dump()), "report.json");
   EXPECT_EQ(blame.node_of.at("lab-a"), "lab-a");
   EXPECT_EQ(blame.node_of.at("lab-b"), "lab-b");
   EXPECT_EQ(blame.nodes, (std::vector<std::string>{"lab-a", "lab-b"}));
@@ -254,7 +254,7 @@ TEST(ReportBlame, HostsWhoseShortNamesCollideKeepTheirFullNamesAndOneHostsAgents
     view.connected = true;
     outcome.agents.push_back(view);
   }
-  const RunBlame blame = blame_from_report(json::parse(report_json(outcome).dump()), "report.json");
+  const RunBlame blame = blame_from_report(plain_json::parse(report_json(outcome).dump()), "report.json");
   EXPECT_EQ(blame.nodes, (std::vector<std::string>{"gpu01.rack1.example", "gpu01.rack2.example", "gpu02"}));
   EXPECT_EQ(blame.node_of.at("a-nic0"), blame.node_of.at("a-nic1"));
 }
