@@ -13,6 +13,7 @@
 #include "common/source_pos.hpp"
 #include "common/units.hpp"
 #include "controller/profile/action_settings.hpp"
+#include "controller/profile/localisation_settings.hpp"
 #include "controller/profile/optics_settings.hpp"
 #include "controller/profile/series_settings.hpp"
 
@@ -165,6 +166,8 @@ struct TestSpec {
   OpticsSettings optics;
   OutlierMode outliers = OutlierMode::Warn;
   double outlier_k = kDefaultOutlierK;
+  // The noise floor under which a link's loss or damage names no suspect.
+  LocalisationSettings localisation;
   SourcePos pos;
 };
 

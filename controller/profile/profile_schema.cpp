@@ -1,5 +1,6 @@
 #include "controller/profile/profile_schema.hpp"
 
+#include "controller/profile/localisation_keys.hpp"
 #include "controller/profile/method_keys.hpp"
 #include "controller/profile/shift_keys.hpp"
 
@@ -166,6 +167,7 @@ const std::vector<TestKey>& common_keys() {
       {"step", "", shift_keys::read_step},
       {"group_by", "", shift_keys::read_group_by},
       {"scope", "", shift_keys::read_scope},
+      {"localisation", "", localisation_keys::read_localisation},
       {"thresholds", "", read_thresholds},
       {"method", "", method_keys::read_method},
   };

@@ -141,10 +141,23 @@ json localisation_json(const TestOutcome& test) {
                      {"evidence", host.evidence},
                      {"next_steps", host.next_steps}});
   }
+  json noise = json::array();
+  for (const NoiseLink& link : found.noise) {
+    noise.push_back({{"link", link.key},
+                     {"name", link.name},
+                     {"tied_with", link.tied},
+                     {"kind", to_string(link.kind)},
+                     {"events", link.events},
+                     {"rate", link.rate},
+                     {"rate_interval", json::array({link.rate_low, link.rate_high})}});
+  }
   // A schedule's clean flows were summed per link as each step ended: counted here, not listed.
   json out{{"conclusion", found.conclusion},
            {"suspects", suspects},
            {"hosts", hosts},
+           {"noise_floor", {{"loss", found.floor.loss}, {"damage", found.floor.damage}}},
+           {"noise", std::move(noise)},
+           {"noise_text", found.noise_text.empty() ? json(nullptr) : json(found.noise_text)},
            {"flows", flows},
            {"clean_flows_summed", table.clean_flows()}};
   if (table.clean_flows() > 0) {

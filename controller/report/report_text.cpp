@@ -90,6 +90,11 @@ std::string localisation_lines(const json& found) {
       out += fmt::format("  localisation: {}\n", conclusion);
     }
   }
+  // Beside suspects or hosts, the conclusion above is not printed: the noise is said on its own.
+  if (const json& noise = member_or_null(found, "noise_text");
+      noise.is_string() && !(suspects.empty() && hosts.empty())) {
+    out += fmt::format("  {}\n", text(noise));
+  }
   for (const auto& host : hosts) {
     out += fmt::format("  host problem: {}: {}: {}\n", text(member_or_null(host, "agent")),
                        text(member_or_null(host, "problem")), text(member_or_null(host, "evidence")));

@@ -124,8 +124,8 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology,
     }
   }
   const SwitchCounterEvidence* counters = switches_read ? &test.switch_counters : nullptr;
-  test.localisation =
-      flows ? localise(std::move(flows), topology, counters) : localise(test.streams, topology, counters);
+  test.localisation = flows ? localise(std::move(flows), topology, counters, test.spec.localisation.min_rate)
+                            : localise(test.streams, topology, counters, test.spec.localisation.min_rate);
   test.coverage = link_coverage(test.localisation, topology);
   if (test.spec.min_link_coverage) {
     if (auto problem = coverage_problem(test.coverage, *test.spec.min_link_coverage)) {

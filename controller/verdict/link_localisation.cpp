@@ -64,9 +64,10 @@ NamedLink link_between(const FabricTopology* topology, const std::string& from, 
 }
 
 Localiser::Localiser(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-                     const SwitchCounterEvidence* counters)
+                     const SwitchCounterEvidence* counters, const NoiseFloor& floor)
     : flows_(std::move(flows)), table_(*flows_), topology_(topology), counters_(counters) {
   out_.flows = flows_;
+  out_.floor = floor;
 }
 
 const std::string& Localiser::key_of(std::uint32_t link) const {
@@ -224,15 +225,15 @@ std::optional<FlowEvents> Localiser::observed(std::size_t f, FaultKind kind) con
 }  // namespace localiser
 
 Localisation localise(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters) {
-  return localiser::Localiser(std::move(flows), topology, counters).run();
+                      const SwitchCounterEvidence* counters, const NoiseFloor& floor) {
+  return localiser::Localiser(std::move(flows), topology, counters, floor).run();
 }
 
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters) {
+                      const SwitchCounterEvidence* counters, const NoiseFloor& floor) {
   auto flows = std::make_shared<FlowTable>();
   flows->add(streams, topology);
-  return localise(std::move(flows), topology, counters);
+  return localise(std::move(flows), topology, counters, floor);
 }
 
 }  // namespace tusk

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/profile/localisation_settings.hpp"
 #include "controller/topology/fabric_topology.hpp"
 #include "controller/verdict/switch_counters.hpp"
 #include "controller/verdict/verdict.hpp"
@@ -128,28 +129,42 @@ struct HostSuspect {
   std::vector<std::string> next_steps;
 };
 
+// A link the fit found losing or damaging frames at a rate whose 95 % lower bound is not above the
+// noise floor: its events are reported as noise, never as a suspect.
+struct NoiseLink {
+  std::string key, name;  // the likeliest of the links nothing tells apart (as LinkSuspect's)
+  std::vector<std::string> tied;
+  FaultKind kind = FaultKind::Loss;
+  std::uint64_t events = 0;  // the flows' events the fit gives it
+  double rate = 0, rate_low = 0, rate_high = 0;
+};
+
 class FlowTable;
 
 struct Localisation {
   std::shared_ptr<const FlowTable> flows;  // the flows (flow_table.hpp); the indexes below are into it
   std::vector<LinkSuspect> suspects;       // ranked; the first is named when its confidence is not low
   std::vector<HostSuspect> hosts;
-  std::string conclusion;  // one line; "" when no flow failed
+  NoiseFloor floor;              // what the links' rates were judged against
+  std::vector<NoiseLink> noise;  // the largest rate first
+  std::string noise_text;        // "" when there is none
+  std::string conclusion;        // one line; "" when no flow failed
   const LinkSuspect* top() const {
     return !suspects.empty() && suspects.front().confidence != Confidence::Low ? &suspects.front() : nullptr;
   }
 };
 
 // `topology` may be null: links are then named by the hops' addresses. `counters` (null when no
-// switch was read) confirm suspects and split links the same flows cross.
+// switch was read) confirm suspects and split links the same flows cross. A link whose loss or
+// damage is not above `floor` with 95 % confidence is noise.
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters = nullptr);
+                      const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {});
 // Every flow of `found` with its names: for one test's few flows (a method's judge, a test); a
 // schedule's are read from the table a flow at a time.
 std::vector<TracedFlowPath> traced_flows(const Localisation& found);
 
 // The same, over flows already gathered (a schedule's steps, each added as it ended).
 Localisation localise(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters = nullptr);
+                      const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {});
 
 }  // namespace tusk

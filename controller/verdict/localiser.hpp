@@ -42,7 +42,7 @@ NamedLink link_between(const FabricTopology* topology, const std::string& from, 
 class Localiser {
  public:
   Localiser(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-            const SwitchCounterEvidence* counters);
+            const SwitchCounterEvidence* counters, const NoiseFloor& floor);
 
   Localisation run();
 
@@ -87,6 +87,12 @@ class Localiser {
   // One link, one suspect: a link significant for several kinds is named for the kind that makes
   // its case, with the others beside it.
   void fold_kinds_per_link();
+
+  // A rate of loss or damage whose 95 % lower bound is not above the noise floor: noise, not a fault.
+  bool under_floor(const LinkRate& rate, FaultKind kind) const;
+  void add_noise(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind);
+  // "noise: 2 lost frames on 2 links under the noise floor (...)", or "".
+  std::string noise_text() const;
 
   // A link where every flow through it starts (or ends) at one host is that host's own link:
   // its NIC, optic or cable, named at the host.

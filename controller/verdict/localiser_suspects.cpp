@@ -46,10 +46,60 @@ void Localiser::name_suspects(FaultKind kind) {
     if (rate.explains.empty()) continue;  // significant, but within what the test allows
     std::vector<std::uint32_t> group = rate.links;
     order_twins(group, rate.explains.front());
+    if (under_floor(rate, kind)) {
+      add_noise(group, rate, kind);
+      continue;
+    }
     if (name_host_end(group.front(), rate, kind)) continue;
     out_.suspects.push_back(suspect_of(group, rate, kind));
     suspect_link_.push_back(group.front());
   }
+}
+
+bool Localiser::under_floor(const LinkRate& rate, FaultKind kind) const {
+  const double floor = kind == FaultKind::Loss ? out_.floor.loss : kind == FaultKind::Damage ? out_.floor.damage : 0.0;
+  return floor > 0 && !(rate.low > floor);
+}
+
+void Localiser::add_noise(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) {
+  NoiseLink noise;
+  noise.key = key_of(group.front());
+  noise.name = table_.link(group.front()).named.name;
+  for (std::size_t k = 1; k < group.size(); ++k) noise.tied.push_back(key_of(group[k]));
+  noise.kind = kind;
+  noise.events = static_cast<std::uint64_t>(std::llround(rate.events));
+  noise.rate = rate.rate;
+  noise.rate_low = rate.low;
+  noise.rate_high = rate.high;
+  const auto at = std::find_if(out_.noise.begin(), out_.noise.end(),
+                               [&](const NoiseLink& other) { return other.rate < noise.rate; });
+  out_.noise.insert(at, std::move(noise));
+}
+
+std::string Localiser::noise_text() const {
+  if (out_.noise.empty()) return "";
+  std::array<std::uint64_t, 2> events{};  // lost, damaged
+  std::set<std::string> links;
+  for (const NoiseLink& noise : out_.noise) {
+    events[noise.kind == FaultKind::Loss ? 0 : 1] += noise.events;
+    links.insert(noise.name);
+  }
+  std::vector<std::string> what;
+  if (events[0] > 0) what.push_back(fmt::format("{} lost frame{}", events[0], events[0] == 1 ? "" : "s"));
+  if (events[1] > 0) what.push_back(fmt::format("{} damaged frame{}", events[1], events[1] == 1 ? "" : "s"));
+  if (what.empty()) what.push_back("less than one frame in all");
+  constexpr std::size_t kListed = 4;
+  std::vector<std::string> names;
+  for (const NoiseLink& noise : out_.noise) {
+    if (names.size() == kListed) break;
+    if (std::find(names.begin(), names.end(), noise.name) == names.end()) names.push_back(noise.name);
+  }
+  return fmt::format(
+      "noise: {} on {} link{} under the noise floor (loss {:.2g}, damage {:.2g} of the frames "
+      "crossing a link, at 95 % confidence): {}{}",
+      fmt::join(what, " and "), links.size(), links.size() == 1 ? "" : "s", out_.floor.loss, out_.floor.damage,
+      fmt::join(names, ", "),
+      links.size() > names.size() ? fmt::format(" and {} more", links.size() - names.size()) : "");
 }
 
 // One link, one suspect: a link that damages frames also loses those whose headers it hit, and a
@@ -227,9 +277,13 @@ void Localiser::conclude() {
   } else if (!out_.suspects.empty()) {
     parts.push_back(
         fmt::format("no suspect link: the faults cannot be told apart ({})", out_.suspects.front().evidence));
-  } else if (out_.hosts.empty()) {
+  } else if (out_.hosts.empty() && out_.noise.empty()) {
     parts.push_back("no suspect link: the failing flows' links also carry passing flows");
+  } else if (out_.hosts.empty()) {
+    parts.push_back("no suspect link");
   }
+  out_.noise_text = noise_text();
+  if (!out_.noise_text.empty()) parts.push_back(out_.noise_text);
   for (const auto& host : out_.hosts) parts.push_back(fmt::format("host problem at {}: {}", host.agent, host.problem));
   if (const std::size_t untraced = table_.untraced_failing(); untraced > 0) {
     parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "controller/engines/engine_slice.hpp"
+#include "controller/profile/localisation_keys.hpp"
 #include "controller/profile/method_keys.hpp"
 #include "controller/profile/profile_keys.hpp"
 #include "controller/profile/profile_schema.hpp"
@@ -74,6 +75,10 @@ TEST(ProfileReference, TheTopLevelAgentsSafetyOpticsAndActionsTablesListExactlyT
   expect_same_keys(as_set(profile_keys::optics()), page["`optics`"].rows, "### `optics`");
   expect_same_keys(as_set(profile_keys::actions()), page["`actions`"].rows, "### `actions`");
   expect_same_keys(as_set(profile_keys::series()), page["`series`"].rows, "### `series`");
+  expect_same_keys(as_set(localisation_keys::min_rate_keys()), page["`localisation.min_rate`"].rows,
+                   "### `localisation.min_rate`");
+  EXPECT_EQ(localisation_keys::keys(), std::vector<std::string_view>{"min_rate"})
+      << "a key of `localisation:` beside min_rate needs its own table in docs/profile.md";
 }
 
 TEST(ProfileReference, EveryTestKeyOfEveryEngineHasARowAndEveryRowIsATestKey) {
@@ -209,10 +214,11 @@ std::string meaning_of(const Profile& profile) {
   const TestSpec& test = profile.tests.at(0);
   std::string text = fmt::format(
       "duration {} sample {} topology {} thresholds {} window {} method {} shift {} "
-      "outliers {} k {}\n",
+      "outliers {} k {} noise floor {} {}\n",
       test.duration.count(), test.sample_interval.count(), static_cast<int>(test.topology), test.thresholds.size(),
       test.window ? test.window->count() : -1, test.method.has_value(), test.shift.has_value(),
-      static_cast<int>(test.outliers), test.outlier_k);
+      static_cast<int>(test.outliers), test.outlier_k, test.localisation.min_rate.loss,
+      test.localisation.min_rate.damage);
   if (test.shift) {
     text += fmt::format("shift: shifts {} group {} groups {} scope {}\n", fmt::join(test.shift->shifts, ","),
                         static_cast<int>(test.shift->group_by), test.shift->groups.size(),

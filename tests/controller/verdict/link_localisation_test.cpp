@@ -22,6 +22,8 @@
 #include "controller/method/schedule_ledger.hpp"
 #include "controller/method/step_fold.hpp"
 #include "controller/plan/shift_schedule.hpp"
+#include "controller/report/localisation_json.hpp"
+#include "controller/report/report_text.hpp"
 #include "controller/run/test_judgement.hpp"
 #include "controller/topology/fabric_topology.hpp"
 #include "controller/verdict/flow_table.hpp"
@@ -453,6 +455,85 @@ TEST(Localisation, ACleanCountedFabricHasNoSuspect) {
   const auto found = localise(run_fabric(fabric, {}, nullptr, 100'000), &topology);
   EXPECT_TRUE(found.suspects.empty());
   EXPECT_EQ(found.conclusion, "");
+}
+
+// One frame lost by hand on one flow of an otherwise clean counted fabric.
+std::vector<StreamVerdict> with_one_frame_lost(std::vector<StreamVerdict> streams, std::size_t rx_index) {
+  for (auto& s : streams) {
+    if (s.stream.kind() != "rx" || rx_index-- > 0) continue;
+    auto& counters = *s.stream.mutable_counters();
+    counters["lost_frames"] += 1;
+    counters["rx_frames"] -= 1;
+    s.checks.at(0).passed = false;
+    break;
+  }
+  return streams;
+}
+
+// A night meets the odd lost frame on a healthy link: under the noise floor it is reported as
+// noise, with its link, and names nothing; with the floor at 0 the same frame names a suspect.
+TEST(Localisation, OneFrameLostOnACleanFabricIsNoiseNotASuspect) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  const auto streams = with_one_frame_lost(run_fabric(fabric, {}, nullptr, 100'000), 7);
+  const auto found = localise(streams, &topology);
+  EXPECT_TRUE(found.suspects.empty()) << found.conclusion;
+  EXPECT_TRUE(found.hosts.empty()) << found.conclusion;
+  ASSERT_EQ(found.noise.size(), 1u) << found.conclusion;
+  EXPECT_EQ(found.noise[0].kind, FaultKind::Loss);
+  EXPECT_EQ(found.noise[0].events, 1u);
+  EXPECT_LE(found.noise[0].rate_low, NoiseFloor::kDefaultLoss);
+  EXPECT_THAT(found.noise_text, HasSubstr("noise: 1 lost frame on 1 link under the noise floor"));
+  EXPECT_THAT(found.noise_text, HasSubstr(found.noise[0].name));
+  EXPECT_THAT(found.conclusion, HasSubstr("no suspect link; noise: 1 lost frame"));
+  // report.json says it, with the floor it was judged against; `report` prints it.
+  TestOutcome test;
+  test.spec.name = "mesh";
+  test.streams = streams;
+  test.localisation = found;
+  const auto json = localisation_json(test);
+  ASSERT_EQ(json.at("noise").size(), 1u);
+  EXPECT_EQ(json.at("noise")[0].at("link"), found.noise[0].key);
+  EXPECT_EQ(json.at("noise")[0].at("events"), 1);
+  EXPECT_EQ(json.at("noise_floor").at("loss"), NoiseFloor::kDefaultLoss);
+  EXPECT_EQ(json.at("noise_floor").at("damage"), NoiseFloor::kDefaultDamage);
+  EXPECT_EQ(json.at("noise_text"), found.noise_text);
+  EXPECT_THAT(report_text({{"run_id", "r"}, {"tests", {{{"name", "mesh"}, {"localisation", json}}}}}),
+              HasSubstr("localisation: no suspect link; noise: 1 lost frame"));
+
+  const auto any = localise(streams, &topology, nullptr, NoiseFloor{0, 0});
+  EXPECT_TRUE(any.noise.empty());
+  EXPECT_EQ(any.suspects.size() + any.hosts.size(), 1u) << any.conclusion;
+}
+
+// The floor decides what is named, link by link: a fault above it is named beside the noise
+// elsewhere, and the same fault under a floor set above its rate is noise.
+TEST(Localisation, AFaultAboveTheFloorIsNamedBesideTheNoiseAndUnderItIsNoise) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  const auto faulty = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.002, 0, "loss_ratio"}}, nullptr, 100'000);
+  std::size_t clean_rx = 0;  // an rx stream of a flow the fault does not cross (each that does lost ~200)
+  for (const auto& s : faulty) {
+    if (s.stream.kind() != "rx") continue;
+    if (s.checks.at(0).passed) break;
+    ++clean_rx;
+  }
+  const auto streams = with_one_frame_lost(faulty, clean_rx);
+  const auto found = localise(streams, &topology);
+  ASSERT_EQ(found.suspects.size(), 1u) << found.conclusion;
+  EXPECT_EQ(found.suspects[0].key, "l1:s1 -> s1:l1");
+  EXPECT_GT(found.suspects[0].rate_low, NoiseFloor::kDefaultLoss);
+  ASSERT_EQ(found.noise.size(), 1u) << found.conclusion;
+  EXPECT_NE(found.noise[0].key, "l1:s1 -> s1:l1");
+  EXPECT_THAT(found.conclusion, HasSubstr("suspect link l1:s1"));
+  EXPECT_THAT(found.conclusion, HasSubstr("; noise: 1 lost frame on 1 link"));
+
+  const auto high_floor = localise(streams, &topology, nullptr, NoiseFloor{0.01, NoiseFloor::kDefaultDamage});
+  EXPECT_TRUE(high_floor.suspects.empty()) << high_floor.conclusion;
+  EXPECT_TRUE(high_floor.hosts.empty()) << high_floor.conclusion;
+  ASSERT_EQ(high_floor.noise.size(), 2u) << high_floor.conclusion;
+  EXPECT_EQ(high_floor.noise[0].key, "l1:s1 -> s1:l1") << "the largest rate first";
+  EXPECT_GT(high_floor.noise[0].events, 100u);
 }
 
 TEST(Localisation, ACleanFabricHasNoSuspect) {
