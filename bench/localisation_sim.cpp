@@ -8,15 +8,16 @@
 //
 //   localisation_sim [--leaves 4] [--spines 2] [--hosts 2] [--flows 4] [--faults 1,2,4,8]
 //                    [--pods 1] [--cores 0] [--peers 0] [--coverage P] [--sets 100] [--seed 1]
-//                    [--frames 100000]
-//                    [--min-precision P] [--min-recall R] [--larger-margin 0.03] [--show N]
+//                    [--frames 100000] [--noise SHARE]
+//                    [--min-precision P] [--min-recall R] [--larger-margin 0.03] [--max-false-sets N] [--show N]
 //
 // A fault is one directed link (fabric or a host's cable) losing or corrupting a share of what
 // crosses it, drawn log-uniformly from 0.1 % to 5 %. A flow fails when it lost or damaged any
 // frame. Localisation names suspects of medium or high confidence (a suspect is right when it or a
 // link tied to it, which nothing tells apart from it, is broken) and hosts (right when the host's
 // cable is broken in either direction); precision counts what it named, recall the broken links
-// covered.
+// covered. With --noise every link also loses and damages a little, under the noise floor (a healthy
+// link's background); --faults 0 then counts the sets in which anything at all was named.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -26,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -71,7 +73,19 @@ std::vector<std::vector<std::size_t>> peers_of(std::size_t hosts, int peers) {
   return out;
 }
 
-std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, const std::vector<LinkFault>& faults,
+// What crosses each link meets: the share it loses and the share it damages (faults and noise).
+using LinkRates = std::map<std::string, std::pair<double, double>>;
+
+LinkRates rates_of(const std::vector<LinkFault>& faults, const LinkRates& noise) {
+  LinkRates rates = noise;
+  for (const auto& fault : faults) {
+    auto& [loses, damages] = rates[fault.link];
+    (fault.corrupts ? damages : loses) += fault.rate;
+  }
+  return rates;
+}
+
+std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, const LinkRates& rates,
                                         std::uint64_t frames, std::mt19937_64& rng) {
   constexpr std::uint64_t kProbesPerTtl = 400;
   const auto hosts = testing::model_hosts(shape);
@@ -95,9 +109,9 @@ std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, 
         // A probe of TTL t crosses links 1..t; what it meets there decides its answer.
         double reach = 1, intact = 1;
         for (std::size_t ttl = 1; ttl <= links.size(); ++ttl) {
-          for (const auto& fault : faults) {
-            if (fault.link != links[ttl - 1]) continue;
-            (fault.corrupts ? intact : reach) *= 1 - fault.rate;
+          if (const auto met = rates.find(links[ttl - 1]); met != rates.end()) {
+            reach *= 1 - met->second.first;
+            intact *= 1 - met->second.second;
           }
           auto& hop = *tx.add_path();
           hop.set_ttl(static_cast<std::uint32_t>(ttl));
@@ -161,6 +175,7 @@ bool covers(const Named& item, const std::set<std::string>& broken) {
 
 struct Score {
   std::uint64_t faults = 0, found = 0, named = 0, correct = 0, exact_top_k = 0, sets = 0;
+  std::uint64_t sets_with_false_suspect = 0;  // any suspect or host, of any confidence, on no broken link
   double seconds = 0;
 };
 
@@ -175,6 +190,8 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1, frames = 100'000;
   int show = 0;
   double min_precision = 0, min_recall = 0, larger_margin = 0.03;
+  double noise = 0;
+  int max_false_sets = -1;
   CLI::App app{"localisation_sim: random fault sets on a modelled leaf-spine fabric, scored"};
   app.add_option("--leaves", shape.leaves, "leaf switches")->check(CLI::Range(2, 64))->capture_default_str();
   app.add_option("--spines", shape.spines, "spine switches")->check(CLI::Range(1, 16))->capture_default_str();
@@ -206,6 +223,14 @@ int main(int argc, char** argv) {
   app.add_option("--frames", frames, "frames each flow sends")
       ->check(CLI::Range(1, 1'000'000'000))
       ->capture_default_str();
+  app.add_option("--noise", noise,
+                 "every link also loses and damages frames at a healthy rate: each drawn from a tenth of this "
+                 "share of the noise floor to this share (0: none)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--max-false-sets", max_false_sets,
+                 "exit 1 when more sets than this name any suspect or host (of any confidence) on no broken link")
+      ->check(CLI::Range(0, 1'000'000));
   app.add_option("--show", show, "print this many sets where a fault was missed or a healthy link named")
       ->capture_default_str();
   app.add_option("--min-precision", min_precision, "exit 1 when precision with 1 or 2 faults is under this")
@@ -238,8 +263,13 @@ int main(int argc, char** argv) {
       shape.pods, shape.pods == 1 ? "" : "s", shape.leaves, shape.spines,
       shape.cores > 0 ? fmt::format(", {} cores", shape.cores) : "", host_count, peer_count, shape.flows,
       host_count * peer_count * shape.flows, links.size(), seed);
-  fmt::print("{:>7} {:>6} {:>10} {:>8} {:>10} {:>12} {:>16} {:>9}\n", "faults", "sets", "precision", "recall",
-             "false/run", "top-k exact", "ms/localisation", "peak MiB");
+  if (noise > 0) {
+    fmt::print("noise: every link loses {:.2g}..{:.2g} and damages {:.2g}..{:.2g} of its frames\n",
+               NoiseFloor::kDefaultLoss * noise / 10, NoiseFloor::kDefaultLoss * noise,
+               NoiseFloor::kDefaultDamage * noise / 10, NoiseFloor::kDefaultDamage * noise);
+  }
+  fmt::print("{:>7} {:>6} {:>10} {:>8} {:>10} {:>11} {:>12} {:>16} {:>9}\n", "faults", "sets", "precision", "recall",
+             "false/run", "false sets", "top-k exact", "ms/localisation", "peak MiB");
   int below_floor = 0;
   std::mt19937_64 rng(seed);
   for (const int count : fault_counts) {
@@ -254,7 +284,16 @@ int main(int argc, char** argv) {
       for (const auto& link : chosen)
         faults.push_back({link, std::bernoulli_distribution(0.5)(rng), std::exp(log_rate(rng))});
 
-      const auto streams = simulate_run(shape, peers, faults, frames, rng);
+      LinkRates background;
+      if (noise > 0) {
+        // Each link at a healthy rate of its own, from a tenth of `noise` of the floor to `noise` of it.
+        std::uniform_real_distribution<double> tenths(0.1, 1.0);
+        for (const auto& link : links) {
+          background[link] = {NoiseFloor::kDefaultLoss * noise * tenths(rng),
+                              NoiseFloor::kDefaultDamage * noise * tenths(rng)};
+        }
+      }
+      const auto streams = simulate_run(shape, peers, rates_of(faults, background), frames, rng);
       const auto began = std::chrono::steady_clock::now();
       const Localisation found = localise(streams, &topology);
       score.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -280,6 +319,8 @@ int main(int argc, char** argv) {
         }
       }
       score.exact_top_k += top_all_right && top_covered == broken;
+      score.sets_with_false_suspect +=
+          std::any_of(items.begin(), items.end(), [&](const Named& item) { return !covers(item, broken); });
       score.found += covered.size();
       if (show > 0 && (covered != broken || std::any_of(items.begin(), items.end(), [&](const Named& item) {
                          return item.named && !covers(item, broken);
@@ -292,7 +333,8 @@ int main(int argc, char** argv) {
         fmt::print("\n    named:");
         for (const auto& host : found.hosts) fmt::print(" [host {}: {}]", host.agent, host.problem);
         for (const auto& suspect : found.suspects) {
-          fmt::print(" [{} {}{}]", suspect.key, to_string(suspect.confidence),
+          fmt::print(" [{} {} {} {:.2g} ({:.2g}..{:.2g}){}]", suspect.key, to_string(suspect.confidence),
+                     to_string(suspect.kind), suspect.rate, suspect.rate_low, suspect.rate_high,
                      suspect.tied.empty() ? "" : fmt::format(", tied {}", fmt::join(suspect.tied, " + ")));
         }
         fmt::print("\n");
@@ -306,16 +348,21 @@ int main(int argc, char** argv) {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     const double precision = share(score.correct, score.named), recall = share(score.found, score.faults);
-    fmt::print("{:>7} {:>6} {:>10.3f} {:>8.3f} {:>10.2f} {:>12.3f} {:>16.1f} {:>9.0f}\n", count, score.sets, precision,
-               recall, static_cast<double>(score.named - score.correct) / static_cast<double>(score.sets),
-               share(score.exact_top_k, score.sets), 1e3 * score.seconds / static_cast<double>(score.sets),
-               static_cast<double>(usage.ru_maxrss) / 1024.0);
+    fmt::print("{:>7} {:>6} {:>10.3f} {:>8.3f} {:>10.2f} {:>11} {:>12.3f} {:>16.1f} {:>9.0f}\n", count, score.sets,
+               precision, recall, static_cast<double>(score.named - score.correct) / static_cast<double>(score.sets),
+               score.sets_with_false_suspect, share(score.exact_top_k, score.sets),
+               1e3 * score.seconds / static_cast<double>(score.sets), static_cast<double>(usage.ru_maxrss) / 1024.0);
     // The floors apply to sets of up to two faults in full and to larger sets less the margin the
     // issue allows them (0.98 and 0.95 by default).
     const double floor_of_count = count <= 2 ? 0 : larger_margin;
     if (precision < min_precision - floor_of_count || recall < min_recall - floor_of_count) {
       fmt::print(stderr, "localisation_sim: {} faults: precision {:.3f} or recall {:.3f} under the floor\n", count,
                  precision, recall);
+      ++below_floor;
+    }
+    if (max_false_sets >= 0 && score.sets_with_false_suspect > static_cast<std::uint64_t>(max_false_sets)) {
+      fmt::print(stderr, "localisation_sim: {} faults: {} sets named a healthy link or host (at most {})\n", count,
+                 score.sets_with_false_suspect, max_false_sets);
       ++below_floor;
     }
   }

@@ -2,7 +2,8 @@
 // under which a link is not named. A night at line rate meets the odd lost or damaged frame on a
 // healthy link (a BER of 1e-13 is caught once in any long enough run); the floor is the rate the
 // operator accepts, as UFM's thresholds and IEEE 802.3's BER objectives are: a link is a suspect
-// only when its rate's 95 % lower bound is above it. Plain data.
+// only when its rate is above it with 99.9 % confidence (the localiser's
+// kFloorConfidence). Plain data.
 #pragma once
 
 namespace tusk {

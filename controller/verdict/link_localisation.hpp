@@ -129,8 +129,8 @@ struct HostSuspect {
   std::vector<std::string> next_steps;
 };
 
-// A link the fit found losing or damaging frames at a rate whose 95 % lower bound is not above the
-// noise floor: its events are reported as noise, never as a suspect.
+// A link the fit found losing or damaging frames at a rate not above the noise floor with 99.9 %
+// confidence: its events are reported as noise, never as a suspect.
 struct NoiseLink {
   std::string key, name;  // the likeliest of the links nothing tells apart (as LinkSuspect's)
   std::vector<std::string> tied;
@@ -156,7 +156,7 @@ struct Localisation {
 
 // `topology` may be null: links are then named by the hops' addresses. `counters` (null when no
 // switch was read) confirm suspects and split links the same flows cross. A link whose loss or
-// damage is not above `floor` with 95 % confidence is noise.
+// damage is not above `floor` with 99.9 % confidence is noise.
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
                       const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {});
 // Every flow of `found` with its names: for one test's few flows (a method's judge, a test); a

@@ -58,7 +58,7 @@ void Localiser::name_suspects(FaultKind kind) {
 
 bool Localiser::under_floor(const LinkRate& rate, FaultKind kind) const {
   const double floor = kind == FaultKind::Loss ? out_.floor.loss : kind == FaultKind::Damage ? out_.floor.damage : 0.0;
-  return floor > 0 && !(rate.low > floor);
+  return floor > 0 && !(rate_lower_bound(rate, kFloorConfidence) > floor);
 }
 
 void Localiser::add_noise(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) {
@@ -96,7 +96,7 @@ std::string Localiser::noise_text() const {
   }
   return fmt::format(
       "noise: {} on {} link{} under the noise floor (loss {:.2g}, damage {:.2g} of the frames "
-      "crossing a link, at 95 % confidence): {}{}",
+      "crossing a link, at 99.9 % confidence): {}{}",
       fmt::join(what, " and "), links.size(), links.size() == 1 ? "" : "s", out_.floor.loss, out_.floor.damage,
       fmt::join(names, ", "),
       links.size() > names.size() ? fmt::format(" and {} more", links.size() - names.size()) : "");
