@@ -64,8 +64,8 @@ NamedLink link_between(const FabricTopology* topology, const std::string& from, 
 }
 
 Localiser::Localiser(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-                     const SwitchCounterEvidence* counters, const NoiseFloor& floor)
-    : flows_(std::move(flows)), table_(*flows_), topology_(topology), counters_(counters) {
+                     const SwitchCounterEvidence* counters, const NoiseFloor& floor, const FlowWindows* windows)
+    : flows_(std::move(flows)), table_(*flows_), topology_(topology), counters_(counters), windows_(windows) {
   out_.flows = flows_;
   out_.floor = floor;
 }
@@ -103,7 +103,8 @@ void Localiser::name_slow_receivers() {
                           {fmt::format("Lower the rate, or give {}'s agent more cores (and its NIC more receive "
                                        "descriptors), then test again.",
                                        agent),
-                           "Its loss says nothing about the links: no link is blamed for it."}});
+                           "Its loss says nothing about the links: no link is blamed for it."},
+                          std::nullopt});
   }
 }
 
@@ -215,25 +216,31 @@ std::optional<FlowEvents> Localiser::observed(std::size_t f, FaultKind kind) con
       events.events = flow.has(FlowRecord::kFailing) ? 1 : 0;
       break;
   }
-  // The distinct links it crossed (a path that loops crosses one twice).
-  for (const std::uint32_t link : table_.links_of(f)) {
-    if (std::find(events.links.begin(), events.links.end(), link) == events.links.end()) events.links.push_back(link);
-  }
+  events.links = distinct_links(f);
   return events;
+}
+
+// The distinct links flow f crossed (a path that loops crosses one twice).
+std::vector<std::uint32_t> Localiser::distinct_links(std::size_t f) const {
+  std::vector<std::uint32_t> links;
+  for (const std::uint32_t link : table_.links_of(f)) {
+    if (std::find(links.begin(), links.end(), link) == links.end()) links.push_back(link);
+  }
+  return links;
 }
 
 }  // namespace localiser
 
 Localisation localise(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters, const NoiseFloor& floor) {
-  return localiser::Localiser(std::move(flows), topology, counters, floor).run();
+                      const SwitchCounterEvidence* counters, const NoiseFloor& floor, const FlowWindows* windows) {
+  return localiser::Localiser(std::move(flows), topology, counters, floor, windows).run();
 }
 
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters, const NoiseFloor& floor) {
+                      const SwitchCounterEvidence* counters, const NoiseFloor& floor, const FlowWindows* windows) {
   auto flows = std::make_shared<FlowTable>();
   flows->add(streams, topology);
-  return localise(std::move(flows), topology, counters, floor);
+  return localise(std::move(flows), topology, counters, floor, windows);
 }
 
 }  // namespace tusk

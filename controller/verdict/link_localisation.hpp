@@ -94,6 +94,16 @@ struct OtherFault {
   Confidence confidence = Confidence::Low;
 };
 
+// The windows of the test in which a suspect was significant on its own (localisation in time:
+// flow_windows.hpp): when it began and ended, how often, and what share of the test they span.
+struct SuspectWindows {
+  std::uint32_t first = 0, last = 0;  // from 0
+  std::uint32_t count = 0, of = 0;
+  std::uint64_t first_start_ms = 0, last_end_ms = 0;  // into the test
+  double share = 0;                                   // of the test's time
+  bool steady() const { return count == of; }
+};
+
 struct LinkSuspect {
   std::string key;   // the link and its direction, as NamedLink::key
   std::string name;  // with its cable
@@ -118,7 +128,9 @@ struct LinkSuspect {
   std::optional<CountedDirection> counted;
   bool confirmed_by_counters = false;
   std::vector<OtherFault> also;  // the other kinds it is significant for, the strongest first
-  std::string evidence;          // one line
+  // The windows it was significant in, when the test's flows were counted window by window.
+  std::optional<SuspectWindows> windows;
+  std::string evidence;  // one line
   std::vector<std::string> next_steps;
 };
 
@@ -127,6 +139,7 @@ struct HostSuspect {
   std::string problem;  // "receiver cannot keep up", "NIC or cable (receive side)", ...
   std::string evidence;
   std::vector<std::string> next_steps;
+  std::optional<SuspectWindows> windows;  // as LinkSuspect's, for a host's own link
 };
 
 // A link the fit found losing or damaging frames at a rate not above the noise floor with 99.9 %
@@ -154,17 +167,24 @@ struct Localisation {
   }
 };
 
+struct FlowWindows;
+
 // `topology` may be null: links are then named by the hops' addresses. `counters` (null when no
 // switch was read) confirm suspects and split links the same flows cross. A link whose loss or
-// damage is not above `floor` with 99.9 % confidence is noise.
+// damage is not above `floor` with 99.9 % confidence is noise. `windows` (null: none) are the
+// flows' counts window by window: each suspect is also fitted in each window, and says which it
+// was significant in; a link significant in some windows is named even where the whole test's
+// counts dilute it under the floor (a cable that went bad for five minutes of a night).
 Localisation localise(const std::vector<StreamVerdict>& streams, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {});
+                      const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {},
+                      const FlowWindows* windows = nullptr);
 // Every flow of `found` with its names: for one test's few flows (a method's judge, a test); a
 // schedule's are read from the table a flow at a time.
 std::vector<TracedFlowPath> traced_flows(const Localisation& found);
 
 // The same, over flows already gathered (a schedule's steps, each added as it ended).
 Localisation localise(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-                      const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {});
+                      const SwitchCounterEvidence* counters = nullptr, const NoiseFloor& floor = {},
+                      const FlowWindows* windows = nullptr);
 
 }  // namespace tusk

@@ -307,7 +307,6 @@ class RateFit {
       found.links = groups_[g].links;
       found.flows = groups_[g].flows;
       found.clean_flows = groups_[g].clean_flows;
-      found.rate = share_met(rate[g]);
       found.evidence = evidence[g];
       found.held = held_.contains(g);
       found.events = attributed_events(g, rate, sums);
@@ -318,8 +317,8 @@ class RateFit {
       // and those hidden where a frame met a second fault past it.
       found.met = static_cast<std::uint64_t>(std::llround(rate[g] * groups_[g].trials));
       found.trials = groups_[g].trials;
-      found.low = rate_lower_bound(found, kIntervalSide);
-      found.high = share_met(poisson_upper_limit(found.met, kIntervalSide) / groups_[g].trials);
+      set_rate_from_met(found);
+      found.rate = share_met(rate[g]);  // the fit's own, unrounded
       out.push_back(std::move(found));
     }
     std::stable_sort(out.begin(), out.end(), [](const LinkRate& a, const LinkRate& b) { return a.rate > b.rate; });
@@ -342,6 +341,13 @@ class RateFit {
 
 double rate_lower_bound(const LinkRate& rate, double confidence) {
   return rate.trials > 0 ? share_met(poisson_lower_limit(rate.met, confidence) / rate.trials) : 0.0;
+}
+
+void set_rate_from_met(LinkRate& rate) {
+  if (rate.trials <= 0) return;
+  rate.rate = share_met(static_cast<double>(rate.met) / rate.trials);
+  rate.low = rate_lower_bound(rate, kIntervalSide);
+  rate.high = share_met(poisson_upper_limit(rate.met, kIntervalSide) / rate.trials);
 }
 
 std::vector<LinkRate> estimate_link_rates(const std::vector<FlowEvents>& flows, std::size_t link_count,

@@ -68,6 +68,8 @@ struct LinkRate {
 
 // The rate the link is above with `confidence` (one-sided): the lower end of its interval.
 double rate_lower_bound(const LinkRate& rate, double confidence);
+// Its rate and 95 % interval from `met` and `trials` (a fit's, or several windows' summed).
+void set_rate_from_met(LinkRate& rate);
 
 // Updates of one flow's or one link's part of the fit it may make: about 2 s of one core.
 inline constexpr std::uint64_t kLinkRateWorkBudget = 600'000'000;

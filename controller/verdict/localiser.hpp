@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "controller/verdict/flow_table.hpp"
+#include "controller/verdict/flow_windows.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/link_rates.hpp"
 #include "controller/verdict/switch_counters.hpp"
@@ -36,6 +37,16 @@ struct LinkData {
   std::uint64_t moved = 0;  // probes past it that another address answered (a route withdrawn)
 };
 
+// One link's windows in which a fit of that window alone found it above the floor, for one kind.
+struct WindowMarks {
+  std::uint32_t first = 0, last = 0, count = 0;
+  std::uint64_t span_ms = 0;
+  double met = 0, trials = 0, events = 0, evidence = 0;  // summed over those windows
+  std::vector<std::uint32_t> group;                      // the links tied with it in its first one
+  std::vector<std::uint32_t> flows;                      // every flow through it
+  std::set<std::uint32_t> explains;                      // the failing flows it explained in any
+};
+
 // The cable a directed link is one direction of: its two ends, in one order.
 std::string cable_of(const std::string& key);
 
@@ -48,7 +59,7 @@ NamedLink link_between(const FabricTopology* topology, const std::string& from, 
 class Localiser {
  public:
   Localiser(std::shared_ptr<const FlowTable> flows, const FabricTopology* topology,
-            const SwitchCounterEvidence* counters, const NoiseFloor& floor);
+            const SwitchCounterEvidence* counters, const NoiseFloor& floor, const FlowWindows* windows);
 
   Localisation run();
 
@@ -85,6 +96,19 @@ class Localiser {
   // on what no count of it shows (latency, a QP's slowness, a model's verdict); a flow whose counts
   // show events is none of that kind's. Nothing for a flow that votes for no link.
   std::optional<FlowEvents> observed(std::size_t f, FaultKind kind) const;
+  std::vector<std::uint32_t> distinct_links(std::size_t f) const;
+
+  // Localisation in time (localiser_windows.cpp): the links of `kind` that a fit of each window's
+  // counts alone finds above the floor, by link id, with the windows they were found in.
+  std::map<std::uint32_t, WindowMarks> fit_windows(FaultKind kind) const;
+  // A link found in windows that the whole test's counts dilute (under the floor, or not kept):
+  // named from the windows it was found in, at their rate.
+  void name_in_time(std::vector<std::uint32_t> group, const WindowMarks& marks, FaultKind kind);
+  SuspectWindows windows_of(const WindowMarks& marks) const;
+  static std::string windows_text(const SuspectWindows& windows);
+  // The marks of the group's first link that has any, or nullptr.
+  static const WindowMarks* marks_of(const std::vector<std::uint32_t>& group,
+                                     const std::map<std::uint32_t, WindowMarks>& marks);
 
   // Fits the links' rates of `kind` and names those significantly above zero that explain a
   // failing flow: a link, or a host when the link is where every flow through it starts or ends.
@@ -95,7 +119,7 @@ class Localiser {
   void fold_kinds_per_link();
 
   // A rate of loss or damage not above the noise floor with kFloorConfidence: noise, not a fault.
-  bool under_floor(const LinkRate& rate, FaultKind kind) const;
+  bool under_floor(const LinkRate& rate, FaultKind kind, double confidence = kFloorConfidence) const;
   void add_noise(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind);
   // "noise: 2 lost frames on 2 links under the noise floor (...)", or "".
   std::string noise_text() const;
@@ -134,6 +158,7 @@ class Localiser {
   const FlowTable& table_;
   const FabricTopology* topology_;
   const SwitchCounterEvidence* counters_;
+  const FlowWindows* windows_;
   Localisation out_;
   std::vector<LinkData> links_;                                                    // by FlowTable link id
   std::vector<std::uint32_t> suspect_link_;                                        // out_.suspects[i]'s link

@@ -41,24 +41,50 @@ void Localiser::name_suspects(FaultKind kind) {
   for (std::uint32_t link = 0; link < table_.link_count(); ++link) {
     clean[link] = table_.link(link).clean[static_cast<std::size_t>(kind)];
   }
+  const std::map<std::uint32_t, WindowMarks> in_time = fit_windows(kind);
+  std::set<std::uint32_t> judged;  // links the whole test's fit named or found noise
   for (LinkRate& rate : estimate_link_rates(observed_flows, table_.link_count(), clean)) {
     std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
     if (rate.explains.empty()) continue;  // significant, but within what the test allows
     std::vector<std::uint32_t> group = rate.links;
     order_twins(group, rate.explains.front());
+    judged.insert(group.begin(), group.end());
+    const WindowMarks* marks = marks_of(group, in_time);
     if (under_floor(rate, kind)) {
-      add_noise(group, rate, kind);
+      if (marks) {
+        name_in_time(group, *marks, kind);
+      } else {
+        add_noise(group, rate, kind);
+      }
       continue;
     }
-    if (name_host_end(group.front(), rate, kind)) continue;
-    out_.suspects.push_back(suspect_of(group, rate, kind));
+    if (name_host_end(group.front(), rate, kind)) {
+      if (marks) {
+        out_.hosts.back().windows = windows_of(*marks);
+        out_.hosts.back().evidence += windows_text(*out_.hosts.back().windows);
+      }
+      continue;
+    }
+    LinkSuspect suspect = suspect_of(group, rate, kind);
+    if (marks) {
+      suspect.windows = windows_of(*marks);
+      suspect.evidence += windows_text(*suspect.windows);
+    }
+    out_.suspects.push_back(std::move(suspect));
     suspect_link_.push_back(group.front());
+  }
+  // Found in windows and not by the whole test's fit at all: its events there are too few beside
+  // the rest of the test's clean frames.
+  for (const auto& [link, marks] : in_time) {
+    if (judged.contains(link) || marks.explains.empty()) continue;
+    judged.insert(marks.group.begin(), marks.group.end());
+    name_in_time(marks.group, marks, kind);
   }
 }
 
-bool Localiser::under_floor(const LinkRate& rate, FaultKind kind) const {
+bool Localiser::under_floor(const LinkRate& rate, FaultKind kind, double confidence) const {
   const double floor = kind == FaultKind::Loss ? out_.floor.loss : kind == FaultKind::Damage ? out_.floor.damage : 0.0;
-  return floor > 0 && !(rate_lower_bound(rate, kFloorConfidence) > floor);
+  return floor > 0 && !(rate_lower_bound(rate, confidence) > floor);
 }
 
 void Localiser::add_noise(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) {
@@ -197,7 +223,8 @@ bool Localiser::name_host_end(std::uint32_t link, const LinkRate& rate, FaultKin
                     receive ? "rx CRC errors, discards, FEC" : "tx errors, FEC", receive ? "transmit" : "receive",
                     receive ? "" : " (CRC, symbol errors)"),
         fmt::format("Reseat and clean the cable and optics of {}; swap the optic to see whether the fault follows it.",
-                    edge)}});
+                    edge)},
+       std::nullopt});
   return true;
 }
 
