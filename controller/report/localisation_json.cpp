@@ -55,6 +55,19 @@ json traced_flow_json(const TestOutcome& test, const FlowTable& table, std::size
           {"path", path}};
 }
 
+// The windows a suspect was at fault in (localisation in time), or null.
+json windows_json(const std::optional<SuspectWindows>& windows) {
+  if (!windows) return nullptr;
+  return {{"first", windows->first},
+          {"last", windows->last},
+          {"count", windows->count},
+          {"of", windows->of},
+          {"first_start_ms", windows->first_start_ms},
+          {"last_end_ms", windows->last_end_ms},
+          {"share", windows->share},
+          {"steady", windows->steady()}};
+}
+
 }  // namespace
 
 // The routed flows with their traced paths, the suspects and the host problems (link_localisation).
@@ -97,6 +110,7 @@ json localisation_json(const TestOutcome& test) {
          {"rate_interval",
           suspect.kind == FaultKind::Failure ? json(nullptr) : json::array({suspect.rate_low, suspect.rate_high})},
          {"also", std::move(also)},
+         {"windows", windows_json(suspect.windows)},
          {"likelihood_ratio", std::isfinite(suspect.likelihood_ratio)
                                   ? json(suspect.likelihood_ratio)
                                   : json("infinite: nothing else explains its flows")},
@@ -138,6 +152,7 @@ json localisation_json(const TestOutcome& test) {
   for (const auto& host : found.hosts) {
     hosts.push_back({{"agent", host.agent},
                      {"problem", host.problem},
+                     {"windows", windows_json(host.windows)},
                      {"evidence", host.evidence},
                      {"next_steps", host.next_steps}});
   }

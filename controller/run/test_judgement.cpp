@@ -13,6 +13,7 @@
 #include "common/counter_names.hpp"
 #include "controller/engines/engine_slice.hpp"
 #include "controller/method/method_result.hpp"
+#include "controller/outcome/stream_windows.hpp"
 #include "controller/run/run_data.hpp"
 #include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/stream_values.hpp"
@@ -124,8 +125,14 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology,
     }
   }
   const SwitchCounterEvidence* counters = switches_read ? &test.switch_counters : nullptr;
-  test.localisation = flows ? localise(std::move(flows), topology, counters, test.spec.localisation.min_rate)
-                            : localise(test.streams, topology, counters, test.spec.localisation.min_rate);
+  if (flows) {
+    test.localisation = localise(std::move(flows), topology, counters, test.spec.localisation.min_rate);
+  } else {
+    // A plain test is also localised window by window, over its streams' series bins.
+    const FlowWindows windows = stream_windows(test);
+    test.localisation = localise(test.streams, topology, counters, test.spec.localisation.min_rate,
+                                 windows.size() > 0 ? &windows : nullptr);
+  }
   test.coverage = link_coverage(test.localisation, topology);
   if (test.spec.min_link_coverage) {
     if (auto problem = coverage_problem(test.coverage, *test.spec.min_link_coverage)) {

@@ -21,6 +21,7 @@
 #include "controller/method/method_result.hpp"
 #include "controller/method/schedule_ledger.hpp"
 #include "controller/method/step_fold.hpp"
+#include "controller/outcome/stream_windows.hpp"
 #include "controller/plan/shift_schedule.hpp"
 #include "controller/report/localisation_json.hpp"
 #include "controller/report/report_text.hpp"
@@ -31,6 +32,7 @@
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/path_faults.hpp"
 #include "tests/support/leaf_spine_model.hpp"
+#include "tests/support/named_sample.hpp"
 #include "tests/support/series_scratch.hpp"
 
 namespace tusk {
@@ -534,6 +536,109 @@ TEST(Localisation, AFaultAboveTheFloorIsNamedBesideTheNoiseAndUnderItIsNoise) {
   ASSERT_EQ(high_floor.noise.size(), 2u) << high_floor.conclusion;
   EXPECT_EQ(high_floor.noise[0].key, "l1:s1 -> s1:l1") << "the largest rate first";
   EXPECT_GT(high_floor.noise[0].events, 100u);
+}
+
+// A test of 64 one-second samples on the modelled fabric, each receiving stream's counters fed to
+// its series as the run feeds them, with `loss` on `link` from sample `from` to sample `to` only.
+TestOutcome test_with_a_stretch_of_loss(const Fabric& fabric, const std::string& link, double loss, std::uint32_t from,
+                                        std::uint32_t to) {
+  constexpr std::uint32_t kSamples = 64;
+  constexpr std::uint64_t kFramesPerSample = 25'000, kFrameBytes = 1'000;
+  TestOutcome test;
+  test.spec.name = "mesh";
+  test.spec.sample_interval = std::chrono::seconds(1);
+  // Which flows cross the link: those a steady fault there fails.
+  test.streams = run_fabric(fabric, {{link, 0.01, 0, "loss_ratio"}}, nullptr, 100'000);
+  for (auto& verdict : test.streams) {
+    if (verdict.stream.kind() != "rx") continue;
+    const bool crosses = !verdict.checks.at(0).passed;
+    verdict.stream.set_stream_id(fmt::format("rx:{}/{}", verdict.stream.peer(), verdict.stream.sender_stream_id()));
+    std::uint64_t received = 0, lost = 0;
+    StreamSeries& series = test.per_agent[verdict.agent].series[verdict.stream.stream_id()];
+    for (std::uint32_t i = 1; i <= kSamples; ++i) {
+      const std::uint64_t lost_now =
+          crosses && i >= from && i <= to ? static_cast<std::uint64_t>(std::llround(kFramesPerSample * loss)) : 0;
+      lost += lost_now;
+      received += kFramesPerSample - lost_now;
+      proto::StreamCounters sample;
+      (*sample.mutable_counters())["rx_frames"] = received;
+      (*sample.mutable_counters())["rx_bytes"] = received * kFrameBytes;
+      (*sample.mutable_counters())["lost_frames"] = lost;
+      (*sample.mutable_counters())["errored_frames"] = 0;
+      testing::add_named(series, i, i * 1000, sample);
+    }
+    auto& counters = *verdict.stream.mutable_counters();
+    counters["rx_frames"] = received;
+    counters["rx_bytes"] = received * kFrameBytes;
+    counters["lost_frames"] = lost;
+    counters["errored_frames"] = 0;
+  }
+  return test;
+}
+
+// A link that lost frames for 8 seconds of a 64-second test is named with those windows (the
+// series' bins, one a sample here), not as a steady fault; a steady one reads as steady.
+TEST(LocalisationInTime, AStretchOfLossIsNamedWithTheWindowsThatHeldIt) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  const TestOutcome test = test_with_a_stretch_of_loss(fabric, "l1:s1 -> s1:l1", 0.002, 21, 28);
+  const FlowWindows windows = stream_windows(test);
+  ASSERT_EQ(windows.size(), 64u);
+  EXPECT_EQ(windows.start_ms[20], 20'000u);
+  const auto found = localise(test.streams, &topology, nullptr, {}, &windows);
+  ASSERT_EQ(found.suspects.size(), 1u) << found.conclusion;
+  const LinkSuspect& suspect = found.suspects[0];
+  EXPECT_EQ(suspect.key, "l1:s1 -> s1:l1");
+  ASSERT_TRUE(suspect.windows.has_value()) << suspect.evidence;
+  EXPECT_EQ(suspect.windows->first, 20u);
+  EXPECT_EQ(suspect.windows->last, 27u);
+  EXPECT_EQ(suspect.windows->count, 8u);
+  EXPECT_FALSE(suspect.windows->steady());
+  EXPECT_NEAR(suspect.windows->share, 8.0 / 64, 1e-9);
+  EXPECT_THAT(suspect.evidence, HasSubstr("at fault in 8 of the test's 64 windows, from 20 s to 28 s into it (12 %"));
+  EXPECT_TRUE(found.hosts.empty()) << found.conclusion;
+
+  const TestOutcome steady = test_with_a_stretch_of_loss(fabric, "l1:s1 -> s1:l1", 0.002, 1, 64);
+  const FlowWindows steady_windows = stream_windows(steady);
+  const auto all = localise(steady.streams, &topology, nullptr, {}, &steady_windows);
+  ASSERT_EQ(all.suspects.size(), 1u) << all.conclusion;
+  ASSERT_TRUE(all.suspects[0].windows.has_value());
+  EXPECT_TRUE(all.suspects[0].windows->steady());
+  EXPECT_THAT(all.suspects[0].evidence, HasSubstr("at fault in every one of the test's 64 windows"));
+}
+
+// Under a floor the whole test's rate does not reach (8 bad seconds in 64 dilute 0.2 % to
+// 0.025 %), the windows that held the loss still name the link, at their rate; without windows it
+// is noise.
+TEST(LocalisationInTime, AFaultTheWholeTestDilutesUnderTheFloorIsNamedFromItsWindows) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  const TestOutcome test = test_with_a_stretch_of_loss(fabric, "l1:s1 -> s1:l1", 0.002, 21, 28);
+  const FlowWindows windows = stream_windows(test);
+  const NoiseFloor floor{1e-3, NoiseFloor::kDefaultDamage};
+  const auto whole = localise(test.streams, &topology, nullptr, floor);
+  EXPECT_TRUE(whole.suspects.empty()) << whole.conclusion;
+  EXPECT_EQ(whole.noise.size(), 1u) << whole.conclusion;
+
+  const auto in_time = localise(test.streams, &topology, nullptr, floor, &windows);
+  ASSERT_EQ(in_time.suspects.size(), 1u) << in_time.conclusion;
+  const LinkSuspect& suspect = in_time.suspects[0];
+  EXPECT_EQ(suspect.key, "l1:s1 -> s1:l1");
+  EXPECT_NEAR(suspect.rate, 0.002, 0.0002) << "the rate of the windows it was at fault in";
+  EXPECT_GT(suspect.rate_low, 1e-3);
+  ASSERT_TRUE(suspect.windows.has_value());
+  EXPECT_EQ(suspect.windows->first, 20u);
+  EXPECT_EQ(suspect.windows->count, 8u);
+  EXPECT_THAT(suspect.evidence, HasSubstr("the rate is that of those windows"));
+  EXPECT_TRUE(in_time.noise.empty()) << in_time.conclusion;
+  // report.json says when.
+  TestOutcome judged = test;
+  judged.localisation = in_time;
+  const auto json = localisation_json(judged);
+  EXPECT_EQ(json.at("suspects")[0].at("windows").at("first"), 20);
+  EXPECT_EQ(json.at("suspects")[0].at("windows").at("first_start_ms"), 20'000);
+  EXPECT_EQ(json.at("suspects")[0].at("windows").at("last_end_ms"), 28'000);
+  EXPECT_EQ(json.at("suspects")[0].at("windows").at("steady"), false);
 }
 
 TEST(Localisation, ACleanFabricHasNoSuspect) {

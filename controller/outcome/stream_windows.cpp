@@ -1,0 +1,55 @@
+#include "controller/outcome/stream_windows.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/counter_names.hpp"
+#include "controller/verdict/stream_values.hpp"
+
+namespace tusk {
+namespace {
+
+const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verdict) {
+  const auto agent = test.per_agent.find(verdict.agent);
+  if (agent == test.per_agent.end()) return nullptr;
+  const auto found = agent->second.series.find(verdict.stream.stream_id());
+  return found == agent->second.series.end() ? nullptr : &found->second;
+}
+
+}  // namespace
+
+FlowWindows stream_windows(const TestOutcome& test) {
+  FlowWindows out;
+  std::uint32_t width = 1;
+  for (const StreamVerdict& verdict : test.streams) {
+    if (const StreamSeries* series = series_of(test, verdict)) width = std::max(width, series->width());
+  }
+  out.by_stream.resize(test.streams.size());
+  std::size_t windows = 0;
+  for (std::size_t i = 0; i < test.streams.size(); ++i) {
+    const StreamVerdict& verdict = test.streams[i];
+    const auto frames = counter_of(verdict.stream, counters::kRxFrames);
+    const auto bytes = counter_of(verdict.stream, counters::kRxBytes);
+    const StreamSeries* series = series_of(test, verdict);
+    if (!series || !frames || !bytes || *bytes == 0) continue;
+    // A bin counts bytes received, not frames: the stream's own frames per byte turn one into the
+    // other (exact for one frame size; a mix repeats every few frames).
+    const double frames_per_byte = static_cast<double>(*frames) / static_cast<double>(*bytes);
+    auto& counts = out.by_stream[i];
+    for (const SeriesBin& bin : series->bins_at(width)) {
+      counts.push_back({static_cast<std::uint64_t>(std::llround(static_cast<double>(bin.bytes) * frames_per_byte)),
+                        bin.lost, bin.damaged});
+    }
+    windows = std::max(windows, counts.size());
+  }
+  if (windows < 2) return {};
+  // Bin k holds samples k * width + 1 .. (k + 1) * width.
+  const auto window_ms = static_cast<std::uint64_t>(test.spec.sample_interval.count()) * width;
+  for (std::size_t k = 0; k < windows; ++k) {
+    out.start_ms.push_back(k * window_ms);
+    out.end_ms.push_back((k + 1) * window_ms);
+  }
+  return out;
+}
+
+}  // namespace tusk
