@@ -205,6 +205,40 @@ TEST_F(FabricLocalise, ASecondLongFlapNamesTheFlappedLink) {
   EXPECT_NE(found["top_suspect"].get<std::string>().find("cable C-l2-s1"), std::string::npos) << found["conclusion"];
 }
 
+// Localisation in time (issue 60): a link that loses frames for a stretch in the middle of a test,
+// impaired and then cleared by the test itself, is named with the windows that held the loss (the
+// series' bins, one a second here) and nothing else is named.
+TEST_F(FabricLocalise, LossForAStretchInTheMiddleOfATestIsNamedWithTheWindowsThatHeldIt) {
+  make_lab(2);
+  start_agents();
+  const std::string topology = topology_file();
+  Process controller(controller_command(mesh_profile("fabric-stretch", "16s"), {"--topology", topology}),
+                     dir_ + "/controller.log");
+  ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 0 'mesh': dpdk engine", 60s)) << log();
+  std::this_thread::sleep_for(5s);
+  lab_->run("impair l1-s2 up loss=5");
+  std::this_thread::sleep_for(4s);
+  lab_->run("clear l1-s2 up");
+  ASSERT_EQ(controller.wait(120s).value_or(-100), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object());
+  ASSERT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"] << "\n" << log();
+  EXPECT_TRUE(found["hosts"].empty()) << found["conclusion"];
+  const json& windows = found["suspects"][0]["windows"];
+  ASSERT_TRUE(windows.is_object()) << found["suspects"][0].dump(1);
+  RecordProperty("windows", windows.dump());
+  EXPECT_EQ(windows["steady"], false) << windows.dump();
+  const auto of = windows["of"].get<std::uint32_t>();
+  EXPECT_GE(of, 14u) << windows.dump();
+  // About 4 s of loss from some 5 s after the engines started: never the test's first or last windows.
+  EXPECT_GE(windows["count"].get<std::uint32_t>(), 2u) << windows.dump();
+  EXPECT_LE(windows["count"].get<std::uint32_t>(), 7u) << windows.dump();
+  EXPECT_GE(windows["first"].get<std::uint32_t>(), 2u) << windows.dump();
+  EXPECT_LE(windows["last"].get<std::uint32_t>(), of - 3) << windows.dump();
+  EXPECT_NE(found["suspects"][0]["evidence"].get<std::string>().find("windows, from"), std::string::npos)
+      << found["suspects"][0]["evidence"];
+}
+
 TEST_F(FabricLocalise, AReceiverThatCannotKeepUpIsAHostProblemNotALink) {
   make_lab(2);
   // l2h2's agent polls its port only every 300 ms: its 512-frame receive ring overflows.
