@@ -77,6 +77,20 @@ ClientMetric gauge(double value, std::vector<ClientMetric::Label> labels = {}) {
   return metric;
 }
 
+// The running test's suspects: one series each, valued when its first window at fault began.
+MetricFamily suspects_family(const std::string& test, const std::vector<LiveSuspect>& suspects) {
+  auto out = family("tusk_suspect_link",
+                    "A suspect link (or host's link) of the test as its latest checkpoint localised it; the value is "
+                    "the seconds into the test when the first window it was at fault in began, -1 when not known.",
+                    MetricType::Gauge);
+  for (const auto& suspect : suspects) {
+    out.metric.push_back(
+        gauge(suspect.since_s.value_or(-1),
+              {{"test", test}, {"link", suspect.link}, {"kind", suspect.kind}, {"confidence", suspect.confidence}}));
+  }
+  return out;
+}
+
 ClientMetric counter(double value, std::vector<ClientMetric::Label> labels = {}) {
   ClientMetric metric;
   metric.label = std::move(labels);
@@ -184,6 +198,20 @@ void LiveMetrics::test_started(int test_index) {
   series_bytes_ = 0;
   omitted_by_agent_.clear();
   series_test_ = test_index;
+  suspects_.clear();
+  suspects_test_ = -1;
+}
+
+void LiveMetrics::set_suspects(int test_index, std::vector<LiveSuspect> suspects) {
+  if (suspects.size() > kMaxLiveSuspects) suspects.resize(kMaxLiveSuspects);
+  for (auto& suspect : suspects) {
+    suspect.link = cut_label(suspect.link, limits_.max_label_bytes);
+    suspect.kind = cut_label(suspect.kind, limits_.max_label_bytes);
+    suspect.confidence = cut_label(suspect.confidence, limits_.max_label_bytes);
+  }
+  std::lock_guard lock(mutex_);
+  suspects_test_ = test_index;
+  suspects_ = std::move(suspects);
 }
 
 void LiveMetrics::on_record(const std::string& agent, const proto::Record& record, Clock::time_point now) {
@@ -383,7 +411,6 @@ std::vector<MetricFamily> LiveMetrics::collect(Clock::time_point now) const {
     if (stream.throughput_bps) throughput.metric.push_back(gauge(*stream.throughput_bps, *stream.labels));
   }
   if (!throughput.metric.empty()) families.push_back(std::move(throughput));
-
   // The bound the verdict will claim, from the same function and the test's confidence.
   // A plain double and a flag: GCC's -O2 flow analysis takes an optional's value for uninitialised.
   const bool has_confidence = test_confidence.has_value();
@@ -405,7 +432,21 @@ std::vector<MetricFamily> LiveMetrics::collect(Clock::time_point now) const {
     }
   }
   if (!ber.metric.empty()) families.push_back(std::move(ber));
+  add_suspects(families);
   return families;
+}
+
+void LiveMetrics::add_suspects(std::vector<MetricFamily>& families) const {
+  std::vector<LiveSuspect> suspects;
+  std::string test;
+  {
+    std::lock_guard lock(mutex_);
+    suspects = suspects_;
+    if (suspects_test_ >= 0 && static_cast<std::size_t>(suspects_test_) < test_names_.size()) {
+      test = test_names_[static_cast<std::size_t>(suspects_test_)];
+    }
+  }
+  if (!suspects.empty()) families.push_back(suspects_family(test, suspects));
 }
 
 }  // namespace tusk

@@ -43,6 +43,17 @@ struct LiveMetricsLimits {
   std::size_t max_series_bytes = 16 * 1024 * 1024;
 };
 
+// A suspect of the running test as its latest checkpoint (or its end) localised it.
+struct LiveSuspect {
+  std::string link;  // the link's key ("l1:s2 -> s2:l1"), or "host <agent>" for a host's own link
+  std::string kind;  // loss, damage, failure
+  std::string confidence;
+  std::optional<double> since_s;  // the start of the first window it was at fault in, into the test
+};
+
+// The most suspects a scrape shows: more is a fabric whose every link is named, and the report's.
+inline constexpr std::size_t kMaxLiveSuspects = 256;
+
 // The canonical counters exported per stream, each as a Prometheus counter (common/counter_names.hpp).
 inline constexpr std::size_t kExportedCounters = 13;
 
@@ -78,6 +89,9 @@ class LiveMetrics {
   void add_test(const TestSpec& test);
   void test_started(int test_index);
   void on_record(const std::string& agent, const proto::Record& record, Clock::time_point now = Clock::now());
+  // The test's suspects now, in place of any said before: tusk_suspect_link{test, link, kind,
+  // confidence}, valued the seconds into the test its first window at fault began (-1: not known).
+  void set_suspects(int test_index, std::vector<LiveSuspect> suspects);
 
   std::vector<prometheus::MetricFamily> collect(Clock::time_point now = Clock::now()) const;
 
@@ -101,6 +115,8 @@ class LiveMetrics {
   };
 
   void detach();
+  // The running test's suspects, as one family, when it has any.
+  void add_suspects(std::vector<prometheus::MetricFamily>& families) const;
   // False when the stream is new and the limit leaves no room for it.
   bool update_stream(const std::string& agent, const proto::StreamCounters& stream, std::uint32_t sample_index,
                      std::optional<std::uint64_t> elapsed_ms);
@@ -127,6 +143,8 @@ class LiveMetrics {
   int current_test_ = -1;
   int series_test_ = -1;  // the test whose streams are the series: the last one started
   std::map<std::pair<std::string, std::string>, StreamSeries> streams_;  // (agent, stream id)
+  int suspects_test_ = -1;
+  std::vector<LiveSuspect> suspects_;
   std::size_t series_bytes_ = 0;  // the streams' series as text, estimated (max_series_bytes)
   // Streams left out of each agent's latest record: every record holds all of an agent's streams,
   // so this counts them once however often they come, in memory bounded by the agents.

@@ -16,11 +16,23 @@ const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verd
   return found == agent->second.series.end() ? nullptr : &found->second;
 }
 
+// The stream's bins at `width`: its own, or a checkpoint's running test's, lent by the run.
+std::vector<SeriesBin> bins_of(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t width) {
+  if (const StreamSeries* series = series_of(test, verdict); series && !series->bins().empty()) {
+    return series->bins_at(width);
+  }
+  if (test.lent_series && test.lent_series->lend) {
+    if (const auto lent = test.lent_series->lend(verdict.agent, verdict.stream.stream_id()))
+      return lent->bins_at(width);
+  }
+  return {};
+}
+
 }  // namespace
 
 FlowWindows stream_windows(const TestOutcome& test) {
   FlowWindows out;
-  std::uint32_t width = 1;
+  std::uint32_t width = test.lent_series ? test.lent_series->width : 1;
   for (const StreamVerdict& verdict : test.streams) {
     if (const StreamSeries* series = series_of(test, verdict)) width = std::max(width, series->width());
   }
@@ -30,13 +42,12 @@ FlowWindows stream_windows(const TestOutcome& test) {
     const StreamVerdict& verdict = test.streams[i];
     const auto frames = counter_of(verdict.stream, counters::kRxFrames);
     const auto bytes = counter_of(verdict.stream, counters::kRxBytes);
-    const StreamSeries* series = series_of(test, verdict);
-    if (!series || !frames || !bytes || *bytes == 0) continue;
+    if (!frames || !bytes || *bytes == 0) continue;
     // A bin counts bytes received, not frames: the stream's own frames per byte turn one into the
     // other (exact for one frame size; a mix repeats every few frames).
     const double frames_per_byte = static_cast<double>(*frames) / static_cast<double>(*bytes);
     auto& counts = out.by_stream[i];
-    for (const SeriesBin& bin : series->bins_at(width)) {
+    for (const SeriesBin& bin : bins_of(test, verdict, width)) {
       counts.push_back({static_cast<std::uint64_t>(std::llround(static_cast<double>(bin.bytes) * frames_per_byte)),
                         bin.lost, bin.damaged});
     }

@@ -180,6 +180,9 @@ class Orchestrator {
   std::string progress_text(int index, const TestSpec& spec, std::int64_t planned_start,
                             const std::map<std::string, AgentLink>& links);
 
+  // The judged test's suspects (a checkpoint's, or its end's) to /metrics and the progress line.
+  void publish_suspects(const TestOutcome& test);
+
   void stop_all(int index, const std::string& reason);
 
   struct SwitchesRead {
@@ -227,6 +230,7 @@ class Orchestrator {
   std::string phase_ = "while starting";   // where the run is, for an interruption's conclusion
   std::map<std::string, proto::Inventory> inventory_by_name_;
   bool checkpoint_written_ = false;  // the run's first checkpoint, written as its first test starts
+  std::string suspects_text_;        // the running test's suspects at its latest checkpoint, for the progress line
   // --resume: the tests before the schedule, as they ended before the controller's restart.
   std::vector<std::pair<std::string, TestVerdict>> tests_before_restart_;
   bool ledger_failed_ = false;  // the ledger could not be written: said once

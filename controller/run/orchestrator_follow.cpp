@@ -170,6 +170,7 @@ void Orchestrator::write_snapshot(int index, const TestSpec& spec, std::int64_t 
   const std::int64_t taken_ns = realtime_ns();
   TestOutcome test = collect_data(index, spec, planned_start, plans, Collect::checkpoint);
   judge_test(test, options_.topology.get());
+  publish_suspects(test);
   hand_over(std::move(test), taken_ns, fmt::format("still running test {} '{}'", index, spec.name));
 }
 
@@ -194,9 +195,31 @@ std::string Orchestrator::progress_text(int index, const TestSpec& spec, std::in
     auto link = links.find(name);
     return link != links.end() && link->second.connected;
   });
-  return fmt::format("[{}/{} {}] {:.1f}/{:.1f} s  {}  errors {}  agents {}/{}", index + 1, profile_.tests.size(),
+  return fmt::format("[{}/{} {}] {:.1f}/{:.1f} s  {}  errors {}  agents {}/{}{}", index + 1, profile_.tests.size(),
                      spec.name, std::min(elapsed, total), total, units::format_bit_rate(rate_bps), errors, connected,
-                     test_agents_.size());
+                     test_agents_.size(), suspects_text_);
+}
+
+void Orchestrator::publish_suspects(const TestOutcome& test) {
+  std::vector<LiveSuspect> suspects;
+  const auto since = [](const std::optional<SuspectWindows>& windows) -> std::optional<double> {
+    if (!windows) return std::nullopt;
+    return static_cast<double>(windows->first_start_ms) / 1e3;
+  };
+  for (const LinkSuspect& suspect : test.localisation.suspects) {
+    suspects.push_back({suspect.key, to_string(suspect.kind), to_string(suspect.confidence), since(suspect.windows)});
+  }
+  for (const HostSuspect& host : test.localisation.hosts) {
+    suspects.push_back({"host " + host.agent, host.problem, "", since(host.windows)});
+  }
+  suspects_text_.clear();
+  if (!suspects.empty()) {
+    const LiveSuspect& first = suspects.front();
+    suspects_text_ =
+        fmt::format("  suspect {}{}{}", first.link, first.since_s ? fmt::format(" since {:.0f} s", *first.since_s) : "",
+                    suspects.size() > 1 ? fmt::format(" (+{} more)", suspects.size() - 1) : "");
+  }
+  if (options_.live_metrics) options_.live_metrics->set_suspects(test.index, std::move(suspects));
 }
 
 void Orchestrator::stop_all(int index, const std::string& reason) {
@@ -217,6 +240,7 @@ TestOutcome Orchestrator::collect(int index, const TestSpec& spec, std::int64_t 
   test.switches_after = std::move(switches.after);
   test.switch_intervals = std::move(switches.intervals);
   judge_test(test, options_.topology.get());
+  publish_suspects(test);
   spdlog::info("test {} '{}': {}{}", index, spec.name, to_string(test.verdict),
                test.start_skew_ns
                    ? ", start skew " + units::format_duration(std::chrono::nanoseconds(*test.start_skew_ns))

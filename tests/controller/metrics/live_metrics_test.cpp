@@ -231,6 +231,37 @@ TEST(LiveMetrics, TheNextTestReplacesTheLastOnesSeriesAndALateRecordOfTheOldOneI
   EXPECT_NE(find_family(families, "tusk_stream_ber_upper_bound"), nullptr);
 }
 
+// The running test's suspects as its latest checkpoint localised them: each a series valued the
+// seconds into the test its first window at fault began; the next checkpoint's replace them, and
+// the next test starts with none. At most kMaxLiveSuspects, whatever a localisation names.
+TEST(LiveMetrics, SuspectsAreTheLatestCheckpointsWithWhenTheirFirstWindowBegan) {
+  LiveMetrics metrics(profile());
+  auto attachment = metrics.attach("run-1", two_links);
+  metrics.test_started(0);
+  EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_suspect_link"), nullptr) << "none named yet";
+  metrics.set_suspects(0, {{"l1:s2 -> s2:l1", "loss", "high", 4.0}, {"host lab-b", "NIC, optic or cable", "", {}}});
+  auto families = metrics.collect(kT0);
+  const MetricFamily* suspects = find_family(families, "tusk_suspect_link");
+  ASSERT_NE(suspects, nullptr);
+  ASSERT_EQ(suspects->metric.size(), 2u);
+  EXPECT_EQ(label(suspects->metric[0], "test"), "soak");
+  EXPECT_EQ(label(suspects->metric[0], "link"), "l1:s2 -> s2:l1");
+  EXPECT_EQ(label(suspects->metric[0], "kind"), "loss");
+  EXPECT_EQ(label(suspects->metric[0], "confidence"), "high");
+  EXPECT_EQ(suspects->metric[0].gauge.value, 4.0);
+  EXPECT_EQ(suspects->metric[1].gauge.value, -1.0) << "no windows: when is not known";
+
+  metrics.set_suspects(0, {{"l2:s1 -> s1:l2", "damage", "medium", 9.0}});
+  families = metrics.collect(kT0);
+  ASSERT_EQ(find_family(families, "tusk_suspect_link")->metric.size(), 1u);
+  EXPECT_EQ(label(find_family(families, "tusk_suspect_link")->metric[0], "link"), "l2:s1 -> s1:l2");
+
+  metrics.test_started(1);
+  EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_suspect_link"), nullptr) << "the next test starts with none";
+  metrics.set_suspects(1, std::vector<LiveSuspect>(kMaxLiveSuspects + 10, {"l", "loss", "low", 1.0}));
+  EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_suspect_link")->metric.size(), kMaxLiveSuspects);
+}
+
 TEST(LiveMetrics, StreamsPastTheLimitAreCountedNotKeptAndLongLabelsAreCutOnACharacter) {
   LiveMetricsLimits limits;
   limits.max_streams = 2;
