@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "tests/e2e/control_plane_fixture.hpp"
+#include "tests/support/http_get.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -43,32 +44,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 
 constexpr auto kPrometheus = "/usr/bin/prometheus";
-
-// GET http://127.0.0.1:port/target; nothing when it cannot connect or does not answer 200 in 5 s.
-// GET `target`; its body when answered 200 OK. `padding` goes in 16 headers of its own (Beast
-// holds one field to 64 KiB).
-std::optional<std::string> http_get(int port, const std::string& target, const std::string& padding = "") {
-  asio::io_context io;
-  beast::tcp_stream stream(io);
-  beast::flat_buffer buffer;
-  http::request<http::empty_body> request{http::verb::get, target, 11};
-  request.set(http::field::host, "127.0.0.1");
-  for (int i = 0; !padding.empty() && i < 16; ++i) request.set("X-Padding-" + std::to_string(i), padding);
-  http::response<http::string_body> response;
-  bool answered = false;
-  stream.expires_after(5s);
-  const asio::ip::tcp::endpoint server(asio::ip::make_address("127.0.0.1"), static_cast<std::uint16_t>(port));
-  stream.async_connect(server, [&](beast::error_code ec) {
-    if (ec) return;
-    http::async_write(stream, request, [&](beast::error_code write_ec, std::size_t) {
-      if (write_ec) return;
-      http::async_read(stream, buffer, response, [&](beast::error_code read_ec, std::size_t) { answered = !read_ec; });
-    });
-  });
-  io.run();
-  if (!answered || response.result() != http::status::ok) return std::nullopt;
-  return response.body();
-}
 
 std::string url_encoded(const std::string& text) {
   static constexpr char kHex[] = "0123456789ABCDEF";

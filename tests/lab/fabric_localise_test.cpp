@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "tests/support/fabric_run.hpp"
+#include "tests/support/http_get.hpp"
 #include "tests/support/report_page_check.hpp"
 
 namespace tusk::testing {
@@ -237,6 +238,45 @@ TEST_F(FabricLocalise, LossForAStretchInTheMiddleOfATestIsNamedWithTheWindowsTha
   EXPECT_LE(windows["last"].get<std::uint32_t>(), of - 3) << windows.dump();
   EXPECT_NE(found["suspects"][0]["evidence"].get<std::string>().find("windows, from"), std::string::npos)
       << found["suspects"][0]["evidence"];
+}
+
+// Suspects live (issue 60): while the test runs, each checkpoint localises it in time, and the
+// suspect appears on /metrics within two windows (2 s samples, one window each) of the fault's
+// onset, valued when its first window began; the time from onset to named is recorded.
+TEST_F(FabricLocalise, ASuspectAppearsOnMetricsWithinTwoWindowsOfTheFaultsOnset) {
+  make_lab(2);
+  start_agents();
+  const int metrics_port = free_port();
+  std::string profile = mesh_profile("fabric-live", "30s");
+  profile.replace(profile.find("    topology: mesh"), 0, "    sample_interval: 2s\n");
+  Process controller(controller_command(profile, {"--topology", topology_file(), "--checkpoint", "1s",
+                                                  "--metrics-listen", "127.0.0.1:" + std::to_string(metrics_port)}),
+                     dir_ + "/controller.log");
+  ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 0 'mesh': dpdk engine", 60s)) << log();
+  std::this_thread::sleep_for(8s);
+  const std::string series = "tusk_suspect_link{";
+  const auto named = [&] {
+    const auto body = http_get(metrics_port, "/metrics");
+    return body && body->find(series) != std::string::npos &&
+           body->find("link=\"l1:s2 -> s2:l1\"") != std::string::npos;
+  };
+  EXPECT_FALSE(named()) << "a suspect before any fault";
+  lab_->run("impair l1-s2 up loss=5");
+  const auto onset = std::chrono::steady_clock::now();
+  bool seen = false;
+  while (!seen && std::chrono::steady_clock::now() - onset < 12s) {
+    seen = named();
+    if (!seen) std::this_thread::sleep_for(100ms);
+  }
+  const auto onset_to_named =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - onset);
+  RecordProperty("onset_to_named_ms", std::to_string(onset_to_named.count()));
+  lab_->run("clear l1-s2 up");
+  ASSERT_EQ(controller.wait(120s).value_or(-100), 1) << log();
+  ASSERT_TRUE(seen) << "not on /metrics 12 s after the fault began\n" << log();
+  EXPECT_LE(onset_to_named, 4s) << "two windows of 2 s";
+  const json& found = localisation();
+  ASSERT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"];
 }
 
 TEST_F(FabricLocalise, AReceiverThatCannotKeepUpIsAHostProblemNotALink) {
