@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -254,27 +255,35 @@ TEST_F(FabricLocalise, ASuspectAppearsOnMetricsWithinTwoWindowsOfTheFaultsOnset)
                      dir_ + "/controller.log");
   ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 0 'mesh': dpdk engine", 60s)) << log();
   std::this_thread::sleep_for(8s);
-  const std::string series = "tusk_suspect_link{";
+  // Its series on /metrics, of any confidence: a checkpoint's probes are those of each stream's
+  // first layout sample, which cannot tell the link from its twin (s2:l2 -> l2:s2, crossed by the
+  // same flows), so it is named low until the test's end brings the whole trace.
   const auto named = [&] {
     const auto body = http_get(metrics_port, "/metrics");
-    return body && body->find(series) != std::string::npos &&
-           body->find("link=\"l1:s2 -> s2:l1\"") != std::string::npos;
+    if (!body) return false;
+    std::istringstream lines(*body);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("tusk_suspect_link{", 0) == 0 && line.find("link=\"l1:s2 -> s2:l1\"") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
   };
   EXPECT_FALSE(named()) << "a suspect before any fault";
   lab_->run("impair l1-s2 up loss=5");
   const auto onset = std::chrono::steady_clock::now();
-  bool seen = false;
-  while (!seen && std::chrono::steady_clock::now() - onset < 12s) {
-    seen = named();
-    if (!seen) std::this_thread::sleep_for(100ms);
+  std::optional<std::chrono::milliseconds> onset_to_named;
+  while (!onset_to_named && std::chrono::steady_clock::now() - onset < 12s) {
+    const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - onset);
+    if (named()) onset_to_named = since;
+    std::this_thread::sleep_for(100ms);
   }
-  const auto onset_to_named =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - onset);
-  RecordProperty("onset_to_named_ms", std::to_string(onset_to_named.count()));
+  if (onset_to_named) RecordProperty("onset_to_named_ms", std::to_string(onset_to_named->count()));
+  std::this_thread::sleep_for(4s);
   lab_->run("clear l1-s2 up");
   ASSERT_EQ(controller.wait(120s).value_or(-100), 1) << log();
-  ASSERT_TRUE(seen) << "not on /metrics 12 s after the fault began\n" << log();
-  EXPECT_LE(onset_to_named, 4s) << "two windows of 2 s";
+  ASSERT_TRUE(onset_to_named.has_value()) << "not on /metrics 12 s after the fault began\n" << log();
+  EXPECT_LE(*onset_to_named, 4s) << "two windows of 2 s";
   const json& found = localisation();
   ASSERT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"];
 }
