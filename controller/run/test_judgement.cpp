@@ -128,8 +128,11 @@ void localise_and_cover(TestOutcome& test, const FabricTopology* topology,
   if (flows) {
     test.localisation = localise(std::move(flows), topology, counters, test.spec.localisation.min_rate);
   } else {
-    // A plain test is also localised window by window, over its streams' series bins.
-    const FlowWindows windows = stream_windows(test);
+    // A plain test is also localised window by window, over its streams' series bins: when a
+    // stream failed (a clean test names nothing, and a checkpoint need not copy every stream's bins).
+    const bool any_failed = std::any_of(test.streams.begin(), test.streams.end(),
+                                        [](const StreamVerdict& verdict) { return !verdict.passed(); });
+    const FlowWindows windows = any_failed ? stream_windows(test) : FlowWindows{};
     test.localisation = localise(test.streams, topology, counters, test.spec.localisation.min_rate,
                                  windows.size() > 0 ? &windows : nullptr);
   }

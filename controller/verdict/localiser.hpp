@@ -106,6 +106,12 @@ class Localiser {
   void name_in_time(std::vector<std::uint32_t> group, const WindowMarks& marks, FaultKind kind);
   SuspectWindows windows_of(const WindowMarks& marks) const;
   static std::string windows_text(const SuspectWindows& windows);
+  // Says when `named` (a LinkSuspect, or a HostSuspect for a host's own link) was at fault.
+  template <typename Named>
+  void add_windows(Named& named, const WindowMarks& marks) const {
+    named.windows = windows_of(marks);
+    named.evidence += windows_text(*named.windows);
+  }
   // The marks of the group's first link that has any, or nullptr.
   static const WindowMarks* marks_of(const std::vector<std::uint32_t>& group,
                                      const std::map<std::uint32_t, WindowMarks>& marks);

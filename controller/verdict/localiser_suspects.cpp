@@ -59,17 +59,11 @@ void Localiser::name_suspects(FaultKind kind) {
       continue;
     }
     if (name_host_end(group.front(), rate, kind)) {
-      if (marks) {
-        out_.hosts.back().windows = windows_of(*marks);
-        out_.hosts.back().evidence += windows_text(*out_.hosts.back().windows);
-      }
+      if (marks) add_windows(out_.hosts.back(), *marks);
       continue;
     }
     LinkSuspect suspect = suspect_of(group, rate, kind);
-    if (marks) {
-      suspect.windows = windows_of(*marks);
-      suspect.evidence += windows_text(*suspect.windows);
-    }
+    if (marks) add_windows(suspect, *marks);
     out_.suspects.push_back(std::move(suspect));
     suspect_link_.push_back(group.front());
   }

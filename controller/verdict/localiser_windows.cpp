@@ -121,15 +121,14 @@ void Localiser::name_in_time(std::vector<std::uint32_t> group, const WindowMarks
   rate.flows = marks.flows;
   rate.explains.assign(marks.explains.begin(), marks.explains.end());
   order_twins(group, rate.explains.front());
-  const SuspectWindows windows = windows_of(marks);
   if (name_host_end(group.front(), rate, kind)) {
-    out_.hosts.back().windows = windows;
-    out_.hosts.back().evidence += windows_text(windows);
+    add_windows(out_.hosts.back(), marks);
+    out_.hosts.back().evidence += ": the rate is that of those windows";
     return;
   }
   LinkSuspect suspect = suspect_of(group, rate, kind);
-  suspect.windows = windows;
-  suspect.evidence += windows_text(windows) + ": the rate is that of those windows";
+  add_windows(suspect, marks);
+  suspect.evidence += ": the rate is that of those windows";
   out_.suspects.push_back(std::move(suspect));
   suspect_link_.push_back(group.front());
 }
