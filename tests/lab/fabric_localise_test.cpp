@@ -256,8 +256,9 @@ TEST_F(FabricLocalise, ASuspectAppearsOnMetricsWithinTwoWindowsOfTheFaultsOnset)
   ASSERT_TRUE(wait_for_text(dir_ + "/controller.log", "test 0 'mesh': dpdk engine", 60s)) << log();
   std::this_thread::sleep_for(8s);
   // Its series on /metrics, of any confidence: a checkpoint's probes are those of each stream's
-  // first layout sample, which cannot tell the link from its twin (s2:l2 -> l2:s2, crossed by the
-  // same flows), so it is named low until the test's end brings the whole trace.
+  // latest layout sample (every 100 samples: here the first, before the fault), which cannot tell
+  // the link from its twin (s2:l2 -> l2:s2, crossed by the same flows), so it is named low until the
+  // test's end brings the whole trace.
   const auto named = [&] {
     const auto body = http_get(metrics_port, "/metrics");
     if (!body) return false;
