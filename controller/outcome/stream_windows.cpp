@@ -9,7 +9,7 @@
 namespace tusk {
 namespace {
 
-const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verdict) {
+const StreamSeries* own_series(const TestOutcome& test, const StreamVerdict& verdict) {
   const auto agent = test.per_agent.find(verdict.agent);
   if (agent == test.per_agent.end()) return nullptr;
   const auto found = agent->second.series.find(verdict.stream.stream_id());
@@ -18,7 +18,7 @@ const StreamSeries* series_of(const TestOutcome& test, const StreamVerdict& verd
 
 // The stream's bins at `width`: its own, or a checkpoint's running test's, lent by the run.
 std::vector<SeriesBin> bins_of(const TestOutcome& test, const StreamVerdict& verdict, std::uint32_t width) {
-  if (const StreamSeries* series = series_of(test, verdict); series && !series->bins().empty()) {
+  if (const StreamSeries* series = own_series(test, verdict); series && !series->bins().empty()) {
     return series->bins_at(width);
   }
   if (test.lent_series && test.lent_series->lend) {
@@ -34,7 +34,7 @@ FlowWindows stream_windows(const TestOutcome& test) {
   FlowWindows out;
   std::uint32_t width = test.lent_series ? test.lent_series->width : 1;
   for (const StreamVerdict& verdict : test.streams) {
-    if (const StreamSeries* series = series_of(test, verdict)) width = std::max(width, series->width());
+    if (const StreamSeries* series = own_series(test, verdict)) width = std::max(width, series->width());
   }
   out.by_stream.resize(test.streams.size());
   std::size_t windows = 0;
