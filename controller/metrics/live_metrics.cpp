@@ -77,15 +77,23 @@ ClientMetric gauge(double value, std::vector<ClientMetric::Label> labels = {}) {
   return metric;
 }
 
-// The running test's suspects: one series each, valued when its first window at fault began.
-MetricFamily suspects_family(const std::string& test, const std::vector<LiveSuspect>& suspects) {
-  auto out = family("tusk_suspect_link",
-                    "A suspect link (or host's link) of the test as its latest checkpoint localised it; the value is "
-                    "the seconds into the test when the first window it was at fault in began, -1 when not known.",
-                    MetricType::Gauge);
+// The running test's suspects, one series each: `since` valued when its first window at fault
+// began, else when it was first named.
+MetricFamily suspects_family(const std::string& test, const std::vector<LiveSuspect>& suspects, bool since) {
+  auto out = since ? family("tusk_suspect_link",
+                            "A suspect link (or host's link) of the test as its latest checkpoint localised it; the "
+                            "value is the seconds into the test when the first window it was at fault in began, -1 "
+                            "when not known.",
+                            MetricType::Gauge)
+                   : family("tusk_suspect_named_seconds",
+                            "The seconds into the test when a checkpoint (or the test's end) first named the suspect; "
+                            "less tusk_suspect_link, the time from the fault's onset to its name.",
+                            MetricType::Gauge);
   for (const auto& suspect : suspects) {
+    const std::optional<double>& value = since ? suspect.since_s : suspect.named_s;
+    if (!since && !value) continue;
     out.metric.push_back(
-        gauge(suspect.since_s.value_or(-1),
+        gauge(value.value_or(-1),
               {{"test", test}, {"link", suspect.link}, {"kind", suspect.kind}, {"confidence", suspect.confidence}}));
   }
   return out;
@@ -446,7 +454,9 @@ void LiveMetrics::add_suspects(std::vector<MetricFamily>& families) const {
       test = test_names_[static_cast<std::size_t>(suspects_test_)];
     }
   }
-  if (!suspects.empty()) families.push_back(suspects_family(test, suspects));
+  if (suspects.empty()) return;
+  families.push_back(suspects_family(test, suspects, true));
+  if (auto named = suspects_family(test, suspects, false); !named.metric.empty()) families.push_back(std::move(named));
 }
 
 }  // namespace tusk

@@ -49,6 +49,7 @@ struct LiveSuspect {
   std::string kind;  // loss, damage, failure
   std::string confidence;
   std::optional<double> since_s;  // the start of the first window it was at fault in, into the test
+  std::optional<double> named_s;  // when a checkpoint (or the test's end) first named it, into the test
 };
 
 // The most suspects a scrape shows: more is a fabric whose every link is named, and the report's.
@@ -90,7 +91,8 @@ class LiveMetrics {
   void test_started(int test_index);
   void on_record(const std::string& agent, const proto::Record& record, Clock::time_point now = Clock::now());
   // The test's suspects now, in place of any said before: tusk_suspect_link{test, link, kind,
-  // confidence}, valued the seconds into the test its first window at fault began (-1: not known).
+  // confidence}, valued the seconds into the test its first window at fault began (-1: not known),
+  // and tusk_suspect_named_seconds, when it was first named: the time from onset to named between.
   void set_suspects(int test_index, std::vector<LiveSuspect> suspects);
 
   std::vector<prometheus::MetricFamily> collect(Clock::time_point now = Clock::now()) const;

@@ -231,6 +231,9 @@ class Orchestrator {
   std::map<std::string, proto::Inventory> inventory_by_name_;
   bool checkpoint_written_ = false;  // the run's first checkpoint, written as its first test starts
   std::string suspects_text_;        // the running test's suspects at its latest checkpoint, for the progress line
+  // When each suspect of the test `first_named_test_` was first named, in ms into the test.
+  int first_named_test_ = -1;
+  std::map<std::string, std::int64_t> first_named_ms_;
   // --resume: the tests before the schedule, as they ended before the controller's restart.
   std::vector<std::pair<std::string, TestVerdict>> tests_before_restart_;
   bool ledger_failed_ = false;  // the ledger could not be written: said once

@@ -201,23 +201,29 @@ std::string Orchestrator::progress_text(int index, const TestSpec& spec, std::in
 }
 
 void Orchestrator::publish_suspects(const TestOutcome& test) {
+  if (test.index != first_named_test_) {
+    first_named_test_ = test.index;
+    first_named_ms_.clear();
+  }
+  const std::int64_t now_ms = std::max<std::int64_t>(0, realtime_ns() - test.planned_start_ns) / 1'000'000;
   std::vector<LiveSuspect> suspects;
-  const auto since = [](const std::optional<SuspectWindows>& windows) -> std::optional<double> {
-    if (!windows) return std::nullopt;
-    return static_cast<double>(windows->first_start_ms) / 1e3;
+  const auto add = [&](std::string link, std::string kind, std::string confidence,
+                       const std::optional<SuspectWindows>& windows) {
+    const std::int64_t named_ms = first_named_ms_.try_emplace(link, now_ms).first->second;
+    suspects.push_back({std::move(link), std::move(kind), std::move(confidence),
+                        windows ? std::optional(static_cast<double>(windows->first_start_ms) / 1e3) : std::nullopt,
+                        static_cast<double>(named_ms) / 1e3});
   };
   for (const LinkSuspect& suspect : test.localisation.suspects) {
-    suspects.push_back({suspect.key, to_string(suspect.kind), to_string(suspect.confidence), since(suspect.windows)});
+    add(suspect.key, to_string(suspect.kind), to_string(suspect.confidence), suspect.windows);
   }
-  for (const HostSuspect& host : test.localisation.hosts) {
-    suspects.push_back({"host " + host.agent, host.problem, "", since(host.windows)});
-  }
+  for (const HostSuspect& host : test.localisation.hosts) add("host " + host.agent, host.problem, "", host.windows);
   suspects_text_.clear();
   if (!suspects.empty()) {
     const LiveSuspect& first = suspects.front();
-    suspects_text_ =
-        fmt::format("  suspect {}{}{}", first.link, first.since_s ? fmt::format(" since {:.0f} s", *first.since_s) : "",
-                    suspects.size() > 1 ? fmt::format(" (+{} more)", suspects.size() - 1) : "");
+    suspects_text_ = fmt::format("  suspect {}{}, named at {:.0f} s{}", first.link,
+                                 first.since_s ? fmt::format(" since {:.0f} s", *first.since_s) : "", *first.named_s,
+                                 suspects.size() > 1 ? fmt::format(" (+{} more)", suspects.size() - 1) : "");
   }
   if (options_.live_metrics) options_.live_metrics->set_suspects(test.index, std::move(suspects));
 }

@@ -259,17 +259,19 @@ TEST_F(FabricLocalise, ASuspectAppearsOnMetricsWithinTwoWindowsOfTheFaultsOnset)
   // latest layout sample (every 100 samples: here the first, before the fault), which cannot tell
   // the link from its twin (s2:l2 -> l2:s2, crossed by the same flows), so it is named low until the
   // test's end brings the whole trace.
-  const auto named = [&] {
+  // The value of `family`'s series of the link, when /metrics has one.
+  const auto value_of = [&](const std::string& family) -> std::optional<double> {
     const auto body = http_get(metrics_port, "/metrics");
-    if (!body) return false;
+    if (!body) return std::nullopt;
     std::istringstream lines(*body);
     for (std::string line; std::getline(lines, line);) {
-      if (line.rfind("tusk_suspect_link{", 0) == 0 && line.find("link=\"l1:s2 -> s2:l1\"") != std::string::npos) {
-        return true;
+      if (line.rfind(family + "{", 0) == 0 && line.find("link=\"l1:s2 -> s2:l1\"") != std::string::npos) {
+        return std::stod(line.substr(line.rfind(' ') + 1));
       }
     }
-    return false;
+    return std::nullopt;
   };
+  const auto named = [&] { return value_of("tusk_suspect_link").has_value(); };
   EXPECT_FALSE(named()) << "a suspect before any fault";
   lab_->run("impair l1-s2 up loss=5");
   const auto onset = std::chrono::steady_clock::now();
@@ -280,6 +282,14 @@ TEST_F(FabricLocalise, ASuspectAppearsOnMetricsWithinTwoWindowsOfTheFaultsOnset)
     std::this_thread::sleep_for(100ms);
   }
   if (onset_to_named) RecordProperty("onset_to_named_ms", std::to_string(onset_to_named->count()));
+  // What the controller says of it: when its first window began, and when it was first named.
+  const auto since = value_of("tusk_suspect_link");
+  const auto named_at = value_of("tusk_suspect_named_seconds");
+  EXPECT_TRUE(since && named_at) << "both series of the suspect";
+  if (since && named_at) {
+    RecordProperty("window_start_to_named_s", std::to_string(*named_at - *since));
+    EXPECT_GE(*named_at, *since);
+  }
   std::this_thread::sleep_for(4s);
   lab_->run("clear l1-s2 up");
   ASSERT_EQ(controller.wait(120s).value_or(-100), 1) << log();

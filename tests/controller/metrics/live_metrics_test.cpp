@@ -239,7 +239,8 @@ TEST(LiveMetrics, SuspectsAreTheLatestCheckpointsWithWhenTheirFirstWindowBegan) 
   auto attachment = metrics.attach("run-1", two_links);
   metrics.test_started(0);
   EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_suspect_link"), nullptr) << "none named yet";
-  metrics.set_suspects(0, {{"l1:s2 -> s2:l1", "loss", "high", 4.0}, {"host lab-b", "NIC, optic or cable", "", {}}});
+  metrics.set_suspects(
+      0, {{"l1:s2 -> s2:l1", "loss", "high", 4.0, 6.0}, {"host lab-b", "NIC, optic or cable", "", {}, {}}});
   auto families = metrics.collect(kT0);
   const MetricFamily* suspects = find_family(families, "tusk_suspect_link");
   ASSERT_NE(suspects, nullptr);
@@ -250,15 +251,21 @@ TEST(LiveMetrics, SuspectsAreTheLatestCheckpointsWithWhenTheirFirstWindowBegan) 
   EXPECT_EQ(label(suspects->metric[0], "confidence"), "high");
   EXPECT_EQ(suspects->metric[0].gauge.value, 4.0);
   EXPECT_EQ(suspects->metric[1].gauge.value, -1.0) << "no windows: when is not known";
+  // When it was first named: 2 s from the start of its first window at fault to its name.
+  const MetricFamily* named = find_family(families, "tusk_suspect_named_seconds");
+  ASSERT_NE(named, nullptr);
+  ASSERT_EQ(named->metric.size(), 1u) << "one suspect says when it was named";
+  EXPECT_EQ(label(named->metric[0], "link"), "l1:s2 -> s2:l1");
+  EXPECT_EQ(named->metric[0].gauge.value, 6.0);
 
-  metrics.set_suspects(0, {{"l2:s1 -> s1:l2", "damage", "medium", 9.0}});
+  metrics.set_suspects(0, {{"l2:s1 -> s1:l2", "damage", "medium", 9.0, 10.0}});
   families = metrics.collect(kT0);
   ASSERT_EQ(find_family(families, "tusk_suspect_link")->metric.size(), 1u);
   EXPECT_EQ(label(find_family(families, "tusk_suspect_link")->metric[0], "link"), "l2:s1 -> s1:l2");
 
   metrics.test_started(1);
   EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_suspect_link"), nullptr) << "the next test starts with none";
-  metrics.set_suspects(1, std::vector<LiveSuspect>(kMaxLiveSuspects + 10, {"l", "loss", "low", 1.0}));
+  metrics.set_suspects(1, std::vector<LiveSuspect>(kMaxLiveSuspects + 10, {"l", "loss", "low", 1.0, 2.0}));
   EXPECT_EQ(find_family(metrics.collect(kT0), "tusk_suspect_link")->metric.size(), kMaxLiveSuspects);
 }
 
