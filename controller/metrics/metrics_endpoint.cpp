@@ -51,16 +51,17 @@ using namespace std::chrono_literals;
 //   to make room for a newcomer; up to kMaxScrapers stay open for the next scrape (past that, each
 //   is answered as a newcomer and closed after its answer).
 // - Newcomers have the rest. When they are full, a new connection closes the oldest newcomer of the
-//   source that holds the most: clients that connect and send nothing crowd out each other, and a
-//   scraper's one connection from an address of its own is closed only when every source holds one
-//   (kMaxNewcomers sources at once), however long its handshake and request take to come (a scraper
-//   far away, a server slowed by the flood). Closing the oldest newcomer of all closed a scraper
-//   whose request came after that many newer connections.
+//   source that holds the most (of its newcomers, the oldest that has sent nothing, if any has not): clients that
+//   connect and send nothing crowd out each other, and a scraper's one connection from an address of its own is closed
+//   only when every source holds one (kMaxNewcomers sources at once), however long its handshake and request take to
+//   come (a scraper far away, a server slowed by the flood). Closing the oldest newcomer of all closed a scraper whose
+//   request came after that many newer connections.
 // - One source (an IPv4 address; an IPv6 host's /64, which one host usually owns whole) holds at
 //   most kMaxConnectionsPerSource, of either kind. Prometheus keeps one connection per target, a few
 //   while it reloads, and a pair of them behind one NAT twice that: 32 is far beyond any scraper,
 //   and one address cannot take more than an eighth of the table. A new connection from a source
-//   at its limit closes that source's own oldest newcomer, never another source's, so a flood from
+//   at its limit closes that source's own oldest newcomer (again the oldest that has sent nothing
+//   first), never another source's, so a flood from
 //   one address churns only itself and a scraper sharing its address still gets its turn; where
 //   all of the source's connections have authenticated, the new one is closed at once.
 constexpr std::size_t kMaxConnections = 256;
@@ -139,6 +140,8 @@ class Newcomer {
  public:
   virtual ~Newcomer() = default;
   virtual void close_for_newer() = 0;
+  // Whether any of a request (or a TLS handshake) has come: read, or waiting to be read.
+  virtual bool has_sent() = 0;
 };
 
 // A newcomer in its source's list: `arrival` orders newcomers of different sources. Each connection
@@ -217,6 +220,11 @@ class ScrapeConnection : public Newcomer, public std::enable_shared_from_this<Sc
     leave();
     beast::error_code ignored;
     beast::get_lowest_layer(stream_).socket().close(ignored);
+  }
+
+  bool has_sent() override {
+    beast::error_code ignored;
+    return buffer_.size() > 0 || beast::get_lowest_layer(stream_).socket().available(ignored) > 0;
   }
 
   void start() {
@@ -364,10 +372,16 @@ struct MetricsEndpoint::Server {
     });
   }
 
-  // Closes `source`'s oldest newcomer; false when it has none. What it counted is given back at once.
+  // Closes `source`'s oldest newcomer that has sent nothing, else its oldest; false when it has
+  // none. What it counted is given back at once. A request that has come but is not yet read (the
+  // server slowed by a flood) is a scraper's, not an idle client's: closing it by age closed a
+  // scraper sharing a flood's address when 32 newer connections were taken before its request.
   static bool close_oldest_newcomer(MetricsSource& source) {
     if (source.newcomers.empty()) return false;
-    source.newcomers.front().connection->close_for_newer();  // takes itself off the list
+    const auto idle = std::find_if(source.newcomers.begin(), source.newcomers.end(),
+                                   [](const NewcomerEntry& entry) { return !entry.connection->has_sent(); });
+    const auto closing = idle != source.newcomers.end() ? idle : source.newcomers.begin();
+    closing->connection->close_for_newer();  // takes itself off the list
     return true;
   }
 
