@@ -12,7 +12,7 @@ namespace tusk {
 const std::vector<NeededCapability>& capabilities_for_ports() {
   static const std::vector<NeededCapability> needed{
       {CAP_NET_RAW, "CAP_NET_RAW", "AF_PACKET sockets, raw queues and path-trace probes"},
-      {CAP_NET_ADMIN, "CAP_NET_ADMIN", "a port's MAC, MTU, promiscuous mode and optics"},
+      {CAP_NET_ADMIN, "CAP_NET_ADMIN", "a port's MAC, MTU, promiscuous mode and optics; RDMA QPs' own counters"},
   };
   return needed;
 }

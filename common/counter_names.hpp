@@ -23,6 +23,12 @@ inline constexpr std::string_view kLinkFlaps = "link_flaps";
 inline constexpr std::string_view kCompletionErrors = "completion_errors";
 inline constexpr std::string_view kIntegrityErrors = "integrity_errors";
 inline constexpr std::string_view kRetransmits = "retransmits";
+// An RDMA flow's own QP's retransmissions (its sequence-error NAKs, ACK timeouts and adaptive
+// retransmissions, from the NIC's counter bound to that QP alone), and the packets it sent (its
+// messages times the packets each takes at the path MTU): the flow's loss rate in localisation.
+// Absent where the NIC keeps no counters per QP (the NIC port's stream says why).
+inline constexpr std::string_view kQpRetransmits = "qp_retransmits";
+inline constexpr std::string_view kQpTxPackets = "qp_tx_packets";
 inline constexpr std::string_view kHostDrops = "host_drops";
 // RDMA messages a QP posted and saw complete (a flow), or took in (a sink or a READ initiator).
 inline constexpr std::string_view kTxMessages = "tx_messages";

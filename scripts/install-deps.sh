@@ -20,7 +20,7 @@ packages=(
   prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev libssl-dev openssl
   clang libclang-rt-14-dev clang-format libbpf-dev
-  libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
+  libibverbs-dev librdmacm-dev libmnl-dev ibverbs-utils rdma-core
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping
   qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils

@@ -131,6 +131,7 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
     } catch (const std::exception& e) {
       emit(proto::AgentEvent::NOTICE, fmt::format("NIC counters of {} unavailable: {}", key, e.what()));
     }
+    port.qp_counters = std::make_unique<QpCounterReader>(connection.device, connection.port_num);
     // The Ethernet side (ethtool) is read apart: a port may have one and not the other.
     std::string why;
     port.netdev = open_port_netdev_counters(connection.device, connection.port_num, why);

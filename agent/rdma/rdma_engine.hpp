@@ -41,6 +41,7 @@
 #include "agent/link_watch.hpp"
 #include "agent/rdma/counters/netdev_counters.hpp"
 #include "agent/rdma/counters/port_counters.hpp"
+#include "agent/rdma/counters/qp_counters.hpp"
 #include "agent/rdma/port_watch.hpp"
 #include "agent/rdma/socket_path_tracer.hpp"
 #include "agent/rdma/verbs_owners.hpp"
@@ -188,7 +189,8 @@ class RdmaEngine final : public Engine {
     std::unique_ptr<LinkWatch> link = std::make_unique<LinkWatch>();  // its state, kept by port_watch_
     std::unique_ptr<PortCounterReader> reader;
     PortCounterSnapshot baseline;
-    std::unique_ptr<NetdevCounterReader> netdev;  // the port's ethtool counters; null when none
+    std::unique_ptr<QpCounterReader> qp_counters;  // its QPs' own counters, where the NIC binds them
+    std::unique_ptr<NetdevCounterReader> netdev;   // the port's ethtool counters; null when none
     PortCounterSnapshot netdev_baseline;
     std::vector<std::string> peers;
   };

@@ -58,7 +58,49 @@ struct NicPortView {
   const PortCounterSnapshot* netdev_baseline;
   const LinkWatch* link;
   std::vector<std::string> peers;
+  QpCounterReader* qp_counters;  // null where the port has none
 };
+
+// A QP whose own counters the sampler reads after the engine's lock: which stream they go to, and
+// what its packets are counted from (a flow that sends the data: WRITE and SEND initiators).
+struct QpRead {
+  std::size_t stream;  // in `out`
+  std::string port;
+  std::uint32_t qpn;
+  bool sends_data;
+  std::uint64_t messages, bytes;
+  std::uint32_t path_mtu;
+};
+
+// Packets a flow's messages took: each message is split at the path MTU.
+std::uint64_t packets_of(const QpRead& qp) {
+  if (qp.messages == 0 || qp.path_mtu == 0) return 0;
+  const std::uint64_t per_message = (qp.bytes / qp.messages + qp.path_mtu - 1) / qp.path_mtu;
+  return qp.messages * std::max<std::uint64_t>(per_message, 1);
+}
+
+// Binds each QP to a counter of its own where the port's NIC can, reads the port's counters once,
+// and adds each QP's retransmissions (and the packets they are a share of) to its flow's stream.
+void add_qp_counters(const std::vector<NicPortView>& ports, const std::vector<QpRead>& qps,
+                     std::vector<proto::StreamCounters>& out) {
+  for (const auto& port : ports) {
+    if (!port.qp_counters) continue;
+    bool any = false;
+    for (const auto& qp : qps) {
+      if (qp.port == port.key) any = port.qp_counters->bind(qp.qpn) || any;
+    }
+    if (!any) continue;
+    port.qp_counters->read();
+    for (const auto& qp : qps) {
+      if (qp.port != port.key) continue;
+      const auto values = port.qp_counters->values(qp.qpn);
+      if (!values) continue;
+      auto& map = *out[qp.stream].mutable_counters();
+      map[std::string(counters::kQpRetransmits)] += transport_retransmits(*values);
+      if (qp.sends_data) map[std::string(counters::kQpTxPackets)] += packets_of(qp);
+    }
+  }
+}
 
 // A NIC port's stream: its counters since the test began (sysfs and ethtool), retransmits and
 // link flaps as the verdict reads them, and the port's downs as the CM thread saw them. `note`:
@@ -78,14 +120,9 @@ proto::StreamCounters nic_port_stream(const NicPortView& port, std::int64_t unti
   stream.set_peer(peers);
   auto& map = *stream.mutable_counters();
   for (const auto& [name, value] : delta.values) map[name] = value;
-  // One number for "the transport had to send again": ACK timeouts and sequence-error NAKs.
-  std::uint64_t retransmits = 0;
-  for (auto name :
-       {counters::rdma::kLocalAckTimeoutErr, counters::rdma::kPacketSeqErr, counters::rdma::kRoceAdpRetrans}) {
-    if (auto it = delta.values.find(name); it != delta.values.end()) retransmits += it->second;
-  }
-  // Without the sysfs counters (only ethtool's) a 0 would read as "none", not as "not measured".
-  if (port.reader) map[std::string(c::kRetransmits)] = retransmits;
+  // One number for "the transport had to send again". Without the sysfs counters (only ethtool's)
+  // a 0 would read as "none", not as "not measured".
+  if (port.reader) map[std::string(c::kRetransmits)] = transport_retransmits(delta.values);
   if (auto it = delta.values.find(counters::rdma::kLinkDowned); it != delta.values.end()) {
     map[std::string(c::kLinkFlaps)] = it->second;
   }
@@ -107,12 +144,13 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
   std::unique_lock lock(mutex_);
   for (auto& [key, port] : nic_ports_) {
     nic_ports.push_back({key, port.reader.get(), &port.baseline, port.netdev.get(), &port.netdev_baseline,
-                         port.link.get(), port.peers});
+                         port.link.get(), port.peers, port.qp_counters.get()});
   }
   const std::int64_t until = std::max(std::min(realtime_ns(), stopped_ns_.load()), start_ns_);
   std::map<std::string, std::size_t> newest;  // stream id -> the flow's newest connection
   for (std::size_t i = 0; i < connections_.size(); ++i) newest[stream_id(*connections_[i])] = i;
   std::map<std::string, std::size_t> position;  // stream id -> its place in `out`
+  std::vector<QpRead> qps;
   for (std::size_t i = 0; i < connections_.size(); ++i) {
     const auto& connection = connections_[i];
     const bool sender = connection->role == Connection::Role::Sender;
@@ -191,18 +229,27 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
       map[std::string(c::kReconnects)] = connection->generation > 0 && connection->established_ns > 0;
       map[std::string(c::kReconnectMs)] = static_cast<std::uint64_t>(connection->reconnect_ns.load() / 1'000'000);
     }
-    if (const auto it = position.find(stream.stream_id()); it != position.end()) {
-      fold_successor(out[it->second], std::move(stream));
-    } else {
-      position[stream.stream_id()] = out.size();
+    const auto [at, added] = position.try_emplace(stream.stream_id(), out.size());
+    if (const auto qpn = connection->qp_num.load(); qpn != 0 && connection->established_ns > 0) {
+      qps.push_back({at->second, fmt::format("{}/{}", connection->device, connection->port_num), qpn, sender && !reads,
+                     connection->messages.load(std::memory_order_relaxed),
+                     connection->bytes.load(std::memory_order_relaxed), connection->path_mtu.load()});
+    }
+    if (added) {
       out.push_back(std::move(stream));
+    } else {
+      fold_successor(out[at->second], std::move(stream));
     }
   }
   lock.unlock();
+  add_qp_counters(nic_ports, qps, out);
   for (const auto& port : nic_ports) {
     std::optional<std::string> note;
     out.push_back(nic_port_stream(port, until, note));
     if (note) emit(proto::AgentEvent::NOTICE, *note);
+    if (port.qp_counters) {
+      if (auto refusal = port.qp_counters->take_refusal()) emit(proto::AgentEvent::NOTICE, *refusal);
+    }
   }
   return out;
 }

@@ -150,6 +150,18 @@ void read_counts(const proto::StreamCounters& stream, FlowRecord& flow) {
   }
 }
 
+// An RDMA flow's own QP's retransmissions as its loss: each a packet (or, one NAK for a burst, the
+// first of several) the transport sent again, of the packets the flow sent; so the rate is a lower
+// bound of the path's loss. Only from a NIC that counts per QP (the agent omits them elsewhere).
+void read_transport_counts(const proto::StreamCounters& stream, FlowRecord& flow) {
+  const auto packets = counter_of(stream, counters::kQpTxPackets);
+  const auto retransmits = counter_of(stream, counters::kQpRetransmits);
+  if (!packets || !retransmits || *packets == 0) return;
+  flow.loss_trials = std::min<std::uint64_t>(*packets, kMaxCount);
+  flow.loss_events = std::min(*retransmits, flow.loss_trials);
+  flow.flags |= FlowRecord::kCountsLoss;
+}
+
 void add_counts(ProbeEvidence& into, const ProbeEvidence& from) {
   into.probes += from.probes;
   into.answers += from.answers;
@@ -235,6 +247,7 @@ void FlowTable::add(const std::vector<StreamVerdict>& streams, const FabricTopol
                                            (gathered.host_side && gathered.host_drops ? FlowRecord::kHostDrops : 0));
     read_counts(streams[*gathered.rx_stream].stream, flow);
     const proto::StreamCounters* tx = gathered.tx_stream ? &streams[*gathered.tx_stream].stream : nullptr;
+    if (tx && !flow.has(FlowRecord::kCountsLoss)) read_transport_counts(*tx, flow);
     flow.links_at = static_cast<std::uint32_t>(path_links_.size());
     if (tx) {
       bool reached = false;

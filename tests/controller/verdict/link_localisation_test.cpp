@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/counter_names.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/method/schedule_ledger.hpp"
 #include "controller/method/step_fold.hpp"
@@ -395,6 +396,33 @@ TEST(Localisation, LossAndDamageAtOnceAreNamedWithTheirKindAndRate) {
   for (const auto& suspect : found.suspects) EXPECT_NE(suspect.confidence, Confidence::Low) << suspect.evidence;
   EXPECT_THAT(found.conclusion, HasSubstr("also suspect link s2:l3 -> l3:s2"));
   EXPECT_THAT(found.suspects[0].evidence, HasSubstr("loses 2 % of the frames"));
+}
+
+// RDMA flows whose NIC counts per QP (mlx5 bound by RDMA netlink): each initiator's QP reports
+// its retransmissions and the packets it sent, and those are a rate in the fit as DPDK's frames
+// are; before, a QP was pass or fail only ("a ranking, not a rate").
+TEST(Localisation, RdmaFlowsQpRetransmitsAreALossRateInTheFit) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  auto streams = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.02, 0, "retransmits"}}, nullptr, 100'000);
+  for (std::size_t i = 0; i + 1 < streams.size(); i += 2) {  // (the sender's, the receiver's) each
+    StreamVerdict& flow = streams[i];
+    StreamVerdict& sink = streams[i + 1];
+    auto& counted = *sink.stream.mutable_counters();
+    flow.stream.set_kind("flow");
+    flow.checks = sink.checks;
+    (*flow.stream.mutable_counters())[std::string(counters::kQpTxPackets)] =
+        counted["rx_frames"] + counted["lost_frames"];
+    (*flow.stream.mutable_counters())[std::string(counters::kQpRetransmits)] = counted["lost_frames"];
+    sink.stream.set_kind("sink");
+    sink.stream.clear_counters();
+  }
+  const auto found = localise(streams, &topology);
+  ASSERT_EQ(found.suspects.size(), 1u) << found.conclusion;
+  EXPECT_EQ(found.suspects[0].key, "l1:s1 -> s1:l1") << found.conclusion;
+  EXPECT_EQ(found.suspects[0].kind, FaultKind::Loss);
+  EXPECT_NEAR(found.suspects[0].rate, 0.02, 0.001) << found.conclusion;
+  EXPECT_NE(found.suspects[0].confidence, Confidence::Low) << found.suspects[0].evidence;
 }
 
 // A link that damages frames also loses some: a bit flipped in a header makes a frame no receiver
