@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/counter_names.hpp"
+#include "controller/verdict/localiser.hpp"
 #include "controller/verdict/stream_values.hpp"
 
 namespace tusk {
@@ -45,11 +46,15 @@ FlowWindows stream_windows(const TestOutcome& test) {
     if (!frames || !bytes || *bytes == 0) continue;
     // A bin counts bytes received, not frames: the stream's own frames per byte turn one into the
     // other (exact for one frame size; a mix repeats every few frames).
+    // The counts are the agent's word: a window receives no more than the whole stream did (a
+    // hostile frames-per-byte made the product past what the conversion holds).
     const double frames_per_byte = static_cast<double>(*frames) / static_cast<double>(*bytes);
+    const double most = static_cast<double>(std::min(*frames, localiser::kMaxCount));
     auto& counts = out.by_stream[i];
     for (const SeriesBin& bin : bins_of(test, verdict, width)) {
-      counts.push_back({static_cast<std::uint64_t>(std::llround(static_cast<double>(bin.bytes) * frames_per_byte)),
-                        bin.lost, bin.damaged});
+      const double received = std::min(static_cast<double>(bin.bytes) * frames_per_byte, most);
+      counts.push_back({static_cast<std::uint64_t>(std::llround(received)), std::min(bin.lost, localiser::kMaxCount),
+                        std::min(bin.damaged, localiser::kMaxCount)});
     }
     windows = std::max(windows, counts.size());
   }

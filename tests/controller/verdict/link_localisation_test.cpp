@@ -635,6 +635,29 @@ TEST(LocalisationInTime, AStretchOfLossIsNamedWithTheWindowsThatHeldIt) {
   EXPECT_THAT(all.suspects[0].evidence, HasSubstr("at fault in every one of the test's 64 windows"));
 }
 
+// A stream's counts are its agent's word: a hostile one (every frame in one byte) made a window's
+// frames, its bytes times the stream's frames per byte, past what a 64-bit integer holds, and the
+// conversion's result was undefined. A window holds no more than the whole stream received.
+TEST(LocalisationInTime, AHostileStreamsFramesPerByteCannotOverflowAWindow) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  TestOutcome test = test_with_a_stretch_of_loss(fabric, "l1:s1 -> s1:l1", 0.002, 21, 28);
+  std::size_t hostile = test.streams.size();
+  for (std::size_t i = 0; i < test.streams.size() && hostile == test.streams.size(); ++i) {
+    if (test.streams[i].stream.kind() != "rx") continue;
+    auto& counted = *test.streams[i].stream.mutable_counters();
+    counted["rx_frames"] = std::numeric_limits<std::uint64_t>::max();
+    counted["rx_bytes"] = 1;
+    hostile = i;
+  }
+  ASSERT_LT(hostile, test.streams.size());
+  const FlowWindows windows = stream_windows(test);
+  ASSERT_EQ(windows.size(), 64u);
+  for (const auto& window : windows.by_stream[hostile]) EXPECT_LE(window.received, std::uint64_t{1} << 62);
+  const auto found = localise(test.streams, &topology, nullptr, {}, &windows);
+  for (const auto& suspect : found.suspects) EXPECT_TRUE(std::isfinite(suspect.rate)) << found.conclusion;
+}
+
 // Under a floor the whole test's rate does not reach (8 bad seconds in 64 dilute 0.2 % to
 // 0.025 %), the windows that held the loss still name the link, at their rate; without windows it
 // is noise.
