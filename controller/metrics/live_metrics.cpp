@@ -459,4 +459,13 @@ void LiveMetrics::add_suspects(std::vector<MetricFamily>& families) const {
   if (auto named = suspects_family(test, suspects, false); !named.metric.empty()) families.push_back(std::move(named));
 }
 
+std::string progress_suspects_text(const std::vector<LiveSuspect>& suspects) {
+  if (suspects.empty()) return {};
+  const LiveSuspect& first = suspects.front();
+  return fmt::format("  suspect {}{}{}{}", first.link,
+                     first.since_s ? fmt::format(" since {:.0f} s", *first.since_s) : "",
+                     first.named_s ? fmt::format(", named at {:.0f} s", *first.named_s) : "",
+                     suspects.size() > 1 ? fmt::format(" (+{} more)", suspects.size() - 1) : "");
+}
+
 }  // namespace tusk

@@ -52,6 +52,10 @@ struct LiveSuspect {
   std::optional<double> named_s;  // when a checkpoint (or the test's end) first named it, into the test
 };
 
+// The progress line's words on the suspects: "  suspect l1:s2 -> s2:l1 since 20 s, named at 23 s
+// (+1 more)", the first with when its fault began and when it was first named; empty for none.
+std::string progress_suspects_text(const std::vector<LiveSuspect>& suspects);
+
 // The most suspects a scrape shows: more is a fabric whose every link is named, and the report's.
 inline constexpr std::size_t kMaxLiveSuspects = 256;
 

@@ -218,13 +218,7 @@ void Orchestrator::publish_suspects(const TestOutcome& test) {
     add(suspect.key, to_string(suspect.kind), to_string(suspect.confidence), suspect.windows);
   }
   for (const HostSuspect& host : test.localisation.hosts) add("host " + host.agent, host.problem, "", host.windows);
-  suspects_text_.clear();
-  if (!suspects.empty()) {
-    const LiveSuspect& first = suspects.front();
-    suspects_text_ = fmt::format("  suspect {}{}, named at {:.0f} s{}", first.link,
-                                 first.since_s ? fmt::format(" since {:.0f} s", *first.since_s) : "", *first.named_s,
-                                 suspects.size() > 1 ? fmt::format(" (+{} more)", suspects.size() - 1) : "");
-  }
+  suspects_text_ = progress_suspects_text(suspects);
   if (options_.live_metrics) options_.live_metrics->set_suspects(test.index, std::move(suspects));
 }
 

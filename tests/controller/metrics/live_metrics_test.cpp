@@ -375,5 +375,17 @@ TEST(LiveMetrics, TheTextFormatEscapesWhatAgentsNamed) {
   EXPECT_NE(text.str().find("# TYPE tusk_stream_rx_frames_total counter"), std::string::npos) << text.str();
 }
 
+// The progress line names the first suspect with when its fault began and when a checkpoint first
+// named it, and counts the rest; a suspect without windows has no "since".
+TEST(LiveMetrics, TheProgressLineNamesTheFirstSuspectItsOnsetAndWhenItWasNamed) {
+  EXPECT_EQ(progress_suspects_text({}), "");
+  EXPECT_EQ(progress_suspects_text({{"l1:s2 -> s2:l1", "loss", "high", 20.0, 23.4}}),
+            "  suspect l1:s2 -> s2:l1 since 20 s, named at 23 s");
+  EXPECT_EQ(progress_suspects_text({{"host b", "cable", "", std::nullopt, 61.0},
+                                    {"l", "loss", "low", 1.0, 2.0},
+                                    {"m", "damage", "low", 1.0, 2.0}}),
+            "  suspect host b, named at 61 s (+2 more)");
+}
+
 }  // namespace
 }  // namespace tusk
