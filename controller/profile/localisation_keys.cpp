@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <exception>
 #include <optional>
 
 #include "common/units.hpp"
@@ -40,10 +41,22 @@ bool read_min_rate(YamlReader& read, const YamlValue& value, NoiseFloor& floor) 
   return read_all;
 }
 
+// The delay a link may add and not be named: "10us", 0 to 1 s.
+std::optional<double> read_min_delay(YamlReader& read, const YamlValue& value) {
+  if (value.text() == "0") return 0.0;  // names every link that adds any delay the flows show
+  try {
+    const double ns = static_cast<double>(units::parse_duration(value.text()).count());
+    if (ns >= 0 && ns <= NoiseFloor::kMaxDelayNs) return ns;
+  } catch (const std::exception&) {
+  }
+  read.fail(value, fmt::format("{} {} must be a delay of 0 to 1s (e.g. 10us)", value.name, value.text()));
+  return std::nullopt;
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& keys() {
-  static const std::vector<std::string_view> names{"min_rate"};
+  static const std::vector<std::string_view> names{"min_rate", "min_delay"};
   return names;
 }
 
@@ -54,7 +67,7 @@ const std::vector<std::string_view>& min_rate_keys() {
 
 bool read_localisation(ReadContext& context, const YamlValue& value, TestDraft& draft) {
   YamlReader& read = context.read;
-  const auto entries = read.mapping(value, "a mapping with min_rate");
+  const auto entries = read.mapping(value, "a mapping with min_rate and min_delay");
   if (!entries) return false;
   // Set as a whole: what the test leaves out is the default, not what `defaults` said.
   LocalisationSettings settings;
@@ -62,6 +75,10 @@ bool read_localisation(ReadContext& context, const YamlValue& value, TestDraft& 
   for (const auto& entry : *entries) {
     if (entry.key == "min_rate") {
       read_all = read_min_rate(read, entry.value, settings.min_rate) && read_all;
+    } else if (entry.key == "min_delay") {
+      const auto delay = read_min_delay(read, entry.value);
+      read_all = delay.has_value() && read_all;
+      if (delay) settings.min_rate.delay_ns = *delay;
     } else {
       read.unknown_key(entry, keys());
       read_all = false;

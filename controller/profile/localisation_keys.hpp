@@ -1,5 +1,6 @@
 // A test's `localisation:` key (docs/profile.md, Localisation): `min_rate`, the noise floor of each
-// kind of fault a link is named for, read into the test's LocalisationSettings.
+// kind of fault a link is named for, and `min_delay`, the delay a link may add unnamed, read into
+// the test's LocalisationSettings.
 #pragma once
 
 #include <string_view>

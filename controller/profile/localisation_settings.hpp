@@ -1,5 +1,5 @@
 // A test's `localisation:` key (docs/profile.md): the noise floor, the rate of loss or damage
-// under which a link is not named. A night at line rate meets the odd lost or damaged frame on a
+// (and the delay) under which a link is not named. A night at line rate meets the odd lost or damaged frame on a
 // healthy link (a BER of 1e-13 is caught once in any long enough run); the floor is the rate the
 // operator accepts, as UFM's thresholds and IEEE 802.3's BER objectives are: a link is a suspect
 // only when its rate is above it with 99.9 % confidence (the localiser's
@@ -20,8 +20,14 @@ struct NoiseFloor {
   // still be noise.
   static constexpr double kMax = 0.01;
 
+  // Delay a link adds to its flows' latency: a switch hop adds about a microsecond and a queue
+  // that builds adds tens to hundreds; 10 us names a link that queues, never one hop's own time.
+  static constexpr double kDefaultDelayNs = 10'000;
+  static constexpr double kMaxDelayNs = 1e9;
+
   double loss = kDefaultLoss;
   double damage = kDefaultDamage;
+  double delay_ns = kDefaultDelayNs;
 };
 
 struct LocalisationSettings {

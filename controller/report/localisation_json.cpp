@@ -68,6 +68,39 @@ json windows_json(const std::optional<SuspectWindows>& windows) {
           {"steady", windows->steady()}};
 }
 
+// The links under the noise floor, with their events and rates.
+json noise_json(const Localisation& found) {
+  json noise = json::array();
+  for (const NoiseLink& link : found.noise) {
+    noise.push_back({{"link", link.key},
+                     {"name", link.name},
+                     {"tied_with", link.tied},
+                     {"kind", to_string(link.kind)},
+                     {"events", link.events},
+                     {"rate", link.rate},
+                     {"rate_interval", json::array({link.rate_low, link.rate_high})}});
+  }
+  return noise;
+}
+
+// The links that add delay, the most first.
+json delays_json(const Localisation& found) {
+  json delays = json::array();
+  for (const DelaySuspect& delay : found.delays) {
+    delays.push_back({{"link", delay.key},
+                      {"name", delay.name},
+                      {"tied_with", delay.tied},
+                      {"kind", "latency"},
+                      {"added_delay_ns", delay.added_ns},
+                      {"added_delay_interval_ns", json::array({delay.low_ns, delay.high_ns})},
+                      {"standard_errors", delay.z},
+                      {"flows", delay.flows},
+                      {"siblings", delay.siblings},
+                      {"evidence", delay.evidence}});
+  }
+  return delays;
+}
+
 }  // namespace
 
 // The routed flows with their traced paths, the suspects and the host problems (link_localisation).
@@ -156,25 +189,17 @@ json localisation_json(const TestOutcome& test) {
                      {"evidence", host.evidence},
                      {"next_steps", host.next_steps}});
   }
-  json noise = json::array();
-  for (const NoiseLink& link : found.noise) {
-    noise.push_back({{"link", link.key},
-                     {"name", link.name},
-                     {"tied_with", link.tied},
-                     {"kind", to_string(link.kind)},
-                     {"events", link.events},
-                     {"rate", link.rate},
-                     {"rate_interval", json::array({link.rate_low, link.rate_high})}});
-  }
   // A schedule's clean flows were summed per link as each step ended: counted here, not listed.
-  json out{{"conclusion", found.conclusion},
-           {"suspects", suspects},
-           {"hosts", hosts},
-           {"noise_floor", {{"loss", found.floor.loss}, {"damage", found.floor.damage}}},
-           {"noise", std::move(noise)},
-           {"noise_text", found.noise_text.empty() ? json(nullptr) : json(found.noise_text)},
-           {"flows", flows},
-           {"clean_flows_summed", table.clean_flows()}};
+  json out{
+      {"conclusion", found.conclusion},
+      {"suspects", suspects},
+      {"hosts", hosts},
+      {"noise_floor", {{"loss", found.floor.loss}, {"damage", found.floor.damage}, {"delay_ns", found.floor.delay_ns}}},
+      {"delays", delays_json(found)},
+      {"noise", noise_json(found)},
+      {"noise_text", found.noise_text.empty() ? json(nullptr) : json(found.noise_text)},
+      {"flows", flows},
+      {"clean_flows_summed", table.clean_flows()}};
   if (table.clean_flows() > 0) {
     json by_link = json::object();
     for (std::uint32_t link = 0; link < table.link_count(); ++link) {

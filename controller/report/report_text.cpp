@@ -100,6 +100,13 @@ std::string localisation_lines(const json& found) {
                        text(member_or_null(host, "problem")), text(member_or_null(host, "evidence")));
     for (const auto& step : member_or_null(host, "next_steps")) out += fmt::format("    next: {}\n", text(step));
   }
+  // Alone, the conclusion above said them; beside suspects or hosts, each is said here.
+  if (!suspects.empty() || !hosts.empty()) {
+    for (const auto& delay : member_or_null(found, "delays")) {
+      out += fmt::format("  adds delay: link {}: {}\n", text(member_or_null(delay, "name")),
+                         text(member_or_null(delay, "evidence")));
+    }
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "controller/verdict/flow_table.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <set>
@@ -162,6 +163,15 @@ void read_transport_counts(const proto::StreamCounters& stream, FlowRecord& flow
   flow.flags |= FlowRecord::kCountsLoss;
 }
 
+// Its median latency: the receiver's one-way (DPDK), else the sender's completions' (RDMA).
+// Bounded: a gauge is its agent's word.
+void read_latency(const proto::StreamCounters& rx, const proto::StreamCounters* tx, FlowRecord& flow) {
+  auto latency = gauge_of(rx, counters::kLatencyP50Ns);
+  if (!latency && tx) latency = gauge_of(*tx, counters::kLatencyP50Ns);
+  if (latency && std::isfinite(*latency) && *latency >= 0 && *latency < 1e12)
+    flow.latency_ns = static_cast<float>(*latency);
+}
+
 void add_counts(ProbeEvidence& into, const ProbeEvidence& from) {
   into.probes += from.probes;
   into.answers += from.answers;
@@ -248,6 +258,7 @@ void FlowTable::add(const std::vector<StreamVerdict>& streams, const FabricTopol
     read_counts(streams[*gathered.rx_stream].stream, flow);
     const proto::StreamCounters* tx = gathered.tx_stream ? &streams[*gathered.tx_stream].stream : nullptr;
     if (tx && !flow.has(FlowRecord::kCountsLoss)) read_transport_counts(*tx, flow);
+    read_latency(streams[*gathered.rx_stream].stream, tx, flow);
     flow.links_at = static_cast<std::uint32_t>(path_links_.size());
     if (tx) {
       bool reached = false;

@@ -41,6 +41,7 @@ struct FlowRecord {
   std::uint32_t links_at = 0;              // its links: FlowTable's path links from here
   std::uint32_t faults = 0;                // FlowTable::faults: what it failed on
   std::uint32_t step = 0;                  // the schedule's step (1-based); 0 outside a schedule
+  float latency_ns = -1;                   // its median latency (one-way, or an RDMA completion's); < 0: none
   std::uint8_t link_count = 0;
   std::uint8_t flags = 0;
   bool has(Flag flag) const { return (flags & flag) != 0; }

@@ -77,7 +77,12 @@ const std::string& Localiser::key_of(std::uint32_t link) const {
 Localisation Localiser::run() {
   bool any_failing = false;
   for (std::size_t f = 0; f < table_.size() && !any_failing; ++f) any_failing = table_[f].has(FlowRecord::kFailing);
-  if (!any_failing) return std::move(out_);
+  name_delays();
+  if (!any_failing) {
+    const std::vector<std::string> delays = delay_texts();
+    if (!delays.empty()) out_.conclusion = fmt::format("no flow failed; {}", fmt::join(delays, "; "));
+    return std::move(out_);
+  }
   name_slow_receivers();
   gather_links();
   count_moved_cables();

@@ -154,14 +154,28 @@ struct NoiseLink {
 
 class FlowTable;
 
+// A link that adds delay to its flows: their latency risen together above their siblings' (the
+// flows between the same hosts on other paths), by more than the floor's delay with 99.9 %
+// confidence (link_delays.hpp). Named whether or not a flow failed: a queue fails no threshold.
+struct DelaySuspect {
+  std::string key, name;
+  std::vector<std::string> tied;   // links nothing tells apart from it
+  double added_ns = 0;             // to each flow through it
+  double low_ns = 0, high_ns = 0;  // its 95 % interval
+  double z = 0;                    // in standard errors of the flows' scatter
+  std::uint32_t flows = 0, siblings = 0;
+  std::string evidence;  // one line
+};
+
 struct Localisation {
   std::shared_ptr<const FlowTable> flows;  // the flows (flow_table.hpp); the indexes below are into it
   std::vector<LinkSuspect> suspects;       // ranked; the first is named when its confidence is not low
   std::vector<HostSuspect> hosts;
-  NoiseFloor floor;              // what the links' rates were judged against
-  std::vector<NoiseLink> noise;  // the largest rate first
-  std::string noise_text;        // "" when there is none
-  std::string conclusion;        // one line; "" when no flow failed
+  std::vector<DelaySuspect> delays;  // the most added first
+  NoiseFloor floor;                  // what the links' rates were judged against
+  std::vector<NoiseLink> noise;      // the largest rate first
+  std::string noise_text;            // "" when there is none
+  std::string conclusion;            // one line; "" when no flow failed
   const LinkSuspect* top() const {
     return !suspects.empty() && suspects.front().confidence != Confidence::Low ? &suspects.front() : nullptr;
   }

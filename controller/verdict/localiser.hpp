@@ -68,6 +68,9 @@ class Localiser {
 
   // Receivers that dropped frames themselves: their flows' loss is theirs, not a link's.
   void name_slow_receivers();
+  // Links that add delay, from the flows' latencies against their siblings' (localiser_delays.cpp).
+  void name_delays();
+  std::vector<std::string> delay_texts() const;
 
   // Each link's probe evidence, finished against the hop before, the hop past and its far end's
   // other links.

@@ -305,6 +305,7 @@ void Localiser::conclude() {
   }
   out_.noise_text = noise_text();
   if (!out_.noise_text.empty()) parts.push_back(out_.noise_text);
+  for (std::string& delay : delay_texts()) parts.push_back(std::move(delay));
   for (const auto& host : out_.hosts) parts.push_back(fmt::format("host problem at {}: {}", host.agent, host.problem));
   if (const std::size_t untraced = table_.untraced_failing(); untraced > 0) {
     parts.push_back(fmt::format("{} failing flow{} had no path trace (trace_rate 0, or no hop answered)", untraced,

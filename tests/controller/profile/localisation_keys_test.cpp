@@ -57,5 +57,19 @@ TEST(LocalisationKeys, AFloorOutOfRangeOrAnUnknownKeyIsRefusedByLineAndField) {
             std::string::npos);
 }
 
+// The delay a link may add and not be named: 10 us unless the test says, a duration to 1 s.
+TEST(LocalisationKeys, MinDelayIsADurationUpToASecondAndADelayPastItIsRefusedByLine) {
+  EXPECT_DOUBLE_EQ(load_profile_yaml(with_test_line("rate: 1Mpps")).tests.at(0).localisation.min_rate.delay_ns, 10'000);
+  EXPECT_DOUBLE_EQ(
+      load_profile_yaml(with_test_line("localisation: {min_delay: 250us}")).tests.at(0).localisation.min_rate.delay_ns,
+      250'000);
+  EXPECT_DOUBLE_EQ(
+      load_profile_yaml(with_test_line("localisation: {min_delay: 0}")).tests.at(0).localisation.min_rate.delay_ns, 0);
+  EXPECT_EQ(profile_error(with_test_line("localisation: {min_delay: 2s}")),
+            "bad.yaml:7:31: tests[0].localisation.min_delay: min_delay 2s must be a delay of 0 to 1s (e.g. 10us)");
+  EXPECT_NE(profile_error(with_test_line("localisation: {min_delay: soon}")).find("tests[0].localisation.min_delay"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tusk

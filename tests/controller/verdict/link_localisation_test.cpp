@@ -425,6 +425,45 @@ TEST(Localisation, RdmaFlowsQpRetransmitsAreALossRateInTheFit) {
   EXPECT_NE(found.suspects[0].confidence, Confidence::Low) << found.suspects[0].evidence;
 }
 
+// Latency as a kind: a link that queues adds to the one-way latency of every flow through it, and
+// no flow fails (no threshold judges latency here). The flows between the same hosts on other
+// paths are its evidence: the link is named with the delay it adds, and no other.
+TEST(Localisation, ALinkThatAddsDelayIsNamedWithTheDelayWhenNoFlowFails) {
+  const Fabric fabric{3, 3, 1, 9};
+  const FabricTopology topology = lab_topology(fabric);
+  // Which flows cross the link: those a fault there fails.
+  auto streams = run_fabric(fabric, {{"s2:l3 -> l3:s2", 0.01, 0, "loss_ratio"}}, nullptr, 100'000);
+  int k = 0;
+  for (auto& verdict : streams) {
+    if (verdict.stream.kind() != "rx") continue;
+    const bool crosses = !verdict.checks.at(0).passed;
+    verdict.checks.at(0).passed = true;
+    (*verdict.stream.mutable_counters())["lost_frames"] = 0;
+    const double scatter = 300.0 * ((k++ * 7) % 5 - 2);  // +-600 ns
+    (*verdict.stream.mutable_gauges())[std::string(counters::kLatencyP50Ns)] =
+        12'000 + scatter + (crosses ? 80'000 : 0);
+  }
+  const auto found = localise(streams, &topology);
+  EXPECT_TRUE(found.suspects.empty()) << found.conclusion;
+  ASSERT_EQ(found.delays.size(), 1u) << found.conclusion;
+  EXPECT_EQ(found.delays[0].key, "s2:l3 -> l3:s2");
+  EXPECT_NEAR(found.delays[0].added_ns, 80'000, 1'000);
+  EXPECT_LT(found.delays[0].low_ns, 80'000);
+  EXPECT_GT(found.delays[0].high_ns, 80'000);
+  EXPECT_THAT(found.conclusion, HasSubstr("adds 80"));
+  EXPECT_THAT(found.delays[0].evidence, HasSubstr("sibling"));
+
+  // Without the added delay, nothing is named and there is nothing to conclude.
+  for (auto& verdict : streams) {
+    auto& gauges = *verdict.stream.mutable_gauges();
+    if (const auto it = gauges.find(std::string(counters::kLatencyP50Ns)); it != gauges.end() && it->second > 50'000)
+      it->second -= 80'000;
+  }
+  const auto clean = localise(streams, &topology);
+  EXPECT_TRUE(clean.delays.empty()) << clean.conclusion;
+  EXPECT_EQ(clean.conclusion, "");
+}
+
 // A link that damages frames also loses some: a bit flipped in a header makes a frame no receiver
 // counts (a failed IP checksum, a wrong port), and a real link's FCS errors are dropped frames. One
 // link, one suspect: named for the kind that makes its case, with the other kind's rate beside it,
