@@ -218,6 +218,8 @@ void Orchestrator::publish_suspects(const TestOutcome& test) {
     add(suspect.key, to_string(suspect.kind), to_string(suspect.confidence), suspect.windows);
   }
   for (const HostSuspect& host : test.localisation.hosts) add("host " + host.agent, host.problem, "", host.windows);
+  // A delay is named only five standard errors above its flows' scatter and over the floor.
+  for (const DelaySuspect& delay : test.localisation.delays) add(delay.key, "latency", "high", std::nullopt);
   suspects_text_ = progress_suspects_text(suspects);
   if (options_.live_metrics) options_.live_metrics->set_suspects(test.index, std::move(suspects));
 }

@@ -192,6 +192,24 @@ std::vector<std::string> inter_switch_links(const Fabric& fabric) {
   return links;
 }
 
+// The fabric's streams with each receiver's median one-way latency: a base with a scatter of
+// +-600 ns, plus `added_ns` on the flows through each link of `delayed`; no flow fails.
+std::vector<StreamVerdict> with_delays(const Fabric& fabric, const std::vector<std::string>& delayed, double added_ns) {
+  std::vector<Fault> faults;
+  for (const auto& link : delayed) faults.push_back({link, 0.01, 0, "loss_ratio"});
+  std::vector<std::vector<StreamVerdict>> marked;  // which flows cross each link: those a fault there fails
+  for (const auto& fault : faults) marked.push_back(run_fabric(fabric, {fault}, nullptr, 100'000));
+  auto streams = run_fabric(fabric, {}, nullptr, 100'000);
+  int k = 0;
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    if (streams[i].stream.kind() != "rx") continue;
+    double latency = 12'000 + 300.0 * ((k++ * 7) % 5 - 2);
+    for (const auto& one : marked) latency += one[i].checks.at(0).passed ? 0 : added_ns;
+    (*streams[i].stream.mutable_gauges())[std::string(counters::kLatencyP50Ns)] = latency;
+  }
+  return streams;
+}
+
 class EveryLink : public ::testing::TestWithParam<Fabric> {};
 
 TEST_P(EveryLink, LossOnAnyLinkInEitherDirectionNamesThatLink) {
@@ -216,6 +234,20 @@ TEST_P(EveryLink, DamageOnAnyLinkNamesThatLink) {
     EXPECT_EQ(result.top()->key, link) << result.conclusion;
     EXPECT_EQ(result.suspects.size(), 1u) << result.conclusion;
     EXPECT_THAT(result.top()->next_steps.front(), HasSubstr("FEC"));
+  }
+}
+
+TEST_P(EveryLink, DelayOnAnyLinkInEitherDirectionNamesThatLinkWithTheDelay) {
+  const Fabric fabric = GetParam();
+  const FabricTopology topology = lab_topology(fabric);
+  for (const auto& link : inter_switch_links(fabric)) {
+    const auto result = localise(with_delays(fabric, {link}, 50'000), &topology);
+    ASSERT_EQ(result.delays.size(), 1u) << link << ": " << result.conclusion;
+    EXPECT_TRUE(result.delays[0].key == link || std::find(result.delays[0].tied.begin(), result.delays[0].tied.end(),
+                                                          link) != result.delays[0].tied.end())
+        << link << ": " << result.conclusion;
+    EXPECT_NEAR(result.delays[0].added_ns, 50'000, 1'000) << link;
+    EXPECT_TRUE(result.suspects.empty()) << link << ": " << result.conclusion;
   }
 }
 
@@ -364,6 +396,26 @@ TEST_P(SeveralFaults, TwoAndThreeFaultsOfDifferentKindsAreAllNamedAndNoHealthyLi
   }
 }
 
+TEST_P(SeveralFaults, TwoLinksThatAddDelayAreBothNamedAndNoOther) {
+  const Fabric fabric = GetParam();
+  const FabricTopology topology = lab_topology(fabric);
+  for (int a = 1; a <= fabric.spines; ++a) {
+    const int b = a % fabric.spines + 1;
+    // Not leaf 1's uplink to a with leaf 2's downlink from b: on two leaves every flow from 1 to 2
+    // would cross one of them, and a delay all siblings share is the pair's, not a link's.
+    const std::vector<std::string> delayed{testing::uplink(1, a), testing::uplink(2, b)};
+    const auto found = localise(with_delays(fabric, delayed, 40'000), &topology);
+    std::set<std::string> named;
+    for (const auto& delay : found.delays) {
+      named.insert(delay.key);
+      named.insert(delay.tied.begin(), delay.tied.end());
+      EXPECT_NEAR(delay.added_ns, 40'000, 2'000) << delay.key << ": " << found.conclusion;
+    }
+    EXPECT_EQ(found.delays.size(), 2u) << found.conclusion;
+    for (const auto& link : delayed) EXPECT_TRUE(named.contains(link)) << link << ": " << found.conclusion;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Fabrics, SeveralFaults,
                          ::testing::Values(Fabric{2, 2, 2, 8}, Fabric{3, 2, 2, 8}, Fabric{2, 4, 2, 16},
                                            Fabric{4, 3, 1, 12}, Fabric{3, 3, 1, 9}, Fabric{2, 2, 2, 8, 2, 2},
@@ -431,18 +483,7 @@ TEST(Localisation, RdmaFlowsQpRetransmitsAreALossRateInTheFit) {
 TEST(Localisation, ALinkThatAddsDelayIsNamedWithTheDelayWhenNoFlowFails) {
   const Fabric fabric{3, 3, 1, 9};
   const FabricTopology topology = lab_topology(fabric);
-  // Which flows cross the link: those a fault there fails.
-  auto streams = run_fabric(fabric, {{"s2:l3 -> l3:s2", 0.01, 0, "loss_ratio"}}, nullptr, 100'000);
-  int k = 0;
-  for (auto& verdict : streams) {
-    if (verdict.stream.kind() != "rx") continue;
-    const bool crosses = !verdict.checks.at(0).passed;
-    verdict.checks.at(0).passed = true;
-    (*verdict.stream.mutable_counters())["lost_frames"] = 0;
-    const double scatter = 300.0 * ((k++ * 7) % 5 - 2);  // +-600 ns
-    (*verdict.stream.mutable_gauges())[std::string(counters::kLatencyP50Ns)] =
-        12'000 + scatter + (crosses ? 80'000 : 0);
-  }
+  auto streams = with_delays(fabric, {"s2:l3 -> l3:s2"}, 80'000);
   const auto found = localise(streams, &topology);
   EXPECT_TRUE(found.suspects.empty()) << found.conclusion;
   ASSERT_EQ(found.delays.size(), 1u) << found.conclusion;
