@@ -73,6 +73,12 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   EXPECT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"] << "\n" << log();
   EXPECT_EQ(found["top_suspect"], "l1:s2 -> s2:l1, cable C-l1-s2");
   EXPECT_TRUE(found["hosts"].empty()) << found["hosts"].dump(1);
+  // The flows' one-way latencies are fitted too: a drop adds no delay, and two cores' scheduling
+  // is the flows' scatter, never a link's.
+  std::size_t timed = 0;
+  for (const auto& stream : report_["tests"][0]["streams"]) timed += stream["gauges"].contains("latency_p50_ns");
+  EXPECT_GT(timed, 0u) << "no stream measured its latency";
+  EXPECT_TRUE(found["delays"].empty()) << found["delays"].dump(1);
   // Every flow's path to its receiver: between leaves the sender's leaf, a spine and the other
   // leaf; on one leaf nothing routes (the hosts share its bridge), so the receiver is the first hop.
   for (const auto& flow : found["flows"]) {
