@@ -145,6 +145,30 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   EXPECT_NE(log().find("a re-test of run " + first_run + "'s failures (--only-failing)"), std::string::npos) << log();
 }
 
+// A port slower than what is offered to it: leaf 1's uplink to spine 2 held to 2 Mbit/s (a tbf
+// with a 10 ms queue) under the 2.7 Mbit/s of the mesh's 16 flows through it (0.17 Mbit/s each).
+// The flows through it lose what the queue cannot hold and wait in it: the link is named for its
+// loss, and for latency with what a full queue takes, against the siblings that went through
+// spine 1. tbf's queue holds its latency at the rate plus its burst (fabric-lab.sh's 18,432 B at
+// this rate): 20,932 B, 83.7 ms at 2 Mbit/s (measured: 81.8 and 81.9 ms).
+TEST_F(FabricLocalise, AnUplinkSlowerThanItsLoadIsNamedForLossAndForTheDelayOfItsQueue) {
+  make_lab(2);
+  start_agents();
+  lab_->run("shape l1-s2 up 2 queue=10");
+  ASSERT_EQ(run(mesh_profile("fabric-queue-uplink"), {"--topology", topology_file()}), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object()) << report_["tests"][0].dump(1).substr(0, 3000);
+  EXPECT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"] << "\n" << log();
+  ASSERT_EQ(found["delays"].size(), 1u) << found["delays"].dump(1) << "\n" << found["conclusion"];
+  const json& delay = found["delays"][0];
+  EXPECT_EQ(delay["link"], "l1:s2 -> s2:l1") << delay.dump(1);
+  const double added_ms = delay["added_delay_ns"].get<double>() / 1e6;
+  RecordProperty("added_delay_ms", std::to_string(added_ms));
+  const double full_queue_ms = (2e6 / 8 * 0.010 + 18'432) * 8 / 2e6 * 1e3;
+  EXPECT_NEAR(added_ms, full_queue_ms, 0.15 * full_queue_ms) << delay.dump(1);
+  EXPECT_NE(found["conclusion"].get<std::string>().find("adds"), std::string::npos) << found["conclusion"];
+}
+
 TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {
   make_lab(2);
   start_agents();
