@@ -196,6 +196,7 @@ json localisation_json(const TestOutcome& test) {
       {"hosts", hosts},
       {"noise_floor", {{"loss", found.floor.loss}, {"damage", found.floor.damage}, {"delay_ns", found.floor.delay_ns}}},
       {"delays", delays_json(found)},
+      {"delays_complete", found.delays_complete},
       {"noise", noise_json(found)},
       {"noise_text", found.noise_text.empty() ? json(nullptr) : json(found.noise_text)},
       {"flows", flows},

@@ -10,6 +10,9 @@ namespace {
 constexpr double kZ95 = 1.959964;
 constexpr double kZ999 = 3.090232;  // one-sided 99.9 %
 constexpr int kMaxSweeps = 2000;
+// Candidates the forward step may try in a row that fail the test: past them, the rest (each
+// explaining less) would too.
+constexpr int kMaxRejectedInARow = 8;
 
 double median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -23,6 +26,9 @@ struct Unknown {
   std::vector<std::uint32_t> links;
   std::vector<std::uint32_t> flows;
   std::uint32_t siblings = 0;  // flows of the same host pairs not through it
+  // Its column's spread once each pair's mean is taken out: sum over pairs of c(1 - c/n), c of
+  // the pair's n flows through it. Its delay's standard error is the scatter over its root.
+  double spread = 0;
 };
 
 // The unknowns a pair of flows can tell apart: a link some sibling of its flows does not cross.
@@ -45,54 +51,68 @@ std::vector<Unknown> unknowns_of(const std::vector<FlowDelay>& flows, std::size_
     std::map<std::uint32_t, std::uint32_t> per_pair;
     for (const std::uint32_t f : mine) ++per_pair[flows[f].siblings];
     std::uint32_t others = 0;
-    for (const auto& [pair, count] : per_pair) others += pair_size[pair] - count;
+    double spread = 0;
+    for (const auto& [pair, count] : per_pair) {
+      others += pair_size[pair] - count;
+      spread += count * (1 - static_cast<double>(count) / pair_size[pair]);
+    }
     if (others == 0) continue;  // every sibling crosses it: one with the bases
     const auto [at, added] = by_flows.try_emplace(mine, unknowns.size());
-    if (added) unknowns.push_back({{}, mine, others});
+    if (added) unknowns.push_back({{}, mine, others, spread});
     unknowns[at->second].links.push_back(link);
   }
   return unknowns;
 }
 
 // The least-squares fit over the pairs' bases and the active unknowns' delays, by coordinate
-// descent: each step sets one base or delay to its best value given the rest.
+// descent: each step sets one base or delay to its best value given the rest. Every flow visit
+// is paid from a shared budget.
 class DelayModel {
  public:
   DelayModel(const std::vector<FlowDelay>& flows, const std::vector<Unknown>& unknowns,
-             const std::vector<std::vector<std::uint32_t>>& pair_flows)
-      : unknowns_(&unknowns),
+             const std::vector<std::vector<std::uint32_t>>& pair_flows, std::uint64_t* work_left)
+      : work_left_(work_left),
+        unknowns_(&unknowns),
         pair_flows_(&pair_flows),
         residual_(flows.size(), 0),
-        added_(unknowns.size(), 0),
-        active_(unknowns.size(), true) {
+        added_(unknowns.size(), 0) {
     for (std::uint32_t f = 0; f < flows.size(); ++f) {
       residual_[f] = flows[f].latency_ns;
       scale_ = std::max(scale_, flows[f].latency_ns);
     }
   }
 
-  void fit() {
+  // False when the work budget ran out first: the fit is then as far as it got.
+  bool fit() {
     for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+      if (*work_left_ == 0) return false;
       double moved = 0;
       for (const auto& members : *pair_flows_) moved = std::max(moved, std::abs(shift(members, mean(members))));
-      for (std::size_t u = 0; u < added_.size(); ++u) {
-        if (!active_[u]) continue;
+      for (const std::size_t u : active_) {
         const auto& members = (*unknowns_)[u].flows;
         const double best = std::max(0.0, added_[u] + mean(members));
         shift(members, best - added_[u]);
         moved = std::max(moved, std::abs(best - added_[u]));
         added_[u] = best;
       }
-      if (moved <= 1e-9 * std::max(scale_, 1.0)) return;
+      if (moved <= 1e-9 * std::max(scale_, 1.0)) return true;
     }
+    return true;
   }
-  // Takes unknown `u` out of the model (its delay back into the residuals); refit() after.
+  void activate(std::size_t u) { active_.push_back(u); }
+  // Takes unknown `u` out of the model (its delay back into the residuals); fit() after.
   void drop(std::size_t u) {
     shift((*unknowns_)[u].flows, -added_[u]);
     added_[u] = 0;
-    active_[u] = false;
+    active_.erase(std::remove(active_.begin(), active_.end(), u), active_.end());
   }
+  const std::vector<std::size_t>& active() const { return active_; }
   double added(std::size_t u) const { return added_[u]; }
+  // What `u`'s delay would be, alone beside the bases fitted: its flows' residuals over its spread.
+  double alone(std::size_t u) {
+    const auto& unknown = (*unknowns_)[u];
+    return unknown.spread > 0 ? mean(unknown.flows) * static_cast<double>(unknown.flows.size()) / unknown.spread : 0;
+  }
   double rss() const {
     double sum = 0;
     for (const auto& members : *pair_flows_) {
@@ -100,30 +120,36 @@ class DelayModel {
     }
     return sum;
   }
-  std::vector<double> deviations() const {
-    std::vector<double> out;
+  // One flow's scatter about the model: the residuals' median absolute deviation, as a normal's
+  // standard deviation.
+  double scatter() const {
+    std::vector<double> deviations;
     for (const auto& members : *pair_flows_) {
-      for (const std::uint32_t f : members) out.push_back(std::abs(residual_[f]));
+      for (const std::uint32_t f : members) deviations.push_back(std::abs(residual_[f]));
     }
-    return out;
+    return 1.4826 * median(std::move(deviations));
   }
+  void spend(std::size_t visits) { *work_left_ -= std::min<std::uint64_t>(*work_left_, visits); }
 
  private:
-  double mean(const std::vector<std::uint32_t>& members) const {
+  double mean(const std::vector<std::uint32_t>& members) {
+    spend(members.size());
     double sum = 0;
     for (const std::uint32_t f : members) sum += residual_[f];
     return members.empty() ? 0 : sum / static_cast<double>(members.size());
   }
   double shift(const std::vector<std::uint32_t>& members, double by) {
+    spend(members.size());
     for (const std::uint32_t f : members) residual_[f] -= by;
     return by;
   }
 
+  std::uint64_t* work_left_;
   const std::vector<Unknown>* unknowns_;
   const std::vector<std::vector<std::uint32_t>>* pair_flows_;
   std::vector<double> residual_;
   std::vector<double> added_;
-  std::vector<bool> active_;
+  std::vector<std::size_t> active_;
   double scale_ = 0;
 };
 
@@ -140,7 +166,7 @@ DelayFit estimate_link_delays(const std::vector<FlowDelay>& flows, std::size_t l
   }
   std::vector<std::uint32_t> pair_size(pairs, 0);
   for (const auto& flow : usable) ++pair_size[flow.siblings];
-  std::vector<Unknown> unknowns = unknowns_of(usable, link_count, pair_size);
+  const std::vector<Unknown> unknowns = unknowns_of(usable, link_count, pair_size);
   if (unknowns.empty()) return fit;
   std::vector<std::vector<std::uint32_t>> pair_flows(pairs);
   std::vector<double> latencies;
@@ -149,46 +175,78 @@ DelayFit estimate_link_delays(const std::vector<FlowDelay>& flows, std::size_t l
     pair_flows[usable[f].siblings].push_back(f);
     latencies.push_back(usable[f].latency_ns);
   }
+  const double resolution = kLatencyResolution * median(latencies);
+  std::uint64_t work_left = kDelayWorkBudget;
+  DelayModel model(usable, unknowns, pair_flows, &work_left);
+  model.fit();  // the bases alone
+  const auto scatter = [&] { return std::max(model.scatter(), resolution); };
+  const auto error_of = [&](std::size_t u, double noise) { return noise / std::sqrt(unknowns[u].spread); };
 
-  DelayModel model(usable, unknowns, pair_flows);
-  model.fit();
-  fit.noise_ns = std::max(1.4826 * median(model.deviations()), kLatencyResolution * median(latencies));
-  // The fewest links that explain the latencies: a link's delay the others (and the bases) can
-  // take over at no cost is not its own (a leaf's every uplink raised and its pairs' bases lowered
-  // fit as well as no delay at all). Smallest first; each kept only when the fit without it is
-  // worse by kMinDelayZ² of one flow's scatter.
-  const double noise2 = fit.noise_ns * fit.noise_ns;
-  const auto error_of = [&](const Unknown& unknown) {
-    return fit.noise_ns *
-           std::sqrt(1 / static_cast<double>(unknown.flows.size()) + 1 / static_cast<double>(unknown.siblings));
-  };
-  // What could never be named (not kMinDelayZ errors above zero, or not above the floor) is taken
-  // out at once: a night's thousands of links are not tested one by one for their scatter.
-  for (std::size_t u = 0; u < unknowns.size(); ++u) {
-    if (model.added(u) < std::max(min_added_ns, kMinDelayZ * error_of(unknowns[u]))) model.drop(u);
+  // Forward: of the unknowns that alone would add more than the floor, the one that alone explains
+  // most, refitted with the rest; kept while it is kMinDelayZ errors above zero and above the
+  // floor with 99.9 % confidence, each judged against the scatter with it in the model (before
+  // it, its own delay is part of the scatter). A few faults take a few rounds; a fabric whose
+  // every link adds delay stops at the budget or at kMaxDelaysNamed.
+  std::vector<bool> tried(unknowns.size(), false);
+  for (int rejected = 0; rejected < kMaxRejectedInARow;) {
+    std::size_t best = unknowns.size();
+    double most = 0;
+    for (std::size_t u = 0; u < unknowns.size(); ++u) {
+      if (tried[u]) continue;
+      const double alone = model.alone(u);
+      if (alone > min_added_ns && alone * alone * unknowns[u].spread > most) {
+        best = u;
+        most = alone * alone * unknowns[u].spread;
+      }
+    }
+    if (best == unknowns.size()) break;
+    tried[best] = true;
+    model.activate(best);
+    if (!model.fit()) {
+      fit.complete = false;
+      break;
+    }
+    const double error = error_of(best, scatter()), added = model.added(best);
+    if (added < kMinDelayZ * error || added - kZ999 * error <= min_added_ns) {
+      model.drop(best);
+      model.fit();
+      ++rejected;
+      continue;
+    }
+    rejected = 0;
+    if (model.active().size() >= kMaxDelaysNamed) {
+      fit.complete = false;
+      break;
+    }
   }
-  model.fit();
-  std::vector<std::size_t> order(unknowns.size());
-  for (std::size_t u = 0; u < order.size(); ++u) order[u] = u;
+
+  // Backward: the fewest links that explain the latencies. A delay the others (and the bases) can
+  // take over at no cost is not its own; smallest first, each kept only when the fit without it
+  // is worse by kMinDelayZ² of one flow's scatter.
+  const double noise = scatter();
+  fit.noise_ns = noise;
+  std::vector<std::size_t> order = model.active();
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return model.added(a) < model.added(b); });
-  std::vector<double> evidence(unknowns.size(), 0);
+  std::map<std::size_t, double> evidence;
   for (const std::size_t u : order) {
-    if (model.added(u) <= 0) continue;
-    const double with = model.rss();
+    if (work_left < usable.size()) {
+      fit.complete = false;  // held: judged by its standard error, the others as they are
+      evidence[u] = std::pow(model.added(u) / error_of(u, noise), 2);
+      continue;
+    }
+    model.spend(usable.size());  // the copy
     DelayModel without = model;
     without.drop(u);
     without.fit();
-    evidence[u] = (without.rss() - with) / std::max(noise2, 1e-300);
+    evidence[u] = (without.rss() - model.rss()) / (noise * noise);
     if (evidence[u] < kMinDelayZ * kMinDelayZ) model = std::move(without);
   }
-  for (std::size_t u = 0; u < unknowns.size(); ++u) {
-    const Unknown& unknown = unknowns[u];
-    const double added = model.added(u);
-    if (added <= 0 || evidence[u] < kMinDelayZ * kMinDelayZ) continue;
-    const double error = error_of(unknown);
-    if (added - kZ999 * error <= min_added_ns) continue;
-    fit.delays.push_back({unknown.links, added, std::max(0.0, added - kZ95 * error), added + kZ95 * error,
-                          std::sqrt(evidence[u]), static_cast<std::uint32_t>(unknown.flows.size()), unknown.siblings});
+  for (const std::size_t u : model.active()) {
+    const double added = model.added(u), error = error_of(u, noise);
+    if (evidence[u] < kMinDelayZ * kMinDelayZ || added - kZ999 * error <= min_added_ns) continue;
+    fit.delays.push_back({unknowns[u].links, added, std::max(0.0, added - kZ95 * error), added + kZ95 * error,
+                          std::sqrt(evidence[u]), static_cast<std::uint32_t>(unknowns[u].flows.size()),
+                          unknowns[u].siblings});
   }
   std::sort(fit.delays.begin(), fit.delays.end(),
             [](const LinkDelay& a, const LinkDelay& b) { return a.added_ns > b.added_ns; });

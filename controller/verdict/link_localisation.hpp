@@ -172,6 +172,7 @@ struct Localisation {
   std::vector<LinkSuspect> suspects;       // ranked; the first is named when its confidence is not low
   std::vector<HostSuspect> hosts;
   std::vector<DelaySuspect> delays;  // the most added first
+  bool delays_complete = true;       // false: the delay fit stopped at its budget; more may add delay
   NoiseFloor floor;                  // what the links' rates were judged against
   std::vector<NoiseLink> noise;      // the largest rate first
   std::string noise_text;            // "" when there is none

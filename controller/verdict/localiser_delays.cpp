@@ -32,6 +32,7 @@ void Localiser::name_delays() {
   }
   if (flows.size() < 2) return;
   const DelayFit fit = estimate_link_delays(flows, table_.link_count(), out_.floor.delay_ns);
+  out_.delays_complete = fit.complete;
   for (const LinkDelay& delay : fit.delays) {
     DelaySuspect suspect;
     suspect.key = key_of(delay.links.front());
@@ -57,6 +58,10 @@ std::vector<std::string> Localiser::delay_texts() const {
   std::vector<std::string> texts;
   for (const DelaySuspect& delay : out_.delays) {
     texts.push_back(fmt::format("link {} adds {} to its flows' latency", delay.name, delay_text(delay.added_ns)));
+  }
+  if (!out_.delays_complete) {
+    texts.push_back(fmt::format("the latency fit stopped after naming {} link{} (its work budget): more may add delay",
+                                out_.delays.size(), out_.delays.size() == 1 ? "" : "s"));
   }
   return texts;
 }
