@@ -69,6 +69,11 @@ std::string localisation_lines(const Localisation& found) {
     out += fmt::format("  host problem: {}: {}: {}\n", host.agent, host.problem, host.evidence);
     for (const auto& step : host.next_steps) out += fmt::format("    next: {}\n", step);
   }
+  // Alone, the conclusion above said them; beside a suspect or a host, each is said here.
+  if (found.top() || !found.hosts.empty()) {
+    for (const auto& delay : found.delays)
+      out += fmt::format("  adds delay: link {}: {}\n", delay.name, delay.evidence);
+  }
   return out;
 }
 

@@ -167,6 +167,7 @@ TEST_F(FabricLocalise, AnUplinkSlowerThanItsLoadIsNamedForLossAndForTheDelayOfIt
   const double full_queue_ms = (2e6 / 8 * 0.010 + 18'432) * 8 / 2e6 * 1e3;
   EXPECT_NEAR(added_ms, full_queue_ms, 0.15 * full_queue_ms) << delay.dump(1);
   EXPECT_NE(found["conclusion"].get<std::string>().find("adds"), std::string::npos) << found["conclusion"];
+  EXPECT_NE(log().find("adds delay: link l1:s2 -> s2:l1, cable C-l1-s2: adds "), std::string::npos) << log();
 }
 
 TEST_F(FabricLocalise, OneBitCorruptionOnASpineDownlinkNamesThatLink) {
