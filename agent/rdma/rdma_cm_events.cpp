@@ -131,7 +131,11 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
     } catch (const std::exception& e) {
       emit(proto::AgentEvent::NOTICE, fmt::format("NIC counters of {} unavailable: {}", key, e.what()));
     }
-    port.qp_counters = std::make_unique<QpCounterReader>(connection.device, connection.port_num);
+    // Per-QP counters (QpCounterReader) are not opened yet: in the two CI runs after the agent
+    // began binding QPs over RDMA netlink, a Soft-RoCE VM lab test stalled with a QP's destroy
+    // waiting in rxe (__rxe_cleanup), where seven runs before had none; until that is understood,
+    // a port's QPs are counted per port only (docs/fabric.md).
+    port.qp_counters = nullptr;
     // The Ethernet side (ethtool) is read apart: a port may have one and not the other.
     std::string why;
     port.netdev = open_port_netdev_counters(connection.device, connection.port_num, why);

@@ -345,13 +345,7 @@ TEST_F(RdmaVmLab, CleanLinkCarriesTenSecondsOfCheckedWritesWithoutAnError) {
     EXPECT_LT(sink["gauges"]["traffic_start_delay_ms"].get<double>(), 1000.0) << sink.dump(2);
   }
   EXPECT_EQ(logs().find("after the start"), std::string::npos) << "a QP connected after the start:\n" << logs();
-  // rxe keeps no counters per QP (Linux 6.1 answers a bind with ENOMEM): each agent says its QPs'
-  // transport counters are per port only, and no flow claims a per-QP rate.
-  for (const auto& agent : result["tests"][0]["agents"]) {
-    std::string notices;
-    for (const auto& event : agent["events"]) notices += event["message"].get<std::string>() + "\n";
-    EXPECT_NE(notices.find("rxe0 keeps no counters per QP"), std::string::npos) << agent["agent"] << ":\n" << notices;
-  }
+  // rxe keeps no counters per QP (Linux 6.1 answers a bind with ENOMEM): no flow claims a per-QP rate.
   for (const auto& flow : flows) EXPECT_FALSE(flow["counters"].contains("qp_retransmits")) << flow.dump(2);
 }
 
