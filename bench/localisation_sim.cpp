@@ -9,7 +9,7 @@
 //   localisation_sim [--leaves 4] [--spines 2] [--hosts 2] [--flows 4] [--faults 1,2,4,8]
 //                    [--pods 1] [--cores 0] [--peers 0] [--coverage P] [--sets 100] [--seed 1]
 //                    [--frames 100000] [--noise SHARE] [--windows 1] [--timing steady|mixed]
-//                    [--min-windows-right S]
+//                    [--min-windows-right S] [--policing P]
 //                    [--min-precision P] [--min-recall R] [--larger-margin 0.03] [--max-noise-sets N] [--show N]
 //
 // A fault is one directed link (fabric or a host's cable) losing or corrupting a share of what
@@ -21,7 +21,9 @@
 // link's background); --faults 0 then counts the sets in which anything at all was named. With
 // --windows the test is counted window by window and localised in time; --timing mixed makes some
 // faults late or intermittent, and "windows right" is the share of those named with exactly the
-// windows they were at fault in (the first, the last and how many).
+// windows they were at fault in (the first, the last and how many). With --policing every router
+// (and destination) answers each sender's probes at a share of its own, drawn from P to 1: ICMP
+// policing per destination, which must never name a link.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -133,8 +135,16 @@ bool windows_right(const std::optional<SuspectWindows>& windows, const LinkFault
 // With more than one window, each flow's frames are spread evenly over them, each window meets the
 // rates it has, and `windows` gets every receiving stream's counts window by window.
 std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, const std::vector<LinkRates>& rates,
-                                        std::uint64_t frames, std::mt19937_64& rng, FlowWindows* windows) {
+                                        std::uint64_t frames, double policing, std::mt19937_64& rng,
+                                        FlowWindows* windows) {
   constexpr std::uint64_t kProbesPerTtl = 400;
+  std::map<std::pair<std::string, std::string>, double> answered;  // by router address and sender
+  const auto share_answered = [&](const std::string& router, const std::string& sender) {
+    if (policing >= 1) return 1.0;
+    const auto [it, added] = answered.try_emplace({router, sender}, 1.0);
+    if (added) it->second = std::uniform_real_distribution<double>(policing, 1.0)(rng);
+    return it->second;
+  };
   const auto hosts = testing::model_hosts(shape);
   const auto peer_lists = peers_of(hosts.size(), peers);
   const std::size_t window_count = rates.size();
@@ -186,7 +196,7 @@ std::vector<StreamVerdict> simulate_run(const LeafSpineShape& shape, int peers, 
           hop.set_ttl(static_cast<std::uint32_t>(ttl));
           hop.set_address(answers[ttl - 1]);
           hop.set_probes(kProbesPerTtl);
-          hop.set_answers(draw(rng, kProbesPerTtl, mean_reach));
+          hop.set_answers(draw(rng, kProbesPerTtl, mean_reach * share_answered(answers[ttl - 1], src.agent)));
           hop.set_damaged(draw(rng, hop.answers(), 1 - mean_intact));
           hop.set_destination(ttl == links.size());
         }
@@ -280,6 +290,7 @@ int main(int argc, char** argv) {
   std::size_t window_count = 1;
   std::string timing = "steady";
   double min_windows_right = 0;
+  double policing = 1;
   CLI::App app{"localisation_sim: random fault sets on a modelled leaf-spine fabric, scored"};
   app.add_option("--leaves", shape.leaves, "leaf switches")->check(CLI::Range(2, 64))->capture_default_str();
   app.add_option("--spines", shape.spines, "spine switches")->check(CLI::Range(1, 16))->capture_default_str();
@@ -333,6 +344,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--show", show, "print this many sets where a fault was missed or a healthy link named")
       ->capture_default_str();
+  app.add_option("--policing", policing,
+                 "every router answers each sender's probes at a share of its own, drawn from this to 1 (1: all)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--min-precision", min_precision, "exit 1 when precision with 1 or 2 faults is under this")
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--min-recall", min_recall, "exit 1 when recall with 1 or 2 faults is under this")
@@ -369,6 +384,8 @@ int main(int argc, char** argv) {
                NoiseFloor::kDefaultDamage * noise / 10, NoiseFloor::kDefaultDamage * noise);
   }
   if (window_count > 1) fmt::print("windows: {}, faults {}\n", window_count, timing);
+  if (policing < 1)
+    fmt::print("policing: each router answers each sender {:.0f} % to 100 % of its probes\n", policing * 100);
   fmt::print("{:>7} {:>6} {:>10} {:>8} {:>10} {:>11} {:>12} {:>14} {:>16} {:>9}\n", "faults", "sets", "precision",
              "recall", "false/run", "false sets", "top-k exact", "windows right", "ms/localisation", "peak MiB");
   int below_floor = 0;
@@ -397,7 +414,7 @@ int main(int argc, char** argv) {
         }
       }
       FlowWindows windows;
-      const auto streams = simulate_run(shape, peers, rates_of(faults, background, window_count), frames, rng,
+      const auto streams = simulate_run(shape, peers, rates_of(faults, background, window_count), frames, policing, rng,
                                         window_count > 1 ? &windows : nullptr);
       const auto began = std::chrono::steady_clock::now();
       const Localisation found = localise(streams, &topology, nullptr, {}, window_count > 1 ? &windows : nullptr);

@@ -15,6 +15,9 @@ inline constexpr std::chrono::milliseconds kMaxSampleInterval{60'000};
 // How far ahead a StartAt may be: the controller's start margin is at most 30 s.
 inline constexpr std::chrono::milliseconds kMaxStartAhead{std::chrono::minutes(5)};
 
+// A counter an agent sent, bounded so that two of them add up without wrapping.
+inline constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 62;
+
 // A flow's path trace: one hop per TTL up to this (the agent's probes go no further).
 inline constexpr unsigned kMaxPathHops = 12;
 // Path-trace probes per second, all flows of one agent's test together (trace_rate). Switches

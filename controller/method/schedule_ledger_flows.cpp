@@ -119,6 +119,16 @@ struct FlowTableLedger {
       saved.set_flows(tally.flows);
       saved.set_host_drops(tally.host_drops);
     }
+    for (std::size_t h = 0; h < table.probe_hops_.size(); ++h) {
+      const ProbeHop& hop = table.probe_hops_[h];
+      auto& saved = *out.add_probe_hops();
+      saved.set_parent(hop.parent == ProbeHop::kFirst ? 0 : hop.parent + 1);
+      saved.set_link(hop.link);
+      saved.set_sender(hop.sender);
+      saved.set_probes(hop.probes);
+      saved.set_answers(hop.answers);
+      saved.set_damaged(hop.damaged);
+    }
     out.set_untraced_failing(table.untraced_failing_);
     out.set_clean_flows(table.clean_flows_);
     out.set_clean_partial(table.clean_partial_);
@@ -178,6 +188,15 @@ struct FlowTableLedger {
     for (const auto& saved : in.receivers()) {
       if (saved.agent() >= t.agents_.size()) throw std::runtime_error("receivers: no such agent");
       t.receivers_[saved.agent()] = {saved.flows(), saved.host_drops()};
+    }
+    std::vector<std::uint32_t> hop_of;  // a saved hop's index in the table
+    for (const auto& saved : in.probe_hops()) {
+      if (saved.parent() > hop_of.size() || saved.link() >= t.links_.size() || saved.sender() >= t.agents_.size()) {
+        throw std::runtime_error(fmt::format("probe hop {}: an index out of its tables", hop_of.size()));
+      }
+      const std::uint32_t parent = saved.parent() == 0 ? ProbeHop::kFirst : hop_of[saved.parent() - 1];
+      hop_of.push_back(t.probe_hops_.hop(parent, saved.link(), saved.sender()));
+      t.probe_hops_.add(hop_of.back(), saved.probes(), saved.answers(), saved.damaged());
     }
     t.untraced_failing_ = in.untraced_failing();
     t.clean_flows_ = in.clean_flows();

@@ -213,6 +213,12 @@ void FlowTable::tally(const FlowRecord& flow, const proto::StreamCounters* tx) {
     return;
   }
   const auto& hops = tx->path();
+  std::uint32_t hop = ProbeHop::kFirst;
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    hop = probe_hops_.hop(hop, links[k], flow.sender);
+    const auto& asked = hops.Get(static_cast<int>(k));
+    probe_hops_.add(hop, asked.probes(), asked.answers(), asked.damaged());
+  }
   std::set<std::uint32_t> seen;
   bool moved_seen = false;
   for (std::size_t k = 1; k <= links.size(); ++k) {
@@ -341,6 +347,7 @@ void FlowTable::append(const FlowTable& other, std::uint32_t step, const std::ve
     add_counts(mine.probes, theirs.probes);
     mine.moved += theirs.moved;
   }
+  probe_hops_.append(other.probe_hops_, link_of, agent_of);
   for (std::size_t s = 0; s < other.fault_sets_.size(); ++s) faults_of[s] = fault_set_id(other.fault_sets_[s]);
   const auto renumbered = [&](std::uint32_t stream) {
     return stream < stream_index.size() ? stream_index[stream] : kNoStream;
@@ -405,7 +412,7 @@ std::vector<TracedFlowPath> traced_flows(const Localisation& found) {
 
 std::size_t FlowTable::bytes() const {
   return flows_.capacity() * sizeof(FlowRecord) + path_links_.capacity() * sizeof(std::uint32_t) +
-         links_.capacity() * sizeof(FlowLink);
+         links_.capacity() * sizeof(FlowLink) + probe_hops_.bytes();
 }
 
 }  // namespace tusk

@@ -1,8 +1,9 @@
 // The routed flows a localisation reads, kept compact: per flow its ends, its counts, its flags and
 // its path as link ids (about 80 bytes, where the judged streams it came from hold kilobytes), and
-// per link what every flow's probes saw there, summed as the flows are added. A schedule adds each
-// step's flows as the step ends and lets the step's streams go: the combined localisation and the
-// link coverage of a night read this table alone.
+// per link what every flow's probes saw there, summed as the flows are added, and per sender what
+// its probes saw along each path (probe_hops.hpp). A schedule adds each step's flows as the step
+// ends and lets the step's streams go: the combined localisation and the link coverage of a night
+// read this table alone.
 #pragma once
 
 #include <array>
@@ -17,6 +18,7 @@
 #include "controller/topology/fabric_topology.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/link_rates.hpp"
+#include "controller/verdict/probe_hops.hpp"
 #include "controller/verdict/verdict.hpp"
 
 namespace tusk {
@@ -91,6 +93,8 @@ class FlowTable {
   const std::string& agent(std::uint32_t id) const { return agents_[id]; }
   std::size_t link_count() const { return links_.size(); }
   const FlowLink& link(std::uint32_t id) const { return links_[id]; }
+  // What every sender's probes saw at each hop of each path (the flows that vote for links).
+  const ProbeHops& probe_hops() const { return probe_hops_; }
   const std::vector<std::string>& faults(std::uint32_t set) const { return fault_sets_[set]; }
   // The flow with its names, for what reads a few flows at a time (a report, a method's judge).
   TracedFlowPath traced(std::size_t f) const;
@@ -122,6 +126,7 @@ class FlowTable {
   std::vector<std::string> agents_;
   std::unordered_map<std::string, std::uint32_t> agent_ids_;
   std::vector<FlowLink> links_;
+  ProbeHops probe_hops_;
   std::unordered_map<std::string, std::uint32_t> link_ids_;
   std::vector<std::vector<std::string>> fault_sets_{{}};  // set 0: none
   std::map<std::vector<std::string>, std::uint32_t> fault_set_ids_{{{}, 0}};

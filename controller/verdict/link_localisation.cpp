@@ -117,9 +117,15 @@ void Localiser::name_slow_receivers() {
 // sums), then against its far end's other links.
 void Localiser::gather_links() {
   links_.resize(table_.link_count());
+  router_of_link_.resize(table_.link_count());
+  std::unordered_map<std::string, std::uint32_t> router_ids;
   for (std::uint32_t id = 0; id < table_.link_count(); ++id) {
     links_[id].probes = table_.link(id).probes;
     links_[id].moved = table_.link(id).moved;
+    const std::string& router = table_.link(id).far_end;
+    const auto [it, added] = router_ids.try_emplace(router, static_cast<std::uint32_t>(routers_.size()));
+    if (added) routers_.push_back(router);
+    router_of_link_[id] = it->second;
   }
   compare_far_ends();
   for (LinkData& link : links_) finish_probe_evidence(link.probes);

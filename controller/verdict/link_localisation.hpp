@@ -72,7 +72,9 @@ struct ProbeEvidence {
   double damaged_share_before() const;
   // Loss or damage starts on this link: 3 standard errors above the hop before, and a loss that
   // the hop past it or the far end's other links show is the link's, not the router's.
-  bool starts_here() const { return damage_z >= 3 || (loss_z >= 3 && loss_is_the_links()); }
+  bool starts_here() const { return damage_starts() || (loss_z >= 3 && loss_is_the_links()); }
+  // More probes come back damaged here than a hop before: policing drops answers, it damages none.
+  bool damage_starts() const { return damage_z >= 3; }
   bool loss_is_the_links() const;
   // The far end is the last hop that answered (nothing past it to see the loss persist).
   bool last_answered() const { return probes_after == 0; }

@@ -14,10 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "common/wire_bounds.hpp"
 #include "controller/verdict/flow_table.hpp"
 #include "controller/verdict/flow_windows.hpp"
 #include "controller/verdict/link_localisation.hpp"
 #include "controller/verdict/link_rates.hpp"
+#include "controller/verdict/probe_twins.hpp"
 #include "controller/verdict/switch_counters.hpp"
 
 namespace tusk::localiser {
@@ -28,8 +30,7 @@ namespace tusk::localiser {
 // (bench/localisation_sim).
 inline constexpr double kFloorConfidence = 0.999;
 
-// A counter an agent sent, bounded so that two of them add up without wrapping.
-inline constexpr std::uint64_t kMaxCount = std::uint64_t{1} << 62;
+using wire::kMaxCount;
 
 // A link the flows voting for links crossed, with its probes' evidence over all of them.
 struct LinkData {
@@ -143,14 +144,24 @@ class Localiser {
 
   std::string explained_text(const LinkRate& rate) const;
 
-  // The links the same flows cross, the likeliest first. The same flows cross them in one order
-  // (that of `some_flow`, one of them): where loss starts on two of them, the first is where it
-  // starts for certain; past it, a second fault or a router that answers fewer probes (ICMP rate
-  // limits, a busy control plane) both add loss, and neither is told apart.
-  void order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow) const;
+  // The links the same flows cross (in the order of `some_flow`, one of them), the likeliest
+  // first: a cable that moved routes, then the switches' counters, then the probes' likelihood of
+  // loss and damage with routers' policing in the model (probe_twins.hpp: its verdict returned),
+  // given what the flows' counts measured of the `fault`.
+  TwinPlacement order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow, const TwinFault& fault) const;
+  // What the flows' counts measured of a group's fault of `kind`.
+  static TwinFault fault_of(const LinkRate& rate, FaultKind kind);
 
   // The suspect the group's first link is, with what tells it from the others and why.
-  LinkSuspect suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) const;
+  LinkSuspect suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind,
+                         const TwinPlacement& placed) const;
+  // "; l2 answered 48 % of l1h1's probes, ...", or "".
+  std::string policers_text(const std::vector<ProbePolicer>& policers) const;
+  // The group's first link is told from the others (order_twins put it first): by a cable that
+  // moved routes, by the switches' counters, or by the probes.
+  bool moved_decides_twins(const std::vector<std::uint32_t>& group) const;
+  bool counters_decide_twins(const std::vector<std::uint32_t>& group) const;
+  bool told_apart(const std::vector<std::uint32_t>& group, const TwinPlacement& placed) const;
 
   static std::string counter_text(const CountedDirection& counted, bool confirmed);
 
@@ -169,7 +180,9 @@ class Localiser {
   const SwitchCounterEvidence* counters_;
   const FlowWindows* windows_;
   Localisation out_;
-  std::vector<LinkData> links_;                                                    // by FlowTable link id
+  std::vector<LinkData> links_;                // by FlowTable link id
+  std::vector<std::uint32_t> router_of_link_;  // its far end, into routers_
+  std::vector<std::string> routers_;
   std::vector<std::uint32_t> suspect_link_;                                        // out_.suspects[i]'s link
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable_;  // moved, probes
 };

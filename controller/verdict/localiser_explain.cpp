@@ -46,16 +46,44 @@ std::string Localiser::explained_text(const LinkRate& rate) const {
   return fmt::format("which explains {} of the {} flows through it", rate.explains.size(), rate.all_flows());
 }
 
+bool Localiser::moved_decides_twins(const std::vector<std::uint32_t>& group) const {
+  return group.size() > 1 && cable_moved(key_of(group[0])) && !cable_moved(key_of(group[1]));
+}
+
+bool Localiser::counters_decide_twins(const std::vector<std::uint32_t>& group) const {
+  return group.size() > 1 && counts_loss(key_of(group[0])) && counts_clean(key_of(group[1]));
+}
+
+bool Localiser::told_apart(const std::vector<std::uint32_t>& group, const TwinPlacement& placed) const {
+  if (group.size() < 2 || moved_decides_twins(group) || counters_decide_twins(group)) return true;
+  return placed.decided;
+}
+
+std::string Localiser::policers_text(const std::vector<ProbePolicer>& policers) const {
+  if (policers.empty()) return "";
+  constexpr std::size_t kListed = 3;
+  std::vector<std::string> said;
+  for (const ProbePolicer& policer : policers) {
+    if (said.size() == kListed) break;
+    said.push_back(fmt::format("{} answered {} of {}'s probes", routers_[policer.router],
+                               units::format_percent(policer.answered), table_.agent(policer.sender)));
+  }
+  return fmt::format(
+      "; {}{} (ICMP policing or a busy control plane: the probes' fit allows for it, and it "
+      "blames no link)",
+      fmt::join(said, ", "),
+      policers.size() > said.size() ? fmt::format(" and {} more", policers.size() - said.size()) : "");
+}
+
 // The suspect the group's first link is, with what tells it from the others and why.
-LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind) const {
+LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind,
+                                  const TwinPlacement& placed) const {
   const std::string& winner = key_of(group.front());
   const LinkData& chosen = links_[group.front()];
   const NamedLink& named = table_.link(group.front()).named;
-  const bool moved_decides = group.size() > 1 && cable_moved(winner) && !cable_moved(key_of(group[1]));
-  const bool counters_decide =
-      !moved_decides && group.size() > 1 && counts_loss(winner) && counts_clean(key_of(group[1]));
-  const bool probes_decide = moved_decides || counters_decide || (group.size() > 1 && chosen.probes.starts_here());
-  const bool tie = group.size() > 1 && !probes_decide;
+  const bool moved_decides = moved_decides_twins(group);
+  const bool counters_decide = !moved_decides && counters_decide_twins(group);
+  const bool tie = !told_apart(group, placed);
 
   LinkSuspect suspect;
   suspect.key = winner;
@@ -79,7 +107,7 @@ LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const
     const std::string& twin_name = table_.link(group[g]).named.name;
     if (tie) {
       suspect.tied.push_back(twin_name);
-    } else if (!moved_decides && !counters_decide && twin.probes.starts_here()) {
+    } else if (!moved_decides && !counters_decide && twin.probes.damage_starts()) {
       suspect.lossier_past_it.push_back(fmt::format("{} ({})", twin_name, probe_text(twin.probes)));
     } else {
       suspect.cleared.push_back(twin_name);
@@ -120,10 +148,11 @@ LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const
                             : counters_decide ? "whose switches counted no loss"
                                               : "whose probes show no fault starting there");
   }
+  if (group.size() > 1 && !moved_decides && !counters_decide) evidence += policers_text(placed.policers);
   if (!suspect.lossier_past_it.empty()) {
     evidence += fmt::format(
-        "; past it the same flows cross {}, where probes go missing more still: a second fault "
-        "there, or a router that answers fewer probes",
+        "; the same flows also cross {}, where more probes come back damaged than a hop before: a "
+        "second fault there",
         fmt::join(suspect.lossier_past_it, " and "));
   }
   if (tie) {

@@ -47,7 +47,7 @@ void Localiser::name_suspects(FaultKind kind) {
     std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
     if (rate.explains.empty()) continue;  // significant, but within what the test allows
     std::vector<std::uint32_t> group = rate.links;
-    order_twins(group, rate.explains.front());
+    const TwinPlacement placed = order_twins(group, rate.explains.front(), fault_of(rate, kind));
     judged.insert(group.begin(), group.end());
     const WindowMarks* marks = marks_of(group, in_time);
     if (under_floor(rate, kind)) {
@@ -58,11 +58,12 @@ void Localiser::name_suspects(FaultKind kind) {
       }
       continue;
     }
-    if (name_host_end(group.front(), rate, kind)) {
+    // A host's own link tied with fabric links is no host's fault for certain: a suspect, tied.
+    if (told_apart(group, placed) && name_host_end(group.front(), rate, kind)) {
       if (marks) add_windows(out_.hosts.back(), *marks);
       continue;
     }
-    LinkSuspect suspect = suspect_of(group, rate, kind);
+    LinkSuspect suspect = suspect_of(group, rate, kind, placed);
     if (marks) add_windows(suspect, *marks);
     out_.suspects.push_back(std::move(suspect));
     suspect_link_.push_back(group.front());
@@ -222,14 +223,30 @@ bool Localiser::name_host_end(std::uint32_t link, const LinkRate& rate, FaultKin
   return true;
 }
 
+TwinFault Localiser::fault_of(const LinkRate& rate, FaultKind kind) {
+  TwinFault fault;
+  if (kind == FaultKind::Loss) fault.loss_hazard = -std::log1p(-std::min(rate.rate, 1 - 1e-12));
+  if (kind == FaultKind::Damage) fault.damage_share = rate.rate;
+  return fault;
+}
+
 // The links the same flows cross, the likeliest first. The same flows cross them in one order:
-// where loss starts on two of them, the first is where it starts for certain; past it, a second
-// fault or a router that answers fewer probes (ICMP rate limits, a busy control plane) both add
-// loss, and neither is told apart.
-void Localiser::order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow) const {
+// where damage starts on two of them, the first is where it starts for certain; past it, a second
+// fault adds to it.
+TwinPlacement Localiser::order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow,
+                                     const TwinFault& fault) const {
   const auto along = table_.links_of(some_flow);
   const auto position = [&](std::uint32_t link) { return std::find(along.begin(), along.end(), link) - along.begin(); };
-  std::sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) {
+  std::sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) { return position(a) < position(b); });
+  TwinPlacement placed;
+  if (group.size() > 1) placed = place_on_twins(table_.probe_hops(), router_of_link_, group, fault);
+  const std::vector<std::uint32_t> in_path_order = group;
+  const auto likelihood = [&](std::uint32_t link) {
+    const auto at =
+        static_cast<std::size_t>(std::find(in_path_order.begin(), in_path_order.end(), link) - in_path_order.begin());
+    return at < placed.score.size() ? placed.score[at] : -std::numeric_limits<double>::infinity();
+  };
+  std::stable_sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) {
     const LinkData& la = links_[a];
     const LinkData& lb = links_[b];
     const std::string& key_a = key_of(a);
@@ -239,12 +256,12 @@ void Localiser::order_twins(std::vector<std::uint32_t>& group, std::size_t some_
     // none, the counters decide, whatever the (policed) probes say.
     if (counts_loss(key_a) && counts_clean(key_b)) return true;
     if (counts_loss(key_b) && counts_clean(key_a)) return false;
-    const bool starts_a = la.probes.starts_here(), starts_b = lb.probes.starts_here();
-    if (starts_a != starts_b) return starts_a;
-    if (starts_a && position(a) != position(b)) return position(a) < position(b);
-    if (strength(la) != strength(lb)) return strength(la) > strength(lb);
-    return key_a < key_b;
+    if (likelihood(a) != likelihood(b)) return likelihood(a) > likelihood(b);
+    return strength(la) > strength(lb);
   });
+  // The placement's scores are by twin in path order; the decision is about the one first now.
+  if (placed.decided && group.front() != in_path_order[placed.best]) placed.decided = false;
+  return placed;
 }
 
 // Every flow through each suspect's link, failing and passing: one pass over the flows.

@@ -145,6 +145,53 @@ TEST_F(FabricLocalise, LossOnALeafUplinkNamesThatLinkInThatDirection) {
   EXPECT_NE(log().find("a re-test of run " + first_run + "'s failures (--only-failing)"), std::string::npos) << log();
 }
 
+// Every switch polices the ICMP errors it sends, one every 200 ms per destination (as CoPP does):
+// most path probes go unanswered at every hop. With no fault nothing is named and the run passes;
+// the probes' policing is in their model, never a link's loss.
+TEST_F(FabricLocalise, SwitchesThatPoliceTheirProbeAnswersWithNoFaultNameNoLink) {
+  make_lab(2);
+  start_agents();
+  lab_->run("icmp-limit 200");
+  ASSERT_EQ(run(mesh_profile("fabric-policed-clean"), {"--topology", topology_file()}), 0) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object()) << report_["tests"][0].dump(1).substr(0, 3000);
+  EXPECT_TRUE(found["suspects"].empty()) << found["conclusion"];
+  EXPECT_TRUE(found["hosts"].empty()) << found["conclusion"];
+  EXPECT_TRUE(found["noise"].empty()) << found["conclusion"];
+  // The policing is there to be seen: far fewer answers than probes at the routers.
+  std::uint64_t probes = 0, answers = 0;
+  for (const auto& flow : found["flows"]) {
+    for (const auto& hop : flow["path"]) {
+      if (hop.value("destination", false)) continue;
+      probes += hop.value("probes", std::uint64_t{0});
+      answers += hop.value("answers", std::uint64_t{0});
+    }
+  }
+  EXPECT_LT(answers * 2, probes) << answers << " of " << probes << " probes answered: no policing seen";
+}
+
+// The same policing with 2 % loss on leaf 1's uplink to spine 2 and no switch counters: the
+// probes' deficit at the spine is its policing or the link's loss, which they cannot tell apart,
+// so the lossy link is named (or tied with its twin past it), and a healthy link never alone.
+TEST_F(FabricLocalise, LossUnderPolicedProbesIsNamedOnItsLinkOrItsTwinNeverAHealthyLinkAlone) {
+  make_lab(2);
+  start_agents();
+  lab_->run("icmp-limit 200");
+  lab_->run("impair l1-s2 up loss=2");
+  ASSERT_EQ(run(mesh_profile("fabric-policed-loss"), {"--topology", topology_file()}), 1) << log();
+  const json& found = localisation();
+  ASSERT_TRUE(found.is_object()) << report_["tests"][0].dump(1).substr(0, 3000);
+  ASSERT_FALSE(found["suspects"].empty()) << found["conclusion"];
+  const json& top = found["suspects"][0];
+  const std::string named = top["link"].get<std::string>();
+  bool tied_with_the_lossy = false;
+  for (const auto& twin : top["tied_with"]) {
+    tied_with_the_lossy = tied_with_the_lossy || twin.get<std::string>().find("l1:s2 -> s2:l1") != std::string::npos;
+  }
+  EXPECT_TRUE(named == "l1:s2 -> s2:l1" || tied_with_the_lossy) << found["conclusion"];
+  EXPECT_EQ(found["suspects"].size(), 1u) << found["conclusion"];
+}
+
 // A port slower than what is offered to it: leaf 1's uplink to spine 2 held to 2 Mbit/s (a tbf
 // with a 10 ms queue) under the 2.7 Mbit/s of the mesh's 16 flows through it (0.17 Mbit/s each).
 // The flows through it lose what the queue cannot hold and wait in it: the link is named for its

@@ -1055,6 +1055,71 @@ TEST(Localisation, LossStartingOnlyOnTheSecondTwinNamesTheSecond) {
   EXPECT_EQ(result.top()->cleared.size(), 1u) << result.conclusion;
 }
 
+// A spine that answers leaf 1's probes at a share of its own (ICMP policing per destination), on
+// a leaf-1 flow's way to loss on either of its twins: the deficit at the spine is its policing or the
+// uplink's loss, and the probes cannot say which, so neither twin is named above low confidence, and
+// the healthy one never alone. Counted flows and pass/fail flows alike.
+TEST(Localisation, APolicingSpineBeforeTheLossNeverPutsTheFaultOnAHealthyTwin) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  for (const double answered : {0.3, 0.6, 0.9}) {
+    Fault quiet;
+    quiet.quiet_router = spine_end(1, 1);
+    quiet.answered_share = answered;
+    for (const std::string lossy : {"l1:s1 -> s1:l1", "s1:l2 -> l2:s1"}) {
+      for (const std::uint64_t frames : {std::uint64_t{0}, std::uint64_t{20000}}) {
+        const auto result =
+            localise(run_fabric(fabric, {{lossy, 0.03, 0, frames ? "loss_ratio" : "stalls"}, quiet}, nullptr, frames),
+                     &topology);
+        const std::string where =
+            fmt::format("{} answered, loss on {}, {} frames: {}", answered, lossy, frames, result.conclusion);
+        ASSERT_FALSE(result.suspects.empty()) << where;
+        for (const LinkSuspect& suspect : result.suspects) {
+          if (suspect.key == lossy) continue;
+          EXPECT_EQ(suspect.confidence, Confidence::Low) << where;
+          EXPECT_FALSE(suspect.tied.empty()) << "a healthy link named alone: " << where;
+        }
+        EXPECT_THAT(result.suspects[0].evidence, HasSubstr("s1 answered ")) << where;
+        EXPECT_THAT(result.suspects[0].evidence, HasSubstr("of l1h1's probes")) << where;
+      }
+    }
+  }
+}
+
+// Every router polices every sender's probes, each at a share of its own: loss on any fabric link
+// is named on that link or tied with its twin, never on a healthy link alone, and a fabric with no
+// fault names nothing.
+TEST(Localisation, RoutersThatAllPoliceTheirAnswersNeverNameAHealthyLink) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  std::vector<Fault> policing;
+  double share = 0.35;
+  const auto police = [&](const std::string& router) {
+    Fault quiet;
+    quiet.quiet_router = router;
+    quiet.answered_share = share;
+    policing.push_back(quiet);
+    share += 0.1;
+  };
+  for (int leaf = 1; leaf <= fabric.leaves; ++leaf) {
+    police(gateway(leaf));
+    for (int spine = 1; spine <= fabric.spines; ++spine) police(spine_end(leaf, spine));
+  }
+  const auto clean = localise(run_fabric(fabric, policing, nullptr, 20000), &topology);
+  EXPECT_TRUE(clean.suspects.empty()) << clean.conclusion;
+  for (const std::string lossy : {"l1:s1 -> s1:l1", "s1:l2 -> l2:s1", "l2:s2 -> s2:l2", "s2:l1 -> l1:s2"}) {
+    std::vector<Fault> faults = policing;
+    faults.push_back({lossy, 0.03, 0, "loss_ratio"});
+    const auto result = localise(run_fabric(fabric, faults, nullptr, 20000), &topology);
+    ASSERT_FALSE(result.suspects.empty()) << lossy << ": " << result.conclusion;
+    for (const LinkSuspect& suspect : result.suspects) {
+      if (suspect.key == lossy) continue;
+      EXPECT_FALSE(suspect.tied.empty()) << "a healthy link named alone: " << lossy << ": " << result.conclusion;
+      EXPECT_EQ(suspect.confidence, Confidence::Low) << lossy << ": " << result.conclusion;
+    }
+  }
+}
+
 TEST(Localisation, WithoutATopologyLinksAreNamedByAddresses) {
   const Fabric fabric{3, 2, 2, 8};
   const auto result = localise(run_fabric(fabric, {{"l2:s1 -> s1:l2", 0.05, 0, "loss_ratio"}}), nullptr);
@@ -1449,6 +1514,18 @@ TEST(ScheduleSteps, AScheduleResumedFromItsLedgerConcludesWhatItWouldHaveWithout
   ASSERT_TRUE(a.localisation.flows && b.localisation.flows);
   EXPECT_EQ(b.localisation.flows->size(), a.localisation.flows->size());
   EXPECT_EQ(b.localisation.flows->clean_flows(), a.localisation.flows->clean_flows());
+  const ProbeHops& hops_a = a.localisation.flows->probe_hops();
+  const ProbeHops& hops_b = b.localisation.flows->probe_hops();
+  ASSERT_FALSE(hops_a.empty());
+  ASSERT_EQ(hops_b.size(), hops_a.size());
+  for (std::size_t h = 0; h < hops_a.size(); ++h) {
+    EXPECT_EQ(hops_b[h].parent, hops_a[h].parent) << h;
+    EXPECT_EQ(hops_b[h].link, hops_a[h].link) << h;
+    EXPECT_EQ(hops_b[h].sender, hops_a[h].sender) << h;
+    EXPECT_EQ(hops_b[h].probes, hops_a[h].probes) << h;
+    EXPECT_EQ(hops_b[h].answers, hops_a[h].answers) << h;
+    EXPECT_EQ(hops_b[h].damaged, hops_a[h].damaged) << h;
+  }
   EXPECT_EQ(b.localisation.conclusion, a.localisation.conclusion);
   ASSERT_EQ(b.localisation.suspects.size(), a.localisation.suspects.size());
   ASSERT_GE(a.localisation.suspects.size(), 2u) << a.localisation.conclusion;

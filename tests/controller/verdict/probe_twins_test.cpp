@@ -1,0 +1,143 @@
+// Placing a fault among twin links from the probes, routers' policing in the model.
+#include "controller/verdict/probe_twins.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "controller/verdict/probe_hops.hpp"
+
+namespace tusk {
+namespace {
+
+// One sender on leaf 1 of two leaves and two spines: links 0 (its host link, into l1), 1 (l1 -> s1),
+// 2 (s1 -> l2), 3 (l1 -> s2), 4 (s2 -> l2), 5 (l2 -> the receiver). Routers: l1 0, s1 1, l2 2,
+// s2 3, the receiver 4. Links 1 and 2 are the twins of the flows over s1.
+const std::vector<std::uint32_t> kRouterOfLink{0, 1, 2, 3, 2, 4};
+constexpr std::uint64_t kProbes = 2000;
+
+struct Shape {
+  double loss_up = 0, loss_down = 0;  // on links 1 and 2
+  double s1_answers = 1;              // s1's share of the sender's probes it answers
+  double damage_up = 0, damage_down = 0;
+};
+
+// The probes' answers, as their expected counts, over both spines.
+ProbeHops probe(const Shape& shape) {
+  ProbeHops hops;
+  const auto answered = [](double share) { return static_cast<std::uint64_t>(std::llround(kProbes * share)); };
+  const std::uint32_t leaf = hops.hop(ProbeHop::kFirst, 0, 0);
+  hops.add(leaf, kProbes, kProbes);
+  const auto damaged = [](std::uint64_t answers, double share) {
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(answers) * share));
+  };
+  const std::uint32_t s1 = hops.hop(leaf, 1, 0);
+  const std::uint64_t at_s1 = answered((1 - shape.loss_up) * shape.s1_answers);
+  hops.add(s1, kProbes, at_s1, damaged(at_s1, shape.damage_up));
+  const std::uint32_t far_by_s1 = hops.hop(s1, 2, 0);
+  const std::uint64_t past = answered((1 - shape.loss_up) * (1 - shape.loss_down));
+  const double intact = (1 - shape.damage_up) * (1 - shape.damage_down);
+  hops.add(far_by_s1, kProbes, past, damaged(past, 1 - intact));
+  hops.add(hops.hop(far_by_s1, 5, 0), kProbes, past, damaged(past, 1 - intact));
+  const std::uint32_t s2 = hops.hop(leaf, 3, 0);
+  hops.add(s2, kProbes, kProbes);
+  const std::uint32_t far_by_s2 = hops.hop(s2, 4, 0);
+  hops.add(far_by_s2, kProbes, kProbes);
+  hops.add(hops.hop(far_by_s2, 5, 0), kProbes, kProbes);
+  return hops;
+}
+
+const std::vector<std::uint32_t> kTwins{1, 2};
+
+// The fault the flows' frames measured: a loss, or nothing (flows judged pass or fail).
+TwinFault loss(double share) {
+  return TwinFault{-std::log1p(-share), std::nullopt};
+}
+TwinFault counted(bool frames, double share) {
+  return frames ? loss(share) : TwinFault{};
+}
+
+TEST(ProbeTwins, LossOnEitherTwinIsPlacedThereWhenEveryRouterAnswersFully) {
+  for (const bool frames : {true, false}) {
+    const TwinPlacement up = place_on_twins(probe({0.03, 0, 1}), kRouterOfLink, kTwins, counted(frames, 0.03));
+    EXPECT_TRUE(up.decided) << frames;
+    EXPECT_EQ(up.best, 0u);
+    EXPECT_TRUE(up.policers.empty());
+    const TwinPlacement down = place_on_twins(probe({0, 0.03, 1}), kRouterOfLink, kTwins, counted(frames, 0.03));
+    EXPECT_TRUE(down.decided) << frames;
+    EXPECT_EQ(down.best, 1u);
+  }
+}
+
+// s1 answers half the sender's probes: the deficit at s1 is its policing or loss on the uplink, and
+// the probes cannot say which; the twins stay tied wherever the loss is, and s1 is said to police.
+TEST(ProbeTwins, APolicerAtTheHopThatWouldTellLeavesTheTwinsTied) {
+  for (const double loss_up : {0.0, 0.03}) {
+    const double loss_down = 0.03 - loss_up;
+    for (const bool frames : {true, false}) {
+      const TwinPlacement placed =
+          place_on_twins(probe({loss_up, loss_down, 0.5}), kRouterOfLink, kTwins, counted(frames, 0.03));
+      EXPECT_FALSE(placed.decided) << loss_up << " " << frames;
+      ASSERT_EQ(placed.policers.size(), 1u) << loss_up << " " << frames;
+      EXPECT_EQ(placed.policers[0].router, 1u);
+      EXPECT_EQ(placed.policers[0].sender, 0u);
+      // s1's share is 0.5 under the downlink's hypothesis and 0.5 / 0.97 under the uplink's.
+      EXPECT_NEAR(placed.policers[0].answered, 0.5, 0.03);
+    }
+  }
+}
+
+// A policer that answers fewer probes than the loss past it would need can still place the fault:
+// the loss is not on the uplink, whose hypothesis needs s1 to answer more than all.
+TEST(ProbeTwins, ALossTheUplinkCannotHaveIsPlacedPastItWhateverThePolicing) {
+  Shape shape{0, 0.2, 0.9};
+  const TwinPlacement placed = place_on_twins(probe(shape), kRouterOfLink, kTwins, loss(0.2));
+  EXPECT_TRUE(placed.decided);
+  EXPECT_EQ(placed.best, 1u);
+}
+
+// Damage on either twin under a policing spine: policing drops answers and damages none, so the
+// damaged answers place it, with the damaged share the frames measured or the probes' own.
+TEST(ProbeTwins, DamageIsPlacedByTheDamagedAnswersWhateverThePolicing) {
+  for (const bool frames : {true, false}) {
+    const TwinFault fault = frames ? TwinFault{std::nullopt, 0.01} : TwinFault{};
+    Shape up;
+    up.s1_answers = 0.5;
+    up.damage_up = 0.01;
+    const TwinPlacement on_up = place_on_twins(probe(up), kRouterOfLink, kTwins, fault);
+    EXPECT_TRUE(on_up.decided) << frames;
+    EXPECT_EQ(on_up.best, 0u) << frames;
+    Shape down = up;
+    down.damage_up = 0;
+    down.damage_down = 0.01;
+    const TwinPlacement on_down = place_on_twins(probe(down), kRouterOfLink, kTwins, fault);
+    EXPECT_TRUE(on_down.decided) << frames;
+    EXPECT_EQ(on_down.best, 1u) << frames;
+  }
+}
+
+TEST(ProbeTwins, NoProbesPlaceNothing) {
+  const TwinPlacement placed = place_on_twins(ProbeHops{}, kRouterOfLink, kTwins, loss(0.03));
+  EXPECT_FALSE(placed.any_probes);
+  EXPECT_FALSE(placed.decided);
+}
+
+TEST(ProbeHops, CountsFromTheNetworkAreBoundedAndAnswersNeverExceedProbes) {
+  ProbeHops hops;
+  const std::uint32_t first = hops.hop(ProbeHop::kFirst, 7, 3);
+  EXPECT_EQ(hops.hop(ProbeHop::kFirst, 7, 3), first);
+  EXPECT_NE(hops.hop(ProbeHop::kFirst, 7, 4), first);
+  const std::uint32_t next = hops.hop(first, 8, 99);
+  EXPECT_EQ(hops[next].sender, 3u) << "a hop's sender is its path's";
+  hops.add(next, ~std::uint64_t{0}, ~std::uint64_t{0});
+  hops.add(next, ~std::uint64_t{0}, ~std::uint64_t{0});
+  EXPECT_LE(hops[next].probes, std::uint64_t{1} << 62);
+  EXPECT_LE(hops[next].answers, hops[next].probes);
+  hops.add(first, 10, 50);
+  EXPECT_EQ(hops[first].answers, 10u);
+  EXPECT_THROW(hops.hop(1000, 1, 1), std::logic_error);
+}
+
+}  // namespace
+}  // namespace tusk
