@@ -231,7 +231,8 @@ class Orchestrator {
   std::map<std::string, proto::Inventory> inventory_by_name_;
   bool checkpoint_written_ = false;  // the run's first checkpoint, written as its first test starts
   std::string suspects_text_;        // the running test's suspects at its latest checkpoint, for the progress line
-  // When each suspect of the test `first_named_test_` was first named, in ms into the test.
+  // When each suspect of the test `first_named_test_` was first named, in ms into the test, in the
+  // run of checkpoints that has named it since (one that drops it forgets it).
   int first_named_test_ = -1;
   std::map<std::string, std::int64_t> first_named_ms_;
   // --resume: the tests before the schedule, as they ended before the controller's restart.

@@ -220,6 +220,11 @@ void Orchestrator::publish_suspects(const TestOutcome& test) {
   for (const HostSuspect& host : test.localisation.hosts) add("host " + host.agent, host.problem, "", host.windows);
   // A delay is named only five standard errors above its flows' scatter and over the floor.
   for (const DelaySuspect& delay : test.localisation.delays) add(delay.key, "latency", "high", std::nullopt);
+  // A link no longer named was a passing suspicion (a first window's start-up loss): named again,
+  // it is named anew.
+  std::erase_if(first_named_ms_, [&](const auto& named) {
+    return std::none_of(suspects.begin(), suspects.end(), [&](const LiveSuspect& s) { return s.link == named.first; });
+  });
   suspects_text_ = progress_suspects_text(suspects);
   if (options_.live_metrics) options_.live_metrics->set_suspects(test.index, std::move(suspects));
 }

@@ -200,11 +200,6 @@ bool Localiser::cable_moved(const std::string& key) const {
   return moved >= 5 && static_cast<double>(moved) >= 0.005 * static_cast<double>(probes);
 }
 
-double Localiser::strength(const LinkData& l) {
-  const double z = std::max(l.probes.loss_z, l.probes.damage_z);
-  return std::isnan(z) ? -std::numeric_limits<double>::infinity() : z;
-}
-
 std::optional<FlowEvents> Localiser::observed(std::size_t f, FaultKind kind) const {
   const FlowRecord& flow = table_[f];
   if (flow.has(FlowRecord::kHostSide) || flow.link_count == 0) return std::nullopt;

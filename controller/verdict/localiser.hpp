@@ -93,8 +93,6 @@ class Localiser {
 
   bool cable_moved(const std::string& key) const;
 
-  static double strength(const LinkData& l);
-
   // What flow f counted of `kind`, as the link-rate fit reads it: the frames that could have met it
   // and those that did; a flow judged only pass or fail is one trial, and an event when it failed
   // on what no count of it shows (latency, a QP's slowness, a model's verdict); a flow whose counts
@@ -146,11 +144,8 @@ class Localiser {
 
   // The links the same flows cross (in the order of `some_flow`, one of them), the likeliest
   // first: a cable that moved routes, then the switches' counters, then the probes' likelihood of
-  // loss and damage with routers' policing in the model (probe_twins.hpp: its verdict returned),
-  // given what the flows' counts measured of the `fault`.
-  TwinPlacement order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow, const TwinFault& fault) const;
-  // What the flows' counts measured of a group's fault of `kind`.
-  static TwinFault fault_of(const LinkRate& rate, FaultKind kind);
+  // loss and damage with routers' policing in the model (probe_twins.hpp: its verdict returned).
+  TwinPlacement order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow) const;
 
   // The suspect the group's first link is, with what tells it from the others and why.
   LinkSuspect suspect_of(const std::vector<std::uint32_t>& group, const LinkRate& rate, FaultKind kind,

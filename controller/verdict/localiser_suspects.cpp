@@ -47,7 +47,7 @@ void Localiser::name_suspects(FaultKind kind) {
     std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
     if (rate.explains.empty()) continue;  // significant, but within what the test allows
     std::vector<std::uint32_t> group = rate.links;
-    const TwinPlacement placed = order_twins(group, rate.explains.front(), fault_of(rate, kind));
+    const TwinPlacement placed = order_twins(group, rate.explains.front());
     judged.insert(group.begin(), group.end());
     const WindowMarks* marks = marks_of(group, in_time);
     if (under_floor(rate, kind)) {
@@ -223,23 +223,15 @@ bool Localiser::name_host_end(std::uint32_t link, const LinkRate& rate, FaultKin
   return true;
 }
 
-TwinFault Localiser::fault_of(const LinkRate& rate, FaultKind kind) {
-  TwinFault fault;
-  if (kind == FaultKind::Loss) fault.loss_hazard = -std::log1p(-std::min(rate.rate, 1 - 1e-12));
-  if (kind == FaultKind::Damage) fault.damage_share = rate.rate;
-  return fault;
-}
-
 // The links the same flows cross, the likeliest first. The same flows cross them in one order:
 // where damage starts on two of them, the first is where it starts for certain; past it, a second
 // fault adds to it.
-TwinPlacement Localiser::order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow,
-                                     const TwinFault& fault) const {
+TwinPlacement Localiser::order_twins(std::vector<std::uint32_t>& group, std::size_t some_flow) const {
   const auto along = table_.links_of(some_flow);
   const auto position = [&](std::uint32_t link) { return std::find(along.begin(), along.end(), link) - along.begin(); };
   std::sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) { return position(a) < position(b); });
   TwinPlacement placed;
-  if (group.size() > 1) placed = place_on_twins(table_.probe_hops(), router_of_link_, group, fault);
+  if (group.size() > 1) placed = place_on_twins(table_.probe_hops(), router_of_link_, group);
   const std::vector<std::uint32_t> in_path_order = group;
   const auto likelihood = [&](std::uint32_t link) {
     const auto at =
@@ -247,8 +239,6 @@ TwinPlacement Localiser::order_twins(std::vector<std::uint32_t>& group, std::siz
     return at < placed.score.size() ? placed.score[at] : -std::numeric_limits<double>::infinity();
   };
   std::stable_sort(group.begin(), group.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const LinkData& la = links_[a];
-    const LinkData& lb = links_[b];
     const std::string& key_a = key_of(a);
     const std::string& key_b = key_of(b);
     if (cable_moved(key_a) != cable_moved(key_b)) return cable_moved(key_a);
@@ -256,8 +246,8 @@ TwinPlacement Localiser::order_twins(std::vector<std::uint32_t>& group, std::siz
     // none, the counters decide, whatever the (policed) probes say.
     if (counts_loss(key_a) && counts_clean(key_b)) return true;
     if (counts_loss(key_b) && counts_clean(key_a)) return false;
-    if (likelihood(a) != likelihood(b)) return likelihood(a) > likelihood(b);
-    return strength(la) > strength(lb);
+    // Placed: the likeliest first. Not: in path order, the first where the fault could begin.
+    return placed.decided && likelihood(a) > likelihood(b);
   });
   // The placement's scores are by twin in path order; the decision is about the one first now.
   if (placed.decided && group.front() != in_path_order[placed.best]) placed.decided = false;

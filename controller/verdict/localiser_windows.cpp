@@ -120,8 +120,7 @@ void Localiser::name_in_time(std::vector<std::uint32_t> group, const WindowMarks
   rate.evidence = marks.evidence;
   rate.flows = marks.flows;
   rate.explains.assign(marks.explains.begin(), marks.explains.end());
-  // The probes are the whole test's, where the rate is that of the windows: their own fit.
-  const TwinPlacement placed = order_twins(group, rate.explains.front(), TwinFault{});
+  const TwinPlacement placed = order_twins(group, rate.explains.front());
   if (told_apart(group, placed) && name_host_end(group.front(), rate, kind)) {
     add_windows(out_.hosts.back(), marks);
     out_.hosts.back().evidence += ": the rate is that of those windows";

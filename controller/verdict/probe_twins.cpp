@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tusk {
 
@@ -20,7 +22,7 @@ constexpr double kFullShare = 0.99;
 constexpr double kHealthyDamage = 1e-6;
 constexpr double kMinProbesJudged = 100;
 // Policing is common when one in this many of the fabric's other pairs police.
-constexpr std::size_t kPolicingCommon = 4;
+constexpr std::size_t kPolicingCommon = 2;
 
 // The probes that asked one router-sender pair, with which twins each crossed.
 struct Asked {
@@ -30,7 +32,9 @@ struct Asked {
 struct Pair {
   std::uint32_t router = 0, sender = 0;
   std::vector<Asked> asked;
-  double answered = 1;  // its share, under the hypothesis being weighed
+  double answered = 1;              // its share, under the hypothesis being weighed
+  double full = 1;                  // the sender's share where nothing polices (sender_shares)
+  double cost = kPolicingEvidence;  // of a share under `full`: 0 where policing is no coincidence
 };
 
 // The binomial log likelihood of `hits` of `trials`, each a hit with probability p.
@@ -85,21 +89,16 @@ std::vector<Entering> hops_entering(const ProbeHops& hops, std::span<const std::
 }
 
 // 2 × the log likelihood of the damaged answers with the damage on twin `twin_bit`: every hop
-// entering a twin damaged at its path's share before the twins, and `share` more (given, or the
-// most likely) where its path crossed that twin.
-double damage_score(const std::vector<Entering>& entering, std::uint64_t twin_bit, std::optional<double> share) {
-  double added = 0;
-  if (share) {
-    added = *share;
-  } else {
-    double excess = 0, room = 0;
-    for (const Entering& e : entering) {
-      if ((e.crossed & twin_bit) == 0) continue;
-      excess += static_cast<double>(e.damaged) - static_cast<double>(e.answers) * e.before;
-      room += static_cast<double>(e.answers) * (1 - e.before);
-    }
-    added = room > 0 ? std::clamp(excess / room, 0.0, 1.0) : 0;
+// entering a twin damaged at its path's share before the twins, and the most likely share more
+// where its path crossed that twin.
+double damage_score(const std::vector<Entering>& entering, std::uint64_t twin_bit) {
+  double excess = 0, room = 0;
+  for (const Entering& e : entering) {
+    if ((e.crossed & twin_bit) == 0) continue;
+    excess += static_cast<double>(e.damaged) - static_cast<double>(e.answers) * e.before;
+    room += static_cast<double>(e.answers) * (1 - e.before);
   }
+  const double added = room > 0 ? std::clamp(excess / room, 0.0, 1.0) : 0;
   double sum = 0;
   for (const Entering& e : entering) {
     const double base = std::max(e.before, kHealthyDamage);
@@ -119,31 +118,70 @@ double pair_likelihood(const Pair& pair, double share, std::uint64_t twin_bit, d
 }
 
 // Each pair's share given the hazard: the most likely (answers over the answers expected), taken
-// only where it gains `cost` over answering fully. Returns 2 × the log likelihood, less the
-// policers' cost.
-double fit_shares(std::vector<Pair>& pairs, std::uint64_t twin_bit, double hazard, double cost) {
-  double score = 0;
+// under the sender's full share only where it gains the pair's cost. `likelihood` is 2 × the log
+// likelihood, `costs` the policers' costs.
+struct Fit {
+  double likelihood = 0, costs = 0;
+};
+
+Fit fit_shares(std::vector<Pair>& pairs, std::uint64_t twin_bit, double hazard) {
+  Fit fit;
   for (Pair& pair : pairs) {
     double answers = 0, expected = 0;
     for (const Asked& a : pair.asked) {
       answers += static_cast<double>(a.answers);
       expected += static_cast<double>(a.probes) * kept(a, twin_bit, hazard);
     }
-    const double share = expected > 0 ? std::min(1.0, answers / expected) : 1.0;
-    const double full = 2 * pair_likelihood(pair, 1.0, twin_bit, hazard);
-    const double policed = 2 * pair_likelihood(pair, share, twin_bit, hazard) - cost;
-    pair.answered = policed > full ? share : 1.0;
-    score += std::max(full, policed);
+    // Between the sender's full share and all: no policer; under it, a policer.
+    const double likeliest = expected > 0 ? std::min(1.0, answers / expected) : 1.0;
+    const double unpoliced = std::max(likeliest, pair.full);
+    const double full = 2 * pair_likelihood(pair, unpoliced, twin_bit, hazard);
+    const double policed = 2 * pair_likelihood(pair, likeliest, twin_bit, hazard);
+    const bool polices = policed - pair.cost > full;
+    pair.answered = polices ? likeliest : unpoliced;
+    fit.likelihood += polices ? policed : full;
+    fit.costs += polices ? pair.cost : 0;
   }
-  return score;
+  return fit;
+}
+
+// How far the answers scatter beyond a binomial's (Pearson's chi-square over its degrees of
+// freedom, at least 1): a queue drops probes in bursts, not one by one, and a likelihood that took
+// every probe as independent would be sure of what the bursts only suggest.
+double dispersion(const std::vector<Pair>& pairs, std::uint64_t twin_bit, double hazard) {
+  double chi_square = 0;
+  std::size_t terms = 0;
+  for (const Pair& pair : pairs) {
+    for (const Asked& a : pair.asked) {
+      const double p = std::clamp(pair.answered * kept(a, twin_bit, hazard), 1e-6, 1 - 1e-6);
+      const auto n = static_cast<double>(a.probes);
+      const double off = static_cast<double>(a.answers) - n * p;
+      chi_square += off * off / (n * p * (1 - p));
+      ++terms;
+    }
+  }
+  const std::size_t fitted = pairs.size() + 1;
+  return terms > fitted ? std::max(1.0, chi_square / static_cast<double>(terms - fitted)) : 1.0;
+}
+
+// A pair asked both by probes that crossed the twin and by probes that did not: those tell its
+// share apart from the twin's hazard, which a pair asked only across the twin cannot.
+bool asked_both_ways(const Pair& pair, std::uint64_t twin_bit) {
+  bool across = false, around = false;
+  for (const Asked& a : pair.asked) ((a.crossed & twin_bit) != 0 ? across : around) = true;
+  return across && around;
 }
 
 // The twin's hazard that the probes crossing it fit best, the pairs' shares given: where the
-// likelihood's slope in the hazard is 0 (it falls as the hazard grows: one root, halved to).
+// likelihood's slope in the hazard is 0 (it falls as the hazard grows: one root, halved to). Only
+// the pairs asked both ways where there are any: elsewhere a share and the hazard trade freely.
 double fit_hazard(const std::vector<Pair>& pairs, std::uint64_t twin_bit) {
+  const bool any_both =
+      std::any_of(pairs.begin(), pairs.end(), [&](const Pair& pair) { return asked_both_ways(pair, twin_bit); });
   const auto slope = [&](double hazard) {
     double sum = 0;
     for (const Pair& pair : pairs) {
+      if (any_both && !asked_both_ways(pair, twin_bit)) continue;
       for (const Asked& a : pair.asked) {
         if ((a.crossed & twin_bit) == 0) continue;
         const double p = std::clamp(pair.answered * std::exp(-hazard), 1e-12, 1 - 1e-12);
@@ -167,13 +205,14 @@ double fit_hazard(const std::vector<Pair>& pairs, std::uint64_t twin_bit) {
 struct Asking {
   std::vector<Pair> past_twins;
   std::size_t others_judged = 0, others_policing = 0;
+  std::unordered_set<std::uint32_t> routers_policing;  // routers seen policing another sender
 };
 
-// A pair polices when it answered under kFullShare of the probes that asked it, beyond chance.
-bool polices(double probes, double answers) {
-  if (probes < kMinProbesJudged || answers >= kFullShare * probes) return false;
+// A pair polices when it answered under kFullShare of its sender's full share, beyond chance.
+bool polices(double probes, double answers, double full) {
+  if (probes < kMinProbesJudged || answers >= kFullShare * full * probes) return false;
   Asked all{static_cast<std::uint64_t>(probes), static_cast<std::uint64_t>(answers), 0};
-  return 2 * (log_likelihood(all, answers / probes) - log_likelihood(all, kFullShare)) >= kPolicingEvidence;
+  return 2 * (log_likelihood(all, answers / probes) - log_likelihood(all, kFullShare * full)) >= kPolicingEvidence;
 }
 
 Asking pairs_asked(const ProbeHops& hops, std::span<const std::uint32_t> router_of_link,
@@ -191,23 +230,36 @@ Asking pairs_asked(const ProbeHops& hops, std::span<const std::uint32_t> router_
       asking.past_twins.push_back(Pair{router_of_link[hop.link], hop.sender, {}, 1});
     }
   }
-  std::unordered_map<std::uint64_t, std::pair<double, double>> others;  // probes, answers
+  std::unordered_map<std::uint64_t, std::pair<double, double>> asked;  // every pair's probes, answers
   for (std::size_t h = 0; h < hops.size(); ++h) {
     const ProbeHop& hop = hops[h];
     if (hop.probes == 0) continue;
+    auto& [probes, answers] = asked[key(hop)];
+    probes += static_cast<double>(hop.probes);
+    answers += static_cast<double>(hop.answers);
     const auto found = pair_of.find(key(hop));
-    if (found != pair_of.end()) {
-      asking.past_twins[found->second].asked.push_back({hop.probes, hop.answers, crossed[h]});
-    } else {
-      auto& [probes, answers] = others[key(hop)];
-      probes += static_cast<double>(hop.probes);
-      answers += static_cast<double>(hop.answers);
-    }
+    if (found != pair_of.end()) asking.past_twins[found->second].asked.push_back({hop.probes, hop.answers, crossed[h]});
   }
-  for (const auto& [pair, counts] : others) {
-    if (counts.first < kMinProbesJudged) continue;
+  // A sender's full share: that of the router that answers it best, of those no twin is in the way
+  // of. What a sender's own side loses (probes it could not send, answers it could not take) it
+  // loses at every hop alike.
+  std::unordered_map<std::uint32_t, double> full;
+  for (const auto& [pair, counts] : asked) {
+    if (pair_of.contains(pair) || counts.first < kMinProbesJudged) continue;
+    double& best = full[static_cast<std::uint32_t>(pair)];
+    best = std::max(best, counts.second / counts.first);
+  }
+  const auto full_of = [&](std::uint32_t sender) {
+    const auto found = full.find(sender);
+    return found == full.end() || found->second <= 0 ? 1.0 : std::min(1.0, found->second);
+  };
+  for (Pair& pair : asking.past_twins) pair.answered = pair.full = full_of(pair.sender);
+  for (const auto& [pair, counts] : asked) {
+    if (pair_of.contains(pair) || counts.first < kMinProbesJudged) continue;
     ++asking.others_judged;
-    asking.others_policing += polices(counts.first, counts.second) ? 1 : 0;
+    if (!polices(counts.first, counts.second, full_of(static_cast<std::uint32_t>(pair)))) continue;
+    ++asking.others_policing;
+    asking.routers_policing.insert(static_cast<std::uint32_t>(pair >> 32));
   }
   return asking;
 }
@@ -215,7 +267,7 @@ Asking pairs_asked(const ProbeHops& hops, std::span<const std::uint32_t> router_
 }  // namespace
 
 TwinPlacement place_on_twins(const ProbeHops& hops, std::span<const std::uint32_t> router_of_link,
-                             std::span<const std::uint32_t> twins, const TwinFault& fault) {
+                             std::span<const std::uint32_t> twins) {
   twins = twins.first(std::min(twins.size(), kMaxTwinsPlaced));
   TwinPlacement placed;
   placed.score.assign(twins.size(), 0);
@@ -226,26 +278,43 @@ TwinPlacement place_on_twins(const ProbeHops& hops, std::span<const std::uint32_
   // Where policing is common, a share under 1 is no coincidence to be paid for: only what no share
   // can explain (more answers than the hazard lets through) places the fault.
   placed.policing_common = asking.others_judged > 0 && asking.others_policing * kPolicingCommon >= asking.others_judged;
-  const double cost = placed.policing_common ? 0.0 : kPolicingEvidence;
-  const std::optional<double> given =
-      fault.loss_hazard ? std::optional<double>(std::clamp(*fault.loss_hazard, 0.0, kMaxHazard)) : std::nullopt;
-  const std::optional<double> damage =
-      fault.damage_share ? std::optional<double>(std::clamp(*fault.damage_share, 0.0, 1.0)) : std::nullopt;
+  // A router that polices another sender may police this one; one that answers every other
+  // sender fully is unlikely to police this one alone.
+  for (Pair& pair : pairs) {
+    pair.cost = placed.policing_common || asking.routers_policing.contains(pair.router) ? 0.0 : kPolicingEvidence;
+  }
   const std::vector<Entering> entering = hops_entering(hops, twins);
   std::vector<std::vector<ProbePolicer>> policers(twins.size());
+  std::vector<Fit> fits(twins.size());
+  std::vector<double> damage(twins.size());
+  double scatter = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < twins.size(); ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
-    for (Pair& pair : pairs) pair.answered = 1;
-    double h = given.value_or(fit_hazard(pairs, bit));
-    double score = fit_shares(pairs, bit, h, cost);
-    for (int round = 1; round < kRounds && !given; ++round) {
+    // A pair asked both ways starts at the share its probes around the twin show.
+    for (Pair& pair : pairs) {
+      double probes = 0, answers = 0;
+      for (const Asked& a : pair.asked) {
+        if ((a.crossed & bit) != 0) continue;
+        probes += static_cast<double>(a.probes);
+        answers += static_cast<double>(a.answers);
+      }
+      pair.answered = probes > 0 && answers > 0 ? std::min(1.0, answers / probes) : pair.full;
+    }
+    double h = 0;
+    for (int round = 0; round < kRounds; ++round) {
       h = fit_hazard(pairs, bit);
-      score = fit_shares(pairs, bit, h, cost);
+      fits[i] = fit_shares(pairs, bit, h);
     }
-    placed.score[i] = score + damage_score(entering, bit, damage);
+    scatter = std::min(scatter, dispersion(pairs, bit, h));
+    damage[i] = damage_score(entering, bit);
     for (const Pair& pair : pairs) {
-      if (pair.answered < 1) policers[i].push_back({pair.router, pair.sender, pair.answered});
+      if (pair.answered < pair.full) policers[i].push_back({pair.router, pair.sender, pair.answered});
     }
+  }
+  // The answers scatter as much under the likeliest hypothesis: the likelihoods count for that
+  // much less, the policers' costs as they are.
+  for (std::size_t i = 0; i < twins.size(); ++i) {
+    placed.score[i] = fits[i].likelihood / scatter - fits[i].costs + damage[i];
   }
   placed.best =
       static_cast<std::size_t>(std::max_element(placed.score.begin(), placed.score.end()) - placed.score.begin());

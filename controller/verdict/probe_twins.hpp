@@ -3,28 +3,30 @@
 // likelihood of their own, routers' ICMP policing part of the model.
 //
 // A probe that expires at a hop asks that hop's router for an answer, which comes back with
-// probability a × e^-(the hazards of the links it crossed). a ≤ 1 is the share of one sender's
-// probes that one router answers: ICMP policing per destination (a token bucket per sender, as
-// Linux's icmp_ratelimit and switches' CoPP keep), a busy control plane, loss on the way back; it is
-// shared by all that sender's probes to that router, whichever link they came in by. Loss on a twin
-// shows at every hop past it and only on the probes that cross it. Policing lowers answers and never
-// raises them, so it can hide where a fault is but never make a healthy link look lossy.
+// probability a × e^-(the hazards of the links it crossed). a is the share of one sender's probes
+// that one router answers: ICMP policing per destination (a token bucket per sender, as Linux's
+// icmp_ratelimit and switches' CoPP keep), a busy control plane, loss on the way back; it is shared
+// by all that sender's probes to that router, whichever link they came in by, and it is at most the
+// sender's full share (that of the router answering it best: what the sender's own side loses, it
+// loses at every hop). Loss on a twin shows at every hop past it and only on the probes that cross
+// it. Policing lowers answers and never raises them, so it can hide where a fault is but never make
+// a healthy link look lossy.
 //
-// Each twin's hypothesis puts the group's fault on that twin alone: the loss hazard and the damaged
-// share the flows' frames measured, or, where they did not, those the probes fit best. Damaged
-// answers weigh too: policing drops answers and damages none, so each damaged answer of a probe
-// that did not cross the twin weighs against the damage being on it. Where the fabric's
-// other routers answer fully, a router answers every sender fully unless a lower share gains the
-// likelihood kPolicingEvidence: a policer must earn its place as a link must in the flows' fit, so
-// a deficit that loss on a twin explains is not put on a policer instead. Where a quarter or more
-// of the other router-sender pairs police, a policer is no coincidence and costs nothing: only what
-// no share can explain (a router answering more than a hypothesis's hazard lets through) places
-// the fault. The twin whose hypothesis is likelier than every other's by kTwinEvidence is where
-// the fault is; else the probes cannot tell, and the twins stay tied.
+// Each twin's hypothesis puts the group's fault on that twin alone, at the loss hazard and damaged
+// share the probes fit best: not the frames' (a full queue drops large frames and lets a small
+// probe through; a bit error rate damages a short probe less than a long frame). Damaged
+// answers weigh too: each hop entering a twin is damaged at its path's share before the twins, and
+// the fault's share more where the hypothesis puts the fault on its way (policing drops answers,
+// it damages none). A router answers a sender at the sender's full share unless a lower share
+// gains the likelihood kPolicingEvidence: a policer must earn its place as a link must in the
+// flows' fit, so a deficit that loss on a twin explains is not put on a policer instead. Where half
+// or more of the fabric's other router-sender pairs police, a policer is no coincidence and costs
+// nothing: only what no share can explain (a router answering more than a hypothesis's hazard lets
+// through) places the fault. The twin whose hypothesis is likelier than every other's by
+// kTwinEvidence is where the fault is; else the probes cannot tell, and the twins stay tied.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,7 +43,7 @@ inline constexpr double kTwinEvidence = 9;
 // reaches past).
 inline constexpr std::size_t kMaxTwinsPlaced = 16;
 
-// A router that answered a sender's probes less than fully under the placed hypothesis.
+// A router that answered a sender's probes under the sender's full share, under the placed hypothesis.
 struct ProbePolicer {
   std::uint32_t router = 0, sender = 0;  // router: the far end's id given; sender: FlowTable::agent
   double answered = 1;                   // its share of the sender's probes it answers
@@ -52,18 +54,12 @@ struct TwinPlacement {
   std::size_t best = 0;
   bool decided = false;  // the probes place the fault on twins[best]
   bool any_probes = false;
-  bool policing_common = false;        // a quarter or more of the other router-sender pairs police
+  bool policing_common = false;        // half or more of the other router-sender pairs police
   std::vector<ProbePolicer> policers;  // under the best hypothesis
-};
-
-// What the flows' counts measured of the group's fault; what they did not is fitted to the probes.
-struct TwinFault {
-  std::optional<double> loss_hazard;   // -ln(1 - the share of frames it loses)
-  std::optional<double> damage_share;  // the share of frames it damages
 };
 
 // `router_of_link`: for each FlowTable link, an id of the router at its far end (one id per device).
 TwinPlacement place_on_twins(const ProbeHops& hops, std::span<const std::uint32_t> router_of_link,
-                             std::span<const std::uint32_t> twins, const TwinFault& fault);
+                             std::span<const std::uint32_t> twins);
 
 }  // namespace tusk

@@ -3,6 +3,7 @@
 // link in one direction by the lab (BPF loss or one-bit corruption, or the link taken down for a
 // second); the run must name exactly that link, by its topology-file name, and no clean link.
 // A receiver that cannot keep up is a host problem, never a link's.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -168,6 +169,7 @@ TEST_F(FabricLocalise, SwitchesThatPoliceTheirProbeAnswersWithNoFaultNameNoLink)
     }
   }
   EXPECT_LT(answers * 2, probes) << answers << " of " << probes << " probes answered: no policing seen";
+  RecordProperty("probes_answered", fmt::format("{} of {}", answers, probes));
 }
 
 // The same policing with 2 % loss on leaf 1's uplink to spine 2 and no switch counters: the
@@ -189,6 +191,7 @@ TEST_F(FabricLocalise, LossUnderPolicedProbesIsNamedOnItsLinkOrItsTwinNeverAHeal
     tied_with_the_lossy = tied_with_the_lossy || twin.get<std::string>().find("l1:s2 -> s2:l1") != std::string::npos;
   }
   EXPECT_TRUE(named == "l1:s2 -> s2:l1" || tied_with_the_lossy) << found["conclusion"];
+  RecordProperty("named", top["evidence"].get<std::string>());
   EXPECT_EQ(found["suspects"].size(), 1u) << found["conclusion"];
 }
 

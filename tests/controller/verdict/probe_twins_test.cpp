@@ -50,75 +50,57 @@ ProbeHops probe(const Shape& shape) {
 
 const std::vector<std::uint32_t> kTwins{1, 2};
 
-// The fault the flows' frames measured: a loss, or nothing (flows judged pass or fail).
-TwinFault loss(double share) {
-  return TwinFault{-std::log1p(-share), std::nullopt};
-}
-TwinFault counted(bool frames, double share) {
-  return frames ? loss(share) : TwinFault{};
-}
-
 TEST(ProbeTwins, LossOnEitherTwinIsPlacedThereWhenEveryRouterAnswersFully) {
-  for (const bool frames : {true, false}) {
-    const TwinPlacement up = place_on_twins(probe({0.03, 0, 1}), kRouterOfLink, kTwins, counted(frames, 0.03));
-    EXPECT_TRUE(up.decided) << frames;
-    EXPECT_EQ(up.best, 0u);
-    EXPECT_TRUE(up.policers.empty());
-    const TwinPlacement down = place_on_twins(probe({0, 0.03, 1}), kRouterOfLink, kTwins, counted(frames, 0.03));
-    EXPECT_TRUE(down.decided) << frames;
-    EXPECT_EQ(down.best, 1u);
-  }
+  const TwinPlacement up = place_on_twins(probe({0.03, 0, 1}), kRouterOfLink, kTwins);
+  EXPECT_TRUE(up.decided);
+  EXPECT_EQ(up.best, 0u);
+  EXPECT_TRUE(up.policers.empty());
+  const TwinPlacement down = place_on_twins(probe({0, 0.03, 1}), kRouterOfLink, kTwins);
+  EXPECT_TRUE(down.decided);
+  EXPECT_EQ(down.best, 1u);
 }
 
 // s1 answers half the sender's probes: the deficit at s1 is its policing or loss on the uplink, and
 // the probes cannot say which; the twins stay tied wherever the loss is, and s1 is said to police.
 TEST(ProbeTwins, APolicerAtTheHopThatWouldTellLeavesTheTwinsTied) {
   for (const double loss_up : {0.0, 0.03}) {
-    const double loss_down = 0.03 - loss_up;
-    for (const bool frames : {true, false}) {
-      const TwinPlacement placed =
-          place_on_twins(probe({loss_up, loss_down, 0.5}), kRouterOfLink, kTwins, counted(frames, 0.03));
-      EXPECT_FALSE(placed.decided) << loss_up << " " << frames;
-      ASSERT_EQ(placed.policers.size(), 1u) << loss_up << " " << frames;
-      EXPECT_EQ(placed.policers[0].router, 1u);
-      EXPECT_EQ(placed.policers[0].sender, 0u);
-      // s1's share is 0.5 under the downlink's hypothesis and 0.5 / 0.97 under the uplink's.
-      EXPECT_NEAR(placed.policers[0].answered, 0.5, 0.03);
-    }
+    const TwinPlacement placed = place_on_twins(probe({loss_up, 0.03 - loss_up, 0.5}), kRouterOfLink, kTwins);
+    EXPECT_FALSE(placed.decided) << loss_up;
+    ASSERT_EQ(placed.policers.size(), 1u) << loss_up;
+    EXPECT_EQ(placed.policers[0].router, 1u);
+    EXPECT_EQ(placed.policers[0].sender, 0u);
+    // s1's share is 0.5 under the downlink's hypothesis and 0.5 / 0.97 under the uplink's.
+    EXPECT_NEAR(placed.policers[0].answered, 0.5, 0.03);
   }
 }
 
 // A policer that answers fewer probes than the loss past it would need can still place the fault:
 // the loss is not on the uplink, whose hypothesis needs s1 to answer more than all.
 TEST(ProbeTwins, ALossTheUplinkCannotHaveIsPlacedPastItWhateverThePolicing) {
-  Shape shape{0, 0.2, 0.9};
-  const TwinPlacement placed = place_on_twins(probe(shape), kRouterOfLink, kTwins, loss(0.2));
+  const TwinPlacement placed = place_on_twins(probe({0, 0.2, 0.9}), kRouterOfLink, kTwins);
   EXPECT_TRUE(placed.decided);
   EXPECT_EQ(placed.best, 1u);
 }
 
 // Damage on either twin under a policing spine: policing drops answers and damages none, so the
-// damaged answers place it, with the damaged share the frames measured or the probes' own.
+// damaged answers place it.
 TEST(ProbeTwins, DamageIsPlacedByTheDamagedAnswersWhateverThePolicing) {
-  for (const bool frames : {true, false}) {
-    const TwinFault fault = frames ? TwinFault{std::nullopt, 0.01} : TwinFault{};
-    Shape up;
-    up.s1_answers = 0.5;
-    up.damage_up = 0.01;
-    const TwinPlacement on_up = place_on_twins(probe(up), kRouterOfLink, kTwins, fault);
-    EXPECT_TRUE(on_up.decided) << frames;
-    EXPECT_EQ(on_up.best, 0u) << frames;
-    Shape down = up;
-    down.damage_up = 0;
-    down.damage_down = 0.01;
-    const TwinPlacement on_down = place_on_twins(probe(down), kRouterOfLink, kTwins, fault);
-    EXPECT_TRUE(on_down.decided) << frames;
-    EXPECT_EQ(on_down.best, 1u) << frames;
-  }
+  Shape up;
+  up.s1_answers = 0.5;
+  up.damage_up = 0.01;
+  const TwinPlacement on_up = place_on_twins(probe(up), kRouterOfLink, kTwins);
+  EXPECT_TRUE(on_up.decided);
+  EXPECT_EQ(on_up.best, 0u);
+  Shape down = up;
+  down.damage_up = 0;
+  down.damage_down = 0.01;
+  const TwinPlacement on_down = place_on_twins(probe(down), kRouterOfLink, kTwins);
+  EXPECT_TRUE(on_down.decided);
+  EXPECT_EQ(on_down.best, 1u);
 }
 
 TEST(ProbeTwins, NoProbesPlaceNothing) {
-  const TwinPlacement placed = place_on_twins(ProbeHops{}, kRouterOfLink, kTwins, loss(0.03));
+  const TwinPlacement placed = place_on_twins(ProbeHops{}, kRouterOfLink, kTwins);
   EXPECT_FALSE(placed.any_probes);
   EXPECT_FALSE(placed.decided);
 }
