@@ -127,6 +127,18 @@ void Localiser::gather_links() {
     if (added) routers_.push_back(router);
     router_of_link_[id] = it->second;
   }
+  // The unknown rest of the paths whose trace stopped past each link (fitted_links).
+  tail_of_link_.assign(table_.link_count(), 0);
+  std::vector<bool> tail_seen(table_.link_count(), false);
+  for (std::size_t f = 0; f < table_.size(); ++f) {
+    const FlowRecord& flow = table_[f];
+    if (flow.has(FlowRecord::kReached) || flow.link_count == 0) continue;
+    const std::uint32_t last = table_.links_of(f).back();
+    if (!tail_seen[last]) {
+      tail_seen[last] = true;
+      tail_of_link_[last] = tails_++;
+    }
+  }
   compare_far_ends();
   for (LinkData& link : links_) finish_probe_evidence(link.probes);
 }
@@ -222,8 +234,22 @@ std::optional<FlowEvents> Localiser::observed(std::size_t f, FaultKind kind) con
       events.events = flow.has(FlowRecord::kFailing) ? 1 : 0;
       break;
   }
-  events.links = distinct_links(f);
+  events.links = fitted_links(f);
   return events;
+}
+
+std::vector<std::uint32_t> Localiser::fitted_links(std::size_t f) const {
+  std::vector<std::uint32_t> links = distinct_links(f);
+  const FlowRecord& flow = table_[f];
+  if (!flow.has(FlowRecord::kReached) && flow.link_count > 0) {
+    links.push_back(static_cast<std::uint32_t>(table_.link_count()) + tail_of_link_[table_.links_of(f).back()]);
+  }
+  return links;
+}
+
+bool Localiser::keep_known_links(LinkRate& rate) const {
+  std::erase_if(rate.links, [&](std::uint32_t link) { return link >= table_.link_count(); });
+  return !rate.links.empty();
 }
 
 // The distinct links flow f crossed (a path that loops crosses one twice).

@@ -99,6 +99,14 @@ class Localiser {
   // show events is none of that kind's. Nothing for a flow that votes for no link.
   std::optional<FlowEvents> observed(std::size_t f, FaultKind kind) const;
   std::vector<std::uint32_t> distinct_links(std::size_t f) const;
+  // The links the fits read for flow f: its distinct links and, where its trace stopped before its
+  // receiver, the unknown rest of its path, one unknown per link the trace stopped past
+  // (link_count() + tail_of_link_): a failing flow whose trace a policer cut short may have met
+  // its fault past where the trace stopped, and must not be explained by its known links alone.
+  std::vector<std::uint32_t> fitted_links(std::size_t f) const;
+  std::size_t fitted_link_count() const { return table_.link_count() + tails_; }
+  // Drops the unknown rests from a fitted rate's links; false when nothing known is left.
+  bool keep_known_links(LinkRate& rate) const;
 
   // Localisation in time (localiser_windows.cpp): the links of `kind` that a fit of each window's
   // counts alone finds above the floor, by link id, with the windows they were found in.
@@ -178,6 +186,8 @@ class Localiser {
   std::vector<LinkData> links_;                // by FlowTable link id
   std::vector<std::uint32_t> router_of_link_;  // its far end, into routers_
   std::vector<std::string> routers_;
+  std::vector<std::uint32_t> tail_of_link_;  // by FlowTable link id (fitted_links)
+  std::uint32_t tails_ = 0;
   std::vector<std::uint32_t> suspect_link_;                                        // out_.suspects[i]'s link
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> moved_by_cable_;  // moved, probes
 };

@@ -148,7 +148,14 @@ LinkSuspect Localiser::suspect_of(const std::vector<std::uint32_t>& group, const
                             : counters_decide ? "whose switches counted no loss"
                                               : "whose probes show no fault starting there");
   }
-  if (group.size() > 1 && !moved_decides && !counters_decide) evidence += policers_text(placed.policers);
+  if (group.size() > 1 && !moved_decides && !counters_decide) {
+    evidence += placed.policing_common
+                    ? fmt::format(
+                          "; {} of {} routers' answers to a sender are policed (ICMP policing), so the "
+                          "probes place no loss",
+                          placed.pairs_policing, placed.pairs_judged)
+                    : policers_text(placed.policers);
+  }
   if (!suspect.lossier_past_it.empty()) {
     evidence += fmt::format(
         "; the same flows also cross {}, where more probes come back damaged than a hop before: a "

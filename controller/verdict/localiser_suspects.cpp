@@ -43,9 +43,10 @@ void Localiser::name_suspects(FaultKind kind) {
   }
   const std::map<std::uint32_t, WindowMarks> in_time = fit_windows(kind);
   std::set<std::uint32_t> judged;  // links the whole test's fit named or found noise
-  for (LinkRate& rate : estimate_link_rates(observed_flows, table_.link_count(), clean)) {
+  for (LinkRate& rate : estimate_link_rates(observed_flows, fitted_link_count(), clean)) {
     std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
-    if (rate.explains.empty()) continue;  // significant, but within what the test allows
+    if (rate.explains.empty()) continue;    // significant, but within what the test allows
+    if (!keep_known_links(rate)) continue;  // past where the traces stopped: no link to name
     std::vector<std::uint32_t> group = rate.links;
     const TwinPlacement placed = order_twins(group, rate.explains.front());
     judged.insert(group.begin(), group.end());

@@ -53,13 +53,13 @@ std::map<std::uint32_t, WindowMarks> Localiser::fit_windows(FaultKind kind) cons
         events.trials = std::min(in.received, kMaxCount);
         events.events = std::min(in.damaged, events.trials);
       }
-      if (events.trials > 0 && events.links.empty()) events.links = distinct_links(f);
+      if (events.trials > 0 && events.links.empty()) events.links = fitted_links(f);
       any_events = any_events || events.events > 0;
     }
     if (!any_events) continue;
-    for (LinkRate& rate : estimate_link_rates(flows, table_.link_count(), budget)) {
+    for (LinkRate& rate : estimate_link_rates(flows, fitted_link_count(), budget)) {
       std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
-      if (rate.explains.empty() || under_floor(rate, kind, confidence)) continue;
+      if (rate.explains.empty() || under_floor(rate, kind, confidence) || !keep_known_links(rate)) continue;
       for (const std::uint32_t link : rate.links) {
         WindowMarks& mark = marks[link];
         if (mark.count == 0) {

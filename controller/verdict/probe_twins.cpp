@@ -21,8 +21,10 @@ constexpr double kFullShare = 0.99;
 // each one more than a hop before weighs against the damage being elsewhere.
 constexpr double kHealthyDamage = 1e-6;
 constexpr double kMinProbesJudged = 100;
-// Policing is common when one in this many of the fabric's other pairs police.
-constexpr std::size_t kPolicingCommon = 2;
+// Policing rules the answers when the fabric's other router-sender pairs answer, at the median,
+// under this share of their sender's full share (a loss on a link the answers come back over takes
+// a tenth or two; a token bucket per destination, most).
+constexpr double kPolicedMedian = 0.5;
 
 // The probes that asked one router-sender pair, with which twins each crossed.
 struct Asked {
@@ -205,6 +207,7 @@ double fit_hazard(const std::vector<Pair>& pairs, std::uint64_t twin_bit) {
 struct Asking {
   std::vector<Pair> past_twins;
   std::size_t others_judged = 0, others_policing = 0;
+  std::vector<double> others_shares;                   // each judged pair's answers over its sender's full share
   std::unordered_set<std::uint32_t> routers_policing;  // routers seen policing another sender
 };
 
@@ -257,7 +260,9 @@ Asking pairs_asked(const ProbeHops& hops, std::span<const std::uint32_t> router_
   for (const auto& [pair, counts] : asked) {
     if (pair_of.contains(pair) || counts.first < kMinProbesJudged) continue;
     ++asking.others_judged;
-    if (!polices(counts.first, counts.second, full_of(static_cast<std::uint32_t>(pair)))) continue;
+    const double full_share = full_of(static_cast<std::uint32_t>(pair));
+    asking.others_shares.push_back(counts.second / counts.first / full_share);
+    if (!polices(counts.first, counts.second, full_share)) continue;
     ++asking.others_policing;
     asking.routers_policing.insert(static_cast<std::uint32_t>(pair >> 32));
   }
@@ -275,14 +280,19 @@ TwinPlacement place_on_twins(const ProbeHops& hops, std::span<const std::uint32_
   std::vector<Pair>& pairs = asking.past_twins;
   placed.any_probes = std::any_of(pairs.begin(), pairs.end(), [](const Pair& p) { return !p.asked.empty(); });
   if (!placed.any_probes || twins.size() < 2) return placed;
-  // Where policing is common, a share under 1 is no coincidence to be paid for: only what no share
-  // can explain (more answers than the hazard lets through) places the fault.
-  placed.policing_common = asking.others_judged > 0 && asking.others_policing * kPolicingCommon >= asking.others_judged;
+  // Where policing is common, the answers tell more of the policers than of the links: a token
+  // bucket answers a sender's flows by when their probes come, not alike (in the RDMA VM lab one
+  // leaf answered one QP's probes 1 % and its sibling's 14 %), so no share per router and sender
+  // holds, and the probes place no loss; damage they still place (policing damages nothing).
+  if (!asking.others_shares.empty()) {
+    auto& shares = asking.others_shares;
+    const auto middle = shares.begin() + static_cast<std::ptrdiff_t>(shares.size() / 2);
+    std::nth_element(shares.begin(), middle, shares.end());
+    placed.policing_common = *middle < kPolicedMedian;
+  }
   // A router that polices another sender may police this one; one that answers every other
   // sender fully is unlikely to police this one alone.
-  for (Pair& pair : pairs) {
-    pair.cost = placed.policing_common || asking.routers_policing.contains(pair.router) ? 0.0 : kPolicingEvidence;
-  }
+  for (Pair& pair : pairs) pair.cost = asking.routers_policing.contains(pair.router) ? 0.0 : kPolicingEvidence;
   const std::vector<Entering> entering = hops_entering(hops, twins);
   std::vector<std::vector<ProbePolicer>> policers(twins.size());
   std::vector<Fit> fits(twins.size());
@@ -314,7 +324,8 @@ TwinPlacement place_on_twins(const ProbeHops& hops, std::span<const std::uint32_
   // The answers scatter as much under the likeliest hypothesis: the likelihoods count for that
   // much less, the policers' costs as they are.
   for (std::size_t i = 0; i < twins.size(); ++i) {
-    placed.score[i] = fits[i].likelihood / scatter - fits[i].costs + damage[i];
+    const double loss = placed.policing_common ? 0.0 : fits[i].likelihood / scatter - fits[i].costs;
+    placed.score[i] = loss + damage[i];
   }
   placed.best =
       static_cast<std::size_t>(std::max_element(placed.score.begin(), placed.score.end()) - placed.score.begin());
@@ -322,7 +333,9 @@ TwinPlacement place_on_twins(const ProbeHops& hops, std::span<const std::uint32_
   for (std::size_t i = 0; i < twins.size(); ++i) {
     if (i != placed.best && placed.score[i] > placed.score[placed.best] - kTwinEvidence) placed.decided = false;
   }
-  placed.policers = std::move(policers[placed.best]);
+  if (!placed.policing_common) placed.policers = std::move(policers[placed.best]);
+  placed.pairs_judged = asking.others_judged;
+  placed.pairs_policing = asking.others_policing;
   return placed;
 }
 

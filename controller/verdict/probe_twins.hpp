@@ -19,11 +19,12 @@
 // the fault's share more where the hypothesis puts the fault on its way (policing drops answers,
 // it damages none). A router answers a sender at the sender's full share unless a lower share
 // gains the likelihood kPolicingEvidence: a policer must earn its place as a link must in the
-// flows' fit, so a deficit that loss on a twin explains is not put on a policer instead. Where half
-// or more of the fabric's other router-sender pairs police, a policer is no coincidence and costs
-// nothing: only what no share can explain (a router answering more than a hypothesis's hazard lets
-// through) places the fault. The twin whose hypothesis is likelier than every other's by
-// kTwinEvidence is where the fault is; else the probes cannot tell, and the twins stay tied.
+// flows' fit, so a deficit that loss on a twin explains is not put on a policer instead (it costs
+// nothing at a router seen policing another sender). Where the fabric's other router-sender pairs
+// answer under half their senders' full shares at the median, policing rules the answers and the
+// probes place no loss: a token bucket answers a sender's flows by when their probes come, not
+// alike, so no share per router and sender holds; damage they still place. The twin whose hypothesis is likelier than
+// every other's by kTwinEvidence is where the fault is; else the probes cannot tell, and the twins stay tied.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +55,10 @@ struct TwinPlacement {
   std::size_t best = 0;
   bool decided = false;  // the probes place the fault on twins[best]
   bool any_probes = false;
-  bool policing_common = false;        // half or more of the other router-sender pairs police
-  std::vector<ProbePolicer> policers;  // under the best hypothesis
+  // Policing rules the answers: the other router-sender pairs answer under half, at the median.
+  bool policing_common = false;
+  std::size_t pairs_judged = 0, pairs_policing = 0;  // the other pairs judged, and how many police
+  std::vector<ProbePolicer> policers;                // under the best hypothesis
 };
 
 // `router_of_link`: for each FlowTable link, an id of the router at its far end (one id per device).

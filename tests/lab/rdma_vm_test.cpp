@@ -408,8 +408,10 @@ TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsH
   const json result = report();
   std::map<std::string, std::vector<double>> throughput_by_uplink;
   std::set<std::uint32_t> ports;
+  std::size_t qps = 0;
   for (const auto& flow : streams_of(result, "flow:")) {
     if (flow["agent"] != "vm1") continue;  // vm1 is on leaf 1, vm2 on leaf 2
+    ++qps;
     ASSERT_TRUE(flow.contains("flow")) << flow.dump(2);
     EXPECT_EQ(flow["flow"]["src_address"], "192.168.101.21");
     EXPECT_EQ(flow["flow"]["dst_address"], "192.168.102.22");
@@ -419,7 +421,10 @@ TEST_F(FabricVmLab, QpsSpreadOverBothSpinesAndLossOnOneSpineLinkSlowsOnlyTheQpsH
     uplink.erase(uplink.find_last_not_of(" \n") + 1);
     throughput_by_uplink[uplink].push_back(flow["metrics"]["throughput_bps"].get<double>());
   }
-  EXPECT_EQ(ports.size(), 11u) << "2 paths at 99.9 % coverage: 11 QPs, each its own source port";
+  // rxe (as mlx5) takes a QP's source port from a 14-bit hash of the two QP numbers: two of 11 share
+  // one about once in 300 runs (a local run drew that), three about once in 10^5.
+  EXPECT_EQ(qps, 11u) << "2 paths at 99.9 % coverage: 11 QPs";
+  EXPECT_GE(ports.size(), 10u) << "the QPs' source ports spread";
   const auto& hit = throughput_by_uplink["l1-s1"];
   const auto& spared = throughput_by_uplink["l1-s2"];
   ASSERT_FALSE(hit.empty()) << "no QP of 11 hashed onto spine 1";

@@ -1120,6 +1120,33 @@ TEST(Localisation, RoutersThatAllPoliceTheirAnswersNeverNameAHealthyLink) {
   }
 }
 
+// Policed probes cut some traces short: a failing QP whose trace stopped at its first hop may have
+// met its fault past where the trace stopped, so it does not make its sender's own link the fault.
+TEST(Localisation, AFailingFlowWhoseTraceStoppedEarlyBlamesNotItsKnownLinksAlone) {
+  const Fabric fabric;
+  const FabricTopology topology = lab_topology(fabric);
+  Fault silent;
+  silent.silent_destinations = true;
+  auto streams = run_fabric(fabric, {{"l1:s1 -> s1:l1", 0.03, 0, "stalls"}, silent});
+  std::size_t cut = 0;
+  for (std::size_t i = 0; i < streams.size() && cut < 2; ++i) {
+    auto& stream = streams[i].stream;
+    if (streams[i].agent != "l1h1" || stream.path_size() < 3) continue;
+    const bool through_the_fault = stream.path(1).address() == spine_end(1, 1);
+    if (!through_the_fault) continue;
+    for (int hop = 1; hop < stream.path_size(); ++hop) {
+      stream.mutable_path(hop)->clear_address();  // no answer past the first hop
+      stream.mutable_path(hop)->set_answers(0);
+    }
+    ++cut;
+  }
+  ASSERT_EQ(cut, 2u);
+  const auto result = localise(streams, &topology);
+  EXPECT_TRUE(result.hosts.empty()) << result.conclusion;
+  ASSERT_NE(result.top(), nullptr) << result.conclusion;
+  EXPECT_EQ(result.top()->key, "l1:s1 -> s1:l1") << result.conclusion;
+}
+
 TEST(Localisation, WithoutATopologyLinksAreNamedByAddresses) {
   const Fabric fabric{3, 2, 2, 8};
   const auto result = localise(run_fabric(fabric, {{"l2:s1 -> s1:l2", 0.05, 0, "loss_ratio"}}), nullptr);
