@@ -42,12 +42,15 @@ void Localiser::name_suspects(FaultKind kind) {
     clean[link] = table_.link(link).clean[static_cast<std::size_t>(kind)];
   }
   const std::map<std::uint32_t, WindowMarks> in_time = fit_windows(kind);
-  std::set<std::uint32_t> judged;  // links the whole test's fit named or found noise
+  std::set<std::uint32_t> judged;     // links the whole test's fit named or found noise
+  std::set<std::uint32_t> explained;  // the failing flows of what it named
   for (LinkRate& rate : estimate_link_rates(observed_flows, fitted_link_count(), clean)) {
     std::erase_if(rate.explains, [&](std::uint32_t f) { return !table_[f].has(FlowRecord::kFailing); });
     if (rate.explains.empty()) continue;    // significant, but within what the test allows
     if (!keep_known_links(rate)) continue;  // past where the traces stopped: no link to name
     std::vector<std::uint32_t> group = rate.links;
+    if (!under_floor(rate, kind) || marks_of(group, in_time))
+      explained.insert(rate.explains.begin(), rate.explains.end());
     const TwinPlacement placed = order_twins(group, rate.explains.front());
     judged.insert(group.begin(), group.end());
     const WindowMarks* marks = marks_of(group, in_time);
@@ -70,9 +73,12 @@ void Localiser::name_suspects(FaultKind kind) {
     suspect_link_.push_back(group.front());
   }
   // Found in windows and not by the whole test's fit at all: its events there are too few beside
-  // the rest of the test's clean frames.
+  // the rest of the test's clean frames. Unless what the test named explains its failing flows
+  // already: then it is that fault seen through a window's fewer counts (traces that policed
+  // probes cut short part twins that the whole test ties, and a window's fit may pick either).
   for (const auto& [link, marks] : in_time) {
     if (judged.contains(link) || marks.explains.empty()) continue;
+    if (std::includes(explained.begin(), explained.end(), marks.explains.begin(), marks.explains.end())) continue;
     judged.insert(marks.group.begin(), marks.group.end());
     name_in_time(marks.group, marks, kind);
   }
