@@ -112,6 +112,21 @@ void RdmaEngine::note_flow(Connection& connection) {
   connection.flow_known.store(true, std::memory_order_release);
 }
 
+void RdmaEngine::open_qp_counters(const Connection& connection, NicPort& port) {
+  ibv_device_attr attributes{};
+  if (const int rc = ibv_query_device(connection.id.get()->verbs, &attributes); rc != 0) {
+    emit(proto::AgentEvent::NOTICE, fmt::format("{}: ibv_query_device failed ({}); its transport counters are per "
+                                                "port only",
+                                                connection.device, std::strerror(rc)));
+    return;
+  }
+  if (auto refusal = software_device_refusal(connection.device, attributes.vendor_id)) {
+    emit(proto::AgentEvent::NOTICE, *refusal);
+    return;
+  }
+  port.qp_counters = std::make_unique<QpCounterReader>(connection.device, connection.port_num);
+}
+
 void RdmaEngine::note_nic_port(const Connection& connection) {
   const std::string key = fmt::format("{}/{}", connection.device, connection.port_num);
   bool known = false;
@@ -131,11 +146,7 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
     } catch (const std::exception& e) {
       emit(proto::AgentEvent::NOTICE, fmt::format("NIC counters of {} unavailable: {}", key, e.what()));
     }
-    // Per-QP counters (QpCounterReader) are not opened yet: in the two CI runs after the agent
-    // began binding QPs over RDMA netlink, a Soft-RoCE VM lab test stalled with a QP's destroy
-    // waiting in rxe (__rxe_cleanup), where seven runs before had none; until that is understood,
-    // a port's QPs are counted per port only (docs/fabric.md).
-    port.qp_counters = nullptr;
+    open_qp_counters(connection, port);
     // The Ethernet side (ethtool) is read apart: a port may have one and not the other.
     std::string why;
     port.netdev = open_port_netdev_counters(connection.device, connection.port_num, why);

@@ -205,6 +205,8 @@ class RdmaEngine final : public Engine {
   // An error rdma_cm reports on a connection that was established: it fails, if it still ran.
   void fail_established(Connection& connection, const std::string& why);
   void note_nic_port(const Connection& connection);
+  // Opens the port's per-QP counter reader where the device can have one; says why not otherwise.
+  void open_qp_counters(const Connection& connection, NicPort& port);
   // A sender's pacing, from the plan and its device (pacing.hpp): false when pacing: hardware
   // cannot be had, the flow then failed and said why. And the NIC's limit set once it connected.
   bool choose_pacing_for(Connection& connection);

@@ -38,6 +38,17 @@ std::string qp_counter_refusal(const std::string& device, int error) {
   }
 }
 
+std::optional<std::string> software_device_refusal(const std::string& device, std::uint32_t vendor_id) {
+  // The vendor ids rdma_rxe and siw report (their drivers' RXE_VENDOR_ID and SIW_VENDOR_ID).
+  constexpr std::uint32_t kSoftRoce = 0xFFFFFF;
+  constexpr std::uint32_t kSoftIwarp = 0x626d74;
+  if (vendor_id != kSoftRoce && vendor_id != kSoftIwarp) return std::nullopt;
+  return fmt::format(
+      "{} is a software RDMA device ({}), which keeps no counters per QP; its transport counters are "
+      "per port only",
+      device, vendor_id == kSoftRoce ? "Soft-RoCE" : "siw");
+}
+
 QpCounterReader::QpCounterReader(std::string device, std::uint32_t port) : device_(std::move(device)), port_(port) {
   try {
     netlink_ = std::make_unique<nl::RdmaNetlink>();

@@ -61,4 +61,10 @@ std::uint64_t transport_retransmits(const CounterValues& values);
 // What a bind's errno means for the operator.
 std::string qp_counter_refusal(const std::string& device, int error);
 
+// Why a device's QPs are not bound at all, from its vendor id (ibv_query_device): the software
+// devices (Soft-RoCE, siw) keep no counters per QP, and binding rxe's QPs was followed by QP
+// destroys stalled inside rxe in the VM lab; nullopt for a hardware NIC, whose driver answers the
+// bind itself.
+std::optional<std::string> software_device_refusal(const std::string& device, std::uint32_t vendor_id);
+
 }  // namespace tusk::rdma

@@ -174,5 +174,18 @@ TEST(RdmaNetlink, ADriverThatCannotBindIsSaidToBePerPortOnly) {
   EXPECT_NE(qp_counter_refusal("mlx5_0", EPERM).find("needs CAP_NET_ADMIN"), std::string::npos);
 }
 
+TEST(RdmaNetlink, SoftwareDevicesAreNotBoundAndHardwareNicsAreAsked) {
+  const auto rxe = software_device_refusal("rxe0", 0xFFFFFF);
+  ASSERT_TRUE(rxe.has_value());
+  EXPECT_NE(rxe->find("rxe0 is a software RDMA device (Soft-RoCE)"), std::string::npos);
+  EXPECT_NE(rxe->find("per port only"), std::string::npos);
+  const auto siw = software_device_refusal("siw0", 0x626d74);
+  ASSERT_TRUE(siw.has_value());
+  EXPECT_NE(siw->find("(siw)"), std::string::npos);
+  // Mellanox/NVIDIA and Broadcom answer the bind themselves.
+  EXPECT_FALSE(software_device_refusal("mlx5_0", 0x02c9).has_value());
+  EXPECT_FALSE(software_device_refusal("bnxt_re0", 0x14e4).has_value());
+}
+
 }  // namespace
 }  // namespace tusk::rdma::nl
