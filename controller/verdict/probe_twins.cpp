@@ -14,12 +14,13 @@ namespace {
 constexpr double kMaxHazard = 40;
 constexpr int kRounds = 8;  // of answer shares, then the hazard, each given the other
 constexpr int kHalvings = 50;
-// A pair answers fully when it answers this share of what asks it (a healthy control plane drops
-// the odd probe), and is judged on this many probes at least.
+// A pair answers fully when it answers this share of its sender's full share (a healthy control
+// plane drops the odd probe).
 constexpr double kFullShare = 0.99;
 // The least share of a path's answers that come back damaged: a damaged quote is rare enough that
 // each one more than a hop before weighs against the damage being elsewhere.
 constexpr double kHealthyDamage = 1e-6;
+// A pair is judged policing, or counted in the fabric's median share, on this many probes at least.
 constexpr double kMinProbesJudged = 100;
 // Policing rules the answers when the fabric's other router-sender pairs answer, at the median,
 // under this share of their sender's full share (a loss on a link the answers come back over takes
@@ -35,7 +36,7 @@ struct Pair {
   std::uint32_t router = 0, sender = 0;
   std::vector<Asked> asked;
   double answered = 1;              // its share, under the hypothesis being weighed
-  double full = 1;                  // the sender's share where nothing polices (sender_shares)
+  double full = 1;                  // the sender's share where nothing polices: its best router outside the twins
   double cost = kPolicingEvidence;  // of a share under `full`: 0 where policing is no coincidence
 };
 

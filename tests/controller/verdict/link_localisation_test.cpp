@@ -21,6 +21,7 @@
 #include "common/counter_names.hpp"
 #include "controller/method/method_result.hpp"
 #include "controller/method/schedule_ledger.hpp"
+#include "controller/method/schedule_ledger_flows.hpp"
 #include "controller/method/step_fold.hpp"
 #include "controller/outcome/stream_windows.hpp"
 #include "controller/plan/shift_schedule.hpp"
@@ -1596,6 +1597,29 @@ TEST(ScheduleSteps, AScheduleResumedFromItsLedgerConcludesWhatItWouldHaveWithout
     EXPECT_EQ(y.windows->thresholds.at(0).metric, x.windows->thresholds.at(0).metric);
   }
   EXPECT_TRUE(windows_seen) << "the stream with windows was kept (it failed) and came back with them";
+
+  // A probe hop that points past its tables (a parent not read yet, a link or a sender the table
+  // has not) is refused by its index; counts out of order are bounded, never trusted.
+  ledger::FlowTable saved;
+  save_flow_table(*a.localisation.flows, saved, &topology);
+  ASSERT_GT(saved.probe_hops_size(), 2);
+  const std::vector<std::function<void(ledger::ProbeHop&)>> damages{
+      [&](ledger::ProbeHop& hop) { hop.set_parent(2); },
+      [&](ledger::ProbeHop& hop) { hop.set_link(saved.links_size()); },
+      [&](ledger::ProbeHop& hop) { hop.set_sender(0xFFFFFFFF); }};
+  for (const auto& damage : damages) {
+    ledger::FlowTable damaged = saved;
+    damage(*damaged.mutable_probe_hops(1));
+    EXPECT_THAT([&] { load_flow_table(damaged, &topology); },
+                ::testing::ThrowsMessage<std::runtime_error>(HasSubstr("probe hop 1: an index out of its tables")));
+  }
+  ledger::FlowTable boastful = saved;
+  boastful.mutable_probe_hops(1)->set_answers(~std::uint64_t{0});
+  boastful.mutable_probe_hops(1)->set_damaged(~std::uint64_t{0});
+  const auto bounded = load_flow_table(boastful, &topology);
+  const ProbeHop& hop = bounded->probe_hops()[1];
+  EXPECT_EQ(hop.answers, hop.probes);
+  EXPECT_LE(hop.damaged, hop.answers);
 
   // Cut short, it is no ledger; a flow that points past the streams is a damaged one.
   const std::string file = dir + "/" + kScheduleLedgerFileName;

@@ -99,6 +99,65 @@ TEST(ProbeTwins, DamageIsPlacedByTheDamagedAnswersWhateverThePolicing) {
   EXPECT_EQ(on_down.best, 1u);
 }
 
+// Another sender whose probes reach routers around the twins, each router answering it `share`
+// of what it asks (its own leaf, router 0, answers fully).
+void add_policed_sender(ProbeHops& hops, std::uint32_t sender, double share) {
+  const auto answered = static_cast<std::uint64_t>(std::llround(kProbes * share));
+  const std::uint32_t leaf = hops.hop(ProbeHop::kFirst, 0, sender);
+  hops.add(leaf, kProbes, kProbes);
+  const std::uint32_t s2 = hops.hop(leaf, 3, sender);
+  hops.add(s2, kProbes, answered);
+  const std::uint32_t far = hops.hop(s2, 4, sender);
+  hops.add(far, kProbes, answered);
+  hops.add(hops.hop(far, 5, sender), kProbes, answered);
+}
+
+// Where most router-sender pairs outside the twins answer under half their full share, policing
+// rules the answers: the probes place no loss, however clearly they seem to, and damage still.
+TEST(ProbeTwins, WherePolicingIsCommonTheProbesPlaceNoLossButStillPlaceDamage) {
+  ProbeHops lossy = probe({0.03, 0, 1});
+  add_policed_sender(lossy, 1, 0.2);
+  add_policed_sender(lossy, 2, 0.2);
+  const TwinPlacement placed = place_on_twins(lossy, kRouterOfLink, kTwins);
+  EXPECT_TRUE(placed.policing_common);
+  EXPECT_EQ(placed.pairs_judged, 10u);  // sender 0's l1 and s2; each other sender's four routers
+  EXPECT_EQ(placed.pairs_policing, 6u);
+  EXPECT_FALSE(placed.decided);
+  Shape damaged;
+  damaged.damage_up = 0.01;
+  ProbeHops corrupt = probe(damaged);
+  add_policed_sender(corrupt, 1, 0.2);
+  add_policed_sender(corrupt, 2, 0.2);
+  const TwinPlacement on_up = place_on_twins(corrupt, kRouterOfLink, kTwins);
+  EXPECT_TRUE(on_up.policing_common);
+  EXPECT_TRUE(on_up.decided);
+  EXPECT_EQ(on_up.best, 0u);
+  // One policed sender of three: the median pair answers fully, and the loss is placed.
+  ProbeHops few = probe({0.03, 0, 1});
+  add_policed_sender(few, 1, 0.2);
+  const TwinPlacement mostly_full = place_on_twins(few, kRouterOfLink, kTwins);
+  EXPECT_FALSE(mostly_full.policing_common);
+  EXPECT_TRUE(mostly_full.decided);
+  EXPECT_EQ(mostly_full.best, 0u);
+}
+
+// Loss on the uplink with s1 answering fully is placed there because the downlink's hypothesis
+// needs s1 to police this sender, at a cost. Where s1 is seen policing another sender, that
+// policing is no coincidence and costs nothing: the twins stay tied.
+TEST(ProbeTwins, ARouterSeenPolicingAnotherSenderMayPoliceThisOneForFree) {
+  // Links 6 (l2 -> s1) and 7 (a host link into l2) for a sender on leaf 2.
+  const std::vector<std::uint32_t> router_of_link{0, 1, 2, 3, 2, 4, 1, 2};
+  ProbeHops hops = probe({0.03, 0, 1});
+  EXPECT_TRUE(place_on_twins(hops, router_of_link, kTwins).decided);
+  const std::uint32_t leaf2 = hops.hop(ProbeHop::kFirst, 7, 1);
+  hops.add(leaf2, kProbes, kProbes);
+  hops.add(hops.hop(leaf2, 6, 1), kProbes, kProbes / 2);
+  const TwinPlacement placed = place_on_twins(hops, router_of_link, kTwins);
+  EXPECT_FALSE(placed.policing_common);
+  EXPECT_EQ(placed.pairs_policing, 1u);
+  EXPECT_FALSE(placed.decided);
+}
+
 TEST(ProbeTwins, NoProbesPlaceNothing) {
   const TwinPlacement placed = place_on_twins(ProbeHops{}, kRouterOfLink, kTwins);
   EXPECT_FALSE(placed.any_probes);
