@@ -1,6 +1,10 @@
 #include "common/crc32c.hpp"
 
+#include <isa-l/crc.h>
+
+#include <algorithm>
 #include <array>
+#include <climits>
 #include <cstring>
 
 namespace tusk {
@@ -19,7 +23,7 @@ constexpr std::array<std::uint32_t, 256> make_table() {
 
 constexpr std::array<std::uint32_t, 256> kTable = make_table();
 
-// Raw CRC register in, raw register out (no inversion), so both paths can continue a CRC.
+// Every update takes the raw CRC register and returns it (no inversion), so each can continue a CRC.
 std::uint32_t update_table(std::uint32_t crc, const std::uint8_t* p, std::size_t length) {
   for (std::size_t i = 0; i < length; ++i) crc = kTable[(crc ^ p[i]) & 0xFFu] ^ (crc >> 8);
   return crc;
@@ -42,12 +46,33 @@ __attribute__((target("sse4.2"))) std::uint32_t update_sse42(std::uint32_t crc, 
 const bool kHaveSse42 = __builtin_cpu_supports("sse4.2");
 #endif
 
-std::uint32_t update(std::uint32_t crc, const void* data, std::size_t length) {
-  const auto* p = static_cast<const std::uint8_t*>(data);
+std::uint32_t update_one_chain(std::uint32_t crc, const std::uint8_t* p, std::size_t length) {
 #if defined(__x86_64__)
   if (kHaveSse42) return update_sse42(crc, p, length);
 #endif
   return update_table(crc, p, length);
+}
+
+// crc32_iscsi takes an int length (and a non-const pointer it only reads).
+std::uint32_t update_isal(std::uint32_t crc, const std::uint8_t* p, std::size_t length) {
+  constexpr std::size_t kMaxCall = std::size_t{1} << 30;
+  while (length > 0) {
+    const std::size_t now = std::min(length, kMaxCall);
+    crc = crc32_iscsi(const_cast<std::uint8_t*>(p), static_cast<int>(now), crc);
+    p += now;
+    length -= now;
+  }
+  return crc;
+}
+
+// Below this, the inline chain is as fast as a call into ISA-L, whose folding needs some bytes to pay
+// for itself (bench/crc_bench on this project's x86-64 machine: 64 B chain 2.6 GB/s, ISA-L 2.3; 256 B
+// chain 6.4, ISA-L 8.2).
+constexpr std::size_t kIsalFromBytes = 256;
+
+std::uint32_t update(std::uint32_t crc, const void* data, std::size_t length) {
+  const auto* p = static_cast<const std::uint8_t*>(data);
+  return length < kIsalFromBytes ? update_one_chain(crc, p, length) : update_isal(crc, p, length);
 }
 
 }  // namespace
@@ -59,5 +84,21 @@ std::uint32_t crc32c(const void* data, std::size_t length) {
 std::uint32_t crc32c_extend(std::uint32_t crc, const void* data, std::size_t length) {
   return update(crc ^ 0xFFFFFFFFu, data, length) ^ 0xFFFFFFFFu;
 }
+
+namespace crc32c_ways {
+
+std::uint32_t table(const void* data, std::size_t length) {
+  return update_table(0xFFFFFFFFu, static_cast<const std::uint8_t*>(data), length) ^ 0xFFFFFFFFu;
+}
+
+std::uint32_t one_chain(const void* data, std::size_t length) {
+  return update_one_chain(0xFFFFFFFFu, static_cast<const std::uint8_t*>(data), length) ^ 0xFFFFFFFFu;
+}
+
+std::uint32_t isal(const void* data, std::size_t length) {
+  return update_isal(0xFFFFFFFFu, static_cast<const std::uint8_t*>(data), length) ^ 0xFFFFFFFFu;
+}
+
+}  // namespace crc32c_ways
 
 }  // namespace tusk

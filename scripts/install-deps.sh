@@ -4,6 +4,7 @@
 # Deployment: help2man for the man pages, dpkg-dev for the packages' dependencies, mmdebstrap for
 # the install test's fresh Debian root, systemd for systemd-analyze, slurm-wlm and munge for the
 # real single-node Slurm the sbatch script is tested on. jq: the lab demo reads its reports.)
+# libisal-dev: ISA-L's CRC-32C (folding with carry-less multiply), what checks every RDMA message.
 # lld: the scripts link with it (scripts/build-env.sh). clang-format: the layout test (tests/style/).
 # lldpd, snmpd, snmp: the fabric lab's switches serve LLDP-MIB and IF-MIB over SNMP, as real ones do
 # (tests/lab/fabric-lab.sh); libsnmp-dev: the controller reads them with net-snmp's library.
@@ -20,7 +21,7 @@ packages=(
   prometheus-cpp-dev prometheus
   libgtest-dev libgmock-dev libssl-dev openssl
   clang libclang-rt-14-dev clang-format libbpf-dev
-  libibverbs-dev librdmacm-dev libmnl-dev ibverbs-utils rdma-core
+  libibverbs-dev librdmacm-dev libmnl-dev ibverbs-utils rdma-core libisal-dev
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping
   qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils

@@ -45,4 +45,29 @@ TEST(Crc32c, ExtendContinuesACrcAcrossPieces) {
   }
 }
 
+// Every way crc32c can be computed gives today's table's values: each size 0..4096 at every
+// alignment mod 8, random large sizes, and continued across pieces that each way cuts differently.
+TEST(Crc32c, EveryWayGivesTheTablesValuesAtEverySizeAndAlignment) {
+  std::mt19937 random(11);
+  std::vector<std::uint8_t> buffer((std::size_t{1} << 23) + 64);
+  for (auto& byte : buffer) byte = static_cast<std::uint8_t>(random());
+  for (std::size_t length = 0; length <= 4096; ++length) {
+    const std::uint8_t* p = buffer.data() + length % 8;
+    const std::uint32_t want = tusk::crc32c_ways::table(p, length);
+    ASSERT_EQ(tusk::crc32c(p, length), want) << length;
+    ASSERT_EQ(tusk::crc32c_ways::one_chain(p, length), want) << length;
+    ASSERT_EQ(tusk::crc32c_ways::isal(p, length), want) << length;
+  }
+  std::uniform_int_distribution<std::size_t> large(4097, (std::size_t{1} << 23) - 1);
+  for (int i = 0; i < 12; ++i) {
+    const std::size_t length = large(random);
+    const std::uint8_t* p = buffer.data() + length % 61;
+    const std::uint32_t want = tusk::crc32c_ways::table(p, length);
+    ASSERT_EQ(tusk::crc32c(p, length), want) << length;
+    ASSERT_EQ(tusk::crc32c_ways::isal(p, length), want) << length;
+    const std::size_t cut = length / 3 + 5;
+    ASSERT_EQ(tusk::crc32c_extend(tusk::crc32c(p, cut), p + cut, length - cut), want) << length;
+  }
+}
+
 }  // namespace
