@@ -8,6 +8,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "agent/payload/prbs_kernels.hpp"
+
 namespace tusk::payload {
 namespace {
 
@@ -61,70 +63,6 @@ constexpr std::uint64_t byteswap64(std::uint64_t v) {
 // A word whose bit 63 is the earliest stream bit, as the native load of its MSB-first bytes.
 constexpr std::uint64_t native_from_msb_first(std::uint64_t v) {
   return kLittleEndian ? byteswap64(v) : v;
-}
-
-// Thirty-two stream bytes in memory order, for the one loop that is worth AVX2 (see below).
-typedef std::uint64_t WideBlock __attribute__((vector_size(32)));
-
-// Where `data` first breaks the relation data[m] = data[m - far] ^ data[m - near] (complemented if
-// inverted) at or after `at`, to a multiple of 32 bytes from `at`; `bytes` if nowhere. Needs
-// at >= far > near and bytes - at >= 32.
-//
-// The loop is bound by its three loads per block, and a baseline x86-64 build has 16-byte vectors
-// only: on x86-64 an AVX2 copy, chosen at the first call where the CPU has it, does twice the
-// bytes per load. The body is inlined into each copy, which compiles it for its own target.
-[[gnu::always_inline]] inline std::size_t relation_holds_to_body(const std::uint8_t* data, std::size_t at,
-                                                                 std::size_t bytes, std::size_t far, std::size_t near,
-                                                                 bool invert) {
-  const WideBlock expected = invert ? ~WideBlock{} : WideBlock{};
-  // Vectors stay inside this lambda: passing them between functions outside AVX changes the ABI.
-  const auto obeys = [&](std::size_t from, std::size_t blocks) __attribute__((always_inline)) {
-    WideBlock misses{};
-    for (std::size_t p = from; p < from + 32 * blocks; p += 32) {
-      WideBlock now, far_back, near_back;
-      std::memcpy(&now, data + p, sizeof now);
-      std::memcpy(&far_back, data + p - far, sizeof far_back);
-      std::memcpy(&near_back, data + p - near, sizeof near_back);
-      misses |= now ^ far_back ^ near_back ^ expected;
-    }
-    return (misses[0] | misses[1] | misses[2] | misses[3]) == 0;
-  };
-  constexpr std::size_t kGroupBlocks = 4;  // ORed together per branch
-  for (; at + 32 * kGroupBlocks <= bytes; at += 32 * kGroupBlocks) {
-    if (!obeys(at, kGroupBlocks)) return at;
-  }
-  for (; at + 32 <= bytes; at += 32) {
-    if (!obeys(at, 1)) return at;
-  }
-  // The last few bytes, as the 32 that end there.
-  if (at < bytes && !obeys(bytes - 32, 1)) return at;
-  return bytes;
-}
-
-std::size_t relation_holds_to_baseline(const std::uint8_t* data, std::size_t at, std::size_t bytes, std::size_t far,
-                                       std::size_t near, bool invert) {
-  return relation_holds_to_body(data, at, bytes, far, near, invert);
-}
-
-#if defined(__x86_64__)
-[[gnu::target("avx2")]] std::size_t relation_holds_to_avx2(const std::uint8_t* data, std::size_t at, std::size_t bytes,
-                                                           std::size_t far, std::size_t near, bool invert) {
-  return relation_holds_to_body(data, at, bytes, far, near, invert);
-}
-#endif
-
-// A plain branch, not the loader's ifunc (target_clones): ifunc resolvers run before sanitizer
-// runtimes start (a ThreadSanitizer build crashed at start-up) and do not exist in static builds.
-std::size_t relation_holds_to(const std::uint8_t* data, std::size_t at, std::size_t bytes, std::size_t far,
-                              std::size_t near, bool invert) {
-#if defined(__x86_64__)
-  static const bool avx2 = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") != 0;
-  }();
-  if (avx2) return relation_holds_to_avx2(data, at, bytes, far, near, invert);
-#endif
-  return relation_holds_to_baseline(data, at, bytes, far, near, invert);
 }
 
 // PRBS-n with p(x) = x^n + x^k + 1.
@@ -262,18 +200,49 @@ struct Prbs {
   // Compared against the generated sequence: at least n bytes, for the induction to start.
   static constexpr std::size_t kHeadBytes = 32;
   // Shorter calls are counted against the generated sequence outright.
-  static constexpr std::size_t kMinSelfCheckBytes = 64;
+  static constexpr std::size_t kMinSelfCheckBytes = kHeadBytes + kRelationMinBytes;
   // How many leading bytes of `data` are proven to be the sequence from `state`: 0, at least
   // kHeadBytes, or `bytes`.
   static std::size_t proven_prefix(std::uint32_t state, bool invert, const std::uint8_t* data, std::size_t bytes) {
-    static_assert(kHeadBytes >= N && kMinSelfCheckBytes >= kHeadBytes + 32);
+    static_assert(kHeadBytes >= N && kMinSelfCheckBytes >= kHeadBytes + kRelationMinBytes);
     if (bytes < kMinSelfCheckBytes) return 0;
-    History h = history_from(state);
-    const Block head0 = load_block(data) ^ step(h);
-    const Block head1 = load_block(data + 16) ^ step(h);
-    if (!is_zero((head0 ^ invert_mask(invert)) | (head1 ^ invert_mask(invert)))) return 0;
+    Block head0 = load_block(data) ^ invert_mask(invert);
+    Block head1 = load_block(data + 16) ^ invert_mask(invert);
+    for (unsigned g = 0; g < kHeadTable.size(); ++g) {
+      const std::uint8_t* expected = kHeadTable[g][(state >> (4 * g)) & 15].data();
+      head0 ^= load_block(expected);
+      head1 ^= load_block(expected + 16);
+    }
+    if (!is_zero(head0 | head1)) return 0;
     return relation_holds_to(data, kHeadBytes, bytes, N, K, invert);
   }
+
+  // The first kHeadBytes of the sequence are linear in the register, so they are the XOR of one
+  // precomputed head per nibble of it: a frame's check starts with a few table loads.
+  using Head = std::array<std::uint8_t, kHeadBytes>;
+  static constexpr auto make_head_table() {
+    std::array<Head, N> unit{};  // the head from each one-bit register
+    for (unsigned b = 0; b < N; ++b) {
+      std::uint32_t reg = std::uint32_t{1} << b;
+      for (unsigned i = 0; i < 8 * kHeadBytes; ++i) {
+        const std::uint32_t bit = ((reg >> (N - 1)) ^ (reg >> (K - 1))) & 1;
+        reg = ((reg << 1) | bit) & kMask;
+        unit[b][i / 8] = static_cast<std::uint8_t>(unit[b][i / 8] | bit << (7 - i % 8));
+      }
+    }
+    std::array<std::array<Head, 16>, (N + 3) / 4> by_nibble{};
+    for (unsigned g = 0; g < by_nibble.size(); ++g) {
+      for (unsigned v = 0; v < 16; ++v) {
+        for (unsigned i = 0; i < 4; ++i) {
+          const unsigned b = 4 * g + i;
+          if (b >= N || ((v >> i) & 1) == 0) continue;
+          for (unsigned byte = 0; byte < kHeadBytes; ++byte) by_nibble[g][v][byte] ^= unit[b][byte];
+        }
+      }
+    }
+    return by_nibble;
+  }
+  alignas(16) static constexpr auto kHeadTable = make_head_table();
 
   // The register before `end`: the n bits there, un-inverted.
   static std::uint32_t register_before(const std::uint8_t* end, bool invert) {
@@ -419,11 +388,11 @@ std::uint64_t count_prbs_errors(bool invert, std::uint32_t state, const std::uin
   std::uint64_t errors = 0;
   while (bytes > 0) {
     const std::size_t proven = Prbs::proven_prefix(state, invert, data, bytes);
+    if (proven == bytes) break;  // a clean frame, the common case
     if (proven > 0) {
       data += proven;
       bytes -= proven;
       state = Prbs::register_before(data, invert);
-      if (bytes == 0) break;
     }
     const std::size_t chunk = std::min(bytes, kGeneratedCheckBytes);
     Checker checker{data, invert_block};
@@ -507,78 +476,6 @@ std::uint64_t count_bit_errors(Pattern pattern, bool invert, std::uint32_t state
     return count_fixed_errors(byte, data, bytes);
   }
   return with_prbs(pattern, [&](auto prbs) { return count_prbs_errors<decltype(prbs)>(invert, state, data, bytes); });
-}
-
-namespace {
-
-constexpr std::size_t kGeneratorBlocks = 1024;  // 16 KiB of sequence per refill: stays in L1/L2
-
-}  // namespace
-
-PrbsGenerator::PrbsGenerator(Pattern pattern, bool invert, std::uint32_t state)
-    : pattern_(pattern), invert_(invert), fixed_state_(state), degree_(degree(pattern)) {
-  if (!is_valid_state(pattern, state)) {
-    throw std::invalid_argument(fmt::format("PRBS state {:#x} is not valid for {}: it must be nonzero and below 2^{}",
-                                            state, name_of(pattern), degree(pattern)));
-  }
-  if (degree_ == 0) return;
-  blocks_.resize(1 + kGeneratorBlocks);
-  // The register is the n bits just before the sequence: big-endian in the lead block's last bytes.
-  auto* lead = reinterpret_cast<std::uint8_t*>(blocks_.data());
-  for (int i = 0; i < 4; ++i) lead[12 + i] = static_cast<std::uint8_t>(state >> (24 - 8 * i));
-  fill_pattern(pattern_, false, state, lead + 16, kGeneratorBlocks * 16);
-}
-
-const std::uint8_t* PrbsGenerator::stream() const {
-  return reinterpret_cast<const std::uint8_t*>(blocks_.data()) + 16;
-}
-
-void PrbsGenerator::make_more() {
-  // Keep the last n blocks as the taps of the next ones; B[m] = B[m-n] ^ B[m-k] (see Prbs above).
-  Block* b = reinterpret_cast<Block*>(blocks_.data() + 1);
-  const std::size_t n = degree_;
-  std::memmove(b, b + kGeneratorBlocks - n, n * sizeof(Block));
-  // Constant taps, so the loop unrolls and needs no index arithmetic.
-  with_prbs(pattern_, [b](auto prbs) {
-    constexpr std::size_t kN = decltype(prbs)::kDegree;
-    constexpr std::size_t kK = decltype(prbs)::kTap;
-#pragma GCC unroll 8
-    for (std::size_t m = kN; m < kGeneratorBlocks; ++m) b[m] = b[m - kN] ^ b[m - kK];
-    return 0;
-  });
-  position_ = n * 16;
-}
-
-void PrbsGenerator::fill(std::uint8_t* out, std::size_t bytes) {
-  if (degree_ == 0) {
-    fill_pattern(pattern_, invert_, fixed_state_, out, bytes);
-    return;
-  }
-  const Block invert = invert_mask(invert_);
-  while (bytes > 0) {
-    if (position_ == kGeneratorBlocks * 16) make_more();
-    const std::size_t count = std::min(bytes, kGeneratorBlocks * 16 - position_);
-    const std::uint8_t* from = stream() + position_;
-    if (!invert_) {
-      std::memcpy(out, from, count);
-    } else {
-      std::size_t i = 0;
-      for (; i + 16 <= count; i += 16) store_block(out + i, load_block(from + i) ^ invert);
-      for (; i < count; ++i) out[i] = static_cast<std::uint8_t>(~from[i]);
-    }
-    out += count;
-    bytes -= count;
-    position_ += count;
-  }
-}
-
-std::uint32_t PrbsGenerator::state() const {
-  if (degree_ == 0) return fixed_state_;
-  // The lead block guarantees four bytes before every position.
-  const std::uint8_t* end = stream() + position_;
-  const std::uint32_t last32 = std::uint32_t{end[-4]} << 24 | std::uint32_t{end[-3]} << 16 |
-                               std::uint32_t{end[-2]} << 8 | std::uint32_t{end[-1]};
-  return last32 & ((std::uint32_t{1} << degree_) - 1);
 }
 
 }  // namespace tusk::payload

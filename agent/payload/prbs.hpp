@@ -42,6 +42,8 @@ std::string_view name_of(Pattern pattern);
 
 // n for PRBS-n, 0 for the fixed patterns.
 unsigned degree(Pattern pattern);
+// k of its polynomial x^n + x^k + 1, 0 for the fixed patterns.
+unsigned tap(Pattern pattern);
 // Nonzero and below 2^n for PRBS; anything for the fixed patterns.
 bool is_valid_state(Pattern pattern, std::uint32_t state);
 // The all-ones register, the usual O.150 start; 0 for the fixed patterns.
@@ -60,13 +62,18 @@ std::uint64_t count_bit_errors(Pattern pattern, bool invert, std::uint32_t state
 // lost frames can find its place from the sequence number instead of generating the gap.
 std::uint32_t advance_state(Pattern pattern, std::uint32_t state, std::uint64_t bits);
 
+// For tests: fill and check with vectors no wider than `bytes` (16, 32 or 64; 0 lifts the limit),
+// so every path this CPU has is held to the same answers. Not for the datapath.
+void limit_vector_bytes_for_tests(unsigned bytes);
+
 // A sender's running sequence: each fill continues where the previous one stopped, and state()
 // is what to put in the next frame's header so that its checker can start there.
 //
 // Why a buffer: starting the sequence from a register costs about as much as making 1500 bytes of
 // it, so a sender that restarted it for every frame spent half its PRBS time on start-ups. This one
-// makes the sequence 16 KiB at a time, each block from the blocks n and k back in the same buffer,
-// and copies frames out of it.
+// keeps the last 16 KiB of the sequence as sent; each fill makes its bytes from the bytes 64n and
+// 64k before them in that buffer, storing each vector both into the frame and into the buffer, so a
+// frame costs about what copying it from a template would.
 class PrbsGenerator {
  public:
   // Throws std::invalid_argument when !is_valid_state(pattern, state).
@@ -79,13 +86,23 @@ class PrbsGenerator {
   bool inverted() const { return invert_; }
 
  private:
-  void make_more();
+  // Moves the last 64n bytes to the buffer's start, where the next bytes are made from them.
+  void rebase();
+  std::uint8_t* stream();
   const std::uint8_t* stream() const;
 
   Pattern pattern_;
   bool invert_;
   std::uint32_t fixed_state_;  // the fixed patterns' pass-through state
   unsigned degree_;
+  std::size_t near_tap_bytes_ = 0;  // 64k: the nearer tap of the fill's recurrence
+ public:
+  // Makes stream bytes [from, from + bytes) into the stream and `out` (prbs.cpp).
+  using Extend = void (*)(std::uint8_t* stream, std::size_t from, std::size_t bytes, std::uint8_t* out, std::size_t far,
+                          std::size_t near, bool invert);
+
+ private:
+  Extend extend_ = nullptr;
   // One 16-byte lead block holding the register before the sequence, then the sequence itself
   // (non-inverted); 16-byte elements keep it aligned.
   std::vector<std::array<std::uint64_t, 2>> blocks_;

@@ -50,18 +50,19 @@ struct NameEntry {
   Pattern pattern;
   std::string_view name;
   unsigned degree;
+  unsigned tap;
 };
 
 constexpr std::array<NameEntry, 9> kPatterns{{
-    {Pattern::Prbs7, "prbs7", 7},
-    {Pattern::Prbs9, "prbs9", 9},
-    {Pattern::Prbs11, "prbs11", 11},
-    {Pattern::Prbs15, "prbs15", 15},
-    {Pattern::Prbs23, "prbs23", 23},
-    {Pattern::Prbs31, "prbs31", 31},
-    {Pattern::Zeros, "zeros", 0},
-    {Pattern::Ones, "ones", 0},
-    {Pattern::Alternating, "alternating", 0},
+    {Pattern::Prbs7, "prbs7", 7, 6},
+    {Pattern::Prbs9, "prbs9", 9, 5},
+    {Pattern::Prbs11, "prbs11", 11, 9},
+    {Pattern::Prbs15, "prbs15", 15, 14},
+    {Pattern::Prbs23, "prbs23", 23, 18},
+    {Pattern::Prbs31, "prbs31", 31, 28},
+    {Pattern::Zeros, "zeros", 0, 0},
+    {Pattern::Ones, "ones", 0, 0},
+    {Pattern::Alternating, "alternating", 0, 0},
 }};
 
 const NameEntry* entry_of(Pattern pattern) {
@@ -88,6 +89,11 @@ std::string_view name_of(Pattern pattern) {
 unsigned degree(Pattern pattern) {
   const NameEntry* e = entry_of(pattern);
   return e != nullptr ? e->degree : 0;
+}
+
+unsigned tap(Pattern pattern) {
+  const NameEntry* e = entry_of(pattern);
+  return e != nullptr ? e->tap : 0;
 }
 
 bool is_valid_state(Pattern pattern, std::uint32_t state) {

@@ -181,36 +181,51 @@ TEST(Prbs, MatchesBitSerialReference) {
   }
 }
 
-TEST(Prbs, OddFillSizesContinueTheSequence) {
-  std::mt19937 rng(11);
-  for (const Taps& t : kPrbs) {
-    for (bool invert : {false, true}) {
-      const std::uint32_t seed = default_state(t.pattern) ^ 0x5;
-      ReferenceLfsr ref(t.n, t.k, seed);
-      // 40,000 bytes: more than twice the generator's 16 KiB buffer, so its refills are crossed too.
-      const auto expected = ref.bytes(40000, invert);
-      // Every size from 0 to 70 covers each remainder modulo the 8- and 16-byte steps; then random
-      // sizes up to a frame and beyond.
-      std::vector<std::size_t> sizes;
-      for (std::size_t s = 0; s <= 70; ++s) sizes.push_back(s);
-      std::size_t total = 70 * 71 / 2;
-      while (total < expected.size()) {
-        const std::size_t s = std::min<std::size_t>(rng() % 1600, expected.size() - total);
-        sizes.push_back(s);
-        total += s;
-      }
-      PrbsGenerator gen(t.pattern, invert, seed);
-      std::vector<std::uint8_t> got(expected.size());
-      std::size_t at = 0;
-      for (std::size_t s : sizes) {
-        gen.fill(got.data() + at, s);
-        at += s;
-        ASSERT_EQ(gen.state(), advance_state(t.pattern, seed, 8 * at)) << label(t) << " after " << at << " bytes";
-      }
-      EXPECT_EQ(got, expected) << label(t) << (invert ? " inverted" : "");
-      EXPECT_EQ(gen.state(), ref.reg()) << label(t);
-    }
+// The fill and the check run with the widest vectors the CPU has; each narrower path, the one
+// another CPU takes, must give the same answers.
+template <class Body>
+void at_every_vector_width(Body body) {
+  for (unsigned width : {16u, 32u, 64u}) {
+    SCOPED_TRACE(::testing::Message() << "vectors of at most " << width << " bytes");
+    limit_vector_bytes_for_tests(width);
+    body();
+    limit_vector_bytes_for_tests(0);
+    if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+TEST(Prbs, OddFillSizesContinueTheSequence) {
+  at_every_vector_width([] {
+    std::mt19937 rng(11);
+    for (const Taps& t : kPrbs) {
+      for (bool invert : {false, true}) {
+        const std::uint32_t seed = default_state(t.pattern) ^ 0x5;
+        ReferenceLfsr ref(t.n, t.k, seed);
+        // 40,000 bytes: more than twice the generator's 16 KiB buffer, so its refills are crossed too.
+        const auto expected = ref.bytes(40000, invert);
+        // Every size from 0 to 70 covers each remainder modulo the 8- and 16-byte steps; then random
+        // sizes up to a frame and beyond.
+        std::vector<std::size_t> sizes;
+        for (std::size_t s = 0; s <= 70; ++s) sizes.push_back(s);
+        std::size_t total = 70 * 71 / 2;
+        while (total < expected.size()) {
+          const std::size_t s = std::min<std::size_t>(rng() % 1600, expected.size() - total);
+          sizes.push_back(s);
+          total += s;
+        }
+        PrbsGenerator gen(t.pattern, invert, seed);
+        std::vector<std::uint8_t> got(expected.size());
+        std::size_t at = 0;
+        for (std::size_t s : sizes) {
+          gen.fill(got.data() + at, s);
+          at += s;
+          ASSERT_EQ(gen.state(), advance_state(t.pattern, seed, 8 * at)) << label(t) << " after " << at << " bytes";
+        }
+        EXPECT_EQ(got, expected) << label(t) << (invert ? " inverted" : "");
+        EXPECT_EQ(gen.state(), ref.reg()) << label(t);
+      }
+    }
+  });
 }
 
 TEST(Prbs, InvertedIsTheComplementWithTheSameState) {
@@ -425,38 +440,40 @@ void flip_random_bits(std::vector<std::uint8_t>& buf, std::size_t offset, std::s
 // alignment, clean and with bits flipped anywhere (the same bit twice is no error): the count is the
 // reference's, exactly.
 TEST(Prbs, CountBitErrorsMatchesTheBitSerialReference) {
-  std::mt19937 rng(13);
-  std::vector<std::size_t> lengths;
-  for (std::size_t s = 0; s <= 64; ++s) lengths.push_back(s);
-  for (std::size_t s : {79, 80, 95, 96, 97, 111, 127, 128, 129, 1023, 1024, 1025, 1500, 2047, 2049, 9000, 20000}) {
-    lengths.push_back(s);
-  }
-  for (const Taps& t : kPrbs) {
-    const std::uint32_t mask = (std::uint32_t{1} << t.n) - 1;
-    for (bool invert : {false, true}) {
-      std::vector<std::uint32_t> states = {mask, 1, std::uint32_t{1} << (t.n - 1)};
-      for (int i = 0; i < 5; ++i) states.push_back((rng() & mask) | 1);
-      for (std::uint32_t state : states) {
-        for (std::size_t bytes : lengths) {
-          const std::size_t offset = rng() % 16;
-          // Garbage around the region: the checker must read neither side.
-          std::vector<std::uint8_t> buf(offset + bytes + 16, 0xA5);
-          ReferenceLfsr ref(t.n, t.k, state);
-          const auto clean = ref.bytes(bytes, invert);
-          std::copy(clean.begin(), clean.end(), buf.begin() + static_cast<std::ptrdiff_t>(offset));
-          const std::uint8_t* data = buf.data() + offset;
-          ASSERT_EQ(count_bit_errors(t.pattern, invert, state, data, bytes), 0u)
-              << label(t) << " state " << state << " " << bytes << " bytes";
-          for (std::size_t flips : {1, 2, 7}) {
-            flip_random_bits(buf, offset, bytes, flips, rng);
-            ASSERT_EQ(count_bit_errors(t.pattern, invert, state, data, bytes),
-                      reference_bit_errors(t, invert, state, data, bytes))
-                << label(t) << (invert ? " inverted" : "") << " state " << state << " " << bytes << " bytes";
+  at_every_vector_width([] {
+    std::mt19937 rng(13);
+    std::vector<std::size_t> lengths;
+    for (std::size_t s = 0; s <= 64; ++s) lengths.push_back(s);
+    for (std::size_t s : {79, 80, 95, 96, 97, 111, 127, 128, 129, 1023, 1024, 1025, 1500, 2047, 2049, 9000, 20000}) {
+      lengths.push_back(s);
+    }
+    for (const Taps& t : kPrbs) {
+      const std::uint32_t mask = (std::uint32_t{1} << t.n) - 1;
+      for (bool invert : {false, true}) {
+        std::vector<std::uint32_t> states = {mask, 1, std::uint32_t{1} << (t.n - 1)};
+        for (int i = 0; i < 5; ++i) states.push_back((rng() & mask) | 1);
+        for (std::uint32_t state : states) {
+          for (std::size_t bytes : lengths) {
+            const std::size_t offset = rng() % 16;
+            // Garbage around the region: the checker must read neither side.
+            std::vector<std::uint8_t> buf(offset + bytes + 16, 0xA5);
+            ReferenceLfsr ref(t.n, t.k, state);
+            const auto clean = ref.bytes(bytes, invert);
+            std::copy(clean.begin(), clean.end(), buf.begin() + static_cast<std::ptrdiff_t>(offset));
+            const std::uint8_t* data = buf.data() + offset;
+            ASSERT_EQ(count_bit_errors(t.pattern, invert, state, data, bytes), 0u)
+                << label(t) << " state " << state << " " << bytes << " bytes";
+            for (std::size_t flips : {1, 2, 7}) {
+              flip_random_bits(buf, offset, bytes, flips, rng);
+              ASSERT_EQ(count_bit_errors(t.pattern, invert, state, data, bytes),
+                        reference_bit_errors(t, invert, state, data, bytes))
+                  << label(t) << (invert ? " inverted" : "") << " state " << state << " " << bytes << " bytes";
+            }
           }
         }
       }
     }
-  }
+  });
 }
 
 // Data that is a PRBS sequence, but not the expected one, obeys the sequence's own recurrence almost
