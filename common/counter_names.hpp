@@ -22,6 +22,10 @@ inline constexpr std::string_view kTailLostFrames = "tail_lost_frames";
 inline constexpr std::string_view kLinkFlaps = "link_flaps";
 inline constexpr std::string_view kCompletionErrors = "completion_errors";
 inline constexpr std::string_view kIntegrityErrors = "integrity_errors";
+// Bytes of the RDMA messages whose payload CRC the receiver checked (all of them, or the sample
+// check_every asks for); its share of rx_bytes is the stream's payload_checked_share gauge.
+inline constexpr std::string_view kPayloadBytesChecked = "payload_bytes_checked";
+inline constexpr std::string_view kPayloadCheckedShare = "payload_checked_share";
 inline constexpr std::string_view kRetransmits = "retransmits";
 // An RDMA flow's own QP's retransmissions (its sequence-error NAKs, ACK timeouts and adaptive
 // retransmissions, from the NIC's counter bound to that QP alone), and the packets it sent (its

@@ -14,6 +14,8 @@ inline constexpr std::uint64_t kMaxMessageBytes = std::uint64_t{1} << 30;
 // length and the payload's CRC-32C (agent/rdma/message_format.hpp); a message holds at least it.
 inline constexpr std::size_t kCheckedMessageHeaderBytes = 24;
 inline constexpr std::uint32_t kMaxQpsPerPeer = 1024;
+// check_every: the payload of at least one message in this many is checked.
+inline constexpr std::uint32_t kMaxCheckEvery = 65'536;
 inline constexpr std::uint32_t kMaxRails = 16;
 // A test's defaults that the agent also takes for a plan that leaves them unset (0).
 inline constexpr std::uint16_t kDefaultCmPort = 7471;           // every agent's rdma_cm listener

@@ -69,8 +69,8 @@ class DpdkOptions final : public EngineOptions {
     app.add_option("--dpdk-queues", options_.queues,
                    fmt::format("RX and TX queues per DPDK port, 1..{}: a test spreads its flows over them, one RX and "
                                "one TX thread per queue (net_af_packet: sets qpairs=; default: qpairs= or 1)",
-                               wire::kMaxDpdkQueues))
-        ->check(CLI::Range(std::uint32_t{1}, wire::kMaxDpdkQueues))
+                               tusk::wire::kMaxDpdkQueues))
+        ->check(CLI::Range(std::uint32_t{1}, tusk::wire::kMaxDpdkQueues))
         ->group("DPDK");
     app.add_option("--dpdk-file-prefix", options_.eal.file_prefix,
                    "EAL file prefix, unique per DPDK process on a host (default: tusk-<pid>)")

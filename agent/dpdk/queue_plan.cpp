@@ -16,9 +16,9 @@ std::optional<std::uint16_t> qpairs_of(const std::string& vdev) {
   if (!text) return std::nullopt;
   unsigned value = 0;
   const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (error != std::errc() || end != text->data() + text->size() || value == 0 || value > wire::kMaxDpdkQueues) {
+  if (error != std::errc() || end != text->data() + text->size() || value == 0 || value > tusk::wire::kMaxDpdkQueues) {
     throw std::invalid_argument(
-        fmt::format("--dpdk-vdev {}: qpairs={} is not a queue count 1..{}", vdev, *text, wire::kMaxDpdkQueues));
+        fmt::format("--dpdk-vdev {}: qpairs={} is not a queue count 1..{}", vdev, *text, tusk::wire::kMaxDpdkQueues));
   }
   return static_cast<std::uint16_t>(value);
 }

@@ -37,7 +37,9 @@ enum class MessageCheck { Ok, BadMagic, WrongFlow, WrongSequence, WrongLength, B
 const char* to_string(MessageCheck check);
 
 // Checks the message that arrived as `length` bytes at `message` against what the receiver
-// expects. A message shorter than its header is WrongLength.
-MessageCheck check_message(const std::uint8_t* message, std::size_t length, std::uint32_t flow_id, std::uint64_t seq);
+// expects: its header always, its payload's CRC where `check_payload`. A message shorter than its
+// header is WrongLength.
+MessageCheck check_message(const std::uint8_t* message, std::size_t length, std::uint32_t flow_id, std::uint64_t seq,
+                           bool check_payload = true);
 
 }  // namespace tusk::rdma

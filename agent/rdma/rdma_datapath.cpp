@@ -366,7 +366,14 @@ void RdmaEngine::record_step(Connection& c, std::int64_t now) {
 
 void RdmaEngine::verify(Connection& c, const std::uint8_t* message, std::size_t length, std::uint64_t expected_seq,
                         std::uint64_t count) {
-  const auto check = check_message(message, length, c.flow_id, expected_seq);
+  // The sample is by count, so sender and receiver logs agree on which messages were checked.
+  const std::uint32_t every = plan_.rdma().check_every();
+  const bool payload = every <= 1 || count % every == 0;
+  const auto check = check_message(message, length, c.flow_id, expected_seq, payload);
+  if (payload && length >= kMessageHeaderBytes) {  // only the datapath thread adds
+    c.payload_bytes_checked.store(c.payload_bytes_checked.load(std::memory_order_relaxed) + length,
+                                  std::memory_order_relaxed);
+  }
   if (check != MessageCheck::Ok && c.integrity_errors.fetch_add(1, std::memory_order_relaxed) == 0) {
     emit(proto::AgentEvent::ENGINE_FAULT,
          fmt::format("flow {} {} QP {}: message {} failed its check: {}",

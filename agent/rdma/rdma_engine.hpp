@@ -155,6 +155,8 @@ struct Connection {
 
   // Published for sample().
   std::atomic<std::uint64_t> bytes{0}, messages{0}, integrity_errors{0}, completion_errors{0}, stalls{0};
+  // Bytes of the messages whose payload CRC was checked (check_every: a sample of them).
+  std::atomic<std::uint64_t> payload_bytes_checked{0};
   std::array<std::atomic<std::uint64_t>, kCountedStatuses + 1> errors_by_status{};
   PublishedLatency latency;
   std::atomic<std::uint64_t> steps_done{0}, step_time_sum_ns{0}, step_time_max_ns{0};
@@ -312,6 +314,14 @@ class RdmaEngine final : public Engine {
   std::atomic<bool> running_{false};
   std::thread cm_thread_;
   std::thread data_thread_;
+  // Puts each receiving stream's share of bytes checked, and says, once a test, when checking
+  // payloads took half the datapath thread or more since the last sample (check_load.hpp).
+  // Sampling thread only.
+  void note_checks(std::vector<proto::StreamCounters>& streams);
+  double check_ns_per_byte_ = 0;
+  std::uint64_t checked_before_ = 0;
+  std::int64_t checked_at_ns_ = 0;
+  bool check_share_said_ = false;
   // Traces the sending QPs' paths while the test runs; traced_ are those QPs, in its flow order.
   // Set once by tracing_thread_ under mutex_, which sample() holds to read them.
   std::unique_ptr<SocketPathTracer> tracer_;

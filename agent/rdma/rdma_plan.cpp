@@ -39,6 +39,8 @@ proto::RdmaTest resolve_rdma_plan(const proto::Plan& plan) {
     throw EngineError(fmt::format("message_size {} B cannot hold the {} B header the data check needs",
                                   test.message_size(), kMessageHeaderBytes));
   }
+  if (test.check_every() == 0) test.set_check_every(1);
+  at_most("check_every", test.check_every(), rdma_limits::kMaxCheckEvery);
   if (test.outstanding() == 0) test.set_outstanding(16);
   if (test.qps_per_peer() == 0) test.set_qps_per_peer(1);
   at_most("outstanding", test.outstanding(), kMaxOutstanding);

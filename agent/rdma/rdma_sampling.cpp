@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/latency_gauges.hpp"
+#include "agent/rdma/check_load.hpp"
 #include "agent/rdma/counters/rdma_counter_names.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
 #include "agent/rdma/roce_udp_port.hpp"
@@ -34,6 +35,18 @@ void fold_successor(proto::StreamCounters& flow, proto::StreamCounters&& success
 // How long a connection's flow has carried nothing up to `until`: the outage a successor ended,
 // or, for the flow's newest connection, the one still open (a successor not yet carrying, a QP
 // broken or failed and not replaced).
+// The share of a receiving stream's bytes whose payload was checked, once its QPs' counters are
+// folded together; a stream that checked nothing (no data_check) has no share.
+void put_checked_share(proto::StreamCounters& stream) {
+  namespace c = counters;
+  const auto& counters = stream.counters();
+  const auto checked = counters.find(std::string(c::kPayloadBytesChecked));
+  const auto received = counters.find(std::string(c::kRxBytes));
+  if (checked == counters.end() || received == counters.end() || received->second == 0) return;
+  (*stream.mutable_gauges())[std::string(c::kPayloadCheckedShare)] =
+      std::min(1.0, static_cast<double>(checked->second) / static_cast<double>(received->second));
+}
+
 std::int64_t downtime_ns(const Connection& c, bool newest, std::int64_t until) {
   const std::int64_t closed = c.downtime_ns.load();
   const std::int64_t since = c.outage_since_ns.load();
@@ -135,6 +148,31 @@ proto::StreamCounters nic_port_stream(const NicPortView& port, std::int64_t unti
 
 }  // namespace
 
+void RdmaEngine::note_checks(std::vector<proto::StreamCounters>& streams) {
+  std::uint64_t checked = 0;
+  for (auto& stream : streams) {
+    put_checked_share(stream);
+    if (const auto found = stream.counters().find(std::string(counters::kPayloadBytesChecked));
+        found != stream.counters().end()) {
+      checked += found->second;
+    }
+  }
+  const auto& test = plan_.rdma();
+  if (!test.data_check() || check_share_said_) return;
+  const std::int64_t now = steady_ns();
+  if (check_ns_per_byte_ == 0) check_ns_per_byte_ = check_ns_per_byte(test.message_size());
+  if (checked_at_ns_ > 0 && now > checked_at_ns_ && checked > checked_before_) {
+    if (auto notice = check_load_notice(static_cast<double>(checked - checked_before_),
+                                        static_cast<double>(now - checked_at_ns_) / 1e9, check_ns_per_byte_,
+                                        test.check_every(), test.message_size())) {
+      check_share_said_ = true;
+      emit(proto::AgentEvent::NOTICE, *notice);
+    }
+  }
+  checked_before_ = checked;
+  checked_at_ns_ = now;
+}
+
 std::vector<proto::StreamCounters> RdmaEngine::sample() {
   namespace c = counters;
   std::vector<proto::StreamCounters> out;
@@ -183,6 +221,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     map[std::string(c::kCompletionErrors)] = connection->completion_errors.load(std::memory_order_relaxed);
     if (receives_data && plan_.rdma().data_check()) {
       map[std::string(c::kIntegrityErrors)] = connection->integrity_errors.load(std::memory_order_relaxed);
+      map[std::string(c::kPayloadBytesChecked)] = connection->payload_bytes_checked.load(std::memory_order_relaxed);
     }
     map[std::string(c::kStalls)] = connection->stalls.load(std::memory_order_relaxed);
     const auto state = connection->state.load();
@@ -242,6 +281,7 @@ std::vector<proto::StreamCounters> RdmaEngine::sample() {
     }
   }
   lock.unlock();
+  note_checks(out);
   add_qp_counters(nic_ports, qps, out);
   for (const auto& port : nic_ports) {
     std::optional<std::string> note;

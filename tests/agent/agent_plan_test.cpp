@@ -56,6 +56,7 @@ TEST(RdmaPlan, AnHonestPlanIsAcceptedWithItsDefaultsResolved) {
   EXPECT_EQ(test.recovery(), "stop");
   EXPECT_EQ(test.pacing(), "auto");
   EXPECT_EQ(test.cm_port(), rdma::kDefaultCmPort);
+  EXPECT_EQ(test.check_every(), 1u);  // an older controller's plan: every payload
 }
 
 // Before: message_size 2^32 + 8 passed the 64-bit header check, became an 8-byte slot, and the
@@ -78,6 +79,8 @@ TEST(RdmaPlan, CountsAreBoundedByTheMemoryTheyWouldPin) {
               HasSubstr("qps_per_peer 1000000 is out of range (at most 1024)"));
   EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_outstanding(4'000'000'000u); }),
               HasSubstr("outstanding 4000000000 is out of range"));
+  EXPECT_THAT(refusal([](proto::Plan& p) { p.mutable_rdma()->set_check_every(65'537); }),
+              HasSubstr("check_every 65537 is out of range (at most 65536)"));
   // Each bound alone is met; together they would pin 2 x 1024 x 16384 x 64 KiB.
   EXPECT_THAT(refusal([](proto::Plan& p) {
                 p.mutable_rdma()->set_qps_per_peer(1024);

@@ -915,7 +915,7 @@ TEST_F(RdmaVmLab, UnderReconnectAFlowResumesAfterATwoSecondLinkDownAndReportsIts
   EXPECT_NE(logs().find("resumed on a new QP"), std::string::npos) << logs();
 }
 
-TEST_F(RdmaVmLab, CheckedSendsAndReadsPassOnACleanLink) {
+TEST_F(RdmaVmLab, CheckedSendsAndReadsPassOnACleanLinkAndASampledCheckSaysItsShare) {
   const int exit_code = run_profile(R"(name: lab-rdma-send-read
 agents:
   hosts: [vm1, vm2]
@@ -934,6 +934,7 @@ tests:
   - name: send
     engine: rdma
     operation: send
+    check_every: 4
   - name: read
     engine: rdma
     operation: read
@@ -941,13 +942,18 @@ tests:
   ASSERT_EQ(exit_code, 0) << logs();
   const json result = report();
   ASSERT_EQ(result["tests"].size(), 2u);
-  // SEND: the receiver checks each message where its receive WR put it.
+  // SEND: the receiver checks each message's header where its receive WR put it, and (check_every:
+  // 4) the payload of one message in four, and says what share of the bytes that was.
   std::size_t sinks = 0;
   for (const auto& stream : result["tests"][0]["streams"]) {
     if (stream["stream_id"].get<std::string>().rfind("sink:", 0) != 0) continue;
     ++sinks;
-    EXPECT_GT(counter(stream, "rx_messages"), 50u) << stream.dump(2);
+    const std::uint64_t messages = counter(stream, "rx_messages");
+    EXPECT_GT(messages, 50u) << stream.dump(2);
     EXPECT_TRUE(stream["counters"].contains("integrity_errors"));
+    // Messages 0, 4, 8, ...: a quarter, rounded up.
+    EXPECT_EQ(counter(stream, "payload_bytes_checked"), (messages + 3) / 4 * 16384) << stream.dump(2);
+    EXPECT_NEAR(stream["gauges"].value("payload_checked_share", 0.0), 0.25, 0.02) << stream.dump(2);
   }
   EXPECT_EQ(sinks, 2u);
   // READ: the initiator pulls the target's messages and checks them itself.
@@ -957,6 +963,7 @@ tests:
     ++reads;
     EXPECT_GT(counter(stream, "rx_messages"), 50u) << stream.dump(2);
     EXPECT_TRUE(stream["counters"].contains("integrity_errors"));
+    EXPECT_EQ(stream["gauges"].value("payload_checked_share", 0.0), 1.0) << stream.dump(2);  // every message
   }
   EXPECT_EQ(reads, 2u);
 }

@@ -162,6 +162,12 @@ const std::vector<TestKey>& keys() {
        [](R& c, const V& v, D& d) {
          return store(c.read.boolean(v), d, [](D& t, bool b) { params(t.spec).set_data_check(b); });
        }},
+      // Where one core cannot check every byte a port carries: the payload of every k-th message.
+      {"check_every", "rdma",
+       [](R& c, const V& v, D& d) {
+         return store(c.read.uint32(v, {1, rdma_limits::kMaxCheckEvery}), d,
+                      [](D& t, auto n) { params(t.spec).set_check_every(n); });
+       }},
       // The QP's local ACK timeout is 4.096 us * 2^n; profiles give a time and get the smallest n
       // that covers it (a VM lab needs about 1 s, or a descheduled guest looks like a lost packet).
       {"ack_timeout", "rdma",
@@ -251,6 +257,7 @@ void set_defaults(TestSpec& spec) {
   test.set_outstanding(16);
   test.set_signal_every(1);
   test.set_data_check(true);
+  test.set_check_every(1);
   test.set_recovery("stop");
   test.set_pacing("auto");
   test.set_cm_port(rdma_limits::kDefaultCmPort);

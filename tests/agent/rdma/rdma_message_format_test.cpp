@@ -38,6 +38,16 @@ TEST(RdmaMessage, WrongFlowSequenceLengthOrMagicAreNamed) {
   EXPECT_EQ(check_message(bytes.data(), bytes.size(), 2, 10), MessageCheck::BadMagic);
 }
 
+// A message outside check_every's sample: its header is held as ever, its payload not read.
+TEST(RdmaMessage, OutsideTheSampleTheHeaderIsCheckedAndThePayloadIsNot) {
+  auto bytes = message(2, 10, 512);
+  bytes[100] ^= 0x10;
+  EXPECT_EQ(check_message(bytes.data(), bytes.size(), 2, 10, false), MessageCheck::Ok);
+  EXPECT_EQ(check_message(bytes.data(), bytes.size(), 2, 10, true), MessageCheck::BadPayload);
+  EXPECT_EQ(check_message(bytes.data(), bytes.size(), 2, 11, false), MessageCheck::WrongSequence);
+  EXPECT_EQ(check_message(bytes.data(), 500, 2, 10, false), MessageCheck::WrongLength);
+}
+
 TEST(RdmaMessage, AHeaderOnlyMessageHasAnEmptyPayload) {
   const auto bytes = message(0, 0, kMessageHeaderBytes);
   EXPECT_EQ(check_message(bytes.data(), bytes.size(), 0, 0), MessageCheck::Ok);

@@ -1013,6 +1013,16 @@ tests:
     rails: 17
 )"),
             "bad.yaml:7:12: tests[0].rails: rails 17 is above the maximum 16");
+  EXPECT_EQ(profile_error(R"(
+name: x
+agents: {count: 2}
+tests:
+  - name: t
+    engine: rdma
+    duration: 1s
+    check_every: 0
+)"),
+            "bad.yaml:7:18: tests[0].check_every: check_every 0 is below the minimum 1");
 }
 
 TEST(ProfileErrors, RecoveryAndPacingTakeTheirWordsOnly) {
