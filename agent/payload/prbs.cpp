@@ -46,6 +46,10 @@ inline unsigned popcount64(std::uint64_t x) {
   return static_cast<unsigned>((x * 0x0101010101010101ULL) >> 56);
 }
 
+// load_block(kFirstBytes.data() + 16 - n) keeps the first n bytes of a block.
+constexpr std::array<std::uint8_t, 32> kFirstBytes = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                                                      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
 inline bool is_zero(Block b) {
   return (b[0] | b[1]) == 0;
 }
@@ -199,8 +203,9 @@ struct Prbs {
 
   // Compared against the generated sequence: at least n bytes, for the induction to start.
   static constexpr std::size_t kHeadBytes = 32;
-  // Shorter calls are counted against the generated sequence outright.
+  // Shorter calls are counted against the table's first bytes of the sequence outright.
   static constexpr std::size_t kMinSelfCheckBytes = kHeadBytes + kRelationMinBytes;
+  static constexpr std::size_t kTableBytes = kMinSelfCheckBytes;
   // How many leading bytes of `data` are proven to be the sequence from `state`: 0, at least
   // kHeadBytes, or `bytes`.
   static std::size_t proven_prefix(std::uint32_t state, bool invert, const std::uint8_t* data, std::size_t bytes) {
@@ -217,14 +222,41 @@ struct Prbs {
     return relation_holds_to(data, kHeadBytes, bytes, N, K, invert);
   }
 
-  // The first kHeadBytes of the sequence are linear in the register, so they are the XOR of one
-  // precomputed head per nibble of it: a frame's check starts with a few table loads.
-  using Head = std::array<std::uint8_t, kHeadBytes>;
+  // The bit errors of data shorter than kTableBytes (a small frame's payload), against the
+  // sequence from the table: no start-up.
+  static std::uint64_t short_errors(std::uint32_t state, bool invert, const std::uint8_t* data, std::size_t bytes) {
+    std::array<Block, kTableBytes / 16> expected{};
+    for (unsigned g = 0; g < kHeadTable.size(); ++g) {
+      const std::uint8_t* row = kHeadTable[g][(state >> (4 * g)) & 15].data();
+      for (std::size_t b = 0; b < expected.size(); ++b) expected[b] ^= load_block(row + 16 * b);
+    }
+    const Block flip = invert_mask(invert);
+    std::array<Block, kTableBytes / 16> differ{};
+    const std::size_t whole = bytes / 16;
+    Block any{};
+    for (std::size_t b = 0; b < whole; ++b) any |= differ[b] = load_block(data + 16 * b) ^ flip ^ expected[b];
+    if (const std::size_t rest = bytes % 16; rest != 0) {
+      // Reading all 16 bytes could run off the end of the caller's buffer, so copy what is there.
+      std::array<std::uint8_t, 16> got{};
+      std::memcpy(got.data(), data + 16 * whole, rest);
+      any |= differ[whole] =
+          (load_block(got.data()) ^ flip ^ expected[whole]) & load_block(kFirstBytes.data() + 16 - rest);
+    }
+    if (is_zero(any)) return 0;
+    std::uint64_t errors = 0;
+    for (const Block& d : differ) errors += popcount(d);
+    return errors;
+  }
+
+  // The first kTableBytes of the sequence are linear in the register, so they are the XOR of one
+  // precomputed row per nibble of it: a frame's check starts with a few table loads, and a short
+  // payload is checked against them outright.
+  using Head = std::array<std::uint8_t, kTableBytes>;
   static constexpr auto make_head_table() {
     std::array<Head, N> unit{};  // the head from each one-bit register
     for (unsigned b = 0; b < N; ++b) {
       std::uint32_t reg = std::uint32_t{1} << b;
-      for (unsigned i = 0; i < 8 * kHeadBytes; ++i) {
+      for (unsigned i = 0; i < 8 * kTableBytes; ++i) {
         const std::uint32_t bit = ((reg >> (N - 1)) ^ (reg >> (K - 1))) & 1;
         reg = ((reg << 1) | bit) & kMask;
         unit[b][i / 8] = static_cast<std::uint8_t>(unit[b][i / 8] | bit << (7 - i % 8));
@@ -236,7 +268,7 @@ struct Prbs {
         for (unsigned i = 0; i < 4; ++i) {
           const unsigned b = 4 * g + i;
           if (b >= N || ((v >> i) & 1) == 0) continue;
-          for (unsigned byte = 0; byte < kHeadBytes; ++byte) by_nibble[g][v][byte] ^= unit[b][byte];
+          for (unsigned byte = 0; byte < kTableBytes; ++byte) by_nibble[g][v][byte] ^= unit[b][byte];
         }
       }
     }
@@ -337,10 +369,6 @@ struct Writer {
   }
 };
 
-// load_block(kFirstBytes.data() + 16 - n) keeps the first n bytes of a block.
-constexpr std::array<std::uint8_t, 32> kFirstBytes = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-                                                      0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
-
 struct Checker {
   const std::uint8_t* data;
   Block invert;
@@ -387,6 +415,7 @@ std::uint64_t count_prbs_errors(bool invert, std::uint32_t state, const std::uin
   const Block invert_block = invert_mask(invert);
   std::uint64_t errors = 0;
   while (bytes > 0) {
+    if (bytes < Prbs::kTableBytes) return errors + Prbs::short_errors(state, invert, data, bytes);
     const std::size_t proven = Prbs::proven_prefix(state, invert, data, bytes);
     if (proven == bytes) break;  // a clean frame, the common case
     if (proven > 0) {
