@@ -19,8 +19,12 @@
 #include "agent/dpdk/frame_format.hpp"
 #include "agent/payload/prbs.hpp"
 #include "agent/rdma/message_format.hpp"
+#include "bench/bench_rate.hpp"
 
 namespace {
+
+using tusk::bench::escape;
+using tusk::bench::median;
 
 using tusk::dpdk::FrameSpec;
 using tusk::dpdk::ParsedFrame;
@@ -34,17 +38,6 @@ constexpr double kPortsGbps[] = {100, 200, 400};
 // Preamble, start delimiter and the gap between frames: what a frame costs on the wire beyond
 // its own bytes.
 constexpr double kWireOverheadBytes = 20;
-
-volatile std::uint64_t g_sink;
-
-inline void escape(const void* p) {
-  __asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // ns per call of op(i) over `count` items, repeated for about a tenth of a second.
 template <class Op>
@@ -60,7 +53,7 @@ double ns_per_item(std::size_t count, Op op) {
     done += count;
     now = Clock::now();
   } while (now - start < std::chrono::milliseconds(100));
-  g_sink = g_sink + sink;
+  tusk::bench::g_sink = tusk::bench::g_sink + sink;
   return std::chrono::duration<double, std::nano>(now - start).count() / static_cast<double>(done);
 }
 

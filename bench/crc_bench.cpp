@@ -16,46 +16,18 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/bench_rate.hpp"
 #include "common/crc32c.hpp"
 
 namespace {
 
-volatile std::uint64_t g_sink;
+using tusk::bench::escape;
+using tusk::bench::median;
+using tusk::bench::rate;
 
-inline void escape(const void* p) {
-  __asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
-// GB/s of op() over `bytes` per call: the best of a few slices of `seconds`, as prbs_bench does.
-template <class Op>
-double rate(double seconds, std::size_t bytes, Op op) {
-  using Clock = std::chrono::steady_clock;
-  constexpr int kSlices = 5;
-  g_sink = g_sink + op();
-  const auto slice = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds / kSlices));
-  std::uint64_t sink = 0;
-  double best = 0;
-  for (int s = 0; s < kSlices; ++s) {
-    std::uint64_t calls = 0;
-    const auto start = Clock::now();
-    auto now = start;
-    do {
-      // A batch between clock reads: a read costs as much as a small message's CRC.
-      for (int i = 0; i < 64; ++i) sink += op();
-      calls += 64;
-      now = Clock::now();
-    } while (now < start + slice);
-    best = std::max(best, static_cast<double>(calls) * static_cast<double>(bytes) /
-                              std::chrono::duration<double>(now - start).count() / 1e9);
-  }
-  g_sink = g_sink + sink;
-  return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+// Slices of each cell, the best taken; calls between clock reads.
+constexpr int kSlices = 5;
+constexpr int kBatch = 64;
 
 struct Options {
   double seconds = 0.2;
@@ -113,17 +85,23 @@ int main(int argc, char** argv) {
     };
     std::vector<double> copy, table, chain, isal, agent;
     for (int run = 0; run < options.runs; ++run) {
-      copy.push_back(rate(options.seconds, size, [&] {
-        const std::size_t o = next();
-        std::memcpy(dst.data() + o, src.data() + o, size);
-        escape(dst.data());
-        return std::uint64_t{dst[o]};
-      }));
+      copy.push_back(rate(
+          options.seconds, size,
+          [&] {
+            const std::size_t o = next();
+            std::memcpy(dst.data() + o, src.data() + o, size);
+            escape(dst.data());
+            return std::uint64_t{dst[o]};
+          },
+          kSlices, kBatch));
       const auto of = [&](auto way) {
-        return rate(options.seconds, size, [&] {
-          escape(src.data());
-          return std::uint64_t{way(src.data() + next(), size)};
-        });
+        return rate(
+            options.seconds, size,
+            [&] {
+              escape(src.data());
+              return std::uint64_t{way(src.data() + next(), size)};
+            },
+            kSlices, kBatch);
       };
       if (size <= (1 << 20)) table.push_back(of(tusk::crc32c_ways::table));
       chain.push_back(of(tusk::crc32c_ways::one_chain));

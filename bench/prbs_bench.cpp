@@ -5,6 +5,7 @@
 //   prbs_bench [--seconds N] [--runs R]   (N seconds per row, default 0.3; R runs, default 5, medians)
 
 #include "agent/payload/prbs.hpp"
+#include "bench/bench_rate.hpp"
 
 #include <fmt/format.h>
 
@@ -19,46 +20,14 @@
 
 namespace {
 
+using tusk::bench::escape;
+using tusk::bench::rate;
+
 using tusk::payload::Pattern;
 
 constexpr std::size_t kBufferBytes = 8 << 20;
 // One standard-MTU payload per call: frame by frame, each call pays its own set-up.
 constexpr std::size_t kFrameBytes = 1500;
-
-volatile std::uint64_t g_sink;
-
-// Makes the compiler assume the memory behind p is read and written here, so that no copy or
-// comparison can be dropped as unused.
-inline void escape(const void* p) {
-  __asm__ __volatile__("" : : "r"(p) : "memory");
-}
-
-// Calls op() until `seconds` have passed (after one untimed warm-up call) and returns GB/s, where
-// each call processes `bytes` bytes: the best of kSlices equal slices, because on a shared machine
-// the other load only ever slows a slice down, and the ratios should compare the code, not the load.
-template <class Op>
-double rate(double seconds, std::size_t bytes, Op op) {
-  using Clock = std::chrono::steady_clock;
-  constexpr int kSlices = 20;
-  g_sink = g_sink + op();
-  const auto slice = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds / kSlices));
-  std::uint64_t sink = 0;
-  double best = 0;
-  for (int s = 0; s < kSlices; ++s) {
-    std::uint64_t calls = 0;
-    const auto start = Clock::now();
-    auto now = start;
-    do {
-      sink += op();
-      ++calls;
-      now = Clock::now();
-    } while (now < start + slice);
-    const double elapsed = std::chrono::duration<double>(now - start).count();
-    best = std::max(best, static_cast<double>(calls) * static_cast<double>(bytes) / elapsed / 1e9);
-  }
-  g_sink = g_sink + sink;
-  return best;
-}
 
 struct Options {
   double seconds = 0.3;
