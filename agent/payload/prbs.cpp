@@ -262,13 +262,16 @@ struct Prbs {
         unit[b][i / 8] = static_cast<std::uint8_t>(unit[b][i / 8] | bit << (7 - i % 8));
       }
     }
+    // Each row from a row with one bit fewer, so the table stays within a compiler's constant-
+    // evaluation budget (Clang's step limit).
     std::array<std::array<Head, 16>, (N + 3) / 4> by_nibble{};
     for (unsigned g = 0; g < by_nibble.size(); ++g) {
-      for (unsigned v = 0; v < 16; ++v) {
-        for (unsigned i = 0; i < 4; ++i) {
-          const unsigned b = 4 * g + i;
-          if (b >= N || ((v >> i) & 1) == 0) continue;
-          for (unsigned byte = 0; byte < kTableBytes; ++byte) by_nibble[g][v][byte] ^= unit[b][byte];
+      for (unsigned v = 1; v < 16; ++v) {
+        const unsigned b = 4 * g + static_cast<unsigned>(std::countr_zero(v));
+        const Head& fewer = by_nibble[g][v & (v - 1)];
+        Head& row = by_nibble[g][v];
+        for (unsigned byte = 0; byte < kTableBytes; ++byte) {
+          row[byte] = static_cast<std::uint8_t>(fewer[byte] ^ (b < N ? unit[b][byte] : 0));
         }
       }
     }

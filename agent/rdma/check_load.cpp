@@ -29,19 +29,45 @@ double check_ns_per_byte(std::size_t message_size) {
   return best;
 }
 
+namespace {
+
+// The sample that would take about a quarter of the thread, where checking `every`-th message
+// takes `share` of it.
+std::uint32_t advised_every(double share, std::uint32_t every) {
+  const double now = std::max<std::uint32_t>(1, every);
+  return static_cast<std::uint32_t>(std::min<double>(rdma_limits::kMaxCheckEvery, std::ceil(now * share / 0.25)));
+}
+
+}  // namespace
+
 std::optional<std::string> check_load_notice(double bytes, double seconds, double ns_per_byte,
                                              std::uint32_t check_every, std::uint64_t message_size) {
   if (!(seconds > 0) || !(bytes > 0) || !(ns_per_byte > 0)) return std::nullopt;
   const double share = bytes * ns_per_byte / 1e9 / seconds;
   if (share < kCheckLoadSaid) return std::nullopt;
-  const double every_now = std::max<std::uint32_t>(1, check_every);
-  const auto every =
-      static_cast<std::uint32_t>(std::min<double>(rdma_limits::kMaxCheckEvery, std::ceil(every_now * share / 0.25)));
+  const std::uint32_t every = advised_every(share, check_every);
   return fmt::format(
       "checking payloads took about {:.0f} % of the RDMA datapath thread ({:.2f} GB/s checked; this core checks "
       "{:.2f} GB/s of {} B messages): the throughput measured may be what the check allows, not the link; "
       "check_every: {} would check one message in {}",
       100 * share, bytes / seconds / 1e9, 1 / ns_per_byte, message_size, every, every);
+}
+
+std::optional<std::string> check_capacity_notice(double offered_bytes_per_s, const std::string& whence,
+                                                 double ns_per_byte, std::uint32_t check_every,
+                                                 std::uint64_t message_size) {
+  if (!(offered_bytes_per_s > 0) || !(ns_per_byte > 0)) return std::nullopt;
+  const double every_now = std::max<std::uint32_t>(1, check_every);
+  const double share = offered_bytes_per_s / every_now * ns_per_byte / 1e9;
+  if (share < kCheckLoadSaid) return std::nullopt;
+  const std::uint32_t every = advised_every(share, check_every);
+  return fmt::format(
+      "this agent may receive {:.2f} GB/s ({}) and one core checks {:.2f} GB/s of {} B messages: checking {} would "
+      "take about {:.0f} % of the RDMA datapath thread and may set the throughput; check_every: {} would check one "
+      "message in {}",
+      offered_bytes_per_s / 1e9, whence, 1 / ns_per_byte, message_size,
+      check_every <= 1 ? std::string("every payload") : fmt::format("one payload in {}", check_every), 100 * share,
+      every, every);
 }
 
 }  // namespace tusk::rdma

@@ -23,4 +23,12 @@ double check_ns_per_byte(std::size_t message_size);
 std::optional<std::string> check_load_notice(double bytes, double seconds, double ns_per_byte,
                                              std::uint32_t check_every, std::uint64_t message_size);
 
+// Before the start: the notice when checking every payload of `offered_bytes_per_s` (what
+// `whence` says the agent may receive: its port's speed, or its senders' rates) would take
+// kCheckLoadSaid of the thread or more, with the check_every that would take about a quarter;
+// nullopt below it.
+std::optional<std::string> check_capacity_notice(double offered_bytes_per_s, const std::string& whence,
+                                                 double ns_per_byte, std::uint32_t check_every,
+                                                 std::uint64_t message_size);
+
 }  // namespace tusk::rdma

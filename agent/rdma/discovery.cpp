@@ -100,6 +100,10 @@ void add_gids(ibv_context* context, std::uint8_t port_num, const ibv_port_attr& 
 
 }  // namespace
 
+double port_speed_gbps(const ibv_port_attr& port) {
+  return lane_speed_gbps(port.active_speed) * width_lanes(port.active_width);
+}
+
 std::string gid_text(const ibv_gid& gid) {
   char text[INET6_ADDRSTRLEN] = {};
   inet_ntop(AF_INET6, gid.raw, text, sizeof(text));

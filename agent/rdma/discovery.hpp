@@ -7,6 +7,7 @@
 #include "tusk.pb.h"
 
 union ibv_gid;
+struct ibv_port_attr;
 
 namespace tusk::rdma {
 
@@ -17,6 +18,9 @@ struct Discovery {
 
 // A GID as IPv6 text ("fe80::...", "::ffff:192.168.1.11"), as ibv_devinfo and rdma_cm show it.
 std::string gid_text(const ibv_gid& gid);
+
+// A port's speed in Gbit/s (its lanes' speed times their number); 0 where the driver does not say.
+double port_speed_gbps(const ibv_port_attr& port);
 
 // Never throws: a device that cannot be opened or queried is skipped and the reason noted, so one
 // bad device does not hide the others.

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agent/rdma/check_load.hpp"
 #include "agent/rdma/connect_data.hpp"
+#include "agent/rdma/discovery.hpp"
 #include "agent/rdma/pacing.hpp"
 #include "agent/rdma/rdma_engine.hpp"
 #include "agent/rdma/rdma_engine_internal.hpp"
@@ -127,6 +129,32 @@ void RdmaEngine::open_qp_counters(const Connection& connection, NicPort& port) {
   port.qp_counters = std::make_unique<QpCounterReader>(connection.device, connection.port_num);
 }
 
+void RdmaEngine::note_check_capacity(const Connection& connection) {
+  const auto& test = plan_.rdma();
+  const bool reads = operation_ == Operation::Read;
+  const bool receives = (connection.role == Connection::Role::Sender) == reads;
+  if (!test.data_check() || !receives || check_capacity_said_) return;
+  check_capacity_said_ = true;
+  ibv_port_attr attributes{};
+  const double port_gbps =
+      ibv_query_port(connection.id.get()->verbs, static_cast<std::uint8_t>(connection.port_num), &attributes) == 0
+          ? port_speed_gbps(attributes)
+          : 0;
+  double offered = port_gbps * 1e9 / 8;
+  std::string whence = fmt::format("{}/{} at {:g} Gb/s", connection.device, connection.port_num, port_gbps);
+  // Paced senders may ask less than the port carries: what they ask, then.
+  const int senders = reads ? plan_.peers_size() : plan_.senders_size();
+  if (const double asked = test.rate_bps() / 8 * senders; asked > 0 && (offered == 0 || asked < offered)) {
+    offered = asked;
+    whence = fmt::format("{} sender{} at {:g} Gb/s each", senders, senders == 1 ? "" : "s", test.rate_bps() / 1e9);
+  }
+  if (offered <= 0) return;
+  if (auto notice = check_capacity_notice(offered, whence, check_ns_per_byte(test.message_size()), test.check_every(),
+                                          test.message_size())) {
+    emit(proto::AgentEvent::NOTICE, *notice);
+  }
+}
+
 void RdmaEngine::note_nic_port(const Connection& connection) {
   const std::string key = fmt::format("{}/{}", connection.device, connection.port_num);
   bool known = false;
@@ -147,6 +175,7 @@ void RdmaEngine::note_nic_port(const Connection& connection) {
       emit(proto::AgentEvent::NOTICE, fmt::format("NIC counters of {} unavailable: {}", key, e.what()));
     }
     open_qp_counters(connection, port);
+    note_check_capacity(connection);
     // The Ethernet side (ethtool) is read apart: a port may have one and not the other.
     std::string why;
     port.netdev = open_port_netdev_counters(connection.device, connection.port_num, why);

@@ -209,6 +209,10 @@ class RdmaEngine final : public Engine {
   void note_nic_port(const Connection& connection);
   // Opens the port's per-QP counter reader where the device can have one; says why not otherwise.
   void open_qp_counters(const Connection& connection, NicPort& port);
+  // Says before the start, once a test, when checking what this agent may receive would take half
+  // its datapath thread or more (its receiving port's speed, or its senders' rates). CM thread.
+  void note_check_capacity(const Connection& connection);
+  bool check_capacity_said_ = false;
   // A sender's pacing, from the plan and its device (pacing.hpp): false when pacing: hardware
   // cannot be had, the flow then failed and said why. And the NIC's limit set once it connected.
   bool choose_pacing_for(Connection& connection);

@@ -32,6 +32,22 @@ TEST(CheckLoad, ACheckUnderHalfTheThreadOrNothingMeasuredSaysNothing) {
   EXPECT_FALSE(check_load_notice(40e9, 1.0, 0, 1, 4096).has_value());
 }
 
+// Before the start: a 400G port's 50 GB/s at 40 GB/s a core would take 125 % of the thread; one
+// message in five would take a quarter. Paced senders asking 10 GB/s in all need no sample.
+TEST(CheckLoad, BeforeTheStartAPortFasterThanTheCheckIsSaidAndAPacedOneIsNot) {
+  const auto notice = check_capacity_notice(50e9, "mlx5_0/1 at 400 Gb/s", 1 / 40.0, 1, 65536);
+  ASSERT_TRUE(notice.has_value());
+  EXPECT_NE(notice->find("this agent may receive 50.00 GB/s (mlx5_0/1 at 400 Gb/s) and one core checks 40.00 GB/s of "
+                         "65536 B messages: checking every payload would take about 125 %"),
+            std::string::npos)
+      << *notice;
+  EXPECT_NE(notice->find("check_every: 5 would check one message in 5"), std::string::npos) << *notice;
+  EXPECT_FALSE(check_capacity_notice(10e9, "4 senders at 20 Gb/s each", 1 / 40.0, 1, 65536).has_value());
+  // A sample already asked for counts: one in four of 50 GB/s is a third of the thread.
+  EXPECT_FALSE(check_capacity_notice(50e9, "mlx5_0/1 at 400 Gb/s", 1 / 40.0, 4, 65536).has_value());
+  EXPECT_FALSE(check_capacity_notice(0, "a port of unknown speed", 1 / 40.0, 1, 65536).has_value());
+}
+
 TEST(CheckLoad, ThisCoresCheckRateIsMeasuredForTheMessageSize) {
   for (const std::size_t size : {std::size_t{64}, std::size_t{65536}, std::size_t{1} << 30}) {
     const double ns = check_ns_per_byte(size);
