@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -39,22 +38,19 @@ constexpr double kPortsGbps[] = {100, 200, 400};
 // its own bytes.
 constexpr double kWireOverheadBytes = 20;
 
-// ns per call of op(i) over `count` items, repeated for about a tenth of a second.
+// ns per call of op(i), from passes over all `count` items: the best of bench::rate's slices of
+// a tenth of a second, as the other per-core benches time theirs.
 template <class Op>
 double ns_per_item(std::size_t count, Op op) {
-  using Clock = std::chrono::steady_clock;
-  std::uint64_t sink = 0;
-  for (std::size_t i = 0; i < count; ++i) sink += op(i);  // warm-up
-  std::size_t done = 0;
-  const auto start = Clock::now();
-  auto now = start;
-  do {
-    for (std::size_t i = 0; i < count; ++i) sink += op(i);
-    done += count;
-    now = Clock::now();
-  } while (now - start < std::chrono::milliseconds(100));
-  tusk::bench::g_sink = tusk::bench::g_sink + sink;
-  return std::chrono::duration<double, std::nano>(now - start).count() / static_cast<double>(done);
+  const double items_per_ns = tusk::bench::rate(
+      0.1, count,
+      [&] {
+        std::uint64_t sink = 0;
+        for (std::size_t i = 0; i < count; ++i) sink += op(i);
+        return sink;
+      },
+      5);
+  return 1 / items_per_ns;
 }
 
 FrameSpec routed_spec() {

@@ -213,6 +213,11 @@ class RdmaEngine final : public Engine {
   // its datapath thread or more (its receiving port's speed, or its senders' rates). CM thread.
   void note_check_capacity(const Connection& connection);
   bool check_capacity_said_ = false;
+  // This core's time to check a byte of the test's messages, measured once (check_load.hpp) by
+  // whichever of the CM and sampling threads asks first.
+  double check_cost();
+  std::once_flag check_cost_once_;
+  double check_ns_per_byte_ = 0;
   // A sender's pacing, from the plan and its device (pacing.hpp): false when pacing: hardware
   // cannot be had, the flow then failed and said why. And the NIC's limit set once it connected.
   bool choose_pacing_for(Connection& connection);
@@ -322,7 +327,6 @@ class RdmaEngine final : public Engine {
   // payloads took half the datapath thread or more since the last sample (check_load.hpp).
   // Sampling thread only.
   void note_checks(std::vector<proto::StreamCounters>& streams);
-  double check_ns_per_byte_ = 0;
   std::uint64_t checked_before_ = 0;
   std::int64_t checked_at_ns_ = 0;
   bool check_share_said_ = false;

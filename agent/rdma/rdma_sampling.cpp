@@ -32,9 +32,6 @@ void fold_successor(proto::StreamCounters& flow, proto::StreamCounters&& success
   if (successor.has_flow()) *flow.mutable_flow() = successor.flow();
 }
 
-// How long a connection's flow has carried nothing up to `until`: the outage a successor ended,
-// or, for the flow's newest connection, the one still open (a successor not yet carrying, a QP
-// broken or failed and not replaced).
 // The share of a receiving stream's bytes whose payload was checked, once its QPs' counters are
 // folded together; a stream that checked nothing (no data_check) has no share.
 void put_checked_share(proto::StreamCounters& stream) {
@@ -47,6 +44,9 @@ void put_checked_share(proto::StreamCounters& stream) {
       std::min(1.0, static_cast<double>(checked->second) / static_cast<double>(received->second));
 }
 
+// How long a connection's flow has carried nothing up to `until`: the outage a successor ended,
+// or, for the flow's newest connection, the one still open (a successor not yet carrying, a QP
+// broken or failed and not replaced).
 std::int64_t downtime_ns(const Connection& c, bool newest, std::int64_t until) {
   const std::int64_t closed = c.downtime_ns.load();
   const std::int64_t since = c.outage_since_ns.load();
@@ -160,10 +160,9 @@ void RdmaEngine::note_checks(std::vector<proto::StreamCounters>& streams) {
   const auto& test = plan_.rdma();
   if (!test.data_check() || check_share_said_) return;
   const std::int64_t now = steady_ns();
-  if (check_ns_per_byte_ == 0) check_ns_per_byte_ = check_ns_per_byte(test.message_size());
   if (checked_at_ns_ > 0 && now > checked_at_ns_ && checked > checked_before_) {
     if (auto notice = check_load_notice(static_cast<double>(checked - checked_before_),
-                                        static_cast<double>(now - checked_at_ns_) / 1e9, check_ns_per_byte_,
+                                        static_cast<double>(now - checked_at_ns_) / 1e9, check_cost(),
                                         test.check_every(), test.message_size())) {
       check_share_said_ = true;
       emit(proto::AgentEvent::NOTICE, *notice);
