@@ -13,8 +13,9 @@
 namespace tusk::rdma {
 
 double check_ns_per_byte(std::size_t message_size) {
-  const std::size_t size = std::clamp<std::size_t>(message_size, kMessageHeaderBytes + 1, std::size_t{1} << 20);
-  const std::size_t count = std::max<std::size_t>(1, (std::size_t{1} << 20) / size);
+  constexpr std::size_t kMeasuredBytes = std::size_t{256} << 10;
+  const std::size_t size = std::clamp<std::size_t>(message_size, kMessageHeaderBytes + 1, kMeasuredBytes);
+  const std::size_t count = std::max<std::size_t>(1, kMeasuredBytes / size);
   std::vector<std::uint8_t> messages(size * count, 0x5A);
   double best = 0;
   for (int round = 0; round < 3; ++round) {

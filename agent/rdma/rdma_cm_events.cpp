@@ -129,11 +129,6 @@ void RdmaEngine::open_qp_counters(const Connection& connection, NicPort& port) {
   port.qp_counters = std::make_unique<QpCounterReader>(connection.device, connection.port_num);
 }
 
-double RdmaEngine::check_cost() {
-  std::call_once(check_cost_once_, [this] { check_ns_per_byte_ = check_ns_per_byte(plan_.rdma().message_size()); });
-  return check_ns_per_byte_;
-}
-
 void RdmaEngine::note_check_capacity(const Connection& connection) {
   const auto& test = plan_.rdma();
   const bool reads = operation_ == Operation::Read;
@@ -154,7 +149,8 @@ void RdmaEngine::note_check_capacity(const Connection& connection) {
     whence = fmt::format("{} sender{} at {:g} Gb/s each", senders, senders == 1 ? "" : "s", test.rate_bps() / 1e9);
   }
   if (offered <= 0) return;
-  if (auto notice = check_capacity_notice(offered, whence, check_cost(), test.check_every(), test.message_size())) {
+  if (auto notice =
+          check_capacity_notice(offered, whence, check_ns_per_byte_, test.check_every(), test.message_size())) {
     emit(proto::AgentEvent::NOTICE, *notice);
   }
 }

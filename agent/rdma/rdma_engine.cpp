@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agent/rdma/check_load.hpp"
 #include "agent/rdma/connect_data.hpp"
 #include "agent/rdma/counters/netdev_counters.hpp"
 #include "agent/rdma/discovery.hpp"
@@ -196,6 +197,7 @@ void RdmaEngine::prepare(const proto::Plan& plan, EngineEventSink events) {
   }
   port_watch_ = std::make_unique<PortWatch>(
       [this](const std::string& key, const LinkChange& change) { on_port_change(key, change); });
+  if (test.data_check()) check_ns_per_byte_ = check_ns_per_byte(test.message_size());
   for (auto& connection : connections_) begin_connect(*connection);
   cm_running_ = true;
   cm_thread_ = std::thread([this] { cm_loop(); });

@@ -213,10 +213,9 @@ class RdmaEngine final : public Engine {
   // its datapath thread or more (its receiving port's speed, or its senders' rates). CM thread.
   void note_check_capacity(const Connection& connection);
   bool check_capacity_said_ = false;
-  // This core's time to check a byte of the test's messages, measured once (check_load.hpp) by
-  // whichever of the CM and sampling threads asks first.
-  double check_cost();
-  std::once_flag check_cost_once_;
+  // This core's time to check a byte of the test's messages (check_load.hpp), measured in
+  // prepare() before the CM and sampling threads start, which only read it: never on the CM thread,
+  // whose connections' handshakes would wait for it.
   double check_ns_per_byte_ = 0;
   // A sender's pacing, from the plan and its device (pacing.hpp): false when pacing: hardware
   // cannot be had, the flow then failed and said why. And the NIC's limit set once it connected.

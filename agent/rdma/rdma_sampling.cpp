@@ -162,7 +162,7 @@ void RdmaEngine::note_checks(std::vector<proto::StreamCounters>& streams) {
   const std::int64_t now = steady_ns();
   if (checked_at_ns_ > 0 && now > checked_at_ns_ && checked > checked_before_) {
     if (auto notice = check_load_notice(static_cast<double>(checked - checked_before_),
-                                        static_cast<double>(now - checked_at_ns_) / 1e9, check_cost(),
+                                        static_cast<double>(now - checked_at_ns_) / 1e9, check_ns_per_byte_,
                                         test.check_every(), test.message_size())) {
       check_share_said_ = true;
       emit(proto::AgentEvent::NOTICE, *notice);
