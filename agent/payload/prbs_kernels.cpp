@@ -112,6 +112,16 @@ template <class Vector>
   };
   std::size_t i = 0;
   Vector made;
+  // A frame's start is where the last one ended, anywhere in a cache line. One vector at the start
+  // puts the rest of the run's stream stores and tap loads on whole lines (measured: two stores
+  // split across lines per vector cost a quarter of the fill on 1500 B frames); the vectors overlap
+  // and make the same bytes twice.
+  const std::size_t to_line = (0 - reinterpret_cast<std::uintptr_t>(at)) % sizeof(Vector);
+  if (to_line != 0 && bytes >= 2 * sizeof(Vector)) {
+    next(0, made);
+    std::memcpy(out, &made, sizeof made);
+    i = to_line;
+  }
 #pragma GCC unroll 4
   for (; i + sizeof(Vector) <= bytes; i += sizeof(Vector)) {
     next(i, made);

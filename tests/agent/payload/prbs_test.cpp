@@ -203,11 +203,12 @@ TEST(Prbs, OddFillSizesContinueTheSequence) {
         ReferenceLfsr ref(t.n, t.k, seed);
         // 40,000 bytes: more than twice the generator's 16 KiB buffer, so its refills are crossed too.
         const auto expected = ref.bytes(40000, invert);
-        // Every size from 0 to 70 covers each remainder modulo the 8- and 16-byte steps; then random
-        // sizes up to a frame and beyond.
+        // Every size from 0 to 200 covers each remainder modulo the 8- to 64-byte steps, with the
+        // start anywhere in a cache line, and the runs of two and three vectors where the fill
+        // first aligns its stores; then random sizes up to a frame and beyond.
         std::vector<std::size_t> sizes;
-        for (std::size_t s = 0; s <= 70; ++s) sizes.push_back(s);
-        std::size_t total = 70 * 71 / 2;
+        for (std::size_t s = 0; s <= 200; ++s) sizes.push_back(s);
+        std::size_t total = 200 * 201 / 2;
         while (total < expected.size()) {
           const std::size_t s = std::min<std::size_t>(rng() % 1600, expected.size() - total);
           sizes.push_back(s);
