@@ -74,6 +74,7 @@ struct EngineCatalog {
   std::vector<std::string> notes;               // why an engine is missing, for the registration message
   std::vector<proto::DpdkPort> dpdk_ports;      // the ports the dpdk engine opened
   std::vector<proto::RdmaDevice> rdma_devices;  // what the rdma engine found, discovered once
+  proto::CheckRates check_rates;                // what one core checks, per engine that opened
   // The LLDP neighbour a DPDK port's own frames announced (by the port's name), for a port no
   // lldpd sees; unset without DPDK ports. Callable from any thread.
   std::function<std::optional<LldpNeighbour>(const std::string& port)> heard_lldp;

@@ -82,6 +82,9 @@ proto::Inventory collect_inventory(const std::string& agent_name, const std::vec
   }
   refresh_lldp_neighbours(inventory, &lldp, engines, &notes);
   for (const auto& [name, engine] : engines.engines) inventory.add_engines(name);
+  if (engines.check_rates.rdma_size() > 0 || engines.check_rates.dpdk_frame_bytes_per_s() > 0) {
+    *inventory.mutable_check_rates() = engines.check_rates;
+  }
   notes.insert(notes.end(), engines.notes.begin(), engines.notes.end());
   for (auto& note : notes) inventory.add_notes(std::move(note));
   return inventory;

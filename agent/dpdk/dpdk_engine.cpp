@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "agent/dpdk/cpu_list.hpp"
+#include "agent/dpdk/frame_check_rate.hpp"
 #include "agent/dpdk/frame_room.hpp"
 #include "agent/dpdk/neighbour_resolver.hpp"
 #include "agent/dpdk/queue_plan.hpp"
@@ -278,6 +279,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
       if (address.gateway != 0) entry.set_gateway(path::ipv4_to_string(address.gateway));
     }
     entry.set_queues(port->queues());
+    entry.set_speed_mbps(port->link().speed_mbps);
     const std::size_t index = catalog.dpdk_ports.size();
     if (index < options.kernel_interfaces.size()) entry.set_netdev(options.kernel_interfaces[index]);
     catalog.dpdk_ports.push_back(entry);
@@ -288,6 +290,7 @@ void add_dpdk_engine(EngineCatalog& catalog, const DpdkAgentOptions& options) {
       kernel_ports.push_back({port.name(), port.netdev(), port.ipv4().substr(0, port.ipv4().find('/'))});
     }
   }
+  if (const double ns = frame_check_ns_per_byte(1500); ns > 0) catalog.check_rates.set_dpdk_frame_bytes_per_s(1e9 / ns);
   catalog.engines["dpdk"] = {[context] { return std::make_unique<DpdkEngine>(*context); }, capped_bit_rate,
                              std::move(kernel_ports)};
   catalog.heard_lldp = [context](const std::string& port) { return context->listener().heard().neighbour(port); };

@@ -30,23 +30,12 @@ double check_ns_per_byte(std::size_t message_size) {
   return best;
 }
 
-namespace {
-
-// The sample that would take about a quarter of the thread, where checking `every`-th message
-// takes `share` of it.
-std::uint32_t advised_every(double share, std::uint32_t every) {
-  const double now = std::max<std::uint32_t>(1, every);
-  return static_cast<std::uint32_t>(std::min<double>(rdma_limits::kMaxCheckEvery, std::ceil(now * share / 0.25)));
-}
-
-}  // namespace
-
 std::optional<std::string> check_load_notice(double bytes, double seconds, double ns_per_byte,
                                              std::uint32_t check_every, std::uint64_t message_size) {
   if (!(seconds > 0) || !(bytes > 0) || !(ns_per_byte > 0)) return std::nullopt;
-  const double share = bytes * ns_per_byte / 1e9 / seconds;
+  const double share = check_share(bytes / seconds, ns_per_byte, 1);
   if (share < kCheckLoadSaid) return std::nullopt;
-  const std::uint32_t every = advised_every(share, check_every);
+  const std::uint32_t every = advised_check_every(share, check_every);
   return fmt::format(
       "checking payloads took about {:.0f} % of the RDMA datapath thread ({:.2f} GB/s checked; this core checks "
       "{:.2f} GB/s of {} B messages): the throughput measured may be what the check allows, not the link; "
@@ -58,10 +47,9 @@ std::optional<std::string> check_capacity_notice(double offered_bytes_per_s, con
                                                  double ns_per_byte, std::uint32_t check_every,
                                                  std::uint64_t message_size) {
   if (!(offered_bytes_per_s > 0) || !(ns_per_byte > 0)) return std::nullopt;
-  const double every_now = std::max<std::uint32_t>(1, check_every);
-  const double share = offered_bytes_per_s / every_now * ns_per_byte / 1e9;
+  const double share = check_share(offered_bytes_per_s, ns_per_byte, check_every);
   if (share < kCheckLoadSaid) return std::nullopt;
-  const std::uint32_t every = advised_every(share, check_every);
+  const std::uint32_t every = advised_check_every(share, check_every);
   return fmt::format(
       "this agent may receive {:.2f} GB/s ({}) and one core checks {:.2f} GB/s of {} B messages: checking {} would "
       "take about {:.0f} % of the RDMA datapath thread and may set the throughput; check_every: {} would check one "

@@ -9,10 +9,9 @@
 #include <optional>
 #include <string>
 
-namespace tusk::rdma {
+#include "common/check_share.hpp"
 
-// Checking that takes this share of the thread or more is said.
-inline constexpr double kCheckLoadSaid = 0.5;
+namespace tusk::rdma {
 
 // The time this core takes to check a byte of `message_size`-byte messages, measured on 256 KiB of
 // them, three times (well under a millisecond on hardware; an emulated VM takes longer).

@@ -140,17 +140,13 @@ void RdmaEngine::note_check_capacity(const Connection& connection) {
       ibv_query_port(connection.id.get()->verbs, static_cast<std::uint8_t>(connection.port_num), &attributes) == 0
           ? port_speed_gbps(attributes)
           : 0;
-  double offered = port_gbps * 1e9 / 8;
-  std::string whence = fmt::format("{}/{} at {:g} Gb/s", connection.device, connection.port_num, port_gbps);
-  // Paced senders may ask less than the port carries: what they ask, then.
   const int senders = reads ? plan_.peers_size() : plan_.senders_size();
-  if (const double asked = test.rate_bps() / 8 * senders; asked > 0 && (offered == 0 || asked < offered)) {
-    offered = asked;
-    whence = fmt::format("{} sender{} at {:g} Gb/s each", senders, senders == 1 ? "" : "s", test.rate_bps() / 1e9);
-  }
-  if (offered <= 0) return;
-  if (auto notice =
-          check_capacity_notice(offered, whence, check_ns_per_byte_, test.check_every(), test.message_size())) {
+  // Each sender's whole rate, as if it sent to this agent alone: the most it may ask.
+  const CheckDemand demand = check_demand(fmt::format("{}/{}", connection.device, connection.port_num), port_gbps,
+                                          test.rate_bps() * senders, senders_whence(senders, test.rate_bps()));
+  if (demand.bytes_per_s <= 0) return;
+  if (auto notice = check_capacity_notice(demand.bytes_per_s, demand.whence, check_ns_per_byte_, test.check_every(),
+                                          test.message_size())) {
     emit(proto::AgentEvent::NOTICE, *notice);
   }
 }

@@ -558,6 +558,14 @@ void add_rdma_engine(EngineCatalog& catalog, const std::string& agent_name, unsi
       kernel_ports.push_back({fmt::format("{}/{}", device.name(), port.port_num()), port.netdev(), port.roce_ipv4()});
     }
   }
+  // What one core checks of received messages, for `plan --inventory`: a millisecond or so.
+  for (const std::size_t size : {std::size_t{4} << 10, std::size_t{64} << 10, std::size_t{256} << 10}) {
+    if (const double ns = check_ns_per_byte(size); ns > 0) {
+      auto& rate = *catalog.check_rates.add_rdma();
+      rate.set_message_size(size);
+      rate.set_bytes_per_s(1e9 / ns);
+    }
+  }
   catalog.engines["rdma"] = {[agent_name, idle_sleep_us, allowed_devices] {
                                return std::make_unique<RdmaEngine>(agent_name, idle_sleep_us, allowed_devices);
                              },

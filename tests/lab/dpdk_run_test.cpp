@@ -869,6 +869,12 @@ TEST_F(DpdkRun, AHostileControllersPlansAreRefusedByTheAgentWhichThenAcceptsAnHo
   ASSERT_TRUE(controller.wait_for_agents({"lab-a", "lab-b"}, 30s)) << "the agents did not register";
   ASSERT_EQ(controller.inventory("lab-a").dpdk_ports_size(), 1);
   ASSERT_EQ(controller.inventory("lab-b").dpdk_ports_size(), 1);
+  // Each agent measured what one of its cores checks of frames as it started, and its port's speed:
+  // what `plan --inventory` holds a profile to (issue 61).
+  for (const std::string agent : {"lab-a", "lab-b"}) {
+    EXPECT_GT(controller.inventory(agent).check_rates().dpdk_frame_bytes_per_s(), 1e8) << agent;
+    EXPECT_GT(controller.inventory(agent).dpdk_ports(0).speed_mbps(), 0u) << agent;
+  }
   const proto::DpdkPort a = controller.inventory("lab-a").dpdk_ports(0);
   const proto::DpdkPort b = controller.inventory("lab-b").dpdk_ports(0);
   const auto plan_for = [](const proto::DpdkPort& own, const std::string& peer, const proto::DpdkPort& theirs,
