@@ -81,6 +81,10 @@ int controller_main(int argc, char** argv) {
   plan->add_option("--topology", plan_topology,
                    "topology YAML: places each agent (a host device of its name) at its leaf, for a schedule "
                    "grouped by leaf");
+  std::string plan_inventory;
+  plan->add_option("--inventory", plan_inventory,
+                   "inventory file (`inventory --json`): plans for its agents, and warns where an agent cannot check "
+                   "what its plan has it receive, by the rates its own cores measured");
 
   std::string model_file;
   bool model_as_json = false;
@@ -147,7 +151,7 @@ int controller_main(int argc, char** argv) {
   if (auto code = topology_commands.run_chosen(std::cout, std::cerr)) return *code;
   if (auto code = act_command.run_chosen(std::cout, std::cerr)) return *code;
   if (*validate) return command_validate(validate_files);
-  if (*plan) return command_plan(plan_file, plan_agents, plan_topology, plan_as_json);
+  if (*plan) return command_plan(plan_file, plan_agents, plan_topology, plan_inventory, plan_as_json);
   if (*model) return command_model(model_file, model_as_json, model_binary_units);
   if (*report) return command_report(report_run, report_out, report_as_text);
   if (auto code = series_command.run_chosen()) return *code;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "common/build_info.hpp"
+#include "common/check_share.hpp"
 #include "common/cli_completion.hpp"
 #include "common/cli_suggestion.hpp"
 #include "common/json_text.hpp"
@@ -33,6 +34,7 @@
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
+#include "controller/plan/check_loads.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "controller/report/plan_printer.hpp"
 #include "controller/report/report_text.hpp"
@@ -65,6 +67,23 @@ std::string agent_limits_text(const proto::Inventory& inventory) {
                          ? units::format_duration(std::chrono::milliseconds(
                                std::min<std::uint64_t>(inventory.max_duration_ms(), 1'000'000'000'000)))
                          : std::string("not said"));
+}
+
+// "RDMA 41.2 GB/s of 4096 B messages, ...; DPDK 60.1 GB/s of 1500 B frames": what the agent measured of
+// one of its cores (a peer's numbers: any that are not rates are left out).
+std::string check_rates_text(const proto::CheckRates& rates) {
+  std::vector<std::string> parts;
+  const int count = std::min(rates.rdma_size(), kMaxCheckRates);
+  for (int i = 0; i < count; ++i) {
+    const auto& rate = rates.rdma(i);
+    if (std::isfinite(rate.bytes_per_s()) && rate.bytes_per_s() > 0) {
+      parts.push_back(fmt::format("RDMA {:.1f} GB/s of {} B messages", rate.bytes_per_s() / 1e9, rate.message_size()));
+    }
+  }
+  if (const double dpdk = rates.dpdk_frame_bytes_per_s(); std::isfinite(dpdk) && dpdk > 0) {
+    parts.push_back(fmt::format("DPDK {:.1f} GB/s of 1500 B frames' PRBS", dpdk / 1e9));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 }  // namespace
@@ -119,6 +138,9 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
                                    port.speed_gbps(), port.gids_size());
         }
       }
+      if (const std::string rates = check_rates_text(inventory.check_rates()); !rates.empty()) {
+        std::cout << fmt::format("      one core checks: {}\n", rates);
+      }
       for (const auto& note : inventory.notes()) std::cout << fmt::format("      note: {}\n", note);
       agents.push_back({{"name", view.name},
                         {"hostname", inventory.hostname()},
@@ -133,7 +155,8 @@ int command_inventory(ControlPlaneFlags& control, std::uint32_t expect, const st
                         {"engines", std::vector<std::string>(inventory.engines().begin(), inventory.engines().end())},
                         {"notes", std::vector<std::string>(inventory.notes().begin(), inventory.notes().end())},
                         {"texts_cut", view.texts_cut},
-                        {"texts_escaped", view.texts_escaped}});
+                        {"texts_escaped", view.texts_escaped},
+                        {"inventory", inventory_file_json(inventory)}});
     }
     if (!json_path.empty()) {
       std::ofstream file(json_path);

@@ -35,6 +35,7 @@
 #include "controller/metrics/metrics_endpoint.hpp"
 #include "controller/model/training_model_loader.hpp"
 #include "controller/model/training_model_printer.hpp"
+#include "controller/plan/check_loads.hpp"
 #include "controller/profile/profile_loader.hpp"
 #include "controller/report/plan_printer.hpp"
 #include "controller/report/report_text.hpp"
@@ -84,7 +85,7 @@ int command_validate(const std::vector<std::string>& files) {
 }
 
 int command_plan(const std::string& file, const std::vector<std::string>& agents, const std::string& topology_file,
-                 bool as_json) {
+                 const std::string& inventory_file, bool as_json) {
   auto profile = load_or_report(file);
   if (!profile) return kExitUsage;
   std::optional<FabricTopology> topology;
@@ -99,13 +100,40 @@ int command_plan(const std::string& file, const std::vector<std::string>& agents
       return kExitUsage;
     }
   }
+  std::map<std::string, proto::Inventory> inventories;
+  std::vector<std::string> names = agents;
+  if (!inventory_file.empty()) {
+    try {
+      inventories = read_inventory_file(inventory_file);
+    } catch (const std::exception& e) {
+      std::cerr << e.what() << "\n";
+      return kExitUsage;
+    }
+    // The profile selects among the agents the file lists, as it would among those registered.
+    if (names.empty()) {
+      for (const auto& [name, inventory] : inventories) names.push_back(name);
+    }
+  }
   try {
     const auto plan =
-        expand_plan(*profile, offline_agents(*profile, agents), "plan-only", topology ? &*topology : nullptr);
+        expand_plan(*profile, offline_agents(*profile, names), "plan-only", topology ? &*topology : nullptr);
+    const auto warnings = check_loads(plan.tests, inventories);
     if (as_json) {
-      std::cout << json_text(plan_json(*profile, plan)) << "\n";
+      auto out = plan_json(*profile, plan);
+      if (!inventory_file.empty()) {
+        out["check_load_warnings"] = nlohmann::json::array();
+        for (const auto& warning : warnings) {
+          out["check_load_warnings"].push_back(
+              {{"test", profile->tests[warning.test].name}, {"agent", warning.agent}, {"warning", warning.text}});
+        }
+      }
+      std::cout << json_text(out) << "\n";
     } else {
       std::cout << plan_text(*profile, plan);
+    }
+    for (const auto& warning : warnings) {
+      std::cerr << fmt::format("warning: test '{}', agent '{}': {}\n", profile->tests[warning.test].name, warning.agent,
+                               warning.text);
     }
     return kExitPass;
   } catch (const PlanError& e) {

@@ -16,7 +16,7 @@ namespace tusk {
 
 int command_validate(const std::vector<std::string>& files);
 int command_plan(const std::string& file, const std::vector<std::string>& agents, const std::string& topology_file,
-                 bool as_json);
+                 const std::string& inventory_file, bool as_json);
 // The communication of a training job described by a model file; nothing is run.
 int command_model(const std::string& file, bool as_json, bool binary_units);
 // report.html from an earlier run: RUN_DIR/report.json (or that file named directly) drawn into

@@ -91,6 +91,13 @@ struct EngineSlice {
   // it, so what an agent sends costs no more than what its plan made. nullptr: most_streams_of()'s
   // generic bound.
   std::size_t (*most_streams)(const proto::Plan& plan) = nullptr;
+  // With the inventory of the agent `plan` is for and the test's plans of every agent (by name,
+  // for what its senders ask of it): a warning when checking what the plan has it receive would
+  // take kCheckLoadSaid (check_share.hpp) of the cores that check it or more, by the rates the
+  // agent measured of its own cores (issue 61); "" when not, or when the inventory does not say.
+  // nullptr: the engine checks nothing per byte.
+  std::string (*check_load)(const proto::Plan& plan, const proto::Inventory& inventory,
+                            const std::map<std::string, const proto::Plan*>& test_plans) = nullptr;
 };
 
 // The most streams an agent with `plan` may report per sample or result: its engine's most_streams,

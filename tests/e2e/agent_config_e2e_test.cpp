@@ -72,6 +72,8 @@ TEST(AgentConfigE2E, AnAgentStartedFromItsConfigFileAloneRegistersUnderTheNameAn
   ASSERT_EQ(inventory["agents"].size(), 1u) << inventory.dump(2);
   EXPECT_EQ(inventory["agents"][0]["name"], "rack7-host3");
   EXPECT_EQ(inventory["agents"][0]["version"], TUSK_VERSION);
+  // The whole inventory too, as `plan --inventory` reads it back.
+  EXPECT_EQ(inventory["agents"][0]["inventory"]["agent_version"], TUSK_VERSION) << inventory.dump(2);
   // log_level: warn from the file took effect: no info lines (such as "registered with controller").
   EXPECT_NE(agent.log().find("tusk-agent warning: "), std::string::npos) << agent.log();
   EXPECT_EQ(agent.log().find("tusk-agent info: "), std::string::npos) << agent.log();

@@ -12,6 +12,7 @@
 #include "common/rates.hpp"
 #include "common/units.hpp"
 #include "common/wire_bounds.hpp"
+#include "controller/engines/dpdk/dpdk_check_load.hpp"
 #include "controller/engines/ecmp_keys.hpp"
 #include "controller/outcome/run_outcome.hpp"
 #include "controller/profile/method_keys.hpp"
@@ -498,6 +499,7 @@ const EngineSlice& slice() {
       .apply_burst = apply_burst,
       .ber_target = ber_target,
       .most_streams = most_streams,
+      .check_load = dpdk_check_load,
   };
   return engine;
 }

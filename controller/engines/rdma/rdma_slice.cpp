@@ -16,6 +16,7 @@
 #include "controller/engines/ecmp_keys.hpp"
 #include "controller/engines/rdma/collective.hpp"
 #include "controller/engines/rdma/collective_report.hpp"
+#include "controller/engines/rdma/rdma_check_load.hpp"
 #include "controller/engines/rdma/rdma_reach.hpp"
 
 namespace tusk::rdma {
@@ -579,6 +580,7 @@ const EngineSlice& slice() {
       .json_extra = json_extra,
       .apply_step = apply_step,
       .most_streams = most_streams,
+      .check_load = rdma_check_load,
   };
   return engine;
 }
