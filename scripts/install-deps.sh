@@ -25,7 +25,7 @@ packages=(
   libdpdk-dev dpdk-dev
   iproute2 procps ethtool iputils-ping
   qemu-system-x86 busybox-static kmod xz-utils perftest rdmacm-utils
-  libsqlitecpp-dev libsqlite3-dev sqlite3
+  libsqlitecpp-dev libsqlite3-dev sqlite3 libpq-dev postgresql
   curl chromium fonts-dejavu-core jq
   help2man dpkg-dev mmdebstrap systemd slurm-wlm munge
   lldpd snmpd snmp libsnmp-dev

@@ -37,8 +37,7 @@ BaselineCheck check_against_baseline(const std::string& baseline, const nlohmann
   }
   std::optional<RunRows> before;
   try {
-    std::error_code missing;
-    if (!std::filesystem::exists(history_path, missing)) {
+    if (!history_exists(history_path)) {
       return not_compared(baseline, fmt::format("no history at {}", history_path));
     }
     const RunHistory history(history_path);

@@ -168,7 +168,7 @@ RunRows resolve_run(const std::string& given, const std::string& history_path) {
       throw ReportUnreadable(fmt::format("{}: {}", given, e.what()));
     }
   }
-  if (!fs::exists(history_path, error)) {
+  if (!history_exists(history_path)) {
     throw std::runtime_error(
         fmt::format("{}: no such run directory or report.json, and no history at {}", given, history_path));
   }
@@ -268,7 +268,7 @@ std::string run_location(const std::string& given, const std::string& history_pa
   std::error_code error;
   if (fs::exists(given, error)) return given;
   const std::string path = history_path.empty() ? default_history_path() : history_path;
-  if (!fs::exists(path, error)) {
+  if (!history_exists(path)) {
     throw std::runtime_error(
         fmt::format("{}: no such run directory or file, and no history at {} to look a run id up in", given, path));
   }
@@ -284,8 +284,11 @@ std::string run_location(const std::string& given, const std::string& history_pa
 }
 
 void RunHistoryFlags::add_to(CLI::App& run) {
-  auto* file = run.add_option("--history", path,
-                              "record the run in this history file (default: " + default_history_path() + ")");
+  auto* file = run.add_option(
+      "--history", path,
+      "record the run in this history: an SQLite file, or a PostgreSQL database (postgresql://..., service=NAME) "
+      "(default: " +
+          default_history_path() + ")");
   run.add_flag("--no-history", disabled, "do not record the run in the history")->excludes(file);
 }
 
@@ -308,7 +311,9 @@ void record_in_history(const json& report, const std::string& run_directory, con
 }
 
 HistoryCommands::HistoryCommands(CLI::App& app) {
-  const std::string path_help = "the history file (default: " + default_history_path() + ")";
+  const std::string path_help =
+      "the history: an SQLite file, or a PostgreSQL database (postgresql://..., service=NAME) (default: " +
+      default_history_path() + ")";
   history_ = app.add_subcommand("history", "list recorded runs, or follow one link or stream across them");
   history_->add_option("--history", history_path_, path_help);
   history_->add_option("--profile", profile_, "only runs of this profile (its name)");
@@ -384,8 +389,7 @@ int HistoryCommands::history(std::ostream& out, std::ostream& err) const {
       }
       return kExitPass;
     }
-    std::error_code error;
-    if (!fs::exists(path, error)) {
+    if (!history_exists(path)) {
       if (!link_.empty()) {
         err << fmt::format("no history at {}: nothing recorded of '{}'\n", path, link_);
         return kExitUsage;

@@ -8,9 +8,20 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace tusk::testing {
+
+// What `body` threw, or "no error".
+inline std::string error_of(const std::function<void()>& body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 // A fresh directory under the system's temporary one, removed when the test ends.
 class HistoryScratch {

@@ -1,7 +1,8 @@
 // Run history: the SQLite file's schema and its version, recording a report as rows in one
-// transaction, and reading runs and trends back.
+// transaction, and reading runs and trends back, in an SQLite file and in PostgreSQL alike.
 #include "controller/history/run_history.hpp"
 
+#include <SQLiteCpp/SQLiteCpp.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,6 +12,7 @@
 
 #include "common/clock.hpp"
 #include "tests/controller/history/history_test_reports.hpp"
+#include "tests/support/throwaway_postgres.hpp"
 
 namespace tusk::testing {
 namespace {
@@ -24,14 +26,24 @@ const StreamRow* find_stream(const RunRows& rows, const std::string& agent, cons
   return nullptr;
 }
 
-std::string error_of(const std::function<void()>& body) {
-  try {
-    body();
-  } catch (const std::exception& e) {
-    return e.what();
+// The two stores a history may be kept in, held to the same answers: an SQLite file and a database
+// of a throw-away PostgreSQL server of the test's own.
+class EveryStore : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "sqlite") {
+      where_ = scratch_.path("history.sqlite");
+    } else {
+      const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+      where_ = ThrowawayPostgres::shared().fresh_database(info->name());
+    }
   }
-  return "no error";
-}
+  HistoryScratch scratch_;
+  std::string where_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Stores, EveryStore, ::testing::Values("sqlite", "postgresql"),
+                         [](const ::testing::TestParamInfo<std::string>& store) { return store.param; });
 
 TEST(RunHistory, CreatesTheFileAndItsDirectoriesAtSchemaVersionTwoInWalMode) {
   HistoryScratch scratch;
@@ -47,9 +59,8 @@ TEST(RunHistory, CreatesTheFileAndItsDirectoriesAtSchemaVersionTwoInWalMode) {
   for (const char* table : {"runs", "run_agents", "streams", "links"}) EXPECT_TRUE(raw.tableExists(table)) << table;
 }
 
-TEST(RunHistory, OpeningAgainKeepsWhatWasRecorded) {
-  HistoryScratch scratch;
-  const std::string path = scratch.path("history.sqlite");
+TEST_P(EveryStore, OpeningAgainKeepsWhatWasRecorded) {
+  const std::string path = where_;
   RunHistory(path).record_run(sample_report("run-1"), "/reports/run-1");
   RunHistory again(path);
   EXPECT_EQ(again.schema_version(), 2);
@@ -111,9 +122,8 @@ TEST(RunHistory, RefusesAnotherProgramsDatabaseAndAFileThatIsNoDatabase) {
   EXPECT_NE(text_error.find(text), std::string::npos) << text_error;
 }
 
-TEST(RunHistory, RecordsARunAndLoadsEveryRowBack) {
-  HistoryScratch scratch;
-  RunHistory history(scratch.path("history.sqlite"));
+TEST_P(EveryStore, RecordsARunAndLoadsEveryRowBack) {
+  RunHistory history(where_);
   json report = sample_report("20261124T201950Z-c113");
   report["missing_agents"] = json::array({"lab-c"});
   history.record_run(report, "/reports/20261124T201950Z-c113");
@@ -177,7 +187,7 @@ TEST(RunHistory, RecordsARunAndLoadsEveryRowBack) {
   EXPECT_FALSE(history.load_run("no-such-run"));
 }
 
-TEST(RunHistory, AReportThatNamesSenderAndReceiverGivesTheLinkItNames) {
+TEST_P(EveryStore, AReportThatNamesSenderAndReceiverGivesTheLinkItNames) {
   json report = sample_report("run-1");
   auto& stream = report["tests"][0]["streams"][4];  // lab-b's rx:lab-a/1
   stream["sender"] = "host-x";
@@ -188,7 +198,7 @@ TEST(RunHistory, AReportThatNamesSenderAndReceiverGivesTheLinkItNames) {
 
 // A schedule's clean flows are counted per link, not listed: each link's row counts them too, and
 // the link no listed flow crossed has its row.
-TEST(RunHistory, AScheduleLinksCleanFlowsCountInItsLinkRows) {
+TEST_P(EveryStore, AScheduleLinksCleanFlowsCountInItsLinkRows) {
   json report = sample_report("run-1");
   report["tests"][1]["localisation"]["clean_flows_by_link"] = {{"l1:s1 -> s1:l1", 40}, {"l2:s2 -> s2:l2", 7}};
   const RunRows rows = rows_of_report(report, "/reports/run-1");
@@ -208,7 +218,7 @@ TEST(RunHistory, AScheduleLinksCleanFlowsCountInItsLinkRows) {
 
 // Reports of this build (schema /2: bins, sample ranges, windows) import as /1 reports do, and
 // both keep the same rows: the history reads neither the series nor the bins.
-TEST(RunHistory, AReportOfEitherSchemaImportsToTheSameRows) {
+TEST_P(EveryStore, AReportOfEitherSchemaImportsToTheSameRows) {
   json report = sample_report("run-1");
   ASSERT_EQ(report["schema"], "tusk.report/1");
   const RunRows old_rows = rows_of_report(report, "/reports/run-1");
@@ -227,9 +237,8 @@ TEST(RunHistory, AReportOfEitherSchemaImportsToTheSameRows) {
   EXPECT_THROW(rows_of_report(report, "/reports/run-1"), ReportUnreadable);
 }
 
-TEST(RunHistory, RecordingTheSameRunAgainReplacesIt) {
-  HistoryScratch scratch;
-  RunHistory history(scratch.path("history.sqlite"));
+TEST_P(EveryStore, RecordingTheSameRunAgainReplacesIt) {
+  RunHistory history(where_);
   history.record_run(sample_report("run-1"), "/reports/run-1");
   json again = sample_report("run-1");
   again["conclusion"] = "re-recorded";
@@ -247,9 +256,8 @@ TEST(RunHistory, RecordingTheSameRunAgainReplacesIt) {
   EXPECT_TRUE(rows->links.empty());
 }
 
-TEST(RunHistory, AMalformedReportNamesTheFieldAndWritesNothing) {
-  HistoryScratch scratch;
-  RunHistory history(scratch.path("history.sqlite"));
+TEST_P(EveryStore, AMalformedReportNamesTheFieldAndWritesNothing) {
+  RunHistory history(where_);
   history.record_run(sample_report("run-1"), "/reports/run-1");
 
   struct Case {
@@ -298,9 +306,8 @@ TEST(RunHistory, AMalformedReportNamesTheFieldAndWritesNothing) {
   EXPECT_EQ(history.load_run("run-1")->streams.size(), 7u);
 }
 
-TEST(RunHistory, AFailureMidwayThroughARunRollsAllOfItBack) {
-  HistoryScratch scratch;
-  RunHistory history(scratch.path("history.sqlite"));
+TEST_P(EveryStore, AFailureMidwayThroughARunRollsAllOfItBack) {
+  RunHistory history(where_);
   history.record_run(sample_report("run-1"), "/reports/run-1");
 
   // Rows that pass no report check (rows_of_report refuses an empty stream id): the database's own
@@ -318,8 +325,13 @@ TEST(RunHistory, AFailureMidwayThroughARunRollsAllOfItBack) {
   rows.run.run_id = "run-2";
   EXPECT_THROW(history.record_rows(rows), HistoryError);
   EXPECT_FALSE(history.find_run("run-2"));
-  SQLite::Database raw(history.path());
-  EXPECT_EQ(raw.execAndGet("SELECT count(*) FROM streams").getInt(), 7);
+  EXPECT_EQ(history.list_runs().size(), 1u);
+  // Nothing of run-2 was left behind: every stream row a trend finds is run-1's.
+  for (const auto& stream : kept->streams) {
+    for (const auto& row : history.stream_trend(stream.agent + ":" + stream.stream_id)) {
+      EXPECT_EQ(row.run.run_id, "run-1") << stream.stream_id;
+    }
+  }
 }
 
 RunFilter filter(const std::string& profile, const std::string& agent, std::size_t limit = 0) {
@@ -330,9 +342,8 @@ RunFilter filter(const std::string& profile, const std::string& agent, std::size
   return out;
 }
 
-TEST(RunHistory, ListsRunsOldestFirstByProfileAndAgent) {
-  HistoryScratch scratch;
-  RunHistory history(scratch.path("history.sqlite"));
+TEST_P(EveryStore, ListsRunsOldestFirstByProfileAndAgent) {
+  RunHistory history(where_);
   // Recorded out of order: the list follows the runs' start times.
   history.record_run(sample_report("run-3", "2026-11-26T08:00:00.000Z"), "/r/3");
   history.record_run(sample_report("run-1", "2026-11-24T08:00:00.000Z"), "/r/1");
@@ -352,9 +363,8 @@ TEST(RunHistory, ListsRunsOldestFirstByProfileAndAgent) {
   EXPECT_TRUE(history.list_runs(filter("nothing", "")).empty());
 }
 
-TEST(RunHistory, FollowsAStreamAcrossRunsByItsHostsItsStreamIdOrItsFlow) {
-  HistoryScratch scratch;
-  RunHistory history(scratch.path("history.sqlite"));
+TEST_P(EveryStore, FollowsAStreamAcrossRunsByItsHostsItsStreamIdOrItsFlow) {
+  RunHistory history(where_);
   history.record_run(sample_report("run-1", "2026-11-24T08:00:00.000Z"), "/r/1");
   json worse = sample_report("run-2", "2026-11-25T08:00:00.000Z");
   worse["tests"][0]["streams"][4] = received_stream("lab-b", "lab-a", 1200, 1.8e-7);
@@ -402,7 +412,7 @@ TEST(RunHistory, TheDefaultFileIsUnderXdgDataHomeElseHome) {
   if (saved_home) setenv("HOME", home.c_str(), 1);
 }
 
-TEST(RunHistory, ReportTimesReadBackAsWritten) {
+TEST_P(EveryStore, ReportTimesReadBackAsWritten) {
   const auto ns = parse_report_time("2026-11-24T20:19:50.040Z");
   ASSERT_TRUE(ns);
   EXPECT_EQ(utc_iso_time(*ns), "2026-11-24T20:19:50.040Z");
