@@ -12,6 +12,7 @@
 #include "common/exit_codes.hpp"
 #include "common/json_text.hpp"
 #include "common/units.hpp"
+#include "controller/history/history_queue.hpp"
 #include "controller/history/run_history.hpp"
 
 namespace tusk {
@@ -298,16 +299,7 @@ void record_in_history(const json& report, const std::string& run_directory, con
   std::error_code error;
   const fs::path absolute = fs::absolute(run_directory, error);
   const std::string directory = run_directory == "-" || error ? run_directory : absolute.lexically_normal().string();
-  try {
-    RunHistory history(path);
-    history.record_run(report, directory);
-    spdlog::info("run recorded in the history {}", path);
-  } catch (const std::exception& e) {
-    spdlog::warn(
-        "the run was not recorded in the history: {} (its report is kept; `tusk-controller history --import "
-        "{}` records it later)",
-        e.what(), run_directory);
-  }
+  record_or_queue(report, directory, path);
 }
 
 HistoryCommands::HistoryCommands(CLI::App& app) {
@@ -385,7 +377,9 @@ int HistoryCommands::history(std::ostream& out, std::ostream& err) const {
         } catch (const ReportUnreadable& e) {
           throw ReportUnreadable(fmt::format("{}: {}", given, e.what()));
         }
-        out << fmt::format("recorded run {} from {} in {}\n", report.value("run_id", ""), given, path);
+        const std::string queued_since = clear_queued(directory);
+        out << fmt::format("recorded run {} from {} in {}{}\n", report.value("run_id", ""), given, store.path(),
+                           queued_since.empty() ? "" : fmt::format(" (queued there since {})", queued_since));
       }
       return kExitPass;
     }

@@ -1,6 +1,7 @@
 #include "controller/history/pg_connection.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <charconv>
 #include <cmath>
@@ -89,6 +90,11 @@ PgConnection::PgConnection(const std::string& location) : location_(location), c
   if (PQstatus(connection_.get()) != CONNECTION_OK) {
     throw HistoryError(fmt::format("{}: cannot connect: {}", location_, one_line(PQerrorMessage(connection_.get()))));
   }
+  // The server's notices ("schema tusk already exists, skipping") go to the log, not stderr, where
+  // they would land in the middle of a command's output.
+  PQsetNoticeProcessor(
+      connection_.get(), [](void*, const char* message) { spdlog::debug("PostgreSQL: {}", one_line(message)); },
+      nullptr);
 }
 
 PgResult PgConnection::exec(std::string_view doing, const std::string& sql, const PgParams& params) const {

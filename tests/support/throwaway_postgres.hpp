@@ -21,6 +21,7 @@ namespace tusk::testing {
 
 class ThrowawayPostgres {
  public:
+  // The fixture's server where ctest started one, else this process's.
   static ThrowawayPostgres& shared() {
     static ThrowawayPostgres server;
     return server;
@@ -61,14 +62,23 @@ class ThrowawayPostgres {
     if (!ok) throw std::runtime_error("throw-away PostgreSQL: " + sql + ": " + error);
   }
 
-  // Stops and starts the server again: only a server of this process's own (a test of a server
-  // going away must not take the fixture's from the tests beside it).
-  bool own() const { return own_; }
+  // Stops and starts the server again: only a server of its own (ThrowawayPostgres(Own{})), never
+  // the fixture's, which the tests beside it use.
   void stop() { pg_ctl("stop -m fast"); }
   void start() {
     pg_ctl("start -w -o \"-k " + dir_.string() + " -c listen_addresses='' -F\" -l " + (dir_ / "log").string());
   }
 
+  // A server of this process's own, whatever the fixture has: for a test that stops it.
+  struct Own {};
+  explicit ThrowawayPostgres(Own) { start_own(); }
+  ~ThrowawayPostgres() {
+    if (!own_) return;
+    std::system(
+        (as_owner() + bin_ + "/pg_ctl -D " + (dir_ / "data").string() + " -m immediate stop >/dev/null 2>&1").c_str());
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
   ThrowawayPostgres(const ThrowawayPostgres&) = delete;
   ThrowawayPostgres& operator=(const ThrowawayPostgres&) = delete;
 
@@ -79,6 +89,10 @@ class ThrowawayPostgres {
       dir_ = shared;
       return;  // the fixture's: it stops it
     }
+    start_own();
+  }
+
+  void start_own() {
     bin_ = find_bin();
     std::string pattern = (std::filesystem::temp_directory_path() / "tusk-pg-XXXXXX").string();
     if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("throw-away PostgreSQL: mkdtemp failed");
@@ -90,13 +104,6 @@ class ThrowawayPostgres {
     run(as_owner() + bin_ + "/initdb -D " + (dir_ / "data").string() +
         " -A trust -U tusk --no-sync --no-instructions >" + (dir_ / "initdb.log").string() + " 2>&1");
     start();
-  }
-  ~ThrowawayPostgres() {
-    if (!own_) return;
-    std::system(
-        (as_owner() + bin_ + "/pg_ctl -D " + (dir_ / "data").string() + " -m immediate stop >/dev/null 2>&1").c_str());
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
   }
 
   static std::string find_bin() {
