@@ -26,7 +26,7 @@ struct ResultCells {
 };
 
 // Which runs a filter keeps: $1 the profile, $2 the agent ("" for any).
-constexpr const char* kRunFilter =
+constexpr const char* kPostgresRunFilter =
     "($1 = '' OR r.profile_name = $1) AND ($2 = '' OR EXISTS (SELECT 1 FROM run_agents a WHERE a.run = r.id AND "
     "a.agent = $2))";
 
@@ -70,10 +70,6 @@ void upgrade_schema(const PgConnection& connection) {
   transaction.commit();
 }
 
-std::optional<std::string> text_of(const std::string& value) {
-  return value;
-}
-
 }  // namespace
 
 PostgresHistory::PostgresHistory(const std::string& location) : connection_(location) {
@@ -113,7 +109,7 @@ void PostgresHistory::record_rows(const RunRows& rows) {
     PgParams params{id, std::to_string(i)};
     for (const std::string* text :
          {&stream.test, &stream.engine, &stream.agent, &stream.stream_id, &stream.peer, &stream.flow, &stream.link}) {
-      params.push_back(text_of(*text));
+      params.emplace_back(*text);
     }
     params.push_back(stream.passed ? "1" : "0");
     for (const auto* value :
@@ -151,7 +147,7 @@ std::vector<std::string> PostgresHistory::agents_of(std::int64_t run) const {
 
 std::vector<RunRow> PostgresHistory::list_runs(const RunFilter& filter) const {
   const auto result = connection_.exec(
-      "cannot list runs", fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY {}", kRunColumns, kRunFilter, kRunOrder),
+      "cannot list runs", fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY {}", kRunColumns, kPostgresRunFilter, kRunOrder),
       {filter.profile, filter.agent});
   const int first = filter.limit && static_cast<std::size_t>(result.rows()) > filter.limit
                         ? result.rows() - static_cast<int>(filter.limit)
@@ -202,7 +198,7 @@ std::vector<StreamTrendRow> PostgresHistory::stream_trend(std::string_view link,
       fmt::format("SELECT {}, {} FROM streams s JOIN runs r ON r.id = s.run WHERE {} AND (s.link = $3 OR (s.link <> '' "
                   "AND replace(s.link, ' ', '') = replace($3, ' ', '')) OR s.stream_id = $3 OR s.agent || ':' || "
                   "s.stream_id = $3 OR (s.flow <> '' AND s.flow = $3)) ORDER BY {}, s.position",
-                  kRunColumns, kStreamColumns, kRunFilter, kRunOrder),
+                  kRunColumns, kStreamColumns, kPostgresRunFilter, kRunOrder),
       {filter.profile, filter.agent, std::string(link)});
   std::vector<StreamTrendRow> rows;
   for (int row = 0; row < result.rows(); ++row) {
@@ -219,7 +215,7 @@ std::vector<LinkTrendRow> PostgresHistory::link_trend(std::string_view link, con
       fmt::format("cannot read the trend of {}", link),
       fmt::format("SELECT {}, {} FROM links l JOIN runs r ON r.id = l.run WHERE {} AND (l.link_key = $3 OR l.name = $3 "
                   "OR replace(l.link_key, ' ', '') = replace($3, ' ', '')) ORDER BY {}, l.position",
-                  kRunColumns, kLinkColumns, kRunFilter, kRunOrder),
+                  kRunColumns, kLinkColumns, kPostgresRunFilter, kRunOrder),
       {filter.profile, filter.agent, std::string(link)});
   std::vector<LinkTrendRow> rows;
   for (int row = 0; row < result.rows(); ++row) {

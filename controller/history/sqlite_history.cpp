@@ -118,7 +118,7 @@ struct StatementCells {
 };
 
 // Which runs a filter keeps; binds :profile and :agent.
-constexpr const char* kRunFilter =
+constexpr const char* kSqliteRunFilter =
     "(:profile = '' OR r.profile_name = :profile) AND (:agent = '' OR EXISTS (SELECT 1 FROM run_agents a WHERE "
     "a.run = r.id AND a.agent = :agent))";
 
@@ -239,7 +239,7 @@ std::vector<RunRow> SqliteHistory::list_runs(const RunFilter& filter) const {
   auto& database = database_;
   return guarded(path_, "cannot list runs", [&] {
     SQLite::Statement statement(
-        database, fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY {}", kRunColumns, kRunFilter, kRunOrder));
+        database, fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY {}", kRunColumns, kSqliteRunFilter, kRunOrder));
     bind_filter(statement, filter);
     std::vector<std::pair<std::int64_t, RunRow>> found;
     while (statement.executeStep())
@@ -296,7 +296,7 @@ std::vector<StreamTrendRow> SqliteHistory::stream_trend(std::string_view link, c
                     "(s.link <> '' AND replace(s.link, ' ', '') = replace(:link, ' ', '')) OR s.stream_id = :link OR "
                     "s.agent || ':' || s.stream_id = :link OR (s.flow <> '' AND s.flow = :link)) ORDER BY {}, "
                     "s.position",
-                    kRunColumns, kStreamColumns, kRunFilter, kRunOrder));
+                    kRunColumns, kStreamColumns, kSqliteRunFilter, kRunOrder));
     bind_filter(statement, filter);
     statement.bind(":link", std::string(link));
     std::vector<StreamTrendRow> rows;
@@ -320,7 +320,7 @@ std::vector<LinkTrendRow> SqliteHistory::link_trend(std::string_view link, const
         database, fmt::format("SELECT {}, {} FROM links l JOIN runs r ON r.id = l.run WHERE {} AND (l.link_key = :link "
                               "OR l.name = :link OR replace(l.link_key, ' ', '') = replace(:link, ' ', '')) ORDER BY "
                               "{}, l.position",
-                              kRunColumns, kLinkColumns, kRunFilter, kRunOrder));
+                              kRunColumns, kLinkColumns, kSqliteRunFilter, kRunOrder));
     bind_filter(statement, filter);
     statement.bind(":link", std::string(link));
     std::vector<LinkTrendRow> rows;
