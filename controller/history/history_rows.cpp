@@ -185,6 +185,8 @@ std::vector<LinkRow> link_rows(const Field& localisation, const std::string& tes
     row.role = "suspect";
     row.confidence = optional_string(suspect, "confidence");
     row.votes = optional_number(suspect, "votes").value_or(0);
+    row.kind = optional_string(suspect, "kind");
+    row.rate = optional_number(suspect, "rate");
   }
   for (const Field& flow : optional_elements(localisation, "flows")) {
     const auto passed = optional_member(flow, "passed");

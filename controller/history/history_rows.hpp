@@ -67,8 +67,10 @@ struct LinkRow {
   std::string role;        // "suspect" (localisation ranked it) or "crossed" (flows went through it)
   std::string confidence;  // a suspect's: "low", "medium", "high"; "" for a link only crossed
   double votes = 0;
-  int flows = 0;          // flows whose traced path crossed it
-  int failing_flows = 0;  // of those, the ones that failed
+  std::string kind;            // a suspect's fault: "loss", "corruption", "failure", ...; "" if only crossed
+  std::optional<double> rate;  // its estimated rate (loss or error share); nullopt where none
+  int flows = 0;               // flows whose traced path crossed it
+  int failing_flows = 0;       // of those, the ones that failed
 };
 
 struct RunRows {

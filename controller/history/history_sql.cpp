@@ -74,6 +74,12 @@ CREATE INDEX links_by_key ON links (link_key);
 ALTER TABLE runs ADD COLUMN retest_of TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_by_retest_of ON runs (retest_of);
 )sql"},
+      // A suspect's fault and its rate, for the fabric's record across runs.
+      {3, fmt::format(R"sql(
+ALTER TABLE links ADD COLUMN kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE links ADD COLUMN rate {};
+)sql",
+                      dialect.real)},
   };
 }
 

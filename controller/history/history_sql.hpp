@@ -37,7 +37,7 @@ inline constexpr const char* kStreamColumns =
     "s.lost_frames, s.bit_errors, s.bits_compared, s.ber_upper_bound, s.retransmits, s.latency_p99_ns, "
     "s.completion_errors";
 inline constexpr const char* kLinkColumns =
-    "l.test, l.link_key, l.name, l.role, l.confidence, l.votes, l.flows, l.failing_flows";
+    "l.test, l.link_key, l.name, l.role, l.confidence, l.votes, l.flows, l.failing_flows, l.kind, l.rate";
 inline constexpr const char* kRunOrder = "COALESCE(r.started_ns, r.recorded_ns), r.id";
 
 // kRunColumns from column 0 (its id, column 0, is the caller's).
@@ -85,6 +85,8 @@ LinkRow read_link(const Cells& cells, int first) {
   row.votes = cells.real(first + 5);
   row.flows = static_cast<int>(cells.int64(first + 6));
   row.failing_flows = static_cast<int>(cells.int64(first + 7));
+  row.kind = cells.text(first + 8);
+  row.rate = cells.optional_real(first + 9);
   return row;
 }
 

@@ -21,7 +21,7 @@ class HistoryError : public std::runtime_error {
 };
 
 // The schema this build writes. Raise it with a new migration in each store.
-inline constexpr int kHistorySchemaVersion = 2;
+inline constexpr int kHistorySchemaVersion = 3;
 
 struct RunFilter {
   std::string profile;    // the profile's name; "" for any

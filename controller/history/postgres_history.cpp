@@ -126,12 +126,12 @@ void PostgresHistory::record_rows(const RunRows& rows) {
   }
   for (std::size_t i = 0; i < rows.links.size(); ++i) {
     const LinkRow& link = rows.links[i];
-    connection_.exec(
-        doing,
-        "INSERT INTO links (run, position, test, link_key, name, role, confidence, votes, flows, "
-        "failing_flows) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-        {id, std::to_string(i), link.test, link.key, link.name, link.role, link.confidence,
-         pg_text(std::optional<double>(link.votes)), std::to_string(link.flows), std::to_string(link.failing_flows)});
+    connection_.exec(doing,
+                     "INSERT INTO links (run, position, test, link_key, name, role, confidence, votes, flows, "
+                     "failing_flows, kind, rate) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                     {id, std::to_string(i), link.test, link.key, link.name, link.role, link.confidence,
+                      pg_text(std::optional<double>(link.votes)), std::to_string(link.flows),
+                      std::to_string(link.failing_flows), link.kind, pg_text(link.rate)});
   }
   transaction.commit();
 }
@@ -147,7 +147,8 @@ std::vector<std::string> PostgresHistory::agents_of(std::int64_t run) const {
 
 std::vector<RunRow> PostgresHistory::list_runs(const RunFilter& filter) const {
   const auto result = connection_.exec(
-      "cannot list runs", fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY {}", kRunColumns, kPostgresRunFilter, kRunOrder),
+      "cannot list runs",
+      fmt::format("SELECT {} FROM runs r WHERE {} ORDER BY {}", kRunColumns, kPostgresRunFilter, kRunOrder),
       {filter.profile, filter.agent});
   const int first = filter.limit && static_cast<std::size_t>(result.rows()) > filter.limit
                         ? result.rows() - static_cast<int>(filter.limit)

@@ -223,11 +223,12 @@ void SqliteHistory::record_rows(const RunRows& rows) {
 
     SQLite::Statement insert_link(database_,
                                   "INSERT INTO links (run, position, test, link_key, name, role, confidence, votes, "
-                                  "flows, failing_flows) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                                  "flows, failing_flows, kind, rate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (std::size_t i = 0; i < rows.links.size(); ++i) {
       const LinkRow& link = rows.links[i];
       SQLite::bind(insert_link, id, static_cast<int64_t>(i), link.test, link.key, link.name, link.role, link.confidence,
-                   link.votes, link.flows, link.failing_flows);
+                   link.votes, link.flows, link.failing_flows, link.kind);
+      bind_optional(insert_link, 12, link.rate);
       insert_link.exec();
       insert_link.reset();
     }

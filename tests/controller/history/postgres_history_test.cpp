@@ -30,13 +30,34 @@ TEST(PostgresHistory, TheSchemaLivesInItsOwnNamespaceAndANewerVersionIsRefusedUn
   server.admin("UPDATE tusk.history_schema SET version = 7", database);
   const std::string error = error_of([&] { RunHistory{location}; });
   EXPECT_NE(error.find(location + ": history schema version 7 is newer"), std::string::npos) << error;
-  server.admin("UPDATE tusk.history_schema SET version = 2", database);
+  server.admin("UPDATE tusk.history_schema SET version = 3", database);
   EXPECT_EQ(RunHistory(location).list_runs().size(), 1u) << "refused, not rewritten";
 
   const std::string other = server.fresh_database("other");
   server.admin("CREATE SCHEMA tusk; CREATE TABLE tusk.notes (text TEXT)", ThrowawayPostgres::database_of(other));
   const std::string refused = error_of([&] { RunHistory{other}; });
   EXPECT_NE(refused.find(other + ": not a tusk run history"), std::string::npos) << refused;
+}
+
+// Every earlier version of the schema is upgraded in place, its runs kept: version 2 (before a
+// suspect's fault kind and rate), made from today's by taking them away again.
+TEST(PostgresHistory, AVersionTwoSchemaIsUpgradedAndItsRunsKept) {
+  auto& server = ThrowawayPostgres::shared();
+  const std::string location = server.fresh_database("fromtwo");
+  const std::string database = ThrowawayPostgres::database_of(location);
+  RunHistory(location).record_run(sample_report("run-1", "2026-11-24T08:00:00.000Z"), "/r/1");
+  server.admin("ALTER TABLE tusk.links DROP COLUMN kind, DROP COLUMN rate; UPDATE tusk.history_schema SET version = 2",
+               database);
+  RunHistory history(location);
+  EXPECT_EQ(history.schema_version(), 3);
+  history.record_run(sample_report("run-2", "2026-11-25T08:00:00.000Z"), "/r/2");
+  const auto before = history.load_run("run-1");
+  const auto after = history.load_run("run-2");
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(before->streams.size(), 7u);
+  EXPECT_EQ(before->links[0].kind, "");
+  EXPECT_EQ(after->links[0].kind, "loss");
+  EXPECT_DOUBLE_EQ(after->links[0].rate.value_or(-1), 0.02);
 }
 
 TEST(PostgresHistory, AUriAndAKeyValueStringNameTheSameHistory) {

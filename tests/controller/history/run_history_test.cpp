@@ -45,16 +45,16 @@ class EveryStore : public ::testing::TestWithParam<std::string> {
 INSTANTIATE_TEST_SUITE_P(Stores, EveryStore, ::testing::Values("sqlite", "postgresql"),
                          [](const ::testing::TestParamInfo<std::string>& store) { return store.param; });
 
-TEST(RunHistory, CreatesTheFileAndItsDirectoriesAtSchemaVersionTwoInWalMode) {
+TEST(RunHistory, CreatesTheFileAndItsDirectoriesAtTheSchemaVersionInWalMode) {
   HistoryScratch scratch;
   const std::string path = scratch.path("deep/er/history.sqlite");
   RunHistory history(path);
   EXPECT_TRUE(std::filesystem::exists(path));
-  EXPECT_EQ(history.schema_version(), 2);
-  EXPECT_EQ(kHistorySchemaVersion, 2);
+  EXPECT_EQ(history.schema_version(), 3);
+  EXPECT_EQ(kHistorySchemaVersion, 3);
 
   SQLite::Database raw(path);
-  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), 2);
+  EXPECT_EQ(raw.execAndGet("PRAGMA user_version").getInt(), 3);
   EXPECT_EQ(raw.execAndGet("PRAGMA journal_mode").getString(), "wal");
   for (const char* table : {"runs", "run_agents", "streams", "links"}) EXPECT_TRUE(raw.tableExists(table)) << table;
 }
@@ -63,7 +63,7 @@ TEST_P(EveryStore, OpeningAgainKeepsWhatWasRecorded) {
   const std::string path = where_;
   RunHistory(path).record_run(sample_report("run-1"), "/reports/run-1");
   RunHistory again(path);
-  EXPECT_EQ(again.schema_version(), 2);
+  EXPECT_EQ(again.schema_version(), kHistorySchemaVersion);
   ASSERT_EQ(again.list_runs().size(), 1u);
 }
 
@@ -75,10 +75,12 @@ TEST(RunHistory, AReTestNamesItsRunAndAVersionOneFileIsUpgraded) {
   RunHistory(path).record_run(sample_report("run-1", "2026-11-24T08:00:00.000Z"), "/r/1");
   {
     SQLite::Database raw(path, SQLite::OPEN_READWRITE);
-    raw.exec("DROP INDEX runs_by_retest_of; ALTER TABLE runs DROP COLUMN retest_of; PRAGMA user_version = 1");
+    raw.exec(
+        "DROP INDEX runs_by_retest_of; ALTER TABLE runs DROP COLUMN retest_of; ALTER TABLE links DROP COLUMN kind; "
+        "ALTER TABLE links DROP COLUMN rate; PRAGMA user_version = 1");
   }
   RunHistory history(path);
-  EXPECT_EQ(history.schema_version(), 2);
+  EXPECT_EQ(history.schema_version(), kHistorySchemaVersion);
   json retest = sample_report("run-2", "2026-11-25T08:00:00.000Z");
   retest["retest_of"] = "run-1";
   history.record_run(retest, "/r/2");
@@ -87,6 +89,29 @@ TEST(RunHistory, AReTestNamesItsRunAndAVersionOneFileIsUpgraded) {
   EXPECT_EQ(runs[0].retest_of, "");
   EXPECT_EQ(runs[1].retest_of, "run-1");
   EXPECT_EQ(history.find_run("run-2").value_or(RunRow{}).retest_of, "run-1");
+}
+
+// A file of version 2 (before a suspect's fault kind and rate) is upgraded in place: its runs kept,
+// their suspects without a kind, and new runs recorded with theirs.
+TEST(RunHistory, AVersionTwoFileIsUpgradedAndItsSuspectsKeepNoKind) {
+  HistoryScratch scratch;
+  const std::string path = scratch.path("history.sqlite");
+  RunHistory(path).record_run(sample_report("run-1", "2026-11-24T08:00:00.000Z"), "/r/1");
+  {
+    SQLite::Database raw(path, SQLite::OPEN_READWRITE);
+    raw.exec("ALTER TABLE links DROP COLUMN kind; ALTER TABLE links DROP COLUMN rate; PRAGMA user_version = 2");
+  }
+  RunHistory history(path);
+  EXPECT_EQ(history.schema_version(), 3);
+  history.record_run(sample_report("run-2", "2026-11-25T08:00:00.000Z"), "/r/2");
+  const auto before = history.load_run("run-1");
+  const auto after = history.load_run("run-2");
+  ASSERT_TRUE(before && after);
+  ASSERT_EQ(before->links.size(), 2u);
+  EXPECT_EQ(before->links[0].role, "suspect");
+  EXPECT_EQ(before->links[0].kind, "");
+  EXPECT_FALSE(before->links[0].rate);
+  EXPECT_EQ(after->links[0].kind, "loss");
 }
 
 TEST(RunHistory, RefusesAFileOfANewerSchemaNamingTheFile) {
@@ -179,10 +204,14 @@ TEST_P(EveryStore, RecordsARunAndLoadsEveryRowBack) {
   EXPECT_EQ(rows->links[0].name, "spine-1 eth2 -> leaf-2 eth1 (cable C7)");
   EXPECT_EQ(rows->links[0].role, "suspect");
   EXPECT_EQ(rows->links[0].confidence, "high");
+  EXPECT_EQ(rows->links[0].kind, "loss");
+  EXPECT_DOUBLE_EQ(rows->links[0].rate.value_or(-1), 0.02);
   EXPECT_EQ(rows->links[0].flows, 1);
   EXPECT_EQ(rows->links[0].failing_flows, 1);
   EXPECT_EQ(rows->links[1].key, "l1:s1 -> s1:l1");
   EXPECT_EQ(rows->links[1].role, "crossed");
+  EXPECT_EQ(rows->links[1].kind, "");
+  EXPECT_FALSE(rows->links[1].rate);
 
   EXPECT_FALSE(history.load_run("no-such-run"));
 }
