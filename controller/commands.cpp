@@ -28,6 +28,7 @@
 #include "controller/actions/report_blame.hpp"
 #include "controller/actions/take_actions.hpp"
 #include "controller/history/baseline_check.hpp"
+#include "controller/history/fabric_command.hpp"
 #include "controller/history/history_commands.hpp"
 #include "controller/history/history_rows.hpp"
 #include "controller/history/run_history.hpp"
@@ -125,6 +126,7 @@ int controller_main(int argc, char** argv) {
       "for a usage error.");
 
   HistoryCommands history_commands(app);
+  FabricCommand fabric_command(app);
   TopologyCommands topology_commands(app);
   ActCommand act_command(app);
   // After the subcommands, which would inherit it.
@@ -148,6 +150,7 @@ int controller_main(int argc, char** argv) {
     return kExitUsage;
   }
   if (auto code = history_commands.run_chosen(std::cout, std::cerr)) return *code;
+  if (auto code = fabric_command.run_chosen(std::cout, std::cerr)) return *code;
   if (auto code = topology_commands.run_chosen(std::cout, std::cerr)) return *code;
   if (auto code = act_command.run_chosen(std::cout, std::cerr)) return *code;
   if (*validate) return command_validate(validate_files);

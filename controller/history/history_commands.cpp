@@ -13,6 +13,7 @@
 #include "common/json_text.hpp"
 #include "common/units.hpp"
 #include "controller/history/history_queue.hpp"
+#include "controller/history/history_table.hpp"
 #include "controller/history/run_history.hpp"
 
 namespace tusk {
@@ -20,25 +21,6 @@ using json = nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Columns padded to their widest cell; the last one is left as it is (a conclusion may be long).
-std::string table_text(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-  }
-  std::string text;
-  for (const auto& row : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      line += i + 1 < row.size() ? fmt::format("{:<{}}  ", row[i], widths[i]) : row[i];
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    text += "  " + line + "\n";
-  }
-  return text;
-}
 
 std::string time_text(const std::optional<std::int64_t>& ns) {
   return ns ? utc_iso_time(*ns) : "-";

@@ -41,6 +41,14 @@ struct LinkTrendRow {
   LinkRow link;
 };
 
+// One host's part in one run: its streams, and how many of them failed.
+struct HostRunRow {
+  RunRow run;
+  std::string agent;
+  int streams = 0;
+  int failing = 0;
+};
+
 class HistoryStore {
  public:
   virtual ~HistoryStore() = default;
@@ -53,6 +61,10 @@ class HistoryStore {
   virtual std::optional<RunRows> load_run(std::string_view run_id) const = 0;
   virtual std::vector<StreamTrendRow> stream_trend(std::string_view link, const RunFilter& filter) const = 0;
   virtual std::vector<LinkTrendRow> link_trend(std::string_view link, const RunFilter& filter) const = 0;
+  // Every link row and every host's part of the runs that started at or after `since_ns` (0: all),
+  // oldest run first: the fabric's record across runs. A run's agents are not filled in.
+  virtual std::vector<LinkTrendRow> links_since(std::int64_t since_ns) const = 0;
+  virtual std::vector<HostRunRow> hosts_since(std::int64_t since_ns) const = 0;
 };
 
 // Keeps the rows of the newest `limit` runs among them (rows arrive oldest run first); 0 keeps all.

@@ -60,6 +60,9 @@ class RunHistory {
   std::vector<LinkTrendRow> link_trend(std::string_view link, const RunFilter& filter = {}) const {
     return store_->link_trend(link, filter);
   }
+  // The fabric's record across runs since `since_ns` (0: all), oldest run first.
+  std::vector<LinkTrendRow> links_since(std::int64_t since_ns) const { return store_->links_since(since_ns); }
+  std::vector<HostRunRow> hosts_since(std::int64_t since_ns) const { return store_->hosts_since(since_ns); }
 
  private:
   std::string path_;

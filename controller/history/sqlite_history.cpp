@@ -332,4 +332,28 @@ std::vector<LinkTrendRow> SqliteHistory::link_trend(std::string_view link, const
   });
 }
 
+std::vector<LinkTrendRow> SqliteHistory::links_since(std::int64_t since_ns) const {
+  auto& database = database_;
+  return guarded(path_, "cannot read the fabric's links", [&] {
+    SQLite::Statement statement(database, fmt::format(kLinksSince, "?"));
+    statement.bind(1, static_cast<int64_t>(since_ns));
+    std::vector<LinkTrendRow> rows;
+    while (statement.executeStep()) {
+      rows.push_back({read_run(StatementCells{statement}), read_link(StatementCells{statement}, kRunColumnCount)});
+    }
+    return rows;
+  });
+}
+
+std::vector<HostRunRow> SqliteHistory::hosts_since(std::int64_t since_ns) const {
+  auto& database = database_;
+  return guarded(path_, "cannot read the fabric's hosts", [&] {
+    SQLite::Statement statement(database, fmt::format(kHostsSince, "?"));
+    statement.bind(1, static_cast<int64_t>(since_ns));
+    std::vector<HostRunRow> rows;
+    while (statement.executeStep()) rows.push_back(read_host_run(StatementCells{statement}));
+    return rows;
+  });
+}
+
 }  // namespace tusk

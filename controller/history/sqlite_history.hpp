@@ -24,6 +24,8 @@ class SqliteHistory : public HistoryStore {
   std::optional<RunRows> load_run(std::string_view run_id) const override;
   std::vector<StreamTrendRow> stream_trend(std::string_view link, const RunFilter& filter) const override;
   std::vector<LinkTrendRow> link_trend(std::string_view link, const RunFilter& filter) const override;
+  std::vector<LinkTrendRow> links_since(std::int64_t since_ns) const override;
+  std::vector<HostRunRow> hosts_since(std::int64_t since_ns) const override;
 
  private:
   std::string path_;

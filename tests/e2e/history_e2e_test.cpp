@@ -74,6 +74,17 @@ TEST_F(SharedHistoryE2E, TwoControllersAtOnceRecordBothRunsWholeAndCompareAcross
   for (const auto& run : history["runs"]) runs.insert(run["run_id"].get<std::string>());
   EXPECT_EQ(runs, (std::set<std::string>{report_a["run_id"], report_b["run_id"]})) << list;
 
+  // The fabric's record over both controllers' runs: each host exercised twice, never blamed.
+  const auto [recorded, fabric] = controller({"fabric", "--history", location, "--json"}, "fabric.json");
+  ASSERT_EQ(recorded, 0) << fabric;
+  const json record = json::parse(fabric);
+  EXPECT_EQ(record["runs"].size(), 2u) << fabric;
+  ASSERT_EQ(record["hosts"].size(), 2u) << fabric;
+  for (const auto& host : record["hosts"]) {
+    EXPECT_EQ(host["state"], "clean") << fabric;
+    EXPECT_EQ(host["runs_exercised"], 2) << fabric;
+  }
+
   // Across the two controllers' runs, by run id: the same streams, none worse.
   const auto [compared, comparison] =
       controller({"compare", report_a["run_id"], report_b["run_id"], "--history", location, "--json"}, "compare.json");
