@@ -83,4 +83,18 @@ ALTER TABLE links ADD COLUMN rate {};
   };
 }
 
+std::string links_since_sql(const char* placeholder) {
+  return fmt::format(
+      "SELECT {}, {} FROM links l JOIN runs r ON r.id = l.run WHERE COALESCE(r.started_ns, r.recorded_ns) >= {} "
+      "ORDER BY {}, l.position",
+      kRunColumns, kLinkColumns, placeholder, kRunOrder);
+}
+
+std::string hosts_since_sql(const char* placeholder) {
+  return fmt::format(
+      "SELECT {}, s.agent, count(*), sum(CASE WHEN s.passed = 0 THEN 1 ELSE 0 END) FROM streams s JOIN runs r ON "
+      "r.id = s.run WHERE COALESCE(r.started_ns, r.recorded_ns) >= {} GROUP BY r.id, s.agent ORDER BY {}, s.agent",
+      kRunColumns, placeholder, kRunOrder);
+}
+
 }  // namespace tusk::history_sql

@@ -40,17 +40,10 @@ inline constexpr const char* kLinkColumns =
     "l.test, l.link_key, l.name, l.role, l.confidence, l.votes, l.flows, l.failing_flows, l.kind, l.rate";
 inline constexpr const char* kRunOrder = "COALESCE(r.started_ns, r.recorded_ns), r.id";
 
-// The fabric record's two queries, each with one parameter: the earliest start (ns) kept.
-inline constexpr const char* kLinksSince =
-    "SELECT r.id, r.run_id, r.profile_name, r.profile_file, r.started_ns, r.finished_ns, r.exit_code, r.conclusion, "
-    "r.run_directory, r.tusk_version, r.retest_of, l.test, l.link_key, l.name, l.role, l.confidence, l.votes, l.flows, "
-    "l.failing_flows, l.kind, l.rate FROM links l JOIN runs r ON r.id = l.run WHERE COALESCE(r.started_ns, "
-    "r.recorded_ns) >= {} ORDER BY COALESCE(r.started_ns, r.recorded_ns), r.id, l.position";
-inline constexpr const char* kHostsSince =
-    "SELECT r.id, r.run_id, r.profile_name, r.profile_file, r.started_ns, r.finished_ns, r.exit_code, r.conclusion, "
-    "r.run_directory, r.tusk_version, r.retest_of, s.agent, count(*), sum(CASE WHEN s.passed = 0 THEN 1 ELSE 0 END) "
-    "FROM streams s JOIN runs r ON r.id = s.run WHERE COALESCE(r.started_ns, r.recorded_ns) >= {} GROUP BY r.id, "
-    "s.agent ORDER BY COALESCE(r.started_ns, r.recorded_ns), r.id, s.agent";
+// The fabric record's two queries, from kRunColumns and kLinkColumns: `placeholder` ("?" or "$1")
+// is the one parameter, the earliest start (ns) kept.
+std::string links_since_sql(const char* placeholder);
+std::string hosts_since_sql(const char* placeholder);
 
 // kRunColumns from column 0 (its id, column 0, is the caller's).
 template <class Cells>
@@ -102,7 +95,7 @@ LinkRow read_link(const Cells& cells, int first) {
   return row;
 }
 
-// A row of kHostsSince.
+// A row of hosts_since_sql.
 template <class Cells>
 HostRunRow read_host_run(const Cells& cells) {
   return {read_run(cells), cells.text(kRunColumnCount), static_cast<int>(cells.int64(kRunColumnCount + 1)),

@@ -228,7 +228,7 @@ std::vector<LinkTrendRow> PostgresHistory::link_trend(std::string_view link, con
 
 std::vector<LinkTrendRow> PostgresHistory::links_since(std::int64_t since_ns) const {
   const auto result =
-      connection_.exec("cannot read the fabric's links", fmt::format(kLinksSince, "$1"), {std::to_string(since_ns)});
+      connection_.exec("cannot read the fabric's links", links_since_sql("$1"), {std::to_string(since_ns)});
   std::vector<LinkTrendRow> rows;
   for (int row = 0; row < result.rows(); ++row) {
     rows.push_back({read_run(ResultCells{result, row}), read_link(ResultCells{result, row}, kRunColumnCount)});
@@ -238,7 +238,7 @@ std::vector<LinkTrendRow> PostgresHistory::links_since(std::int64_t since_ns) co
 
 std::vector<HostRunRow> PostgresHistory::hosts_since(std::int64_t since_ns) const {
   const auto result =
-      connection_.exec("cannot read the fabric's hosts", fmt::format(kHostsSince, "$1"), {std::to_string(since_ns)});
+      connection_.exec("cannot read the fabric's hosts", hosts_since_sql("$1"), {std::to_string(since_ns)});
   std::vector<HostRunRow> rows;
   for (int row = 0; row < result.rows(); ++row) rows.push_back(read_host_run(ResultCells{result, row}));
   return rows;

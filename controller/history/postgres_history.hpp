@@ -17,8 +17,6 @@ class PostgresHistory : public HistoryStore {
   // naming the location (a password in it, no server, a newer schema, tables not Tusk's).
   explicit PostgresHistory(const std::string& location);
 
-  const std::string& location() const { return connection_.location(); }
-
   int schema_version() const override;
   void record_rows(const RunRows& rows) override;
   std::vector<RunRow> list_runs(const RunFilter& filter) const override;

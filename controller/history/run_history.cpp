@@ -35,13 +35,10 @@ bool history_exists(const std::string& location) {
   return is_postgres_location(location) || fs::exists(location, error);
 }
 
-RunHistory::RunHistory(const std::string& location) {
+RunHistory::RunHistory(const std::string& location) : path_(location) {
   if (is_postgres_location(location)) {
-    auto store = std::make_unique<PostgresHistory>(location);
-    path_ = store->location();
-    store_ = std::move(store);
+    store_ = std::make_unique<PostgresHistory>(location);
   } else {
-    path_ = location;
     store_ = std::make_unique<SqliteHistory>(location);
   }
 }

@@ -33,7 +33,7 @@ class RunHistory {
   // writable, a server that does not answer, a password written in the location).
   explicit RunHistory(const std::string& location);
 
-  // The location as given, less any password.
+  // The location as given (a PostgreSQL one never carries a password: it is refused).
   const std::string& path() const { return path_; }
   // The schema version the history carries.
   int schema_version() const { return store_->schema_version(); }

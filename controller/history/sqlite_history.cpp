@@ -335,7 +335,7 @@ std::vector<LinkTrendRow> SqliteHistory::link_trend(std::string_view link, const
 std::vector<LinkTrendRow> SqliteHistory::links_since(std::int64_t since_ns) const {
   auto& database = database_;
   return guarded(path_, "cannot read the fabric's links", [&] {
-    SQLite::Statement statement(database, fmt::format(kLinksSince, "?"));
+    SQLite::Statement statement(database, links_since_sql("?"));
     statement.bind(1, static_cast<int64_t>(since_ns));
     std::vector<LinkTrendRow> rows;
     while (statement.executeStep()) {
@@ -348,7 +348,7 @@ std::vector<LinkTrendRow> SqliteHistory::links_since(std::int64_t since_ns) cons
 std::vector<HostRunRow> SqliteHistory::hosts_since(std::int64_t since_ns) const {
   auto& database = database_;
   return guarded(path_, "cannot read the fabric's hosts", [&] {
-    SQLite::Statement statement(database, fmt::format(kHostsSince, "?"));
+    SQLite::Statement statement(database, hosts_since_sql("?"));
     statement.bind(1, static_cast<int64_t>(since_ns));
     std::vector<HostRunRow> rows;
     while (statement.executeStep()) rows.push_back(read_host_run(StatementCells{statement}));
